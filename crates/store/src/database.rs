@@ -1,0 +1,209 @@
+//! The connection pool and the engine behind it.
+
+use std::path::Path;
+use std::time::Duration;
+
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
+use sqlx::{AnyPool, ConnectOptions, Executor};
+
+use crate::repo::{characters::Characters, sessions::Sessions, users::Users};
+use crate::StoreError;
+
+/// Which engine a store runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+impl Backend {
+    /// Picks the engine from a connection URL.
+    pub fn from_url(url: &str) -> Result<Backend, StoreError> {
+        if url.starts_with("sqlite:") {
+            Ok(Backend::Sqlite)
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Ok(Backend::Postgres)
+        } else {
+            Err(StoreError::InvalidUrl(redact_url(url)))
+        }
+    }
+
+    /// A short name for logs and metrics.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "sqlite",
+            Backend::Postgres => "postgres",
+        }
+    }
+}
+
+/// How long a caller waits for a pooled connection before the operation fails.
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
+/// SQLite waits this long on a locked database before reporting busy.
+const SQLITE_BUSY_TIMEOUT_MS: u32 = 5_000;
+
+/// A handle to the database; cheap to clone.
+#[derive(Clone)]
+pub struct Store {
+    pool: AnyPool,
+    backend: Backend,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("backend", &self.backend)
+            .finish()
+    }
+}
+
+impl Store {
+    /// Connects to `url` (`sqlite://path` or `postgres://…`). A SQLite file is created when missing and
+    /// switched to WAL mode so readers never block the writer.
+    pub async fn connect(url: &str) -> Result<Store, StoreError> {
+        sqlx::any::install_default_drivers();
+        let backend = Backend::from_url(url)?;
+        let url = match backend {
+            // `mode=rwc` creates the file on first start.
+            Backend::Sqlite if !url.contains("mode=") => {
+                let sep = if url.contains('?') { '&' } else { '?' };
+                format!("{url}{sep}mode=rwc")
+            }
+            _ => url.to_owned(),
+        };
+        let options: AnyConnectOptions = url
+            .parse::<AnyConnectOptions>()
+            .map_err(|_| StoreError::InvalidUrl(redact_url(&url)))?
+            .log_statements(tracing::log::LevelFilter::Trace)
+            .log_slow_statements(tracing::log::LevelFilter::Warn, Duration::from_millis(500));
+        let max_connections = match backend {
+            Backend::Sqlite => 4,
+            Backend::Postgres => 10,
+        };
+        let pool = AnyPoolOptions::new()
+            .max_connections(max_connections)
+            .acquire_timeout(ACQUIRE_TIMEOUT)
+            .after_connect(move |conn, _meta| {
+                Box::pin(async move {
+                    if backend == Backend::Sqlite {
+                        conn.execute("PRAGMA journal_mode = WAL").await?;
+                        conn.execute("PRAGMA synchronous = NORMAL").await?;
+                        conn.execute("PRAGMA foreign_keys = ON").await?;
+                        conn.execute(
+                            format!("PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}").as_str(),
+                        )
+                        .await?;
+                    }
+                    Ok(())
+                })
+            })
+            .connect_with(options)
+            .await?;
+        Ok(Store { pool, backend })
+    }
+
+    /// Connects to the SQLite file at `path`, creating it when missing.
+    pub async fn open_sqlite(path: &Path) -> Result<Store, StoreError> {
+        Store::connect(&format!("sqlite://{}", path.display())).await
+    }
+
+    /// The engine behind this store.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// The pool, for repositories.
+    pub(crate) fn pool(&self) -> &AnyPool {
+        &self.pool
+    }
+
+    /// Runs every migration not yet applied; returns the versions applied now.
+    pub async fn migrate(&self) -> Result<Vec<i64>, StoreError> {
+        crate::migrations::run(self).await
+    }
+
+    /// A round trip to the database (`SELECT 1`); callers put their own deadline around it.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+
+    /// Waits for in-flight queries and closes every connection.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+
+    /// Connections open and idle, for metrics.
+    pub fn pool_stats(&self) -> (u32, usize) {
+        (self.pool.size(), self.pool.num_idle())
+    }
+
+    /// Accounts.
+    pub fn users(&self) -> Users<'_> {
+        Users::new(self)
+    }
+
+    /// Characters and their skills.
+    pub fn characters(&self) -> Characters<'_> {
+        Characters::new(self)
+    }
+
+    /// Login and logout records.
+    pub fn sessions(&self) -> Sessions<'_> {
+        Sessions::new(self)
+    }
+}
+
+/// The URL with any password replaced, safe for logs and errors.
+pub fn redact_url(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme_end), Some(at)) if at > scheme_end => {
+            let userinfo = &url[scheme_end + 3..at];
+            match userinfo.find(':') {
+                Some(colon) => format!(
+                    "{}{}:***{}",
+                    &url[..scheme_end + 3],
+                    &userinfo[..colon],
+                    &url[at..]
+                ),
+                None => url.to_owned(),
+            }
+        }
+        _ => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backend_is_chosen_by_scheme() {
+        assert_eq!(Backend::from_url("sqlite://x.db").unwrap(), Backend::Sqlite);
+        assert_eq!(
+            Backend::from_url("postgres://u@h/db").unwrap(),
+            Backend::Postgres
+        );
+        assert_eq!(
+            Backend::from_url("postgresql://u@h/db").unwrap(),
+            Backend::Postgres
+        );
+        assert!(matches!(
+            Backend::from_url("mysql://u:secret@h/db"),
+            Err(StoreError::InvalidUrl(u)) if !u.contains("secret")
+        ));
+    }
+
+    #[test]
+    fn passwords_are_redacted() {
+        assert_eq!(
+            redact_url("postgres://wf:hunter2@localhost:5432/db"),
+            "postgres://wf:***@localhost:5432/db"
+        );
+        assert_eq!(
+            redact_url("postgres://wf@localhost/db"),
+            "postgres://wf@localhost/db"
+        );
+        assert_eq!(redact_url("sqlite://a.db"), "sqlite://a.db");
+    }
+}

@@ -1,0 +1,37 @@
+//! What can go wrong in the store, in its own terms; the server maps these to HTTP codes.
+
+/// A storage failure.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The connection URL names no engine we support or cannot be parsed.
+    #[error("unsupported database URL: {0}")]
+    InvalidUrl(String),
+    /// A uniqueness or other constraint refused the write (e.g. a taken character name).
+    #[error("conflict: {0}")]
+    Conflict(String),
+    /// The row the operation needs does not exist.
+    #[error("not found: {0}")]
+    NotFound(String),
+    /// A migration failed; the database is left at the previous version.
+    #[error("migration {version} ({name}) failed: {source}")]
+    Migration {
+        version: i64,
+        name: &'static str,
+        #[source]
+        source: sqlx::Error,
+    },
+    /// The database refused or failed an operation.
+    #[error("database error: {0}")]
+    Database(#[source] sqlx::Error),
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(err: sqlx::Error) -> Self {
+        if let sqlx::Error::Database(db) = &err {
+            if db.is_unique_violation() {
+                return StoreError::Conflict(db.message().to_owned());
+            }
+        }
+        StoreError::Database(err)
+    }
+}

@@ -1,0 +1,30 @@
+//! Persistence for Wayfarer: migrations for SQLite and PostgreSQL and the repositories that are the only
+//! code in the project that writes SQL. One SQL text serves both engines through sqlx's `Any` driver:
+//! parameters are `$1`-style (SQLite accepts them too), ids are text and times are epoch milliseconds.
+
+mod database;
+mod error;
+mod migrations;
+pub mod repo;
+#[cfg(feature = "testing")]
+pub mod testing;
+
+pub use database::{Backend, Store};
+pub use error::StoreError;
+pub use migrations::{Migration, MIGRATIONS};
+pub use repo::characters::{Character, NewCharacter, SkillLevel};
+pub use repo::sessions::PlayerSession;
+pub use repo::users::{NewUser, User};
+
+/// Milliseconds since the Unix epoch, the unit of every stored time.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// A fresh random id for a stored row.
+pub fn new_id() -> String {
+    uuid::Uuid::now_v7().to_string()
+}

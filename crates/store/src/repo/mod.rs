@@ -1,0 +1,5 @@
+//! Repositories: one per stored entity, the only code that writes SQL.
+
+pub mod characters;
+pub mod sessions;
+pub mod users;

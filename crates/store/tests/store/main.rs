@@ -1,0 +1,6 @@
+//! Repository tests, each run against SQLite and PostgreSQL.
+
+mod characters;
+mod migrations;
+mod sessions;
+mod users;

@@ -1,0 +1,59 @@
+use wayfarer_store::testing::FreshDatabase;
+use wayfarer_store::{Store, MIGRATIONS};
+
+async fn migrations_are_idempotent_on(db: FreshDatabase) {
+    let store = Store::connect(&db.url).await.unwrap();
+    let first = store.migrate().await.unwrap();
+    assert_eq!(first, MIGRATIONS.iter().map(|m| m.version).collect::<Vec<_>>());
+    let second = store.migrate().await.unwrap();
+    assert!(second.is_empty(), "a second run applies nothing");
+    store.close().await;
+}
+
+#[tokio::test]
+async fn migrations_apply_once_on_sqlite() {
+    migrations_are_idempotent_on(FreshDatabase::sqlite()).await;
+}
+
+#[tokio::test]
+async fn migrations_apply_once_on_postgres() {
+    if let Some(db) = FreshDatabase::postgres().await {
+        migrations_are_idempotent_on(db).await;
+    }
+}
+
+#[tokio::test]
+async fn sqlite_database_is_created_in_wal_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("world.db");
+    assert!(!path.exists());
+    let store = Store::open_sqlite(&path).await.unwrap();
+    store.migrate().await.unwrap();
+    store.close().await;
+    assert!(path.exists(), "the file is created on first start");
+    // The journal mode is persistent in the file header: a fresh connection reads it back.
+    use sqlx::{Connection, Row};
+    let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite://{}", path.display()))
+        .await
+        .unwrap();
+    let mode: String = sqlx::query("PRAGMA journal_mode")
+        .fetch_one(&mut conn)
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(mode, "wal");
+}
+
+#[tokio::test]
+async fn concurrent_migrations_on_postgres_apply_each_version_once() {
+    let Some(db) = FreshDatabase::postgres().await else {
+        return;
+    };
+    let a = Store::connect(&db.url).await.unwrap();
+    let b = Store::connect(&db.url).await.unwrap();
+    let (ra, rb) = tokio::join!(a.migrate(), b.migrate());
+    let mut applied = ra.unwrap();
+    applied.extend(rb.unwrap());
+    applied.sort();
+    assert_eq!(applied, MIGRATIONS.iter().map(|m| m.version).collect::<Vec<_>>());
+}
