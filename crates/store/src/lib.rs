@@ -9,7 +9,7 @@ pub mod repo;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use database::{Backend, Store};
+pub use database::{redact_url, Backend, Store};
 pub use error::StoreError;
 pub use migrations::{Migration, MIGRATIONS};
 pub use repo::characters::{Character, NewCharacter, SkillLevel};

@@ -62,13 +62,15 @@ pub(crate) async fn run(store: &Store) -> Result<Vec<i64>, StoreError> {
             .execute(&mut *tx)
             .await
             .map_err(wrap)?;
-        sqlx::query("INSERT INTO schema_migrations (version, name, \"appliedAt\") VALUES ($1, $2, $3)")
-            .bind(migration.version)
-            .bind(migration.name)
-            .bind(crate::now_ms())
-            .execute(&mut *tx)
-            .await
-            .map_err(wrap)?;
+        sqlx::query(
+            "INSERT INTO schema_migrations (version, name, \"appliedAt\") VALUES ($1, $2, $3)",
+        )
+        .bind(migration.version)
+        .bind(migration.name)
+        .bind(crate::now_ms())
+        .execute(&mut *tx)
+        .await
+        .map_err(wrap)?;
         tx.commit().await.map_err(wrap)?;
         tracing::info!(
             version = migration.version,

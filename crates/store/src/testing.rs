@@ -35,7 +35,9 @@ pub fn test_database_url() -> Option<String> {
                 !in_ci(),
                 "TEST_DATABASE_URL is not set but CI=true: PostgreSQL tests must run in CI"
             );
-            eprintln!("skipped: TEST_DATABASE_URL is not set, so this PostgreSQL test does not run");
+            eprintln!(
+                "skipped: TEST_DATABASE_URL is not set, so this PostgreSQL test does not run"
+            );
             None
         }
     }
@@ -93,12 +95,10 @@ impl Drop for FreshDatabase {
             };
             rt.block_on(async {
                 if let Ok(mut admin) = sqlx::PgConnection::connect(&pg.admin_url).await {
-                    let _ = sqlx::raw_sql(&format!(
-                        "DROP DATABASE IF EXISTS {} WITH (FORCE)",
-                        pg.name
-                    ))
-                    .execute(&mut admin)
-                    .await;
+                    let _ =
+                        sqlx::raw_sql(&format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", pg.name))
+                            .execute(&mut admin)
+                            .await;
                     let _ = admin.close().await;
                 }
             });
@@ -139,7 +139,9 @@ impl TestDb {
     }
 
     async fn open(db: FreshDatabase) -> TestDb {
-        let store = Store::connect(&db.url).await.expect("connect test database");
+        let store = Store::connect(&db.url)
+            .await
+            .expect("connect test database");
         store.migrate().await.expect("migrate test database");
         TestDb { store, db }
     }

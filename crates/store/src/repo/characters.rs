@@ -213,20 +213,13 @@ impl<'a> Characters<'a> {
             .bind(character.position[2])
             .bind(&character.combat_style);
         for skill in Skill::ALL {
-            let s = character
-                .skills
-                .get(&skill)
-                .copied()
-                .unwrap_or(SkillLevel {
-                    level: i64::from(skill.starting_level()),
-                    xp: 0,
-                });
+            let s = character.skills.get(&skill).copied().unwrap_or(SkillLevel {
+                level: i64::from(skill.starting_level()),
+                xp: 0,
+            });
             query = query.bind(s.level).bind(s.xp);
         }
-        let done = query
-            .bind(&character.id)
-            .execute(self.store.pool())
-            .await?;
+        let done = query.bind(&character.id).execute(self.store.pool()).await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound(format!("character {}", character.id)));
         }

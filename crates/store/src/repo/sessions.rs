@@ -86,7 +86,10 @@ impl<'a> Sessions<'a> {
     }
 
     /// A character's sessions, newest first.
-    pub async fn for_character(&self, character_id: &str) -> Result<Vec<PlayerSession>, StoreError> {
+    pub async fn for_character(
+        &self,
+        character_id: &str,
+    ) -> Result<Vec<PlayerSession>, StoreError> {
         let rows = sqlx::query(
             r#"SELECT id, "characterId", "accountId", address, "loginAt", "logoutAt", "closeReason"
                FROM "playerSessions" WHERE "characterId" = $1 ORDER BY "loginAt" DESC, id DESC"#,

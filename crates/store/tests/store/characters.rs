@@ -101,7 +101,11 @@ test_both_backends!(list_rename_and_delete, |store| {
         })
         .await
         .unwrap();
-    let mine = store.characters().list_for_account(&account_id).await.unwrap();
+    let mine = store
+        .characters()
+        .list_for_account(&account_id)
+        .await
+        .unwrap();
     assert_eq!(
         mine.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
         vec!["One", "Two"]
@@ -112,7 +116,11 @@ test_both_backends!(list_rename_and_delete, |store| {
         Err(StoreError::Conflict(_))
     ));
     store.characters().delete(&mine[1].id).await.unwrap();
-    let mine = store.characters().list_for_account(&account_id).await.unwrap();
+    let mine = store
+        .characters()
+        .list_for_account(&account_id)
+        .await
+        .unwrap();
     assert_eq!(mine.len(), 1);
     assert_eq!(mine[0].name, "Uno");
     assert!(matches!(

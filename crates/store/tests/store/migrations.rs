@@ -4,7 +4,10 @@ use wayfarer_store::{Store, MIGRATIONS};
 async fn migrations_are_idempotent_on(db: FreshDatabase) {
     let store = Store::connect(&db.url).await.unwrap();
     let first = store.migrate().await.unwrap();
-    assert_eq!(first, MIGRATIONS.iter().map(|m| m.version).collect::<Vec<_>>());
+    assert_eq!(
+        first,
+        MIGRATIONS.iter().map(|m| m.version).collect::<Vec<_>>()
+    );
     let second = store.migrate().await.unwrap();
     assert!(second.is_empty(), "a second run applies nothing");
     store.close().await;
@@ -55,5 +58,8 @@ async fn concurrent_migrations_on_postgres_apply_each_version_once() {
     let mut applied = ra.unwrap();
     applied.extend(rb.unwrap());
     applied.sort();
-    assert_eq!(applied, MIGRATIONS.iter().map(|m| m.version).collect::<Vec<_>>());
+    assert_eq!(
+        applied,
+        MIGRATIONS.iter().map(|m| m.version).collect::<Vec<_>>()
+    );
 }

@@ -1,0 +1,70 @@
+//! The shared application state and the router with every layer requests pass through.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::extract::DefaultBodyLimit;
+use axum::routing::get;
+use axum::Router;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::trace::TraceLayer;
+use wayfarer_store::Store;
+
+use crate::config::{Config, NodeEnv};
+use crate::http::{self, cors::OriginPolicy};
+use crate::world_thread::{TickSnapshot, TickStats};
+
+/// Request bodies above this size are refused with 413.
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// What every handler can reach; cheap to clone.
+#[derive(Clone)]
+pub struct AppState {
+    pub config: Arc<Config>,
+    pub store: Store,
+    pub world: WorldView,
+    pub started: Instant,
+}
+
+/// The HTTP side's read-only view of the world thread.
+#[derive(Clone)]
+pub struct WorldView {
+    stats: Arc<TickStats>,
+}
+
+impl WorldView {
+    /// A view over the world thread's published figures.
+    pub fn new(stats: Arc<TickStats>) -> Self {
+        Self { stats }
+    }
+
+    /// The latest tick figures (atomics only).
+    pub fn stats(&self) -> TickSnapshot {
+        self.stats.snapshot()
+    }
+}
+
+/// Every route and layer.
+pub fn router(state: AppState) -> Router {
+    let mut routes = Router::new()
+        .route("/health", get(http::health::health))
+        .route("/status", get(http::health::status))
+        .route("/metrics", get(http::metrics::render));
+    if state.config.node_env == NodeEnv::Test {
+        routes = routes.merge(http::test_hooks::routes());
+    }
+    let cors = http::cors::layer(OriginPolicy::from_config(&state.config));
+    // Layers listed first run innermost: a panic becomes a JSON 500, oversized bodies a 413, every
+    // non-JSON error gets the contract's body, then metrics see the final status, CORS wraps them all.
+    routes
+        .fallback(http::error::not_found)
+        .layer(CatchPanicLayer::custom(http::error::panic_response))
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn(http::error::ensure_json_errors))
+        .layer(axum::middleware::from_fn(http::metrics::track))
+        .layer(cors)
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}

@@ -1,0 +1,418 @@
+//! The one `Config`: every setting of specification section 8 (and ours), read from the environment once,
+//! validated, and handed to whatever needs it. A bad value stops start-up with one line naming the variable.
+
+use std::path::PathBuf;
+
+/// The deployment environment (`NODE_ENV`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeEnv {
+    Development,
+    Production,
+    Test,
+}
+
+impl NodeEnv {
+    /// The name as written in `NODE_ENV`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeEnv::Development => "development",
+            NodeEnv::Production => "production",
+            NodeEnv::Test => "test",
+        }
+    }
+}
+
+/// How logs are written (`LOG_FORMAT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    Human,
+    Json,
+}
+
+/// A configuration value that cannot be used; the message names the variable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid configuration: {variable}: {message}")]
+pub struct ConfigError {
+    pub variable: &'static str,
+    pub message: String,
+}
+
+/// Every setting the server reads.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub port: u16,
+    /// Interface to listen on (`HOST`, default all interfaces).
+    pub host: String,
+    pub node_env: NodeEnv,
+    /// The world directory (`WORLD`): SQLite file, manifest cache, generated secrets.
+    pub world_dir: PathBuf,
+    pub database_url: Option<String>,
+    pub use_local_postgres: bool,
+    /// Where to look for `initdb`/`pg_ctl` for `USE_LOCAL_POSTGRES` (`PG_BIN_DIR`); PATH and Debian's
+    /// /usr/lib/postgresql/*/bin otherwise.
+    pub pg_bin_dir: Option<PathBuf>,
+    pub public_cdn_url: Option<String>,
+    pub public_ws_url: Option<String>,
+    pub public_api_url: Option<String>,
+    pub save_interval_secs: u64,
+    pub disable_rate_limit: bool,
+    pub commit_hash: Option<String>,
+    pub voice_api_key: Option<String>,
+    pub voice_api_secret: Option<String>,
+    pub voice_url: Option<String>,
+    pub agent_runtime_api_url: Option<String>,
+    pub agent_runtime_url: Option<String>,
+    pub client_url: Option<String>,
+    pub public_app_url: Option<String>,
+    pub jwt_secret: Option<String>,
+    pub admin_code: Option<String>,
+    pub public_idp_app_id: Option<String>,
+    pub idp_app_secret: Option<String>,
+    /// Game tick length (`TICK_MS`, default 600); tests run the game faster.
+    pub tick_ms: u64,
+    /// Production frontend origins (`CORS_ORIGINS`, comma-separated).
+    pub cors_origins: Vec<String>,
+    /// Preview-deployment origins (`CORS_PREVIEW_PATTERN`, a glob such as `https://*-preview.example.app`).
+    pub cors_preview_pattern: Option<String>,
+    pub log_format: LogFormat,
+}
+
+/// Variables whose values never appear in logs.
+const SECRET_VARIABLES: &[&str] = &[
+    "JWT_SECRET",
+    "ADMIN_CODE",
+    "IDP_APP_SECRET",
+    "VOICE_API_SECRET",
+    "VOICE_API_KEY",
+];
+
+/// The default port of specification section 4.
+pub const DEFAULT_PORT: u16 = 5555;
+/// The default auto-save interval of specification section 8.
+pub const DEFAULT_SAVE_INTERVAL_SECS: u64 = 60;
+/// The classic game tick.
+pub const DEFAULT_TICK_MS: u64 = 600;
+
+impl Config {
+    /// Reads the process environment (after a `.env` file, when present, has been merged into it).
+    pub fn from_env() -> Result<Config, ConfigError> {
+        Config::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Reads settings through `lookup`, so tests can supply their own environment.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+        let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
+        let node_env = match get("NODE_ENV").as_deref().map(str::trim) {
+            None | Some("development") => NodeEnv::Development,
+            Some("production") => NodeEnv::Production,
+            Some("test") => NodeEnv::Test,
+            Some(other) => {
+                return Err(ConfigError {
+                    variable: "NODE_ENV",
+                    message: format!("{other:?} is not one of development, production, test"),
+                })
+            }
+        };
+        let port = match get("PORT") {
+            None => DEFAULT_PORT,
+            Some(v) => v.trim().parse::<u16>().map_err(|_| ConfigError {
+                variable: "PORT",
+                message: format!("{v:?} is not a port number (0-65535)"),
+            })?,
+        };
+        let save_interval_secs =
+            positive_integer(&get, "SAVE_INTERVAL", DEFAULT_SAVE_INTERVAL_SECS)?;
+        let tick_ms = positive_integer(&get, "TICK_MS", DEFAULT_TICK_MS)?;
+        let use_local_postgres = boolean(&get, "USE_LOCAL_POSTGRES")?;
+        let disable_rate_limit = boolean(&get, "DISABLE_RATE_LIMIT")?;
+        let database_url = get("DATABASE_URL");
+        if let Some(url) = &database_url {
+            wayfarer_store::Backend::from_url(url).map_err(|_| ConfigError {
+                variable: "DATABASE_URL",
+                message: "must start with sqlite:, postgres:// or postgresql://".into(),
+            })?;
+        }
+        if use_local_postgres && node_env == NodeEnv::Production {
+            return Err(ConfigError {
+                variable: "USE_LOCAL_POSTGRES",
+                message: "is for development only; set DATABASE_URL in production".into(),
+            });
+        }
+        if use_local_postgres && database_url.is_some() {
+            return Err(ConfigError {
+                variable: "USE_LOCAL_POSTGRES",
+                message: "cannot be combined with DATABASE_URL; choose one".into(),
+            });
+        }
+        let log_format = match get("LOG_FORMAT").as_deref().map(str::trim) {
+            None | Some("human") | Some("pretty") | Some("text") => LogFormat::Human,
+            Some("json") => LogFormat::Json,
+            Some(other) => {
+                return Err(ConfigError {
+                    variable: "LOG_FORMAT",
+                    message: format!("{other:?} is not one of human, json"),
+                })
+            }
+        };
+        let url = |name: &'static str| -> Result<Option<String>, ConfigError> {
+            match get(name) {
+                None => Ok(None),
+                Some(v) if v.contains("://") => Ok(Some(v.trim().trim_end_matches('/').to_owned())),
+                Some(v) => Err(ConfigError {
+                    variable: name,
+                    message: format!("{v:?} is not a URL (expected scheme://host…)"),
+                }),
+            }
+        };
+        let cors_origins = get("CORS_ORIGINS")
+            .map(|v| {
+                v.split(',')
+                    .map(|o| o.trim().trim_end_matches('/').to_owned())
+                    .filter(|o| !o.is_empty())
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default();
+        if let Some(bad) = cors_origins.iter().find(|o| !o.contains("://")) {
+            return Err(ConfigError {
+                variable: "CORS_ORIGINS",
+                message: format!("{bad:?} is not an origin (expected scheme://host[:port])"),
+            });
+        }
+        Ok(Config {
+            port,
+            host: get("HOST").unwrap_or_else(|| "0.0.0.0".into()),
+            node_env,
+            world_dir: PathBuf::from(get("WORLD").unwrap_or_else(|| "./world".into())),
+            database_url,
+            use_local_postgres,
+            pg_bin_dir: get("PG_BIN_DIR").map(PathBuf::from),
+            public_cdn_url: url("PUBLIC_CDN_URL")?,
+            public_ws_url: url("PUBLIC_WS_URL")?,
+            public_api_url: url("PUBLIC_API_URL")?,
+            save_interval_secs,
+            disable_rate_limit,
+            commit_hash: get("COMMIT_HASH"),
+            voice_api_key: get("VOICE_API_KEY"),
+            voice_api_secret: get("VOICE_API_SECRET"),
+            voice_url: url("VOICE_URL")?,
+            agent_runtime_api_url: url("AGENT_RUNTIME_API_URL")?,
+            agent_runtime_url: url("AGENT_RUNTIME_URL")?,
+            client_url: url("CLIENT_URL")?,
+            public_app_url: url("PUBLIC_APP_URL")?,
+            jwt_secret: get("JWT_SECRET"),
+            admin_code: get("ADMIN_CODE"),
+            public_idp_app_id: get("PUBLIC_IDP_APP_ID"),
+            idp_app_secret: get("IDP_APP_SECRET"),
+            tick_ms,
+            cors_origins,
+            cors_preview_pattern: get("CORS_PREVIEW_PATTERN"),
+            log_format,
+        })
+    }
+
+    /// The database to use: `DATABASE_URL`, else the SQLite file in the world directory.
+    pub fn effective_database_url(&self) -> String {
+        self.database_url
+            .clone()
+            .unwrap_or_else(|| format!("sqlite://{}", self.world_dir.join("wayfarer.db").display()))
+    }
+
+    /// The commit this build reports (`COMMIT_HASH`, else "unknown").
+    pub fn commit(&self) -> &str {
+        self.commit_hash.as_deref().unwrap_or("unknown")
+    }
+
+    /// Every setting as (variable, value) with secrets masked, for the start-up log.
+    pub fn describe(&self) -> Vec<(&'static str, String)> {
+        let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "(unset)".into());
+        let mut out = vec![
+            ("PORT", self.port.to_string()),
+            ("HOST", self.host.clone()),
+            ("NODE_ENV", self.node_env.as_str().into()),
+            ("WORLD", self.world_dir.display().to_string()),
+            (
+                "DATABASE_URL",
+                self.database_url
+                    .as_deref()
+                    .map(wayfarer_store::redact_url)
+                    .unwrap_or_else(|| "(unset: SQLite in the world directory)".into()),
+            ),
+            ("USE_LOCAL_POSTGRES", self.use_local_postgres.to_string()),
+            ("PUBLIC_CDN_URL", opt(&self.public_cdn_url)),
+            ("PUBLIC_WS_URL", opt(&self.public_ws_url)),
+            ("PUBLIC_API_URL", opt(&self.public_api_url)),
+            ("SAVE_INTERVAL", self.save_interval_secs.to_string()),
+            ("DISABLE_RATE_LIMIT", self.disable_rate_limit.to_string()),
+            ("COMMIT_HASH", opt(&self.commit_hash)),
+            ("VOICE_API_KEY", opt(&self.voice_api_key)),
+            ("VOICE_API_SECRET", opt(&self.voice_api_secret)),
+            ("VOICE_URL", opt(&self.voice_url)),
+            ("AGENT_RUNTIME_API_URL", opt(&self.agent_runtime_api_url)),
+            ("AGENT_RUNTIME_URL", opt(&self.agent_runtime_url)),
+            ("CLIENT_URL", opt(&self.client_url)),
+            ("PUBLIC_APP_URL", opt(&self.public_app_url)),
+            ("JWT_SECRET", opt(&self.jwt_secret)),
+            ("ADMIN_CODE", opt(&self.admin_code)),
+            ("PUBLIC_IDP_APP_ID", opt(&self.public_idp_app_id)),
+            ("IDP_APP_SECRET", opt(&self.idp_app_secret)),
+            ("TICK_MS", self.tick_ms.to_string()),
+            ("CORS_ORIGINS", self.cors_origins.join(",")),
+            ("CORS_PREVIEW_PATTERN", opt(&self.cors_preview_pattern)),
+        ];
+        for (name, value) in &mut out {
+            if SECRET_VARIABLES.contains(name) && value != "(unset)" {
+                *value = "***".into();
+            }
+        }
+        out
+    }
+}
+
+fn positive_integer(
+    get: &impl Fn(&str) -> Option<String>,
+    variable: &'static str,
+    default: u64,
+) -> Result<u64, ConfigError> {
+    match get(variable) {
+        None => Ok(default),
+        Some(v) => match v.trim().parse::<u64>() {
+            Ok(n) if n > 0 => Ok(n),
+            _ => Err(ConfigError {
+                variable,
+                message: format!("{v:?} is not a positive whole number"),
+            }),
+        },
+    }
+}
+
+fn boolean(
+    get: &impl Fn(&str) -> Option<String>,
+    variable: &'static str,
+) -> Result<bool, ConfigError> {
+    match get(variable)
+        .map(|v| v.trim().to_ascii_lowercase())
+        .as_deref()
+    {
+        None | Some("false") | Some("0") | Some("no") | Some("off") => Ok(false),
+        Some("true") | Some("1") | Some("yes") | Some("on") => Ok(true),
+        Some(other) => Err(ConfigError {
+            variable,
+            message: format!("{other:?} is not a boolean (true or false)"),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn config(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Config::from_lookup(|k| map.get(k).cloned())
+    }
+
+    #[test]
+    fn defaults_match_the_specification() {
+        let c = config(&[]).unwrap();
+        assert_eq!(c.port, 5555);
+        assert_eq!(c.node_env, NodeEnv::Development);
+        assert_eq!(c.world_dir, PathBuf::from("./world"));
+        assert_eq!(c.save_interval_secs, 60);
+        assert_eq!(c.tick_ms, 600);
+        assert!(!c.disable_rate_limit);
+        assert!(!c.use_local_postgres);
+        assert_eq!(c.effective_database_url(), "sqlite://./world/wayfarer.db");
+    }
+
+    #[test]
+    fn bad_values_name_their_variable() {
+        for (vars, variable) in [
+            (vec![("PORT", "abc")], "PORT"),
+            (vec![("PORT", "70000")], "PORT"),
+            (vec![("SAVE_INTERVAL", "-1")], "SAVE_INTERVAL"),
+            (vec![("SAVE_INTERVAL", "0")], "SAVE_INTERVAL"),
+            (vec![("TICK_MS", "fast")], "TICK_MS"),
+            (vec![("NODE_ENV", "staging")], "NODE_ENV"),
+            (vec![("DISABLE_RATE_LIMIT", "maybe")], "DISABLE_RATE_LIMIT"),
+            (vec![("DATABASE_URL", "mysql://x")], "DATABASE_URL"),
+            (
+                vec![("PUBLIC_CDN_URL", "cdn.example.com")],
+                "PUBLIC_CDN_URL",
+            ),
+            (
+                vec![("CORS_ORIGINS", "https://a.example, b.example")],
+                "CORS_ORIGINS",
+            ),
+            (vec![("LOG_FORMAT", "xml")], "LOG_FORMAT"),
+            (
+                vec![("NODE_ENV", "production"), ("USE_LOCAL_POSTGRES", "true")],
+                "USE_LOCAL_POSTGRES",
+            ),
+        ] {
+            let err = config(&vars).unwrap_err();
+            assert_eq!(err.variable, variable, "{vars:?}");
+            assert!(err.to_string().contains(variable));
+        }
+    }
+
+    #[test]
+    fn every_specified_variable_is_read() {
+        let c = config(&[
+            ("PORT", "0"),
+            ("NODE_ENV", "production"),
+            ("WORLD", "/tmp/w"),
+            ("DATABASE_URL", "postgres://u:p@h/db"),
+            ("PUBLIC_CDN_URL", "https://cdn.example/"),
+            ("PUBLIC_WS_URL", "wss://game.example/ws"),
+            ("PUBLIC_API_URL", "https://game.example"),
+            ("SAVE_INTERVAL", "15"),
+            ("DISABLE_RATE_LIMIT", "true"),
+            ("COMMIT_HASH", "abc123"),
+            ("VOICE_API_KEY", "key"),
+            ("VOICE_API_SECRET", "secret"),
+            ("VOICE_URL", "wss://voice.example"),
+            ("AGENT_RUNTIME_API_URL", "http://localhost:4000"),
+            ("AGENT_RUNTIME_URL", "http://localhost:4001"),
+            ("CLIENT_URL", "http://localhost:3333"),
+            ("PUBLIC_APP_URL", "https://app.example"),
+            ("JWT_SECRET", "s".repeat(40).as_str()),
+            ("ADMIN_CODE", "letmein"),
+            ("PUBLIC_IDP_APP_ID", "app-id"),
+            ("IDP_APP_SECRET", "idp-secret"),
+            ("TICK_MS", "50"),
+        ])
+        .unwrap();
+        assert_eq!(c.port, 0);
+        assert_eq!(c.node_env, NodeEnv::Production);
+        assert_eq!(c.public_cdn_url.as_deref(), Some("https://cdn.example"));
+        assert_eq!(c.save_interval_secs, 15);
+        assert!(c.disable_rate_limit);
+        assert_eq!(c.tick_ms, 50);
+        assert_eq!(c.commit(), "abc123");
+        assert_eq!(c.admin_code.as_deref(), Some("letmein"));
+        let described = c.describe();
+        let value = |name: &str| {
+            described
+                .iter()
+                .find(|(n, _)| *n == name)
+                .unwrap()
+                .1
+                .clone()
+        };
+        for secret in [
+            "JWT_SECRET",
+            "ADMIN_CODE",
+            "IDP_APP_SECRET",
+            "VOICE_API_SECRET",
+            "VOICE_API_KEY",
+        ] {
+            assert_eq!(value(secret), "***");
+        }
+        assert_eq!(value("DATABASE_URL"), "postgres://u:***@h/db");
+        assert_eq!(value("CLIENT_URL"), "http://localhost:3333");
+    }
+}

@@ -1,0 +1,76 @@
+//! Prometheus metrics: the process-wide recorder, the per-request middleware and `GET /metrics`.
+
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::header;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+
+use crate::app::AppState;
+
+/// Latency buckets in seconds: sub-millisecond handlers to slow database calls.
+const LATENCY_BUCKETS_SECS: &[f64] = &[
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+];
+/// Tick time buckets in milliseconds, around the 600 ms budget.
+const TICK_BUCKETS_MS: &[f64] = &[
+    0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 25.0, 50.0, 100.0, 250.0, 600.0, 1000.0,
+];
+
+/// The process-wide Prometheus recorder. Installed once: several servers in one test process share it.
+pub fn handle() -> PrometheusHandle {
+    static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
+    HANDLE
+        .get_or_init(|| {
+            let builder = PrometheusBuilder::new()
+                .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), LATENCY_BUCKETS_SECS)
+                .and_then(|b| {
+                    b.set_buckets_for_metric(Matcher::Suffix("_ms".into()), TICK_BUCKETS_MS)
+                });
+            // Bucket lists are non-empty constants, so the builder cannot refuse them.
+            let recorder = builder
+                .expect("constant, non-empty histogram buckets")
+                .build_recorder();
+            let handle = recorder.handle();
+            // Fails only if another recorder was installed first, e.g. by an embedding test; keep going.
+            let _ = metrics::set_global_recorder(recorder);
+            handle
+        })
+        .clone()
+}
+
+/// Middleware: counts every request and times it, by method, matched route and status.
+pub async fn track(request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let method = request.method().as_str().to_owned();
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|p| p.as_str().to_owned())
+        .unwrap_or_else(|| "unmatched".to_owned());
+    let response = next.run(request).await;
+    let status = response.status().as_u16().to_string();
+    let labels = [("method", method), ("route", route), ("status", status)];
+    metrics::counter!("http_requests_total", &labels).increment(1);
+    metrics::histogram!("http_request_duration_seconds", &labels)
+        .record(started.elapsed().as_secs_f64());
+    response
+}
+
+/// `GET /metrics` in the Prometheus text format.
+pub async fn render(State(state): State<AppState>) -> impl IntoResponse {
+    let (size, idle) = state.store.pool_stats();
+    metrics::gauge!("db_pool_connections").set(f64::from(size));
+    metrics::gauge!("db_pool_idle_connections").set(idle as f64);
+    metrics::gauge!("uptime_seconds").set(state.started.elapsed().as_secs_f64());
+    (
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        handle().render(),
+    )
+}

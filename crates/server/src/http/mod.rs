@@ -1,0 +1,8 @@
+//! The HTTP surface: routes, extractors and the layers every request passes through.
+
+pub mod cors;
+pub mod error;
+pub mod health;
+pub mod json;
+pub mod metrics;
+pub mod test_hooks;

@@ -1,0 +1,13 @@
+//! The `wayfarer` server: configuration, HTTP and WebSocket routes, and the world thread that drives the
+//! sim and bridges it to sockets and the store. `main.rs` is only the command line around [`server`].
+
+pub mod app;
+pub mod config;
+pub mod http;
+pub mod local_postgres;
+pub mod server;
+pub mod telemetry;
+pub mod world_thread;
+
+pub use config::Config;
+pub use server::RunningServer;

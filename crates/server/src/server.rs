@@ -1,0 +1,161 @@
+//! Start-up and shutdown: the order in which the parts come up and go down.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use wayfarer_sim::World;
+use wayfarer_store::Store;
+
+use crate::app::{self, AppState, WorldView};
+use crate::config::Config;
+use crate::local_postgres::LocalPostgres;
+use crate::world_thread::WorldThread;
+
+/// How long in-flight requests get to finish once shutdown starts.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
+
+/// A server that is up and listening.
+pub struct RunningServer {
+    /// The address it listens on (the real port when `PORT=0`).
+    pub addr: SocketAddr,
+    /// The database it uses.
+    pub store: Store,
+    stop_tx: Option<oneshot::Sender<()>>,
+    task: JoinHandle<anyhow::Result<()>>,
+}
+
+impl RunningServer {
+    /// Starts every part in order: world directory, database (and migrations), world thread, listener.
+    pub async fn start(config: Config) -> anyhow::Result<RunningServer> {
+        let started = Instant::now();
+        // Install the metrics recorder before anything records.
+        crate::http::metrics::handle();
+        std::fs::create_dir_all(&config.world_dir).with_context(|| {
+            format!(
+                "cannot create the world directory {}",
+                config.world_dir.display()
+            )
+        })?;
+
+        let local_postgres = if config.use_local_postgres {
+            Some(LocalPostgres::start(&config).await?)
+        } else {
+            None
+        };
+        let database_url = match &local_postgres {
+            Some(pg) => pg.url(),
+            None => config.effective_database_url(),
+        };
+        let store = Store::connect(&database_url).await.with_context(|| {
+            format!(
+                "cannot open the database {}",
+                wayfarer_store::redact_url(&database_url)
+            )
+        })?;
+        let applied = store
+            .migrate()
+            .await
+            .context("database migrations failed")?;
+        let recovered = store.sessions().close_dangling().await?;
+        if recovered > 0 {
+            tracing::warn!(
+                sessions = recovered,
+                "closed player sessions left open by an unclean stop"
+            );
+        }
+        tracing::info!(
+            backend = store.backend().name(),
+            migrations_applied = applied.len(),
+            "database ready"
+        );
+
+        let world = WorldThread::spawn(World::new(), Duration::from_millis(config.tick_ms))
+            .context("cannot start the world thread")?;
+
+        let listener = tokio::net::TcpListener::bind((config.host.as_str(), config.port))
+            .await
+            .with_context(|| format!("cannot listen on {}:{}", config.host, config.port))?;
+        let addr = listener.local_addr()?;
+
+        let state = AppState {
+            config: Arc::new(config),
+            store: store.clone(),
+            world: WorldView::new(world.stats()),
+            started,
+        };
+        let router = app::router(state);
+        let (stop_tx, stop_rx) = oneshot::channel::<()>();
+        let task_store = store.clone();
+        let task = tokio::spawn(async move {
+            let (drained_tx, drained_rx) = oneshot::channel::<()>();
+            let serve = axum::serve(
+                listener,
+                router.into_make_service_with_connect_info::<SocketAddr>(),
+            )
+            .with_graceful_shutdown(async move {
+                let _ = stop_rx.await;
+                tracing::info!("shutting down: no new connections, finishing requests in flight");
+                let _ = drained_tx.send(());
+            });
+            let serve = tokio::spawn(async move { serve.await });
+            // Once shutdown begins, in-flight requests get a bounded grace period.
+            let finished = async {
+                let _ = drained_rx.await;
+                tokio::time::sleep(SHUTDOWN_GRACE).await;
+            };
+            let mut serve = serve;
+            tokio::select! {
+                result = &mut serve => {
+                    result.context("HTTP server task failed")?.context("HTTP server failed")?;
+                }
+                () = finished => {
+                    tracing::warn!(grace_secs = SHUTDOWN_GRACE.as_secs(), "requests still in flight after the grace period; closing");
+                    serve.abort();
+                }
+            }
+            // Joining the world thread waits at most for the tick in progress.
+            if let Ok(Some(world)) = tokio::task::spawn_blocking(move || world.stop()).await {
+                tracing::info!(tick = world.tick_number(), "world stopped");
+            }
+            task_store.close().await;
+            if let Some(pg) = local_postgres {
+                pg.stop().await;
+            }
+            tracing::info!("shutdown complete");
+            Ok(())
+        });
+        tracing::info!(
+            %addr,
+            startup_ms = started.elapsed().as_millis() as u64,
+            "listening for HTTP and WebSocket"
+        );
+        Ok(RunningServer {
+            addr,
+            store,
+            stop_tx: Some(stop_tx),
+            task,
+        })
+    }
+
+    /// Graceful shutdown: stop accepting, finish requests in flight, stop the world, close the database.
+    pub async fn shutdown(mut self) -> anyhow::Result<()> {
+        if let Some(tx) = self.stop_tx.take() {
+            let _ = tx.send(());
+        }
+        self.wait().await
+    }
+
+    /// Waits until the server has stopped (after [`RunningServer::shutdown`] or a fatal error).
+    pub async fn wait(self) -> anyhow::Result<()> {
+        self.task.await.context("server task panicked")?
+    }
+
+    /// A sender that begins graceful shutdown, for signal handlers.
+    pub fn shutdown_trigger(&mut self) -> Option<oneshot::Sender<()>> {
+        self.stop_tx.take()
+    }
+}

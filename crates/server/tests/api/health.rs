@@ -1,0 +1,100 @@
+use std::time::{Duration, Instant};
+
+use crate::support::TestApp;
+
+#[tokio::test]
+async fn health_reports_ok_with_iso_timestamp_and_version() {
+    let app = TestApp::spawn().await;
+    let response = app.get("/health").await;
+    assert_eq!(response.status(), 200);
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["status"], "ok");
+    assert_eq!(body["version"], env!("CARGO_PKG_VERSION"));
+    let ts = body["timestamp"].as_str().unwrap();
+    assert!(
+        time::OffsetDateTime::parse(ts, &time::format_description::well_known::Rfc3339).is_ok(),
+        "{ts} is ISO 8601"
+    );
+    assert!(ts.ends_with('Z'), "UTC: {ts}");
+    assert_eq!(body.as_object().unwrap().len(), 3, "{body}");
+}
+
+#[tokio::test]
+async fn status_reports_every_contract_field_and_a_running_tick() {
+    let app = TestApp::spawn().await;
+    let first: serde_json::Value = app.get("/status").await.json().await.unwrap();
+    for key in [
+        "status",
+        "version",
+        "commit",
+        "uptimeSeconds",
+        "playersOnline",
+        "tick",
+        "database",
+    ] {
+        assert!(first.get(key).is_some(), "missing {key}: {first}");
+    }
+    assert_eq!(first["status"], "ok");
+    assert_eq!(first["database"], "ok");
+    assert_eq!(first["playersOnline"], 0);
+    assert!(first["tick"]["lastMs"].is_number());
+    assert!(first["tick"]["p99Ms"].is_number());
+    // TICK_MS=50 in tests: the tick number must move.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let now: serde_json::Value = app.get("/status").await.json().await.unwrap();
+        if now["tick"]["number"].as_u64() > first["tick"]["number"].as_u64() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "tick never advanced");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn status_reports_the_configured_commit() {
+    let app = TestApp::spawn_with(crate::support::AppOptions {
+        env: vec![("COMMIT_HASH", "deadbeef".into())],
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let body: serde_json::Value = app.get("/status").await.json().await.unwrap();
+    assert_eq!(body["commit"], "deadbeef");
+}
+
+#[tokio::test]
+async fn metrics_count_requests_by_route_and_status() {
+    let app = TestApp::spawn().await;
+    app.get("/health").await;
+    app.get("/api/definitely-missing").await;
+    // Tick histograms appear once the world has ticked.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let status: serde_json::Value = app.get("/status").await.json().await.unwrap();
+        if status["tick"]["number"].as_u64() >= Some(1) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "tick never advanced");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let response = app.get("/metrics").await;
+    assert_eq!(response.status(), 200);
+    assert!(response.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/plain"));
+    let text = response.text().await.unwrap();
+    let has = |needle: &str| text.lines().any(|l| l.contains(needle));
+    assert!(
+        has(r#"http_requests_total{method="GET",route="/health",status="200"}"#),
+        "{text}"
+    );
+    assert!(
+        has(r#"http_requests_total{method="GET",route="unmatched",status="404"}"#),
+        "{text}"
+    );
+    assert!(has("http_request_duration_seconds_bucket"), "{text}");
+    assert!(has("tick_duration_ms"), "{text}");
+    assert!(has("db_pool_connections"), "{text}");
+}

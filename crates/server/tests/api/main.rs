@@ -1,0 +1,12 @@
+//! Integration tests: each starts the real server on port 0 with a fresh world and talks HTTP to it.
+
+mod support;
+
+mod config_errors;
+mod cors;
+mod errors;
+mod health;
+mod local_postgres;
+mod restart;
+mod shutdown;
+mod status_faults;

@@ -1,0 +1,79 @@
+//! Data survives a restart on SQLite (the file in the world directory) and on PostgreSQL.
+
+use wayfarer_store::{NewCharacter, NewUser};
+
+use crate::support::{AppOptions, Backend, TestApp};
+
+async fn restart_keeps_data(backend: Backend) {
+    let Some(app) = TestApp::spawn_with(AppOptions {
+        backend: Some(backend),
+        ..Default::default()
+    })
+    .await
+    else {
+        return;
+    };
+    let user = app
+        .store()
+        .users()
+        .create(&NewUser {
+            name: "Keeper".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let mut character = app
+        .store()
+        .characters()
+        .create(&NewCharacter {
+            account_id: user.id.clone(),
+            name: "Keeper".into(),
+            position: Some([3.5, 0.0, 4.5]),
+        })
+        .await
+        .unwrap();
+    character.coins = 1234;
+    character.position = [40.5, 0.0, 41.5];
+    app.store().characters().save(&character).await.unwrap();
+    let open_session = app
+        .store()
+        .sessions()
+        .open(&character.id, &user.id, Some("127.0.0.1"))
+        .await
+        .unwrap();
+
+    let stopped = app.stop().await;
+    if backend == Backend::Sqlite {
+        assert!(stopped.world_dir.join("wayfarer.db").exists());
+    }
+    let (app, _stopped) = stopped.restart().await;
+    assert_eq!(app.get("/status").await.status(), 200);
+    let loaded = app
+        .store()
+        .characters()
+        .get(&character.id)
+        .await
+        .unwrap()
+        .expect("character survives the restart");
+    assert_eq!(loaded, character);
+    assert_eq!(app.store().users().get(&user.id).await.unwrap(), Some(user));
+    // A session left open by the previous run is closed at start.
+    let sessions = app
+        .store()
+        .sessions()
+        .for_character(&character.id)
+        .await
+        .unwrap();
+    let session = sessions.iter().find(|s| s.id == open_session).unwrap();
+    assert_eq!(session.close_reason.as_deref(), Some("crash_recovered"));
+}
+
+#[tokio::test]
+async fn restart_keeps_data_on_sqlite() {
+    restart_keeps_data(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn restart_keeps_data_on_postgres() {
+    restart_keeps_data(Backend::Postgres).await;
+}

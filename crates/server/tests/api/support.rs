@@ -1,0 +1,247 @@
+//! The test harness: a real server on port 0 with a fresh world directory and database, talked to over
+//! real HTTP (the zero2prod `spawn_app` pattern).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+use wayfarer_server::{Config, RunningServer};
+use wayfarer_store::testing::FreshDatabase;
+
+/// Which database a test server uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A running test server.
+pub struct TestApp {
+    pub base: String,
+    pub client: reqwest::Client,
+    pub world_dir: PathBuf,
+    pub database_url: String,
+    server: Option<RunningServer>,
+    _world: Option<tempfile::TempDir>,
+    _db: Option<FreshDatabase>,
+}
+
+/// How to start a test server.
+#[derive(Default)]
+pub struct AppOptions {
+    pub env: Vec<(&'static str, String)>,
+    pub backend: Option<Backend>,
+    /// Reuse a world directory (restart tests); a fresh one otherwise.
+    pub world_dir: Option<PathBuf>,
+    /// Use this database URL instead of a fresh one (restart and fault tests).
+    pub database_url: Option<String>,
+}
+
+impl TestApp {
+    /// A server on SQLite with default settings.
+    pub async fn spawn() -> TestApp {
+        TestApp::spawn_with(AppOptions::default())
+            .await
+            .expect("sqlite is always available")
+    }
+
+    /// A server as described; `None` when it needs PostgreSQL and PostgreSQL tests are skipped.
+    pub async fn spawn_with(options: AppOptions) -> Option<TestApp> {
+        let (world, world_dir) = match options.world_dir {
+            Some(dir) => (None, dir),
+            None => {
+                let dir = tempfile::tempdir().unwrap();
+                let path = dir.path().to_path_buf();
+                (Some(dir), path)
+            }
+        };
+        let mut db = None;
+        let database_url = match (options.database_url, options.backend) {
+            (Some(url), _) => url,
+            (None, Some(Backend::Postgres)) => {
+                let fresh = FreshDatabase::postgres().await?;
+                let url = fresh.url.clone();
+                db = Some(fresh);
+                url
+            }
+            (None, _) => format!("sqlite://{}", world_dir.join("wayfarer.db").display()),
+        };
+        let mut vars: HashMap<String, String> = [
+            ("PORT", "0".to_string()),
+            ("HOST", "127.0.0.1".to_string()),
+            ("NODE_ENV", "test".to_string()),
+            ("TICK_MS", "50".to_string()),
+            ("WORLD", world_dir.display().to_string()),
+            ("DATABASE_URL", database_url.clone()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        for (k, v) in options.env {
+            vars.insert(k.to_string(), v);
+        }
+        let config = Config::from_lookup(|k| vars.get(k).cloned()).expect("valid test config");
+        let server = RunningServer::start(config).await.expect("server starts");
+        Some(TestApp {
+            base: format!("http://{}", server.addr),
+            client: reqwest::Client::new(),
+            world_dir,
+            database_url,
+            server: Some(server),
+            _world: world,
+            _db: db,
+        })
+    }
+
+    /// The absolute URL of `path`.
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// `GET path`.
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.client.get(self.url(path)).send().await.unwrap()
+    }
+
+    /// The running server's store.
+    pub fn store(&self) -> &wayfarer_store::Store {
+        &self.server.as_ref().unwrap().store
+    }
+
+    /// Graceful shutdown; keeps the world directory and database for a restart.
+    pub async fn stop(mut self) -> StoppedApp {
+        self.server.take().unwrap().shutdown().await.unwrap();
+        StoppedApp {
+            world_dir: self.world_dir,
+            database_url: self.database_url,
+            _world: self._world,
+            _db: self._db,
+        }
+    }
+}
+
+/// A stopped server's world and database, to start again.
+pub struct StoppedApp {
+    pub world_dir: PathBuf,
+    pub database_url: String,
+    _world: Option<tempfile::TempDir>,
+    _db: Option<FreshDatabase>,
+}
+
+impl StoppedApp {
+    /// Starts a server on the same world directory and database.
+    pub async fn restart(self) -> (TestApp, StoppedApp) {
+        let app = TestApp::spawn_with(AppOptions {
+            world_dir: Some(self.world_dir.clone()),
+            database_url: Some(self.database_url.clone()),
+            ..AppOptions::default()
+        })
+        .await
+        .unwrap();
+        (app, self)
+    }
+}
+
+/// Asserts a response is a contract error: the status, and `{"error": code, "message": …}`.
+pub async fn assert_error(
+    response: reqwest::Response,
+    status: u16,
+    code: &str,
+) -> serde_json::Value {
+    assert_eq!(response.status().as_u16(), status, "status");
+    assert!(
+        response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("application/json")),
+        "error responses are JSON"
+    );
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["error"], code, "{body}");
+    assert!(
+        body["message"].as_str().is_some_and(|m| !m.is_empty()),
+        "{body}"
+    );
+    body
+}
+
+/// A TCP proxy in front of a database that a test can freeze (bytes stop flowing both ways, as with a
+/// hung server) or cut (every connection dropped, new ones refused), the fault hook of fault tests.
+pub struct FaultProxy {
+    pub port: u16,
+    mode: watch::Sender<Mode>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Flowing,
+    Frozen,
+    Cut,
+}
+
+impl FaultProxy {
+    /// A proxy forwarding to `upstream` (`host:port`).
+    pub async fn start(upstream: String) -> FaultProxy {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (mode, watcher) = watch::channel(Mode::Flowing);
+        tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                if *watcher.borrow() == Mode::Cut {
+                    drop(client);
+                    continue;
+                }
+                let Ok(server) = TcpStream::connect(&upstream).await else {
+                    continue;
+                };
+                let (cr, cw) = client.into_split();
+                let (sr, sw) = server.into_split();
+                tokio::spawn(pump(cr, sw, watcher.clone()));
+                tokio::spawn(pump(sr, cw, watcher.clone()));
+            }
+        });
+        FaultProxy { port, mode }
+    }
+
+    /// Stops all traffic without closing anything: the database "hangs".
+    pub fn freeze(&self) {
+        self.mode.send_replace(Mode::Frozen);
+    }
+
+    /// Lets traffic flow again.
+    pub fn unfreeze(&self) {
+        self.mode.send_replace(Mode::Flowing);
+    }
+
+    /// Drops every connection and refuses new ones: the database "goes away".
+    pub fn cut(&self) {
+        self.mode.send_replace(Mode::Cut);
+    }
+}
+
+async fn pump(
+    mut from: tokio::net::tcp::OwnedReadHalf,
+    mut to: tokio::net::tcp::OwnedWriteHalf,
+    mut mode: watch::Receiver<Mode>,
+) {
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        let n = tokio::select! {
+            read = from.read(&mut buf) => match read {
+                Ok(0) | Err(_) => return,
+                Ok(n) => n,
+            },
+            _ = mode.wait_for(|m| *m == Mode::Cut) => return,
+        };
+        // Hold the bytes while frozen; give up when cut.
+        match mode.wait_for(|m| *m != Mode::Frozen).await.map(|m| *m) {
+            Ok(Mode::Flowing) => {}
+            _ => return,
+        }
+        if to.write_all(&buf[..n]).await.is_err() {
+            return;
+        }
+    }
+}
