@@ -4,15 +4,17 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use axum::extract::DefaultBodyLimit;
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::Router;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::trace::TraceLayer;
 use wayfarer_store::Store;
 
+use crate::auth::AuthService;
 use crate::config::{Config, NodeEnv};
 use crate::http::{self, cors::OriginPolicy};
+use crate::rate_limit::Limits;
 use crate::world_thread::{TickSnapshot, TickStats};
 
 /// Request bodies above this size are refused with 413.
@@ -25,6 +27,8 @@ pub struct AppState {
     pub store: Store,
     pub world: WorldView,
     pub started: Instant,
+    pub auth: Arc<AuthService>,
+    pub limits: Arc<Limits>,
 }
 
 /// The HTTP side's read-only view of the world thread.
@@ -47,10 +51,29 @@ impl WorldView {
 
 /// Every route and layer.
 pub fn router(state: AppState) -> Router {
+    use http::routes;
+    let auth_routes = Router::new()
+        .route("/api/auth/guest", post(routes::auth::guest))
+        .route("/api/auth/refresh", post(routes::auth::refresh))
+        .route("/api/auth/idp", post(routes::auth::idp))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            http::limits::limit_auth,
+        ));
+    let api = Router::new()
+        .route("/api/admin/ban", post(routes::admin::ban))
+        .route("/api/admin/unban", post(routes::admin::unban))
+        .route("/api/voice/token", post(routes::voice::token))
+        .merge(auth_routes)
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            http::limits::limit_rest,
+        ));
     let mut routes = Router::new()
         .route("/health", get(http::health::health))
         .route("/status", get(http::health::status))
-        .route("/metrics", get(http::metrics::render));
+        .route("/metrics", get(http::metrics::render))
+        .merge(api);
     if state.config.node_env == NodeEnv::Test {
         routes = routes.merge(http::test_hooks::routes());
     }

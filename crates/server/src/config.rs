@@ -75,7 +75,22 @@ pub struct Config {
     /// Preview-deployment origins (`CORS_PREVIEW_PATTERN`, a glob such as `https://*-preview.example.app`).
     pub cors_preview_pattern: Option<String>,
     pub log_format: LogFormat,
+    /// The identity provider's ES256 public key (`IDP_VERIFICATION_KEY`): PEM text or a file path.
+    pub idp_verification_key: Option<String>,
+    /// The identity provider's JWKS (`IDP_JWKS_URL`): an http(s) URL or a file path.
+    pub idp_jwks_url: Option<String>,
+    /// Expected `iss` of identity-provider tokens (`IDP_ISSUER`, default `privy.io`).
+    pub idp_issuer: String,
+    /// Least time between two JWKS refreshes (`IDP_JWKS_MIN_REFRESH_SECS`, default 60).
+    pub idp_jwks_min_refresh_secs: u64,
+    /// Proxies whose `X-Forwarded-For` is believed (`TRUSTED_PROXIES`, comma-separated IPs or CIDRs).
+    pub trusted_proxies: crate::client_addr::TrustedProxies,
+    /// The REST and authentication rate-limit window (60 s; `RATE_LIMIT_WINDOW_SECS` in test mode only).
+    pub rate_limit_window_secs: u64,
 }
+
+/// Shortest `JWT_SECRET` accepted in production (CONTRACT.md section 4).
+pub const MIN_JWT_SECRET_BYTES: usize = 32;
 
 /// Variables whose values never appear in logs.
 const SECRET_VARIABLES: &[&str] = &[
@@ -178,7 +193,62 @@ impl Config {
                 message: format!("{bad:?} is not an origin (expected scheme://host[:port])"),
             });
         }
+        let jwt_secret = get("JWT_SECRET");
+        if node_env == NodeEnv::Production
+            && jwt_secret
+                .as_ref()
+                .is_none_or(|s| s.len() < MIN_JWT_SECRET_BYTES)
+        {
+            return Err(ConfigError {
+                variable: "JWT_SECRET",
+                message: format!(
+                    "production needs a secret of at least {MIN_JWT_SECRET_BYTES} bytes"
+                ),
+            });
+        }
+        let public_idp_app_id = get("PUBLIC_IDP_APP_ID");
+        let idp_app_secret = get("IDP_APP_SECRET");
+        let idp_verification_key = get("IDP_VERIFICATION_KEY");
+        let idp_jwks_url = get("IDP_JWKS_URL");
+        if public_idp_app_id.is_some()
+            && idp_app_secret.is_some()
+            && idp_verification_key.is_none()
+            && idp_jwks_url.is_none()
+        {
+            return Err(ConfigError {
+                variable: "IDP_VERIFICATION_KEY",
+                message: "identity-provider login is enabled (PUBLIC_IDP_APP_ID and IDP_APP_SECRET are set) but neither IDP_VERIFICATION_KEY nor IDP_JWKS_URL says how to verify its tokens".into(),
+            });
+        }
+        let trusted_proxies = crate::client_addr::TrustedProxies::parse(
+            get("TRUSTED_PROXIES").as_deref().unwrap_or(""),
+        )
+        .map_err(|bad| ConfigError {
+            variable: "TRUSTED_PROXIES",
+            message: format!("{bad:?} is not an IP address or CIDR network"),
+        })?;
+        let rate_limit_window_secs = match get("RATE_LIMIT_WINDOW_SECS") {
+            Some(_) if node_env != NodeEnv::Test => {
+                return Err(ConfigError {
+                    variable: "RATE_LIMIT_WINDOW_SECS",
+                    message: "exists for tests only (NODE_ENV=test); the specification fixes the window at one minute".into(),
+                })
+            }
+            _ => positive_integer(&get, "RATE_LIMIT_WINDOW_SECS", 60)?,
+        };
         Ok(Config {
+            idp_verification_key,
+            idp_jwks_url,
+            idp_issuer: get("IDP_ISSUER").unwrap_or_else(|| "privy.io".into()),
+            idp_jwks_min_refresh_secs: match get("IDP_JWKS_MIN_REFRESH_SECS") {
+                None => 60,
+                Some(v) => v.trim().parse().map_err(|_| ConfigError {
+                    variable: "IDP_JWKS_MIN_REFRESH_SECS",
+                    message: format!("{v:?} is not a whole number of seconds"),
+                })?,
+            },
+            trusted_proxies,
+            rate_limit_window_secs,
             port,
             host: get("HOST").unwrap_or_else(|| "0.0.0.0".into()),
             node_env,
@@ -199,10 +269,10 @@ impl Config {
             agent_runtime_url: url("AGENT_RUNTIME_URL")?,
             client_url: url("CLIENT_URL")?,
             public_app_url: url("PUBLIC_APP_URL")?,
-            jwt_secret: get("JWT_SECRET"),
+            jwt_secret,
             admin_code: get("ADMIN_CODE"),
-            public_idp_app_id: get("PUBLIC_IDP_APP_ID"),
-            idp_app_secret: get("IDP_APP_SECRET"),
+            public_idp_app_id,
+            idp_app_secret,
             tick_ms,
             cors_origins,
             cors_preview_pattern: get("CORS_PREVIEW_PATTERN"),
@@ -215,6 +285,16 @@ impl Config {
         self.database_url
             .clone()
             .unwrap_or_else(|| format!("sqlite://{}", self.world_dir.join("wayfarer.db").display()))
+    }
+
+    /// Identity-provider login is on when both the app id and the app secret are set.
+    pub fn idp_enabled(&self) -> bool {
+        self.public_idp_app_id.is_some() && self.idp_app_secret.is_some()
+    }
+
+    /// Rate limits are off only when asked for outside production.
+    pub fn rate_limits_disabled(&self) -> bool {
+        self.disable_rate_limit && self.node_env != NodeEnv::Production
     }
 
     /// The commit this build reports (`COMMIT_HASH`, else "unknown").
@@ -258,6 +338,16 @@ impl Config {
             ("TICK_MS", self.tick_ms.to_string()),
             ("CORS_ORIGINS", self.cors_origins.join(",")),
             ("CORS_PREVIEW_PATTERN", opt(&self.cors_preview_pattern)),
+            (
+                "IDP_VERIFICATION_KEY",
+                opt(&self
+                    .idp_verification_key
+                    .as_ref()
+                    .map(|_| "(set)".to_owned())),
+            ),
+            ("IDP_JWKS_URL", opt(&self.idp_jwks_url)),
+            ("IDP_ISSUER", self.idp_issuer.clone()),
+            ("TRUSTED_PROXIES", format!("{:?}", self.trusted_proxies)),
         ];
         for (name, value) in &mut out {
             if SECRET_VARIABLES.contains(name) && value != "(unset)" {
@@ -352,6 +442,23 @@ mod tests {
                 vec![("NODE_ENV", "production"), ("USE_LOCAL_POSTGRES", "true")],
                 "USE_LOCAL_POSTGRES",
             ),
+            (vec![("NODE_ENV", "production")], "JWT_SECRET"),
+            (
+                vec![("NODE_ENV", "production"), ("JWT_SECRET", "short")],
+                "JWT_SECRET",
+            ),
+            (
+                vec![("TRUSTED_PROXIES", "10.0.0.1, proxy")],
+                "TRUSTED_PROXIES",
+            ),
+            (
+                vec![("RATE_LIMIT_WINDOW_SECS", "5")],
+                "RATE_LIMIT_WINDOW_SECS",
+            ),
+            (
+                vec![("PUBLIC_IDP_APP_ID", "app"), ("IDP_APP_SECRET", "s")],
+                "IDP_VERIFICATION_KEY",
+            ),
         ] {
             let err = config(&vars).unwrap_err();
             assert_eq!(err.variable, variable, "{vars:?}");
@@ -383,6 +490,8 @@ mod tests {
             ("ADMIN_CODE", "letmein"),
             ("PUBLIC_IDP_APP_ID", "app-id"),
             ("IDP_APP_SECRET", "idp-secret"),
+            ("IDP_JWKS_URL", "https://idp.example/.well-known/jwks.json"),
+            ("TRUSTED_PROXIES", "10.0.0.0/8"),
             ("TICK_MS", "50"),
         ])
         .unwrap();

@@ -2,9 +2,12 @@
 //! sim and bridges it to sockets and the store. `main.rs` is only the command line around [`server`].
 
 pub mod app;
+pub mod auth;
+pub mod client_addr;
 pub mod config;
 pub mod http;
 pub mod local_postgres;
+pub mod rate_limit;
 pub mod server;
 pub mod telemetry;
 pub mod world_thread;

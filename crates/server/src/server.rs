@@ -11,8 +11,12 @@ use wayfarer_sim::World;
 use wayfarer_store::Store;
 
 use crate::app::{self, AppState, WorldView};
+use crate::auth::idp::IdpVerifier;
+use crate::auth::tokens::ServerTokens;
+use crate::auth::AuthService;
 use crate::config::Config;
 use crate::local_postgres::LocalPostgres;
+use crate::rate_limit::Limits;
 use crate::world_thread::WorldThread;
 
 /// How long in-flight requests get to finish once shutdown starts.
@@ -73,6 +77,19 @@ impl RunningServer {
             "database ready"
         );
 
+        let secret = crate::auth::secret::resolve(&config)?;
+        let auth = Arc::new(AuthService {
+            tokens: ServerTokens::new(&secret),
+            idp: IdpVerifier::from_config(&config)?,
+        });
+        if config.disable_rate_limit && !config.rate_limits_disabled() {
+            tracing::warn!("DISABLE_RATE_LIMIT is refused in production: rate limits stay on");
+        }
+        let limits = Arc::new(Limits::new(
+            Duration::from_secs(config.rate_limit_window_secs),
+            config.rate_limits_disabled(),
+        ));
+
         let world = WorldThread::spawn(World::new(), Duration::from_millis(config.tick_ms))
             .context("cannot start the world thread")?;
 
@@ -86,7 +103,17 @@ impl RunningServer {
             store: store.clone(),
             world: WorldView::new(world.stats()),
             started,
+            auth,
+            limits: limits.clone(),
         };
+        // Idle rate-limit keys are forgotten once a window so memory stays bounded.
+        let pruner = tokio::spawn(async move {
+            let mut every = tokio::time::interval(crate::rate_limit::WINDOW);
+            loop {
+                every.tick().await;
+                limits.prune();
+            }
+        });
         let router = app::router(state);
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
         let task_store = store.clone();
@@ -117,6 +144,7 @@ impl RunningServer {
                     serve.abort();
                 }
             }
+            pruner.abort();
             // Joining the world thread waits at most for the tick in progress.
             if let Ok(Some(world)) = tokio::task::spawn_blocking(move || world.stop()).await {
                 tracing::info!(tick = world.tick_number(), "world stopped");

@@ -6,7 +6,7 @@ use std::time::Duration;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::{AnyPool, ConnectOptions, Executor};
 
-use crate::repo::{characters::Characters, sessions::Sessions, users::Users};
+use crate::repo::{bans::Bans, characters::Characters, sessions::Sessions, users::Users};
 use crate::StoreError;
 
 /// Which engine a store runs on.
@@ -146,6 +146,11 @@ impl Store {
     /// Characters and their skills.
     pub fn characters(&self) -> Characters<'_> {
         Characters::new(self)
+    }
+
+    /// Account bans.
+    pub fn bans(&self) -> Bans<'_> {
+        Bans::new(self)
     }
 
     /// Login and logout records.

@@ -12,6 +12,7 @@ pub mod testing;
 pub use database::{redact_url, Backend, Store};
 pub use error::StoreError;
 pub use migrations::{Migration, MIGRATIONS};
+pub use repo::bans::Ban;
 pub use repo::characters::{Character, NewCharacter, SkillLevel};
 pub use repo::sessions::PlayerSession;
 pub use repo::users::{NewUser, User};

@@ -18,12 +18,22 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// ISO 8601 UTC of now, millisecond precision.
 pub fn now_iso8601() -> String {
-    let now = time::OffsetDateTime::now_utc();
+    iso8601(time::OffsetDateTime::now_utc())
+}
+
+/// ISO 8601 UTC of a time in epoch milliseconds.
+pub fn iso8601_from_ms(ms: i64) -> String {
+    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
+        .map(iso8601)
+        .unwrap_or_else(|_| ms.to_string())
+}
+
+fn iso8601(at: time::OffsetDateTime) -> String {
     let format = time::macros::format_description!(
         "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
     );
-    now.format(&format)
-        .unwrap_or_else(|_| now.unix_timestamp().to_string())
+    at.format(&format)
+        .unwrap_or_else(|_| at.unix_timestamp().to_string())
 }
 
 /// `GET /health`.

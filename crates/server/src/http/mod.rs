@@ -4,5 +4,7 @@ pub mod cors;
 pub mod error;
 pub mod health;
 pub mod json;
+pub mod limits;
 pub mod metrics;
+pub mod routes;
 pub mod test_hooks;

@@ -72,6 +72,7 @@ impl TestApp {
             ("HOST", "127.0.0.1".to_string()),
             ("NODE_ENV", "test".to_string()),
             ("TICK_MS", "50".to_string()),
+            ("DISABLE_RATE_LIMIT", "true".to_string()),
             ("WORLD", world_dir.display().to_string()),
             ("DATABASE_URL", database_url.clone()),
         ]

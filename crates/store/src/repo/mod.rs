@@ -1,5 +1,6 @@
 //! Repositories: one per stored entity, the only code that writes SQL.
 
+pub mod bans;
 pub mod characters;
 pub mod sessions;
 pub mod users;

@@ -1,0 +1,141 @@
+//! Who is calling: server tokens (HS256), identity-provider tokens (ES256), bans and roles
+//! (specification section 5, CONTRACT.md sections 2–4).
+
+pub mod extractor;
+pub mod idp;
+pub mod secret;
+pub mod tokens;
+pub mod voice;
+
+use jsonwebtoken::Algorithm;
+use wayfarer_protocol::ErrorCode;
+use wayfarer_store::{NewUser, Store, User};
+
+use crate::http::error::ApiError;
+pub use extractor::AuthUser;
+use idp::IdpVerifier;
+use tokens::ServerTokens;
+
+/// The role that may use admin routes and commands.
+pub const ADMIN_ROLE: &str = "admin";
+
+/// Why a bearer token was refused; all of these are 401 on the wire.
+#[derive(Debug, thiserror::Error)]
+pub enum AuthError {
+    #[error("missing bearer token")]
+    Missing,
+    #[error("malformed token")]
+    Malformed,
+    #[error("token algorithm not accepted")]
+    WrongAlgorithm,
+    #[error("invalid token: {0}")]
+    Invalid(String),
+    #[error(
+        "identity-provider tokens are not accepted: identity-provider login is not configured"
+    )]
+    IdpDisabled,
+    #[error("the account no longer exists")]
+    UnknownAccount,
+}
+
+impl From<AuthError> for ApiError {
+    fn from(err: AuthError) -> Self {
+        ApiError::new(ErrorCode::Unauthorized, err.to_string())
+    }
+}
+
+/// Verifies every kind of token the server accepts and resolves it to an account.
+pub struct AuthService {
+    pub tokens: ServerTokens,
+    pub idp: Option<IdpVerifier>,
+}
+
+/// A verified token's subject, before any database lookup.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Subject {
+    /// Our own token: the account id.
+    Account(String),
+    /// An identity-provider token: the provider's subject.
+    Identity(String),
+}
+
+impl Subject {
+    /// A stable key for per-account rate limits.
+    pub fn rate_key(&self) -> String {
+        match self {
+            Subject::Account(id) => format!("account:{id}"),
+            Subject::Identity(sub) => format!("identity:{sub}"),
+        }
+    }
+}
+
+impl AuthService {
+    /// Checks a token's signature and claims; the algorithm comes from our side, never the header
+    /// alone (HS256 for our tokens, ES256 for the provider's), which defeats `alg:none` and
+    /// algorithm confusion.
+    pub async fn verify(&self, token: &str) -> Result<Subject, AuthError> {
+        let header = jsonwebtoken::decode_header(token).map_err(|_| AuthError::Malformed)?;
+        match header.alg {
+            Algorithm::HS256 => self.tokens.verify(token).map(Subject::Account),
+            Algorithm::ES256 => match &self.idp {
+                Some(idp) => idp.verify(token).await.map(Subject::Identity),
+                None => Err(AuthError::IdpDisabled),
+            },
+            _ => Err(AuthError::WrongAlgorithm),
+        }
+    }
+
+    /// The account behind a verified subject; an identity seen for the first time gets an account.
+    pub async fn account(&self, store: &Store, subject: &Subject) -> Result<User, ApiError> {
+        match subject {
+            Subject::Account(id) => store
+                .users()
+                .get(id)
+                .await?
+                .ok_or_else(|| AuthError::UnknownAccount.into()),
+            Subject::Identity(sub) => account_for_identity(store, sub).await,
+        }
+    }
+}
+
+/// Finds or creates the account of an identity-provider subject; a concurrent first login that loses
+/// the race reads the winner's account.
+pub async fn account_for_identity(store: &Store, identity: &str) -> Result<User, ApiError> {
+    if let Some(user) = store.users().find_by_identity(identity).await? {
+        return Ok(user);
+    }
+    let created = store
+        .users()
+        .create(&NewUser {
+            name: "Adventurer".into(),
+            identity_id: Some(identity.to_owned()),
+            roles: Vec::new(),
+        })
+        .await;
+    match created {
+        Ok(user) => {
+            tracing::info!(account = %user.id, "account created for a new identity");
+            Ok(user)
+        }
+        Err(wayfarer_store::StoreError::Conflict(_)) => store
+            .users()
+            .find_by_identity(identity)
+            .await?
+            .ok_or_else(|| ApiError::internal("identity vanished after a conflicting insert")),
+        Err(other) => Err(other.into()),
+    }
+}
+
+/// The bearer token of a request, if the header is present and well-formed.
+pub fn bearer_token(headers: &axum::http::HeaderMap) -> Result<&str, AuthError> {
+    let value = headers
+        .get(axum::http::header::AUTHORIZATION)
+        .ok_or(AuthError::Missing)?
+        .to_str()
+        .map_err(|_| AuthError::Malformed)?;
+    let (scheme, token) = value.split_once(' ').ok_or(AuthError::Malformed)?;
+    if !scheme.eq_ignore_ascii_case("bearer") || token.trim().is_empty() {
+        return Err(AuthError::Malformed);
+    }
+    Ok(token.trim())
+}

@@ -1,0 +1,96 @@
+//! Our own tokens: HS256 JWTs signed with the server secret; claims `sub` (account id), `iat`, `exp`,
+//! `iss` = "wayfarer" (CONTRACT.md section 4).
+
+use std::time::Duration;
+
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use serde::{Deserialize, Serialize};
+
+use super::AuthError;
+
+/// The issuer of every server token.
+pub const ISSUER: &str = "wayfarer";
+/// How long a server token lives.
+pub const TOKEN_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// The claims of a server token.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Claims {
+    pub sub: String,
+    pub iat: u64,
+    pub exp: u64,
+    pub iss: String,
+}
+
+/// A freshly issued token.
+#[derive(Debug, Clone)]
+pub struct IssuedToken {
+    pub token: String,
+    /// Seconds since the Unix epoch.
+    pub expires_at: u64,
+}
+
+/// Issues and verifies server tokens.
+pub struct ServerTokens {
+    encoding: EncodingKey,
+    decoding: DecodingKey,
+    validation: Validation,
+}
+
+impl ServerTokens {
+    /// Tokens signed with `secret`.
+    pub fn new(secret: &[u8]) -> Self {
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.set_issuer(&[ISSUER]);
+        validation.set_required_spec_claims(&["exp", "sub", "iss"]);
+        validation.validate_aud = false;
+        validation.leeway = 0;
+        Self {
+            encoding: EncodingKey::from_secret(secret),
+            decoding: DecodingKey::from_secret(secret),
+            validation,
+        }
+    }
+
+    /// A token for `account_id`, valid for [`TOKEN_TTL`].
+    pub fn issue(&self, account_id: &str) -> Result<IssuedToken, jsonwebtoken::errors::Error> {
+        let now = jsonwebtoken::get_current_timestamp();
+        let claims = Claims {
+            sub: account_id.to_owned(),
+            iat: now,
+            exp: now + TOKEN_TTL.as_secs(),
+            iss: ISSUER.into(),
+        };
+        let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)?;
+        Ok(IssuedToken {
+            token,
+            expires_at: claims.exp,
+        })
+    }
+
+    /// The account id of a valid token.
+    pub fn verify(&self, token: &str) -> Result<String, AuthError> {
+        jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
+            .map(|data| data.claims.sub)
+            .map_err(|e| AuthError::Invalid(e.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn issued_tokens_verify_and_carry_the_contract_claims() {
+        let tokens = ServerTokens::new(b"0123456789abcdef0123456789abcdef");
+        let issued = tokens.issue("acct-1").unwrap();
+        assert_eq!(tokens.verify(&issued.token).unwrap(), "acct-1");
+        let claims = jsonwebtoken::dangerous::insecure_decode::<Claims>(&issued.token)
+            .unwrap()
+            .claims;
+        assert_eq!(claims.iss, "wayfarer");
+        assert_eq!(claims.exp - claims.iat, TOKEN_TTL.as_secs());
+        let other = ServerTokens::new(b"another secret, also 32 bytes!!!");
+        assert!(other.verify(&issued.token).is_err());
+    }
+}

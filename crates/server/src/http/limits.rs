@@ -1,0 +1,91 @@
+//! Rate-limit middleware for REST routes and authentication attempts, with the RateLimit-* headers on
+//! every limited response and 429 `rate_limited` + `Retry-After` when over.
+
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{HeaderMap, HeaderValue};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use wayfarer_protocol::ErrorCode;
+
+use crate::app::AppState;
+use crate::auth::bearer_token;
+use crate::http::error::ApiError;
+use crate::rate_limit::Decision;
+
+/// The address a request comes from, honouring `TRUSTED_PROXIES`.
+pub fn client_ip(state: &AppState, request: &Request) -> std::net::IpAddr {
+    let peer = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0)
+        .unwrap_or_else(|| SocketAddr::from(([0, 0, 0, 0], 0)));
+    state
+        .config
+        .trusted_proxies
+        .client_ip(peer, request.headers())
+}
+
+fn set_headers(headers: &mut HeaderMap, limit: u32, remaining: u32, reset_secs: u64) {
+    headers.insert("ratelimit-limit", HeaderValue::from(limit));
+    headers.insert("ratelimit-remaining", HeaderValue::from(remaining));
+    headers.insert("ratelimit-reset", HeaderValue::from(reset_secs));
+}
+
+async fn apply(decision: Decision, request: Request, next: Next) -> Response {
+    match decision {
+        Decision::Allowed {
+            limit,
+            remaining,
+            reset_secs,
+        } => {
+            let mut response = next.run(request).await;
+            set_headers(response.headers_mut(), limit, remaining, reset_secs);
+            response
+        }
+        Decision::Limited {
+            limit,
+            retry_after_secs,
+        } => {
+            metrics::counter!("rate_limited_total").increment(1);
+            let mut response = ApiError {
+                code: ErrorCode::RateLimited,
+                message: format!("too many requests; try again in {retry_after_secs} s"),
+                retry_after_secs: Some(retry_after_secs),
+            }
+            .into_response();
+            set_headers(response.headers_mut(), limit, 0, retry_after_secs);
+            response
+        }
+    }
+}
+
+/// REST: 100 requests a minute per account, or per address without a valid token.
+pub async fn limit_rest(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    if state.limits.disabled {
+        return next.run(request).await;
+    }
+    let key = match bearer_token(request.headers()) {
+        Ok(token) => match state.auth.verify(token).await {
+            Ok(subject) => subject.rate_key(),
+            Err(_) => format!("ip:{}", client_ip(&state, &request)),
+        },
+        Err(_) => format!("ip:{}", client_ip(&state, &request)),
+    };
+    let decision = state.limits.rest.check(&key);
+    apply(decision, request, next).await
+}
+
+/// Authentication attempts: 10 a minute per address.
+pub async fn limit_auth(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    if state.limits.disabled {
+        return next.run(request).await;
+    }
+    let ip = client_ip(&state, &request);
+    let decision = state.limits.auth.check(&ip);
+    if matches!(decision, Decision::Limited { .. }) {
+        tracing::warn!(%ip, path = request.uri().path(), "authentication attempts rate-limited");
+    }
+    apply(decision, request, next).await
+}

@@ -1,0 +1,109 @@
+//! Admin-only routes: `POST /api/admin/ban` and `/api/admin/unban` (403 to everyone else).
+
+use axum::extract::State;
+use axum::Json;
+use serde::{Deserialize, Serialize};
+
+use crate::app::AppState;
+use crate::auth::AuthUser;
+use crate::http::error::ApiError;
+use crate::http::health::iso8601_from_ms;
+use crate::http::json::ApiJson;
+
+/// Longest ban reason.
+const MAX_REASON_CHARS: usize = 500;
+/// Longest temporary ban: ten years, in minutes.
+const MAX_BAN_MINUTES: u64 = 10 * 365 * 24 * 60;
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BanRequest {
+    pub account_id: String,
+    pub reason: String,
+    #[serde(default)]
+    pub minutes: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UnbanRequest {
+    pub account_id: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BanView {
+    pub id: String,
+    pub account_id: String,
+    pub reason: String,
+    /// ISO 8601, or null for a permanent ban.
+    pub expires_at: Option<String>,
+}
+
+/// `POST /api/admin/ban`.
+pub async fn ban(
+    State(state): State<AppState>,
+    admin: AuthUser,
+    ApiJson(body): ApiJson<BanRequest>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    admin.require_admin()?;
+    let reason = body.reason.trim();
+    if reason.is_empty() || reason.chars().count() > MAX_REASON_CHARS {
+        return Err(ApiError::bad_request(format!(
+            "reason must be 1-{MAX_REASON_CHARS} characters"
+        )));
+    }
+    let expires_at_ms = match body.minutes {
+        None => None,
+        Some(m) if (1..=MAX_BAN_MINUTES).contains(&m) => {
+            Some(wayfarer_store::now_ms() + (m as i64) * 60_000)
+        }
+        Some(_) => {
+            return Err(ApiError::bad_request(format!(
+                "minutes must be between 1 and {MAX_BAN_MINUTES}"
+            )))
+        }
+    };
+    if state.store.users().get(&body.account_id).await?.is_none() {
+        return Err(ApiError::not_found("no such account"));
+    }
+    let ban = state
+        .store
+        .bans()
+        .create(
+            &body.account_id,
+            reason,
+            Some(admin.account_id()),
+            expires_at_ms,
+        )
+        .await?;
+    tracing::warn!(
+        admin = admin.account_id(),
+        account = %ban.account_id,
+        reason = %ban.reason,
+        expires_at_ms = ?ban.expires_at_ms,
+        "account banned"
+    );
+    Ok(Json(serde_json::json!({
+        "ban": BanView {
+            id: ban.id,
+            account_id: ban.account_id,
+            reason: ban.reason,
+            expires_at: ban.expires_at_ms.map(iso8601_from_ms),
+        }
+    })))
+}
+
+/// `POST /api/admin/unban`: lifts every ban in force on the account.
+pub async fn unban(
+    State(state): State<AppState>,
+    admin: AuthUser,
+    ApiJson(body): ApiJson<UnbanRequest>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    admin.require_admin()?;
+    let lifted = state.store.bans().lift(&body.account_id).await?;
+    tracing::warn!(admin = admin.account_id(), account = %body.account_id, lifted, "bans lifted");
+    Ok(Json(
+        serde_json::json!({"accountId": body.account_id, "lifted": lifted}),
+    ))
+}

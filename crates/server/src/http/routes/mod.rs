@@ -1,0 +1,5 @@
+//! REST route handlers, one module per area.
+
+pub mod admin;
+pub mod auth;
+pub mod voice;

@@ -1,0 +1,59 @@
+//! `POST /api/voice/token`: a voice-service access token for the caller's active character.
+
+use axum::extract::State;
+use axum::Json;
+use serde::Serialize;
+use wayfarer_protocol::ErrorCode;
+
+use crate::app::AppState;
+use crate::auth::{voice, AuthUser};
+use crate::http::error::ApiError;
+
+#[derive(Debug, Serialize)]
+pub struct VoiceToken {
+    pub token: String,
+    pub url: String,
+    pub room: String,
+}
+
+/// `POST /api/voice/token`.
+pub async fn token(
+    State(state): State<AppState>,
+    auth: AuthUser,
+) -> Result<Json<VoiceToken>, ApiError> {
+    let config = &state.config;
+    let (Some(key), Some(secret), Some(url)) = (
+        &config.voice_api_key,
+        &config.voice_api_secret,
+        &config.voice_url,
+    ) else {
+        return Err(ApiError::new(
+            ErrorCode::VoiceNotConfigured,
+            "voice chat is not configured on this server",
+        ));
+    };
+    let characters = state
+        .store
+        .characters()
+        .list_for_account(auth.account_id())
+        .await?;
+    let character = auth
+        .user
+        .active_character_id
+        .as_ref()
+        .and_then(|id| characters.iter().find(|c| &c.id == id))
+        .or_else(|| characters.first())
+        .ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::Conflict,
+                "create a character before joining voice chat",
+            )
+        })?;
+    let token =
+        voice::issue(key, secret, &character.id, &character.name).map_err(ApiError::internal)?;
+    Ok(Json(VoiceToken {
+        token,
+        url: url.clone(),
+        room: voice::WORLD_ROOM.into(),
+    }))
+}

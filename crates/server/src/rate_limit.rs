@@ -1,0 +1,264 @@
+//! Rate limits of specification section 8: a keyed GCRA limiter (governor) plus a temporary block.
+//! Exceeding a limit blocks that key until its window frees, and at least one full window (60 s), as the
+//! specification's "temporary blocks" asks; every answer carries the figures for the RateLimit-* headers.
+//! Memory stays bounded: idle keys are forgotten by a periodic [`KeyedLimiter::prune`].
+
+use std::collections::HashMap;
+use std::hash::Hash;
+use std::num::NonZeroU32;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use governor::clock::{Clock, DefaultClock, Reference};
+use governor::middleware::StateInformationMiddleware;
+use governor::state::keyed::DefaultKeyedStateStore;
+use governor::{Quota, RateLimiter};
+
+/// REST requests per window per account (or per address when unauthenticated).
+pub const REST_PER_WINDOW: u32 = 100;
+/// Authentication attempts per window per address.
+pub const AUTH_PER_WINDOW: u32 = 10;
+/// WebSocket messages per second per connection.
+pub const WS_PER_SECOND: u32 = 60;
+/// The window of the REST and authentication limits.
+pub const WINDOW: Duration = Duration::from_secs(60);
+
+/// What a limiter says about one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// Allowed; `remaining` more fit now, and the window is wholly free again in `reset_secs`.
+    Allowed {
+        limit: u32,
+        remaining: u32,
+        reset_secs: u64,
+    },
+    /// Refused; the key is blocked for `retry_after_secs` more.
+    Limited { limit: u32, retry_after_secs: u64 },
+}
+
+type Limiter<K, C> = RateLimiter<K, DefaultKeyedStateStore<K>, C, StateInformationMiddleware>;
+
+/// A per-key limit of `limit` events per `window`, with blocking on excess.
+pub struct KeyedLimiter<K: Hash + Eq + Clone, C: Clock = DefaultClock> {
+    limit: u32,
+    window: Duration,
+    limiter: Limiter<K, C>,
+    blocked_until: Mutex<HashMap<K, C::Instant>>,
+    clock: C,
+}
+
+impl<K: Hash + Eq + Clone> KeyedLimiter<K, DefaultClock> {
+    /// `limit` events per `window` on the real clock.
+    pub fn new(limit: u32, window: Duration) -> Self {
+        Self::with_clock(limit, window, DefaultClock::default())
+    }
+}
+
+impl<K: Hash + Eq + Clone, C: Clock + Clone> KeyedLimiter<K, C> {
+    /// `limit` events per `window` on `clock` (tests use a fake clock).
+    pub fn with_clock(limit: u32, window: Duration, clock: C) -> Self {
+        let limit = limit.max(1);
+        let burst = NonZeroU32::new(limit).unwrap_or(NonZeroU32::MIN);
+        // Replenish one event every window/limit, up to a burst of the whole limit: a fresh key may use
+        // the full limit at once, and after that gets it back gradually over one window.
+        let quota = Quota::with_period(window / limit)
+            .unwrap_or_else(|| Quota::per_second(burst))
+            .allow_burst(burst);
+        let limiter: Limiter<K, C> =
+            RateLimiter::new(quota, DefaultKeyedStateStore::default(), clock.clone());
+        Self {
+            limit,
+            window,
+            limiter,
+            blocked_until: Mutex::new(HashMap::new()),
+            clock,
+        }
+    }
+
+    /// Counts one event for `key` and decides.
+    pub fn check(&self, key: &K) -> Decision {
+        let now = self.clock.now();
+        {
+            let mut blocked = self.blocked_until.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(until) = blocked.get(key) {
+                if *until > now {
+                    return Decision::Limited {
+                        limit: self.limit,
+                        retry_after_secs: ceil_secs(until.duration_since(now).into()),
+                    };
+                }
+                blocked.remove(key);
+            }
+        }
+        match self.limiter.check_key(key) {
+            Ok(snapshot) => {
+                let remaining = snapshot.remaining_burst_capacity();
+                let per_event = self.window / self.limit;
+                Decision::Allowed {
+                    limit: self.limit,
+                    remaining,
+                    reset_secs: ceil_secs(per_event * (self.limit - remaining)),
+                }
+            }
+            Err(not_until) => {
+                // Blocked until the window frees, and never for less than one whole window.
+                let frees_in: Duration = not_until.wait_time_from(now);
+                let block = frees_in.max(self.window);
+                let until = now + block.into();
+                self.blocked_until
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(key.clone(), until);
+                Decision::Limited {
+                    limit: self.limit,
+                    retry_after_secs: ceil_secs(block),
+                }
+            }
+        }
+    }
+
+    /// Forgets keys that have been idle long enough to be back at full capacity, and ended blocks.
+    pub fn prune(&self) {
+        self.limiter.retain_recent();
+        self.limiter.shrink_to_fit();
+        let now = self.clock.now();
+        self.blocked_until
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|_, until| *until > now);
+    }
+
+    /// How many keys are tracked (for tests and metrics).
+    pub fn tracked_keys(&self) -> usize {
+        self.limiter.len()
+    }
+}
+
+fn ceil_secs(d: Duration) -> u64 {
+    d.as_secs() + u64::from(d.subsec_nanos() > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use governor::clock::FakeRelativeClock;
+
+    fn limiter(
+        limit: u32,
+    ) -> (
+        KeyedLimiter<&'static str, FakeRelativeClock>,
+        FakeRelativeClock,
+    ) {
+        let clock = FakeRelativeClock::default();
+        (
+            KeyedLimiter::with_clock(limit, WINDOW, clock.clone()),
+            clock,
+        )
+    }
+
+    #[test]
+    fn the_limit_passes_and_the_next_is_refused() {
+        let (l, _) = limiter(100);
+        for i in 0..100 {
+            match l.check(&"a") {
+                Decision::Allowed { remaining, .. } => assert_eq!(remaining, 99 - i),
+                other => panic!("request {} refused: {other:?}", i + 1),
+            }
+        }
+        assert!(matches!(
+            l.check(&"a"),
+            Decision::Limited { limit: 100, .. }
+        ));
+        // Other keys are untouched.
+        assert!(matches!(
+            l.check(&"b"),
+            Decision::Allowed { remaining: 99, .. }
+        ));
+    }
+
+    #[test]
+    fn a_block_lasts_one_whole_window_then_requests_pass() {
+        let (l, clock) = limiter(10);
+        for _ in 0..10 {
+            assert!(matches!(l.check(&"a"), Decision::Allowed { .. }));
+        }
+        assert_eq!(
+            l.check(&"a"),
+            Decision::Limited {
+                limit: 10,
+                retry_after_secs: 60
+            }
+        );
+        // Capacity returns gradually, but the block holds for the whole 60 s.
+        clock.advance(Duration::from_secs(30));
+        assert_eq!(
+            l.check(&"a"),
+            Decision::Limited {
+                limit: 10,
+                retry_after_secs: 30
+            }
+        );
+        clock.advance(Duration::from_millis(29_900));
+        assert!(matches!(
+            l.check(&"a"),
+            Decision::Limited {
+                retry_after_secs: 1,
+                ..
+            }
+        ));
+        clock.advance(Duration::from_millis(100));
+        assert!(matches!(l.check(&"a"), Decision::Allowed { .. }));
+    }
+
+    #[test]
+    fn reset_reports_when_the_window_is_wholly_free() {
+        let (l, _) = limiter(10);
+        assert_eq!(
+            l.check(&"a"),
+            Decision::Allowed {
+                limit: 10,
+                remaining: 9,
+                reset_secs: 6
+            }
+        );
+    }
+
+    #[test]
+    fn idle_keys_are_pruned() {
+        let (l, clock) = limiter(10);
+        for key in ["a", "b", "c"] {
+            l.check(&key);
+        }
+        assert_eq!(l.tracked_keys(), 3);
+        clock.advance(WINDOW);
+        l.prune();
+        assert_eq!(l.tracked_keys(), 0);
+    }
+}
+
+/// The server's limiters.
+pub struct Limits {
+    /// REST requests, per account (or per address when unauthenticated).
+    pub rest: KeyedLimiter<String>,
+    /// Authentication attempts, per address.
+    pub auth: KeyedLimiter<std::net::IpAddr>,
+    /// `DISABLE_RATE_LIMIT` outside production.
+    pub disabled: bool,
+}
+
+impl Limits {
+    /// The limits of specification section 8 over `window`.
+    pub fn new(window: Duration, disabled: bool) -> Self {
+        Self {
+            rest: KeyedLimiter::new(REST_PER_WINDOW, window),
+            auth: KeyedLimiter::new(AUTH_PER_WINDOW, window),
+            disabled,
+        }
+    }
+
+    /// Forgets idle keys (run periodically so memory stays bounded).
+    pub fn prune(&self) {
+        self.rest.prune();
+        self.auth.prune();
+    }
+}
