@@ -1,0 +1,757 @@
+//! The clean in-memory content model and the loader that builds it from a [`ManifestSet`].
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::areas::{self, Area, RawAreasFile};
+use crate::biomes::{self, Biome, RawBiome};
+use crate::common::{
+    AreaId, BiomeId, Ctx, ItemAmount, ItemId, Known, NpcId, Position, PrayerId, QuestId,
+    ResourceId, StationType, StoreId,
+};
+use crate::gathering::{self, GatheringNode, RawGatheringFile};
+use crate::items::{self, Item, RawItem};
+use crate::legacy::{Legacy, LegacyBank, LegacyZone, RawLegacyMob};
+use crate::manifest_set::ManifestSet;
+use crate::model_bounds::{ModelBounds, ModelBoundsManifest};
+use crate::music::MusicTrack;
+use crate::npcs::{self, Npc, RawNpc};
+use crate::parse::parse_file;
+use crate::prayers::{self, Prayer, RawPrayersFile};
+use crate::quests::{self, Quest, RawQuest};
+use crate::recipes::{
+    self, RawCooking, RawCrafting, RawFiremaking, RawRecipeFile, RawRecipes, RawRunecrafting,
+    RawSmithing, RawTanning, Recipe, RecipeKind,
+};
+use crate::report::{Code, Diagnostic, Report, Severity};
+use crate::skill::Skill;
+use crate::skill_unlocks::{self, RawSkillUnlocksFile, SkillUnlock};
+use crate::stations::{RawStationsFile, Station};
+use crate::stores::{self, RawStore, Store};
+use crate::world_config::{self, RawWorldConfig, WorldConfig};
+
+/// Loader options.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Treat every warning as an error.
+    pub strict: bool,
+}
+
+/// All game content, normalised: no spelling variants, timings in ticks, dangling entries removed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Content {
+    /// Items by id.
+    pub items: BTreeMap<ItemId, Item>,
+    /// NPCs and mobs by id.
+    pub npcs: BTreeMap<NpcId, Npc>,
+    /// Stores by id.
+    pub stores: BTreeMap<StoreId, Store>,
+    /// World areas by id.
+    pub areas: BTreeMap<AreaId, Area>,
+    /// Quests by id.
+    pub quests: BTreeMap<QuestId, Quest>,
+    /// Prayers by id.
+    pub prayers: BTreeMap<PrayerId, Prayer>,
+    /// Skill unlocks by skill, sorted by level.
+    pub skill_unlocks: BTreeMap<Skill, Vec<SkillUnlock>>,
+    /// Stations by type.
+    pub stations: BTreeMap<StationType, Station>,
+    /// Gathering nodes by id.
+    pub gathering: BTreeMap<ResourceId, GatheringNode>,
+    /// Every recipe of every kind, in file order.
+    pub recipes: Vec<Recipe>,
+    /// World generation settings and the starter kit.
+    pub world_config: WorldConfig,
+    /// Model bounds by asset path (ids repeat across LOD and backup copies).
+    pub model_bounds: BTreeMap<String, ModelBounds>,
+    /// Biomes by id.
+    pub biomes: BTreeMap<BiomeId, Biome>,
+    /// Music tracks.
+    pub music: Vec<MusicTrack>,
+    /// Legacy files, parsed but unused.
+    pub legacy: Legacy,
+}
+
+/// Where the player appears when no starter town names a spawn point and there are no areas.
+pub const DEFAULT_SPAWN: Position = Position {
+    x: 0.0,
+    y: 0.0,
+    z: 0.0,
+};
+
+impl Content {
+    /// Loads and validates a manifest set; `Err` holds the report when it has errors.
+    pub fn from_files(set: &ManifestSet) -> Result<(Content, Report), Report> {
+        Content::from_files_with(set, LoadOptions::default())
+    }
+
+    /// Like [`Content::from_files`] with options (strict mode turns warnings into errors).
+    pub fn from_files_with(
+        set: &ManifestSet,
+        options: LoadOptions,
+    ) -> Result<(Content, Report), Report> {
+        let (content, mut report) = load(set);
+        if options.strict {
+            report.make_strict();
+        }
+        if report.has_errors() {
+            Err(report)
+        } else {
+            Ok((content, report))
+        }
+    }
+
+    /// One item.
+    pub fn item(&self, id: &str) -> Option<&Item> {
+        self.items.get(id)
+    }
+
+    /// Recipes of one kind.
+    pub fn recipes_of(&self, kind: RecipeKind) -> impl Iterator<Item = &Recipe> {
+        self.recipes.iter().filter(move |r| r.kind == kind)
+    }
+
+    /// Tools for a gathering skill, best first.
+    pub fn tools_for(&self, skill: Skill) -> Vec<&Item> {
+        let mut tools: Vec<&Item> = self
+            .items
+            .values()
+            .filter(|item| item.tool.as_ref().is_some_and(|t| t.skill == skill))
+            .collect();
+        tools.sort_by_key(|item| std::cmp::Reverse(item.tool.as_ref().map_or(0, |t| t.priority)));
+        tools
+    }
+
+    /// Items given to a new character.
+    pub fn starter_kit(&self) -> &[ItemAmount] {
+        &self.world_config.starter_kit
+    }
+
+    /// Where new characters appear: the first starter town's spawn point, else its centre.
+    pub fn spawn_point(&self) -> Position {
+        let mut towns: Vec<&Area> = self
+            .areas
+            .values()
+            .filter(|a| a.group == areas::AreaGroup::StarterTowns)
+            .collect();
+        towns.sort_by_key(|a| a.spawn_point.is_none());
+        match towns.first() {
+            Some(town) => town.spawn_point.unwrap_or_else(|| town.bounds.centre()),
+            None => DEFAULT_SPAWN,
+        }
+    }
+
+    /// The area containing a ground-plane point (the smallest one when areas overlap).
+    pub fn area_at(&self, x: f64, z: f64) -> Option<&Area> {
+        self.areas
+            .values()
+            .filter(|a| a.bounds.contains(x, z))
+            .min_by(|a, b| {
+                let size = |a: &Area| {
+                    (a.bounds.max_x - a.bounds.min_x) * (a.bounds.max_z - a.bounds.min_z)
+                };
+                size(a).total_cmp(&size(b))
+            })
+    }
+}
+
+/// How a manifest path is handled.
+enum FileRole {
+    SplitItems,
+    LegacyItems,
+    Gathering,
+    LegacyResources,
+    Recipes(RecipeKind),
+    Npcs,
+    Stores,
+    Areas,
+    WorldConfig,
+    Biomes,
+    SkillUnlocks,
+    Stations,
+    Quests,
+    Prayers,
+    ModelBounds,
+    Music,
+    Mobs,
+    Banks,
+    Zones,
+    Unknown,
+}
+
+/// Classifies a relative manifest path.
+fn role(path: &str) -> FileRole {
+    if let Some(name) = path.strip_prefix("items/") {
+        return if name.ends_with(".json") && !name.contains('/') {
+            FileRole::SplitItems
+        } else {
+            FileRole::Unknown
+        };
+    }
+    if let Some(name) = path.strip_prefix("gathering/") {
+        return if name.ends_with(".json") && !name.contains('/') {
+            FileRole::Gathering
+        } else {
+            FileRole::Unknown
+        };
+    }
+    if path.starts_with("recipes/") {
+        return RecipeKind::FILES
+            .iter()
+            .find(|(_, file)| *file == path)
+            .map_or(FileRole::Unknown, |(kind, _)| FileRole::Recipes(*kind));
+    }
+    match path {
+        "items.json" => FileRole::LegacyItems,
+        "resources.json" => FileRole::LegacyResources,
+        "npcs.json" => FileRole::Npcs,
+        "stores.json" => FileRole::Stores,
+        "world-areas.json" => FileRole::Areas,
+        "world-config.json" => FileRole::WorldConfig,
+        "biomes.json" => FileRole::Biomes,
+        "skill-unlocks.json" => FileRole::SkillUnlocks,
+        "stations.json" => FileRole::Stations,
+        "quests.json" => FileRole::Quests,
+        "prayers.json" => FileRole::Prayers,
+        "model-bounds.json" => FileRole::ModelBounds,
+        "music.json" => FileRole::Music,
+        "mobs.json" => FileRole::Mobs,
+        "banks.json" => FileRole::Banks,
+        "zones.json" => FileRole::Zones,
+        _ => FileRole::Unknown,
+    }
+}
+
+/// Every file parsed into its raw shape.
+#[derive(Default)]
+struct RawSet {
+    split_items: Vec<(String, Vec<RawItem>)>,
+    legacy_items: Option<Vec<RawItem>>,
+    gathering: Vec<(String, RawGatheringFile)>,
+    legacy_resources: Option<RawGatheringFile>,
+    recipes: Vec<(String, RawRecipes)>,
+    npcs: Option<Vec<RawNpc>>,
+    stores: Option<Vec<RawStore>>,
+    areas: Option<RawAreasFile>,
+    world_config: Option<(RawWorldConfig, serde_json::Value)>,
+    biomes: Option<Vec<RawBiome>>,
+    skill_unlocks: Option<RawSkillUnlocksFile>,
+    stations: Option<RawStationsFile>,
+    quests: Option<BTreeMap<String, RawQuest>>,
+    prayers: Option<RawPrayersFile>,
+    model_bounds: Option<ModelBoundsManifest>,
+    music: Option<Vec<MusicTrack>>,
+    mobs: Option<Vec<RawLegacyMob>>,
+    banks: Option<Vec<LegacyBank>>,
+    zones: Option<Vec<LegacyZone>>,
+}
+
+/// Parses every file of the set.
+fn parse_all(set: &ManifestSet, report: &mut Report) -> RawSet {
+    let mut raw = RawSet::default();
+    for (path, bytes) in &set.files {
+        let p = path.as_str();
+        match role(p) {
+            FileRole::SplitItems => {
+                if let Some(list) = parse_file(p, bytes, report) {
+                    raw.split_items.push((path.clone(), list));
+                }
+            }
+            FileRole::LegacyItems => raw.legacy_items = parse_file(p, bytes, report),
+            FileRole::Gathering => {
+                if let Some(file) = parse_file(p, bytes, report) {
+                    raw.gathering.push((path.clone(), file));
+                }
+            }
+            FileRole::LegacyResources => {
+                raw.legacy_resources = parse_file::<Vec<gathering::RawNode>>(p, bytes, report)
+                    .map(|nodes| RawGatheringFile { nodes });
+            }
+            FileRole::Recipes(kind) => {
+                let parsed = match kind {
+                    RecipeKind::Smithing => {
+                        parse_file::<RawRecipeFile<RawSmithing>>(p, bytes, report)
+                            .map(|f| RawRecipes::Smithing(f.recipes))
+                    }
+                    RecipeKind::Crafting | RecipeKind::Fletching | RecipeKind::Smelting => {
+                        parse_file::<RawRecipeFile<RawCrafting>>(p, bytes, report)
+                            .map(|f| RawRecipes::Crafting(kind, f.recipes))
+                    }
+                    RecipeKind::Cooking => {
+                        parse_file::<RawRecipeFile<RawCooking>>(p, bytes, report)
+                            .map(|f| RawRecipes::Cooking(f.recipes))
+                    }
+                    RecipeKind::Firemaking => {
+                        parse_file::<RawRecipeFile<RawFiremaking>>(p, bytes, report)
+                            .map(|f| RawRecipes::Firemaking(f.recipes))
+                    }
+                    RecipeKind::Runecrafting => {
+                        parse_file::<RawRecipeFile<RawRunecrafting>>(p, bytes, report)
+                            .map(|f| RawRecipes::Runecrafting(f.recipes))
+                    }
+                    RecipeKind::Tanning => {
+                        parse_file::<RawRecipeFile<RawTanning>>(p, bytes, report)
+                            .map(|f| RawRecipes::Tanning(f.recipes))
+                    }
+                };
+                if let Some(parsed) = parsed {
+                    raw.recipes.push((path.clone(), parsed));
+                }
+            }
+            FileRole::Npcs => raw.npcs = parse_file(p, bytes, report),
+            FileRole::Stores => raw.stores = parse_file(p, bytes, report),
+            FileRole::Areas => raw.areas = parse_file(p, bytes, report),
+            FileRole::WorldConfig => {
+                if let Some(config) = parse_file::<RawWorldConfig>(p, bytes, report) {
+                    // The typed parse succeeded, so the bytes are valid JSON.
+                    let value = serde_json::from_slice(bytes).unwrap_or(serde_json::Value::Null);
+                    raw.world_config = Some((config, value));
+                }
+            }
+            FileRole::Biomes => raw.biomes = parse_file(p, bytes, report),
+            FileRole::SkillUnlocks => raw.skill_unlocks = parse_file(p, bytes, report),
+            FileRole::Stations => raw.stations = parse_file(p, bytes, report),
+            FileRole::Quests => raw.quests = parse_file(p, bytes, report),
+            FileRole::Prayers => raw.prayers = parse_file(p, bytes, report),
+            FileRole::ModelBounds => raw.model_bounds = parse_file(p, bytes, report),
+            FileRole::Music => raw.music = parse_file(p, bytes, report),
+            FileRole::Mobs => raw.mobs = parse_file(p, bytes, report),
+            FileRole::Banks => raw.banks = parse_file(p, bytes, report),
+            FileRole::Zones => raw.zones = parse_file(p, bytes, report),
+            FileRole::Unknown => {
+                report.push(Diagnostic::new(
+                    Severity::Warning,
+                    Code::UnknownFile,
+                    p,
+                    "not a manifest of the reference format; ignored",
+                ));
+            }
+        }
+    }
+    raw
+}
+
+/// Records ids of one list, reporting duplicates as errors.
+fn collect_ids<'a>(
+    ids: impl Iterator<Item = (String, &'a str, String)>,
+    set: &mut std::collections::BTreeSet<String>,
+    first_file: &mut BTreeMap<String, String>,
+    report: &mut Report,
+) {
+    for (file, id, field) in ids {
+        if id.trim().is_empty() {
+            continue;
+        }
+        if !set.insert(id.to_string()) {
+            let first = first_file.get(id).cloned().unwrap_or_default();
+            report.push(
+                Diagnostic::new(
+                    Severity::Error,
+                    Code::Duplicate,
+                    &file,
+                    format!("id `{id}` is already defined in {first}"),
+                )
+                .entry(id)
+                .field(field),
+            );
+        } else {
+            first_file.insert(id.to_string(), file);
+        }
+    }
+}
+
+/// The item files in use: the split files, or legacy `items.json` when there are none.
+fn item_files(raw: &RawSet) -> Vec<(String, &Vec<RawItem>)> {
+    if raw.split_items.is_empty() {
+        raw.legacy_items
+            .iter()
+            .map(|list| ("items.json".to_string(), list))
+            .collect()
+    } else {
+        raw.split_items
+            .iter()
+            .map(|(f, l)| (f.clone(), l))
+            .collect()
+    }
+}
+
+/// The gathering files in use: `gathering/*.json`, or legacy `resources.json` when there are none.
+fn gathering_files(raw: &RawSet) -> Vec<(String, &RawGatheringFile)> {
+    if raw.gathering.is_empty() {
+        raw.legacy_resources
+            .iter()
+            .map(|file| ("resources.json".to_string(), file))
+            .collect()
+    } else {
+        raw.gathering.iter().map(|(f, g)| (f.clone(), g)).collect()
+    }
+}
+
+/// Gathers every defined id, reporting duplicates.
+fn known_ids(raw: &RawSet, report: &mut Report) -> Known {
+    let mut known = Known::default();
+    let mut first = BTreeMap::new();
+    for (file, list) in item_files(raw) {
+        let ids = list
+            .iter()
+            .enumerate()
+            .map(|(i, item)| (file.clone(), item.id.as_str(), format!("[{i}].id")));
+        collect_ids(ids, &mut known.items, &mut first, report);
+    }
+    let mut first = BTreeMap::new();
+    for (file, g) in gathering_files(raw) {
+        let ids = g.nodes.iter().enumerate().map(|(i, n)| {
+            (
+                file.clone(),
+                n.id.as_str(),
+                format!("{}.id", node_path(&file, i)),
+            )
+        });
+        collect_ids(ids, &mut known.gathering, &mut first, report);
+    }
+    let mut single =
+        |file: &str, ids: Vec<(&str, String)>, set: &mut std::collections::BTreeSet<String>| {
+            let mut first = BTreeMap::new();
+            collect_ids(
+                ids.into_iter()
+                    .map(|(id, field)| (file.to_string(), id, field)),
+                set,
+                &mut first,
+                report,
+            );
+        };
+    if let Some(list) = &raw.npcs {
+        single(
+            "npcs.json",
+            indexed(list.iter().map(|n| n.id.as_str()), "", "id"),
+            &mut known.npcs,
+        );
+    }
+    if let Some(list) = &raw.stores {
+        single(
+            "stores.json",
+            indexed(list.iter().map(|s| s.id.as_str()), "", "id"),
+            &mut known.stores,
+        );
+    }
+    if let Some(list) = &raw.biomes {
+        single(
+            "biomes.json",
+            indexed(list.iter().map(|b| b.id.as_str()), "", "id"),
+            &mut known.biomes,
+        );
+    }
+    if let Some(file) = &raw.stations {
+        single(
+            "stations.json",
+            indexed(
+                file.stations.iter().map(|s| s.kind.as_str()),
+                "stations",
+                "type",
+            ),
+            &mut known.stations,
+        );
+    }
+    if let Some(file) = &raw.prayers {
+        single(
+            "prayers.json",
+            indexed(file.prayers.iter().map(|p| p.id.as_str()), "prayers", "id"),
+            &mut known.prayers,
+        );
+    }
+    if let Some(map) = &raw.quests {
+        known.quests = map.keys().cloned().collect();
+    }
+    known
+}
+
+/// `[(id, "prefix[i].field")]`.
+fn indexed<'a>(
+    ids: impl Iterator<Item = &'a str>,
+    prefix: &str,
+    field: &str,
+) -> Vec<(&'a str, String)> {
+    ids.enumerate()
+        .map(|(i, id)| (id, format!("{prefix}[{i}].{field}")))
+        .collect()
+}
+
+/// Field path of node `i` of a gathering file: `rocks[i]`, `trees[i]`, `spots[i]`, or `[i]` for
+/// the legacy top-level array.
+fn node_path(file: &str, i: usize) -> String {
+    if file == "resources.json" {
+        format!("[{i}]")
+    } else {
+        format!("{}[{i}]", node_key(file))
+    }
+}
+
+/// The array key a gathering file uses, guessed from its name (for field paths).
+fn node_key(file: &str) -> &'static str {
+    if file.ends_with("mining.json") {
+        "rocks"
+    } else if file.ends_with("woodcutting.json") {
+        "trees"
+    } else if file.ends_with("fishing.json") {
+        "spots"
+    } else {
+        "resources"
+    }
+}
+
+/// Parses, normalises and validates everything; the report may hold errors.
+fn load(set: &ManifestSet) -> (Content, Report) {
+    let mut report = Report::new();
+    if set.is_empty() {
+        report.push(Diagnostic::new(
+            Severity::Error,
+            Code::Missing,
+            "<manifests>",
+            "no manifest files found",
+        ));
+        return (Content::default(), report);
+    }
+    let raw = parse_all(set, &mut report);
+    let known = known_ids(&raw, &mut report);
+    let mut content = Content::default();
+
+    let tool_skills: BTreeMap<String, Skill> = item_files(&raw)
+        .iter()
+        .flat_map(|(_, list)| list.iter())
+        .filter_map(|item| {
+            let skill = Skill::parse(&item.tool.as_ref()?.skill)?;
+            Some((item.id.clone(), skill))
+        })
+        .collect();
+
+    for (file, list) in item_files(&raw) {
+        let mut ctx = Ctx {
+            file: &file,
+            report: &mut report,
+            known: &known,
+        };
+        for (i, rawitem) in list.iter().enumerate() {
+            if content.items.contains_key(&rawitem.id) {
+                continue;
+            }
+            if let Some(item) = items::normalise(rawitem, i, &mut ctx) {
+                content.items.insert(item.id.clone(), item);
+            }
+        }
+    }
+
+    for (file, g) in gathering_files(&raw) {
+        let mut ctx = Ctx {
+            file: &file,
+            report: &mut report,
+            known: &known,
+        };
+        for (i, node) in g.nodes.iter().enumerate() {
+            let path = node_path(&file, i);
+            if content.gathering.contains_key(&node.id) {
+                continue;
+            }
+            let lookup = |id: &str| tool_skills.get(id).copied();
+            if let Some(n) = gathering::normalise(node, &path, &lookup, &mut ctx) {
+                content.gathering.insert(n.id.clone(), n);
+            }
+        }
+    }
+
+    if let Some(list) = &raw.npcs {
+        let mut ctx = Ctx {
+            file: "npcs.json",
+            report: &mut report,
+            known: &known,
+        };
+        for (i, n) in list.iter().enumerate() {
+            if content.npcs.contains_key(&n.id) {
+                continue;
+            }
+            if let Some(npc) = npcs::normalise(n, i, &mut ctx) {
+                content.npcs.insert(npc.id.clone(), npc);
+            }
+        }
+    }
+
+    if let Some(list) = &raw.stores {
+        let mut ctx = Ctx {
+            file: "stores.json",
+            report: &mut report,
+            known: &known,
+        };
+        let values: BTreeMap<&str, u64> = content
+            .items
+            .iter()
+            .map(|(id, item)| (id.as_str(), item.value))
+            .collect();
+        let value_of = |id: &str| values.get(id).copied();
+        for (i, s) in list.iter().enumerate() {
+            if content.stores.contains_key(&s.id) {
+                continue;
+            }
+            if let Some(store) = stores::normalise(s, i, &value_of, &mut ctx) {
+                content.stores.insert(store.id.clone(), store);
+            }
+        }
+    }
+
+    if let Some(list) = &raw.biomes {
+        let mut ctx = Ctx {
+            file: "biomes.json",
+            report: &mut report,
+            known: &known,
+        };
+        for (i, b) in list.iter().enumerate() {
+            if content.biomes.contains_key(&b.id) {
+                continue;
+            }
+            if let Some(biome) = biomes::normalise(b, i, &mut ctx) {
+                content.biomes.insert(biome.id.clone(), biome);
+            }
+        }
+    }
+
+    if let Some(file) = &raw.stations {
+        let mut ctx = Ctx {
+            file: "stations.json",
+            report: &mut report,
+            known: &known,
+        };
+        for (i, s) in file.stations.iter().enumerate() {
+            if !ctx.check_id(&s.kind, &format!("stations[{i}].type"))
+                || content.stations.contains_key(&s.kind)
+            {
+                continue;
+            }
+            if !s.model_scale.is_finite() || s.model_scale <= 0.0 {
+                ctx.invalid(
+                    &s.kind,
+                    &format!("stations[{i}].modelScale"),
+                    "modelScale must be positive",
+                );
+            }
+            content.stations.insert(s.kind.clone(), s.normalise());
+        }
+    }
+
+    if let Some(file) = &raw.prayers {
+        let mut ctx = Ctx {
+            file: "prayers.json",
+            report: &mut report,
+            known: &known,
+        };
+        for (i, p) in file.prayers.iter().enumerate() {
+            if content.prayers.contains_key(&p.id) {
+                continue;
+            }
+            if let Some(prayer) = prayers::normalise(p, i, &mut ctx) {
+                content.prayers.insert(prayer.id.clone(), prayer);
+            }
+        }
+    }
+
+    if let Some(file) = &raw.skill_unlocks {
+        let mut ctx = Ctx {
+            file: "skill-unlocks.json",
+            report: &mut report,
+            known: &known,
+        };
+        content.skill_unlocks = skill_unlocks::normalise(file, &mut ctx);
+    }
+
+    for (file, recipes_raw) in &raw.recipes {
+        let mut ctx = Ctx {
+            file,
+            report: &mut report,
+            known: &known,
+        };
+        content
+            .recipes
+            .extend(recipes::normalise(recipes_raw, &mut ctx));
+    }
+    content.recipes.sort_by_key(|r| r.kind);
+
+    if let Some((config, value)) = &raw.world_config {
+        let mut ctx = Ctx {
+            file: "world-config.json",
+            report: &mut report,
+            known: &known,
+        };
+        content.world_config = world_config::normalise(config, value.clone(), &mut ctx);
+    }
+
+    if let Some(file) = &raw.areas {
+        let mut ctx = Ctx {
+            file: "world-areas.json",
+            report: &mut report,
+            known: &known,
+        };
+        let enabled: std::collections::BTreeSet<String> =
+            content.gathering.keys().cloned().collect();
+        for (group, group_key, key, area) in file.all() {
+            let path = format!("{group_key}.{key}");
+            if content.areas.contains_key(&area.id) {
+                ctx.duplicate(
+                    &area.id,
+                    &format!("{path}.id"),
+                    format!("area `{}` is defined twice", area.id),
+                );
+                continue;
+            }
+            if let Some(a) = areas::normalise(group, &path, key, area, &enabled, &mut ctx) {
+                content.areas.insert(a.id.clone(), a);
+            }
+        }
+    }
+
+    if let Some(map) = &raw.quests {
+        let mut ctx = Ctx {
+            file: "quests.json",
+            report: &mut report,
+            known: &known,
+        };
+        for (key, q) in map {
+            if let Some(quest) = quests::normalise(key, q, &mut ctx) {
+                content.quests.insert(quest.id.clone(), quest);
+            }
+        }
+        quests::cascade(&mut content.quests, &mut ctx);
+    }
+
+    if let Some(manifest) = &raw.model_bounds {
+        let mut ctx = Ctx {
+            file: "model-bounds.json",
+            report: &mut report,
+            known: &known,
+        };
+        for (i, model) in manifest.models.iter().enumerate() {
+            if content.model_bounds.contains_key(&model.asset_path) {
+                ctx.duplicate(
+                    &model.id,
+                    &format!("models[{i}].assetPath"),
+                    format!("asset path `{}` is listed twice", model.asset_path),
+                );
+                continue;
+            }
+            content
+                .model_bounds
+                .insert(model.asset_path.clone(), model.clone());
+        }
+    }
+
+    content.music = raw.music.clone().unwrap_or_default();
+    content.legacy = Legacy {
+        mobs: raw
+            .mobs
+            .iter()
+            .flatten()
+            .map(RawLegacyMob::normalise)
+            .collect(),
+        banks: raw.banks.clone().unwrap_or_default(),
+        zones: raw.zones.clone().unwrap_or_default(),
+    };
+    (content, report)
+}

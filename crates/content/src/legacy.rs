@@ -1,0 +1,158 @@
+//! Legacy files superseded by newer ones: `mobs.json`, `banks.json`, `zones.json`.
+//!
+//! They are parsed (so a malformed copy is reported) and kept for reference, but the game uses
+//! `npcs.json`, NPC services and `world-areas.json` instead, and their references are not checked.
+
+use serde::{Deserialize, Serialize};
+
+use crate::common::Position;
+use crate::ticks::{ms_to_ticks, secs_to_ticks};
+
+/// Legacy content, parsed but not used by the game.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Legacy {
+    /// `mobs.json`.
+    pub mobs: Vec<LegacyMob>,
+    /// `banks.json`.
+    pub banks: Vec<LegacyBank>,
+    /// `zones.json`.
+    pub zones: Vec<LegacyZone>,
+}
+
+/// A mob from `mobs.json` (timings converted to ticks).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LegacyMob {
+    /// Id.
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// Combat level.
+    pub level: u32,
+    /// Hit points.
+    pub health: u32,
+    /// Ticks between attacks (from seconds).
+    pub attack_speed_ticks: u32,
+    /// Ticks to respawn (from milliseconds).
+    pub respawn_ticks: u32,
+    /// XP for a kill.
+    pub xp_reward: f64,
+    /// Old biome names.
+    pub spawn_biomes: Vec<String>,
+}
+
+/// `mobs.json` entry as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct RawLegacyMob {
+    pub id: String,
+    pub name: String,
+    #[serde(default)]
+    pub level: Option<i64>,
+    #[serde(default)]
+    pub health: Option<i64>,
+    /// Seconds.
+    #[serde(default)]
+    pub attack_speed: Option<f64>,
+    /// Milliseconds.
+    #[serde(default)]
+    pub respawn_time: Option<f64>,
+    #[serde(default)]
+    pub xp_reward: Option<f64>,
+    #[serde(default)]
+    pub spawn_biomes: Vec<String>,
+}
+
+impl RawLegacyMob {
+    /// Converts to ticks.
+    pub fn normalise(&self) -> LegacyMob {
+        LegacyMob {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            level: self.level.unwrap_or(1).clamp(1, 1000) as u32,
+            health: self.health.unwrap_or(1).clamp(1, 1_000_000) as u32,
+            attack_speed_ticks: secs_to_ticks(self.attack_speed.unwrap_or(2.4)).max(1),
+            respawn_ticks: ms_to_ticks(self.respawn_time.unwrap_or(0.0)),
+            xp_reward: self.xp_reward.unwrap_or(0.0),
+            spawn_biomes: self.spawn_biomes.clone(),
+        }
+    }
+}
+
+/// A bank from `banks.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LegacyBank {
+    /// Id.
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// Zone and position.
+    pub location: LegacyLocation,
+    /// Shared between characters.
+    #[serde(default)]
+    pub is_shared: bool,
+    /// Slot limit (-1 = unlimited).
+    #[serde(default)]
+    pub max_slots: i64,
+}
+
+/// `location` of a legacy bank.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LegacyLocation {
+    /// Zone id.
+    pub zone: String,
+    /// Position.
+    pub position: Position,
+}
+
+/// A zone from `zones.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LegacyZone {
+    /// Id.
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// Old biome name.
+    #[serde(default)]
+    pub biome: Option<String>,
+    /// `{x, z, width, height}` rectangle.
+    pub bounds: LegacyZoneBounds,
+    /// Difficulty.
+    #[serde(default)]
+    pub difficulty_level: i64,
+    /// Whether it is a town.
+    #[serde(default)]
+    pub is_town: bool,
+    /// Spawn points (`player`, `mob`, `resource`).
+    #[serde(default)]
+    pub spawn_points: Vec<LegacySpawnPoint>,
+}
+
+/// Legacy zone rectangle.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LegacyZoneBounds {
+    /// West edge.
+    pub x: f64,
+    /// South edge.
+    pub z: f64,
+    /// Extent along x.
+    pub width: f64,
+    /// Extent along z.
+    pub height: f64,
+}
+
+/// Legacy spawn point.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LegacySpawnPoint {
+    /// `player`, `mob` or `resource`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Where.
+    pub position: Position,
+    /// Free-form data.
+    #[serde(default)]
+    pub data: serde_json::Value,
+}

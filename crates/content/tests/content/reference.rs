@@ -1,0 +1,761 @@
+//! The real reference corpus loads with warnings only, and exactly these dangling references.
+
+use std::collections::BTreeSet;
+
+use wayfarer_content::{
+    Code, Content, InteractTarget, LoadOptions, ManifestSet, RecipeKind, Severity, Skill,
+    ToolRequirement,
+};
+
+use crate::reference_dir;
+
+/// (file, entry, field, missing id) of every reference to an undefined id in the corpus, worked out
+/// by reading the data independently of the loader.
+const EXPECTED_DANGLING: &[(&str, &str, &str, &str)] = &[
+    (
+        "items/weapons.json",
+        "staff_of_air",
+        "[20].providesInfiniteRunes[0]",
+        "air_rune",
+    ),
+    (
+        "items/weapons.json",
+        "staff_of_earth",
+        "[22].providesInfiniteRunes[0]",
+        "earth_rune",
+    ),
+    (
+        "items/weapons.json",
+        "staff_of_fire",
+        "[23].providesInfiniteRunes[0]",
+        "fire_rune",
+    ),
+    (
+        "items/weapons.json",
+        "staff_of_water",
+        "[21].providesInfiniteRunes[0]",
+        "water_rune",
+    ),
+    (
+        "prayers.json",
+        "burst_of_strength",
+        "prayers[1].conflicts[1]",
+        "ultimate_strength",
+    ),
+    (
+        "prayers.json",
+        "burst_of_strength",
+        "prayers[1].conflicts[2]",
+        "chivalry",
+    ),
+    (
+        "prayers.json",
+        "burst_of_strength",
+        "prayers[1].conflicts[3]",
+        "piety",
+    ),
+    (
+        "prayers.json",
+        "clarity_of_thought",
+        "prayers[2].conflicts[0]",
+        "improved_reflexes",
+    ),
+    (
+        "prayers.json",
+        "clarity_of_thought",
+        "prayers[2].conflicts[1]",
+        "incredible_reflexes",
+    ),
+    (
+        "prayers.json",
+        "clarity_of_thought",
+        "prayers[2].conflicts[2]",
+        "chivalry",
+    ),
+    (
+        "prayers.json",
+        "clarity_of_thought",
+        "prayers[2].conflicts[3]",
+        "piety",
+    ),
+    (
+        "prayers.json",
+        "rock_skin",
+        "prayers[3].conflicts[1]",
+        "steel_skin",
+    ),
+    (
+        "prayers.json",
+        "rock_skin",
+        "prayers[3].conflicts[2]",
+        "chivalry",
+    ),
+    (
+        "prayers.json",
+        "rock_skin",
+        "prayers[3].conflicts[3]",
+        "piety",
+    ),
+    (
+        "prayers.json",
+        "superhuman_strength",
+        "prayers[4].conflicts[1]",
+        "ultimate_strength",
+    ),
+    (
+        "prayers.json",
+        "superhuman_strength",
+        "prayers[4].conflicts[2]",
+        "chivalry",
+    ),
+    (
+        "prayers.json",
+        "superhuman_strength",
+        "prayers[4].conflicts[3]",
+        "piety",
+    ),
+    (
+        "prayers.json",
+        "thick_skin",
+        "prayers[0].conflicts[1]",
+        "steel_skin",
+    ),
+    (
+        "prayers.json",
+        "thick_skin",
+        "prayers[0].conflicts[2]",
+        "chivalry",
+    ),
+    (
+        "prayers.json",
+        "thick_skin",
+        "prayers[0].conflicts[3]",
+        "piety",
+    ),
+    (
+        "quests.json",
+        "crafting_basics",
+        "crafting_basics.stages[0].npcId",
+        "crafting_supplier",
+    ),
+    (
+        "quests.json",
+        "crafting_basics",
+        "crafting_basics.stages[3].npcId",
+        "crafting_supplier",
+    ),
+    (
+        "quests.json",
+        "crafting_basics",
+        "crafting_basics.startNpc",
+        "crafting_supplier",
+    ),
+    (
+        "quests.json",
+        "fletchers_introduction",
+        "fletchers_introduction.stages[0].npcId",
+        "bowyer",
+    ),
+    (
+        "quests.json",
+        "fletchers_introduction",
+        "fletchers_introduction.stages[4].npcId",
+        "bowyer",
+    ),
+    (
+        "quests.json",
+        "fletchers_introduction",
+        "fletchers_introduction.startNpc",
+        "bowyer",
+    ),
+    (
+        "quests.json",
+        "fresh_catch",
+        "fresh_catch.stages[0].npcId",
+        "fisherman_pete",
+    ),
+    (
+        "quests.json",
+        "fresh_catch",
+        "fresh_catch.stages[2].target",
+        "shrimp",
+    ),
+    (
+        "quests.json",
+        "fresh_catch",
+        "fresh_catch.stages[3].npcId",
+        "fisherman_pete",
+    ),
+    (
+        "quests.json",
+        "fresh_catch",
+        "fresh_catch.startNpc",
+        "fisherman_pete",
+    ),
+    (
+        "quests.json",
+        "goblin_slayer",
+        "goblin_slayer.onStart.items[0].itemId",
+        "bronze_shortsword",
+    ),
+    (
+        "quests.json",
+        "goblin_slayer",
+        "goblin_slayer.stages[0].npcId",
+        "captain_rowan",
+    ),
+    (
+        "quests.json",
+        "goblin_slayer",
+        "goblin_slayer.stages[2].npcId",
+        "captain_rowan",
+    ),
+    (
+        "quests.json",
+        "goblin_slayer",
+        "goblin_slayer.startNpc",
+        "captain_rowan",
+    ),
+    (
+        "quests.json",
+        "iron_will",
+        "iron_will.rewards.items[0].itemId",
+        "torvins_promise",
+    ),
+    (
+        "quests.json",
+        "iron_will",
+        "iron_will.rewards.items[1].itemId",
+        "iron_platelegs",
+    ),
+    (
+        "quests.json",
+        "iron_will",
+        "iron_will.stages[0].npcId",
+        "torvin",
+    ),
+    (
+        "quests.json",
+        "iron_will",
+        "iron_will.stages[3].target",
+        "iron_scimitar",
+    ),
+    (
+        "quests.json",
+        "iron_will",
+        "iron_will.stages[4].target",
+        "barbarian",
+    ),
+    (
+        "quests.json",
+        "iron_will",
+        "iron_will.stages[5].npcId",
+        "torvin",
+    ),
+    ("quests.json", "iron_will", "iron_will.startNpc", "torvin"),
+    (
+        "quests.json",
+        "lumberjacks_first_lesson",
+        "lumberjacks_first_lesson.stages[0].npcId",
+        "forester_wilma",
+    ),
+    (
+        "quests.json",
+        "lumberjacks_first_lesson",
+        "lumberjacks_first_lesson.stages[3].npcId",
+        "forester_wilma",
+    ),
+    (
+        "quests.json",
+        "lumberjacks_first_lesson",
+        "lumberjacks_first_lesson.startNpc",
+        "forester_wilma",
+    ),
+    (
+        "quests.json",
+        "roads_run_red",
+        "roads_run_red.onStart.items[0].itemId",
+        "iron_shortsword",
+    ),
+    (
+        "quests.json",
+        "roads_run_red",
+        "roads_run_red.rewards.items[0].itemId",
+        "ironwatch_shield",
+    ),
+    (
+        "quests.json",
+        "roads_run_red",
+        "roads_run_red.stages[0].npcId",
+        "captain_rowan",
+    ),
+    (
+        "quests.json",
+        "roads_run_red",
+        "roads_run_red.stages[1].target",
+        "bandit",
+    ),
+    (
+        "quests.json",
+        "roads_run_red",
+        "roads_run_red.stages[2].npcId",
+        "captain_rowan",
+    ),
+    (
+        "quests.json",
+        "roads_run_red",
+        "roads_run_red.startNpc",
+        "captain_rowan",
+    ),
+    (
+        "quests.json",
+        "rune_mysteries",
+        "rune_mysteries.stages[0].npcId",
+        "wizard_zamorin",
+    ),
+    (
+        "quests.json",
+        "rune_mysteries",
+        "rune_mysteries.stages[2].target",
+        "air_rune",
+    ),
+    (
+        "quests.json",
+        "rune_mysteries",
+        "rune_mysteries.stages[3].npcId",
+        "wizard_zamorin",
+    ),
+    (
+        "quests.json",
+        "rune_mysteries",
+        "rune_mysteries.startNpc",
+        "wizard_zamorin",
+    ),
+    (
+        "quests.json",
+        "torvins_tools",
+        "torvins_tools.stages[0].npcId",
+        "torvin",
+    ),
+    (
+        "quests.json",
+        "torvins_tools",
+        "torvins_tools.stages[4].target",
+        "bronze_shortsword",
+    ),
+    (
+        "quests.json",
+        "torvins_tools",
+        "torvins_tools.stages[7].npcId",
+        "torvin",
+    ),
+    (
+        "quests.json",
+        "torvins_tools",
+        "torvins_tools.startNpc",
+        "torvin",
+    ),
+    (
+        "quests.json",
+        "warchiefs_fury",
+        "warchiefs_fury.rewards.items[0].itemId",
+        "grundars_waraxe",
+    ),
+    (
+        "quests.json",
+        "warchiefs_fury",
+        "warchiefs_fury.rewards.items[1].itemId",
+        "steel_kiteshield",
+    ),
+    (
+        "quests.json",
+        "warchiefs_fury",
+        "warchiefs_fury.stages[0].npcId",
+        "armorer",
+    ),
+    (
+        "quests.json",
+        "warchiefs_fury",
+        "warchiefs_fury.stages[1].target",
+        "barbarian",
+    ),
+    (
+        "quests.json",
+        "warchiefs_fury",
+        "warchiefs_fury.stages[2].target",
+        "barbarian_warchief",
+    ),
+    (
+        "quests.json",
+        "warchiefs_fury",
+        "warchiefs_fury.stages[3].npcId",
+        "armorer",
+    ),
+    (
+        "quests.json",
+        "warchiefs_fury",
+        "warchiefs_fury.startNpc",
+        "armorer",
+    ),
+    (
+        "recipes/runecrafting.json",
+        "air_rune",
+        "recipes[0].runeItemId",
+        "air_rune",
+    ),
+    (
+        "recipes/runecrafting.json",
+        "chaos_rune",
+        "recipes[5].runeItemId",
+        "chaos_rune",
+    ),
+    (
+        "recipes/runecrafting.json",
+        "earth_rune",
+        "recipes[3].runeItemId",
+        "earth_rune",
+    ),
+    (
+        "recipes/runecrafting.json",
+        "fire_rune",
+        "recipes[4].runeItemId",
+        "fire_rune",
+    ),
+    (
+        "recipes/runecrafting.json",
+        "mind_rune",
+        "recipes[1].runeItemId",
+        "mind_rune",
+    ),
+    (
+        "recipes/runecrafting.json",
+        "water_rune",
+        "recipes[2].runeItemId",
+        "water_rune",
+    ),
+    ("stores.json", "central_store", "items[60].itemId", "shrimp"),
+    (
+        "stores.json",
+        "central_store",
+        "items[61].itemId",
+        "anchovies",
+    ),
+    (
+        "stores.json",
+        "central_store",
+        "items[62].itemId",
+        "sardine",
+    ),
+    (
+        "stores.json",
+        "central_store",
+        "items[63].itemId",
+        "herring",
+    ),
+    ("stores.json", "central_store", "items[64].itemId", "trout"),
+    ("stores.json", "central_store", "items[65].itemId", "pike"),
+    ("stores.json", "central_store", "items[66].itemId", "salmon"),
+    ("stores.json", "central_store", "items[67].itemId", "tuna"),
+    (
+        "stores.json",
+        "central_store",
+        "items[68].itemId",
+        "lobster",
+    ),
+    (
+        "stores.json",
+        "central_store",
+        "items[69].itemId",
+        "swordfish",
+    ),
+    (
+        "stores.json",
+        "central_store",
+        "items[70].itemId",
+        "monkfish",
+    ),
+    ("stores.json", "central_store", "items[71].itemId", "shark"),
+    (
+        "world-areas.json",
+        "central_haven",
+        "starterTowns.central_haven.fishing.spotTypes[0]",
+        "fishing_spot_net",
+    ),
+    (
+        "world-areas.json",
+        "central_haven",
+        "starterTowns.central_haven.fishing.spotTypes[1]",
+        "fishing_spot_bait",
+    ),
+    (
+        "world-areas.json",
+        "central_haven",
+        "starterTowns.central_haven.fishing.spotTypes[2]",
+        "fishing_spot_fly",
+    ),
+    (
+        "world-areas.json",
+        "central_haven",
+        "starterTowns.central_haven.fishing.spotTypes[3]",
+        "fishing_spot_cage",
+    ),
+    (
+        "world-areas.json",
+        "central_haven",
+        "starterTowns.central_haven.fishing.spotTypes[4]",
+        "fishing_spot_harpoon",
+    ),
+    (
+        "world-areas.json",
+        "wilderness_test",
+        "level1Areas.wilderness_test.fishing.spotTypes[0]",
+        "fishing_spot_fly",
+    ),
+];
+
+fn load_reference() -> Option<(ManifestSet, Content, wayfarer_content::Report)> {
+    let dir = reference_dir()?;
+    let set = ManifestSet::read_dir(&dir).expect("reference corpus readable");
+    let (content, report) = match Content::from_files(&set) {
+        Ok(loaded) => loaded,
+        Err(report) => panic!("reference corpus must load with warnings only:\n{report}"),
+    };
+    Some((set, content, report))
+}
+
+#[test]
+fn reference_loads_with_warnings_only() {
+    let Some((set, _, report)) = load_reference() else {
+        return;
+    };
+    assert_eq!(set.len(), 29, "every reference file is read");
+    assert_eq!(report.error_count(), 0, "{report}");
+    assert!(report.warning_count() > 0);
+    assert!(report
+        .to_string()
+        .ends_with(&format!("0 errors, {} warnings", report.warning_count())));
+}
+
+#[test]
+fn reference_dangling_references_are_exactly_the_expected_set() {
+    let Some((_, _, report)) = load_reference() else {
+        return;
+    };
+    let actual: BTreeSet<(String, String, String, String)> = report
+        .with_code(Code::UnknownReference)
+        .map(|d| {
+            assert_eq!(d.severity, Severity::Warning);
+            (
+                d.file.clone(),
+                d.entry.clone().expect("entry"),
+                d.field.clone().expect("field"),
+                d.missing.clone().expect("missing id"),
+            )
+        })
+        .collect();
+    let expected: BTreeSet<(String, String, String, String)> = EXPECTED_DANGLING
+        .iter()
+        .map(|(f, e, p, m)| (f.to_string(), e.to_string(), p.to_string(), m.to_string()))
+        .collect();
+    assert_eq!(
+        expected.len(),
+        EXPECTED_DANGLING.len(),
+        "no duplicates in the expectation"
+    );
+    let missed: Vec<_> = expected.difference(&actual).collect();
+    let invented: Vec<_> = actual.difference(&expected).collect();
+    assert!(
+        missed.is_empty() && invented.is_empty(),
+        "missed: {missed:#?}\ninvented: {invented:#?}"
+    );
+    assert_eq!(
+        report.warning_count(),
+        expected.len(),
+        "no other warnings:\n{report}"
+    );
+}
+
+#[test]
+fn reference_fails_in_strict_mode() {
+    let Some((set, _, _)) = load_reference() else {
+        return;
+    };
+    let report =
+        Content::from_files_with(&set, LoadOptions { strict: true }).expect_err("strict fails");
+    assert_eq!(report.error_count(), EXPECTED_DANGLING.len());
+    assert_eq!(report.warning_count(), 0);
+}
+
+#[test]
+fn reference_is_normalised() {
+    let Some((_, content, _)) = load_reference() else {
+        return;
+    };
+    // Items: six split files merged, legacy items.json ignored.
+    assert_eq!(content.items.len(), 167);
+    let hatchet = &content.items["bronze_hatchet"];
+    assert_eq!(
+        hatchet.tool.as_ref().map(|t| (t.skill, t.priority)),
+        Some((Skill::Woodcutting, 1))
+    );
+    assert_eq!(
+        hatchet.weapon.as_ref().map(|w| w.attack_speed_ticks),
+        Some(5)
+    );
+    assert!(
+        !hatchet.stackable,
+        "stackable is absent on tools and defaults to false"
+    );
+    assert_eq!(hatchet.bonuses.attack_melee, 4);
+    let pickaxe = &content.items["rune_pickaxe"];
+    assert_eq!(pickaxe.tool.as_ref().and_then(|t| t.roll_ticks), Some(3));
+    // `defence` in armour requirements and `defense` elsewhere both become Skill::Defense.
+    let gloves = &content.items["leather_gloves"];
+    assert_eq!(gloves.requirements.get(&Skill::Defense), Some(&1));
+    assert_eq!(
+        (gloves.bonuses.defense_slash, gloves.bonuses.defense_ranged),
+        (2, 2)
+    );
+    let fury = &content.items["amulet_of_fury"];
+    assert_eq!(fury.bonuses.defense_magic, 10);
+    assert_eq!(
+        fury.bonuses.defense_stab, 10,
+        "generic `defense` applies to every melee style"
+    );
+    assert_eq!(fury.bonuses.attack_ranged, 10);
+    let staff = &content.items["staff_of_fire"];
+    assert!(
+        staff.provides_infinite_runes.is_empty(),
+        "undefined rune dropped"
+    );
+    assert_eq!(content.items["coins"].max_stack, 2_147_483_647);
+    assert_eq!(content.items["bones"].prayer_xp, Some(5.0));
+    // Gathering: category and item-id tool spellings both mean "any tool of the skill".
+    assert_eq!(
+        content.gathering["ore_copper"].tool,
+        ToolRequirement::AnyForSkill(Skill::Mining)
+    );
+    assert_eq!(
+        content.gathering["tree_oak"].tool,
+        ToolRequirement::AnyForSkill(Skill::Woodcutting)
+    );
+    assert_eq!(content.gathering["ore_runite"].respawn_ticks, 1200);
+    assert_eq!(content.gathering["tree_magic"].yields[0].xp, 250.0);
+    assert_eq!(content.gathering.len(), 15);
+    // NPCs: tick timings, `health` → health stat.
+    let goblin = &content.npcs["goblin"];
+    assert_eq!(goblin.combat.attack_speed_ticks, 4);
+    assert_eq!(goblin.combat.respawn_ticks, 35);
+    assert_eq!(goblin.stats.health, 5);
+    assert_eq!(goblin.drops.len(), 4);
+    assert_eq!(
+        goblin.default_drop.as_ref().map(|d| d.item_id.as_str()),
+        Some("bones")
+    );
+    assert_eq!(content.npcs["bank_clerk"].services, ["bank"]);
+    // Legacy mobs: seconds and milliseconds become ticks.
+    let legacy_goblin = content
+        .legacy
+        .mobs
+        .iter()
+        .find(|m| m.id == "goblin")
+        .expect("legacy goblin");
+    assert_eq!(legacy_goblin.attack_speed_ticks, 3);
+    assert_eq!(legacy_goblin.respawn_ticks, 1500);
+    assert_eq!(content.legacy.banks.len(), 5);
+    assert_eq!(content.legacy.zones.len(), 12);
+    assert_eq!(content.music.len(), 20);
+    // Stores: the 12 cooked-food lines are dropped, the store stays.
+    assert_eq!(content.stores["central_store"].stock.len(), 60);
+    // Recipes: fletching's repeated output gets numbered keys; runecrafting is all dropped.
+    let shafts: Vec<&str> = content
+        .recipes_of(RecipeKind::Fletching)
+        .filter(|r| r.key.starts_with("arrow_shaft"))
+        .map(|r| r.key.as_str())
+        .collect();
+    assert_eq!(
+        shafts,
+        [
+            "arrow_shaft#1",
+            "arrow_shaft#2",
+            "arrow_shaft#3",
+            "arrow_shaft#4",
+            "arrow_shaft#5",
+            "arrow_shaft#6"
+        ]
+    );
+    assert_eq!(content.recipes_of(RecipeKind::Runecrafting).count(), 0);
+    assert_eq!(content.recipes_of(RecipeKind::Smithing).count(), 24);
+    assert_eq!(content.recipes_of(RecipeKind::Crafting).count(), 24);
+    assert_eq!(content.recipes_of(RecipeKind::Tanning).count(), 2);
+    // Quests: every one names an undefined NPC, so all are disabled.
+    assert!(content.quests.is_empty());
+    // Prayers keep only the defined conflicts.
+    assert_eq!(content.prayers["thick_skin"].conflicts, ["rock_skin"]);
+    // Skill unlocks: `defence` key becomes Skill::Defense.
+    assert_eq!(content.skill_unlocks[&Skill::Defense].len(), 10);
+    assert_eq!(
+        content.skill_unlocks.values().map(Vec::len).sum::<usize>(),
+        106
+    );
+    // World.
+    assert_eq!(content.areas.len(), 2);
+    assert!(content.areas["wilderness_test"].pvp);
+    assert!(content.areas["central_haven"].safe_zone);
+    assert!(content.areas["central_haven"]
+        .fishing
+        .as_ref()
+        .is_some_and(|f| f.spot_types.is_empty()));
+    assert_eq!(
+        content.spawn_point(),
+        wayfarer_content::Position {
+            x: 0.0,
+            y: 0.0,
+            z: 0.0
+        }
+    );
+    assert_eq!(
+        content.world_config.terrain.as_ref().map(|t| t.seed),
+        Some(12345)
+    );
+    assert_eq!(content.world_config.biome_distribution.len(), 8);
+    assert_eq!(content.biomes.len(), 8);
+    assert_eq!(content.stations["furnace"].model_scale, 1.5);
+    // Model bounds: 150 entries keyed by asset path although ids repeat.
+    assert_eq!(content.model_bounds.len(), 150);
+    let ids: BTreeSet<&str> = content
+        .model_bounds
+        .values()
+        .map(|m| m.id.as_str())
+        .collect();
+    assert_eq!(ids.len(), 104);
+    let _ = InteractTarget::Fire;
+}
+
+#[test]
+fn quest_escapes_decode_and_quests_load_once_their_npcs_exist() {
+    let Some(dir) = reference_dir() else { return };
+    let mut set = ManifestSet::read_dir(&dir).expect("readable");
+    // Define the missing NPCs and items so the first quest becomes loadable.
+    let mut npcs: serde_json::Value =
+        serde_json::from_slice(set.get("npcs.json").unwrap()).unwrap();
+    let list = npcs.as_array_mut().unwrap();
+    list.push(serde_json::json!({"id": "captain_rowan", "name": "Captain Rowan"}));
+    set.insert("npcs.json", serde_json::to_vec(&npcs).unwrap());
+    let mut misc: serde_json::Value =
+        serde_json::from_slice(set.get("items/misc.json").unwrap()).unwrap();
+    misc.as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"id": "bronze_shortsword", "name": "Bronze Shortsword", "type": "weapon", "value": 30}));
+    set.insert("items/misc.json", serde_json::to_vec(&misc).unwrap());
+    let (content, report) = Content::from_files(&set).expect("loads");
+    let quest = &content.quests["goblin_slayer"];
+    assert!(
+        quest.description.contains('\u{2014}'),
+        "{}",
+        quest.description
+    );
+    assert_eq!(quest.stages.len(), 3);
+    assert_eq!(content.quests.len(), 1, "{report}");
+    assert!(report.with_code(Code::DisabledReference).next().is_none());
+}
