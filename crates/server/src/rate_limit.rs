@@ -138,6 +138,33 @@ fn ceil_secs(d: Duration) -> u64 {
     d.as_secs() + u64::from(d.subsec_nanos() > 0)
 }
 
+/// The server's limiters.
+pub struct Limits {
+    /// REST requests, per account (or per address when unauthenticated).
+    pub rest: KeyedLimiter<String>,
+    /// Authentication attempts, per address.
+    pub auth: KeyedLimiter<std::net::IpAddr>,
+    /// `DISABLE_RATE_LIMIT` outside production.
+    pub disabled: bool,
+}
+
+impl Limits {
+    /// The limits of specification section 8 over `window`.
+    pub fn new(window: Duration, disabled: bool) -> Self {
+        Self {
+            rest: KeyedLimiter::new(REST_PER_WINDOW, window),
+            auth: KeyedLimiter::new(AUTH_PER_WINDOW, window),
+            disabled,
+        }
+    }
+
+    /// Forgets idle keys (run periodically so memory stays bounded).
+    pub fn prune(&self) {
+        self.rest.prune();
+        self.auth.prune();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,32 +260,5 @@ mod tests {
         clock.advance(WINDOW);
         l.prune();
         assert_eq!(l.tracked_keys(), 0);
-    }
-}
-
-/// The server's limiters.
-pub struct Limits {
-    /// REST requests, per account (or per address when unauthenticated).
-    pub rest: KeyedLimiter<String>,
-    /// Authentication attempts, per address.
-    pub auth: KeyedLimiter<std::net::IpAddr>,
-    /// `DISABLE_RATE_LIMIT` outside production.
-    pub disabled: bool,
-}
-
-impl Limits {
-    /// The limits of specification section 8 over `window`.
-    pub fn new(window: Duration, disabled: bool) -> Self {
-        Self {
-            rest: KeyedLimiter::new(REST_PER_WINDOW, window),
-            auth: KeyedLimiter::new(AUTH_PER_WINDOW, window),
-            disabled,
-        }
-    }
-
-    /// Forgets idle keys (run periodically so memory stays bounded).
-    pub fn prune(&self) {
-        self.rest.prune();
-        self.auth.prune();
     }
 }

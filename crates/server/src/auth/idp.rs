@@ -58,7 +58,7 @@ impl IdpVerifier {
         let app_id = config.public_idp_app_id.clone().unwrap_or_default();
         let mut validation = Validation::new(Algorithm::ES256);
         validation.set_audience(&[app_id]);
-        validation.set_issuer(&[config.idp_issuer.clone()]);
+        validation.set_issuer(std::slice::from_ref(&config.idp_issuer));
         validation.set_required_spec_claims(&["exp", "sub", "aud", "iss"]);
         validation.leeway = LEEWAY_SECS;
         validation.validate_nbf = true;

@@ -41,7 +41,11 @@ async fn apply(decision: Decision, request: Request, next: Next) -> Response {
             reset_secs,
         } => {
             let mut response = next.run(request).await;
-            set_headers(response.headers_mut(), limit, remaining, reset_secs);
+            // Where two limits apply (authentication routes are REST routes too), the inner, stricter
+            // one has already set its figures; keep them.
+            if !response.headers().contains_key("ratelimit-limit") {
+                set_headers(response.headers_mut(), limit, remaining, reset_secs);
+            }
             response
         }
         Decision::Limited {

@@ -2,11 +2,13 @@
 
 mod support;
 
+mod auth;
 mod config_errors;
 mod cors;
 mod errors;
 mod health;
 mod local_postgres;
+mod rate_limits;
 mod restart;
 mod shutdown;
 mod status_faults;
