@@ -509,7 +509,10 @@ impl Revalidator {
 /// What the CDN answered for one file.
 enum Fetched {
     /// 200.
-    Body { bytes: Vec<u8>, etag: Option<String> },
+    Body {
+        bytes: Vec<u8>,
+        etag: Option<String>,
+    },
     /// 304 to a conditional request.
     NotModified,
     /// 404 or 410.
@@ -546,7 +549,10 @@ async fn get_file(
         url: url.to_string(),
         reason: describe_request(&err),
     };
-    let mut response = request.send().await.map_err(|err| request_error(err, &url))?;
+    let mut response = request
+        .send()
+        .await
+        .map_err(|err| request_error(err, &url))?;
     let status = response.status();
     let fetched = match status {
         StatusCode::OK => {
@@ -762,10 +768,8 @@ mod tests {
     use super::*;
 
     fn temp_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!(
-            "wayfarer-cdn-unit-{}-{name}",
-            std::process::id()
-        ));
+        let dir =
+            std::env::temp_dir().join(format!("wayfarer-cdn-unit-{}-{name}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).unwrap();
         dir

@@ -1,0 +1,413 @@
+//! WebSocket messages (CONTRACT.md section 3): one JSON object per text frame,
+//! `{"type": "<event name>", "data": {…}, "ref"?: string|number}`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::Skill;
+
+/// Largest accepted text frame.
+pub const MAX_FRAME_BYTES: usize = 16 * 1024;
+/// Longest chat text, in characters, after trimming.
+pub const MAX_CHAT_CHARS: usize = 200;
+/// Farthest a single move may target, in tiles (Chebyshev).
+pub const MAX_MOVE_TILES: i32 = 200;
+
+/// Error codes that only occur on the WebSocket.
+pub mod codes {
+    pub const INVALID_MESSAGE: &str = "invalid_message";
+    pub const UNKNOWN_TYPE: &str = "unknown_type";
+    pub const MESSAGE_TOO_LARGE: &str = "message_too_large";
+    pub const RATE_LIMITED: &str = "rate_limited";
+    pub const MOVE_TOO_FAR: &str = "move_too_far";
+    pub const INVALID_TEXT: &str = "invalid_text";
+    pub const PLAYER_OFFLINE: &str = "player_offline";
+    pub const IGNORED: &str = "ignored";
+    pub const FORBIDDEN: &str = "forbidden";
+    pub const UNKNOWN_COMMAND: &str = "unknown_command";
+    pub const INVALID_TARGET: &str = "invalid_target";
+}
+
+/// A tile on the ground plane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct TilePos {
+    pub x: i32,
+    pub z: i32,
+}
+
+/// A world position; y is height.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct WorldPos {
+    pub x: f64,
+    pub y: f64,
+    pub z: f64,
+}
+
+/// The envelope of a client frame, before its data is read.
+#[derive(Debug, Deserialize)]
+pub struct Envelope {
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(default)]
+    pub data: Value,
+    #[serde(default, rename = "ref")]
+    pub reference: Option<Value>,
+}
+
+/// `player:move`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoveRequest {
+    pub x: i32,
+    pub z: i32,
+    #[serde(default)]
+    pub run: bool,
+}
+
+/// Chat channels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChatChannel {
+    Local,
+    Global,
+    Private,
+    System,
+}
+
+/// `player:chat`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct ChatRequest {
+    pub text: String,
+    #[serde(default)]
+    pub channel: Option<ChatChannel>,
+    #[serde(default)]
+    pub to: Option<String>,
+}
+
+/// `player:action` (the actions of CONTRACT.md section 3).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ActionRequest {
+    pub action: String,
+    #[serde(default)]
+    pub target_id: Option<String>,
+    #[serde(default)]
+    pub slot: Option<Value>,
+    #[serde(default)]
+    pub item_id: Option<String>,
+    #[serde(default)]
+    pub style: Option<String>,
+}
+
+/// A message from a client, its data already checked against the event's shape.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClientMessage {
+    Move(MoveRequest),
+    Chat(ChatRequest),
+    Action(ActionRequest),
+    /// `player:sync` with empty data: the client asks for its full state.
+    Sync,
+}
+
+/// Why a frame could not be read; `code` is the wire error code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl ClientMessage {
+    /// Reads one text frame: malformed JSON or a wrong field type is `invalid_message`, an event name
+    /// we do not know is `unknown_type`. The `ref` comes back even when the data is bad, for echoing.
+    pub fn parse(frame: &str) -> (Result<ClientMessage, ParseError>, Option<Value>) {
+        let envelope: Envelope = match serde_json::from_str(frame) {
+            Ok(e) => e,
+            Err(err) => {
+                // Try to recover the ref of a frame whose envelope is the problem.
+                let reference = serde_json::from_str::<Value>(frame)
+                    .ok()
+                    .and_then(|v| v.get("ref").cloned())
+                    .filter(valid_ref);
+                return (
+                    Err(ParseError {
+                        code: codes::INVALID_MESSAGE,
+                        message: format!("not a message envelope: {err}"),
+                    }),
+                    reference,
+                );
+            }
+        };
+        let reference = envelope.reference.clone().filter(valid_ref);
+        (Self::from_envelope(envelope), reference)
+    }
+
+    fn from_envelope(envelope: Envelope) -> Result<ClientMessage, ParseError> {
+        fn data<T: serde::de::DeserializeOwned>(kind: &str, data: Value) -> Result<T, ParseError> {
+            let data = if data.is_null() {
+                Value::Object(Default::default())
+            } else {
+                data
+            };
+            serde_json::from_value(data).map_err(|err| ParseError {
+                code: codes::INVALID_MESSAGE,
+                message: format!("bad data for {kind}: {err}"),
+            })
+        }
+        let kind = envelope.kind.as_str();
+        match kind {
+            "player:move" => data(kind, envelope.data).map(ClientMessage::Move),
+            "player:chat" => data(kind, envelope.data).map(ClientMessage::Chat),
+            "player:action" => data(kind, envelope.data).map(ClientMessage::Action),
+            "player:sync" => Ok(ClientMessage::Sync),
+            other => Err(ParseError {
+                code: codes::UNKNOWN_TYPE,
+                message: format!("unknown message type {other:?}"),
+            }),
+        }
+    }
+}
+
+/// A `ref` may be a string or a number.
+fn valid_ref(v: &Value) -> bool {
+    v.is_string() || v.is_number()
+}
+
+/// What kind of thing an entity is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum EntityKind {
+    Player,
+    Npc,
+    Resource,
+    GroundItem,
+}
+
+/// An entity as a client first sees it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Entity {
+    pub id: String,
+    pub kind: EntityKind,
+    pub x: i32,
+    pub z: i32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub health: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_health: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub item_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quantity: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depleted: Option<bool>,
+    /// The NPC or resource definition id from content.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub type_id: Option<String>,
+}
+
+/// An entity that moved to a new tile.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Moved {
+    pub id: String,
+    pub x: i32,
+    pub z: i32,
+}
+
+/// Fields of an entity that changed (only those present).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Changed {
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub health: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_health: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quantity: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depleted: Option<bool>,
+}
+
+/// `world:update`: what changed within the receiver's view this tick.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct WorldUpdate {
+    pub tick: u64,
+    pub added: Vec<Entity>,
+    pub moved: Vec<Moved>,
+    pub changed: Vec<Changed>,
+    pub removed: Vec<String>,
+}
+
+impl WorldUpdate {
+    /// Nothing to tell: no message is sent.
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty()
+            && self.moved.is_empty()
+            && self.changed.is_empty()
+            && self.removed.is_empty()
+    }
+}
+
+/// A skill's level and XP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkillState {
+    pub level: i64,
+    pub xp: i64,
+}
+
+/// One occupied inventory slot.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InventorySlot {
+    pub slot: u8,
+    pub item_id: String,
+    pub name: String,
+    pub quantity: i64,
+}
+
+/// A worn item.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EquippedItem {
+    pub item_id: String,
+    pub quantity: i64,
+}
+
+/// The Player shape of CONTRACT.md section 2 (REST and `player:sync`, which adds `tile`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Player {
+    pub id: String,
+    pub account_id: String,
+    pub name: String,
+    pub combat_level: i64,
+    pub health: i64,
+    pub max_health: i64,
+    pub coins: i64,
+    pub position: WorldPos,
+    pub skills: BTreeMap<Skill, SkillState>,
+    pub inventory: Vec<InventorySlot>,
+    pub equipment: BTreeMap<String, EquippedItem>,
+    pub online: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tile: Option<TilePos>,
+}
+
+/// `chat:message`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChatMessage {
+    pub channel: ChatChannel,
+    pub from_id: String,
+    pub from_name: String,
+    pub text: String,
+    pub ts: i64,
+}
+
+/// `error`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorMessage {
+    pub code: String,
+    pub message: String,
+    #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub reference: Option<Value>,
+}
+
+/// A message to a client.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "data")]
+pub enum ServerMessage {
+    #[serde(rename = "player:sync")]
+    PlayerSync(Box<Player>),
+    #[serde(rename = "world:update")]
+    WorldUpdate(WorldUpdate),
+    #[serde(rename = "chat:message")]
+    Chat(ChatMessage),
+    #[serde(rename = "error")]
+    Error(ErrorMessage),
+}
+
+impl ServerMessage {
+    /// An `error` with an optional echoed `ref`.
+    pub fn error(code: &str, message: impl Into<String>, reference: Option<Value>) -> Self {
+        ServerMessage::Error(ErrorMessage {
+            code: code.to_owned(),
+            message: message.into(),
+            reference,
+        })
+    }
+
+    /// The frame text.
+    pub fn to_json(&self) -> String {
+        // Serialising these plain data types cannot fail (no maps with non-string keys, no I/O).
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn frames_parse_with_their_ref() {
+        let (msg, r) = ClientMessage::parse(
+            r#"{"type":"player:move","data":{"x":3,"z":-4,"run":true},"ref":7}"#,
+        );
+        assert_eq!(
+            msg.unwrap(),
+            ClientMessage::Move(MoveRequest {
+                x: 3,
+                z: -4,
+                run: true
+            })
+        );
+        assert_eq!(r, Some(json!(7)));
+        let (msg, _) = ClientMessage::parse(r#"{"type":"player:sync"}"#);
+        assert_eq!(msg.unwrap(), ClientMessage::Sync);
+    }
+
+    #[test]
+    fn bad_frames_get_the_right_code() {
+        let (msg, r) = ClientMessage::parse("not json");
+        assert_eq!(msg.unwrap_err().code, codes::INVALID_MESSAGE);
+        assert_eq!(r, None);
+        let (msg, r) = ClientMessage::parse(r#"{"type":"fly","data":{},"ref":"a"}"#);
+        assert_eq!(msg.unwrap_err().code, codes::UNKNOWN_TYPE);
+        assert_eq!(r, Some(json!("a")));
+        let (msg, r) =
+            ClientMessage::parse(r#"{"type":"player:move","data":{"x":"3","z":1},"ref":"b"}"#);
+        assert_eq!(msg.unwrap_err().code, codes::INVALID_MESSAGE);
+        assert_eq!(r, Some(json!("b")));
+        let (msg, r) = ClientMessage::parse(r#"{"data":{},"ref":1}"#);
+        assert_eq!(msg.unwrap_err().code, codes::INVALID_MESSAGE);
+        assert_eq!(r, Some(json!(1)));
+    }
+
+    #[test]
+    fn server_messages_use_the_envelope() {
+        let text = ServerMessage::error("move_too_far", "too far", Some(json!("r1"))).to_json();
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            v,
+            json!({"type":"error","data":{"code":"move_too_far","message":"too far","ref":"r1"}})
+        );
+        let update = ServerMessage::WorldUpdate(WorldUpdate {
+            tick: 5,
+            ..Default::default()
+        });
+        let v: Value = serde_json::from_str(&update.to_json()).unwrap();
+        assert_eq!(
+            v,
+            json!({"type":"world:update","data":{"tick":5,"added":[],"moved":[],"changed":[],"removed":[]}})
+        );
+    }
+}
