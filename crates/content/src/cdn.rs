@@ -390,15 +390,20 @@ impl Revalidator {
     pub async fn check(&mut self, current: &ManifestSet) -> Result<Option<Update>, CheckError> {
         let mut paths: BTreeSet<&str> = MANIFEST_FILES.into_iter().collect();
         paths.extend(current.paths());
-        let requests = paths.into_iter().map(|path| {
-            // Conditional only when the running set really has the file the ETag describes.
-            let etag = if current.contains(path) {
-                self.validators.get(path)
-            } else {
-                None
-            };
-            get_file(&self.client, &self.base, path, etag)
-        });
+        // Collected first so the future holds no closure: a closure here makes the future not `Send`
+        // for every lifetime, and it could not run in a spawned task.
+        let requests: Vec<_> = paths
+            .into_iter()
+            .map(|path| {
+                // Conditional only when the running set really has the file the ETag describes.
+                let etag = if current.contains(path) {
+                    self.validators.get(path)
+                } else {
+                    None
+                };
+                get_file(&self.client, &self.base, path, etag)
+            })
+            .collect();
         let answers: Vec<(String, Fetched)> = stream::iter(requests)
             .buffer_unordered(CONCURRENT_REQUESTS)
             .try_collect()
@@ -598,14 +603,14 @@ async fn fetch_startup_set(
     timeout: Duration,
 ) -> Result<(ManifestSet, Validators), FetchError> {
     let client = client(timeout)?;
-    let answers: Vec<(String, Fetched)> = stream::iter(
-        MANIFEST_FILES
-            .iter()
-            .map(|path| get_file(&client, base, path, None)),
-    )
-    .buffer_unordered(CONCURRENT_REQUESTS)
-    .try_collect()
-    .await?;
+    let requests: Vec<_> = MANIFEST_FILES
+        .iter()
+        .map(|path| get_file(&client, base, path, None))
+        .collect();
+    let answers: Vec<(String, Fetched)> = stream::iter(requests)
+        .buffer_unordered(CONCURRENT_REQUESTS)
+        .try_collect()
+        .await?;
     let mut set = ManifestSet::new();
     let mut validators = Validators::default();
     for (path, answer) in answers {

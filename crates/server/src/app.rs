@@ -13,6 +13,7 @@ use wayfarer_store::Store;
 
 use crate::auth::AuthService;
 use crate::config::{Config, NodeEnv};
+use crate::content_state::ContentHolder;
 use crate::http::{self, cors::OriginPolicy};
 use crate::rate_limit::Limits;
 use crate::world_thread::{TickSnapshot, TickStats};
@@ -29,6 +30,7 @@ pub struct AppState {
     pub started: Instant,
     pub auth: Arc<AuthService>,
     pub limits: Arc<Limits>,
+    pub content: Arc<ContentHolder>,
 }
 
 /// The HTTP side's read-only view of the world thread.
@@ -64,6 +66,11 @@ pub fn router(state: AppState) -> Router {
         .route("/api/admin/ban", post(routes::admin::ban))
         .route("/api/admin/unban", post(routes::admin::unban))
         .route("/api/voice/token", post(routes::voice::token))
+        .route(
+            "/api/data/skill-unlocks",
+            get(routes::content::skill_unlocks),
+        )
+        .route("/api/v1/world/areas", get(routes::content::world_areas))
         .merge(auth_routes)
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
@@ -73,6 +80,7 @@ pub fn router(state: AppState) -> Router {
         .route("/health", get(http::health::health))
         .route("/status", get(http::health::status))
         .route("/metrics", get(http::metrics::render))
+        .route("/manifests/{*file}", get(routes::content::manifest))
         .merge(api);
     if state.config.node_env == NodeEnv::Test {
         routes = routes.merge(http::test_hooks::routes());

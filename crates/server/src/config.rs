@@ -87,6 +87,8 @@ pub struct Config {
     pub trusted_proxies: crate::client_addr::TrustedProxies,
     /// The REST and authentication rate-limit window (60 s; `RATE_LIMIT_WINDOW_SECS` in test mode only).
     pub rate_limit_window_secs: u64,
+    /// How often the CDN's manifests are revalidated (`MANIFEST_REFRESH_SECONDS`, default 300).
+    pub manifest_refresh_secs: u64,
 }
 
 /// Shortest `JWT_SECRET` accepted in production (CONTRACT.md section 4).
@@ -249,6 +251,7 @@ impl Config {
             },
             trusted_proxies,
             rate_limit_window_secs,
+            manifest_refresh_secs: positive_integer(&get, "MANIFEST_REFRESH_SECONDS", 300)?,
             port,
             host: get("HOST").unwrap_or_else(|| "0.0.0.0".into()),
             node_env,
@@ -348,6 +351,10 @@ impl Config {
             ("IDP_JWKS_URL", opt(&self.idp_jwks_url)),
             ("IDP_ISSUER", self.idp_issuer.clone()),
             ("TRUSTED_PROXIES", format!("{:?}", self.trusted_proxies)),
+            (
+                "MANIFEST_REFRESH_SECONDS",
+                self.manifest_refresh_secs.to_string(),
+            ),
         ];
         for (name, value) in &mut out {
             if SECRET_VARIABLES.contains(name) && value != "(unset)" {

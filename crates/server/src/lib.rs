@@ -5,6 +5,8 @@ pub mod app;
 pub mod auth;
 pub mod client_addr;
 pub mod config;
+pub mod content_state;
+pub mod content_sync;
 pub mod http;
 pub mod local_postgres;
 pub mod rate_limit;

@@ -15,6 +15,7 @@ use crate::auth::idp::IdpVerifier;
 use crate::auth::tokens::ServerTokens;
 use crate::auth::AuthService;
 use crate::config::Config;
+use crate::content_state::ContentHolder;
 use crate::local_postgres::LocalPostgres;
 use crate::rate_limit::Limits;
 use crate::world_thread::WorldThread;
@@ -90,6 +91,17 @@ impl RunningServer {
             config.rate_limits_disabled(),
         ));
 
+        let (active, content_options, validators) = crate::content_sync::load(&config).await;
+        let (content_updates, _content_rx) = tokio::sync::watch::channel(active.content.clone());
+        let content = Arc::new(ContentHolder::new(active));
+        let refresher = tokio::spawn(crate::content_sync::refresh_loop(
+            content_options,
+            validators,
+            content.clone(),
+            content_updates,
+            Duration::from_secs(config.manifest_refresh_secs),
+        ));
+
         let world = WorldThread::spawn(World::new(), Duration::from_millis(config.tick_ms))
             .context("cannot start the world thread")?;
 
@@ -105,6 +117,7 @@ impl RunningServer {
             started,
             auth,
             limits: limits.clone(),
+            content,
         };
         // Idle rate-limit keys are forgotten once a window so memory stays bounded.
         let pruner = tokio::spawn(async move {
@@ -145,6 +158,7 @@ impl RunningServer {
                 }
             }
             pruner.abort();
+            refresher.abort();
             // Joining the world thread waits at most for the tick in progress.
             if let Ok(Some(world)) = tokio::task::spawn_blocking(move || world.stop()).await {
                 tracing::info!(tick = world.tick_number(), "world stopped");

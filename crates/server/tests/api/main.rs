@@ -4,6 +4,7 @@ mod support;
 
 mod auth;
 mod config_errors;
+mod content;
 mod cors;
 mod errors;
 mod health;

@@ -1,0 +1,97 @@
+//! The content the server runs now: the manifest files (served at `/manifests/<file>`), the loaded
+//! model, and the ready-made public answers derived from it, each with a strong ETag. Replaced whole
+//! when the CDN delivers a valid new version; readers clone an `Arc` and never hold the lock.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, RwLock};
+
+use sha2::{Digest, Sha256};
+use wayfarer_content::{Content, ManifestSet, Origin};
+
+/// A response body with its strong entity tag.
+#[derive(Debug, Clone)]
+pub struct Tagged {
+    pub body: Arc<[u8]>,
+    /// Quoted, as sent in the `ETag` header.
+    pub etag: String,
+}
+
+impl Tagged {
+    /// Tags `body` with a digest of its bytes (a strong validator: equal tags mean equal bytes).
+    pub fn new(body: Vec<u8>) -> Tagged {
+        let digest = Sha256::digest(&body);
+        let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+        Tagged {
+            body: body.into(),
+            etag: format!("\"{hex}\""),
+        }
+    }
+}
+
+/// One version of the content.
+pub struct ActiveContent {
+    /// The manifest files as loaded (what the CDN revalidation compares against).
+    pub set: ManifestSet,
+    pub content: Arc<Content>,
+    pub origin: Origin,
+    pub files: BTreeMap<String, Tagged>,
+    /// `GET /api/data/skill-unlocks`.
+    pub skill_unlocks: Tagged,
+    /// `GET /api/v1/world/areas`.
+    pub areas: Tagged,
+}
+
+impl ActiveContent {
+    /// Prepares everything served from `set` and its loaded `content`.
+    pub fn new(set: &ManifestSet, content: Content, origin: Origin) -> ActiveContent {
+        let files = set
+            .files
+            .iter()
+            .map(|(path, bytes)| (path.clone(), Tagged::new(bytes.clone())))
+            .collect();
+        // Serialising the loaded model cannot fail: plain data with string keys.
+        let skill_unlocks =
+            Tagged::new(serde_json::to_vec(&content.skill_unlocks).unwrap_or_default());
+        let areas = Tagged::new(
+            serde_json::to_vec(&serde_json::json!({
+                "areas": content.areas.values().collect::<Vec<_>>()
+            }))
+            .unwrap_or_default(),
+        );
+        ActiveContent {
+            set: set.clone(),
+            content: Arc::new(content),
+            origin,
+            files,
+            skill_unlocks,
+            areas,
+        }
+    }
+}
+
+/// The current content, swapped atomically.
+pub struct ContentHolder {
+    current: RwLock<Arc<ActiveContent>>,
+}
+
+impl ContentHolder {
+    /// Holds `initial`.
+    pub fn new(initial: ActiveContent) -> Self {
+        Self {
+            current: RwLock::new(Arc::new(initial)),
+        }
+    }
+
+    /// The content now (a cheap clone; the lock is held only for the clone).
+    pub fn get(&self) -> Arc<ActiveContent> {
+        self.current
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Makes `next` the current content.
+    pub fn replace(&self, next: ActiveContent) {
+        *self.current.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(next);
+    }
+}

@@ -1,0 +1,102 @@
+//! Content sources at start (CDN, cache, bundled) and the periodic CDN revalidation that swaps a valid
+//! new version in live.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::watch;
+use wayfarer_content::{load_at_startup, CheckError, Content, Revalidator, StartupOptions};
+
+use crate::config::{Config, NodeEnv};
+use crate::content_state::{ActiveContent, ContentHolder};
+
+/// Where downloaded manifests are cached, under the world directory.
+pub const CACHE_DIR: &str = "manifests-cache";
+
+/// Loads the content to start with; never fails (the bundled content is the last resort).
+pub async fn load(
+    config: &Config,
+) -> (ActiveContent, StartupOptions, wayfarer_content::Validators) {
+    let options = StartupOptions::new(
+        config.public_cdn_url.clone(),
+        config.world_dir.join(CACHE_DIR),
+        // Production and test always fetch; development uses a cache it already has.
+        config.node_env != NodeEnv::Development,
+    );
+    let loaded = load_at_startup(options.clone()).await;
+    tracing::info!(
+        origin = %loaded.origin,
+        files = loaded.set.len(),
+        items = loaded.content.items.len(),
+        npcs = loaded.content.npcs.len(),
+        areas = loaded.content.areas.len(),
+        warnings = loaded.report.diagnostics.len(),
+        "content loaded"
+    );
+    for diagnostic in &loaded.report.diagnostics {
+        tracing::debug!(%diagnostic, "content diagnostic");
+    }
+    let active = ActiveContent::new(&loaded.set, loaded.content, loaded.origin);
+    (active, options, loaded.validators)
+}
+
+/// Revalidates against the CDN every `period`; a changed, valid set replaces the holder's content and
+/// is announced on `updates` (the world thread applies it at a tick boundary). Runs until aborted.
+pub async fn refresh_loop(
+    options: StartupOptions,
+    validators: wayfarer_content::Validators,
+    holder: Arc<ContentHolder>,
+    updates: watch::Sender<Arc<Content>>,
+    period: Duration,
+) {
+    let Some(cdn) = options.cdn_url.clone() else {
+        return;
+    };
+    let mut revalidator = match Revalidator::new(
+        &cdn,
+        &options.cache_dir,
+        options.timeout,
+        validators,
+    ) {
+        Ok(r) => r,
+        Err(err) => {
+            tracing::error!(error = %err, "content refresh disabled: cannot build the CDN client");
+            return;
+        }
+    };
+    let mut every = tokio::time::interval(period);
+    every.tick().await; // the first tick fires at once; the start-up load just happened
+    loop {
+        every.tick().await;
+        let current = holder.get();
+        match revalidator.check(&current.set).await {
+            Ok(None) => {
+                metrics::counter!("content_revalidations_total", "result" => "unchanged")
+                    .increment(1);
+            }
+            Ok(Some(update)) => {
+                metrics::counter!("content_revalidations_total", "result" => "updated")
+                    .increment(1);
+                tracing::info!(changed = ?update.changed_files, removed = ?update.removed_files, "new content from the CDN");
+                let active =
+                    ActiveContent::new(&update.set, update.content, wayfarer_content::Origin::Cdn);
+                let content = active.content.clone();
+                holder.replace(active);
+                let _ = updates.send(content);
+            }
+            Err(CheckError::Invalid {
+                changed_files,
+                report,
+            }) => {
+                metrics::counter!("content_revalidations_total", "result" => "rejected")
+                    .increment(1);
+                tracing::error!(?changed_files, report = %report, "new content from the CDN is invalid; keeping the running content");
+            }
+            Err(CheckError::Unreachable(err)) => {
+                metrics::counter!("content_revalidations_total", "result" => "unreachable")
+                    .increment(1);
+                tracing::warn!(error = %err, "CDN unreachable; keeping the running content");
+            }
+        }
+    }
+}
