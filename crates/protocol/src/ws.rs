@@ -312,6 +312,13 @@ pub struct ChatMessage {
     pub ts: i64,
 }
 
+/// `inventory:update`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InventoryUpdate {
+    pub inventory: Vec<InventorySlot>,
+    pub coins: i64,
+}
+
 /// `error`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ErrorMessage {
@@ -331,6 +338,8 @@ pub enum ServerMessage {
     WorldUpdate(WorldUpdate),
     #[serde(rename = "chat:message")]
     Chat(ChatMessage),
+    #[serde(rename = "inventory:update")]
+    InventoryUpdate(InventoryUpdate),
     #[serde(rename = "error")]
     Error(ErrorMessage),
 }

@@ -13,10 +13,13 @@ use wayfarer_store::Store;
 
 use crate::auth::AuthService;
 use crate::config::{Config, NodeEnv};
+use crate::connections::Connections;
 use crate::content_state::ContentHolder;
 use crate::http::{self, cors::OriginPolicy};
+use crate::online::OnlinePlayers;
 use crate::rate_limit::Limits;
-use crate::world_thread::{TickSnapshot, TickStats};
+use crate::world_thread::{TickSnapshot, TickStats, WorldCounts, WorldSender};
+use tokio::sync::watch;
 
 /// Request bodies above this size are refused with 413.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -31,6 +34,11 @@ pub struct AppState {
     pub auth: Arc<AuthService>,
     pub limits: Arc<Limits>,
     pub content: Arc<ContentHolder>,
+    pub world_sender: WorldSender,
+    pub online: Arc<OnlinePlayers>,
+    pub connections: Arc<Connections>,
+    /// Becomes true when the server begins shutting down (WebSocket tasks close their sockets).
+    pub shutdown: watch::Receiver<bool>,
 }
 
 /// The HTTP side's read-only view of the world thread.
@@ -49,6 +57,11 @@ impl WorldView {
     pub fn stats(&self) -> TickSnapshot {
         self.stats.snapshot()
     }
+
+    /// Entity counts as of the last tick (atomics only).
+    pub fn counts(&self) -> WorldCounts {
+        self.stats.counts()
+    }
 }
 
 /// Every route and layer.
@@ -65,6 +78,26 @@ pub fn router(state: AppState) -> Router {
     let api = Router::new()
         .route("/api/admin/ban", post(routes::admin::ban))
         .route("/api/admin/unban", post(routes::admin::unban))
+        .route("/api/admin/kick", post(routes::admin::kick))
+        .route(
+            "/api/v1/player",
+            get(routes::player::get_player).post(routes::player::post_player),
+        )
+        .route("/api/v1/world", get(routes::player::world))
+        .route(
+            "/api/character",
+            get(routes::player::list_characters).post(routes::player::create),
+        )
+        .route("/api/character/{id}/select", post(routes::player::select))
+        .route(
+            "/api/character/{id}",
+            axum::routing::delete(routes::player::delete),
+        )
+        .route("/api/characters/{id}/skills", get(routes::player::skills))
+        .route(
+            "/api/characters/{id}/position",
+            get(routes::player::position),
+        )
         .route("/api/voice/token", post(routes::voice::token))
         .route(
             "/api/data/skill-unlocks",
@@ -81,6 +114,7 @@ pub fn router(state: AppState) -> Router {
         .route("/status", get(http::health::status))
         .route("/metrics", get(http::metrics::render))
         .route("/manifests/{*file}", get(routes::content::manifest))
+        .route("/ws", get(http::ws::upgrade))
         .merge(api);
     if state.config.node_env == NodeEnv::Test {
         routes = routes.merge(http::test_hooks::routes());

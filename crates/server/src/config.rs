@@ -89,6 +89,8 @@ pub struct Config {
     pub rate_limit_window_secs: u64,
     /// How often the CDN's manifests are revalidated (`MANIFEST_REFRESH_SECONDS`, default 300).
     pub manifest_refresh_secs: u64,
+    /// A secret that lets load-generator bots skip the authentication rate limit (`LOAD_TEST_KEY`).
+    pub load_test_key: Option<String>,
 }
 
 /// Shortest `JWT_SECRET` accepted in production (CONTRACT.md section 4).
@@ -101,6 +103,7 @@ const SECRET_VARIABLES: &[&str] = &[
     "IDP_APP_SECRET",
     "VOICE_API_SECRET",
     "VOICE_API_KEY",
+    "LOAD_TEST_KEY",
 ];
 
 /// The default port of specification section 4.
@@ -252,6 +255,7 @@ impl Config {
             trusted_proxies,
             rate_limit_window_secs,
             manifest_refresh_secs: positive_integer(&get, "MANIFEST_REFRESH_SECONDS", 300)?,
+            load_test_key: get("LOAD_TEST_KEY"),
             port,
             host: get("HOST").unwrap_or_else(|| "0.0.0.0".into()),
             node_env,

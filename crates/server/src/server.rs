@@ -17,8 +17,12 @@ use crate::auth::AuthService;
 use crate::config::Config;
 use crate::content_state::ContentHolder;
 use crate::local_postgres::LocalPostgres;
+use crate::online::OnlinePlayers;
 use crate::rate_limit::Limits;
-use crate::world_thread::WorldThread;
+use crate::world_thread::{WorldContext, WorldInput, WorldThread};
+
+/// Kernel send buffer per connection.
+pub const SEND_BUFFER_BYTES: usize = 64 * 1024;
 
 /// How long in-flight requests get to finish once shutdown starts.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
@@ -92,7 +96,7 @@ impl RunningServer {
         ));
 
         let (active, content_options, validators) = crate::content_sync::load(&config).await;
-        let (content_updates, _content_rx) = tokio::sync::watch::channel(active.content.clone());
+        let (content_updates, content_rx) = tokio::sync::watch::channel(active.content.clone());
         let content = Arc::new(ContentHolder::new(active));
         let refresher = tokio::spawn(crate::content_sync::refresh_loop(
             content_options,
@@ -102,8 +106,37 @@ impl RunningServer {
             Duration::from_secs(config.manifest_refresh_secs),
         ));
 
-        let world = WorldThread::spawn(World::new(), Duration::from_millis(config.tick_ms))
-            .context("cannot start the world thread")?;
+        let online = Arc::new(OnlinePlayers::default());
+        let (save_tx, save_rx) = tokio::sync::mpsc::unbounded_channel();
+        let saver = tokio::spawn(crate::saver::run(store.clone(), save_rx));
+        let initial_content = content.get().content.clone();
+        let world = WorldThread::spawn(
+            World::new(initial_content.clone(), wayfarer_store::now_ms() as u64),
+            WorldContext {
+                tick: Duration::from_millis(config.tick_ms),
+                save_interval: Duration::from_secs(config.save_interval_secs),
+                content: initial_content,
+                online: online.clone(),
+                saves: save_tx,
+            },
+        )
+        .context("cannot start the world thread")?;
+        // New content from the CDN reaches the world at its next tick boundary.
+        let content_forwarder = {
+            let sender = world.sender();
+            let mut updates = content_rx;
+            tokio::spawn(async move {
+                while updates.changed().await.is_ok() {
+                    let next = updates.borrow_and_update().clone();
+                    if !sender.send(WorldInput::ReplaceContent(next)) {
+                        tracing::error!(
+                            "could not hand new content to the world: its queue is full"
+                        );
+                    }
+                }
+            })
+        };
+        let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
 
         let listener = tokio::net::TcpListener::bind((config.host.as_str(), config.port))
             .await
@@ -118,6 +151,10 @@ impl RunningServer {
             auth,
             limits: limits.clone(),
             content,
+            world_sender: world.sender(),
+            online,
+            connections: Arc::new(crate::connections::Connections::default()),
+            shutdown: shutdown_rx,
         };
         // Idle rate-limit keys are forgotten once a window so memory stays bounded.
         let pruner = tokio::spawn(async move {
@@ -132,6 +169,14 @@ impl RunningServer {
         let task_store = store.clone();
         let task = tokio::spawn(async move {
             let (drained_tx, drained_rx) = oneshot::channel::<()>();
+            let listener =
+                axum::serve::ListenerExt::tap_io(listener, |tcp: &mut tokio::net::TcpStream| {
+                    // Game messages are small and latency-sensitive; and a client that cannot take
+                    // SEND_BUFFER_BYTES of backlog is slow, which the outbound queue then detects
+                    // quickly instead of the kernel buffering megabytes for it.
+                    let _ = tcp.set_nodelay(true);
+                    let _ = socket2::SockRef::from(&*tcp).set_send_buffer_size(SEND_BUFFER_BYTES);
+                });
             let serve = axum::serve(
                 listener,
                 router.into_make_service_with_connect_info::<SocketAddr>(),
@@ -139,6 +184,8 @@ impl RunningServer {
             .with_graceful_shutdown(async move {
                 let _ = stop_rx.await;
                 tracing::info!("shutting down: no new connections, finishing requests in flight");
+                // Game sockets are upgraded connections the HTTP server no longer tracks: tell them.
+                let _ = shutdown_tx.send(true);
                 let _ = drained_tx.send(());
             });
             let serve = tokio::spawn(async move { serve.await });
@@ -159,9 +206,14 @@ impl RunningServer {
             }
             pruner.abort();
             refresher.abort();
+            content_forwarder.abort();
             // Joining the world thread waits at most for the tick in progress.
             if let Ok(Some(world)) = tokio::task::spawn_blocking(move || world.stop()).await {
                 tracing::info!(tick = world.tick_number(), "world stopped");
+            }
+            // The world saved everyone still online; once it is gone the save task drains and ends.
+            if tokio::time::timeout(SHUTDOWN_GRACE, saver).await.is_err() {
+                tracing::error!("pending saves did not finish in time");
             }
             task_store.close().await;
             if let Some(pg) = local_postgres {

@@ -1,17 +1,87 @@
 //! The world thread: advances the sim every `TICK_MS` on a dedicated OS thread (never on the async
-//! runtime), with drift correction, and publishes its timings through atomics that `/status` and
+//! runtime), with drift correction. It owns the online players' records, turns socket messages into sim
+//! commands, routes the sim's events into each connection's bounded outbound queue (a full queue
+//! disconnects that client, it never slows the tick), publishes presence for REST, and hands dirty
+//! characters to the save task. Timings go out through atomics and histograms that `/status` and
 //! `/metrics` read without taking any lock the tick holds.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError, TryRecvError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use wayfarer_sim::World;
+use tokio::sync::{mpsc as tokio_mpsc, oneshot};
+use wayfarer_content::Content;
+use wayfarer_protocol::ws::{
+    InventorySlot, InventoryUpdate, Player, ServerMessage, TilePos, WorldPos,
+};
+use wayfarer_sim::{Command, Event, Phase, World};
+use wayfarer_store::{CharacterSnapshot, StoredSlot, INVENTORY_SLOTS};
+
+use crate::online::{OnlineEntry, OnlinePlayers, Presence};
+use crate::saver::SaveJob;
 
 /// How many recent ticks the p99 is computed over (10 minutes at 600 ms).
 const TICK_WINDOW: usize = 1_000;
+/// Most inputs taken from the queue in one tick; the rest wait for the next, so a flood cannot
+/// stretch a tick.
+const MAX_INPUTS_PER_TICK: usize = 50_000;
+/// Capacity of the inbound queue shared by every connection.
+pub const INBOUND_QUEUE: usize = 65_536;
+/// Capacity of each connection's outbound queue.
+pub const OUTBOUND_QUEUE: usize = 512;
+
+/// A message for one connection.
+#[derive(Debug, Clone)]
+pub enum Outbound {
+    Message(Arc<ServerMessage>),
+    /// Close the socket with this code and reason.
+    Close(u16, &'static str),
+}
+
+/// What sockets and the server send to the world thread.
+pub enum WorldInput {
+    /// A player enters with their loaded state and outbound queue.
+    Join {
+        snapshot: Box<CharacterSnapshot>,
+        session_id: String,
+        ignored: Vec<String>,
+        outbound: tokio_mpsc::Sender<Outbound>,
+    },
+    /// A player leaves; `done` fires once their final state is saved.
+    Leave {
+        id: String,
+        reason: &'static str,
+        done: Option<oneshot::Sender<()>>,
+    },
+    /// A command for the sim.
+    Sim(Command),
+    /// `player:sync`: the player's full state.
+    Sync { id: String },
+    /// Admin `/give`.
+    Give {
+        id: String,
+        item_id: String,
+        quantity: i64,
+    },
+    /// New content, applied at the next tick boundary.
+    ReplaceContent(Arc<Content>),
+}
+
+/// The sending side of the inbound queue.
+#[derive(Clone)]
+pub struct WorldSender {
+    tx: mpsc::SyncSender<WorldInput>,
+}
+
+impl WorldSender {
+    /// Queues without waiting; `false` when the queue is full or the world has stopped.
+    pub fn send(&self, input: WorldInput) -> bool {
+        self.tx.try_send(input).is_ok()
+    }
+}
 
 /// Tick figures shared with HTTP handlers.
 #[derive(Debug, Default)]
@@ -21,6 +91,9 @@ pub struct TickStats {
     p99_us: AtomicU64,
     players_online: AtomicU64,
     late_ticks: AtomicU64,
+    npcs: AtomicU64,
+    resources: AtomicU64,
+    ground_items: AtomicU64,
 }
 
 /// A consistent-enough copy of the tick figures for one response.
@@ -31,6 +104,15 @@ pub struct TickSnapshot {
     pub p99_ms: f64,
     pub players_online: u64,
     pub late_ticks: u64,
+}
+
+/// Entity counts for `GET /api/v1/world`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorldCounts {
+    pub players: u64,
+    pub npcs: u64,
+    pub resources: u64,
+    pub ground_items: u64,
 }
 
 impl TickStats {
@@ -44,27 +126,50 @@ impl TickStats {
             late_ticks: self.late_ticks.load(Ordering::Relaxed),
         }
     }
+
+    /// Reads the entity counts.
+    pub fn counts(&self) -> WorldCounts {
+        WorldCounts {
+            players: self.players_online.load(Ordering::Relaxed),
+            npcs: self.npcs.load(Ordering::Relaxed),
+            resources: self.resources.load(Ordering::Relaxed),
+            ground_items: self.ground_items.load(Ordering::Relaxed),
+        }
+    }
 }
 
-/// The running world thread; dropping it without [`WorldThread::stop`] also stops it.
+/// What the world thread needs besides the world.
+pub struct WorldContext {
+    pub tick: Duration,
+    pub save_interval: Duration,
+    pub content: Arc<Content>,
+    pub online: Arc<OnlinePlayers>,
+    pub saves: tokio_mpsc::UnboundedSender<SaveJob>,
+}
+
+/// The running world thread.
 pub struct WorldThread {
     stats: Arc<TickStats>,
-    stop_tx: Option<mpsc::Sender<()>>,
+    sender: WorldSender,
+    stop: Arc<AtomicBool>,
     join: Option<JoinHandle<World>>,
 }
 
 impl WorldThread {
-    /// Starts ticking `world` every `tick`.
-    pub fn spawn(world: World, tick: Duration) -> std::io::Result<WorldThread> {
+    /// Starts ticking `world`.
+    pub fn spawn(world: World, context: WorldContext) -> std::io::Result<WorldThread> {
         let stats = Arc::new(TickStats::default());
-        let (stop_tx, stop_rx) = mpsc::channel();
+        let (tx, rx) = mpsc::sync_channel(INBOUND_QUEUE);
         let thread_stats = stats.clone();
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread_stop = stop.clone();
         let join = std::thread::Builder::new()
             .name("world".into())
-            .spawn(move || run(world, tick, &thread_stats, &stop_rx))?;
+            .spawn(move || Runner::new(world, context, thread_stats).run(&rx, &thread_stop))?;
         Ok(WorldThread {
             stats,
-            stop_tx: Some(stop_tx),
+            sender: WorldSender { tx },
+            stop,
             join: Some(join),
         })
     }
@@ -74,97 +179,532 @@ impl WorldThread {
         self.stats.clone()
     }
 
-    /// Stops after the current tick and hands back the world.
-    pub fn stop(mut self) -> Option<World> {
-        self.stop_inner()
+    /// A sender for the inbound queue.
+    pub fn sender(&self) -> WorldSender {
+        self.sender.clone()
     }
 
-    fn stop_inner(&mut self) -> Option<World> {
-        drop(self.stop_tx.take());
+    /// Stops after the current tick, saving every online player, and hands back the world. Blocks until
+    /// the thread has finished; call from a blocking context.
+    pub fn stop(mut self) -> Option<World> {
+        // Connections hold senders too, so a closed channel cannot be the signal: a flag is, checked
+        // at least every `STOP_POLL`.
+        self.stop.store(true, Ordering::SeqCst);
         self.join.take().and_then(|j| j.join().ok())
     }
 }
 
-impl Drop for WorldThread {
-    fn drop(&mut self) {
-        self.stop_inner();
-    }
+/// How often a waiting world thread looks at the stop flag.
+const STOP_POLL: Duration = Duration::from_millis(50);
+
+/// One online player's state held by the world thread.
+struct PlayerRecord {
+    snapshot: CharacterSnapshot,
+    session_id: String,
+    outbound: tokio_mpsc::Sender<Outbound>,
+    dirty: bool,
 }
 
-fn run(mut world: World, tick: Duration, stats: &TickStats, stop_rx: &mpsc::Receiver<()>) -> World {
-    // A ring of the latest tick times; `next_slot` is where the next one goes.
-    let mut recent_us: Vec<u64> = Vec::with_capacity(TICK_WINDOW);
-    let mut next_slot = 0;
-    let mut scratch: Vec<u64> = Vec::with_capacity(TICK_WINDOW);
-    let mut next_deadline = Instant::now() + tick;
-    tracing::info!(tick_ms = tick.as_millis() as u64, "world thread started");
-    loop {
-        // Sleeping on the stop channel wakes us at once on shutdown.
-        let wait = next_deadline.saturating_duration_since(Instant::now());
-        match stop_rx.recv_timeout(wait) {
-            Err(RecvTimeoutError::Timeout) => {}
-            Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
+struct Runner {
+    world: World,
+    context: WorldContext,
+    stats: Arc<TickStats>,
+    players: HashMap<String, PlayerRecord>,
+    presence: Vec<Presence>,
+    commands: Vec<Command>,
+    recent_us: Vec<u64>,
+    next_slot: usize,
+    ticks_since_save: u64,
+}
+
+impl Runner {
+    fn new(world: World, context: WorldContext, stats: Arc<TickStats>) -> Self {
+        Self {
+            world,
+            context,
+            stats,
+            players: HashMap::new(),
+            presence: Vec::new(),
+            commands: Vec::new(),
+            recent_us: Vec::with_capacity(TICK_WINDOW),
+            next_slot: 0,
+            ticks_since_save: 0,
         }
-        let started = Instant::now();
-        world.tick();
+    }
+
+    fn run(mut self, rx: &mpsc::Receiver<WorldInput>, stop: &AtomicBool) -> World {
+        let tick = self.context.tick;
+        let mut next_deadline = Instant::now() + tick;
+        tracing::info!(tick_ms = tick.as_millis() as u64, "world thread started");
+        'ticks: loop {
+            // Wait for the deadline, taking inputs as they come (cheap bookkeeping only).
+            loop {
+                if stop.load(Ordering::SeqCst) {
+                    break 'ticks;
+                }
+                let wait = next_deadline.saturating_duration_since(Instant::now());
+                if wait.is_zero() {
+                    break;
+                }
+                match rx.recv_timeout(wait.min(STOP_POLL)) {
+                    Ok(input) => self.accept(input),
+                    Err(RecvTimeoutError::Timeout) => {}
+                    Err(RecvTimeoutError::Disconnected) => break 'ticks,
+                }
+            }
+            let started = Instant::now();
+            for _ in 0..MAX_INPUTS_PER_TICK {
+                match rx.try_recv() {
+                    Ok(input) => self.accept(input),
+                    Err(TryRecvError::Empty) => break,
+                    Err(TryRecvError::Disconnected) => break 'ticks,
+                }
+            }
+            self.step(started);
+
+            // Drift correction: the schedule advances by whole ticks from its start. A tick that
+            // starts more than a tick late is logged and the schedule re-based on now, so a stall
+            // never turns into a burst of catch-up ticks.
+            next_deadline += tick;
+            let now = Instant::now();
+            if now > next_deadline {
+                let late_by = now - next_deadline;
+                self.stats.late_ticks.fetch_add(1, Ordering::Relaxed);
+                metrics::counter!("tick_late_total").increment(1);
+                tracing::warn!(
+                    tick = self.world.tick_number(),
+                    late_ms = late_by.as_millis() as u64,
+                    "late tick: schedule re-based"
+                );
+                next_deadline = now + tick;
+            }
+        }
+        self.shutdown();
+        tracing::info!(tick = self.world.tick_number(), "world thread stopped");
+        self.world
+    }
+
+    /// Takes one input: bookkeeping here, game changes as commands for the next tick.
+    fn accept(&mut self, input: WorldInput) {
+        match input {
+            WorldInput::Join {
+                snapshot,
+                session_id,
+                ignored,
+                outbound,
+            } => {
+                let c = &snapshot.character;
+                let id = c.id.clone();
+                let requested = crate::http::routes::player::tile_of(c.position);
+                self.commands.push(Command::Join {
+                    id: id.clone(),
+                    name: c.name.clone(),
+                    tile: requested,
+                    health: c.health,
+                    max_health: c.max_health,
+                    ignored,
+                });
+                self.presence.push(Presence::Joined(
+                    id.clone(),
+                    OnlineEntry {
+                        account_id: c.account_id.clone(),
+                        name: c.name.clone(),
+                        tile: requested,
+                    },
+                ));
+                // A stale record (a leave still queued behind this join) is saved first.
+                if let Some(old) = self.players.remove(&id) {
+                    self.save_now(vec![old], vec![], "replaced");
+                }
+                self.players.insert(
+                    id,
+                    PlayerRecord {
+                        snapshot: *snapshot,
+                        session_id,
+                        outbound,
+                        dirty: false,
+                    },
+                );
+            }
+            WorldInput::Leave { id, reason, done } => self.leave(&id, reason, done),
+            WorldInput::Sim(command) => self.commands.push(command),
+            WorldInput::Sync { id } => {
+                if let Some(record) = self.players.get(&id) {
+                    let sync = self.player_sync(record);
+                    let _ = record.outbound.try_send(Outbound::Message(Arc::new(
+                        ServerMessage::PlayerSync(Box::new(sync)),
+                    )));
+                }
+            }
+            WorldInput::Give {
+                id,
+                item_id,
+                quantity,
+            } => self.give(&id, &item_id, quantity),
+            WorldInput::ReplaceContent(content) => {
+                self.world.replace_content(content.clone());
+                self.context.content = content;
+                tracing::info!(
+                    tick = self.world.tick_number(),
+                    "content replaced at a tick boundary"
+                );
+            }
+        }
+    }
+
+    fn leave(&mut self, id: &str, reason: &'static str, done: Option<oneshot::Sender<()>>) {
+        self.commands.push(Command::Leave { id: id.to_owned() });
+        self.presence.push(Presence::Left(id.to_owned()));
+        match self.players.remove(id) {
+            Some(record) => self.save_now(vec![record], done.into_iter().collect(), reason),
+            None => {
+                if let Some(done) = done {
+                    let _ = done.send(());
+                }
+            }
+        }
+    }
+
+    /// Hands final states to the save task, closing their sessions.
+    fn save_now(
+        &self,
+        records: Vec<PlayerRecord>,
+        done: Vec<oneshot::Sender<()>>,
+        reason: &'static str,
+    ) {
+        let mut job = SaveJob::default();
+        for record in records {
+            job.sessions_to_close
+                .push((record.session_id.clone(), reason));
+            job.snapshots.push(self.finished_snapshot(record.snapshot));
+        }
+        job.done = done;
+        if self.context.saves.send(job).is_err() {
+            tracing::error!("the save task has stopped; final states could not be saved");
+        }
+    }
+
+    /// The snapshot with the live tile written into the record's position.
+    fn finished_snapshot(&self, mut snapshot: CharacterSnapshot) -> CharacterSnapshot {
+        if let Some(tile) = self.world.player_tile(&snapshot.character.id) {
+            snapshot.character.position[0] = f64::from(tile.x) + 0.5;
+            snapshot.character.position[2] = f64::from(tile.z) + 0.5;
+        }
+        snapshot.character.coins = crate::http::routes::player::coins_in(&snapshot.inventory);
+        snapshot
+    }
+
+    fn step(&mut self, started: Instant) {
+        let commands = std::mem::take(&mut self.commands);
+        let mut phase_started = started;
+        let mut current: Option<Phase> = None;
+        let mut observe = |next: Phase| {
+            let now = Instant::now();
+            if let Some(done) = current {
+                metrics::histogram!("tick_phase_ms", "phase" => phase_name(done))
+                    .record((now - phase_started).as_secs_f64() * 1000.0);
+            }
+            current = Some(next);
+            phase_started = now;
+        };
+        let events = self.world.tick_observed(commands, &mut observe);
+        let now = Instant::now();
+        if let Some(done) = current {
+            metrics::histogram!("tick_phase_ms", "phase" => phase_name(done))
+                .record((now - phase_started).as_secs_f64() * 1000.0);
+        }
+        let dispatch_started = Instant::now();
+        self.dispatch(events);
+        metrics::histogram!("tick_phase_ms", "phase" => "dispatch")
+            .record(dispatch_started.elapsed().as_secs_f64() * 1000.0);
+
+        let persist_started = Instant::now();
+        self.ticks_since_save += 1;
+        let save_every = (self.context.save_interval.as_millis()
+            / self.context.tick.as_millis().max(1))
+        .max(1) as u64;
+        if self.ticks_since_save >= save_every {
+            self.ticks_since_save = 0;
+            self.save_dirty();
+        }
+        self.context.online.try_publish(&mut self.presence);
+        metrics::histogram!("tick_phase_ms", "phase" => "persist")
+            .record(persist_started.elapsed().as_secs_f64() * 1000.0);
+
         let elapsed = started.elapsed();
-        let elapsed_us = elapsed.as_micros() as u64;
+        self.record_timing(elapsed);
+    }
 
-        if recent_us.len() < TICK_WINDOW {
-            recent_us.push(elapsed_us);
-        } else {
-            recent_us[next_slot] = elapsed_us;
+    fn dispatch(&mut self, events: Vec<Event>) {
+        let mut slow: Vec<String> = Vec::new();
+        let mut send =
+            |players: &HashMap<String, PlayerRecord>, to: &str, message: Arc<ServerMessage>| {
+                if let Some(record) = players.get(to) {
+                    if record
+                        .outbound
+                        .try_send(Outbound::Message(message))
+                        .is_err()
+                    {
+                        slow.push(to.to_owned());
+                    }
+                }
+            };
+        for event in events {
+            match event {
+                Event::View { to, update } => {
+                    send(
+                        &self.players,
+                        &to,
+                        Arc::new(ServerMessage::WorldUpdate(update)),
+                    );
+                }
+                Event::Chat { to, mut message } => {
+                    message.ts = now_ms();
+                    let message = Arc::new(ServerMessage::Chat(message));
+                    for id in &to {
+                        send(&self.players, id, message.clone());
+                    }
+                }
+                Event::Rejected {
+                    to,
+                    code,
+                    message,
+                    reference,
+                } => {
+                    let reference = reference.map(serde_json::Value::from);
+                    send(
+                        &self.players,
+                        &to,
+                        Arc::new(ServerMessage::error(code, message, reference)),
+                    );
+                }
+                Event::PlayerMoved { id, tile } => {
+                    if let Some(record) = self.players.get_mut(&id) {
+                        record.dirty = true;
+                        record.snapshot.character.position[0] = f64::from(tile.x) + 0.5;
+                        record.snapshot.character.position[2] = f64::from(tile.z) + 0.5;
+                    }
+                    self.presence.push(Presence::Moved(id, tile));
+                }
+            }
         }
-        next_slot = (next_slot + 1) % TICK_WINDOW;
-        scratch.clear();
-        scratch.extend_from_slice(&recent_us);
-        let p99_index = (scratch.len() * 99).div_ceil(100).saturating_sub(1);
-        let (_, p99, _) = scratch.select_nth_unstable(p99_index);
+        // A client whose queue stays full is dropped; the tick never waits for it.
+        for id in slow {
+            if let Some(record) = self.players.get(&id) {
+                tracing::warn!(character = %id, "outbound queue full: disconnecting a slow client");
+                metrics::counter!("ws_slow_client_disconnects_total").increment(1);
+                // The close travels out of band: the queue is full, so a closed channel is the signal.
+                let _ = record.outbound.try_send(Outbound::Close(1008, "too slow"));
+            }
+            self.leave(&id, "slow_client", None);
+        }
+    }
 
-        stats.number.store(world.tick_number(), Ordering::Relaxed);
+    fn save_dirty(&mut self) {
+        let mut job = SaveJob::default();
+        for record in self.players.values_mut().filter(|r| r.dirty) {
+            record.dirty = false;
+            let mut snapshot = record.snapshot.clone();
+            snapshot.character.coins = crate::http::routes::player::coins_in(&snapshot.inventory);
+            job.snapshots.push(snapshot);
+        }
+        if !job.snapshots.is_empty() {
+            metrics::counter!("character_saves_total").increment(job.snapshots.len() as u64);
+            let _ = self.context.saves.send(job);
+        }
+    }
+
+    fn record_timing(&mut self, elapsed: Duration) {
+        let elapsed_us = elapsed.as_micros() as u64;
+        if self.recent_us.len() < TICK_WINDOW {
+            self.recent_us.push(elapsed_us);
+        } else {
+            self.recent_us[self.next_slot] = elapsed_us;
+        }
+        self.next_slot = (self.next_slot + 1) % TICK_WINDOW;
+        let mut sorted = self.recent_us.clone();
+        let p99_index = (sorted.len() * 99).div_ceil(100).saturating_sub(1);
+        let (_, p99, _) = sorted.select_nth_unstable(p99_index);
+        let counts = self.world.counts();
+        let stats = &self.stats;
+        stats
+            .number
+            .store(self.world.tick_number(), Ordering::Relaxed);
         stats.last_us.store(elapsed_us, Ordering::Relaxed);
         stats.p99_us.store(*p99, Ordering::Relaxed);
+        stats
+            .players_online
+            .store(self.players.len() as u64, Ordering::Relaxed);
+        stats.npcs.store(counts.npcs as u64, Ordering::Relaxed);
+        stats
+            .resources
+            .store(counts.resources as u64, Ordering::Relaxed);
+        stats
+            .ground_items
+            .store(counts.ground_items as u64, Ordering::Relaxed);
         metrics::histogram!("tick_duration_ms").record(elapsed.as_secs_f64() * 1000.0);
-        metrics::gauge!("tick_number").set(world.tick_number() as f64);
+        metrics::gauge!("tick_number").set(self.world.tick_number() as f64);
+        metrics::gauge!("players_online").set(self.players.len() as f64);
+    }
 
-        // Drift correction: the schedule advances by whole ticks from its start. A tick that starts
-        // more than a tick late is logged and the schedule re-based on now, so a stall never turns
-        // into a burst of catch-up ticks.
-        next_deadline += tick;
-        let now = Instant::now();
-        if now > next_deadline {
-            let late_by = now - next_deadline;
-            stats.late_ticks.fetch_add(1, Ordering::Relaxed);
-            metrics::counter!("tick_late_total").increment(1);
-            tracing::warn!(
-                tick = world.tick_number(),
-                late_ms = late_by.as_millis() as u64,
-                tick_ms = elapsed.as_millis() as u64,
-                "late tick: schedule re-based"
-            );
-            next_deadline = now + tick;
+    fn player_sync(&self, record: &PlayerRecord) -> Player {
+        let c = &record.snapshot.character;
+        let tile = self
+            .world
+            .player_tile(&c.id)
+            .unwrap_or_else(|| crate::http::routes::player::tile_of(c.position));
+        Player {
+            id: c.id.clone(),
+            account_id: c.account_id.clone(),
+            name: c.name.clone(),
+            combat_level: c.combat_level,
+            health: c.health,
+            max_health: c.max_health,
+            coins: crate::http::routes::player::coins_in(&record.snapshot.inventory),
+            position: WorldPos {
+                x: f64::from(tile.x) + 0.5,
+                y: c.position[1],
+                z: f64::from(tile.z) + 0.5,
+            },
+            skills: c
+                .skills
+                .iter()
+                .map(|(s, l)| {
+                    (
+                        *s,
+                        wayfarer_protocol::ws::SkillState {
+                            level: l.level,
+                            xp: l.xp,
+                        },
+                    )
+                })
+                .collect(),
+            inventory: self.inventory_view(&record.snapshot.inventory),
+            equipment: record
+                .snapshot
+                .equipment
+                .iter()
+                .map(|e| {
+                    (
+                        e.slot_type.clone(),
+                        wayfarer_protocol::ws::EquippedItem {
+                            item_id: e.item_id.clone(),
+                            quantity: e.quantity,
+                        },
+                    )
+                })
+                .collect(),
+            online: true,
+            tile: Some(TilePos {
+                x: tile.x,
+                z: tile.z,
+            }),
         }
     }
-    tracing::info!(tick = world.tick_number(), "world thread stopped");
-    world
+
+    fn inventory_view(&self, slots: &[StoredSlot]) -> Vec<InventorySlot> {
+        slots
+            .iter()
+            .map(|s| InventorySlot {
+                slot: s.slot,
+                item_id: s.item_id.clone(),
+                name: self
+                    .context
+                    .content
+                    .items
+                    .get(s.item_id.as_str())
+                    .map(|i| i.name.clone())
+                    .unwrap_or_else(|| s.item_id.clone()),
+                quantity: s.quantity,
+            })
+            .collect()
+    }
+
+    /// Admin `/give`: stackables merge into one slot, others take one free slot each.
+    fn give(&mut self, id: &str, item_id: &str, quantity: i64) {
+        let Some(item) = self.context.content.items.get(item_id) else {
+            self.commands.push(Command::SystemMessage {
+                to: Some(id.to_owned()),
+                text: format!("No item with id {item_id}."),
+            });
+            return;
+        };
+        let stackable = item.stackable;
+        let Some(record) = self.players.get_mut(id) else {
+            return;
+        };
+        let inventory = &mut record.snapshot.inventory;
+        let free_slots: Vec<u8> = (0..INVENTORY_SLOTS)
+            .filter(|s| !inventory.iter().any(|slot| slot.slot == *s))
+            .collect();
+        let given = if stackable {
+            if let Some(slot) = inventory.iter_mut().find(|s| s.item_id == item_id) {
+                slot.quantity = slot.quantity.saturating_add(quantity);
+                quantity
+            } else if let Some(free) = free_slots.first() {
+                inventory.push(StoredSlot {
+                    slot: *free,
+                    item_id: item_id.to_owned(),
+                    quantity,
+                });
+                quantity
+            } else {
+                0
+            }
+        } else {
+            let n = quantity.clamp(0, free_slots.len() as i64) as usize;
+            for free in &free_slots[..n] {
+                inventory.push(StoredSlot {
+                    slot: *free,
+                    item_id: item_id.to_owned(),
+                    quantity: 1,
+                });
+            }
+            n as i64
+        };
+        inventory.sort_by_key(|s| s.slot);
+        record.dirty = true;
+        let update = ServerMessage::InventoryUpdate(InventoryUpdate {
+            inventory: self.inventory_view(&self.players[id].snapshot.inventory),
+            coins: crate::http::routes::player::coins_in(&self.players[id].snapshot.inventory),
+        });
+        let _ = self.players[id]
+            .outbound
+            .try_send(Outbound::Message(Arc::new(update)));
+        self.commands.push(Command::SystemMessage {
+            to: Some(id.to_owned()),
+            text: format!("Gave {given} x {item_id}."),
+        });
+    }
+
+    /// Saves everyone still online as the world stops.
+    fn shutdown(&mut self) {
+        let records: Vec<PlayerRecord> = self.players.drain().map(|(_, r)| r).collect();
+        if !records.is_empty() {
+            tracing::info!(
+                players = records.len(),
+                "saving every online player before stopping"
+            );
+            for record in &records {
+                let _ = record
+                    .outbound
+                    .try_send(Outbound::Close(1001, "server shutting down"));
+            }
+            self.save_now(records, Vec::new(), "shutdown");
+        }
+    }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ticks_advance_at_the_configured_rate_and_stop_promptly() {
-        let thread = WorldThread::spawn(World::new(), Duration::from_millis(10)).unwrap();
-        let stats = thread.stats();
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while stats.snapshot().number < 5 {
-            assert!(Instant::now() < deadline, "ticks did not advance");
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        let stopped_at = Instant::now();
-        let world = thread.stop().unwrap();
-        assert!(stopped_at.elapsed() < Duration::from_secs(1));
-        assert!(world.tick_number() >= 5);
+fn phase_name(phase: Phase) -> &'static str {
+    match phase {
+        Phase::Input => "input",
+        Phase::Npcs => "npcs",
+        Phase::Movement => "movement",
+        Phase::Actions => "actions",
+        Phase::View => "view",
     }
+}
+
+fn now_ms() -> i64 {
+    wayfarer_store::now_ms()
 }

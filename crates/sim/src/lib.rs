@@ -1,7 +1,76 @@
-//! The game itself: world state advanced in ticks. Deterministic and synchronous: no I/O, no clock reads
-//! (the tick number is the clock), randomness only from the world's seeded generator. Commands go in,
-//! events come out; the server crate connects it to sockets and the store.
+//! The game itself: world state advanced in ticks. Deterministic and synchronous: no I/O, no clock
+//! reads (the tick number is the clock), randomness only from the world's seeded generator. Commands
+//! go in, events come out; the server crate connects it to sockets and the store.
+//!
+//! # How the world works
+//! - **Map** (`map`, `layout`): tiles inside any world area's bounds are walkable (tile = floor of the
+//!   world coordinate); stations and gathering resources block their footprint (model bounds ×
+//!   their scale when content has the model's bounds, else 1×1). One bit per tile over the bounding
+//!   box of the areas, at most [`MAX_MAP_SIDE_TILES`] a side. Content has no building placements yet.
+//! - **Movement** (`movement`, `pathfinding`): A* with 8-directional steps and no corner cutting,
+//!   within a window of the 200-tile move limit plus [`PATH_WINDOW_MARGIN_TILES`] and at most
+//!   [`MAX_PATH_EXPANSIONS`] nodes; an unreachable target yields a path to the closest reachable tile.
+//!   Players walk [`WALK_TILES_PER_TICK`] or run [`RUN_TILES_PER_TICK`] steps a tick and never block
+//!   each other. A walk whose next step became blocked (content reload) is planned again once.
+//! - **NPCs** (`npcs`): fixed NPCs stand still; mobs appear within their spawner's radius and wander
+//!   near their spawn tile with the classic naive step.
+//! - **View** (`grid`, `view`): a grid of [`CELL_TILES`]-tile cells; each player is shown what is
+//!   within [`VIEW_RADIUS_TILES`] (the nearest [`MAX_VISIBLE_PLAYERS`] other players and
+//!   [`MAX_VISIBLE_NPCS`] NPCs). **A player is part of its own view**: its first update adds itself,
+//!   and its own steps arrive as `moved`, so a client learns its authoritative tile from the same
+//!   stream as everyone else's (it does not count towards the cap).
+//! - **Chat** (`chat`): see [`Command::Chat`]; [`Event::Chat`] carries `ts: 0` because the sim reads
+//!   no clock: the server stamps the send time.
+//! - **Ids**: players use their character id; NPCs and resources get `npc-<n>` / `res-<n>` from a
+//!   per-world counter, so the same seed and commands give the same ids.
+//! - **Determinism**: one ChaCha8 generator seeded at [`World::new`] (procedural fishing spots use
+//!   their own generator derived from the seed and the area id, so a reload places them again
+//!   identically); nothing iterates a hash map where order could leak into events.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use wayfarer_sim::{Command, Event, World};
+//!
+//! let mut world = World::new(Arc::new(wayfarer_content::load_bundled()), 42);
+//! let tile = world.spawn_tile();
+//! let events = world.tick(vec![Command::Join {
+//!     id: "c1".into(),
+//!     name: "Ada".into(),
+//!     tile,
+//!     health: 10,
+//!     max_health: 10,
+//!     ignored: vec![],
+//! }]);
+//! assert!(events.iter().any(|e| matches!(e, Event::View { to, .. } if to == "c1")));
+//! ```
 
-pub mod world;
+#![warn(missing_docs)]
 
+mod chat;
+mod commands;
+mod entities;
+mod events;
+mod grid;
+mod layout;
+mod map;
+mod movement;
+mod npcs;
+mod pathfinding;
+mod reload;
+mod view;
+mod world;
+
+pub use chat::{clean_chat_text, SYSTEM_SENDER_ID, SYSTEM_SENDER_NAME};
+pub use commands::Command;
+pub use events::{EntityCounts, Event, Phase};
+pub use grid::CELL_TILES;
+pub use layout::{
+    COORDINATE_LIMIT_TILES, FISHING_PLACEMENT_ATTEMPTS, MAX_FISHING_SPOTS_PER_AREA,
+    MAX_NPC_TILES_PER_TICK, MAX_ROAM_RADIUS_TILES,
+};
+pub use map::{chebyshev, MAX_MAP_SIDE_TILES, NEAREST_WALKABLE_SEARCH_TILES};
+pub use movement::{RUN_TILES_PER_TICK, WALK_TILES_PER_TICK};
+pub use npcs::{MOB_PLACEMENT_ATTEMPTS, WANDER_ODDS};
+pub use pathfinding::{MAX_PATH_EXPANSIONS, PATH_WINDOW_MARGIN_TILES};
+pub use view::{MAX_VISIBLE_NPCS, MAX_VISIBLE_PLAYERS, VIEW_RADIUS_TILES};
 pub use world::World;

@@ -1,25 +1,461 @@
-//! The world state and its tick.
+//! The world state and its tick: commands in, events out, in the fixed phase order of
+//! ARCHITECTURE.md. Features add their phase work in their own modules (`movement`, `npcs`, `chat`,
+//! `view`) as further `impl World` blocks.
 
-/// The whole game state of one world.
-#[derive(Debug, Default)]
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use wayfarer_content::Content;
+use wayfarer_protocol::ws::{Entity, EntityKind, TilePos};
+
+use crate::commands::Command;
+use crate::entities::{Entities, Handle};
+use crate::events::{EntityCounts, Event, Phase};
+use crate::grid::{Class, SpatialGrid};
+use crate::layout::{Layout, ResourcePlacement};
+use crate::movement::Walk;
+use crate::npcs::NpcState;
+use crate::pathfinding::Pathfinder;
+use crate::view::{self, ViewScratch, Viewer};
+
+/// One player in the world.
+#[derive(Debug)]
+pub(crate) struct PlayerState {
+    /// Character id (also the wire id).
+    pub id: String,
+    pub handle: Handle,
+    /// Lower-cased name, for private messages and ignore lists.
+    pub name_key: String,
+    /// Lower-cased names this player ignores.
+    pub ignored: HashSet<String>,
+    pub walk: Walk,
+    /// The tile last reported in [`Event::PlayerMoved`] (or given at join).
+    pub reported_tile: TilePos,
+    pub viewer: Viewer,
+}
+
+/// A gathering resource in the world.
+#[derive(Debug)]
+pub(crate) struct ResourceState {
+    pub handle: Handle,
+    pub placement: ResourcePlacement,
+}
+
+/// All game state of one world.
+#[derive(Debug)]
 pub struct World {
-    tick: u64,
+    pub(crate) content: Arc<Content>,
+    pub(crate) seed: u64,
+    /// Ticks completed.
+    pub(crate) completed: u64,
+    pub(crate) rng: ChaCha8Rng,
+    pub(crate) layout: Layout,
+    pub(crate) entities: Entities,
+    pub(crate) grid: SpatialGrid,
+    /// Players in join order (a leave moves the last one into the gap).
+    pub(crate) players: Vec<PlayerState>,
+    /// Character id → index into `players`.
+    pub(crate) player_index: HashMap<String, usize>,
+    /// Lower-cased name → character id.
+    pub(crate) names: HashMap<String, String>,
+    pub(crate) npcs: Vec<NpcState>,
+    pub(crate) resources: Vec<ResourceState>,
+    pub(crate) pathfinder: Pathfinder,
+    pub(crate) view_scratch: ViewScratch,
+    /// Source of NPC and resource entity ids.
+    pub(crate) next_serial: u64,
 }
 
 impl World {
-    /// An empty world at tick 0.
-    pub fn new() -> Self {
-        Self::default()
+    /// A world laid out from `content`, with every fixed NPC, mob and resource spawned. All randomness
+    /// (mob placement, wandering, procedural spawns) comes from `seed`.
+    pub fn new(content: Arc<Content>, seed: u64) -> World {
+        let layout = Layout::build(&content, seed);
+        let grid = SpatialGrid::covering(&layout.map);
+        let mut world = World {
+            content,
+            seed,
+            completed: 0,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            layout,
+            entities: Entities::default(),
+            grid,
+            players: Vec::new(),
+            player_index: HashMap::new(),
+            names: HashMap::new(),
+            npcs: Vec::new(),
+            resources: Vec::new(),
+            pathfinder: Pathfinder::default(),
+            view_scratch: ViewScratch::default(),
+            next_serial: 0,
+        };
+        let layout = world.layout.clone();
+        for placement in &layout.npcs {
+            world.spawn_static_npc(placement);
+        }
+        for placement in &layout.mobs {
+            world.spawn_mobs(placement);
+        }
+        for placement in &layout.resources {
+            world.spawn_resource(placement);
+        }
+        world
     }
 
     /// The number of ticks completed so far.
     pub fn tick_number(&self) -> u64 {
-        self.tick
+        self.completed
     }
 
-    /// Advances the world by one tick.
-    pub fn tick(&mut self) {
-        self.tick += 1;
+    /// The tick being computed (or, between ticks, the next one): what changes are stamped with.
+    pub(crate) fn now(&self) -> u64 {
+        self.completed + 1
+    }
+
+    /// The content the world was laid out from.
+    pub fn content(&self) -> &Arc<Content> {
+        &self.content
+    }
+
+    /// Applies the commands (in order) and advances one tick; returns the events of this tick.
+    pub fn tick(&mut self, commands: Vec<Command>) -> Vec<Event> {
+        self.tick_observed(commands, &mut |_| {})
+    }
+
+    /// Like [`World::tick`], calling `phase` at the start of each phase (in [`Phase::ALL`] order) so the
+    /// caller, which owns the clock, can time them.
+    pub fn tick_observed(
+        &mut self,
+        commands: Vec<Command>,
+        phase: &mut dyn FnMut(Phase),
+    ) -> Vec<Event> {
+        let mut events = Vec::new();
+        phase(Phase::Input);
+        for command in commands {
+            self.apply(command, &mut events);
+        }
+        phase(Phase::Npcs);
+        self.advance_npcs();
+        phase(Phase::Movement);
+        self.advance_players();
+        self.report_player_moves(&mut events);
+        phase(Phase::Actions);
+        phase(Phase::View);
+        self.push_views(&mut events);
+        self.entities.release_retired();
+        self.completed += 1;
+        events
+    }
+
+    /// Applies one command.
+    fn apply(&mut self, command: Command, events: &mut Vec<Event>) {
+        match command {
+            Command::Join {
+                id,
+                name,
+                tile,
+                health,
+                max_health,
+                ignored,
+            } => self.join(id, name, tile, health, max_health, ignored),
+            Command::Leave { id } => self.leave(&id),
+            Command::Move {
+                id,
+                x,
+                z,
+                run,
+                reference,
+            } => self.start_walk(&id, TilePos { x, z }, run, reference, events),
+            Command::Stop { id } => self.stop_walk(&id),
+            Command::Teleport { id, tile } => self.teleport(&id, tile),
+            Command::Chat {
+                id,
+                channel,
+                text,
+                to,
+                reference,
+            } => self.chat(&id, channel, &text, to.as_deref(), reference, events),
+            Command::SystemMessage { to, text } => self.system_message(to.as_deref(), text, events),
+        }
+    }
+
+    /// The walkable tile nearest to `tile`, falling back to the spawn tile.
+    pub(crate) fn walkable_near(&self, tile: TilePos) -> TilePos {
+        self.layout
+            .map
+            .nearest_walkable(tile)
+            .unwrap_or(self.layout.spawn)
+    }
+
+    fn join(
+        &mut self,
+        id: String,
+        name: String,
+        tile: TilePos,
+        health: i64,
+        max_health: i64,
+        ignored: Vec<String>,
+    ) {
+        let now = self.now();
+        let name_key = name.to_lowercase();
+        let ignored: HashSet<String> = ignored.into_iter().map(|n| n.to_lowercase()).collect();
+        let placed = self.walkable_near(tile);
+        if let Some(&index) = self.player_index.get(&id) {
+            // The same character again (a new connection): update in place, show everything anew.
+            let player = &mut self.players[index];
+            let handle = player.handle;
+            if player.name_key != name_key {
+                self.names.remove(&player.name_key);
+                player.name_key = name_key.clone();
+            }
+            self.names.insert(name_key, id.clone());
+            player.ignored = ignored;
+            player.walk.clear();
+            player.reported_tile = tile;
+            player.viewer.reset();
+            if let Some(body) = self.entities.get_mut(handle) {
+                let current = body.tile();
+                let renamed = body.wire.name.as_deref() != Some(name.as_str());
+                let health_changed = body.wire.health != Some(health);
+                let max_changed = body.wire.max_health != Some(max_health);
+                body.wire.name = Some(name.clone());
+                body.wire.health = Some(health);
+                body.wire.max_health = Some(max_health);
+                if renamed || health_changed || max_changed {
+                    self.entities.record_change(handle, now, |c| {
+                        if renamed {
+                            c.name = Some(name);
+                        }
+                        if health_changed {
+                            c.health = Some(health);
+                        }
+                        if max_changed {
+                            c.max_health = Some(max_health);
+                        }
+                    });
+                    self.grid.touch(current, now);
+                }
+            }
+            self.place_player(index, placed);
+            return;
+        }
+        let handle = self.entities.insert(Entity {
+            id: id.clone(),
+            kind: EntityKind::Player,
+            x: placed.x,
+            z: placed.z,
+            name: Some(name),
+            health: Some(health),
+            max_health: Some(max_health),
+            item_id: None,
+            quantity: None,
+            resource_type: None,
+            depleted: None,
+            type_id: None,
+        });
+        self.grid.insert(handle, placed, Class::Player, now);
+        self.names.insert(name_key.clone(), id.clone());
+        self.player_index.insert(id.clone(), self.players.len());
+        self.players.push(PlayerState {
+            id,
+            handle,
+            name_key,
+            ignored,
+            walk: Walk::default(),
+            reported_tile: tile,
+            viewer: Viewer::new(),
+        });
+    }
+
+    fn leave(&mut self, id: &str) {
+        let Some(index) = self.player_index.remove(id) else {
+            return;
+        };
+        let player = self.players.swap_remove(index);
+        if let Some(moved) = self.players.get(index) {
+            self.player_index.insert(moved.id.clone(), index);
+        }
+        if self.names.get(&player.name_key).map(String::as_str) == Some(id) {
+            self.names.remove(&player.name_key);
+        }
+        if let Some(tile) = self.entities.retire(player.handle) {
+            let now = self.now();
+            self.grid.remove(player.handle, tile, Class::Player, now);
+        }
+    }
+
+    /// Puts player `index` on `tile` (a walkable tile), updating the grid.
+    pub(crate) fn place_player(&mut self, index: usize, tile: TilePos) {
+        let now = self.now();
+        let handle = self.players[index].handle;
+        if let Some(from) = self.entities.set_tile(handle, tile, now) {
+            self.grid.relocate(handle, from, tile, Class::Player, now);
+        }
+    }
+
+    fn teleport(&mut self, id: &str, tile: TilePos) {
+        let Some(&index) = self.player_index.get(id) else {
+            return;
+        };
+        let placed = self.walkable_near(tile);
+        self.players[index].walk.clear();
+        self.place_player(index, placed);
+    }
+
+    /// Emits [`Event::PlayerMoved`] for every player whose tile differs from the last one reported.
+    fn report_player_moves(&mut self, events: &mut Vec<Event>) {
+        for player in &mut self.players {
+            if let Some(body) = self.entities.get(player.handle) {
+                let tile = body.tile();
+                if tile != player.reported_tile {
+                    player.reported_tile = tile;
+                    events.push(Event::PlayerMoved {
+                        id: player.id.clone(),
+                        tile,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Computes every player's `world:update`.
+    fn push_views(&mut self, events: &mut Vec<Event>) {
+        let now = self.now();
+        for player in &mut self.players {
+            if let Some(update) = view::refresh(
+                player.handle,
+                &mut player.viewer,
+                &self.grid,
+                &self.entities,
+                now,
+                &mut self.view_scratch,
+            ) {
+                events.push(Event::View {
+                    to: player.id.clone(),
+                    update,
+                });
+            }
+        }
+    }
+
+    /// A fresh entity id with a prefix naming its kind (`npc-12`, `res-3`); character ids are UUIDs,
+    /// so the two never collide.
+    pub(crate) fn next_id(&mut self, prefix: &str) -> String {
+        self.next_serial += 1;
+        format!("{prefix}-{}", self.next_serial)
+    }
+
+    pub(crate) fn spawn_resource(&mut self, placement: &ResourcePlacement) {
+        let now = self.now();
+        let id = self.next_id("res");
+        let handle = self.entities.insert(Entity {
+            id,
+            kind: EntityKind::Resource,
+            x: placement.tile.x,
+            z: placement.tile.z,
+            name: Some(placement.name.clone()),
+            health: None,
+            max_health: None,
+            item_id: None,
+            quantity: None,
+            resource_type: Some(placement.resource_type.clone()),
+            depleted: Some(false),
+            type_id: Some(placement.resource_id.clone()),
+        });
+        self.grid.insert(handle, placement.tile, Class::Static, now);
+        self.resources.push(ResourceState {
+            handle,
+            placement: placement.clone(),
+        });
+    }
+
+    /// Where new characters appear: the content's starter-town spawn point (or the nearest walkable
+    /// tile to it).
+    pub fn spawn_tile(&self) -> TilePos {
+        self.layout.spawn
+    }
+
+    /// A player's current tile, when the player is in the world.
+    pub fn player_tile(&self, player: &str) -> Option<TilePos> {
+        let index = *self.player_index.get(player)?;
+        self.entities
+            .get(self.players[index].handle)
+            .map(|b| b.tile())
+    }
+
+    /// True when the player is in the world.
+    pub fn is_online(&self, player: &str) -> bool {
+        self.player_index.contains_key(player)
+    }
+
+    /// How many players are in the world.
+    pub fn players_online(&self) -> usize {
+        self.players.len()
+    }
+
+    /// True when the tile can be stood on.
+    pub fn is_walkable(&self, tile: TilePos) -> bool {
+        self.layout.map.is_walkable(tile)
+    }
+
+    /// The remaining steps of a player's current walk, next step first (empty when standing).
+    pub fn player_path(&self, player: &str) -> Vec<TilePos> {
+        self.player_index
+            .get(player)
+            .map(|&i| self.players[i].walk.remaining())
+            .unwrap_or_default()
+    }
+
+    /// The entity a client would be sent for `id` (any kind), as it stands now. Linear in the number
+    /// of NPCs and resources: meant for tests and admin tools, not for every tick.
+    pub fn entity(&self, id: &str) -> Option<Entity> {
+        if let Some(&index) = self.player_index.get(id) {
+            return self
+                .entities
+                .get(self.players[index].handle)
+                .map(|b| b.wire.clone());
+        }
+        let handles = self
+            .npcs
+            .iter()
+            .map(|n| n.handle)
+            .chain(self.resources.iter().map(|r| r.handle));
+        for handle in handles {
+            if let Some(body) = self.entities.get(handle) {
+                if body.wire.id == id {
+                    return Some(body.wire.clone());
+                }
+            }
+        }
+        None
+    }
+
+    /// Every NPC and mob as a client would see it, in spawn order.
+    pub fn npcs(&self) -> Vec<Entity> {
+        self.npcs
+            .iter()
+            .filter_map(|n| self.entities.get(n.handle).map(|b| b.wire.clone()))
+            .collect()
+    }
+
+    /// Every gathering resource as a client would see it, in spawn order.
+    pub fn resources(&self) -> Vec<Entity> {
+        self.resources
+            .iter()
+            .filter_map(|r| self.entities.get(r.handle).map(|b| b.wire.clone()))
+            .collect()
+    }
+
+    /// How many entities of each kind are in the world.
+    pub fn counts(&self) -> EntityCounts {
+        EntityCounts {
+            players: self.players.len(),
+            npcs: self.npcs.len(),
+            resources: self.resources.len(),
+            ground_items: 0,
+        }
     }
 }
 
@@ -28,11 +464,65 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ticks_count_up_from_zero() {
-        let mut world = World::new();
+    fn the_bundled_world_spawns_everything_its_content_places() {
+        let content = Arc::new(wayfarer_content::load_bundled());
+        let mobs: u32 = content
+            .areas
+            .values()
+            .flat_map(|a| &a.mob_spawns)
+            .map(|m| m.max_count)
+            .sum();
+        let fixed_npcs: usize = content.areas.values().map(|a| a.npcs.len()).sum();
+        let fixed_resources: usize = content.areas.values().map(|a| a.resources.len()).sum();
+        let world = World::new(content, 1);
+        let counts = world.counts();
+        assert_eq!(counts.npcs, fixed_npcs + mobs as usize);
+        assert!(
+            counts.resources > fixed_resources,
+            "plus procedural fishing spots"
+        );
+        assert_eq!(counts.players, 0);
         assert_eq!(world.tick_number(), 0);
-        world.tick();
-        world.tick();
-        assert_eq!(world.tick_number(), 2);
+        for npc in world.npcs() {
+            assert!(npc.health.is_some() && npc.name.is_some() && npc.type_id.is_some());
+        }
+        assert!(world.is_walkable(world.spawn_tile()));
+    }
+
+    #[test]
+    fn content_without_areas_still_has_a_spawn_tile() {
+        let mut world = World::new(Arc::new(Content::default()), 0);
+        assert_eq!(world.spawn_tile(), TilePos { x: 0, z: 0 });
+        world.tick(vec![Command::Join {
+            id: "a".into(),
+            name: "A".into(),
+            tile: TilePos { x: 50, z: -3 },
+            health: 1,
+            max_health: 1,
+            ignored: vec![],
+        }]);
+        assert_eq!(world.player_tile("a"), Some(TilePos { x: 0, z: 0 }));
+        assert_eq!(
+            world.counts(),
+            EntityCounts {
+                players: 1,
+                ..EntityCounts::default()
+            }
+        );
+    }
+
+    #[test]
+    fn ids_of_spawned_entities_are_distinct() {
+        let world = World::new(Arc::new(wayfarer_content::load_bundled()), 1);
+        let mut ids: Vec<String> = world
+            .npcs()
+            .into_iter()
+            .chain(world.resources())
+            .map(|e| e.id)
+            .collect();
+        let total = ids.len();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), total);
     }
 }

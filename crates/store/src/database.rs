@@ -6,7 +6,10 @@ use std::time::Duration;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::{AnyPool, ConnectOptions, Executor};
 
-use crate::repo::{bans::Bans, characters::Characters, sessions::Sessions, users::Users};
+use crate::repo::{
+    bans::Bans, characters::Characters, ignores::Ignores, inventory::Inventories,
+    sessions::Sessions, users::Users,
+};
 use crate::StoreError;
 
 /// Which engine a store runs on.
@@ -151,6 +154,16 @@ impl Store {
     /// Account bans.
     pub fn bans(&self) -> Bans<'_> {
         Bans::new(self)
+    }
+
+    /// Inventories, equipment and batched character saves.
+    pub fn inventories(&self) -> Inventories<'_> {
+        Inventories::new(self)
+    }
+
+    /// Ignore lists.
+    pub fn ignores(&self) -> Ignores<'_> {
+        Ignores::new(self)
     }
 
     /// Login and logout records.

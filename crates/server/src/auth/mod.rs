@@ -139,3 +139,8 @@ pub fn bearer_token(headers: &axum::http::HeaderMap) -> Result<&str, AuthError> 
     }
     Ok(token.trim())
 }
+
+/// Compares secrets without an early exit that would leak how much of them matched.
+pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}

@@ -8,3 +8,4 @@ pub mod limits;
 pub mod metrics;
 pub mod routes;
 pub mod test_hooks;
+pub mod ws;

@@ -3,6 +3,7 @@
 mod support;
 
 mod auth;
+mod characters;
 mod config_errors;
 mod content;
 mod cors;
@@ -13,3 +14,4 @@ mod rate_limits;
 mod restart;
 mod shutdown;
 mod status_faults;
+mod world;

@@ -152,3 +152,76 @@ async fn disable_rate_limit_works_in_development_and_is_refused_in_production() 
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["error"], "rate_limited");
 }
+
+#[tokio::test]
+async fn the_load_test_key_skips_only_the_authentication_limit() {
+    let app = limited_app(vec![("LOAD_TEST_KEY", "bots-welcome".into())]).await;
+    for i in 0..15 {
+        let response = app
+            .client
+            .post(app.url("/api/auth/guest"))
+            .header("x-load-test-key", "bots-welcome")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 201, "bot {i}");
+    }
+    // A wrong key is an ordinary client.
+    for _ in 0..10 {
+        let response = app
+            .client
+            .post(app.url("/api/auth/guest"))
+            .header("x-load-test-key", "guess")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 201);
+    }
+    let response = app
+        .client
+        .post(app.url("/api/auth/guest"))
+        .header("x-load-test-key", "guess")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 429);
+    // The key does nothing on other routes: an account's REST budget still applies.
+    let (token, _) = guest_with_key(&app).await;
+    for _ in 0..100 {
+        app.client
+            .post(app.url("/api/admin/unban"))
+            .bearer_auth(&token)
+            .header("x-load-test-key", "bots-welcome")
+            .json(&serde_json::json!({"accountId": "x"}))
+            .send()
+            .await
+            .unwrap();
+    }
+    let response = app
+        .client
+        .post(app.url("/api/admin/unban"))
+        .bearer_auth(&token)
+        .header("x-load-test-key", "bots-welcome")
+        .json(&serde_json::json!({"accountId": "x"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 429);
+}
+
+async fn guest_with_key(app: &TestApp) -> (String, String) {
+    let body: Value = app
+        .client
+        .post(app.url("/api/auth/guest"))
+        .header("x-load-test-key", "bots-welcome")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    (
+        body["token"].as_str().unwrap().to_owned(),
+        body["accountId"].as_str().unwrap().to_owned(),
+    )
+}

@@ -246,3 +246,169 @@ async fn pump(
         }
     }
 }
+
+/// A game client over a real WebSocket, speaking the contract's envelope.
+pub struct WsClient {
+    stream: tokio_tungstenite::WebSocketStream<
+        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+    >,
+}
+
+/// How long a test waits for an expected message.
+pub const WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+impl WsClient {
+    /// Connects to `/ws` with `query` (e.g. `token=…`), or returns the HTTP status of a refusal.
+    pub async fn connect(app: &TestApp, query: &str) -> Result<WsClient, u16> {
+        let url = format!("{}/ws?{query}", app.base.replace("http://", "ws://"));
+        match tokio_tungstenite::connect_async(url).await {
+            Ok((stream, _)) => Ok(WsClient { stream }),
+            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+                Err(response.status().as_u16())
+            }
+            Err(other) => panic!("websocket connect failed: {other}"),
+        }
+    }
+
+    /// Connects with a tiny TCP receive buffer, as a client on a bad link that stops reading would.
+    pub async fn connect_slow(app: &TestApp, query: &str) -> WsClient {
+        let addr: std::net::SocketAddr = app.base.trim_start_matches("http://").parse().unwrap();
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.set_recv_buffer_size(4096).unwrap();
+        let tcp = socket.connect(addr).await.unwrap();
+        let url = format!("ws://{addr}/ws?{query}");
+        let (stream, _) =
+            tokio_tungstenite::client_async(url, tokio_tungstenite::MaybeTlsStream::Plain(tcp))
+                .await
+                .unwrap();
+        WsClient { stream }
+    }
+
+    /// Sends a raw text frame.
+    pub async fn send_text(&mut self, text: impl Into<String>) {
+        use futures_util::SinkExt;
+        self.stream
+            .send(tokio_tungstenite::tungstenite::Message::Text(
+                text.into().into(),
+            ))
+            .await
+            .unwrap();
+    }
+
+    /// Sends `{"type", "data", "ref"?}`.
+    pub async fn send(
+        &mut self,
+        kind: &str,
+        data: serde_json::Value,
+        reference: Option<serde_json::Value>,
+    ) {
+        let mut frame = serde_json::json!({"type": kind, "data": data});
+        if let Some(r) = reference {
+            frame["ref"] = r;
+        }
+        self.send_text(frame.to_string()).await;
+    }
+
+    /// The next message, or `None` when the socket closed (with its close code, if any).
+    pub async fn next(&mut self) -> Result<serde_json::Value, Option<u16>> {
+        use futures_util::StreamExt;
+        use tokio_tungstenite::tungstenite::Message;
+        loop {
+            let frame = tokio::time::timeout(WAIT, self.stream.next())
+                .await
+                .expect("timed out waiting for a message");
+            match frame {
+                Some(Ok(Message::Text(text))) => {
+                    return Ok(serde_json::from_str(text.as_str()).unwrap())
+                }
+                Some(Ok(Message::Close(frame))) => return Err(frame.map(|f| u16::from(f.code))),
+                Some(Ok(_)) => continue,
+                Some(Err(_)) | None => return Err(None),
+            }
+        }
+    }
+
+    /// Reads until a message satisfies `accept`, skipping others; panics on close or timeout.
+    pub async fn expect(
+        &mut self,
+        what: &str,
+        accept: impl Fn(&serde_json::Value) -> bool,
+    ) -> serde_json::Value {
+        let deadline = std::time::Instant::now() + WAIT;
+        loop {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "timed out waiting for {what}"
+            );
+            match self.next().await {
+                Ok(message) if accept(&message) => return message,
+                Ok(_) => continue,
+                Err(code) => panic!("socket closed ({code:?}) while waiting for {what}"),
+            }
+        }
+    }
+
+    /// Reads until a message of `kind`.
+    pub async fn expect_type(&mut self, kind: &str) -> serde_json::Value {
+        self.expect(kind, |m| m["type"] == kind).await
+    }
+
+    /// Logs out: a normal close handshake.
+    pub async fn close(mut self) {
+        let _ = self.stream.close(None).await;
+        // Drain until the server's close arrives so the logout is complete on its side.
+        let _ = tokio::time::timeout(WAIT, async {
+            use futures_util::StreamExt;
+            while let Some(Ok(_)) = self.stream.next().await {}
+        })
+        .await;
+    }
+
+    /// Reads until the socket closes; returns its close code.
+    pub async fn expect_close(&mut self) -> Option<u16> {
+        loop {
+            if let Err(code) = self.next().await {
+                return code;
+            }
+        }
+    }
+}
+
+/// A guest account with a character: (token, character id).
+pub async fn player(app: &TestApp, name: &str) -> (String, String) {
+    let response = app
+        .client
+        .post(app.url("/api/auth/guest"))
+        .send()
+        .await
+        .unwrap();
+    let body: serde_json::Value = response.json().await.unwrap();
+    let token = body["token"].as_str().unwrap().to_owned();
+    let created = app
+        .client
+        .post(app.url("/api/v1/player"))
+        .bearer_auth(&token)
+        .json(&serde_json::json!({ "name": name }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        created.status(),
+        201,
+        "{}",
+        created.text().await.unwrap_or_default()
+    );
+    let created: serde_json::Value = created.json().await.unwrap();
+    (token, created["player"]["id"].as_str().unwrap().to_owned())
+}
+
+/// Connects a player's socket and reads its entry messages (`player:sync`, then `world:update`).
+pub async fn enter(app: &TestApp, token: &str) -> (WsClient, serde_json::Value) {
+    let mut ws = WsClient::connect(app, &format!("token={token}"))
+        .await
+        .expect("connects");
+    let first = ws.next().await.expect("a first message");
+    assert_eq!(first["type"], "player:sync", "{first}");
+    ws.expect_type("world:update").await;
+    (ws, first["data"].clone())
+}

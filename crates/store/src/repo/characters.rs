@@ -4,9 +4,10 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use sqlx::any::AnyRow;
-use sqlx::Row;
+use sqlx::{Any, Row, Transaction};
 use wayfarer_protocol::Skill;
 
+use crate::repo::inventory::{replace_items, CharacterSnapshot, StoredSlot};
 use crate::{new_id, now_ms, Store, StoreError};
 
 /// A skill's stored level and XP.
@@ -188,41 +189,76 @@ impl<'a> Characters<'a> {
 
     /// Writes a character's mutable state (position, health, coins, skills, style) in one statement.
     pub async fn save(&self, character: &Character) -> Result<(), StoreError> {
-        let mut sql = String::from(
-            r#"UPDATE characters SET "combatLevel" = $1, health = $2, "maxHealth" = $3, coins = $4,
-               "positionX" = $5, "positionY" = $6, "positionZ" = $7, "combatStyle" = $8"#,
-        );
-        let mut n = 9;
-        for skill in Skill::ALL {
-            sql.push_str(&format!(
-                r#", "{s}Level" = ${a}, "{s}Xp" = ${b}"#,
-                s = skill.as_str(),
-                a = n,
-                b = n + 1
-            ));
-            n += 2;
-        }
-        sql.push_str(&format!(" WHERE id = ${n}"));
-        let mut query = sqlx::query(&sql)
-            .bind(character.combat_level)
-            .bind(character.health)
-            .bind(character.max_health)
-            .bind(character.coins)
-            .bind(character.position[0])
-            .bind(character.position[1])
-            .bind(character.position[2])
-            .bind(&character.combat_style);
-        for skill in Skill::ALL {
-            let s = character.skills.get(&skill).copied().unwrap_or(SkillLevel {
-                level: i64::from(skill.starting_level()),
-                xp: 0,
-            });
-            query = query.bind(s.level).bind(s.xp);
-        }
-        let done = query.bind(&character.id).execute(self.store.pool()).await?;
-        if done.rows_affected() == 0 {
-            return Err(StoreError::NotFound(format!("character {}", character.id)));
-        }
+        let mut tx = self.store.pool().begin().await?;
+        save_in(&mut tx, character).await?;
+        tx.commit().await?;
         Ok(())
     }
+
+    /// Creates a character with the record defaults and its first items (the starter kit), all in one
+    /// transaction.
+    pub async fn create_with_items(
+        &self,
+        new: &NewCharacter,
+        inventory: Vec<StoredSlot>,
+    ) -> Result<Character, StoreError> {
+        let character = self.create(new).await?;
+        let snapshot = CharacterSnapshot {
+            character: character.clone(),
+            inventory,
+            equipment: Vec::new(),
+        };
+        let mut tx = self.store.pool().begin().await?;
+        if let Err(err) = replace_items(&mut tx, &snapshot).await {
+            drop(tx);
+            // Without its kit the character must not exist: remove it again.
+            let _ = self.delete(&character.id).await;
+            return Err(err);
+        }
+        tx.commit().await?;
+        Ok(character)
+    }
+}
+
+/// Writes a character's mutable state inside `tx`.
+pub(crate) async fn save_in(
+    tx: &mut Transaction<'static, Any>,
+    character: &Character,
+) -> Result<(), StoreError> {
+    let mut sql = String::from(
+        r#"UPDATE characters SET "combatLevel" = $1, health = $2, "maxHealth" = $3, coins = $4,
+           "positionX" = $5, "positionY" = $6, "positionZ" = $7, "combatStyle" = $8"#,
+    );
+    let mut n = 9;
+    for skill in Skill::ALL {
+        sql.push_str(&format!(
+            r#", "{s}Level" = ${a}, "{s}Xp" = ${b}"#,
+            s = skill.as_str(),
+            a = n,
+            b = n + 1
+        ));
+        n += 2;
+    }
+    sql.push_str(&format!(" WHERE id = ${n}"));
+    let mut query = sqlx::query(&sql)
+        .bind(character.combat_level)
+        .bind(character.health)
+        .bind(character.max_health)
+        .bind(character.coins)
+        .bind(character.position[0])
+        .bind(character.position[1])
+        .bind(character.position[2])
+        .bind(&character.combat_style);
+    for skill in Skill::ALL {
+        let s = character.skills.get(&skill).copied().unwrap_or(SkillLevel {
+            level: i64::from(skill.starting_level()),
+            xp: 0,
+        });
+        query = query.bind(s.level).bind(s.xp);
+    }
+    let done = query.bind(&character.id).execute(&mut **tx).await?;
+    if done.rows_affected() == 0 {
+        return Err(StoreError::NotFound(format!("character {}", character.id)));
+    }
+    Ok(())
 }

@@ -2,5 +2,7 @@
 
 pub mod bans;
 pub mod characters;
+pub mod ignores;
+pub mod inventory;
 pub mod sessions;
 pub mod users;

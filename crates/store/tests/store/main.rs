@@ -2,6 +2,8 @@
 
 mod bans;
 mod characters;
+mod ignores;
+mod inventory;
 mod migrations;
 mod sessions;
 mod users;

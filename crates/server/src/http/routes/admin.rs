@@ -107,3 +107,25 @@ pub async fn unban(
         serde_json::json!({"accountId": body.account_id, "lifted": lifted}),
     ))
 }
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KickRequest {
+    pub character_id: String,
+}
+
+/// `POST /api/admin/kick`: closes the character's connection (it is saved first, like any logout).
+pub async fn kick(
+    State(state): State<AppState>,
+    admin: AuthUser,
+    ApiJson(body): ApiJson<KickRequest>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    admin.require_admin()?;
+    if !state.connections.kick(&body.character_id) {
+        return Err(ApiError::not_found("that character is not online"));
+    }
+    tracing::warn!(admin = admin.account_id(), character = %body.character_id, "character kicked");
+    Ok(Json(
+        serde_json::json!({"characterId": body.character_id, "kicked": true}),
+    ))
+}

@@ -3,4 +3,5 @@
 pub mod admin;
 pub mod auth;
 pub mod content;
+pub mod player;
 pub mod voice;

@@ -1,0 +1,448 @@
+//! Characters: `/api/v1/player`, `/api/character/*`, `/api/characters/<id>/skills|position` and
+//! `/api/v1/world` (CONTRACT.md section 2).
+
+use std::collections::BTreeMap;
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::Json;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use wayfarer_protocol::ws::{EquippedItem, InventorySlot, Player, SkillState, TilePos, WorldPos};
+use wayfarer_protocol::ErrorCode;
+use wayfarer_store::{Character, NewCharacter, StoredSlot};
+
+use crate::app::AppState;
+use crate::auth::AuthUser;
+use crate::http::error::ApiError;
+use crate::http::json::ApiJson;
+
+/// Characters one account may have.
+pub const MAX_CHARACTERS_PER_ACCOUNT: usize = 3;
+/// Longest character name.
+pub const MAX_NAME_CHARS: usize = 12;
+
+#[derive(Debug, Deserialize)]
+pub struct NameRequest {
+    pub name: String,
+}
+
+/// Checks a character name: 1–12 ASCII letters, digits and single spaces, no leading or trailing space.
+pub fn validate_name(name: &str) -> Result<(), ApiError> {
+    let bad = |why: &str| Err(ApiError::bad_request(format!("invalid name: {why}")));
+    if name.is_empty() || name.chars().count() > MAX_NAME_CHARS {
+        return bad("1-12 characters");
+    }
+    if name.starts_with(' ') || name.ends_with(' ') {
+        return bad("no leading or trailing space");
+    }
+    if name.contains("  ") {
+        return bad("single spaces only");
+    }
+    if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == ' ') {
+        return bad("letters, digits and spaces only");
+    }
+    Ok(())
+}
+
+/// The Player shape for a stored character.
+pub async fn player_view(state: &AppState, character: &Character) -> Result<Player, ApiError> {
+    let content = state.content.get();
+    let inventory = state.store.inventories().get(&character.id).await?;
+    let equipment = state.store.inventories().equipment(&character.id).await?;
+    let online = state.online.get(&character.id);
+    let position = match &online {
+        Some(entry) => WorldPos {
+            x: f64::from(entry.tile.x) + 0.5,
+            y: character.position[1],
+            z: f64::from(entry.tile.z) + 0.5,
+        },
+        None => WorldPos {
+            x: character.position[0],
+            y: character.position[1],
+            z: character.position[2],
+        },
+    };
+    let item_name = |id: &str| {
+        content
+            .content
+            .items
+            .get(id)
+            .map(|i| i.name.clone())
+            .unwrap_or_else(|| id.to_owned())
+    };
+    Ok(Player {
+        id: character.id.clone(),
+        account_id: character.account_id.clone(),
+        name: character.name.clone(),
+        combat_level: character.combat_level,
+        health: character.health,
+        max_health: character.max_health,
+        coins: coins_in(&inventory),
+        position,
+        skills: character
+            .skills
+            .iter()
+            .map(|(skill, s)| {
+                (
+                    *skill,
+                    SkillState {
+                        level: s.level,
+                        xp: s.xp,
+                    },
+                )
+            })
+            .collect(),
+        inventory: inventory
+            .iter()
+            .map(|s| InventorySlot {
+                slot: s.slot,
+                item_id: s.item_id.clone(),
+                name: item_name(&s.item_id),
+                quantity: s.quantity,
+            })
+            .collect(),
+        equipment: equipment
+            .into_iter()
+            .map(|e| {
+                (
+                    e.slot_type,
+                    EquippedItem {
+                        item_id: e.item_id,
+                        quantity: e.quantity,
+                    },
+                )
+            })
+            .collect::<BTreeMap<_, _>>(),
+        online: online.is_some(),
+        tile: None,
+    })
+}
+
+/// The item id of coins; the character record's `coins` column mirrors their count.
+pub const COINS_ITEM: &str = "coins";
+
+/// Coins held in an inventory.
+pub fn coins_in(inventory: &[StoredSlot]) -> i64 {
+    inventory
+        .iter()
+        .filter(|s| s.item_id == COINS_ITEM)
+        .map(|s| s.quantity)
+        .sum()
+}
+
+/// The tile of a world position.
+pub fn tile_of(position: [f64; 3]) -> TilePos {
+    TilePos {
+        x: position[0].floor() as i32,
+        z: position[2].floor() as i32,
+    }
+}
+
+/// The account's active character: the selected one, else its first.
+async fn active_character(
+    state: &AppState,
+    auth: &AuthUser,
+) -> Result<Option<Character>, ApiError> {
+    let characters = state
+        .store
+        .characters()
+        .list_for_account(auth.account_id())
+        .await?;
+    Ok(auth
+        .user
+        .active_character_id
+        .as_ref()
+        .and_then(|id| characters.iter().find(|c| &c.id == id).cloned())
+        .or_else(|| characters.into_iter().next()))
+}
+
+/// Creates a character at the spawn point with the starter kit, and makes it active.
+async fn create_character(
+    state: &AppState,
+    auth: &AuthUser,
+    name: &str,
+) -> Result<Character, ApiError> {
+    validate_name(name)?;
+    let existing = state
+        .store
+        .characters()
+        .list_for_account(auth.account_id())
+        .await?;
+    if existing.len() >= MAX_CHARACTERS_PER_ACCOUNT {
+        return Err(ApiError::new(
+            ErrorCode::Conflict,
+            format!("an account has at most {MAX_CHARACTERS_PER_ACCOUNT} characters"),
+        ));
+    }
+    let content = state.content.get();
+    let spawn = content.content.spawn_point();
+    let mut kit: Vec<StoredSlot> = Vec::new();
+    for entry in content.content.starter_kit() {
+        let stackable = content
+            .content
+            .items
+            .get(entry.item_id.as_str())
+            .is_some_and(|i| i.stackable);
+        let copies = if stackable { 1 } else { entry.quantity.max(1) };
+        for _ in 0..copies {
+            if kit.len() >= usize::from(wayfarer_store::INVENTORY_SLOTS) {
+                break;
+            }
+            kit.push(StoredSlot {
+                slot: kit.len() as u8,
+                item_id: entry.item_id.to_string(),
+                quantity: if stackable {
+                    i64::from(entry.quantity.max(1))
+                } else {
+                    1
+                },
+            });
+        }
+    }
+    let character = state
+        .store
+        .characters()
+        .create_with_items(
+            &NewCharacter {
+                account_id: auth.account_id().to_owned(),
+                name: name.to_owned(),
+                position: Some([spawn.x, spawn.y, spawn.z]),
+            },
+            kit.clone(),
+        )
+        .await
+        .map_err(|err| match err {
+            wayfarer_store::StoreError::Conflict(_) => {
+                ApiError::new(ErrorCode::Conflict, "that name is taken")
+            }
+            other => other.into(),
+        })?;
+    let mut character = character;
+    character.coins = coins_in(&kit);
+    state.store.characters().save(&character).await?;
+    state
+        .store
+        .users()
+        .set_active_character(auth.account_id(), Some(&character.id))
+        .await?;
+    tracing::info!(account = auth.account_id(), character = %character.id, name, "character created");
+    Ok(character)
+}
+
+/// `GET /api/v1/player`.
+pub async fn get_player(
+    State(state): State<AppState>,
+    auth: AuthUser,
+) -> Result<Json<Value>, ApiError> {
+    let character = active_character(&state, &auth)
+        .await?
+        .ok_or_else(|| ApiError::not_found("this account has no character yet"))?;
+    Ok(Json(
+        json!({"player": player_view(&state, &character).await?}),
+    ))
+}
+
+/// `POST /api/v1/player`: creates the first character (201) or renames the active one (200).
+pub async fn post_player(
+    State(state): State<AppState>,
+    auth: AuthUser,
+    ApiJson(body): ApiJson<NameRequest>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    match active_character(&state, &auth).await? {
+        None => {
+            let character = create_character(&state, &auth, &body.name).await?;
+            Ok((
+                StatusCode::CREATED,
+                Json(json!({"player": player_view(&state, &character).await?})),
+            ))
+        }
+        Some(mut character) => {
+            validate_name(&body.name)?;
+            if state.online.is_online(&character.id) {
+                return Err(ApiError::new(
+                    ErrorCode::Conflict,
+                    "cannot rename a character while it is online",
+                ));
+            }
+            state
+                .store
+                .characters()
+                .rename(&character.id, &body.name)
+                .await
+                .map_err(|err| match err {
+                    wayfarer_store::StoreError::Conflict(_) => {
+                        ApiError::new(ErrorCode::Conflict, "that name is taken")
+                    }
+                    other => other.into(),
+                })?;
+            character.name = body.name;
+            Ok((
+                StatusCode::OK,
+                Json(json!({"player": player_view(&state, &character).await?})),
+            ))
+        }
+    }
+}
+
+/// `GET /api/character`: the account's characters.
+pub async fn list_characters(
+    State(state): State<AppState>,
+    auth: AuthUser,
+) -> Result<Json<Value>, ApiError> {
+    let characters = state
+        .store
+        .characters()
+        .list_for_account(auth.account_id())
+        .await?;
+    let active = active_character(&state, &auth).await?.map(|c| c.id);
+    let mut views = Vec::with_capacity(characters.len());
+    for character in &characters {
+        views.push(player_view(&state, character).await?);
+    }
+    Ok(Json(
+        json!({"characters": views, "activeCharacterId": active}),
+    ))
+}
+
+/// `POST /api/character`.
+pub async fn create(
+    State(state): State<AppState>,
+    auth: AuthUser,
+    ApiJson(body): ApiJson<NameRequest>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let character = create_character(&state, &auth, &body.name).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({"character": player_view(&state, &character).await?})),
+    ))
+}
+
+/// The caller's own character with this id, else 404 (another account's id is not revealed).
+async fn own_character(state: &AppState, auth: &AuthUser, id: &str) -> Result<Character, ApiError> {
+    match state.store.characters().get(id).await? {
+        Some(c) if c.account_id == auth.account_id() => Ok(c),
+        _ => Err(ApiError::not_found("no such character")),
+    }
+}
+
+/// `POST /api/character/<id>/select`.
+pub async fn select(
+    State(state): State<AppState>,
+    auth: AuthUser,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let character = own_character(&state, &auth, &id).await?;
+    state
+        .store
+        .users()
+        .set_active_character(auth.account_id(), Some(&character.id))
+        .await?;
+    Ok(Json(
+        json!({"player": player_view(&state, &character).await?}),
+    ))
+}
+
+/// `DELETE /api/character/<id>` (not while online).
+pub async fn delete(
+    State(state): State<AppState>,
+    auth: AuthUser,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let character = own_character(&state, &auth, &id).await?;
+    if state.online.is_online(&character.id) {
+        return Err(ApiError::new(
+            ErrorCode::Conflict,
+            "cannot delete a character while it is online",
+        ));
+    }
+    state.store.characters().delete(&character.id).await?;
+    if auth.user.active_character_id.as_deref() == Some(character.id.as_str()) {
+        state
+            .store
+            .users()
+            .set_active_character(auth.account_id(), None)
+            .await?;
+    }
+    tracing::info!(account = auth.account_id(), character = %character.id, "character deleted");
+    Ok(Json(json!({"deleted": character.id})))
+}
+
+/// `GET /api/characters/<id>/skills` (public, like hiscores).
+pub async fn skills(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let character = state
+        .store
+        .characters()
+        .get(&id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("no such character"))?;
+    let skills: BTreeMap<_, _> = character
+        .skills
+        .iter()
+        .map(|(skill, s)| {
+            (
+                *skill,
+                SkillState {
+                    level: s.level,
+                    xp: s.xp,
+                },
+            )
+        })
+        .collect();
+    Ok(Json(json!({"characterId": character.id, "skills": skills})))
+}
+
+/// `GET /api/characters/<id>/position` (the owning account only; 404 to anyone else).
+pub async fn position(
+    State(state): State<AppState>,
+    auth: AuthUser,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let character = own_character(&state, &auth, &id).await?;
+    let (tile, online) = match state.online.get(&character.id) {
+        Some(entry) => (entry.tile, true),
+        None => (tile_of(character.position), false),
+    };
+    let position = if online {
+        json!({"x": f64::from(tile.x) + 0.5, "y": character.position[1], "z": f64::from(tile.z) + 0.5})
+    } else {
+        json!({"x": character.position[0], "y": character.position[1], "z": character.position[2]})
+    };
+    Ok(Json(json!({
+        "characterId": character.id,
+        "position": position,
+        "tile": tile,
+        "online": online,
+    })))
+}
+
+/// `GET /api/v1/world`.
+pub async fn world(
+    State(state): State<AppState>,
+    _auth: AuthUser,
+) -> Result<Json<Value>, ApiError> {
+    let content = state.content.get();
+    let stats = state.world.stats();
+    let counts = state.world.counts();
+    let areas: Vec<Value> = content
+        .content
+        .areas
+        .values()
+        .map(|a| json!({"id": a.id.to_string(), "name": a.name}))
+        .collect();
+    Ok(Json(json!({
+        "tick": stats.number,
+        "time": crate::http::health::now_iso8601(),
+        "playersOnline": state.online.count(),
+        "areas": areas,
+        "entities": {
+            "players": counts.players,
+            "npcs": counts.npcs,
+            "resources": counts.resources,
+            "groundItems": counts.ground_items,
+        },
+    })))
+}

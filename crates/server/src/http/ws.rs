@@ -1,0 +1,667 @@
+//! `GET /ws`: the game channel (CONTRACT.md section 3). The token is checked before the upgrade; then
+//! one task per connection reads frames (bad input is answered with `error` and the connection kept),
+//! enforces 60 messages a second, forwards commands to the world thread and writes what the world sends.
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{ConnectInfo, Query, State};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
+use serde::Deserialize;
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+use wayfarer_protocol::ws::{
+    codes, ChatChannel, ClientMessage, InventorySlot, Player, ServerMessage, SkillState,
+    MAX_FRAME_BYTES,
+};
+use wayfarer_protocol::ErrorCode;
+use wayfarer_sim::Command;
+use wayfarer_store::{CharacterSnapshot, User};
+
+use crate::app::AppState;
+use crate::auth::bearer_token;
+use crate::connections::{wait_saved, CloseRequest};
+use crate::http::error::ApiError;
+use crate::http::routes::player::{coins_in, tile_of};
+use crate::rate_limit::WS_PER_SECOND;
+use crate::world_thread::{Outbound, WorldInput, OUTBOUND_QUEUE};
+
+/// Frames above this are a protocol violation and end the connection; between `MAX_FRAME_BYTES` and
+/// this they are answered with `message_too_large`.
+const HARD_FRAME_LIMIT: usize = 64 * 1024;
+/// Sustained abuse of the message rate for this long closes the connection (1008).
+const ABUSE_LIMIT: Duration = Duration::from_secs(10);
+/// Client refs remembered for echoing in errors that come back from the world.
+const REMEMBERED_REFS: usize = 256;
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WsQuery {
+    #[serde(default)]
+    token: Option<String>,
+    #[serde(default)]
+    character_id: Option<String>,
+}
+
+/// `GET /ws`.
+pub async fn upgrade(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Query(query): Query<WsQuery>,
+    headers: HeaderMap,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Result<Response, ApiError> {
+    let token = match query.token.as_deref().filter(|t| !t.is_empty()) {
+        Some(token) => token,
+        None => bearer_token(&headers)?,
+    };
+    let subject = state.auth.verify(token).await?;
+    let user = state.auth.account(&state.store, &subject).await?;
+    if let Some(ban) = state
+        .store
+        .bans()
+        .active(&user.id, wayfarer_store::now_ms())
+        .await?
+    {
+        return Err(ApiError::new(
+            ErrorCode::Forbidden,
+            format!("account banned: {}", ban.reason),
+        ));
+    }
+    let characters = state.store.characters().list_for_account(&user.id).await?;
+    let character = match &query.character_id {
+        Some(id) => characters
+            .iter()
+            .find(|c| &c.id == id)
+            .ok_or_else(|| ApiError::not_found("no such character on this account"))?,
+        None => user
+            .active_character_id
+            .as_ref()
+            .and_then(|id| characters.iter().find(|c| &c.id == id))
+            .or_else(|| characters.first())
+            .ok_or_else(|| {
+                ApiError::new(
+                    ErrorCode::Conflict,
+                    "create a character before entering the world",
+                )
+            })?,
+    };
+    let upgrade = upgrade.map_err(|_| ApiError::bad_request("expected a WebSocket upgrade"))?;
+    let address = state
+        .config
+        .trusted_proxies
+        .client_ip(peer, &headers)
+        .to_string();
+    let character_id = character.id.clone();
+    let name = character.name.clone();
+    Ok(upgrade
+        .read_buffer_size(4 * 1024)
+        .write_buffer_size(16 * 1024)
+        .max_message_size(HARD_FRAME_LIMIT)
+        .max_frame_size(HARD_FRAME_LIMIT)
+        .on_upgrade(move |socket| async move {
+            Connection::run(state, socket, user, character_id, name, address).await;
+        })
+        .into_response())
+}
+
+/// One player's socket.
+struct Connection {
+    state: AppState,
+    user: User,
+    character_id: String,
+    name: String,
+    address: String,
+    is_admin: bool,
+    limiter: DefaultDirectRateLimiter,
+    last_limited_notice: Option<Instant>,
+    abuse_started: Option<Instant>,
+    last_drop: Option<Instant>,
+    refs: VecDeque<(u64, Value)>,
+    next_ref: u64,
+}
+
+enum Flow {
+    Continue,
+    Close(u16, &'static str),
+}
+
+impl Connection {
+    async fn run(
+        state: AppState,
+        mut socket: WebSocket,
+        user: User,
+        character_id: String,
+        name: String,
+        address: String,
+    ) {
+        let registration = state.connections.register(&character_id, &name);
+        if let Some(replaced) = registration.replaced {
+            if !wait_saved(replaced).await {
+                tracing::warn!(character = %character_id, "the replaced connection was not saved in time");
+            }
+        }
+        let mut connection = Connection {
+            is_admin: user.has_role(crate::auth::ADMIN_ROLE),
+            state,
+            user,
+            character_id,
+            name,
+            address,
+            limiter: RateLimiter::direct(Quota::per_second(
+                NonZeroU32::new(WS_PER_SECOND).unwrap_or(NonZeroU32::MIN),
+            )),
+            last_limited_notice: None,
+            abuse_started: None,
+            last_drop: None,
+            refs: VecDeque::new(),
+            next_ref: 0,
+        };
+        let (outbound_tx, outbound_rx) = mpsc::channel(OUTBOUND_QUEUE);
+        let entered = connection.enter(&mut socket, outbound_tx).await;
+        let reason = match entered {
+            Ok(()) => {
+                metrics::gauge!("ws_connections").increment(1.0);
+                let reason = connection
+                    .serve(&mut socket, outbound_rx, registration.close_requests)
+                    .await;
+                metrics::gauge!("ws_connections").decrement(1.0);
+                reason
+            }
+            Err(err) => {
+                tracing::error!(character = %connection.character_id, error = %err, "entering the world failed");
+                let _ = socket
+                    .send(Message::Close(Some(CloseFrame {
+                        code: 1011,
+                        reason: "could not load the character".into(),
+                    })))
+                    .await;
+                "load_failed"
+            }
+        };
+        // Leave the world; the world hands the final state to the save task, which tells us when done.
+        let (done_tx, done_rx) = oneshot::channel();
+        let sent = connection.state.world_sender.send(WorldInput::Leave {
+            id: connection.character_id.clone(),
+            reason,
+            done: Some(done_tx),
+        });
+        if sent {
+            let _ = tokio::time::timeout(Duration::from_secs(30), done_rx).await;
+        }
+        let _ = registration.saved.send(true);
+        connection
+            .state
+            .connections
+            .unregister(&connection.character_id, registration.connection);
+        tracing::info!(
+            character = %connection.character_id,
+            name = %connection.name,
+            address = %connection.address,
+            reason,
+            "player logged out"
+        );
+    }
+
+    /// Loads the character, opens its session, sends `player:sync` and joins the world.
+    async fn enter(
+        &mut self,
+        socket: &mut WebSocket,
+        outbound: mpsc::Sender<Outbound>,
+    ) -> anyhow::Result<()> {
+        let store = &self.state.store;
+        let character = store
+            .characters()
+            .get(&self.character_id)
+            .await?
+            .ok_or_else(|| anyhow::anyhow!("character vanished"))?;
+        let inventory = store.inventories().get(&self.character_id).await?;
+        let equipment = store.inventories().equipment(&self.character_id).await?;
+        let session_id = store
+            .sessions()
+            .open(&self.character_id, &self.user.id, Some(&self.address))
+            .await?;
+        store.users().touch_login(&self.user.id).await?;
+        let ignored = store.ignores().names(&self.character_id).await?;
+        let snapshot = CharacterSnapshot {
+            character,
+            inventory,
+            equipment,
+        };
+        let sync = self.initial_sync(&snapshot);
+        socket
+            .send(Message::Text(
+                ServerMessage::PlayerSync(Box::new(sync)).to_json().into(),
+            ))
+            .await?;
+        let joined = self.state.world_sender.send(WorldInput::Join {
+            snapshot: Box::new(snapshot),
+            session_id,
+            ignored,
+            outbound,
+        });
+        if !joined {
+            anyhow::bail!("the world is not accepting players");
+        }
+        tracing::info!(
+            character = %self.character_id,
+            name = %self.name,
+            address = %self.address,
+            "player logged in"
+        );
+        Ok(())
+    }
+
+    fn initial_sync(&self, snapshot: &CharacterSnapshot) -> Player {
+        let content = self.state.content.get();
+        let c = &snapshot.character;
+        let tile = tile_of(c.position);
+        Player {
+            id: c.id.clone(),
+            account_id: c.account_id.clone(),
+            name: c.name.clone(),
+            combat_level: c.combat_level,
+            health: c.health,
+            max_health: c.max_health,
+            coins: coins_in(&snapshot.inventory),
+            position: wayfarer_protocol::ws::WorldPos {
+                x: c.position[0],
+                y: c.position[1],
+                z: c.position[2],
+            },
+            skills: c
+                .skills
+                .iter()
+                .map(|(s, l)| {
+                    (
+                        *s,
+                        SkillState {
+                            level: l.level,
+                            xp: l.xp,
+                        },
+                    )
+                })
+                .collect(),
+            inventory: snapshot
+                .inventory
+                .iter()
+                .map(|s| InventorySlot {
+                    slot: s.slot,
+                    item_id: s.item_id.clone(),
+                    name: content
+                        .content
+                        .items
+                        .get(s.item_id.as_str())
+                        .map(|i| i.name.clone())
+                        .unwrap_or_else(|| s.item_id.clone()),
+                    quantity: s.quantity,
+                })
+                .collect(),
+            equipment: snapshot
+                .equipment
+                .iter()
+                .map(|e| {
+                    (
+                        e.slot_type.clone(),
+                        wayfarer_protocol::ws::EquippedItem {
+                            item_id: e.item_id.clone(),
+                            quantity: e.quantity,
+                        },
+                    )
+                })
+                .collect(),
+            online: true,
+            tile: Some(tile),
+        }
+    }
+
+    /// The connection's main loop; returns why it ended.
+    async fn serve(
+        &mut self,
+        socket: &mut WebSocket,
+        mut outbound: mpsc::Receiver<Outbound>,
+        mut close_requests: mpsc::Receiver<CloseRequest>,
+    ) -> &'static str {
+        let mut shutdown = self.state.shutdown.clone();
+        loop {
+            let flow = tokio::select! {
+                frame = socket.recv() => match frame {
+                    Some(Ok(Message::Text(text))) => self.on_text(socket, text.as_str()).await,
+                    Some(Ok(Message::Binary(_))) => {
+                        self.reply_error(socket, codes::INVALID_MESSAGE, "frames are JSON text", None).await
+                    }
+                    Some(Ok(Message::Ping(_) | Message::Pong(_))) => Flow::Continue,
+                    Some(Ok(Message::Close(_))) | None => return "logout",
+                    Some(Err(err)) => {
+                        tracing::debug!(character = %self.character_id, error = %err, "socket error");
+                        return "socket_error";
+                    }
+                },
+                message = outbound.recv() => match message {
+                    Some(Outbound::Message(message)) => self.forward(socket, &message).await,
+                    Some(Outbound::Close(code, reason)) => Flow::Close(code, reason),
+                    None => Flow::Close(1011, "removed from the world"),
+                },
+                request = close_requests.recv() => match request {
+                    Some(CloseRequest { code, reason }) => Flow::Close(code, reason),
+                    None => Flow::Continue,
+                },
+                // The watch guard is dropped inside the block: it must not live across the select.
+                () = async { let _ = shutdown.wait_for(|stopping| *stopping).await; } => {
+                    Flow::Close(1001, "server shutting down")
+                }
+            };
+            if let Flow::Close(code, reason) = flow {
+                let _ = socket
+                    .send(Message::Close(Some(CloseFrame {
+                        code,
+                        reason: reason.into(),
+                    })))
+                    .await;
+                return match code {
+                    crate::connections::CLOSE_REPLACED => "replaced",
+                    crate::connections::CLOSE_KICKED => "kicked",
+                    1001 => "shutdown",
+                    1008 => "policy",
+                    _ => "closed",
+                };
+            }
+        }
+    }
+
+    async fn send(&self, socket: &mut WebSocket, message: &ServerMessage) -> Flow {
+        match socket.send(Message::Text(message.to_json().into())).await {
+            Ok(()) => Flow::Continue,
+            Err(_) => Flow::Close(1011, "send failed"),
+        }
+    }
+
+    async fn reply_error(
+        &self,
+        socket: &mut WebSocket,
+        code: &str,
+        message: &str,
+        reference: Option<Value>,
+    ) -> Flow {
+        self.send(socket, &ServerMessage::error(code, message, reference))
+            .await
+    }
+
+    /// Writes a world message, restoring the client's own `ref` on errors.
+    async fn forward(&mut self, socket: &mut WebSocket, message: &Arc<ServerMessage>) -> Flow {
+        if let ServerMessage::Error(error) = message.as_ref() {
+            if let Some(Value::Number(n)) = &error.reference {
+                let original = n.as_u64().and_then(|id| self.take_ref(id));
+                let mut error = error.clone();
+                error.reference = original;
+                return self.send(socket, &ServerMessage::Error(error)).await;
+            }
+        }
+        self.send(socket, message).await
+    }
+
+    fn remember_ref(&mut self, reference: Option<Value>) -> Option<u64> {
+        let reference = reference?;
+        let id = self.next_ref;
+        self.next_ref += 1;
+        if self.refs.len() == REMEMBERED_REFS {
+            self.refs.pop_front();
+        }
+        self.refs.push_back((id, reference));
+        Some(id)
+    }
+
+    fn take_ref(&mut self, id: u64) -> Option<Value> {
+        let at = self.refs.iter().position(|(i, _)| *i == id)?;
+        self.refs.remove(at).map(|(_, v)| v)
+    }
+
+    /// Counts one message against 60 a second; `false` means drop it.
+    fn admit(&mut self) -> Result<bool, Flow> {
+        let now = Instant::now();
+        if self.limiter.check().is_ok() {
+            // A full second without drops ends an abuse streak.
+            if self
+                .last_drop
+                .is_some_and(|d| now - d > Duration::from_secs(1))
+            {
+                self.abuse_started = None;
+            }
+            return Ok(true);
+        }
+        self.last_drop = Some(now);
+        let started = *self.abuse_started.get_or_insert(now);
+        if now - started > ABUSE_LIMIT {
+            return Err(Flow::Close(1008, "message rate exceeded for too long"));
+        }
+        Ok(false)
+    }
+
+    async fn on_text(&mut self, socket: &mut WebSocket, text: &str) -> Flow {
+        match self.admit() {
+            Err(flow) => return flow,
+            Ok(false) => {
+                metrics::counter!("ws_messages_dropped_total").increment(1);
+                let due = self
+                    .last_limited_notice
+                    .is_none_or(|at| at.elapsed() >= Duration::from_secs(1));
+                if due {
+                    self.last_limited_notice = Some(Instant::now());
+                    return self
+                        .reply_error(
+                            socket,
+                            codes::RATE_LIMITED,
+                            "more than 60 messages a second; messages dropped",
+                            None,
+                        )
+                        .await;
+                }
+                return Flow::Continue;
+            }
+            Ok(true) => {}
+        }
+        metrics::counter!("ws_messages_in_total").increment(1);
+        if text.len() > MAX_FRAME_BYTES {
+            return self
+                .reply_error(
+                    socket,
+                    codes::MESSAGE_TOO_LARGE,
+                    "frames are limited to 16 KiB",
+                    None,
+                )
+                .await;
+        }
+        let (parsed, reference) = ClientMessage::parse(text);
+        let message = match parsed {
+            Ok(m) => m,
+            Err(err) => {
+                return self
+                    .reply_error(socket, err.code, &err.message, reference)
+                    .await
+            }
+        };
+        let id = self.character_id.clone();
+        let input = match message {
+            ClientMessage::Sync => WorldInput::Sync { id },
+            ClientMessage::Move(m) => WorldInput::Sim(Command::Move {
+                id,
+                x: m.x,
+                z: m.z,
+                run: m.run,
+                reference: self.remember_ref(reference),
+            }),
+            ClientMessage::Chat(chat) if chat.text.trim_start().starts_with('/') => {
+                return self
+                    .slash_command(socket, chat.text.trim(), reference)
+                    .await;
+            }
+            ClientMessage::Chat(chat) => {
+                let channel = chat.channel.unwrap_or(ChatChannel::Local);
+                if channel == ChatChannel::System {
+                    return self
+                        .reply_error(
+                            socket,
+                            codes::INVALID_MESSAGE,
+                            "players cannot send on the system channel",
+                            reference,
+                        )
+                        .await;
+                }
+                if channel == ChatChannel::Private && chat.to.as_deref().is_none_or(str::is_empty) {
+                    return self
+                        .reply_error(
+                            socket,
+                            codes::INVALID_MESSAGE,
+                            "private messages need `to`",
+                            reference,
+                        )
+                        .await;
+                }
+                WorldInput::Sim(Command::Chat {
+                    id,
+                    channel,
+                    text: chat.text,
+                    to: chat.to,
+                    reference: self.remember_ref(reference),
+                })
+            }
+            ClientMessage::Action(action) => match action.action.as_str() {
+                "stop" => WorldInput::Sim(Command::Stop { id }),
+                other => {
+                    return self
+                        .reply_error(
+                            socket,
+                            codes::INVALID_MESSAGE,
+                            &format!("unknown action {other:?}"),
+                            reference,
+                        )
+                        .await
+                }
+            },
+        };
+        if !self.state.world_sender.send(input) {
+            return self
+                .reply_error(socket, "server_busy", "the world is busy; try again", None)
+                .await;
+        }
+        Flow::Continue
+    }
+
+    /// `/`-commands typed in chat.
+    async fn slash_command(
+        &mut self,
+        socket: &mut WebSocket,
+        text: &str,
+        reference: Option<Value>,
+    ) -> Flow {
+        let mut parts = text[1..].split_whitespace();
+        let command = parts.next().unwrap_or("").to_ascii_lowercase();
+        let args: Vec<&str> = parts.collect();
+        let id = self.character_id.clone();
+        let system = |text: String| {
+            WorldInput::Sim(Command::SystemMessage {
+                to: Some(id.clone()),
+                text,
+            })
+        };
+        let input = match command.as_str() {
+            "admin" => {
+                return self
+                    .admin_code(socket, args.first().copied().unwrap_or(""))
+                    .await
+            }
+            "tp" | "give" | "kick" | "broadcast" if !self.is_admin => {
+                return self
+                    .reply_error(
+                        socket,
+                        codes::FORBIDDEN,
+                        "that command is for admins",
+                        reference,
+                    )
+                    .await;
+            }
+            "tp" => match (
+                args.first().and_then(|v| v.parse().ok()),
+                args.get(1).and_then(|v| v.parse().ok()),
+            ) {
+                (Some(x), Some(z)) => WorldInput::Sim(Command::Teleport {
+                    id: id.clone(),
+                    tile: wayfarer_protocol::ws::TilePos { x, z },
+                }),
+                _ => system("Usage: /tp <x> <z>".into()),
+            },
+            "give" => match (
+                args.first(),
+                args.get(1).map_or(Some(1), |q| q.parse::<i64>().ok()),
+            ) {
+                (Some(item), Some(quantity)) if quantity > 0 => WorldInput::Give {
+                    id: id.clone(),
+                    item_id: (*item).to_owned(),
+                    quantity,
+                },
+                _ => system("Usage: /give <itemId> [quantity]".into()),
+            },
+            "kick" => {
+                let name = args.join(" ");
+                match self.state.connections.find_by_name(&name) {
+                    Some(target) if self.state.connections.kick(&target) => {
+                        tracing::warn!(admin = %self.character_id, target = %target, "player kicked");
+                        system(format!("Kicked {name}."))
+                    }
+                    _ => system(format!("{name} is not online.")),
+                }
+            }
+            "broadcast" => WorldInput::Sim(Command::SystemMessage {
+                to: None,
+                text: args.join(" "),
+            }),
+            other => system(format!("Unknown command /{other}.")),
+        };
+        if !self.state.world_sender.send(input) {
+            return self
+                .reply_error(socket, "server_busy", "the world is busy; try again", None)
+                .await;
+        }
+        Flow::Continue
+    }
+
+    /// `/admin <code>`: counts as an authentication attempt; a right code makes this session admin.
+    async fn admin_code(&mut self, socket: &mut WebSocket, code: &str) -> Flow {
+        if !self.state.limits.disabled {
+            if let Ok(ip) = self.address.parse() {
+                if let crate::rate_limit::Decision::Limited { .. } =
+                    self.state.limits.auth.check(&ip)
+                {
+                    return self
+                        .reply_error(socket, codes::RATE_LIMITED, "too many attempts", None)
+                        .await;
+                }
+            }
+        }
+        let expected = self.state.config.admin_code.as_deref();
+        let ok = expected.is_some_and(|expected| {
+            crate::auth::constant_time_eq(expected.as_bytes(), code.as_bytes())
+        });
+        let text = if ok {
+            self.is_admin = true;
+            tracing::warn!(character = %self.character_id, address = %self.address, "admin granted by code");
+            "Admin rights granted for this session."
+        } else {
+            tracing::warn!(character = %self.character_id, address = %self.address, "wrong admin code");
+            "Wrong admin code."
+        };
+        let input = WorldInput::Sim(Command::SystemMessage {
+            to: Some(self.character_id.clone()),
+            text: text.into(),
+        });
+        let _ = self.state.world_sender.send(input);
+        Flow::Continue
+    }
+}

@@ -1,0 +1,57 @@
+//! The save task: writes the characters the world thread hands over, off the tick, each batch in one
+//! transaction, and closes the sessions of players who left.
+
+use std::time::{Duration, Instant};
+
+use tokio::sync::{mpsc, oneshot};
+use wayfarer_store::{CharacterSnapshot, Store};
+
+/// Attempts per batch before its failure is logged and the batch given up.
+const SAVE_ATTEMPTS: u32 = 3;
+/// Pause between attempts.
+const RETRY_PAUSE: Duration = Duration::from_millis(500);
+
+/// One hand-over from the world thread.
+#[derive(Default)]
+pub struct SaveJob {
+    pub snapshots: Vec<CharacterSnapshot>,
+    /// Sessions to mark closed, with the reason.
+    pub sessions_to_close: Vec<(String, &'static str)>,
+    /// Fired once the job is written (a replacing connection waits for it).
+    pub done: Vec<oneshot::Sender<()>>,
+}
+
+/// Runs until every sender (the world thread) is gone and the queue is drained.
+pub async fn run(store: Store, mut jobs: mpsc::UnboundedReceiver<SaveJob>) {
+    while let Some(job) = jobs.recv().await {
+        save(&store, job).await;
+    }
+    tracing::debug!("save task drained");
+}
+
+async fn save(store: &Store, job: SaveJob) {
+    let started = Instant::now();
+    let mut saved = job.snapshots.is_empty();
+    for attempt in 1..=SAVE_ATTEMPTS {
+        if saved {
+            break;
+        }
+        match store.inventories().save_batch(&job.snapshots).await {
+            Ok(()) => saved = true,
+            Err(err) => {
+                tracing::error!(attempt, characters = job.snapshots.len(), error = %err, "saving characters failed");
+                metrics::counter!("character_save_failures_total").increment(1);
+                tokio::time::sleep(RETRY_PAUSE).await;
+            }
+        }
+    }
+    for (session, reason) in &job.sessions_to_close {
+        if let Err(err) = store.sessions().close(session, reason).await {
+            tracing::warn!(session, error = %err, "closing a player session failed");
+        }
+    }
+    metrics::histogram!("db_save_batch_seconds").record(started.elapsed().as_secs_f64());
+    for done in job.done {
+        let _ = done.send(());
+    }
+}

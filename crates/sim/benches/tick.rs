@@ -1,0 +1,215 @@
+//! Micro-benchmarks of the tick: a busy world (2,000 players, half of them walking, and 5,000
+//! wandering NPCs on a large open map), and the view phase alone for a crowd versus players spread out.
+//!
+//! Run with `cargo bench -p wayfarer-sim -- --quick` for a fast estimate.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use serde_json::json;
+use wayfarer_content::{Content, ManifestSet};
+use wayfarer_protocol::ws::TilePos;
+use wayfarer_sim::{Command, Phase, World};
+
+/// Side of the open map in tiles.
+const MAP_TILES: i32 = 1024;
+const PLAYERS: usize = 2_000;
+const NPC_SPAWNERS: usize = 500;
+const NPCS_PER_SPAWNER: u32 = 10;
+/// A walking player gets a new target about this often, so walks overlap and half the players keep
+/// moving without every one of them path-finding every tick.
+const RETARGET_TICKS: usize = 30;
+
+/// Deterministic inputs (independent of the sim's generator).
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: i32) -> i32 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((self.0 >> 33) % n as u64) as i32
+    }
+}
+
+/// One open area of `MAP_TILES`² with `spawners` goblin spawners spread over it.
+fn content(spawners: usize) -> Arc<Content> {
+    let mut rng = Lcg(5);
+    let mobs: Vec<_> = (0..spawners)
+        .map(|_| {
+            json!({"mobId": "goblin",
+                   "position": {"x": rng.below(MAP_TILES), "y": 0, "z": rng.below(MAP_TILES)},
+                   "spawnRadius": 6, "maxCount": NPCS_PER_SPAWNER})
+        })
+        .collect();
+    let mut set = ManifestSet::new();
+    set.insert(
+        "npcs.json",
+        json!([{"id": "goblin", "name": "Goblin", "category": "mob",
+                "stats": {"level": 2, "health": 5}, "combat": {"attackable": true},
+                "movement": {"type": "wander", "speed": 3.33, "wanderRadius": 5}}])
+        .to_string(),
+    );
+    set.insert(
+        "world-areas.json",
+        json!({"starterTowns": {"plain": {
+            "id": "plain", "name": "Plain",
+            "bounds": {"minX": 0, "maxX": MAP_TILES - 1, "minZ": 0, "maxZ": MAP_TILES - 1},
+            "spawnPoint": {"x": 512, "y": 0, "z": 512},
+            "mobSpawns": mobs
+        }}})
+        .to_string(),
+    );
+    match Content::from_files(&set) {
+        Ok((content, _)) => Arc::new(content),
+        Err(report) => panic!("benchmark content is invalid:\n{report}"),
+    }
+}
+
+/// A world with `PLAYERS` players placed within `spread` tiles of the map centre (or all over the map
+/// when `spread` covers it), and a closure producing each tick's commands: every
+/// `RETARGET_TICKS`-th walker (in turn) is sent to a new tile within `stride` of where it is.
+struct Scenario {
+    world: World,
+    rng: Lcg,
+    walkers: Vec<String>,
+    turn: usize,
+    spread: i32,
+    stride: i32,
+}
+
+impl Scenario {
+    fn new(spawners: usize, spread: i32, walking_share: f64, stride: i32) -> Scenario {
+        let mut world = World::new(content(spawners), 11);
+        let mut rng = Lcg(17);
+        let centre = MAP_TILES / 2;
+        let mut joins = Vec::new();
+        let mut walkers = Vec::new();
+        for i in 0..PLAYERS {
+            let id = format!("player-{i}");
+            joins.push(Command::Join {
+                id: id.clone(),
+                name: format!("P{i}"),
+                tile: TilePos {
+                    x: centre - spread / 2 + rng.below(spread),
+                    z: centre - spread / 2 + rng.below(spread),
+                },
+                health: 10,
+                max_health: 10,
+                ignored: vec![],
+            });
+            if (i as f64) < PLAYERS as f64 * walking_share {
+                walkers.push(id);
+            }
+        }
+        world.tick(joins);
+        let mut scenario = Scenario {
+            world,
+            rng,
+            walkers,
+            turn: 0,
+            spread,
+            stride,
+        };
+        // Everyone who walks starts walking now.
+        let all: Vec<Command> = (0..scenario.walkers.len())
+            .map(|i| scenario.retarget(i))
+            .collect();
+        scenario.world.tick(all);
+        scenario
+    }
+
+    /// A move for walker `i` to a random tile near the centre of its region.
+    fn retarget(&mut self, i: usize) -> Command {
+        let id = self.walkers[i].clone();
+        let at = self
+            .world
+            .player_tile(&id)
+            .unwrap_or(TilePos { x: 0, z: 0 });
+        let centre = MAP_TILES / 2;
+        let half = self.spread / 2;
+        let clamp = |v: i32| v.clamp(centre - half, centre + half - 1);
+        Command::Move {
+            id,
+            x: clamp(at.x - self.stride + self.rng.below(2 * self.stride + 1)),
+            z: clamp(at.z - self.stride + self.rng.below(2 * self.stride + 1)),
+            run: false,
+            reference: None,
+        }
+    }
+
+    /// This tick's commands.
+    fn commands(&mut self) -> Vec<Command> {
+        let per_tick = self.walkers.len().div_ceil(RETARGET_TICKS);
+        let mut commands = Vec::with_capacity(per_tick);
+        for _ in 0..per_tick {
+            let i = self.turn % self.walkers.len();
+            self.turn += 1;
+            commands.push(self.retarget(i));
+        }
+        commands
+    }
+}
+
+fn busy_world(c: &mut Criterion) {
+    let mut scenario = Scenario::new(NPC_SPAWNERS, MAP_TILES, 0.5, 80);
+    let counts = scenario.world.counts();
+    assert_eq!(counts.players, PLAYERS);
+    assert_eq!(counts.npcs, NPC_SPAWNERS * NPCS_PER_SPAWNER as usize);
+    c.bench_function("tick/2000_players_half_moving_5000_npcs", |b| {
+        b.iter(|| {
+            let commands = scenario.commands();
+            scenario.world.tick(commands)
+        })
+    });
+}
+
+/// Times only the view phase of each tick.
+fn view_phase(scenario: &mut Scenario, iterations: u64) -> Duration {
+    let mut total = Duration::ZERO;
+    for _ in 0..iterations {
+        let commands = scenario.commands();
+        let mut started = None;
+        scenario.world.tick_observed(commands, &mut |phase| {
+            if phase == Phase::View {
+                started = Some(Instant::now());
+            }
+        });
+        if let Some(started) = started {
+            total += started.elapsed();
+        }
+    }
+    total
+}
+
+fn views(c: &mut Criterion) {
+    let mut group = c.benchmark_group("view");
+    // 2,000 players in a 64×64 square, all walking: every view is full (255 players) and changes.
+    let mut crowd = Scenario::new(0, 64, 1.0, 10);
+    group.bench_function("crowd_2000_players_in_64x64_all_moving", |b| {
+        b.iter_custom(|n| view_phase(&mut crowd, n))
+    });
+    // 2,000 players over the whole map, all walking: a few neighbours each.
+    let mut spread = Scenario::new(0, MAP_TILES, 1.0, 80);
+    group.bench_function("spread_2000_players_in_1024x1024_all_moving", |b| {
+        b.iter_custom(|n| view_phase(&mut spread, n))
+    });
+    // The same spread, with nobody moving: quiet views are skipped.
+    let mut idle = Scenario::new(0, MAP_TILES, 0.0, 80);
+    group.bench_function("spread_2000_players_idle", |b| {
+        b.iter_custom(|n| view_phase(&mut idle, n))
+    });
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    targets = busy_world, views
+}
+criterion_main!(benches);

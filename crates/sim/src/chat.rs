@@ -1,0 +1,198 @@
+//! Chat: `local` reaches every player within view distance of the sender, `global` everyone,
+//! `private` one named player (with an echo to the sender); `system` messages come from the server.
+//! Receivers never get local or global messages from someone they ignore, and a private message to
+//! someone who ignores the sender is refused with `ignored`.
+
+use wayfarer_protocol::ws::{codes, ChatChannel, ChatMessage, MAX_CHAT_CHARS};
+
+use crate::events::Event;
+use crate::view::VIEW_RADIUS_TILES;
+use crate::world::World;
+
+/// `fromId` of system messages.
+pub const SYSTEM_SENDER_ID: &str = "system";
+/// `fromName` of system messages.
+pub const SYSTEM_SENDER_NAME: &str = "System";
+
+/// The text to send: control characters stripped, then trimmed; `None` unless 1 to
+/// [`MAX_CHAT_CHARS`] characters remain.
+pub fn clean_chat_text(text: &str) -> Option<String> {
+    let stripped: String = text.chars().filter(|c| !c.is_control()).collect();
+    let trimmed = stripped.trim();
+    let chars = trimmed.chars().count();
+    (1..=MAX_CHAT_CHARS)
+        .contains(&chars)
+        .then(|| trimmed.to_owned())
+}
+
+fn rejected(id: &str, code: &'static str, message: &str, reference: Option<u64>) -> Event {
+    Event::Rejected {
+        to: id.to_owned(),
+        code,
+        message: message.to_owned(),
+        reference,
+    }
+}
+
+impl World {
+    /// `player:chat` from player `id`.
+    pub(crate) fn chat(
+        &mut self,
+        id: &str,
+        channel: ChatChannel,
+        text: &str,
+        to: Option<&str>,
+        reference: Option<u64>,
+        events: &mut Vec<Event>,
+    ) {
+        let Some(&index) = self.player_index.get(id) else {
+            return;
+        };
+        let Some(text) = clean_chat_text(text) else {
+            events.push(rejected(
+                id,
+                codes::INVALID_TEXT,
+                &format!(
+                    "chat text must be 1 to {MAX_CHAT_CHARS} characters after trimming and removing control characters"
+                ),
+                reference,
+            ));
+            return;
+        };
+        let sender = &self.players[index];
+        let Some(sender_body) = self.entities.get(sender.handle) else {
+            return;
+        };
+        let message = ChatMessage {
+            channel,
+            from_id: id.to_owned(),
+            from_name: sender_body.wire.name.clone().unwrap_or_default(),
+            text,
+            ts: 0,
+        };
+        let sender_key = sender.name_key.as_str();
+        let recipients = match channel {
+            ChatChannel::Local => {
+                let mut near = Vec::new();
+                self.grid
+                    .players_within(sender_body.tile(), VIEW_RADIUS_TILES, |h| near.push(h));
+                // Grid order depends on cell layout; sort by join order for a stable list.
+                let mut indices: Vec<usize> = near
+                    .iter()
+                    .filter_map(|h| self.entities.get(*h))
+                    .filter_map(|b| self.player_index.get(&b.wire.id).copied())
+                    .collect();
+                indices.sort_unstable();
+                indices
+                    .into_iter()
+                    .map(|i| &self.players[i])
+                    .filter(|p| p.id == id || !p.ignored.contains(sender_key))
+                    .map(|p| p.id.clone())
+                    .collect()
+            }
+            ChatChannel::Global => self
+                .players
+                .iter()
+                .filter(|p| p.id == id || !p.ignored.contains(sender_key))
+                .map(|p| p.id.clone())
+                .collect(),
+            ChatChannel::Private => {
+                let Some(name) = to.map(str::trim).filter(|n| !n.is_empty()) else {
+                    events.push(rejected(
+                        id,
+                        codes::INVALID_TARGET,
+                        "a private message needs `to`, the recipient's name",
+                        reference,
+                    ));
+                    return;
+                };
+                let target = self
+                    .names
+                    .get(&name.to_lowercase())
+                    .and_then(|target_id| self.player_index.get(target_id))
+                    .map(|&i| &self.players[i]);
+                let Some(target) = target else {
+                    events.push(rejected(
+                        id,
+                        codes::PLAYER_OFFLINE,
+                        &format!("{name} is not online"),
+                        reference,
+                    ));
+                    return;
+                };
+                if target.id != id && target.ignored.contains(sender_key) {
+                    events.push(rejected(
+                        id,
+                        codes::IGNORED,
+                        &format!("{name} is not receiving your messages"),
+                        reference,
+                    ));
+                    return;
+                }
+                if target.id == id {
+                    vec![id.to_owned()]
+                } else {
+                    vec![target.id.clone(), id.to_owned()]
+                }
+            }
+            ChatChannel::System => {
+                events.push(rejected(
+                    id,
+                    codes::FORBIDDEN,
+                    "players cannot send on the system channel",
+                    reference,
+                ));
+                return;
+            }
+        };
+        events.push(Event::Chat {
+            to: recipients,
+            message,
+        });
+    }
+
+    /// A system message to one player (by character id) or to everyone.
+    pub(crate) fn system_message(
+        &mut self,
+        to: Option<&str>,
+        text: String,
+        events: &mut Vec<Event>,
+    ) {
+        let recipients: Vec<String> = match to {
+            Some(id) if self.player_index.contains_key(id) => vec![id.to_owned()],
+            Some(_) => return,
+            None => self.players.iter().map(|p| p.id.clone()).collect(),
+        };
+        if recipients.is_empty() {
+            return;
+        }
+        events.push(Event::Chat {
+            to: recipients,
+            message: ChatMessage {
+                channel: ChatChannel::System,
+                from_id: SYSTEM_SENDER_ID.to_owned(),
+                from_name: SYSTEM_SENDER_NAME.to_owned(),
+                text,
+                ts: 0,
+            },
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_stripped_then_trimmed_and_bounded() {
+        assert_eq!(clean_chat_text("  hi  "), Some("hi".to_owned()));
+        assert_eq!(clean_chat_text("\u{7} a\nb \t"), Some("ab".to_owned()));
+        assert_eq!(clean_chat_text("   "), None);
+        assert_eq!(clean_chat_text("\u{0}\u{1b}"), None);
+        assert_eq!(
+            clean_chat_text(&"é".repeat(200)).map(|t| t.chars().count()),
+            Some(200)
+        );
+        assert_eq!(clean_chat_text(&"x".repeat(201)), None);
+    }
+}

@@ -1,0 +1,221 @@
+//! Storage of everything that has a place in the world (players, NPCs, resources): a generational
+//! slab addressed by [`Handle`]s, holding each entity in its wire shape plus when it last moved or
+//! changed.
+
+use wayfarer_protocol::ws::{Changed, Entity, TilePos};
+
+/// A reference to a stored entity: slot index in the high 32 bits, slot generation in the low 32.
+/// A handle of a removed entity never matches the slot's next occupant.
+pub(crate) type Handle = u64;
+
+fn handle(index: u32, generation: u32) -> Handle {
+    (u64::from(index) << 32) | u64::from(generation)
+}
+
+fn split(handle: Handle) -> (usize, u32) {
+    ((handle >> 32) as usize, handle as u32)
+}
+
+/// One stored entity.
+#[derive(Debug, Clone)]
+pub(crate) struct Body {
+    /// The entity as clients first see it; `x`/`z` are its current tile.
+    pub wire: Entity,
+    /// Tick in which the tile last changed.
+    pub moved_at: u64,
+    /// Tick in which `change` was recorded.
+    pub changed_at: u64,
+    /// The fields that changed in tick `changed_at`.
+    pub change: Changed,
+}
+
+impl Body {
+    /// The current tile.
+    pub fn tile(&self) -> TilePos {
+        TilePos {
+            x: self.wire.x,
+            z: self.wire.z,
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Slot {
+    generation: u32,
+    alive: bool,
+    /// Kept after removal until [`Entities::release_retired`], so views can still name what left.
+    body: Option<Body>,
+}
+
+/// The slab.
+#[derive(Debug, Default)]
+pub(crate) struct Entities {
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    retired: Vec<u32>,
+}
+
+impl Entities {
+    /// Stores a new entity.
+    pub fn insert(&mut self, wire: Entity) -> Handle {
+        let body = Body {
+            wire,
+            moved_at: 0,
+            changed_at: 0,
+            change: Changed::default(),
+        };
+        match self.free.pop() {
+            Some(index) => {
+                let slot = &mut self.slots[index as usize];
+                slot.alive = true;
+                slot.body = Some(body);
+                handle(index, slot.generation)
+            }
+            None => {
+                let index = self.slots.len() as u32;
+                self.slots.push(Slot {
+                    generation: 0,
+                    alive: true,
+                    body: Some(body),
+                });
+                handle(index, 0)
+            }
+        }
+    }
+
+    /// A live entity.
+    pub fn get(&self, handle: Handle) -> Option<&Body> {
+        let (index, generation) = split(handle);
+        let slot = self.slots.get(index)?;
+        if slot.alive && slot.generation == generation {
+            slot.body.as_ref()
+        } else {
+            None
+        }
+    }
+
+    /// A live entity, mutably.
+    pub fn get_mut(&mut self, handle: Handle) -> Option<&mut Body> {
+        let (index, generation) = split(handle);
+        let slot = self.slots.get_mut(index)?;
+        if slot.alive && slot.generation == generation {
+            slot.body.as_mut()
+        } else {
+            None
+        }
+    }
+
+    /// The wire id of a live entity or of one removed since the last release.
+    pub fn id_of(&self, handle: Handle) -> Option<&str> {
+        let (index, generation) = split(handle);
+        let slot = self.slots.get(index)?;
+        if slot.generation == generation {
+            slot.body.as_ref().map(|b| b.wire.id.as_str())
+        } else {
+            None
+        }
+    }
+
+    /// Removes an entity, returning its last tile; its id stays readable (for `removed` lists) until
+    /// [`Self::release_retired`].
+    pub fn retire(&mut self, handle: Handle) -> Option<TilePos> {
+        let (index, generation) = split(handle);
+        let slot = self.slots.get_mut(index)?;
+        if !slot.alive || slot.generation != generation {
+            return None;
+        }
+        slot.alive = false;
+        self.retired.push(index as u32);
+        slot.body.as_ref().map(Body::tile)
+    }
+
+    /// Frees the slots of retired entities for reuse; called after every view has been computed.
+    pub fn release_retired(&mut self) {
+        for index in self.retired.drain(..) {
+            let slot = &mut self.slots[index as usize];
+            slot.body = None;
+            slot.generation = slot.generation.wrapping_add(1);
+            self.free.push(index);
+        }
+    }
+
+    /// Moves a live entity to `tile`, stamping the move with tick `now`. Returns the old tile.
+    pub fn set_tile(&mut self, handle: Handle, tile: TilePos, now: u64) -> Option<TilePos> {
+        let body = self.get_mut(handle)?;
+        let old = body.tile();
+        if old != tile {
+            body.wire.x = tile.x;
+            body.wire.z = tile.z;
+            body.moved_at = now;
+        }
+        Some(old)
+    }
+
+    /// Records changed fields of a live entity in tick `now` (merged with earlier changes that tick).
+    pub fn record_change(&mut self, handle: Handle, now: u64, apply: impl FnOnce(&mut Changed)) {
+        if let Some(body) = self.get_mut(handle) {
+            if body.changed_at != now {
+                body.changed_at = now;
+                body.change = Changed {
+                    id: body.wire.id.clone(),
+                    ..Changed::default()
+                };
+            }
+            apply(&mut body.change);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wayfarer_protocol::ws::EntityKind;
+
+    fn entity(id: &str) -> Entity {
+        Entity {
+            id: id.into(),
+            kind: EntityKind::Npc,
+            x: 0,
+            z: 0,
+            name: None,
+            health: None,
+            max_health: None,
+            item_id: None,
+            quantity: None,
+            resource_type: None,
+            depleted: None,
+            type_id: None,
+        }
+    }
+
+    #[test]
+    fn retired_ids_stay_readable_until_released_and_handles_do_not_alias() {
+        let mut entities = Entities::default();
+        let a = entities.insert(entity("a"));
+        entities.retire(a);
+        assert!(entities.get(a).is_none());
+        assert_eq!(entities.id_of(a), Some("a"));
+        entities.release_retired();
+        assert_eq!(entities.id_of(a), None);
+        let b = entities.insert(entity("b"));
+        assert_ne!(a, b, "the reused slot has a new generation");
+        assert!(entities.get(a).is_none());
+        assert_eq!(entities.get(b).map(|b| b.wire.id.as_str()), Some("b"));
+    }
+
+    #[test]
+    fn moves_and_changes_are_stamped_with_their_tick() {
+        let mut entities = Entities::default();
+        let a = entities.insert(entity("a"));
+        entities.set_tile(a, TilePos { x: 1, z: 2 }, 7);
+        let body = entities.get(a).unwrap();
+        assert_eq!((body.tile(), body.moved_at), (TilePos { x: 1, z: 2 }, 7));
+        entities.record_change(a, 8, |c| c.health = Some(3));
+        entities.record_change(a, 8, |c| c.max_health = Some(5));
+        let body = entities.get(a).unwrap();
+        assert_eq!(body.changed_at, 8);
+        assert_eq!(body.change.health, Some(3));
+        assert_eq!(body.change.max_health, Some(5));
+        assert_eq!(body.change.id, "a");
+    }
+}

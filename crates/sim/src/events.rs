@@ -1,0 +1,94 @@
+//! What the world tells the server: [`Event`]s produced by a tick, the tick's [`Phase`]s, and the
+//! entity counts of [`EntityCounts`].
+
+use wayfarer_protocol::ws::{ChatMessage, TilePos, WorldUpdate};
+
+/// Something the server must pass on or act upon.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// A `world:update` for one player: at most one per player per tick, never empty.
+    View {
+        /// Receiving character id.
+        to: String,
+        /// What changed in view; `update.tick` is the tick number.
+        update: WorldUpdate,
+    },
+    /// A `chat:message` for each listed player. `message.ts` is 0: the sim reads no clock, so the
+    /// server stamps the time of sending.
+    Chat {
+        /// Receiving character ids.
+        to: Vec<String>,
+        /// The message.
+        message: ChatMessage,
+    },
+    /// A command refused, for its sender (`code` is one of `wayfarer_protocol::ws::codes`).
+    Rejected {
+        /// The sender's character id.
+        to: String,
+        /// Wire error code.
+        code: &'static str,
+        /// Human-readable reason.
+        message: String,
+        /// The command's reference, echoed.
+        reference: Option<u64>,
+    },
+    /// A player's tile changed this tick (walking, teleport, a join or content reload that moved them
+    /// off a blocked tile): the server marks the character dirty for saving.
+    PlayerMoved {
+        /// Character id.
+        id: String,
+        /// The tile at the end of the tick.
+        tile: TilePos,
+    },
+}
+
+/// The phases of a tick, in order (ARCHITECTURE.md, "The tick").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// Applying the commands: joins, leaves, movement targets, chat.
+    Input,
+    /// NPC AI and movement.
+    Npcs,
+    /// Player movement along paths.
+    Movement,
+    /// Combat, gathering, processing, regeneration and timers (none of these exist yet, so the phase
+    /// is empty and measures nothing but its own bookkeeping).
+    Actions,
+    /// Computing each player's `world:update`.
+    View,
+}
+
+impl Phase {
+    /// Every phase, in tick order.
+    pub const ALL: [Phase; 5] = [
+        Phase::Input,
+        Phase::Npcs,
+        Phase::Movement,
+        Phase::Actions,
+        Phase::View,
+    ];
+
+    /// A stable lower-case name (for metrics labels).
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Input => "input",
+            Phase::Npcs => "npcs",
+            Phase::Movement => "movement",
+            Phase::Actions => "actions",
+            Phase::View => "view",
+        }
+    }
+}
+
+/// How many entities of each kind are in the world (`GET /api/v1/world`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EntityCounts {
+    /// Players online.
+    pub players: usize,
+    /// NPCs and mobs.
+    pub npcs: usize,
+    /// Gathering resources.
+    pub resources: usize,
+    /// Items lying on the ground.
+    pub ground_items: usize,
+}

@@ -1,0 +1,241 @@
+//! The spatial grid: entities bucketed into square cells of tiles, so "who is near this tile" costs the
+//! few cells around it, never a scan of the world. Each cell also remembers the last tick in which
+//! anything in it appeared, left, moved or changed, so a view whose surroundings are quiet is skipped.
+
+use wayfarer_protocol::ws::TilePos;
+
+use crate::entities::Handle;
+use crate::map::{chebyshev, TileMap};
+
+/// Side of a grid cell in tiles.
+pub const CELL_TILES: i32 = 8;
+
+/// Which bucket of a cell an entity is kept in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Class {
+    /// Players (capped per viewer).
+    Player,
+    /// NPCs and mobs (capped per viewer).
+    Npc,
+    /// Resources and ground items (never capped).
+    Static,
+}
+
+/// An entity in a cell, with its tile so distance checks need not touch entity storage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Occupant {
+    pub handle: Handle,
+    pub tile: TilePos,
+}
+
+/// One cell.
+#[derive(Debug, Default)]
+pub(crate) struct Cell {
+    pub players: Vec<Occupant>,
+    pub npcs: Vec<Occupant>,
+    pub statics: Vec<Occupant>,
+    /// Last tick in which the cell's contents changed.
+    pub dirty_at: u64,
+}
+
+impl Cell {
+    fn bucket_mut(&mut self, class: Class) -> &mut Vec<Occupant> {
+        match class {
+            Class::Player => &mut self.players,
+            Class::Npc => &mut self.npcs,
+            Class::Static => &mut self.statics,
+        }
+    }
+}
+
+/// An inclusive rectangle of cell coordinates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CellSpan {
+    pub x0: i32,
+    pub x1: i32,
+    pub z0: i32,
+    pub z1: i32,
+}
+
+/// The grid over the map's box. Entities outside the box (an NPC placed off the map by content) are
+/// kept in the nearest edge cell; distance checks use their real tile.
+#[derive(Debug)]
+pub(crate) struct SpatialGrid {
+    min: TilePos,
+    cols: i32,
+    rows: i32,
+    cells: Vec<Cell>,
+}
+
+impl SpatialGrid {
+    /// An empty grid covering the map.
+    pub fn covering(map: &TileMap) -> SpatialGrid {
+        let cols = (map.width() + CELL_TILES - 1) / CELL_TILES;
+        let rows = (map.height() + CELL_TILES - 1) / CELL_TILES;
+        let mut cells = Vec::new();
+        cells.resize_with(cols as usize * rows as usize, Cell::default);
+        SpatialGrid {
+            min: map.min(),
+            cols,
+            rows,
+            cells,
+        }
+    }
+
+    /// The cell holding a tile (clamped to the grid).
+    pub fn cell_of(&self, tile: TilePos) -> (i32, i32) {
+        let cx = (i64::from(tile.x) - i64::from(self.min.x)).div_euclid(i64::from(CELL_TILES));
+        let cz = (i64::from(tile.z) - i64::from(self.min.z)).div_euclid(i64::from(CELL_TILES));
+        (
+            cx.clamp(0, i64::from(self.cols - 1)) as i32,
+            cz.clamp(0, i64::from(self.rows - 1)) as i32,
+        )
+    }
+
+    /// The westmost tile column of cell column `cx` (and likewise rows), for any `cx`.
+    pub fn cell_min_tile(&self, cx: i32, cz: i32) -> TilePos {
+        TilePos {
+            x: self.min.x + cx * CELL_TILES,
+            z: self.min.z + cz * CELL_TILES,
+        }
+    }
+
+    /// A cell by coordinates inside the grid.
+    pub fn cell(&self, cx: i32, cz: i32) -> &Cell {
+        &self.cells[(cz * self.cols + cx) as usize]
+    }
+
+    fn cell_mut(&mut self, (cx, cz): (i32, i32)) -> &mut Cell {
+        &mut self.cells[(cz * self.cols + cx) as usize]
+    }
+
+    /// The cells holding every tile within `radius` (Chebyshev) of `centre`.
+    pub fn span(&self, centre: TilePos, radius: i32) -> CellSpan {
+        let (x0, z0) = self.cell_of(TilePos {
+            x: centre.x.saturating_sub(radius),
+            z: centre.z.saturating_sub(radius),
+        });
+        let (x1, z1) = self.cell_of(TilePos {
+            x: centre.x.saturating_add(radius),
+            z: centre.z.saturating_add(radius),
+        });
+        CellSpan { x0, x1, z0, z1 }
+    }
+
+    /// True when any cell of the span changed in tick `now`.
+    pub fn any_dirty(&self, span: CellSpan, now: u64) -> bool {
+        (span.z0..=span.z1)
+            .any(|cz| (span.x0..=span.x1).any(|cx| self.cell(cx, cz).dirty_at == now))
+    }
+
+    /// Marks every cell changed in tick `now` (after a rebuild, every view is recomputed).
+    pub fn mark_all_dirty(&mut self, now: u64) {
+        for cell in &mut self.cells {
+            cell.dirty_at = now;
+        }
+    }
+
+    /// Adds an entity.
+    pub fn insert(&mut self, handle: Handle, tile: TilePos, class: Class, now: u64) {
+        let cell = self.cell_mut(self.cell_of(tile));
+        cell.bucket_mut(class).push(Occupant { handle, tile });
+        cell.dirty_at = now;
+    }
+
+    /// Removes an entity standing on `tile`.
+    pub fn remove(&mut self, handle: Handle, tile: TilePos, class: Class, now: u64) {
+        let cell = self.cell_mut(self.cell_of(tile));
+        let bucket = cell.bucket_mut(class);
+        if let Some(i) = bucket.iter().position(|o| o.handle == handle) {
+            // Order within a cell does not matter: views sort what they collect.
+            bucket.swap_remove(i);
+        }
+        cell.dirty_at = now;
+    }
+
+    /// Moves an entity from `from` to `to`.
+    pub fn relocate(&mut self, handle: Handle, from: TilePos, to: TilePos, class: Class, now: u64) {
+        if from == to {
+            return;
+        }
+        let (old, new) = (self.cell_of(from), self.cell_of(to));
+        if old == new {
+            let cell = self.cell_mut(old);
+            if let Some(o) = cell
+                .bucket_mut(class)
+                .iter_mut()
+                .find(|o| o.handle == handle)
+            {
+                o.tile = to;
+            }
+            cell.dirty_at = now;
+        } else {
+            self.remove(handle, from, class, now);
+            self.insert(handle, to, class, now);
+        }
+    }
+
+    /// Marks the cell of `tile` changed (an entity there changed a field).
+    pub fn touch(&mut self, tile: TilePos, now: u64) {
+        let cell = self.cell_of(tile);
+        self.cell_mut(cell).dirty_at = now;
+    }
+
+    /// Calls `f` for every player within `radius` (Chebyshev) of `centre`, cell by cell.
+    pub fn players_within(&self, centre: TilePos, radius: i32, mut f: impl FnMut(Handle)) {
+        let span = self.span(centre, radius);
+        for cz in span.z0..=span.z1 {
+            for cx in span.x0..=span.x1 {
+                for o in &self.cell(cx, cz).players {
+                    if chebyshev(centre, o.tile) <= radius as u32 {
+                        f(o.handle);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(x: i32, z: i32) -> TilePos {
+        TilePos { x, z }
+    }
+
+    fn grid() -> SpatialGrid {
+        SpatialGrid::covering(&TileMap::blocked(t(-16, -16), 64, 64))
+    }
+
+    #[test]
+    fn cells_are_clamped_to_the_grid() {
+        let g = grid();
+        assert_eq!(g.cell_of(t(-16, -16)), (0, 0));
+        assert_eq!(g.cell_of(t(-9, -8)), (0, 1));
+        assert_eq!(g.cell_of(t(-1000, 1000)), (0, 7));
+        assert_eq!(g.cell_min_tile(1, 2), t(-8, 0));
+    }
+
+    #[test]
+    fn near_players_are_found_and_moves_mark_cells() {
+        let mut g = grid();
+        g.insert(1, t(0, 0), Class::Player, 1);
+        g.insert(2, t(10, 0), Class::Player, 1);
+        g.insert(3, t(0, 5), Class::Npc, 1);
+        let mut found = Vec::new();
+        g.players_within(t(0, 0), 9, |h| found.push(h));
+        assert_eq!(found, vec![1]);
+        g.relocate(2, t(10, 0), t(9, 0), Class::Player, 2);
+        let mut found = Vec::new();
+        g.players_within(t(0, 0), 9, |h| found.push(h));
+        found.sort_unstable();
+        assert_eq!(found, vec![1, 2]);
+        assert!(g.any_dirty(g.span(t(9, 0), 0), 2));
+        assert!(!g.any_dirty(g.span(t(-16, -16), 0), 2));
+        g.remove(2, t(9, 0), Class::Player, 3);
+        let mut found = Vec::new();
+        g.players_within(t(0, 0), 9, |h| found.push(h));
+        assert_eq!(found, vec![1]);
+    }
+}

@@ -1,0 +1,141 @@
+//! Player movement: `player:move` turns into a path (see `pathfinding`), and each tick a walking
+//! player advances [`WALK_TILES_PER_TICK`] steps along it, a running one [`RUN_TILES_PER_TICK`].
+
+use wayfarer_protocol::ws::{codes, TilePos, MAX_MOVE_TILES};
+
+use crate::events::Event;
+use crate::map::chebyshev;
+use crate::world::World;
+
+/// Steps a walking player takes per tick.
+pub const WALK_TILES_PER_TICK: usize = 2;
+/// Steps a running player takes per tick.
+pub const RUN_TILES_PER_TICK: usize = 4;
+
+/// A player's current walk.
+#[derive(Debug, Default)]
+pub(crate) struct Walk {
+    /// Remaining steps, the next one last (so taking a step is a `pop`).
+    path: Vec<TilePos>,
+    /// Where the player asked to go (kept to re-plan when the map changed under the path).
+    target: Option<TilePos>,
+    run: bool,
+    /// A move accepted this tick, planned at the start of the movement phase: however many moves a
+    /// client sends in one tick, only the last one costs a path search.
+    requested: Option<(TilePos, bool)>,
+}
+
+impl Walk {
+    /// Stops walking.
+    pub fn clear(&mut self) {
+        self.path.clear();
+        self.target = None;
+        self.requested = None;
+    }
+
+    /// The remaining steps, next first.
+    pub fn remaining(&self) -> Vec<TilePos> {
+        self.path.iter().rev().copied().collect()
+    }
+}
+
+impl World {
+    /// `player:move`: accepts a walk to `target` (planned at the start of the movement phase),
+    /// replacing any current walk; a target beyond the move limit is rejected.
+    pub(crate) fn start_walk(
+        &mut self,
+        id: &str,
+        target: TilePos,
+        run: bool,
+        reference: Option<u64>,
+        events: &mut Vec<Event>,
+    ) {
+        let Some(&index) = self.player_index.get(id) else {
+            return;
+        };
+        let Some(from) = self
+            .entities
+            .get(self.players[index].handle)
+            .map(|b| b.tile())
+        else {
+            return;
+        };
+        let distance = chebyshev(from, target);
+        if distance > MAX_MOVE_TILES as u32 {
+            events.push(Event::Rejected {
+                to: id.to_owned(),
+                code: codes::MOVE_TOO_FAR,
+                message: format!(
+                    "the target is {distance} tiles away; a move may go at most {MAX_MOVE_TILES}"
+                ),
+                reference,
+            });
+            return;
+        }
+        self.players[index].walk.requested = Some((target, run));
+    }
+
+    /// Stops a player's walk.
+    pub(crate) fn stop_walk(&mut self, id: &str) {
+        if let Some(&index) = self.player_index.get(id) {
+            self.players[index].walk.clear();
+        }
+    }
+
+    /// Plans this tick's requested walks, then moves every walking player along its path.
+    pub(crate) fn advance_players(&mut self) {
+        for index in 0..self.players.len() {
+            let handle = self.players[index].handle;
+            let Some(start) = self.entities.get(handle).map(|b| b.tile()) else {
+                continue;
+            };
+            let walk = &mut self.players[index].walk;
+            if let Some((target, run)) = walk.requested.take() {
+                self.pathfinder
+                    .find(&self.layout.map, start, target, &mut walk.path);
+                walk.target = (!walk.path.is_empty()).then_some(target);
+                walk.run = run;
+            }
+            if walk.path.is_empty() {
+                continue;
+            }
+            let mut at = start;
+            let mut replanned = false;
+            let steps = if walk.run {
+                RUN_TILES_PER_TICK
+            } else {
+                WALK_TILES_PER_TICK
+            };
+            let mut taken = 0;
+            while taken < steps {
+                let Some(&next) = walk.path.last() else {
+                    break;
+                };
+                if self.layout.map.can_step(at, next) {
+                    at = next;
+                    walk.path.pop();
+                    taken += 1;
+                    continue;
+                }
+                // The map changed under the path (a content reload): plan again once from here.
+                match walk.target {
+                    Some(target) if !replanned => {
+                        replanned = true;
+                        self.pathfinder
+                            .find(&self.layout.map, at, target, &mut walk.path);
+                    }
+                    _ => {
+                        walk.path.clear();
+                        break;
+                    }
+                }
+            }
+            if walk.path.is_empty() {
+                walk.target = None;
+            }
+            if at != start {
+                self.place_player(index, at);
+            }
+        }
+    }
+}

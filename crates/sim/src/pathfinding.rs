@@ -1,0 +1,313 @@
+//! A* over the tile map: 8-directional steps, no corner cutting, a bounded search window and a cap on
+//! expanded nodes, and a partial path to the closest reachable tile when the goal cannot be reached.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use wayfarer_protocol::ws::{TilePos, MAX_MOVE_TILES};
+
+use crate::map::{for_each_on_ring, TileMap, DIRECTIONS, NEAREST_WALKABLE_SEARCH_TILES};
+
+/// Most nodes one search expands before it settles for the closest tile found so far.
+pub const MAX_PATH_EXPANSIONS: usize = 40_000;
+
+/// How far beyond the 200-tile move limit a path may detour around obstacles.
+pub const PATH_WINDOW_MARGIN_TILES: i32 = 64;
+
+/// Half the side of the square window a search may use, centred on the start.
+const WINDOW_RADIUS: i32 = MAX_MOVE_TILES + PATH_WINDOW_MARGIN_TILES;
+/// Side of the search window.
+const WINDOW_SIDE: i32 = 2 * WINDOW_RADIUS + 1;
+/// Cost of an orthogonal step (diagonals cost [`DIAGONAL_COST`], about √2 times as much).
+const STRAIGHT_COST: u32 = 10;
+/// Cost of a diagonal step.
+const DIAGONAL_COST: u32 = 14;
+
+/// Reusable A* state: the per-node arrays cover the search window and are allocated once, on the
+/// first search; a generation stamp marks which entries belong to the current search, so nothing is
+/// cleared between searches.
+#[derive(Debug, Default)]
+pub(crate) struct Pathfinder {
+    /// Generation in which a node was first reached.
+    seen: Vec<u32>,
+    /// Generation in which a node was expanded.
+    closed: Vec<u32>,
+    /// Best known cost from the start.
+    cost: Vec<u32>,
+    /// Index into [`DIRECTIONS`] of the step that reached the node.
+    came_by: Vec<u8>,
+    /// Open nodes by (estimated total, estimate to goal, node).
+    open: BinaryHeap<Reverse<(u32, u32, u32)>>,
+    generation: u32,
+}
+
+/// Octile distance, the exact cost between two tiles on an empty map.
+fn octile(a: TilePos, b: TilePos) -> u32 {
+    let dx = (a.x - b.x).unsigned_abs();
+    let dz = (a.z - b.z).unsigned_abs();
+    let (long, short) = if dx > dz { (dx, dz) } else { (dz, dx) };
+    STRAIGHT_COST * long + (DIAGONAL_COST - STRAIGHT_COST) * short
+}
+
+/// The walkable tile from which to approach a blocked `goal`: on the nearest ring of tiles around it
+/// that has any walkable tile, the one closest to `start` (then smallest z, then x).
+fn approach_tile(map: &TileMap, goal: TilePos, start: TilePos) -> Option<TilePos> {
+    let centre = map.clamp(goal);
+    // Off the map, the box tile nearest the goal is itself a candidate.
+    let first = if centre == goal { 1 } else { 0 };
+    for radius in first..=NEAREST_WALKABLE_SEARCH_TILES {
+        let mut best: Option<(u32, i32, i32)> = None;
+        for_each_on_ring(centre, radius, |tile| {
+            if map.is_walkable(tile) {
+                let key = (octile(tile, start), tile.z, tile.x);
+                if best.is_none_or(|b| key < b) {
+                    best = Some(key);
+                }
+            }
+        });
+        if let Some((_, z, x)) = best {
+            return Some(TilePos { x, z });
+        }
+    }
+    None
+}
+
+impl Pathfinder {
+    /// Writes into `path` the steps from `start` towards `goal` (excluding `start`), in reverse order so
+    /// that `path.pop()` yields the next step. When `goal` cannot be reached (blocked, enclosed, or beyond
+    /// the search bounds) the path leads to the reachable tile closest to it; when that is `start`
+    /// itself, `path` is left empty. Returns true when the path ends on `goal`.
+    pub fn find(
+        &mut self,
+        map: &TileMap,
+        start: TilePos,
+        goal: TilePos,
+        path: &mut Vec<TilePos>,
+    ) -> bool {
+        path.clear();
+        if start == goal {
+            return true;
+        }
+        // A blocked goal (a tree, a rock) is approached: aim at the walkable tile next to it.
+        let aim = if map.is_walkable(goal) {
+            goal
+        } else {
+            match approach_tile(map, goal, start) {
+                Some(tile) => tile,
+                None => return false,
+            }
+        };
+        self.prepare();
+        let generation = self.generation;
+        let window_index = |tile: TilePos| -> Option<u32> {
+            let lx = tile.x - start.x + WINDOW_RADIUS;
+            let lz = tile.z - start.z + WINDOW_RADIUS;
+            if (0..WINDOW_SIDE).contains(&lx) && (0..WINDOW_SIDE).contains(&lz) {
+                Some((lz * WINDOW_SIDE + lx) as u32)
+            } else {
+                None
+            }
+        };
+        let tile_of = |index: u32| TilePos {
+            x: start.x + (index as i32 % WINDOW_SIDE) - WINDOW_RADIUS,
+            z: start.z + (index as i32 / WINDOW_SIDE) - WINDOW_RADIUS,
+        };
+        // The start is always inside the window.
+        let Some(start_index) = window_index(start) else {
+            return false;
+        };
+        self.open.clear();
+        let start_h = octile(start, aim);
+        self.touch(start_index, 0, 0);
+        self.open.push(Reverse((start_h, start_h, start_index)));
+        let mut best = (start_h, 0, start_index);
+        let mut reached = None;
+        let mut expanded = 0;
+        while let Some(Reverse((_, h, index))) = self.open.pop() {
+            let i = index as usize;
+            if self.closed[i] == generation {
+                continue;
+            }
+            self.closed[i] = generation;
+            let g = self.cost[i];
+            if (h, g) < (best.0, best.1) {
+                best = (h, g, index);
+            }
+            let tile = tile_of(index);
+            if tile == aim {
+                reached = Some(index);
+                break;
+            }
+            expanded += 1;
+            if expanded > MAX_PATH_EXPANSIONS {
+                break;
+            }
+            for (direction, (dx, dz)) in DIRECTIONS.iter().enumerate() {
+                let next = TilePos {
+                    x: tile.x + dx,
+                    z: tile.z + dz,
+                };
+                let Some(next_index) = window_index(next) else {
+                    continue;
+                };
+                let n = next_index as usize;
+                if self.closed[n] == generation || !map.can_step(tile, next) {
+                    continue;
+                }
+                let step = if *dx != 0 && *dz != 0 {
+                    DIAGONAL_COST
+                } else {
+                    STRAIGHT_COST
+                };
+                let next_g = g + step;
+                if self.seen[n] != generation || next_g < self.cost[n] {
+                    self.touch(next_index, next_g, direction as u8);
+                    let next_h = octile(next, aim);
+                    self.open
+                        .push(Reverse((next_g + next_h, next_h, next_index)));
+                }
+            }
+        }
+        let end = reached.unwrap_or(best.2);
+        let mut index = end;
+        while index != start_index {
+            let tile = tile_of(index);
+            path.push(tile);
+            let (dx, dz) = DIRECTIONS[self.came_by[index as usize] as usize];
+            // Every node but the start was reached by a step from a node inside the window.
+            index = window_index(TilePos {
+                x: tile.x - dx,
+                z: tile.z - dz,
+            })
+            .unwrap_or(start_index);
+        }
+        path.first() == Some(&goal)
+    }
+
+    /// Records a node as reached with `cost`, arriving by `direction`.
+    fn touch(&mut self, index: u32, cost: u32, direction: u8) {
+        let i = index as usize;
+        self.seen[i] = self.generation;
+        self.cost[i] = cost;
+        self.came_by[i] = direction;
+    }
+
+    /// Allocates the arrays on first use and starts a new generation.
+    fn prepare(&mut self) {
+        let nodes = (WINDOW_SIDE * WINDOW_SIDE) as usize;
+        if self.seen.len() != nodes {
+            self.seen = vec![0; nodes];
+            self.closed = vec![0; nodes];
+            self.cost = vec![0; nodes];
+            self.came_by = vec![0; nodes];
+            self.generation = 0;
+        }
+        if self.generation == u32::MAX {
+            self.seen.fill(0);
+            self.closed.fill(0);
+            self.generation = 0;
+        }
+        self.generation += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::map::tests::from_ascii;
+
+    fn t(x: i32, z: i32) -> TilePos {
+        TilePos { x, z }
+    }
+
+    /// The path in walking order.
+    fn walk(map: &TileMap, start: TilePos, goal: TilePos) -> (bool, Vec<TilePos>) {
+        let mut finder = Pathfinder::default();
+        let mut path = Vec::new();
+        let reached = finder.find(map, start, goal, &mut path);
+        path.reverse();
+        (reached, path)
+    }
+
+    fn assert_steps_legal(map: &TileMap, start: TilePos, path: &[TilePos]) {
+        let mut at = start;
+        for &next in path {
+            assert!(map.can_step(at, next), "illegal step {at:?} -> {next:?}");
+            at = next;
+        }
+    }
+
+    #[test]
+    fn open_ground_is_crossed_in_a_straight_line() {
+        let map = from_ascii(&[".........."; 10]);
+        let (reached, path) = walk(&map, t(0, 0), t(9, 0));
+        assert!(reached);
+        assert_eq!(path.len(), 9);
+        let (reached, path) = walk(&map, t(0, 0), t(9, 9));
+        assert!(reached);
+        assert_eq!(path.len(), 9, "diagonals cover both axes at once");
+        assert_eq!(path.last(), Some(&t(9, 9)));
+    }
+
+    #[test]
+    fn a_wall_is_passed_through_its_gap() {
+        let map = from_ascii(&[
+            ".....#.....",
+            ".....#.....",
+            "...........",
+            ".....#.....",
+            ".....#.....",
+        ]);
+        let (reached, path) = walk(&map, t(0, 0), t(10, 0));
+        assert!(reached);
+        assert!(path.contains(&t(5, 2)), "goes through the gap: {path:?}");
+        assert_steps_legal(&map, t(0, 0), &path);
+    }
+
+    #[test]
+    fn corners_are_not_cut() {
+        // Going from (0,1) to (1,0) diagonally would squeeze between two blocked tiles.
+        let map = from_ascii(&["#..", "..#", "..."]);
+        let (reached, path) = walk(&map, t(0, 1), t(1, 0));
+        assert!(reached);
+        assert_eq!(path.len(), 2, "{path:?}");
+        assert_steps_legal(&map, t(0, 1), &path);
+    }
+
+    #[test]
+    fn an_enclosed_goal_gets_a_partial_path_to_the_closest_tile() {
+        let map = from_ascii(&[".........", "...###...", "...#.#...", "...###..."]);
+        let (reached, path) = walk(&map, t(0, 2), t(4, 2));
+        assert!(!reached);
+        assert_eq!(path.last(), Some(&t(2, 2)), "{path:?}");
+        assert_steps_legal(&map, t(0, 2), &path);
+    }
+
+    #[test]
+    fn a_blocked_goal_is_approached() {
+        let map = from_ascii(&["......", "....#.", "......"]);
+        let (reached, path) = walk(&map, t(0, 1), t(4, 1));
+        assert!(!reached);
+        assert_eq!(path.last(), Some(&t(3, 1)));
+    }
+
+    #[test]
+    fn no_path_from_an_isolated_start() {
+        let map = from_ascii(&[".#.", "###", "..."]);
+        let (reached, path) = walk(&map, t(0, 0), t(2, 2));
+        assert!(!reached);
+        assert!(path.is_empty());
+    }
+
+    #[test]
+    fn searches_reuse_their_buffers() {
+        let map = from_ascii(&["....."; 5]);
+        let mut finder = Pathfinder::default();
+        let mut path = Vec::new();
+        for _ in 0..3 {
+            assert!(finder.find(&map, t(0, 0), t(4, 4), &mut path));
+            assert_eq!(path.len(), 4);
+        }
+        assert_eq!(finder.generation, 3);
+    }
+}

@@ -1,0 +1,250 @@
+//! What each player sees: the entities within [`VIEW_RADIUS_TILES`] (the nearest
+//! [`MAX_VISIBLE_PLAYERS`] other players and [`MAX_VISIBLE_NPCS`] NPCs; every resource and ground
+//! item), and the per-tick difference from what the player saw before, as a `world:update`.
+//!
+//! A viewer is recomputed only when it moved or when a grid cell within its view changed this tick;
+//! the work per viewer is bounded by the cells around it (and, in a crowd, stops widening once the
+//! nearest players and NPCs are certain), so it does not grow with the players elsewhere. The sets and
+//! candidate lists live in buffers reused from tick to tick.
+
+use std::mem;
+
+use wayfarer_protocol::ws::{Moved, TilePos, WorldUpdate};
+
+use crate::entities::{Entities, Handle};
+use crate::grid::{Occupant, SpatialGrid};
+use crate::map::chebyshev;
+
+/// How far a player sees, in tiles (Chebyshev).
+pub const VIEW_RADIUS_TILES: i32 = 32;
+/// Most other players shown to one client (the nearest).
+pub const MAX_VISIBLE_PLAYERS: usize = 255;
+/// Most NPCs shown to one client (the nearest).
+pub const MAX_VISIBLE_NPCS: usize = 255;
+
+/// What one player's client has been shown.
+#[derive(Debug)]
+pub(crate) struct Viewer {
+    /// Handles the client knows, sorted; includes the player itself.
+    visible: Vec<Handle>,
+    /// The client has been shown nothing yet: everything in view goes out as `added`.
+    fresh: bool,
+}
+
+impl Viewer {
+    /// A client that has seen nothing.
+    pub fn new() -> Viewer {
+        Viewer {
+            visible: Vec::new(),
+            fresh: true,
+        }
+    }
+
+    /// Forgets what was shown (a new connection for the same character).
+    pub fn reset(&mut self) {
+        self.visible.clear();
+        self.fresh = true;
+    }
+}
+
+/// Buffers shared by every view computation of a tick.
+#[derive(Debug, Default)]
+pub(crate) struct ViewScratch {
+    players: Vec<(u32, Handle)>,
+    npcs: Vec<(u32, Handle)>,
+    next: Vec<Handle>,
+}
+
+/// Brings `viewer` (the player `me`) up to date for tick `now`, returning the update to send, or `None`
+/// when nothing in view changed.
+pub(crate) fn refresh(
+    me: Handle,
+    viewer: &mut Viewer,
+    grid: &SpatialGrid,
+    entities: &Entities,
+    now: u64,
+    scratch: &mut ViewScratch,
+) -> Option<WorldUpdate> {
+    let body = entities.get(me)?;
+    let centre = body.tile();
+    let span = grid.span(centre, VIEW_RADIUS_TILES);
+    if !viewer.fresh && body.moved_at != now && !grid.any_dirty(span, now) {
+        return None;
+    }
+    viewer.fresh = false;
+    collect(me, centre, grid, scratch);
+    let update = diff(&viewer.visible, &scratch.next, entities, now);
+    mem::swap(&mut viewer.visible, &mut scratch.next);
+    (!update.is_empty()).then_some(update)
+}
+
+/// Fills `scratch.next` with the sorted handles `me` should see from `centre`.
+fn collect(me: Handle, centre: TilePos, grid: &SpatialGrid, scratch: &mut ViewScratch) {
+    let ViewScratch {
+        players,
+        npcs,
+        next,
+    } = scratch;
+    players.clear();
+    npcs.clear();
+    next.clear();
+    next.push(me);
+    let span = grid.span(centre, VIEW_RADIUS_TILES);
+    let (vx, vz) = grid.cell_of(centre);
+    let rings = (vx - span.x0)
+        .max(span.x1 - vx)
+        .max(vz - span.z0)
+        .max(span.z1 - vz);
+    let mut players_settled = false;
+    let mut npcs_settled = false;
+    for ring in 0..=rings {
+        let mut visit = |cx: i32, cz: i32| {
+            let cell = grid.cell(cx, cz);
+            if !players_settled {
+                gather(&cell.players, me, centre, players);
+            }
+            if !npcs_settled {
+                gather(&cell.npcs, me, centre, npcs);
+            }
+            let radius = VIEW_RADIUS_TILES as u32;
+            next.extend(
+                cell.statics
+                    .iter()
+                    .filter(|o| chebyshev(centre, o.tile) <= radius)
+                    .map(|o| o.handle),
+            );
+        };
+        for cz in (vz - ring).max(span.z0)..=(vz + ring).min(span.z1) {
+            if (cz - vz).abs() == ring {
+                for cx in (vx - ring).max(span.x0)..=(vx + ring).min(span.x1) {
+                    visit(cx, cz);
+                }
+            } else {
+                // Inside rows only the ring's two edge columns are new.
+                if vx - ring >= span.x0 {
+                    visit(vx - ring, cz);
+                }
+                if vx + ring <= span.x1 {
+                    visit(vx + ring, cz);
+                }
+            }
+        }
+        // Every tile within `sure` of the centre lies in the cells of rings 0..=ring, so once the cap is
+        // met within that distance, farther cells cannot change who the nearest are.
+        let low = grid.cell_min_tile(vx - ring, vz - ring);
+        let high = grid.cell_min_tile(vx + ring + 1, vz + ring + 1);
+        let sure = (centre.x - low.x)
+            .min(centre.z - low.z)
+            .min(high.x - 1 - centre.x)
+            .min(high.z - 1 - centre.z)
+            .max(0) as u32;
+        players_settled = players_settled || settled(players, sure, MAX_VISIBLE_PLAYERS);
+        npcs_settled = npcs_settled || settled(npcs, sure, MAX_VISIBLE_NPCS);
+    }
+    nearest(players, MAX_VISIBLE_PLAYERS);
+    nearest(npcs, MAX_VISIBLE_NPCS);
+    next.extend(players.iter().map(|(_, h)| *h));
+    next.extend(npcs.iter().map(|(_, h)| *h));
+    next.sort_unstable();
+}
+
+/// Adds the occupants within view of `centre` (other than `me`) with their distances.
+fn gather(occupants: &[Occupant], me: Handle, centre: TilePos, out: &mut Vec<(u32, Handle)>) {
+    let radius = VIEW_RADIUS_TILES as u32;
+    for o in occupants {
+        let d = chebyshev(centre, o.tile);
+        if d <= radius && o.handle != me {
+            out.push((d, o.handle));
+        }
+    }
+}
+
+/// True when at least `cap` candidates lie within `sure` tiles.
+fn settled(candidates: &[(u32, Handle)], sure: u32, cap: usize) -> bool {
+    candidates.len() >= cap && candidates.iter().filter(|(d, _)| *d <= sure).count() >= cap
+}
+
+/// Keeps the `cap` nearest candidates (ties broken by handle, so the choice is deterministic).
+fn nearest(candidates: &mut Vec<(u32, Handle)>, cap: usize) {
+    if candidates.len() > cap {
+        candidates.select_nth_unstable(cap - 1);
+        candidates.truncate(cap);
+    }
+}
+
+/// The update turning what was shown (`old`) into what should be (`new`); both sorted.
+fn diff(old: &[Handle], new: &[Handle], entities: &Entities, now: u64) -> WorldUpdate {
+    let mut update = WorldUpdate {
+        tick: now,
+        ..WorldUpdate::default()
+    };
+    // Something in view changed, and in a moving crowd nearly everything does: one allocation up
+    // front beats growing the list step by step.
+    update.moved.reserve(old.len().min(new.len()));
+    let (mut i, mut j) = (0, 0);
+    while i < old.len() || j < new.len() {
+        let o = old.get(i).copied();
+        let n = new.get(j).copied();
+        match (o, n) {
+            (Some(a), Some(b)) if a == b => {
+                if let Some(body) = entities.get(a) {
+                    if body.moved_at == now {
+                        update.moved.push(Moved {
+                            id: body.wire.id.clone(),
+                            x: body.wire.x,
+                            z: body.wire.z,
+                        });
+                    }
+                    if body.changed_at == now {
+                        update.changed.push(body.change.clone());
+                    }
+                }
+                i += 1;
+                j += 1;
+            }
+            (Some(a), Some(b)) if a < b => {
+                removed(&mut update, entities, a);
+                i += 1;
+            }
+            (Some(a), None) => {
+                removed(&mut update, entities, a);
+                i += 1;
+            }
+            (_, Some(b)) => {
+                if let Some(body) = entities.get(b) {
+                    update.added.push(body.wire.clone());
+                }
+                j += 1;
+            }
+            (None, None) => break,
+        }
+    }
+    update
+}
+
+fn removed(update: &mut WorldUpdate, entities: &Entities, handle: Handle) {
+    if let Some(id) = entities.id_of(handle) {
+        update.removed.push(id.to_owned());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_keeps_the_closest_and_breaks_ties_by_handle() {
+        let mut c = vec![(5, 1), (1, 9), (3, 4), (3, 2), (9, 0)];
+        nearest(&mut c, 3);
+        c.sort_unstable();
+        assert_eq!(c, vec![(1, 9), (3, 2), (3, 4)]);
+    }
+
+    #[test]
+    fn settling_needs_the_cap_within_the_sure_distance() {
+        let c = vec![(1, 1), (2, 2), (7, 3)];
+        assert!(settled(&c, 2, 2));
+        assert!(!settled(&c, 1, 2));
+        assert!(!settled(&c, 9, 4));
+    }
+}

@@ -1,0 +1,247 @@
+//! Chat in every channel, with ignore lists and offline targets.
+
+use wayfarer_protocol::ws::{codes, ChatChannel, ChatMessage};
+use wayfarer_sim::{Command, Event, World};
+
+use crate::{join, join_ignoring, name_of, t, Field};
+
+fn say(id: &str, channel: ChatChannel, text: &str, to: Option<&str>) -> Command {
+    Command::Chat {
+        id: id.into(),
+        channel,
+        text: text.into(),
+        to: to.map(str::to_owned),
+        reference: Some(9),
+    }
+}
+
+/// The chat deliveries of a tick, with sorted recipients.
+fn chats(events: &[Event]) -> Vec<(Vec<String>, ChatMessage)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Chat { to, message } => {
+                let mut to = to.clone();
+                to.sort();
+                Some((to, message.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn rejections(events: &[Event]) -> Vec<(String, &'static str, Option<u64>)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Rejected {
+                to,
+                code,
+                reference,
+                ..
+            } => Some((to.clone(), *code, *reference)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn message(from: &str, channel: ChatChannel, text: &str) -> ChatMessage {
+    ChatMessage {
+        channel,
+        from_id: from.into(),
+        from_name: name_of(from),
+        text: text.into(),
+        ts: 0,
+    }
+}
+
+fn ids(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+/// ada and bob close together, cy 20 tiles away (in view), dee 100 tiles away; eve near ada but
+/// ignoring ada.
+fn world() -> World {
+    let mut world = Field::new(200).world();
+    world.tick(vec![
+        join("ada", t(10, 10)),
+        join("bob", t(12, 10)),
+        join("cy", t(30, 10)),
+        join("dee", t(110, 110)),
+        join_ignoring("eve", t(11, 11), &["ada"]),
+    ]);
+    world
+}
+
+#[test]
+fn local_chat_reaches_the_players_in_view_including_the_sender() {
+    let mut world = world();
+    let events = world.tick(vec![say("ada", ChatChannel::Local, "  hello  ", None)]);
+    assert_eq!(
+        chats(&events),
+        vec![(
+            ids(&["ada", "bob", "cy"]),
+            message("ada", ChatChannel::Local, "hello")
+        )],
+        "eve ignores ada; dee is out of view"
+    );
+    let events = world.tick(vec![say("dee", ChatChannel::Local, "anyone?", None)]);
+    assert_eq!(chats(&events)[0].0, ids(&["dee"]));
+}
+
+#[test]
+fn global_chat_reaches_everyone_but_those_ignoring_the_sender() {
+    let mut world = world();
+    let events = world.tick(vec![say("ada", ChatChannel::Global, "hi all", None)]);
+    assert_eq!(
+        chats(&events),
+        vec![(
+            ids(&["ada", "bob", "cy", "dee"]),
+            message("ada", ChatChannel::Global, "hi all")
+        )]
+    );
+    let events = world.tick(vec![say("eve", ChatChannel::Global, "me too", None)]);
+    assert_eq!(
+        chats(&events)[0].0,
+        ids(&["ada", "bob", "cy", "dee", "eve"])
+    );
+}
+
+#[test]
+fn private_chat_reaches_the_named_player_in_any_case_with_an_echo() {
+    let mut world = world();
+    let events = world.tick(vec![say(
+        "ada",
+        ChatChannel::Private,
+        "psst",
+        Some(" DEE "),
+    )]);
+    assert_eq!(
+        chats(&events),
+        vec![(
+            ids(&["ada", "dee"]),
+            message("ada", ChatChannel::Private, "psst")
+        )]
+    );
+    // Someone the sender ignores may still be written to.
+    let events = world.tick(vec![say("eve", ChatChannel::Private, "sorry", Some("ada"))]);
+    assert_eq!(chats(&events)[0].0, ids(&["ada", "eve"]));
+}
+
+#[test]
+fn private_chat_to_an_offline_or_unknown_player_is_rejected() {
+    let mut world = world();
+    let events = world.tick(vec![
+        Command::Leave { id: "dee".into() },
+        say("ada", ChatChannel::Private, "still there?", Some("Dee")),
+        say("ada", ChatChannel::Private, "hello?", Some("nobody")),
+    ]);
+    assert!(chats(&events).is_empty());
+    assert_eq!(
+        rejections(&events),
+        vec![
+            ("ada".into(), codes::PLAYER_OFFLINE, Some(9)),
+            ("ada".into(), codes::PLAYER_OFFLINE, Some(9))
+        ]
+    );
+}
+
+#[test]
+fn private_chat_to_someone_ignoring_the_sender_is_rejected_with_ignored() {
+    let mut world = world();
+    let events = world.tick(vec![say(
+        "ada",
+        ChatChannel::Private,
+        "hey eve",
+        Some("Eve"),
+    )]);
+    assert!(chats(&events).is_empty(), "eve receives nothing");
+    assert_eq!(
+        rejections(&events),
+        vec![("ada".into(), codes::IGNORED, Some(9))]
+    );
+}
+
+#[test]
+fn bad_text_is_rejected_with_invalid_text() {
+    let mut world = world();
+    let events = world.tick(vec![
+        say("ada", ChatChannel::Local, " \u{7}\t ", None),
+        say("ada", ChatChannel::Global, &"x".repeat(201), None),
+        say("ada", ChatChannel::Private, "", Some("bob")),
+    ]);
+    assert!(chats(&events).is_empty());
+    assert_eq!(
+        rejections(&events),
+        vec![
+            ("ada".into(), codes::INVALID_TEXT, Some(9)),
+            ("ada".into(), codes::INVALID_TEXT, Some(9)),
+            ("ada".into(), codes::INVALID_TEXT, Some(9))
+        ]
+    );
+    let events = world.tick(vec![say(
+        "ada",
+        ChatChannel::Global,
+        &"x".repeat(200),
+        None,
+    )]);
+    assert_eq!(chats(&events).len(), 1, "200 characters are fine");
+    let events = world.tick(vec![say("ada", ChatChannel::Local, "a\u{0}b\u{1b}c", None)]);
+    assert_eq!(
+        chats(&events)[0].1.text,
+        "abc",
+        "control characters are stripped"
+    );
+}
+
+#[test]
+fn players_cannot_send_system_messages_or_private_ones_without_a_name() {
+    let mut world = world();
+    let events = world.tick(vec![
+        say("ada", ChatChannel::System, "I am the server", None),
+        say("ada", ChatChannel::Private, "to whom?", None),
+    ]);
+    assert_eq!(
+        rejections(&events),
+        vec![
+            ("ada".into(), codes::FORBIDDEN, Some(9)),
+            ("ada".into(), codes::INVALID_TARGET, Some(9))
+        ]
+    );
+}
+
+#[test]
+fn system_messages_go_to_one_player_or_everyone() {
+    let mut world = world();
+    let system = |text: &str| ChatMessage {
+        channel: ChatChannel::System,
+        from_id: "system".into(),
+        from_name: "System".into(),
+        text: text.into(),
+        ts: 0,
+    };
+    let events = world.tick(vec![
+        Command::SystemMessage {
+            to: None,
+            text: "restart in 5 minutes".into(),
+        },
+        Command::SystemMessage {
+            to: Some("bob".into()),
+            text: "you are now an admin".into(),
+        },
+        Command::SystemMessage {
+            to: Some("ghost".into()),
+            text: "lost".into(),
+        },
+    ]);
+    assert_eq!(
+        chats(&events),
+        vec![
+            (
+                ids(&["ada", "bob", "cy", "dee", "eve"]),
+                system("restart in 5 minutes")
+            ),
+            (ids(&["bob"]), system("you are now an admin")),
+        ]
+    );
+}

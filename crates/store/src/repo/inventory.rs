@@ -1,0 +1,138 @@
+//! Inventory (28 slots) and equipment rows, and the batched save of whole characters: every write of a
+//! character's items happens in one transaction with its record, so a save is all or nothing.
+
+use sqlx::{Any, Row, Transaction};
+
+use crate::repo::characters::{save_in, Character};
+use crate::{Store, StoreError};
+
+/// Slots in an inventory.
+pub const INVENTORY_SLOTS: u8 = 28;
+
+/// One occupied inventory slot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredSlot {
+    pub slot: u8,
+    pub item_id: String,
+    pub quantity: i64,
+}
+
+/// One worn item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredEquipment {
+    pub slot_type: String,
+    pub item_id: String,
+    pub quantity: i64,
+}
+
+/// Everything saved about a character at once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CharacterSnapshot {
+    pub character: Character,
+    pub inventory: Vec<StoredSlot>,
+    pub equipment: Vec<StoredEquipment>,
+}
+
+/// The inventory and equipment repository.
+pub struct Inventories<'a> {
+    store: &'a Store,
+}
+
+impl<'a> Inventories<'a> {
+    pub(crate) fn new(store: &'a Store) -> Self {
+        Self { store }
+    }
+
+    /// A character's occupied slots, by slot.
+    pub async fn get(&self, character_id: &str) -> Result<Vec<StoredSlot>, StoreError> {
+        let rows = sqlx::query(
+            r#"SELECT slot, "itemId", quantity FROM inventory WHERE "characterId" = $1 ORDER BY slot"#,
+        )
+        .bind(character_id)
+        .fetch_all(self.store.pool())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(StoredSlot {
+                    slot: u8::try_from(r.try_get::<i64, _>("slot")?).unwrap_or(u8::MAX),
+                    item_id: r.try_get("itemId")?,
+                    quantity: r.try_get("quantity")?,
+                })
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(Into::into)
+    }
+
+    /// A character's worn items.
+    pub async fn equipment(&self, character_id: &str) -> Result<Vec<StoredEquipment>, StoreError> {
+        let rows = sqlx::query(
+            r#"SELECT "slotType", "itemId", quantity FROM equipment WHERE "characterId" = $1 ORDER BY "slotType""#,
+        )
+        .bind(character_id)
+        .fetch_all(self.store.pool())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(StoredEquipment {
+                    slot_type: r.try_get("slotType")?,
+                    item_id: r.try_get("itemId")?,
+                    quantity: r.try_get("quantity")?,
+                })
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(Into::into)
+    }
+
+    /// Saves every snapshot in one transaction: all are written or none.
+    pub async fn save_batch(&self, snapshots: &[CharacterSnapshot]) -> Result<(), StoreError> {
+        if snapshots.is_empty() {
+            return Ok(());
+        }
+        let mut tx = self.store.pool().begin().await?;
+        for snapshot in snapshots {
+            save_in(&mut tx, &snapshot.character).await?;
+            replace_items(&mut tx, snapshot).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+}
+
+/// Rewrites a character's inventory and equipment rows inside `tx`.
+pub(crate) async fn replace_items(
+    tx: &mut Transaction<'static, Any>,
+    snapshot: &CharacterSnapshot,
+) -> Result<(), StoreError> {
+    let id = &snapshot.character.id;
+    sqlx::query(r#"DELETE FROM inventory WHERE "characterId" = $1"#)
+        .bind(id)
+        .execute(&mut **tx)
+        .await?;
+    for slot in &snapshot.inventory {
+        sqlx::query(
+            r#"INSERT INTO inventory ("characterId", slot, "itemId", quantity) VALUES ($1, $2, $3, $4)"#,
+        )
+        .bind(id)
+        .bind(i64::from(slot.slot))
+        .bind(&slot.item_id)
+        .bind(slot.quantity)
+        .execute(&mut **tx)
+        .await?;
+    }
+    sqlx::query(r#"DELETE FROM equipment WHERE "characterId" = $1"#)
+        .bind(id)
+        .execute(&mut **tx)
+        .await?;
+    for item in &snapshot.equipment {
+        sqlx::query(
+            r#"INSERT INTO equipment ("characterId", "slotType", "itemId", quantity) VALUES ($1, $2, $3, $4)"#,
+        )
+        .bind(id)
+        .bind(&item.slot_type)
+        .bind(&item.item_id)
+        .bind(item.quantity)
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(())
+}

@@ -1,0 +1,110 @@
+use wayfarer_store::{
+    test_both_backends, CharacterSnapshot, NewCharacter, NewUser, StoreError, StoredEquipment,
+    StoredSlot,
+};
+
+fn slot(slot: u8, item: &str, quantity: i64) -> StoredSlot {
+    StoredSlot {
+        slot,
+        item_id: item.into(),
+        quantity,
+    }
+}
+
+test_both_backends!(starter_items_are_written_with_the_character, |store| {
+    let user = store.users().create(&NewUser::default()).await.unwrap();
+    let character = store
+        .characters()
+        .create_with_items(
+            &NewCharacter {
+                account_id: user.id,
+                name: "Kit".into(),
+                position: None,
+            },
+            vec![slot(0, "bronze_hatchet", 1), slot(1, "coins", 25)],
+        )
+        .await
+        .unwrap();
+    let items = store.inventories().get(&character.id).await.unwrap();
+    assert_eq!(
+        items,
+        vec![slot(0, "bronze_hatchet", 1), slot(1, "coins", 25)]
+    );
+});
+
+test_both_backends!(a_bad_starter_kit_leaves_no_character_behind, |store| {
+    let user = store.users().create(&NewUser::default()).await.unwrap();
+    let err = store
+        .characters()
+        .create_with_items(
+            &NewCharacter {
+                account_id: user.id.clone(),
+                name: "Broken".into(),
+                position: None,
+            },
+            vec![slot(28, "coins", 1)],
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Database(_)), "{err:?}");
+    assert!(store
+        .characters()
+        .list_for_account(&user.id)
+        .await
+        .unwrap()
+        .is_empty());
+});
+
+test_both_backends!(save_batch_is_all_or_nothing, |store| {
+    let user = store.users().create(&NewUser::default()).await.unwrap();
+    let mut snapshots = Vec::new();
+    for name in ["Ann", "Ben"] {
+        let character = store
+            .characters()
+            .create(&NewCharacter {
+                account_id: user.id.clone(),
+                name: name.into(),
+                position: None,
+            })
+            .await
+            .unwrap();
+        snapshots.push(CharacterSnapshot {
+            character,
+            inventory: vec![slot(3, "logs", 1)],
+            equipment: vec![StoredEquipment {
+                slot_type: "weapon".into(),
+                item_id: "bronze_sword".into(),
+                quantity: 1,
+            }],
+        });
+    }
+    snapshots[0].character.position = [1.5, 0.0, 2.5];
+    store.inventories().save_batch(&snapshots).await.unwrap();
+    let ann = &snapshots[0].character.id.clone();
+    assert_eq!(
+        store.inventories().get(ann).await.unwrap(),
+        vec![slot(3, "logs", 1)]
+    );
+    assert_eq!(store.inventories().equipment(ann).await.unwrap().len(), 1);
+    assert_eq!(
+        store.characters().get(ann).await.unwrap().unwrap().position,
+        [1.5, 0.0, 2.5]
+    );
+
+    // One invalid row (quantity 0 breaks the CHECK) rolls the whole batch back.
+    snapshots[0].inventory = vec![slot(0, "ore", 5)];
+    snapshots[1].inventory = vec![slot(0, "ore", 0)];
+    assert!(store.inventories().save_batch(&snapshots).await.is_err());
+    assert_eq!(
+        store.inventories().get(ann).await.unwrap(),
+        vec![slot(3, "logs", 1)]
+    );
+
+    // Slots are unique per character and slot.
+    snapshots[1].inventory = vec![slot(0, "ore", 1), slot(0, "ore", 2)];
+    assert!(store
+        .inventories()
+        .save_batch(&snapshots[1..])
+        .await
+        .is_err());
+});
