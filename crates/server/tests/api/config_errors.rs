@@ -99,3 +99,46 @@ fn a_dotenv_file_supplies_missing_variables() {
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("PORT"), "the .env value was read: {stderr}");
 }
+
+#[test]
+fn production_refuses_a_missing_or_short_jwt_secret() {
+    for secret in [None, Some("too-short")] {
+        let mut vars = vec![("NODE_ENV", "production")];
+        if let Some(secret) = secret {
+            vars.push(("JWT_SECRET", secret));
+        }
+        let (code, stderr) = run_with(&vars);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(stderr.contains("JWT_SECRET"), "{stderr}");
+        assert_eq!(stderr.lines().filter(|l| !l.trim().is_empty()).count(), 1);
+    }
+}
+
+#[test]
+fn migrate_applies_the_schema_and_exits() {
+    let world = tempfile::tempdir().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_wayfarer"))
+        .arg("migrate")
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("WORLD", world.path())
+        .env("RUST_LOG", "off")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(String::from_utf8_lossy(&output.stdout).contains("applied 1 migration"));
+    assert!(world.path().join("wayfarer.db").exists());
+    let again = Command::new(env!("CARGO_BIN_EXE_wayfarer"))
+        .arg("migrate")
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("WORLD", world.path())
+        .env("RUST_LOG", "off")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&again.stdout).contains("applied 0 migration"));
+}
