@@ -6,7 +6,8 @@ use wayfarer_protocol::ws::TilePos;
 /// which keeps the bitset (2 MiB at most) and the spatial grid bounded whatever a manifest says.
 pub const MAX_MAP_SIDE_TILES: i32 = 4096;
 
-/// How far (in rings of tiles) [`TileMap::nearest_walkable`] looks before giving up.
+/// How far (in rings of tiles) the search for the walkable tile nearest to a blocked one looks
+/// (joins, teleports, approaching a blocked move target) before giving up.
 pub const NEAREST_WALKABLE_SEARCH_TILES: i32 = 256;
 
 /// The eight neighbour offsets, orthogonal first (pathfinding expands them in this order).

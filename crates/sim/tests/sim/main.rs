@@ -38,8 +38,6 @@ pub struct Field {
     pub rocks: Vec<(i32, i32)>,
     pub npcs: Vec<(i32, i32)>,
     pub mobs: Vec<Mobs>,
-    /// Extra open rectangles `(min, max)` outside the field (for corridors and islands).
-    pub extra: Vec<((i32, i32), (i32, i32))>,
     /// The fixed NPCs' display name (`Banker` when empty).
     pub banker_name: String,
 }
@@ -111,15 +109,6 @@ impl Field {
                        "spawnRadius": m.radius, "maxCount": m.count})
             })
             .collect();
-        let mut level1 = serde_json::Map::new();
-        for (i, ((x0, z0), (x1, z1))) in self.extra.iter().enumerate() {
-            let id = format!("extra{i}");
-            level1.insert(
-                id.clone(),
-                json!({"id": id, "name": id,
-                       "bounds": {"minX": x0, "maxX": x1, "minZ": z0, "maxZ": z1}}),
-            );
-        }
         set.insert(
             "world-areas.json",
             json!({
@@ -129,8 +118,7 @@ impl Field {
                     "safeZone": true,
                     "spawnPoint": {"x": 0, "y": 0, "z": 0},
                     "resources": rocks, "npcs": npcs, "mobSpawns": mobs
-                }},
-                "level1Areas": level1
+                }}
             })
             .to_string(),
         );
