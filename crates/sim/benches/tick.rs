@@ -1,5 +1,6 @@
 //! Micro-benchmarks of the tick: a busy world (2,000 players, half of them walking, and 5,000
-//! wandering NPCs on a large open map), and the view phase alone for a crowd versus players spread out.
+//! wandering NPCs on a large open map), the view phase alone for a crowd versus players spread out,
+//! and the view phase of a local group with 0, 1,000 and 4,000 idle players far away.
 //!
 //! Run with `cargo bench -p wayfarer-sim -- --quick` for a fast estimate.
 
@@ -204,12 +205,94 @@ fn views(c: &mut Criterion) {
     group.finish();
 }
 
+/// 200 players walking in a 64×64 square at the centre, and `far` idle players more than 100 tiles
+/// away: the view phase should cost the same whatever `far` is (the issue's "cost must not grow with
+/// the number of players outside the view").
+fn local_group_with_far_players(far: usize) -> (World, Vec<String>) {
+    const LOCAL: usize = 200;
+    let mut world = World::new(content(0), 13);
+    let mut rng = Lcg(23);
+    let centre = MAP_TILES / 2;
+    let mut joins = Vec::new();
+    let mut locals = Vec::new();
+    for i in 0..LOCAL {
+        let id = format!("local-{i}");
+        joins.push(Command::Join {
+            id: id.clone(),
+            name: format!("L{i}"),
+            tile: TilePos {
+                x: centre - 32 + rng.below(64),
+                z: centre - 32 + rng.below(64),
+            },
+            health: 10,
+            max_health: 10,
+            ignored: vec![],
+        });
+        locals.push(id);
+    }
+    for i in 0..far {
+        // The western third of the map, far from the centre square.
+        joins.push(Command::Join {
+            id: format!("far-{i}"),
+            name: format!("F{i}"),
+            tile: TilePos {
+                x: rng.below(MAP_TILES / 3),
+                z: rng.below(MAP_TILES),
+            },
+            health: 10,
+            max_health: 10,
+            ignored: vec![],
+        });
+    }
+    world.tick(joins);
+    world.tick(Vec::new());
+    (world, locals)
+}
+
+fn view_cost_ignores_far_players(c: &mut Criterion) {
+    let mut group = c.benchmark_group("view_local_200_moving");
+    for far in [0usize, 1_000, 4_000] {
+        let (mut world, locals) = local_group_with_far_players(far);
+        let mut rng = Lcg(29);
+        group.bench_function(format!("with_{far}_far_players"), |b| {
+            b.iter_custom(|n| {
+                let mut total = Duration::ZERO;
+                for _ in 0..n {
+                    let centre = MAP_TILES / 2;
+                    let commands: Vec<Command> = locals
+                        .iter()
+                        .step_by(10)
+                        .map(|id| Command::Move {
+                            id: id.clone(),
+                            x: centre - 32 + rng.below(64),
+                            z: centre - 32 + rng.below(64),
+                            run: false,
+                            reference: None,
+                        })
+                        .collect();
+                    let mut started = None;
+                    world.tick_observed(commands, &mut |phase| {
+                        if phase == Phase::View {
+                            started = Some(Instant::now());
+                        }
+                    });
+                    if let Some(started) = started {
+                        total += started.elapsed();
+                    }
+                }
+                total
+            })
+        });
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .sample_size(10)
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(3));
-    targets = busy_world, views
+    targets = busy_world, views, view_cost_ignores_far_players
 }
 criterion_main!(benches);
