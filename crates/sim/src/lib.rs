@@ -47,16 +47,19 @@
 #![warn(missing_docs)]
 
 mod chat;
+pub mod combat;
 mod commands;
 mod entities;
 mod events;
 mod grid;
+pub mod inventory;
 mod layout;
 mod map;
 mod movement;
 mod npcs;
 mod pathfinding;
 mod reload;
+pub mod skills;
 mod view;
 mod world;
 

@@ -2,10 +2,13 @@
 //! small content fixture, feeds commands, steps ticks and asserts on events and state.
 
 mod chat;
+mod combat;
 mod determinism;
+mod inventory;
 mod movement;
 mod properties;
 mod reload;
+mod skills;
 mod view;
 
 use std::collections::BTreeMap;

@@ -1,0 +1,5 @@
+//! Combat. [`formulas`] holds the pure arithmetic (accuracy, max hit, hit chance, XP per damage,
+//! style effects); the fight loop that uses it (targets, timers, retaliation, death) is wired into
+//! the world separately. Formulas and their sources: `docs/mechanics.md`.
+
+pub mod formulas;
