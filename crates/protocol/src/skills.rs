@@ -70,11 +70,14 @@ impl Skill {
         }
     }
 
-    /// Parses a wire name; accepts the British `defence` spelling the reference content uses.
+    /// Parses a skill name in any letter case; accepts the British `defence` spelling and the
+    /// `health`/`hitpoints`/`hp` names the reference content uses for constitution.
     pub fn parse(name: &str) -> Option<Skill> {
-        let lower = name.to_ascii_lowercase();
-        if lower == "defence" {
-            return Some(Skill::Defense);
+        let lower = name.trim().to_ascii_lowercase();
+        match lower.as_str() {
+            "defence" => return Some(Skill::Defense),
+            "health" | "hitpoints" | "hp" => return Some(Skill::Constitution),
+            _ => {}
         }
         Skill::ALL.into_iter().find(|s| s.as_str() == lower)
     }
@@ -106,6 +109,9 @@ mod tests {
             assert_eq!(Skill::parse(skill.as_str()), Some(skill));
         }
         assert_eq!(Skill::parse("Defence"), Some(Skill::Defense));
+        assert_eq!(Skill::parse(" defense "), Some(Skill::Defense));
+        assert_eq!(Skill::parse("Health"), Some(Skill::Constitution));
+        assert_eq!(Skill::parse("hitpoints"), Some(Skill::Constitution));
         assert_eq!(Skill::parse("sailing"), None);
     }
 }
