@@ -65,6 +65,13 @@ pub(crate) struct SpatialGrid {
     cols: i32,
     rows: i32,
     cells: Vec<Cell>,
+    /// Cells that changed in tick `dirty_tick`, each once.
+    dirty: Vec<usize>,
+    dirty_tick: u64,
+    /// Per cell, the tick (plus one) in which it was last found near a dirty cell; with `near`,
+    /// reused every tick so finding the players to refresh allocates nothing.
+    near_stamp: Vec<u64>,
+    near: Vec<usize>,
 }
 
 impl SpatialGrid {
@@ -74,11 +81,16 @@ impl SpatialGrid {
         let rows = (map.height() + CELL_TILES - 1) / CELL_TILES;
         let mut cells = Vec::new();
         cells.resize_with(cols as usize * rows as usize, Cell::default);
+        let count = cells.len();
         SpatialGrid {
             min: map.min(),
             cols,
             rows,
             cells,
+            dirty: Vec::new(),
+            dirty_tick: 0,
+            near_stamp: vec![0; count],
+            near: Vec::new(),
         }
     }
 
@@ -105,8 +117,53 @@ impl SpatialGrid {
         &self.cells[(cz * self.cols + cx) as usize]
     }
 
-    fn cell_mut(&mut self, (cx, cz): (i32, i32)) -> &mut Cell {
-        &mut self.cells[(cz * self.cols + cx) as usize]
+    fn index_of(&self, (cx, cz): (i32, i32)) -> usize {
+        (cz * self.cols + cx) as usize
+    }
+
+    /// Marks a cell changed in tick `now`, listing it once.
+    fn mark(&mut self, index: usize, now: u64) {
+        if self.dirty_tick != now {
+            self.dirty.clear();
+            self.dirty_tick = now;
+        }
+        if self.cells[index].dirty_at != now {
+            self.cells[index].dirty_at = now;
+            self.dirty.push(index);
+        }
+    }
+
+    /// Calls `f` for every player in a cell within `reach_cells` (in cells, each axis) of a cell that
+    /// changed in tick `now`: the only players whose view can have changed. Each player at most once;
+    /// the cost follows what changed, not how many players there are.
+    pub fn for_each_player_near_dirty(
+        &mut self,
+        now: u64,
+        reach_cells: i32,
+        mut f: impl FnMut(Handle),
+    ) {
+        if self.dirty_tick != now {
+            return;
+        }
+        let stamp = now + 1;
+        self.near.clear();
+        for &index in &self.dirty {
+            let (cx, cz) = (index as i32 % self.cols, index as i32 / self.cols);
+            for z in (cz - reach_cells).max(0)..=(cz + reach_cells).min(self.rows - 1) {
+                for x in (cx - reach_cells).max(0)..=(cx + reach_cells).min(self.cols - 1) {
+                    let near = (z * self.cols + x) as usize;
+                    if self.near_stamp[near] != stamp {
+                        self.near_stamp[near] = stamp;
+                        self.near.push(near);
+                    }
+                }
+            }
+        }
+        for &index in &self.near {
+            for occupant in &self.cells[index].players {
+                f(occupant.handle);
+            }
+        }
     }
 
     /// The cells holding every tile within `radius` (Chebyshev) of `centre`.
@@ -130,27 +187,29 @@ impl SpatialGrid {
 
     /// Marks every cell changed in tick `now` (after a rebuild, every view is recomputed).
     pub fn mark_all_dirty(&mut self, now: u64) {
-        for cell in &mut self.cells {
-            cell.dirty_at = now;
+        for index in 0..self.cells.len() {
+            self.mark(index, now);
         }
     }
 
     /// Adds an entity.
     pub fn insert(&mut self, handle: Handle, tile: TilePos, class: Class, now: u64) {
-        let cell = self.cell_mut(self.cell_of(tile));
-        cell.bucket_mut(class).push(Occupant { handle, tile });
-        cell.dirty_at = now;
+        let index = self.index_of(self.cell_of(tile));
+        self.cells[index]
+            .bucket_mut(class)
+            .push(Occupant { handle, tile });
+        self.mark(index, now);
     }
 
     /// Removes an entity standing on `tile`.
     pub fn remove(&mut self, handle: Handle, tile: TilePos, class: Class, now: u64) {
-        let cell = self.cell_mut(self.cell_of(tile));
-        let bucket = cell.bucket_mut(class);
+        let index = self.index_of(self.cell_of(tile));
+        let bucket = self.cells[index].bucket_mut(class);
         if let Some(i) = bucket.iter().position(|o| o.handle == handle) {
             // Order within a cell does not matter: views sort what they collect.
             bucket.swap_remove(i);
         }
-        cell.dirty_at = now;
+        self.mark(index, now);
     }
 
     /// Moves an entity from `from` to `to`.
@@ -160,15 +219,15 @@ impl SpatialGrid {
         }
         let (old, new) = (self.cell_of(from), self.cell_of(to));
         if old == new {
-            let cell = self.cell_mut(old);
-            if let Some(o) = cell
+            let index = self.index_of(old);
+            if let Some(o) = self.cells[index]
                 .bucket_mut(class)
                 .iter_mut()
                 .find(|o| o.handle == handle)
             {
                 o.tile = to;
             }
-            cell.dirty_at = now;
+            self.mark(index, now);
         } else {
             self.remove(handle, from, class, now);
             self.insert(handle, to, class, now);
@@ -177,8 +236,8 @@ impl SpatialGrid {
 
     /// Marks the cell of `tile` changed (an entity there changed a field).
     pub fn touch(&mut self, tile: TilePos, now: u64) {
-        let cell = self.cell_of(tile);
-        self.cell_mut(cell).dirty_at = now;
+        let index = self.index_of(self.cell_of(tile));
+        self.mark(index, now);
     }
 
     /// Calls `f` for every player within `radius` (Chebyshev) of `centre`, cell by cell.

@@ -13,12 +13,16 @@ use wayfarer_protocol::ws::{Entity, EntityKind, TilePos};
 use crate::commands::Command;
 use crate::entities::{Entities, Handle};
 use crate::events::{EntityCounts, Event, Phase};
-use crate::grid::{Class, SpatialGrid};
+use crate::grid::{Class, SpatialGrid, CELL_TILES};
 use crate::layout::{Layout, ResourcePlacement};
 use crate::movement::Walk;
 use crate::npcs::NpcState;
 use crate::pathfinding::Pathfinder;
-use crate::view::{self, ViewScratch, Viewer};
+use crate::view::{self, ViewScratch, Viewer, VIEW_RADIUS_TILES};
+
+/// How many cells (each axis) a view spans from its own: a change farther away cannot be in view.
+/// One more than the exact figure, for safety at cell edges.
+const VIEW_REACH_CELLS: i32 = (VIEW_RADIUS_TILES + CELL_TILES - 1) / CELL_TILES + 1;
 
 /// One player in the world.
 #[derive(Debug)]
@@ -64,6 +68,10 @@ pub struct World {
     pub(crate) resources: Vec<ResourceState>,
     pub(crate) pathfinder: Pathfinder,
     pub(crate) view_scratch: ViewScratch,
+    /// Players whose view starts over this tick (joined, or rejoined in place).
+    pub(crate) fresh_viewers: Vec<Handle>,
+    /// Indices of the players whose view may have changed this tick (reused buffer).
+    pub(crate) views_due: Vec<usize>,
     /// Source of NPC and resource entity ids.
     pub(crate) next_serial: u64,
 }
@@ -89,6 +97,8 @@ impl World {
             resources: Vec::new(),
             pathfinder: Pathfinder::default(),
             view_scratch: ViewScratch::default(),
+            fresh_viewers: Vec::new(),
+            views_due: Vec::new(),
             next_serial: 0,
         };
         let layout = world.layout.clone();
@@ -215,6 +225,7 @@ impl World {
             player.walk.clear();
             player.reported_tile = tile;
             player.viewer.reset();
+            self.fresh_viewers.push(handle);
             if let Some(body) = self.entities.get_mut(handle) {
                 let current = body.tile();
                 let renamed = body.wire.name.as_deref() != Some(name.as_str());
@@ -256,6 +267,7 @@ impl World {
             type_id: None,
         });
         self.grid.insert(handle, placed, Class::Player, now);
+        self.fresh_viewers.push(handle);
         self.names.insert(name_key.clone(), id.clone());
         self.player_index.insert(id.clone(), self.players.len());
         self.players.push(PlayerState {
@@ -323,7 +335,26 @@ impl World {
     /// Computes every player's `world:update`.
     fn push_views(&mut self, events: &mut Vec<Event>) {
         let now = self.now();
-        for player in &mut self.players {
+        // Only players near a cell that changed (or whose view starts over) can have anything new to
+        // see; everyone else is not even looked at, so quiet players elsewhere cost nothing.
+        let mut due = std::mem::take(&mut self.views_due);
+        due.clear();
+        let (entities, index) = (&self.entities, &self.player_index);
+        let mut add = |handle: Handle| {
+            if let Some(&i) = entities.get(handle).and_then(|e| index.get(&e.wire.id)) {
+                due.push(i);
+            }
+        };
+        self.grid
+            .for_each_player_near_dirty(now, VIEW_REACH_CELLS, &mut add);
+        for handle in self.fresh_viewers.drain(..) {
+            add(handle);
+        }
+        // Index order keeps the events in the same order as a full scan would: determinism.
+        due.sort_unstable();
+        due.dedup();
+        for &i in &due {
+            let player = &mut self.players[i];
             if let Some(update) = view::refresh(
                 player.handle,
                 &mut player.viewer,
@@ -338,6 +369,7 @@ impl World {
                 });
             }
         }
+        self.views_due = due;
     }
 
     /// A fresh entity id with a prefix naming its kind (`npc-12`, `res-3`); character ids are UUIDs,
