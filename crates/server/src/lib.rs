@@ -11,6 +11,7 @@ pub mod content_sync;
 pub mod http;
 pub mod local_postgres;
 pub mod online;
+pub mod player_view;
 pub mod rate_limit;
 pub mod saver;
 pub mod server;

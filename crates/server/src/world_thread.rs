@@ -14,13 +14,12 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc as tokio_mpsc, oneshot};
 use wayfarer_content::Content;
-use wayfarer_protocol::ws::{
-    InventorySlot, InventoryUpdate, Player, ServerMessage, TilePos, WorldPos,
-};
+use wayfarer_protocol::ws::{InventorySlot, InventoryUpdate, Player, ServerMessage};
 use wayfarer_sim::{Command, Event, Phase, World};
 use wayfarer_store::{CharacterSnapshot, StoredSlot, INVENTORY_SLOTS};
 
 use crate::online::{OnlineEntry, OnlinePlayers, Presence};
+use crate::player_view;
 use crate::saver::SaveJob;
 
 /// How many recent ticks the p99 is computed over (10 minutes at 600 ms).
@@ -295,7 +294,7 @@ impl Runner {
             } => {
                 let c = &snapshot.character;
                 let id = c.id.clone();
-                let requested = crate::http::routes::player::tile_of(c.position);
+                let requested = player_view::tile_of(c.position);
                 self.commands.push(Command::Join {
                     id: id.clone(),
                     name: c.name.clone(),
@@ -390,7 +389,7 @@ impl Runner {
             snapshot.character.position[0] = f64::from(tile.x) + 0.5;
             snapshot.character.position[2] = f64::from(tile.z) + 0.5;
         }
-        snapshot.character.coins = crate::http::routes::player::coins_in(&snapshot.inventory);
+        snapshot.character.coins = player_view::coins_in(&snapshot.inventory);
         snapshot
     }
 
@@ -505,7 +504,7 @@ impl Runner {
         for record in self.players.values_mut().filter(|r| r.dirty) {
             record.dirty = false;
             let mut snapshot = record.snapshot.clone();
-            snapshot.character.coins = crate::http::routes::player::coins_in(&snapshot.inventory);
+            snapshot.character.coins = player_view::coins_in(&snapshot.inventory);
             job.snapshots.push(snapshot);
         }
         if !job.snapshots.is_empty() {
@@ -552,72 +551,18 @@ impl Runner {
         let tile = self
             .world
             .player_tile(&c.id)
-            .unwrap_or_else(|| crate::http::routes::player::tile_of(c.position));
-        Player {
-            id: c.id.clone(),
-            account_id: c.account_id.clone(),
-            name: c.name.clone(),
-            combat_level: c.combat_level,
-            health: c.health,
-            max_health: c.max_health,
-            coins: crate::http::routes::player::coins_in(&record.snapshot.inventory),
-            position: WorldPos {
-                x: f64::from(tile.x) + 0.5,
-                y: c.position[1],
-                z: f64::from(tile.z) + 0.5,
-            },
-            skills: c
-                .skills
-                .iter()
-                .map(|(s, l)| {
-                    (
-                        *s,
-                        wayfarer_protocol::ws::SkillState {
-                            level: l.level,
-                            xp: l.xp,
-                        },
-                    )
-                })
-                .collect(),
-            inventory: self.inventory_view(&record.snapshot.inventory),
-            equipment: record
-                .snapshot
-                .equipment
-                .iter()
-                .map(|e| {
-                    (
-                        e.slot_type.clone(),
-                        wayfarer_protocol::ws::EquippedItem {
-                            item_id: e.item_id.clone(),
-                            quantity: e.quantity,
-                        },
-                    )
-                })
-                .collect(),
-            online: true,
-            tile: Some(TilePos {
-                x: tile.x,
-                z: tile.z,
-            }),
-        }
+            .unwrap_or_else(|| player_view::tile_of(c.position));
+        player_view::player(
+            &self.context.content,
+            &record.snapshot,
+            player_view::centre_of(tile, c.position[1]),
+            Some(tile),
+            true,
+        )
     }
 
     fn inventory_view(&self, slots: &[StoredSlot]) -> Vec<InventorySlot> {
-        slots
-            .iter()
-            .map(|s| InventorySlot {
-                slot: s.slot,
-                item_id: s.item_id.clone(),
-                name: self
-                    .context
-                    .content
-                    .items
-                    .get(s.item_id.as_str())
-                    .map(|i| i.name.clone())
-                    .unwrap_or_else(|| s.item_id.clone()),
-                quantity: s.quantity,
-            })
-            .collect()
+        player_view::inventory_view(&self.context.content, slots)
     }
 
     /// Admin `/give`: stackables merge into one slot, others take one free slot each.
@@ -666,7 +611,7 @@ impl Runner {
         record.dirty = true;
         let update = ServerMessage::InventoryUpdate(InventoryUpdate {
             inventory: self.inventory_view(&self.players[id].snapshot.inventory),
-            coins: crate::http::routes::player::coins_in(&self.players[id].snapshot.inventory),
+            coins: player_view::coins_in(&self.players[id].snapshot.inventory),
         });
         let _ = self.players[id]
             .outbound

@@ -18,8 +18,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use wayfarer_protocol::ws::{
-    codes, ChatChannel, ClientMessage, InventorySlot, Player, ServerMessage, SkillState,
-    MAX_FRAME_BYTES,
+    codes, ChatChannel, ClientMessage, Player, ServerMessage, MAX_FRAME_BYTES,
 };
 use wayfarer_protocol::ErrorCode;
 use wayfarer_sim::Command;
@@ -29,7 +28,6 @@ use crate::app::AppState;
 use crate::auth::bearer_token;
 use crate::connections::{wait_saved, CloseRequest};
 use crate::http::error::ApiError;
-use crate::http::routes::player::{coins_in, tile_of};
 use crate::rate_limit::WS_PER_SECOND;
 use crate::world_thread::{Outbound, WorldInput, OUTBOUND_QUEUE};
 
@@ -260,66 +258,18 @@ impl Connection {
     }
 
     fn initial_sync(&self, snapshot: &CharacterSnapshot) -> Player {
-        let content = self.state.content.get();
         let c = &snapshot.character;
-        let tile = tile_of(c.position);
-        Player {
-            id: c.id.clone(),
-            account_id: c.account_id.clone(),
-            name: c.name.clone(),
-            combat_level: c.combat_level,
-            health: c.health,
-            max_health: c.max_health,
-            coins: coins_in(&snapshot.inventory),
-            position: wayfarer_protocol::ws::WorldPos {
+        crate::player_view::player(
+            &self.state.content.get().content,
+            snapshot,
+            wayfarer_protocol::ws::WorldPos {
                 x: c.position[0],
                 y: c.position[1],
                 z: c.position[2],
             },
-            skills: c
-                .skills
-                .iter()
-                .map(|(s, l)| {
-                    (
-                        *s,
-                        SkillState {
-                            level: l.level,
-                            xp: l.xp,
-                        },
-                    )
-                })
-                .collect(),
-            inventory: snapshot
-                .inventory
-                .iter()
-                .map(|s| InventorySlot {
-                    slot: s.slot,
-                    item_id: s.item_id.clone(),
-                    name: content
-                        .content
-                        .items
-                        .get(s.item_id.as_str())
-                        .map(|i| i.name.clone())
-                        .unwrap_or_else(|| s.item_id.clone()),
-                    quantity: s.quantity,
-                })
-                .collect(),
-            equipment: snapshot
-                .equipment
-                .iter()
-                .map(|e| {
-                    (
-                        e.slot_type.clone(),
-                        wayfarer_protocol::ws::EquippedItem {
-                            item_id: e.item_id.clone(),
-                            quantity: e.quantity,
-                        },
-                    )
-                })
-                .collect(),
-            online: true,
-            tile: Some(tile),
-        }
+            Some(crate::player_view::tile_of(c.position)),
+            true,
+        )
     }
 
     /// The connection's main loop; returns why it ended.

@@ -8,9 +8,12 @@ use axum::http::StatusCode;
 use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use wayfarer_protocol::ws::{EquippedItem, InventorySlot, Player, SkillState, TilePos, WorldPos};
+use wayfarer_protocol::ws::{Player, SkillState, WorldPos};
 use wayfarer_protocol::ErrorCode;
-use wayfarer_store::{Character, NewCharacter, StoredSlot};
+use wayfarer_store::{Character, CharacterSnapshot, NewCharacter, StoredSlot};
+
+use crate::player_view::centre_of;
+pub use crate::player_view::{coins_in, tile_of, COINS_ITEM};
 
 use crate::app::AppState;
 use crate::auth::AuthUser;
@@ -45,98 +48,30 @@ pub fn validate_name(name: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// The Player shape for a stored character.
+/// The Player shape for a stored character (live position when online).
 pub async fn player_view(state: &AppState, character: &Character) -> Result<Player, ApiError> {
     let content = state.content.get();
-    let inventory = state.store.inventories().get(&character.id).await?;
-    let equipment = state.store.inventories().equipment(&character.id).await?;
+    let snapshot = CharacterSnapshot {
+        character: character.clone(),
+        inventory: state.store.inventories().get(&character.id).await?,
+        equipment: state.store.inventories().equipment(&character.id).await?,
+    };
     let online = state.online.get(&character.id);
     let position = match &online {
-        Some(entry) => WorldPos {
-            x: f64::from(entry.tile.x) + 0.5,
-            y: character.position[1],
-            z: f64::from(entry.tile.z) + 0.5,
-        },
+        Some(entry) => centre_of(entry.tile, character.position[1]),
         None => WorldPos {
             x: character.position[0],
             y: character.position[1],
             z: character.position[2],
         },
     };
-    let item_name = |id: &str| {
-        content
-            .content
-            .items
-            .get(id)
-            .map(|i| i.name.clone())
-            .unwrap_or_else(|| id.to_owned())
-    };
-    Ok(Player {
-        id: character.id.clone(),
-        account_id: character.account_id.clone(),
-        name: character.name.clone(),
-        combat_level: character.combat_level,
-        health: character.health,
-        max_health: character.max_health,
-        coins: coins_in(&inventory),
+    Ok(crate::player_view::player(
+        &content.content,
+        &snapshot,
         position,
-        skills: character
-            .skills
-            .iter()
-            .map(|(skill, s)| {
-                (
-                    *skill,
-                    SkillState {
-                        level: s.level,
-                        xp: s.xp,
-                    },
-                )
-            })
-            .collect(),
-        inventory: inventory
-            .iter()
-            .map(|s| InventorySlot {
-                slot: s.slot,
-                item_id: s.item_id.clone(),
-                name: item_name(&s.item_id),
-                quantity: s.quantity,
-            })
-            .collect(),
-        equipment: equipment
-            .into_iter()
-            .map(|e| {
-                (
-                    e.slot_type,
-                    EquippedItem {
-                        item_id: e.item_id,
-                        quantity: e.quantity,
-                    },
-                )
-            })
-            .collect::<BTreeMap<_, _>>(),
-        online: online.is_some(),
-        tile: None,
-    })
-}
-
-/// The item id of coins; the character record's `coins` column mirrors their count.
-pub const COINS_ITEM: &str = "coins";
-
-/// Coins held in an inventory.
-pub fn coins_in(inventory: &[StoredSlot]) -> i64 {
-    inventory
-        .iter()
-        .filter(|s| s.item_id == COINS_ITEM)
-        .map(|s| s.quantity)
-        .sum()
-}
-
-/// The tile of a world position.
-pub fn tile_of(position: [f64; 3]) -> TilePos {
-    TilePos {
-        x: position[0].floor() as i32,
-        z: position[2].floor() as i32,
-    }
+        None,
+        online.is_some(),
+    ))
 }
 
 /// The account's active character: the selected one, else its first.

@@ -1,0 +1,102 @@
+//! The Player shape (CONTRACT.md section 2) built from a character's saved or live state: one place for
+//! REST, `player:sync` on entry and `player:sync` on request.
+
+use wayfarer_content::Content;
+use wayfarer_protocol::ws::{EquippedItem, InventorySlot, Player, SkillState, TilePos, WorldPos};
+use wayfarer_store::{CharacterSnapshot, StoredSlot};
+
+/// The item id of coins; the character record's `coins` column mirrors their count.
+pub const COINS_ITEM: &str = "coins";
+
+/// Coins held in an inventory.
+pub fn coins_in(inventory: &[StoredSlot]) -> i64 {
+    inventory
+        .iter()
+        .filter(|s| s.item_id == COINS_ITEM)
+        .map(|s| s.quantity)
+        .sum()
+}
+
+/// The tile of a world position.
+pub fn tile_of(position: [f64; 3]) -> TilePos {
+    TilePos {
+        x: position[0].floor() as i32,
+        z: position[2].floor() as i32,
+    }
+}
+
+/// The centre of a tile at the character's height.
+pub fn centre_of(tile: TilePos, y: f64) -> WorldPos {
+    WorldPos {
+        x: f64::from(tile.x) + 0.5,
+        y,
+        z: f64::from(tile.z) + 0.5,
+    }
+}
+
+/// Inventory slots with their item names from content.
+pub fn inventory_view(content: &Content, slots: &[StoredSlot]) -> Vec<InventorySlot> {
+    slots
+        .iter()
+        .map(|s| InventorySlot {
+            slot: s.slot,
+            item_id: s.item_id.clone(),
+            name: content
+                .items
+                .get(s.item_id.as_str())
+                .map(|i| i.name.clone())
+                .unwrap_or_else(|| s.item_id.clone()),
+            quantity: s.quantity,
+        })
+        .collect()
+}
+
+/// The Player for `snapshot` at `position`; `tile` is set for `player:sync` (REST leaves it out).
+pub fn player(
+    content: &Content,
+    snapshot: &CharacterSnapshot,
+    position: WorldPos,
+    tile: Option<TilePos>,
+    online: bool,
+) -> Player {
+    let c = &snapshot.character;
+    Player {
+        id: c.id.clone(),
+        account_id: c.account_id.clone(),
+        name: c.name.clone(),
+        combat_level: c.combat_level,
+        health: c.health,
+        max_health: c.max_health,
+        coins: coins_in(&snapshot.inventory),
+        position,
+        skills: c
+            .skills
+            .iter()
+            .map(|(skill, s)| {
+                (
+                    *skill,
+                    SkillState {
+                        level: s.level,
+                        xp: s.xp,
+                    },
+                )
+            })
+            .collect(),
+        inventory: inventory_view(content, &snapshot.inventory),
+        equipment: snapshot
+            .equipment
+            .iter()
+            .map(|e| {
+                (
+                    e.slot_type.clone(),
+                    EquippedItem {
+                        item_id: e.item_id.clone(),
+                        quantity: e.quantity,
+                    },
+                )
+            })
+            .collect(),
+        online,
+        tile,
+    }
+}
