@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# CI smoke run of the load generator: a fresh server (SQLite in a temporary world, bundled content)
+# and `wayfarer load` with 50 bots for 10 seconds; fails when any bot saw an error, a failed
+# connect or a disconnect (the load command's exit code).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cargo build -q -p wayfarer-server --bin wayfarer
+bin=target/debug/wayfarer
+world=$(mktemp -d)
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null || echo 5671)
+key="ci-load-smoke-key"
+
+WORLD="$world" PORT="$port" LOAD_TEST_KEY="$key" RUST_LOG=warn "$bin" serve >"$world/server.log" 2>&1 &
+server=$!
+trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$world"' EXIT
+
+for _ in $(seq 1 100); do
+  if curl -fsS "http://127.0.0.1:$port/health" >/dev/null 2>&1; then break; fi
+  sleep 0.1
+done
+
+set +e
+"$bin" load --url "http://127.0.0.1:$port" --bots 50 --seconds 10 --ramp 2 --scenario mixed \
+  --key "$key" --json "$world/load.json"
+status=$?
+set -e
+if [ "$status" -ne 0 ]; then
+  echo "load smoke run failed; server log:" >&2
+  tail -50 "$world/server.log" >&2
+fi
+exit "$status"

@@ -1,0 +1,576 @@
+//! One bot: a guest account, a character, a WebSocket, and the scenario's actions until the end.
+//!
+//! Every await that waits on the network has a timeout, and the act loop ends at the run's deadline
+//! (or when the run is stopped), so a bot always finishes within
+//! `deadline + CONNECT_TIMEOUT + SEND_TIMEOUT + CLOSE_TIMEOUT`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio::net::TcpStream;
+use tokio::sync::watch;
+use tokio::time::{sleep_until, timeout, timeout_at, Instant};
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::{self, Message};
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use wayfarer_protocol::ws::{TilePos, WorldPos};
+
+use super::options::Endpoints;
+use super::scenario::{bot_name, chat_line, wander_target, Action, Plan, Rng};
+use super::stats::{bump, BotStats};
+use super::Scenario;
+
+/// Longest time from a bot's start to its first `player:sync` (guest, character, handshake).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(20);
+/// Longest wait for the first message after the handshake.
+pub const FIRST_MESSAGE_TIMEOUT: Duration = Duration::from_secs(10);
+/// Longest time one frame may take to send (a server that stops reading).
+pub const SEND_TIMEOUT: Duration = Duration::from_secs(5);
+/// Longest wait for the server's answer to our close at the end.
+pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
+/// A sync probe unanswered for this long counts as timed out, and another may be sent.
+pub const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+/// Names tried before giving up when the server says each is taken.
+pub const NAME_ATTEMPTS: usize = 5;
+/// Header carrying the load-test key on authentication requests.
+pub const LOAD_TEST_KEY_HEADER: &str = "x-load-test-key";
+
+type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// What every bot of a run shares.
+pub(crate) struct Shared {
+    pub endpoints: Endpoints,
+    pub http: reqwest::Client,
+    pub key: Option<String>,
+    pub scenario: Scenario,
+    /// When the bots stop acting.
+    pub deadline: Instant,
+}
+
+/// Runs bot `index` to the end and returns what it counted.
+pub(crate) async fn run_bot(
+    index: usize,
+    shared: Arc<Shared>,
+    stop: watch::Receiver<bool>,
+) -> BotStats {
+    let mut stats = BotStats::default();
+    let mut rng = Rng::from_entropy(index as u64);
+    let started = Instant::now();
+    let entered = match timeout(
+        CONNECT_TIMEOUT,
+        connect(index, &shared, &mut rng, &mut stats),
+    )
+    .await
+    {
+        Ok(Ok(entered)) => entered,
+        Ok(Err(failure)) => {
+            tracing::debug!(bot = index, %failure, "bot failed to connect");
+            bump(&mut stats.connect_failures, &failure.key());
+            return stats;
+        }
+        Err(_) => {
+            tracing::debug!(bot = index, "bot timed out connecting");
+            bump(&mut stats.connect_failures, "timed out entering the world");
+            return stats;
+        }
+    };
+    stats.connected = 1;
+    stats.connect_times.record(started.elapsed());
+    let Entered { socket, tile } = entered;
+    let mut bot = Bot {
+        index,
+        shared: &shared,
+        socket,
+        rng,
+        stats,
+        tile,
+        probe: None,
+        next_ref: 0,
+        entered_at: Instant::now(),
+    };
+    bot.play(stop).await;
+    bot.stats
+}
+
+/// Why a bot did not enter the world.
+#[derive(Debug, thiserror::Error)]
+enum ConnectFailure {
+    #[error("{step}: {detail}")]
+    Step {
+        step: &'static str,
+        /// A short, low-cardinality reason (the report counts bots by it).
+        reason: String,
+        detail: String,
+    },
+}
+
+impl ConnectFailure {
+    fn new(step: &'static str, reason: impl Into<String>, detail: impl Into<String>) -> Self {
+        ConnectFailure::Step {
+            step,
+            reason: reason.into(),
+            detail: detail.into(),
+        }
+    }
+
+    /// The report's key: step and short reason.
+    fn key(&self) -> String {
+        match self {
+            ConnectFailure::Step { step, reason, .. } => format!("{step}: {reason}"),
+        }
+    }
+
+    fn http(step: &'static str, err: &reqwest::Error) -> Self {
+        let reason = if err.is_timeout() {
+            "timed out"
+        } else if err.is_connect() {
+            "connection failed"
+        } else if err.is_decode() {
+            "unreadable response"
+        } else {
+            "request failed"
+        };
+        ConnectFailure::new(step, reason, err.to_string())
+    }
+}
+
+struct Entered {
+    socket: Socket,
+    tile: TilePos,
+}
+
+#[derive(Deserialize)]
+struct GuestResponse {
+    token: String,
+}
+
+#[derive(Deserialize)]
+struct RestError {
+    #[serde(default)]
+    error: String,
+}
+
+/// A refused REST request: `HTTP <status> <code>`.
+async fn refused(step: &'static str, response: reqwest::Response) -> ConnectFailure {
+    let status = response.status().as_u16();
+    let body = timeout(SEND_TIMEOUT, response.text())
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .unwrap_or_default();
+    let code = serde_json::from_str::<RestError>(&body)
+        .map(|e| e.error)
+        .unwrap_or_default();
+    ConnectFailure::new(step, format!("HTTP {status} {code}").trim_end(), body)
+}
+
+/// Guest account, character, WebSocket, first `player:sync`.
+async fn connect(
+    index: usize,
+    shared: &Shared,
+    rng: &mut Rng,
+    stats: &mut BotStats,
+) -> Result<Entered, ConnectFailure> {
+    let base = &shared.endpoints.http_base;
+
+    let mut request = shared
+        .http
+        .post(format!("{base}/api/auth/guest"))
+        .json(&json!({}));
+    if let Some(key) = &shared.key {
+        request = request.header(LOAD_TEST_KEY_HEADER, key);
+    }
+    let response = request
+        .send()
+        .await
+        .map_err(|e| ConnectFailure::http("guest", &e))?;
+    if !response.status().is_success() {
+        return Err(refused("guest", response).await);
+    }
+    let token = response
+        .json::<GuestResponse>()
+        .await
+        .map_err(|e| ConnectFailure::http("guest", &e))?
+        .token;
+
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let name = bot_name(index, rng);
+        let response = shared
+            .http
+            .post(format!("{base}/api/v1/player"))
+            .bearer_auth(&token)
+            .json(&json!({ "name": name }))
+            .send()
+            .await
+            .map_err(|e| ConnectFailure::http("character", &e))?;
+        if response.status().is_success() {
+            break;
+        }
+        if response.status() == reqwest::StatusCode::CONFLICT && attempt < NAME_ATTEMPTS {
+            stats.name_retries += 1;
+            continue;
+        }
+        return Err(refused("character", response).await);
+    }
+
+    let url = format!("{}?token={token}", shared.endpoints.ws);
+    let (mut socket, _) = tokio_tungstenite::connect_async(url)
+        .await
+        .map_err(|e| match e {
+            tungstenite::Error::Http(response) => ConnectFailure::new(
+                "websocket",
+                format!("HTTP {}", response.status().as_u16()),
+                String::from_utf8_lossy(response.body().as_deref().unwrap_or_default()),
+            ),
+            tungstenite::Error::Io(io) => {
+                ConnectFailure::new("websocket", format!("{:?}", io.kind()), io.to_string())
+            }
+            other => ConnectFailure::new("websocket", "handshake failed", other.to_string()),
+        })?;
+
+    // The server's first message is the full state.
+    loop {
+        let frame = timeout(FIRST_MESSAGE_TIMEOUT, socket.next())
+            .await
+            .map_err(|_| {
+                ConnectFailure::new(
+                    "enter",
+                    "no player:sync",
+                    "timed out waiting for player:sync",
+                )
+            })?;
+        match frame {
+            Some(Ok(Message::Text(text))) => {
+                let kind = record_in(stats, text.as_str());
+                if kind.as_deref() == Some("player:sync") {
+                    let tile = sync_tile(text.as_str()).ok_or_else(|| {
+                        ConnectFailure::new("enter", "unreadable player:sync", text.to_string())
+                    })?;
+                    return Ok(Entered { socket, tile });
+                }
+                return Err(ConnectFailure::new(
+                    "enter",
+                    format!("first message {}", kind.as_deref().unwrap_or("unreadable")),
+                    text.to_string(),
+                ));
+            }
+            Some(Ok(Message::Close(frame))) => {
+                return Err(ConnectFailure::new(
+                    "enter",
+                    format!("closed {}", close_code(frame.as_ref())),
+                    format!("{frame:?}"),
+                ))
+            }
+            Some(Ok(_)) => continue,
+            Some(Err(e)) => {
+                return Err(ConnectFailure::new("enter", "socket error", e.to_string()))
+            }
+            None => return Err(ConnectFailure::new("enter", "socket ended", "")),
+        }
+    }
+}
+
+/// The envelope of a server frame, its data skipped.
+#[derive(Deserialize)]
+struct Head {
+    #[serde(rename = "type")]
+    kind: String,
+}
+
+#[derive(Deserialize)]
+struct Frame<T> {
+    data: T,
+}
+
+#[derive(Deserialize)]
+struct SyncData {
+    #[serde(default)]
+    tile: Option<TilePos>,
+    position: WorldPos,
+}
+
+#[derive(Deserialize)]
+struct ErrorData {
+    code: String,
+}
+
+/// Counts a received text frame; returns its type.
+fn record_in(stats: &mut BotStats, text: &str) -> Option<String> {
+    stats.bytes_in += text.len() as u64;
+    match serde_json::from_str::<Head>(text) {
+        Ok(head) => {
+            bump(&mut stats.received, &head.kind);
+            if head.kind == "error" {
+                let code = serde_json::from_str::<Frame<ErrorData>>(text)
+                    .map(|f| f.data.code)
+                    .unwrap_or_else(|_| "unreadable".to_owned());
+                bump(&mut stats.errors, &code);
+            }
+            Some(head.kind)
+        }
+        Err(_) => {
+            bump(&mut stats.received, "unreadable");
+            None
+        }
+    }
+}
+
+/// The tile of a `player:sync` frame (its `tile`, or the tile under its position).
+fn sync_tile(text: &str) -> Option<TilePos> {
+    let sync = serde_json::from_str::<Frame<SyncData>>(text).ok()?.data;
+    Some(sync.tile.unwrap_or(TilePos {
+        x: sync.position.x.floor() as i32,
+        z: sync.position.z.floor() as i32,
+    }))
+}
+
+fn close_code(frame: Option<&CloseFrame>) -> String {
+    match frame {
+        Some(frame) => u16::from(frame.code).to_string(),
+        None => "without code".to_owned(),
+    }
+}
+
+/// Why the act loop ended.
+enum End {
+    /// The deadline passed or the run was stopped: we close.
+    Finished,
+    /// The server closed, or the socket broke: counted as a disconnect.
+    Lost,
+}
+
+struct Bot<'a> {
+    index: usize,
+    shared: &'a Shared,
+    socket: Socket,
+    rng: Rng,
+    stats: BotStats,
+    tile: TilePos,
+    /// When the outstanding sync probe was sent.
+    probe: Option<Instant>,
+    next_ref: u64,
+    entered_at: Instant,
+}
+
+impl Bot<'_> {
+    async fn play(&mut self, mut stop: watch::Receiver<bool>) {
+        let end = self.act(&mut stop).await;
+        if let End::Finished = end {
+            self.close().await;
+        }
+    }
+
+    /// Acts and reads until the deadline, a stop, or a lost connection.
+    async fn act(&mut self, stop: &mut watch::Receiver<bool>) -> End {
+        let mut plan = Plan::start(self.shared.scenario, &mut self.rng);
+        let deadline = self.shared.deadline;
+        loop {
+            if *stop.borrow() || Instant::now() >= deadline {
+                return End::Finished;
+            }
+            let (action, offset) = plan.next();
+            let wake = (self.entered_at + offset).min(deadline);
+            tokio::select! {
+                changed = stop.changed() => {
+                    // The run stopped, or (on error) the run itself is gone: either way, finish.
+                    if changed.is_err() || *stop.borrow() {
+                        return End::Finished;
+                    }
+                }
+                frame = self.socket.next() => {
+                    if let Some(end) = self.receive(frame) {
+                        return end;
+                    }
+                }
+                () = sleep_until(wake) => {
+                    let now = Instant::now();
+                    if now >= deadline {
+                        return End::Finished;
+                    }
+                    if !self.perform(action).await {
+                        return End::Lost;
+                    }
+                    plan.reschedule(action, now - self.entered_at, &mut self.rng);
+                }
+            }
+        }
+    }
+
+    /// Handles one frame from the server; `Some` when the connection is over.
+    fn receive(&mut self, frame: Option<Result<Message, tungstenite::Error>>) -> Option<End> {
+        match frame {
+            Some(Ok(Message::Text(text))) => {
+                let kind = record_in(&mut self.stats, text.as_str());
+                if kind.as_deref() == Some("player:sync") {
+                    if let Some(sent) = self.probe.take() {
+                        self.stats.rtt.record(sent.elapsed());
+                    }
+                    if let Some(tile) = sync_tile(text.as_str()) {
+                        self.tile = tile;
+                    }
+                }
+                None
+            }
+            Some(Ok(Message::Binary(bytes))) => {
+                self.stats.bytes_in += bytes.len() as u64;
+                bump(&mut self.stats.received, "binary");
+                None
+            }
+            Some(Ok(Message::Close(frame))) => {
+                let reason = format!("closed {}", close_code(frame.as_ref()));
+                tracing::debug!(bot = self.index, ?frame, "server closed the socket");
+                bump(&mut self.stats.disconnects, &reason);
+                Some(End::Lost)
+            }
+            Some(Ok(_)) => None,
+            Some(Err(e)) => {
+                tracing::debug!(bot = self.index, error = %e, "socket error");
+                bump(&mut self.stats.disconnects, &socket_error_reason(&e));
+                Some(End::Lost)
+            }
+            None => {
+                bump(&mut self.stats.disconnects, "socket ended");
+                Some(End::Lost)
+            }
+        }
+    }
+
+    /// Does one action; false when the socket is lost.
+    async fn perform(&mut self, action: Action) -> bool {
+        match action {
+            Action::Sync => {
+                if let Some(sent) = self.probe {
+                    if sent.elapsed() < PROBE_TIMEOUT {
+                        // One probe at a time, so each reply belongs to one request.
+                        return true;
+                    }
+                    self.stats.rtt_timeouts += 1;
+                }
+                self.probe = Some(Instant::now());
+                self.send("player:sync", json!({})).await
+            }
+            Action::Move => {
+                let target = wander_target(self.tile, &mut self.rng);
+                let run = self.rng.one_in(4);
+                self.send(
+                    "player:move",
+                    json!({ "x": target.x, "z": target.z, "run": run }),
+                )
+                .await
+            }
+            Action::Chat => {
+                let (text, global) = chat_line(&mut self.rng);
+                let channel = if global { "global" } else { "local" };
+                self.send("player:chat", json!({ "text": text, "channel": channel }))
+                    .await
+            }
+        }
+    }
+
+    /// Sends `{"type","data","ref"}`; false (a disconnect counted) when it fails or times out.
+    async fn send(&mut self, kind: &str, data: Value) -> bool {
+        self.next_ref += 1;
+        let text = json!({ "type": kind, "data": data, "ref": self.next_ref }).to_string();
+        let len = text.len() as u64;
+        match timeout(SEND_TIMEOUT, self.socket.send(Message::Text(text.into()))).await {
+            Ok(Ok(())) => {
+                bump(&mut self.stats.sent, kind);
+                self.stats.bytes_out += len;
+                true
+            }
+            Ok(Err(e)) => {
+                tracing::debug!(bot = self.index, error = %e, "send failed");
+                bump(&mut self.stats.disconnects, &socket_error_reason(&e));
+                false
+            }
+            Err(_) => {
+                bump(&mut self.stats.disconnects, "send timed out");
+                false
+            }
+        }
+    }
+
+    /// Logs out: a normal close, then reads (and counts) until the server's close arrives.
+    async fn close(&mut self) {
+        let until = Instant::now() + CLOSE_TIMEOUT;
+        let frame = CloseFrame {
+            code: CloseCode::Normal,
+            reason: "load test finished".into(),
+        };
+        let closed = timeout_at(until, async {
+            if self.socket.close(Some(frame)).await.is_err() {
+                return false;
+            }
+            while let Some(Ok(message)) = self.socket.next().await {
+                if let Message::Text(text) = message {
+                    record_in(&mut self.stats, text.as_str());
+                }
+            }
+            true
+        })
+        .await;
+        if !matches!(closed, Ok(true)) {
+            self.stats.unclean_closes += 1;
+        }
+    }
+}
+
+/// A short reason for a socket error.
+fn socket_error_reason(e: &tungstenite::Error) -> String {
+    match e {
+        tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => {
+            "connection closed".to_owned()
+        }
+        tungstenite::Error::Io(io) => format!("io {:?}", io.kind()),
+        tungstenite::Error::Protocol(p) => format!("protocol error: {p}"),
+        other => format!("socket error: {other}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn received_frames_are_counted_by_type_and_error_code() {
+        let mut stats = BotStats::default();
+        let error = r#"{"type":"error","data":{"code":"move_too_far","message":"x","ref":3}}"#;
+        assert_eq!(record_in(&mut stats, error).as_deref(), Some("error"));
+        let update = r#"{"type":"world:update","data":{"tick":1,"added":[],"moved":[],"changed":[],"removed":[]}}"#;
+        assert_eq!(
+            record_in(&mut stats, update).as_deref(),
+            Some("world:update")
+        );
+        assert_eq!(record_in(&mut stats, "nonsense"), None);
+        assert_eq!(stats.received["error"], 1);
+        assert_eq!(stats.received["world:update"], 1);
+        assert_eq!(stats.received["unreadable"], 1);
+        assert_eq!(stats.errors["move_too_far"], 1);
+        assert_eq!(
+            stats.bytes_in,
+            (error.len() + update.len() + "nonsense".len()) as u64
+        );
+    }
+
+    #[test]
+    fn sync_gives_the_tile() {
+        let with_tile = r#"{"type":"player:sync","data":{"id":"c1","position":{"x":3.5,"y":0,"z":-2.5},"tile":{"x":3,"z":-3}}}"#;
+        assert_eq!(sync_tile(with_tile), Some(TilePos { x: 3, z: -3 }));
+        let without = r#"{"type":"player:sync","data":{"position":{"x":3.5,"y":0,"z":-2.5}}}"#;
+        assert_eq!(sync_tile(without), Some(TilePos { x: 3, z: -3 }));
+        assert_eq!(sync_tile(r#"{"type":"player:sync","data":{}}"#), None);
+    }
+
+    #[test]
+    fn connect_failures_are_keyed_by_step_and_reason() {
+        let f = ConnectFailure::new("guest", "HTTP 429 rate_limited", "{...}");
+        assert_eq!(f.key(), "guest: HTTP 429 rate_limited");
+        assert_eq!(f.to_string(), "guest: {...}");
+    }
+}

@@ -1,0 +1,271 @@
+//! `wayfarer load`: many real WebSocket clients that behave like players, and what they measured.
+//!
+//! Each bot, started evenly over the ramp, creates a guest account (`POST /api/auth/guest`, with
+//! `x-load-test-key` when a key is given, so that a server configured with `LOAD_TEST_KEY` lets
+//! thousands of bots from one address past the authentication limit), creates a character
+//! (`POST /api/v1/player`, another name on 409), connects `/ws?token=…`, reads its `player:sync`, then
+//! acts until the deadline:
+//!
+//! - `wander`: `player:move` to a random tile within 10 tiles every 1–3 s;
+//! - `chat`: `player:chat`, local (one in five global), every 2–5 s;
+//! - `mixed`: both, each on its own timer;
+//! - `gather`, `trade`: refused with [`LoadError::UnsupportedScenario`] — the server has no
+//!   gathering or trading yet.
+//!
+//! Every bot also sends `player:sync` about every 2 s and times the reply (the round trip). At the
+//! end every bot closes its socket normally and waits for the server's close.
+//!
+//! ```no_run
+//! # async fn example() -> Result<(), wayfarer_bench::load::LoadError> {
+//! use wayfarer_bench::load::{run, LoadOptions, Scenario};
+//! let mut options = LoadOptions::new("http://127.0.0.1:5601");
+//! options.bots = 200;
+//! options.seconds = 20;
+//! options.ramp_seconds = 5;
+//! options.scenario = Scenario::Mixed;
+//! let report = run(options).await?;
+//! println!("{report}");
+//! # Ok(()) }
+//! ```
+//!
+//! Many bots need many sockets: raise the open-file limit (`ulimit -n`) for more than about 500.
+
+mod bot;
+mod options;
+mod report;
+mod scenario;
+mod stats;
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+use tokio::time::{sleep_until, timeout, Instant};
+
+pub use bot::{
+    CLOSE_TIMEOUT, CONNECT_TIMEOUT, LOAD_TEST_KEY_HEADER, NAME_ATTEMPTS, PROBE_TIMEOUT,
+    SEND_TIMEOUT,
+};
+pub use options::{Endpoints, LoadOptions, Scenario, UnknownScenario};
+pub use report::LoadReport;
+pub use scenario::{
+    bot_name, Rng, CHAT_EVERY, FIRST_SYNC_WITHIN, GLOBAL_CHAT_ONE_IN, MAX_NAME_CHARS, MOVE_EVERY,
+    SYNC_EVERY, WANDER_RADIUS_TILES,
+};
+pub use stats::{percentile, LatencySummary, Samples};
+
+use bot::Shared;
+use report::RunFacts;
+use stats::BotStats;
+
+/// Timeout of each REST request a bot makes.
+pub const HTTP_TIMEOUT: Duration = Duration::from_secs(10);
+/// Timeout of the `/health` check before any bot starts.
+pub const HEALTH_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Why a load run could not run (problems of single bots are counted in the report instead).
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// Options that make no sense (no bots, no time, a ramp as long as the run).
+    #[error("invalid load options: {0}")]
+    InvalidOptions(String),
+    /// The server URL is not `http://host:port`.
+    #[error("invalid server URL {url:?}: {reason}")]
+    InvalidUrl {
+        /// The URL given.
+        url: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A scenario the server cannot play yet: `gather` and `trade` need gathering and trading,
+    /// which the server does not have.
+    #[error(
+        "scenario {0} is not supported yet: the server has no {what}; use wander, chat or mixed",
+        what = match .0 { Scenario::Gather => "gathering", Scenario::Trade => "trading", _ => "support for it" }
+    )]
+    UnsupportedScenario(Scenario),
+    /// `GET /health` failed before any bot started.
+    #[error("server {url} is not reachable: {reason}")]
+    Unreachable {
+        /// The health URL.
+        url: String,
+        /// What happened.
+        reason: String,
+    },
+    /// The HTTP client could not be built.
+    #[error("could not build the HTTP client: {0}")]
+    Client(String),
+    /// A bot's task panicked (a bug in the load generator).
+    #[error("a bot task failed: {0}")]
+    BotTask(String),
+    /// The JSON report could not be written.
+    #[error("could not write the report to {}: {source}", path.display())]
+    WriteReport {
+        /// Where it was to go.
+        path: PathBuf,
+        /// Why it failed.
+        source: std::io::Error,
+    },
+}
+
+/// Runs a load test to its end and reports what the bots measured.
+pub async fn run(options: LoadOptions) -> Result<LoadReport, LoadError> {
+    run_until(options, std::future::pending()).await
+}
+
+/// Like [`run`], but ends early when `stop` completes (e.g. `tokio::signal::ctrl_c()`): bots not yet
+/// started stay unstarted, the others close their sockets, and the report covers the time run.
+pub async fn run_until(
+    options: LoadOptions,
+    stop: impl Future<Output = ()>,
+) -> Result<LoadReport, LoadError> {
+    let endpoints = options.validate()?;
+    let http = reqwest::Client::builder()
+        .timeout(HTTP_TIMEOUT)
+        .connect_timeout(HEALTH_TIMEOUT)
+        .build()
+        .map_err(|e| LoadError::Client(e.to_string()))?;
+    check_health(&http, &endpoints).await?;
+
+    let start = Instant::now();
+    let deadline = start + Duration::from_secs(options.seconds);
+    let shared = Arc::new(Shared {
+        endpoints,
+        http,
+        key: options.key.clone(),
+        scenario: options.scenario,
+        deadline,
+    });
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let mut stop = std::pin::pin!(stop);
+    let mut stopped_at: Option<Instant> = None;
+    let mut bots = JoinSet::new();
+    let ramp = Duration::from_secs(options.ramp_seconds);
+    let count = options.bots;
+    tracing::info!(
+        bots = count,
+        seconds = options.seconds,
+        ramp = options.ramp_seconds,
+        scenario = %options.scenario,
+        url = %options.url,
+        "load test starting"
+    );
+
+    let mut started = 0usize;
+    for index in 0..count {
+        // Evenly over the ramp: bot i starts at ramp * i / bots.
+        let at = start + ramp.mul_f64(index as f64 / count as f64);
+        tokio::select! {
+            () = sleep_until(at) => {}
+            () = &mut stop => {
+                stopped_at = Some(Instant::now());
+                stop_tx.send_replace(true);
+                break;
+            }
+        }
+        bots.spawn(bot::run_bot(index, shared.clone(), stop_rx.clone()));
+        started += 1;
+    }
+
+    let mut total = BotStats::default();
+    let mut failure = None;
+    loop {
+        let next = if stopped_at.is_some() {
+            bots.join_next().await
+        } else {
+            tokio::select! {
+                next = bots.join_next() => next,
+                () = &mut stop => {
+                    // Completed futures are never polled again: `stopped_at` is set from here on.
+                    stopped_at = Some(Instant::now());
+                    stop_tx.send_replace(true);
+                    continue;
+                }
+            }
+        };
+        match next {
+            Some(Ok(stats)) => total.merge(stats),
+            Some(Err(e)) => failure = Some(e.to_string()),
+            None => break,
+        }
+    }
+    if let Some(e) = failure {
+        return Err(LoadError::BotTask(e));
+    }
+
+    let ended = stopped_at.unwrap_or(deadline).min(Instant::now());
+    let report = LoadReport::new(
+        RunFacts {
+            url: shared.endpoints.http_base.clone(),
+            scenario: options.scenario,
+            bots: count as u64,
+            bots_started: started as u64,
+            seconds: options.seconds,
+            ramp_seconds: options.ramp_seconds,
+            duration_seconds: ended.saturating_duration_since(start).as_secs_f64(),
+            stopped_early: stopped_at.is_some_and(|at| at < deadline),
+        },
+        total,
+    );
+    tracing::info!(
+        connected = report.connected,
+        failed = report.failed_connects,
+        disconnects = report.disconnects,
+        errors = report.errors,
+        "load test finished"
+    );
+    Ok(report)
+}
+
+/// `GET /health`, so that a wrong address fails at once instead of as N failed connects.
+async fn check_health(http: &reqwest::Client, endpoints: &Endpoints) -> Result<(), LoadError> {
+    let url = format!("{}/health", endpoints.http_base);
+    let unreachable = |reason: String| LoadError::Unreachable {
+        url: url.clone(),
+        reason,
+    };
+    let response = timeout(HEALTH_TIMEOUT, http.get(&url).send())
+        .await
+        .map_err(|_| unreachable("timed out".into()))?
+        .map_err(|e| unreachable(e.to_string()))?;
+    if !response.status().is_success() {
+        return Err(unreachable(format!("HTTP {}", response.status())));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn unsupported_scenarios_are_refused_before_connecting() {
+        for scenario in [Scenario::Gather, Scenario::Trade] {
+            let mut options = LoadOptions::new("http://127.0.0.1:9");
+            options.scenario = scenario;
+            let err = run(options).await.unwrap_err();
+            assert!(
+                matches!(err, LoadError::UnsupportedScenario(s) if s == scenario),
+                "{err}"
+            );
+            assert!(err.to_string().contains("not supported yet"), "{err}");
+        }
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_server_fails_fast() {
+        // Nothing listens on a port we just bound and released.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut options = LoadOptions::new(format!("http://127.0.0.1:{port}"));
+        options.seconds = 1;
+        let err = run(options).await.unwrap_err();
+        assert!(matches!(err, LoadError::Unreachable { .. }), "{err}");
+    }
+}

@@ -1,0 +1,298 @@
+//! What a load run does: the server, how many bots, for how long, and how they behave.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use super::LoadError;
+
+/// How the bots behave once in the world.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scenario {
+    /// Walk to a random tile within [`WANDER_RADIUS_TILES`](super::scenario::WANDER_RADIUS_TILES)
+    /// of the current position every 1–3 s.
+    Wander,
+    /// Chat every 2–5 s, mostly on the local channel and sometimes on the global one.
+    Chat,
+    /// Gather resources. Not available yet: the server has no gathering, so [`super::run`] refuses
+    /// it with [`LoadError::UnsupportedScenario`].
+    Gather,
+    /// Trade with other bots. Not available yet: the server has no trading, so [`super::run`]
+    /// refuses it with [`LoadError::UnsupportedScenario`].
+    Trade,
+    /// Wander and chat, each on its own timer.
+    Mixed,
+}
+
+impl Scenario {
+    /// Every scenario, in the order of the CLI's help.
+    pub const ALL: [Scenario; 5] = [
+        Scenario::Wander,
+        Scenario::Chat,
+        Scenario::Gather,
+        Scenario::Trade,
+        Scenario::Mixed,
+    ];
+
+    /// The name used on the command line and in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scenario::Wander => "wander",
+            Scenario::Chat => "chat",
+            Scenario::Gather => "gather",
+            Scenario::Trade => "trade",
+            Scenario::Mixed => "mixed",
+        }
+    }
+
+    /// Whether bots of this scenario walk around.
+    pub fn wanders(self) -> bool {
+        matches!(self, Scenario::Wander | Scenario::Mixed)
+    }
+
+    /// Whether bots of this scenario chat.
+    pub fn chats(self) -> bool {
+        matches!(self, Scenario::Chat | Scenario::Mixed)
+    }
+
+    /// Whether the server supports what this scenario does. Gathering and trading do not exist on
+    /// the server yet, so those scenarios cannot run.
+    pub fn is_supported(self) -> bool {
+        !matches!(self, Scenario::Gather | Scenario::Trade)
+    }
+}
+
+impl fmt::Display for Scenario {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A scenario name that is not one of `wander`, `chat`, `gather`, `trade`, `mixed`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown scenario {0:?} (expected one of wander, chat, gather, trade, mixed)")]
+pub struct UnknownScenario(pub String);
+
+impl FromStr for Scenario {
+    type Err = UnknownScenario;
+
+    /// Parses a scenario name, ignoring case and surrounding spaces.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let wanted = s.trim();
+        Scenario::ALL
+            .into_iter()
+            .find(|scenario| scenario.as_str().eq_ignore_ascii_case(wanted))
+            .ok_or_else(|| UnknownScenario(s.to_owned()))
+    }
+}
+
+/// Everything a load run needs. Build it with [`LoadOptions::new`] and adjust the public fields,
+/// or fill every field from command-line arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// The server's base URL, `http://host:port` (no path). `https` is refused: the bots' WebSocket
+    /// client is built without TLS.
+    pub url: String,
+    /// How many bots connect.
+    pub bots: usize,
+    /// How long the run lasts from the first bot's start, ramp included, in seconds.
+    pub seconds: u64,
+    /// Bots start evenly spread over this many seconds (0: all at once). Shorter than `seconds`.
+    pub ramp_seconds: u64,
+    /// What the bots do.
+    pub scenario: Scenario,
+    /// The server's `LOAD_TEST_KEY`, sent as `x-load-test-key` on `/api/auth/guest` so that bots
+    /// from one address skip the authentication rate limit.
+    pub key: Option<String>,
+    /// Where to write the report as JSON, if anywhere (the caller writes it, with
+    /// [`super::LoadReport::write_json`]).
+    pub json_out: Option<PathBuf>,
+}
+
+impl LoadOptions {
+    /// Default bot count.
+    pub const DEFAULT_BOTS: usize = 10;
+    /// Default duration in seconds.
+    pub const DEFAULT_SECONDS: u64 = 30;
+    /// Default ramp in seconds.
+    pub const DEFAULT_RAMP_SECONDS: u64 = 0;
+
+    /// Options for `url` with the defaults: 10 bots, 30 s, no ramp, `mixed`, no key, no JSON file.
+    pub fn new(url: impl Into<String>) -> Self {
+        LoadOptions {
+            url: url.into(),
+            bots: Self::DEFAULT_BOTS,
+            seconds: Self::DEFAULT_SECONDS,
+            ramp_seconds: Self::DEFAULT_RAMP_SECONDS,
+            scenario: Scenario::Mixed,
+            key: None,
+            json_out: None,
+        }
+    }
+
+    /// Checks the options before anything connects: at least one bot, a duration, a ramp shorter
+    /// than the run, a supported scenario, and an `http://host[:port]` URL. Returns the server's
+    /// endpoints.
+    pub fn validate(&self) -> Result<Endpoints, LoadError> {
+        if self.bots == 0 {
+            return Err(LoadError::InvalidOptions(
+                "--bots must be at least 1".into(),
+            ));
+        }
+        if self.seconds == 0 {
+            return Err(LoadError::InvalidOptions(
+                "--seconds must be at least 1".into(),
+            ));
+        }
+        if self.ramp_seconds > 0 && self.ramp_seconds >= self.seconds {
+            return Err(LoadError::InvalidOptions(format!(
+                "--ramp ({} s) must be shorter than --seconds ({} s) so that every bot gets to play",
+                self.ramp_seconds, self.seconds
+            )));
+        }
+        if !self.scenario.is_supported() {
+            return Err(LoadError::UnsupportedScenario(self.scenario));
+        }
+        Endpoints::from_base(&self.url)
+    }
+}
+
+/// The URLs a bot talks to, derived from [`LoadOptions::url`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoints {
+    /// `http://host:port`, without a trailing slash.
+    pub http_base: String,
+    /// `ws://host:port/ws` (a bot appends `?token=…`).
+    pub ws: String,
+}
+
+impl Endpoints {
+    /// Reads `http://host[:port][/]`.
+    pub fn from_base(url: &str) -> Result<Endpoints, LoadError> {
+        let trimmed = url.trim().trim_end_matches('/');
+        let invalid = |why: &str| LoadError::InvalidUrl {
+            url: url.to_owned(),
+            reason: why.to_owned(),
+        };
+        let authority =
+            match trimmed.split_once("://") {
+                Some(("http", rest)) => rest,
+                Some(("https", _)) => return Err(invalid(
+                    "https is not supported: the load generator's WebSocket client has no TLS; \
+                     point it at the server's plain http address",
+                )),
+                Some((scheme, _)) => {
+                    return Err(invalid(&format!(
+                        "scheme {scheme:?} is not supported; use http://host:port"
+                    )))
+                }
+                None => return Err(invalid("expected http://host:port")),
+            };
+        if authority.is_empty() {
+            return Err(invalid("no host"));
+        }
+        if authority.contains(['/', '?', '#', '@', ' ']) {
+            return Err(invalid(
+                "expected only http://host:port, without a path, query or user",
+            ));
+        }
+        Ok(Endpoints {
+            http_base: format!("http://{authority}"),
+            ws: format!("ws://{authority}/ws"),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scenarios_parse_by_name_ignoring_case() {
+        assert_eq!("wander".parse::<Scenario>(), Ok(Scenario::Wander));
+        assert_eq!("Chat".parse::<Scenario>(), Ok(Scenario::Chat));
+        assert_eq!(" GATHER ".parse::<Scenario>(), Ok(Scenario::Gather));
+        assert_eq!("trade".parse::<Scenario>(), Ok(Scenario::Trade));
+        assert_eq!("mixed".parse::<Scenario>(), Ok(Scenario::Mixed));
+        assert_eq!(
+            "fly".parse::<Scenario>(),
+            Err(UnknownScenario("fly".into()))
+        );
+        assert!("".parse::<Scenario>().is_err());
+        for scenario in Scenario::ALL {
+            assert_eq!(scenario.to_string().parse::<Scenario>(), Ok(scenario));
+        }
+    }
+
+    #[test]
+    fn scenarios_say_what_they_do() {
+        assert!(Scenario::Wander.wanders() && !Scenario::Wander.chats());
+        assert!(Scenario::Chat.chats() && !Scenario::Chat.wanders());
+        assert!(Scenario::Mixed.chats() && Scenario::Mixed.wanders());
+        assert!(!Scenario::Gather.is_supported());
+        assert!(!Scenario::Trade.is_supported());
+        assert!(Scenario::Mixed.is_supported());
+    }
+
+    #[test]
+    fn scenarios_serialise_lowercase() {
+        assert_eq!(
+            serde_json::to_string(&Scenario::Mixed).unwrap(),
+            "\"mixed\""
+        );
+    }
+
+    #[test]
+    fn endpoints_come_from_the_base_url() {
+        let e = Endpoints::from_base("http://127.0.0.1:5601/").unwrap();
+        assert_eq!(e.http_base, "http://127.0.0.1:5601");
+        assert_eq!(e.ws, "ws://127.0.0.1:5601/ws");
+        let e = Endpoints::from_base("http://localhost").unwrap();
+        assert_eq!(e.ws, "ws://localhost/ws");
+        for bad in [
+            "https://example.com",
+            "ftp://x",
+            "127.0.0.1:5601",
+            "http://",
+            "http://host/api",
+        ] {
+            assert!(
+                matches!(Endpoints::from_base(bad), Err(LoadError::InvalidUrl { .. })),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn options_are_checked() {
+        let ok = LoadOptions::new("http://127.0.0.1:1");
+        assert!(ok.validate().is_ok());
+        assert_eq!(ok.scenario, Scenario::Mixed);
+        let mut o = ok.clone();
+        o.bots = 0;
+        assert!(matches!(o.validate(), Err(LoadError::InvalidOptions(_))));
+        let mut o = ok.clone();
+        o.seconds = 0;
+        assert!(matches!(o.validate(), Err(LoadError::InvalidOptions(_))));
+        let mut o = ok.clone();
+        o.seconds = 5;
+        o.ramp_seconds = 5;
+        assert!(matches!(o.validate(), Err(LoadError::InvalidOptions(_))));
+        o.ramp_seconds = 4;
+        assert!(o.validate().is_ok());
+        let mut o = ok.clone();
+        o.scenario = Scenario::Trade;
+        assert!(matches!(
+            o.validate(),
+            Err(LoadError::UnsupportedScenario(Scenario::Trade))
+        ));
+        o.scenario = Scenario::Gather;
+        assert!(matches!(
+            o.validate(),
+            Err(LoadError::UnsupportedScenario(Scenario::Gather))
+        ));
+    }
+}

@@ -1,0 +1,341 @@
+//! The result of a load run: a summary table for people and JSON for tools.
+
+use std::fmt;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::stats::{total, BotStats, Counts, LatencySummary};
+use super::{LoadError, Scenario};
+
+/// What a load run measured. Rates are totals divided by `durationSeconds`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoadReport {
+    /// The server's base URL.
+    pub url: String,
+    /// What the bots did.
+    pub scenario: Scenario,
+    /// Bots asked for.
+    pub bots: u64,
+    /// Bots started (fewer than `bots` when the run was stopped during the ramp).
+    pub bots_started: u64,
+    /// The run's planned length, in seconds.
+    pub seconds: u64,
+    /// The ramp, in seconds.
+    pub ramp_seconds: u64,
+    /// From the first bot's start to the end of acting (the deadline, or an early stop).
+    pub duration_seconds: f64,
+    /// Whether the run was stopped before its deadline.
+    pub stopped_early: bool,
+    /// Bots that entered the world.
+    pub connected: u64,
+    /// Bots that never entered.
+    pub failed_connects: u64,
+    /// Failed connects by step and reason (e.g. `guest: HTTP 429 rate_limited`).
+    pub connect_failures: Counts,
+    /// Bots that lost their connection before the end (server close or socket error).
+    pub disconnects: u64,
+    /// Disconnects by close code or cause (e.g. `closed 1008`).
+    pub disconnect_reasons: Counts,
+    /// Bots whose close at the end the server did not answer within the close timeout.
+    pub unclean_closes: u64,
+    /// From the guest request to the first `player:sync`, per connected bot.
+    pub connect_ms: LatencySummary,
+    /// Round trip of a `player:sync` request to its `player:sync` reply.
+    pub rtt_ms: LatencySummary,
+    /// Sync probes not answered within the probe timeout.
+    pub rtt_timeouts: u64,
+    /// Frames sent.
+    pub messages_out: u64,
+    /// Frames received.
+    pub messages_in: u64,
+    /// `messagesOut / durationSeconds`.
+    pub messages_out_per_second: f64,
+    /// `messagesIn / durationSeconds`.
+    pub messages_in_per_second: f64,
+    /// Frames sent by type.
+    pub messages_out_by_type: Counts,
+    /// Frames received by type.
+    pub messages_in_by_type: Counts,
+    /// Text bytes sent.
+    pub bytes_out: u64,
+    /// Text bytes received.
+    pub bytes_in: u64,
+    /// `error` messages received, in all.
+    pub errors: u64,
+    /// `error` messages received, by code.
+    pub errors_by_code: Counts,
+    /// Character names refused as taken and retried.
+    pub name_retries: u64,
+}
+
+/// The run's facts that are not counts.
+pub(crate) struct RunFacts {
+    pub url: String,
+    pub scenario: Scenario,
+    pub bots: u64,
+    pub bots_started: u64,
+    pub seconds: u64,
+    pub ramp_seconds: u64,
+    pub duration_seconds: f64,
+    pub stopped_early: bool,
+}
+
+impl LoadReport {
+    /// A report from every bot's merged counts.
+    pub(crate) fn new(facts: RunFacts, stats: BotStats) -> LoadReport {
+        let messages_out = total(&stats.sent);
+        let messages_in = total(&stats.received);
+        let per_second = |n: u64| {
+            if facts.duration_seconds > 0.0 {
+                n as f64 / facts.duration_seconds
+            } else {
+                0.0
+            }
+        };
+        LoadReport {
+            url: facts.url,
+            scenario: facts.scenario,
+            bots: facts.bots,
+            bots_started: facts.bots_started,
+            seconds: facts.seconds,
+            ramp_seconds: facts.ramp_seconds,
+            duration_seconds: facts.duration_seconds,
+            stopped_early: facts.stopped_early,
+            connected: stats.connected,
+            failed_connects: total(&stats.connect_failures),
+            connect_failures: stats.connect_failures,
+            disconnects: total(&stats.disconnects),
+            disconnect_reasons: stats.disconnects,
+            unclean_closes: stats.unclean_closes,
+            connect_ms: stats.connect_times.summary(),
+            rtt_ms: stats.rtt.summary(),
+            rtt_timeouts: stats.rtt_timeouts,
+            messages_out,
+            messages_in,
+            messages_out_per_second: per_second(messages_out),
+            messages_in_per_second: per_second(messages_in),
+            messages_out_by_type: stats.sent,
+            messages_in_by_type: stats.received,
+            bytes_out: stats.bytes_out,
+            bytes_in: stats.bytes_in,
+            errors: total(&stats.errors),
+            errors_by_code: stats.errors,
+            name_retries: stats.name_retries,
+        }
+    }
+
+    /// Writes the report as pretty JSON to `path`.
+    pub fn write_json(&self, path: &Path) -> Result<(), LoadError> {
+        let write_error = |source| LoadError::WriteReport {
+            path: path.to_path_buf(),
+            source,
+        };
+        let text = serde_json::to_string_pretty(self)
+            .map_err(|e| write_error(std::io::Error::other(e)))?;
+        std::fs::write(path, text + "\n").map_err(write_error)
+    }
+
+    /// Whether every started bot connected and stayed connected, without errors or lost probes.
+    pub fn is_clean(&self) -> bool {
+        self.connected == self.bots_started
+            && self.failed_connects == 0
+            && self.disconnects == 0
+            && self.errors == 0
+            && self.rtt_timeouts == 0
+    }
+}
+
+fn counts_line(counts: &Counts) -> String {
+    if counts.is_empty() {
+        return "none".to_owned();
+    }
+    counts
+        .iter()
+        .map(|(key, n)| format!("{key} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn latency_line(l: &LatencySummary) -> String {
+    if l.count == 0 {
+        return "no samples".to_owned();
+    }
+    format!(
+        "n={:<7} min {:>8.2}  p50 {:>8.2}  p95 {:>8.2}  p99 {:>8.2}  max {:>8.2}  mean {:>8.2}",
+        l.count, l.min, l.p50, l.p95, l.p99, l.max, l.mean
+    )
+}
+
+fn bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut value = n as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+impl fmt::Display for LoadReport {
+    /// A summary table.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let row = |f: &mut fmt::Formatter<'_>, label: &str, value: String| {
+            writeln!(f, "  {label:<20}{value}")
+        };
+        writeln!(
+            f,
+            "Load test against {}: {} bots, scenario {}, {} s (ramp {} s){}",
+            self.url,
+            self.bots,
+            self.scenario,
+            self.seconds,
+            self.ramp_seconds,
+            if self.stopped_early {
+                ", stopped early"
+            } else {
+                ""
+            }
+        )?;
+        row(f, "duration", format!("{:.1} s", self.duration_seconds))?;
+        row(
+            f,
+            "bots",
+            format!(
+                "{} started, {} connected, {} failed to connect, {} disconnected",
+                self.bots_started, self.connected, self.failed_connects, self.disconnects
+            ),
+        )?;
+        row(f, "connect (ms)", latency_line(&self.connect_ms))?;
+        row(f, "round trip (ms)", latency_line(&self.rtt_ms))?;
+        row(f, "probe timeouts", self.rtt_timeouts.to_string())?;
+        row(
+            f,
+            "messages out",
+            format!(
+                "{} ({:.1}/s): {}",
+                self.messages_out,
+                self.messages_out_per_second,
+                counts_line(&self.messages_out_by_type)
+            ),
+        )?;
+        row(
+            f,
+            "messages in",
+            format!(
+                "{} ({:.1}/s): {}",
+                self.messages_in,
+                self.messages_in_per_second,
+                counts_line(&self.messages_in_by_type)
+            ),
+        )?;
+        row(
+            f,
+            "bytes",
+            format!("out {}, in {}", bytes(self.bytes_out), bytes(self.bytes_in)),
+        )?;
+        row(
+            f,
+            "errors",
+            format!("{}: {}", self.errors, counts_line(&self.errors_by_code)),
+        )?;
+        row(f, "connect failures", counts_line(&self.connect_failures))?;
+        row(f, "disconnects", counts_line(&self.disconnect_reasons))?;
+        row(f, "unclean closes", self.unclean_closes.to_string())?;
+        row(f, "name retries", self.name_retries.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::stats::bump;
+    use std::time::Duration;
+
+    fn facts() -> RunFacts {
+        RunFacts {
+            url: "http://127.0.0.1:1".into(),
+            scenario: Scenario::Mixed,
+            bots: 2,
+            bots_started: 2,
+            seconds: 4,
+            ramp_seconds: 1,
+            duration_seconds: 4.0,
+            stopped_early: false,
+        }
+    }
+
+    fn stats() -> BotStats {
+        let mut s = BotStats {
+            connected: 2,
+            ..BotStats::default()
+        };
+        for _ in 0..6 {
+            bump(&mut s.sent, "player:sync");
+        }
+        bump(&mut s.sent, "player:move");
+        bump(&mut s.sent, "player:chat");
+        for _ in 0..10 {
+            bump(&mut s.received, "world:update");
+        }
+        bump(&mut s.received, "error");
+        bump(&mut s.errors, "move_too_far");
+        s.rtt.record(Duration::from_millis(3));
+        s.connect_times.record(Duration::from_millis(20));
+        s.bytes_in = 4096;
+        s
+    }
+
+    #[test]
+    fn reports_add_up() {
+        let r = LoadReport::new(facts(), stats());
+        assert_eq!(r.messages_out, 8);
+        assert_eq!(r.messages_in, 11);
+        assert_eq!(r.messages_out_per_second, 2.0);
+        assert_eq!(r.messages_in_per_second, 2.75);
+        assert_eq!(r.errors, 1);
+        assert_eq!(r.failed_connects, 0);
+        assert_eq!(r.rtt_ms.count, 1);
+        assert!(!r.is_clean(), "an error makes the run unclean");
+        let text = r.to_string();
+        assert!(text.contains("2 connected"), "{text}");
+        assert!(text.contains("move_too_far 1"), "{text}");
+        assert!(text.contains("4.0 KiB"), "{text}");
+    }
+
+    #[test]
+    fn reports_round_trip_through_json() {
+        let r = LoadReport::new(facts(), stats());
+        let dir = std::env::temp_dir().join(format!("wayfarer-bench-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("report.json");
+        r.write_json(&path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["rttMs"]["p50"], 3.0);
+        assert_eq!(v["messagesOutByType"]["player:sync"], 6);
+        assert_eq!(v["scenario"], "mixed");
+        let back: LoadReport = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, r);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(matches!(
+            r.write_json(&dir.join("missing").join("r.json")),
+            Err(LoadError::WriteReport { .. })
+        ));
+    }
+
+    #[test]
+    fn empty_runs_have_no_rates() {
+        let mut f = facts();
+        f.duration_seconds = 0.0;
+        let r = LoadReport::new(f, BotStats::default());
+        assert_eq!(r.messages_out_per_second, 0.0);
+        assert!(r.to_string().contains("no samples"));
+    }
+}
