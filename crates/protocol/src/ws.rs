@@ -28,6 +28,12 @@ pub mod codes {
     pub const FORBIDDEN: &str = "forbidden";
     pub const UNKNOWN_COMMAND: &str = "unknown_command";
     pub const INVALID_TARGET: &str = "invalid_target";
+    /// An action the player cannot do now (no tool, level too low, inventory full, busy).
+    pub const CANNOT_DO: &str = "cannot_do";
+    /// A slot that is out of range or empty.
+    pub const INVALID_SLOT: &str = "invalid_slot";
+    /// An action name or style that does not exist.
+    pub const INVALID_ACTION: &str = "invalid_action";
 }
 
 /// A tile on the ground plane.
@@ -107,6 +113,7 @@ pub enum ClientMessage {
     Move(MoveRequest),
     Chat(ChatRequest),
     Action(ActionRequest),
+    Use(UseRequest),
     /// `player:sync` with empty data: the client asks for its full state.
     Sync,
 }
@@ -160,6 +167,7 @@ impl ClientMessage {
             "player:move" => data(kind, envelope.data).map(ClientMessage::Move),
             "player:chat" => data(kind, envelope.data).map(ClientMessage::Chat),
             "player:action" => data(kind, envelope.data).map(ClientMessage::Action),
+            "inventory:use" => data(kind, envelope.data).map(ClientMessage::Use),
             "player:sync" => Ok(ClientMessage::Sync),
             other => Err(ParseError {
                 code: codes::UNKNOWN_TYPE,
@@ -319,6 +327,46 @@ pub struct InventoryUpdate {
     pub coins: i64,
 }
 
+/// `equipment:update`: every worn item by slot name (`weapon`, `shield`, `arrows`, `helmet`, …).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EquipmentUpdate {
+    pub equipment: BTreeMap<String, EquippedItem>,
+}
+
+/// `skill:xp`: one XP gain. `xp` is the new total in whole points, `xpGained` may have a tenth
+/// (17.5 for copper ore).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SkillXp {
+    pub skill: Skill,
+    pub xp_gained: f64,
+    pub xp: i64,
+    pub level: i64,
+    pub leveled_up: bool,
+}
+
+/// `combat:hit`: one attack's outcome (damage 0 is a miss or a blocked hit), to everyone in view.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CombatHit {
+    pub attacker_id: String,
+    pub target_id: String,
+    pub damage: i64,
+    pub target_health: i64,
+    pub target_max_health: i64,
+}
+
+/// `inventory:use`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UseRequest {
+    pub slot: u32,
+    #[serde(default)]
+    pub target_slot: Option<u32>,
+    #[serde(default)]
+    pub target_id: Option<String>,
+}
+
 /// `error`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ErrorMessage {
@@ -340,6 +388,12 @@ pub enum ServerMessage {
     Chat(ChatMessage),
     #[serde(rename = "inventory:update")]
     InventoryUpdate(InventoryUpdate),
+    #[serde(rename = "equipment:update")]
+    EquipmentUpdate(EquipmentUpdate),
+    #[serde(rename = "skill:xp")]
+    SkillXp(SkillXp),
+    #[serde(rename = "combat:hit")]
+    CombatHit(CombatHit),
     #[serde(rename = "error")]
     Error(ErrorMessage),
 }

@@ -11,7 +11,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::json;
 use wayfarer_content::{Content, ManifestSet};
 use wayfarer_protocol::ws::TilePos;
-use wayfarer_sim::{Command, Phase, World};
+use wayfarer_sim::{Command, Joining, Phase, World};
 
 /// Side of the open map in tiles.
 const MAP_TILES: i32 = 1024;
@@ -90,17 +90,18 @@ impl Scenario {
         let mut walkers = Vec::new();
         for i in 0..PLAYERS {
             let id = format!("player-{i}");
-            joins.push(Command::Join {
-                id: id.clone(),
-                name: format!("P{i}"),
-                tile: TilePos {
-                    x: centre - spread / 2 + rng.below(spread),
-                    z: centre - spread / 2 + rng.below(spread),
-                },
+            joins.push(Command::Join(Box::new(Joining {
                 health: 10,
-                max_health: 10,
                 ignored: vec![],
-            });
+                ..Joining::new(
+                    id.clone(),
+                    format!("P{i}"),
+                    TilePos {
+                        x: centre - spread / 2 + rng.below(spread),
+                        z: centre - spread / 2 + rng.below(spread),
+                    },
+                )
+            })));
             if (i as f64) < PLAYERS as f64 * walking_share {
                 walkers.push(id);
             }
@@ -217,32 +218,34 @@ fn local_group_with_far_players(far: usize) -> (World, Vec<String>) {
     let mut locals = Vec::new();
     for i in 0..LOCAL {
         let id = format!("local-{i}");
-        joins.push(Command::Join {
-            id: id.clone(),
-            name: format!("L{i}"),
-            tile: TilePos {
-                x: centre - 32 + rng.below(64),
-                z: centre - 32 + rng.below(64),
-            },
+        joins.push(Command::Join(Box::new(Joining {
             health: 10,
-            max_health: 10,
             ignored: vec![],
-        });
+            ..Joining::new(
+                id.clone(),
+                format!("L{i}"),
+                TilePos {
+                    x: centre - 32 + rng.below(64),
+                    z: centre - 32 + rng.below(64),
+                },
+            )
+        })));
         locals.push(id);
     }
     for i in 0..far {
         // The western third of the map, far from the centre square.
-        joins.push(Command::Join {
-            id: format!("far-{i}"),
-            name: format!("F{i}"),
-            tile: TilePos {
-                x: rng.below(MAP_TILES / 3),
-                z: rng.below(MAP_TILES),
-            },
+        joins.push(Command::Join(Box::new(Joining {
             health: 10,
-            max_health: 10,
             ignored: vec![],
-        });
+            ..Joining::new(
+                format!("far-{i}"),
+                format!("F{i}"),
+                TilePos {
+                    x: rng.below(MAP_TILES / 3),
+                    z: rng.below(MAP_TILES),
+                },
+            )
+        })));
     }
     world.tick(joins);
     world.tick(Vec::new());

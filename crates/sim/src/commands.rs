@@ -1,7 +1,118 @@
 //! What the server asks of the world: one [`Command`] per player request or server decision, applied in
 //! order at the start of a tick.
 
+use wayfarer_content::EquipSlot;
 use wayfarer_protocol::ws::{ChatChannel, TilePos};
+
+use crate::combat::formulas::CombatStyle;
+use crate::equipment::Equipment;
+use crate::inventory::Inventory;
+use crate::skills::Skills;
+
+/// Everything the world needs of a character entering it (the server loads it from the store).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Joining {
+    /// Character id.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Where the character was saved.
+    pub tile: TilePos,
+    /// Current hit points (clamped to `1..=` the Constitution level; a saved 0 enters at full).
+    pub health: i64,
+    /// Lower-cased names this player ignores.
+    pub ignored: Vec<String>,
+    /// XP of every skill.
+    pub skills: Skills,
+    /// The 28 slots.
+    pub inventory: Inventory,
+    /// Worn items.
+    pub equipment: Equipment,
+    /// The chosen combat style.
+    pub style: CombatStyle,
+}
+
+impl Joining {
+    /// A new character at `tile`: level 1 everywhere but Constitution 10, full health, nothing
+    /// held or worn.
+    pub fn new(id: impl Into<String>, name: impl Into<String>, tile: TilePos) -> Joining {
+        let skills = Skills::new();
+        Joining {
+            id: id.into(),
+            name: name.into(),
+            tile,
+            health: i64::from(skills.level(wayfarer_content::Skill::Constitution)),
+            ignored: Vec::new(),
+            skills,
+            inventory: Inventory::new(),
+            equipment: Equipment::new(),
+            style: CombatStyle::default(),
+        }
+    }
+}
+
+/// `player:action` (CONTRACT.md section 3), read and checked. Entity targets are wire ids.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Fight an NPC (or a player in a PvP area).
+    Attack {
+        /// The target's entity id.
+        target: String,
+    },
+    /// Gather from a tree, rock or fishing spot.
+    Gather {
+        /// The resource's entity id.
+        target: String,
+    },
+    /// Light the logs in `slot` (a tinderbox is needed).
+    LightFire {
+        /// Inventory slot of the logs.
+        slot: usize,
+    },
+    /// Cook the raw food in `slot` on a fire or range.
+    Cook {
+        /// Inventory slot of the food.
+        slot: usize,
+        /// The fire's or range's entity id.
+        target: String,
+    },
+    /// Pick up a ground item.
+    Pickup {
+        /// The ground item's entity id.
+        target: String,
+    },
+    /// Drop the stack in `slot`.
+    Drop {
+        /// Inventory slot.
+        slot: usize,
+    },
+    /// Wear or wield the item in `slot`.
+    Equip {
+        /// Inventory slot.
+        slot: usize,
+    },
+    /// Take off what is worn in `slot`.
+    Unequip {
+        /// The equipment slot.
+        slot: EquipSlot,
+    },
+    /// Talk to an NPC (dialogue, shop, bank).
+    Interact {
+        /// The NPC's entity id.
+        target: String,
+    },
+    /// Choose the combat style.
+    CombatStyle(CombatStyle),
+    /// Stop walking and whatever the player was doing.
+    Stop,
+    /// Follow a player.
+    Follow {
+        /// The player's entity id.
+        target: String,
+    },
+    /// Run away from whoever is attacking.
+    Flee,
+}
 
 /// A request for the world. Commands naming a player who is not in the world are ignored silently
 /// (the player may have left earlier in the same tick).
@@ -11,20 +122,7 @@ pub enum Command {
     /// the entity id on the wire. A blocked or off-map `tile` is replaced by the nearest walkable one.
     /// Joining again with an id already in the world (a new connection for the same character) updates
     /// the player in place and shows the new connection everything in view again.
-    Join {
-        /// Character id.
-        id: String,
-        /// Display name.
-        name: String,
-        /// Where the character was saved.
-        tile: TilePos,
-        /// Current hit points.
-        health: i64,
-        /// Maximum hit points.
-        max_health: i64,
-        /// Lower-cased names this player ignores.
-        ignored: Vec<String>,
-    },
+    Join(Box<Joining>),
     /// A player leaves the world; others in view see it `removed`.
     Leave {
         /// Character id.
@@ -68,6 +166,38 @@ pub enum Command {
         /// Echoed in a rejection.
         reference: Option<u64>,
     },
+    /// `player:action`.
+    Action {
+        /// Character id.
+        id: String,
+        /// What to do.
+        action: Action,
+        /// Echoed in a rejection.
+        reference: Option<u64>,
+    },
+    /// `inventory:use`: the item in `slot` alone (eat, bury, wield), on another slot (tinderbox on
+    /// logs) or on an entity (raw fish on a fire).
+    UseItem {
+        /// Character id.
+        id: String,
+        /// The item used.
+        slot: usize,
+        /// The item it is used on.
+        target_slot: Option<usize>,
+        /// The entity it is used on.
+        target_id: Option<String>,
+        /// Echoed in a rejection.
+        reference: Option<u64>,
+    },
+    /// Admin `/give`: adds items to the player's inventory (as many as fit).
+    Give {
+        /// Character id.
+        id: String,
+        /// The item.
+        item_id: String,
+        /// How many.
+        quantity: u32,
+    },
     /// A message on the `system` channel (admin `/broadcast`, server notices).
     SystemMessage {
         /// Recipient's character id; `None` sends to everyone in the world.
@@ -81,8 +211,11 @@ impl Command {
     /// The character the command is about, when it names one.
     pub fn player_id(&self) -> Option<&str> {
         match self {
-            Command::Join { id, .. }
-            | Command::Leave { id }
+            Command::Join(joining) => Some(&joining.id),
+            Command::Leave { id }
+            | Command::Action { id, .. }
+            | Command::UseItem { id, .. }
+            | Command::Give { id, .. }
             | Command::Move { id, .. }
             | Command::Stop { id }
             | Command::Teleport { id, .. }

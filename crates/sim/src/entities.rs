@@ -53,11 +53,25 @@ pub(crate) struct Entities {
     slots: Vec<Slot>,
     free: Vec<u32>,
     retired: Vec<u32>,
+    /// Wire id → handle of every live entity (actions name their targets by id).
+    by_id: std::collections::HashMap<String, Handle>,
 }
 
 impl Entities {
     /// Stores a new entity.
     pub fn insert(&mut self, wire: Entity) -> Handle {
+        let id = wire.id.clone();
+        let handle = self.insert_body(wire);
+        self.by_id.insert(id, handle);
+        handle
+    }
+
+    /// The live entity with wire id `id`.
+    pub fn find(&self, id: &str) -> Option<Handle> {
+        self.by_id.get(id).copied()
+    }
+
+    fn insert_body(&mut self, wire: Entity) -> Handle {
         let body = Body {
             wire,
             moved_at: 0,
@@ -126,6 +140,11 @@ impl Entities {
         }
         slot.alive = false;
         self.retired.push(index as u32);
+        if let Some(body) = slot.body.as_ref() {
+            if self.by_id.get(&body.wire.id) == Some(&handle) {
+                self.by_id.remove(&body.wire.id);
+            }
+        }
         slot.body.as_ref().map(Body::tile)
     }
 

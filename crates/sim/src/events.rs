@@ -1,7 +1,11 @@
 //! What the world tells the server: [`Event`]s produced by a tick, the tick's [`Phase`]s, and the
 //! entity counts of [`EntityCounts`].
 
-use wayfarer_protocol::ws::{ChatMessage, TilePos, WorldUpdate};
+use wayfarer_content::{EquipSlot, Skill};
+use wayfarer_protocol::ws::{ChatMessage, CombatHit, TilePos, WorldUpdate};
+
+use crate::inventory::Stack;
+use crate::skills::XpGain;
 
 /// Something the server must pass on or act upon.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,6 +36,44 @@ pub enum Event {
         /// The command's reference, echoed.
         reference: Option<u64>,
     },
+    /// A player's inventory changed this tick (at most one per player per tick): every occupied
+    /// slot, in slot order.
+    Inventory {
+        /// Character id.
+        to: String,
+        /// `(slot, stack)` for each occupied slot.
+        slots: Vec<(u8, Stack)>,
+    },
+    /// A player's worn items changed this tick (at most one per player per tick).
+    Equipment {
+        /// Character id.
+        to: String,
+        /// Every worn stack, in slot order.
+        worn: Vec<(EquipSlot, Stack)>,
+    },
+    /// A player gained XP (`skill:xp`); one per gain.
+    Xp {
+        /// Character id.
+        to: String,
+        /// The skill.
+        skill: Skill,
+        /// What the gain did.
+        gain: XpGain,
+    },
+    /// A player's health, maximum, combat level or style changed this tick (for the record).
+    Stats {
+        /// Character id.
+        id: String,
+        /// The new figures.
+        stats: PlayerStats,
+    },
+    /// An attack landed or missed (`combat:hit`), for every player who can see the target.
+    CombatHit {
+        /// Receiving character ids.
+        to: Vec<String>,
+        /// The hit.
+        hit: CombatHit,
+    },
     /// A player's tile changed this tick (walking, teleport, a join or content reload that moved them
     /// off a blocked tile): the server marks the character dirty for saving.
     PlayerMoved {
@@ -40,6 +82,19 @@ pub enum Event {
         /// The tile at the end of the tick.
         tile: TilePos,
     },
+}
+
+/// What a player's record must now say about their stats (the server mirrors it for saving).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlayerStats {
+    /// Current hit points.
+    pub health: i64,
+    /// Maximum hit points (the Constitution level).
+    pub max_health: i64,
+    /// Combat level (`skills::combat_level`).
+    pub combat_level: i64,
+    /// The combat style's wire name.
+    pub style: &'static str,
 }
 
 /// The phases of a tick, in order (ARCHITECTURE.md, "The tick").
@@ -51,8 +106,8 @@ pub enum Phase {
     Npcs,
     /// Player movement along paths.
     Movement,
-    /// Combat, gathering, processing, regeneration and timers (none of these exist yet, so the phase
-    /// is empty and measures nothing but its own bookkeeping).
+    /// Actions on entities (walking next to them first), combat, gathering, processing, ground
+    /// items and timers.
     Actions,
     /// Computing each player's `world:update`.
     View,

@@ -71,6 +71,9 @@ pub(crate) struct ResourcePlacement {
     pub name: String,
     pub resource_type: String,
     pub tile: TilePos,
+    /// The blocked rectangle (min and max corners, inclusive): a player is next to the resource
+    /// when within one tile of it.
+    pub extent: (TilePos, TilePos),
 }
 
 /// Everything content places, built by [`Layout::build`].
@@ -213,11 +216,8 @@ impl Layout {
                     continue;
                 };
                 let tile = tile_of(&spawn.position);
-                block(
-                    &mut map,
-                    tile,
-                    model_footprint(content, node.model_path.as_deref(), node.scale),
-                );
+                let size = model_footprint(content, node.model_path.as_deref(), node.scale);
+                block(&mut map, tile, size);
                 resources.push(ResourcePlacement {
                     key: format!("{}/resource/{i}", area.id),
                     resource_id: node.id.clone(),
@@ -228,6 +228,7 @@ impl Layout {
                         spawn.kind.clone()
                     },
                     tile,
+                    extent: footprint(tile, size.0, size.1),
                 });
             }
             for (i, spawn) in area.npcs.iter().enumerate() {
@@ -305,6 +306,7 @@ impl Layout {
                         name: node.name.clone(),
                         resource_type: node.kind.clone(),
                         tile,
+                        extent: (tile, tile),
                     });
                 }
             }

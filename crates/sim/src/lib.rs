@@ -29,30 +29,28 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use wayfarer_sim::{Command, Event, World};
+//! use wayfarer_sim::{Command, Event, Joining, World};
 //!
 //! let mut world = World::new(Arc::new(wayfarer_content::load_bundled()), 42);
 //! let tile = world.spawn_tile();
-//! let events = world.tick(vec![Command::Join {
-//!     id: "c1".into(),
-//!     name: "Ada".into(),
-//!     tile,
-//!     health: 10,
-//!     max_health: 10,
-//!     ignored: vec![],
-//! }]);
+//! let events = world.tick(vec![Command::Join(Box::new(Joining::new("c1", "Ada", tile)))]);
 //! assert!(events.iter().any(|e| matches!(e, Event::View { to, .. } if to == "c1")));
 //! ```
 
 #![warn(missing_docs)]
 
+mod actions;
 mod chat;
 pub mod combat;
 mod commands;
 mod entities;
+pub mod equipment;
 mod events;
+mod gathering;
 mod grid;
+mod ground;
 pub mod inventory;
+mod items;
 mod layout;
 mod map;
 mod movement;
@@ -63,10 +61,13 @@ pub mod skills;
 mod view;
 mod world;
 
+pub use actions::{inventory_slot, ActionError};
 pub use chat::{clean_chat_text, SYSTEM_SENDER_ID, SYSTEM_SENDER_NAME};
-pub use commands::Command;
-pub use events::{EntityCounts, Event, Phase};
+pub use commands::{Action, Command, Joining};
+pub use events::{EntityCounts, Event, Phase, PlayerStats};
 pub use grid::CELL_TILES;
+pub use ground::{GroundItemInfo, GROUND_LIFETIME_TICKS, GROUND_PRIVATE_TICKS};
+pub use items::TINDERBOX;
 pub use layout::{
     COORDINATE_LIMIT_TILES, FISHING_PLACEMENT_ATTEMPTS, MAX_FISHING_SPOTS_PER_AREA,
     MAX_NPC_TILES_PER_TICK, MAX_ROAM_RADIUS_TILES,

@@ -33,6 +33,16 @@ impl Walk {
         self.requested = None;
     }
 
+    /// Asks for a walk to `target`, planned at the start of the next movement phase.
+    pub fn request(&mut self, target: TilePos, run: bool) {
+        self.requested = Some((target, run));
+    }
+
+    /// Whether the player is walking (or about to).
+    pub fn is_moving(&self) -> bool {
+        !self.path.is_empty() || self.requested.is_some()
+    }
+
     /// The remaining steps, next first.
     pub fn remaining(&self) -> Vec<TilePos> {
         self.path.iter().rev().copied().collect()
@@ -72,14 +82,10 @@ impl World {
             });
             return;
         }
-        self.players[index].walk.requested = Some((target, run));
-    }
-
-    /// Stops a player's walk.
-    pub(crate) fn stop_walk(&mut self, id: &str) {
-        if let Some(&index) = self.player_index.get(id) {
-            self.players[index].walk.clear();
-        }
+        // A click on the ground cancels whatever the player was doing to an entity.
+        let player = &mut self.players[index];
+        player.intent = None;
+        player.walk.requested = Some((target, run));
     }
 
     /// Plans this tick's requested walks, then moves every walking player along its path.

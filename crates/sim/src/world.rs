@@ -10,14 +10,20 @@ use rand_chacha::ChaCha8Rng;
 use wayfarer_content::Content;
 use wayfarer_protocol::ws::{Entity, EntityKind, TilePos};
 
-use crate::commands::Command;
+use crate::actions::Intent;
+use crate::combat::formulas::CombatStyle;
+use crate::commands::{Command, Joining};
 use crate::entities::{Entities, Handle};
+use crate::equipment::Equipment;
 use crate::events::{EntityCounts, Event, Phase};
 use crate::grid::{Class, SpatialGrid, CELL_TILES};
+use crate::ground::GroundItem;
+use crate::inventory::Inventory;
 use crate::layout::{Layout, ResourcePlacement};
 use crate::movement::Walk;
 use crate::npcs::NpcState;
 use crate::pathfinding::Pathfinder;
+use crate::skills::Skills;
 use crate::view::{self, ViewScratch, Viewer, VIEW_RADIUS_TILES};
 
 /// How many cells (each axis) a view spans from its own: a change farther away cannot be in view.
@@ -38,6 +44,26 @@ pub(crate) struct PlayerState {
     /// The tile last reported in [`Event::PlayerMoved`] (or given at join).
     pub reported_tile: TilePos,
     pub viewer: Viewer,
+    pub skills: Skills,
+    pub inventory: Inventory,
+    pub equipment: Equipment,
+    pub style: CombatStyle,
+    /// What the player is doing to an entity (walking next to it first).
+    pub intent: Option<Intent>,
+    /// The tick before which the player may not eat again.
+    pub eat_ready_at: u64,
+    /// The tick before which the player may not attack again (the weapon's speed).
+    pub attack_ready_at: u64,
+    /// What changed this tick and must be reported at its end.
+    pub dirty: Dirty,
+}
+
+/// Which parts of a player changed this tick (reported once, at the end of the actions phase).
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Dirty {
+    pub inventory: bool,
+    pub equipment: bool,
+    pub stats: bool,
 }
 
 /// A gathering resource in the world.
@@ -74,6 +100,10 @@ pub struct World {
     pub(crate) views_due: Vec<usize>,
     /// Source of NPC and resource entity ids.
     pub(crate) next_serial: u64,
+    /// Items lying on the ground, in the order they appeared.
+    pub(crate) ground: Vec<GroundItem>,
+    /// Footprints of entities larger than one tile (resources), for reach checks.
+    pub(crate) extents: HashMap<Handle, (TilePos, TilePos)>,
 }
 
 impl World {
@@ -100,6 +130,8 @@ impl World {
             fresh_viewers: Vec::new(),
             views_due: Vec::new(),
             next_serial: 0,
+            ground: Vec::new(),
+            extents: HashMap::new(),
         };
         let layout = world.layout.clone();
         for placement in &layout.npcs {
@@ -152,6 +184,9 @@ impl World {
         self.advance_players();
         self.report_player_moves(&mut events);
         phase(Phase::Actions);
+        self.advance_intents(&mut events);
+        self.advance_ground_items();
+        self.report_player_changes(&mut events);
         phase(Phase::View);
         self.push_views(&mut events);
         self.entities.release_retired();
@@ -162,14 +197,7 @@ impl World {
     /// Applies one command.
     fn apply(&mut self, command: Command, events: &mut Vec<Event>) {
         match command {
-            Command::Join {
-                id,
-                name,
-                tile,
-                health,
-                max_health,
-                ignored,
-            } => self.join(id, name, tile, health, max_health, ignored),
+            Command::Join(joining) => self.join(*joining),
             Command::Leave { id } => self.leave(&id),
             Command::Move {
                 id,
@@ -178,7 +206,24 @@ impl World {
                 run,
                 reference,
             } => self.start_walk(&id, TilePos { x, z }, run, reference, events),
-            Command::Stop { id } => self.stop_walk(&id),
+            Command::Stop { id } => self.stop_everything(&id),
+            Command::Action {
+                id,
+                action,
+                reference,
+            } => self.act(&id, action, reference, events),
+            Command::UseItem {
+                id,
+                slot,
+                target_slot,
+                target_id,
+                reference,
+            } => self.use_item(&id, slot, target_slot, target_id, reference, events),
+            Command::Give {
+                id,
+                item_id,
+                quantity,
+            } => self.give(&id, &item_id, quantity, events),
             Command::Teleport { id, tile } => self.teleport(&id, tile),
             Command::Chat {
                 id,
@@ -199,16 +244,26 @@ impl World {
             .unwrap_or(self.layout.spawn)
     }
 
-    fn join(
-        &mut self,
-        id: String,
-        name: String,
-        tile: TilePos,
-        health: i64,
-        max_health: i64,
-        ignored: Vec<String>,
-    ) {
+    fn join(&mut self, joining: Joining) {
+        let Joining {
+            id,
+            name,
+            tile,
+            health,
+            ignored,
+            skills,
+            inventory,
+            equipment,
+            style,
+        } = joining;
         let now = self.now();
+        let max_health = i64::from(skills.level(wayfarer_content::Skill::Constitution));
+        // A character saved dead (or with nonsense) enters at full health.
+        let health = if (1..=max_health).contains(&health) {
+            health
+        } else {
+            max_health
+        };
         let name_key = name.to_lowercase();
         let ignored: HashSet<String> = ignored.into_iter().map(|n| n.to_lowercase()).collect();
         let placed = self.walkable_near(tile);
@@ -223,8 +278,18 @@ impl World {
             self.names.insert(name_key, id.clone());
             player.ignored = ignored;
             player.walk.clear();
+            player.intent = None;
             player.reported_tile = tile;
             player.viewer.reset();
+            player.skills = skills;
+            player.inventory = inventory;
+            player.equipment = equipment;
+            player.style = style;
+            player.dirty = Dirty {
+                inventory: true,
+                equipment: true,
+                stats: true,
+            };
             self.fresh_viewers.push(handle);
             if let Some(body) = self.entities.get_mut(handle) {
                 let current = body.tile();
@@ -278,6 +343,19 @@ impl World {
             walk: Walk::default(),
             reported_tile: tile,
             viewer: Viewer::new(),
+            skills,
+            inventory,
+            equipment,
+            style,
+            intent: None,
+            eat_ready_at: 0,
+            attack_ready_at: 0,
+            // The record learns the derived figures (maximum health, combat level) at once.
+            dirty: Dirty {
+                inventory: false,
+                equipment: false,
+                stats: true,
+            },
         });
     }
 
@@ -313,6 +391,7 @@ impl World {
         };
         let placed = self.walkable_near(tile);
         self.players[index].walk.clear();
+        self.players[index].intent = None;
         self.place_player(index, placed);
     }
 
@@ -397,6 +476,9 @@ impl World {
             type_id: Some(placement.resource_id.clone()),
         });
         self.grid.insert(handle, placement.tile, Class::Static, now);
+        if placement.extent.0 != placement.extent.1 {
+            self.extents.insert(handle, placement.extent);
+        }
         self.resources.push(ResourceState {
             handle,
             placement: placement.clone(),
@@ -486,7 +568,7 @@ impl World {
             players: self.players.len(),
             npcs: self.npcs.len(),
             resources: self.resources.len(),
-            ground_items: 0,
+            ground_items: self.ground.len(),
         }
     }
 }
@@ -494,6 +576,7 @@ impl World {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::commands::Joining;
 
     #[test]
     fn the_bundled_world_spawns_everything_its_content_places() {
@@ -525,14 +608,11 @@ mod tests {
     fn content_without_areas_still_has_a_spawn_tile() {
         let mut world = World::new(Arc::new(Content::default()), 0);
         assert_eq!(world.spawn_tile(), TilePos { x: 0, z: 0 });
-        world.tick(vec![Command::Join {
-            id: "a".into(),
-            name: "A".into(),
-            tile: TilePos { x: 50, z: -3 },
+        world.tick(vec![Command::Join(Box::new(Joining {
             health: 1,
-            max_health: 1,
             ignored: vec![],
-        }]);
+            ..Joining::new("a", "A", TilePos { x: 50, z: -3 })
+        }))]);
         assert_eq!(world.player_tile("a"), Some(TilePos { x: 0, z: 0 }));
         assert_eq!(
             world.counts(),

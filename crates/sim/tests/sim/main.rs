@@ -17,7 +17,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use wayfarer_content::{Content, ManifestSet};
 use wayfarer_protocol::ws::{TilePos, WorldUpdate};
-use wayfarer_sim::{Command, Event, World};
+use wayfarer_sim::{Command, Event, Joining, World};
 
 /// A tile.
 pub fn t(x: i32, z: i32) -> TilePos {
@@ -149,14 +149,10 @@ pub fn join(id: &str, tile: TilePos) -> Command {
 
 /// A `Join` whose player ignores `ignored`. The player's name is the id with the first letter upper-cased.
 pub fn join_ignoring(id: &str, tile: TilePos, ignored: &[&str]) -> Command {
-    Command::Join {
-        id: id.to_owned(),
-        name: name_of(id),
-        tile,
-        health: 10,
-        max_health: 10,
+    Command::Join(Box::new(Joining {
         ignored: ignored.iter().map(|s| s.to_string()).collect(),
-    }
+        ..Joining::new(id, name_of(id), tile)
+    }))
 }
 
 /// The display name fixtures give a player id.

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use wayfarer_protocol::ws::{EntityKind, TilePos, WorldUpdate};
 use wayfarer_sim::{
-    chebyshev, Command, Event, Phase, World, MAX_VISIBLE_NPCS, MAX_VISIBLE_PLAYERS,
+    chebyshev, Command, Event, Joining, Phase, World, MAX_VISIBLE_NPCS, MAX_VISIBLE_PLAYERS,
 };
 
 use crate::{added_ids, join, t, views, walk, Field, Mobs};
@@ -216,14 +216,11 @@ fn joining_again_shows_everything_anew_and_reports_changed_fields() {
     let mut world = Field::new(50).rocks([(15, 15)]).world();
     world.tick(vec![join("ada", t(10, 10)), join("bob", t(12, 12))]);
     world.tick(vec![]);
-    let events = world.tick(vec![Command::Join {
-        id: "bob".into(),
-        name: "Bob".into(),
-        tile: t(12, 12),
+    let events = world.tick(vec![Command::Join(Box::new(Joining {
         health: 7,
-        max_health: 10,
         ignored: vec![],
-    }]);
+        ..Joining::new("bob", "Bob", t(12, 12))
+    }))]);
     let v = views(&events);
     assert_eq!(added_ids(&v["bob"]).len(), 3, "self, ada and the rock");
     let change = &v["ada"].changed;
@@ -361,6 +358,10 @@ fn phases_are_observed_in_order() {
     let mut seen = Vec::new();
     let events = world.tick_observed(vec![join("ada", t(1, 1))], &mut |p| seen.push(p));
     assert_eq!(seen, Phase::ALL.to_vec());
-    assert!(matches!(&events[..], [Event::View { .. }]));
+    // A joining player learns their derived stats (for the record) and sees the world.
+    assert!(matches!(
+        &events[..],
+        [Event::Stats { .. }, Event::View { .. }]
+    ));
     assert_eq!(world.tick_number(), 1);
 }

@@ -1,0 +1,570 @@
+//! `player:action`: reading the request, and the rule every action on an entity follows: an action
+//! on something out of reach first walks the player next to it, as a click would, re-pathing when
+//! the target moves, then acts; any new move (or `stop`, or another action) cancels it.
+//!
+//! An action on an entity becomes the player's [`Intent`]. Each tick, after movement, the actions
+//! phase looks at every intent: a target that is gone ends it; one out of reach keeps (or starts) the
+//! walk towards it; one in reach stops the walk and lets the action's own module act (`items` for
+//! pickups, `gathering`, `combat`, …). Continuous actions (gathering, fighting, following) keep
+//! their intent from tick to tick; one-off actions end it.
+
+use wayfarer_protocol::ws::{codes, ActionRequest, EntityKind, TilePos};
+
+use crate::combat::formulas::CombatStyle;
+use crate::commands::Action;
+use crate::entities::Handle;
+use crate::equipment::parse_slot;
+use crate::events::Event;
+use crate::inventory::INVENTORY_SLOTS;
+use crate::world::World;
+
+/// Why a `player:action` could not be read: a wire error code and a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActionError {
+    /// Wire error code (`invalid_action`, `invalid_slot`, `invalid_message`).
+    pub code: &'static str,
+    /// What was wrong.
+    pub message: String,
+}
+
+fn bad(code: &'static str, message: impl Into<String>) -> ActionError {
+    ActionError {
+        code,
+        message: message.into(),
+    }
+}
+
+/// Reads an inventory slot number from the request's `slot`.
+pub fn inventory_slot(value: Option<&serde_json::Value>) -> Result<usize, ActionError> {
+    let Some(value) = value else {
+        return Err(bad(codes::INVALID_MESSAGE, "this action needs `slot`"));
+    };
+    match value.as_u64() {
+        Some(n) if (n as usize) < INVENTORY_SLOTS => Ok(n as usize),
+        _ => Err(bad(
+            codes::INVALID_SLOT,
+            format!("`slot` must be an inventory slot 0..{INVENTORY_SLOTS}, not {value}"),
+        )),
+    }
+}
+
+impl Action {
+    /// Reads a `player:action` request (CONTRACT.md section 3).
+    pub fn from_request(request: &ActionRequest) -> Result<Action, ActionError> {
+        let target = || {
+            request
+                .target_id
+                .clone()
+                .filter(|t| !t.is_empty())
+                .ok_or_else(|| bad(codes::INVALID_MESSAGE, "this action needs `targetId`"))
+        };
+        let slot = || inventory_slot(request.slot.as_ref());
+        Ok(match request.action.as_str() {
+            "attack" => Action::Attack { target: target()? },
+            "gather" => Action::Gather { target: target()? },
+            "light_fire" => Action::LightFire { slot: slot()? },
+            "cook" => Action::Cook {
+                slot: slot()?,
+                target: target()?,
+            },
+            "pickup" => Action::Pickup { target: target()? },
+            "drop" => Action::Drop { slot: slot()? },
+            "equip" => Action::Equip { slot: slot()? },
+            "unequip" => {
+                let name = request
+                    .slot
+                    .as_ref()
+                    .and_then(|v| v.as_str())
+                    .ok_or_else(|| {
+                        bad(
+                            codes::INVALID_MESSAGE,
+                            "`unequip` needs `slot` naming an equipment slot (weapon, shield, …)",
+                        )
+                    })?;
+                Action::Unequip {
+                    slot: parse_slot(name).ok_or_else(|| {
+                        bad(
+                            codes::INVALID_SLOT,
+                            format!("{name:?} is not an equipment slot"),
+                        )
+                    })?,
+                }
+            }
+            "interact" | "talk" => Action::Interact { target: target()? },
+            "combat_style" => {
+                let name = request.style.as_deref().unwrap_or("");
+                Action::CombatStyle(CombatStyle::parse(name).ok_or_else(|| {
+                    bad(
+                        codes::INVALID_ACTION,
+                        format!(
+                            "{name:?} is not a combat style (accurate, aggressive, defensive, \
+                             controlled, rapid, longrange)"
+                        ),
+                    )
+                })?)
+            }
+            "stop" => Action::Stop,
+            "follow" => Action::Follow { target: target()? },
+            "flee" => Action::Flee,
+            other => {
+                return Err(bad(
+                    codes::INVALID_ACTION,
+                    format!("unknown action {other:?}"),
+                ))
+            }
+        })
+    }
+}
+
+/// What a player is doing to an entity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Intent {
+    /// The target entity.
+    pub target: Handle,
+    /// What to do once next to it.
+    pub kind: IntentKind,
+    /// The request's reference, echoed in a rejection.
+    pub reference: Option<u64>,
+    /// The tile the approach walk heads for (a moved target means a new path).
+    pub approach: Option<TilePos>,
+    /// Whether the player has reached the target and started acting (for continuous actions).
+    pub engaged: bool,
+    /// The tick of the next roll or swing of a continuous action.
+    pub next_at: u64,
+}
+
+/// The actions done to an entity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IntentKind {
+    /// Fight it.
+    Attack,
+    /// Gather from it.
+    Gather,
+    /// Pick it up.
+    Pickup,
+    /// Cook the food in `slot` on it.
+    Cook { slot: usize },
+    /// Use the item in `slot` on it.
+    UseOn { slot: usize },
+    /// Talk to it.
+    Interact,
+    /// Walk behind it.
+    Follow,
+}
+
+impl IntentKind {
+    /// How close the player must be (Chebyshev tiles from the target's footprint).
+    fn reach(self) -> u32 {
+        match self {
+            // Following keeps one tile behind; everything else is done from an adjacent tile.
+            IntentKind::Follow => 1,
+            _ => 1,
+        }
+    }
+
+    /// The entity kinds the action can target.
+    fn accepts(self, kind: EntityKind) -> bool {
+        match self {
+            IntentKind::Attack => matches!(kind, EntityKind::Npc | EntityKind::Player),
+            IntentKind::Gather => kind == EntityKind::Resource,
+            IntentKind::Pickup => kind == EntityKind::GroundItem,
+            IntentKind::Cook { .. } | IntentKind::UseOn { .. } => {
+                matches!(kind, EntityKind::Resource | EntityKind::Npc)
+            }
+            IntentKind::Interact => kind == EntityKind::Npc,
+            IntentKind::Follow => kind == EntityKind::Player,
+        }
+    }
+
+    fn verb(self) -> &'static str {
+        match self {
+            IntentKind::Attack => "attack",
+            IntentKind::Gather => "gather from",
+            IntentKind::Pickup => "pick up",
+            IntentKind::Cook { .. } => "cook on",
+            IntentKind::UseOn { .. } => "use an item on",
+            IntentKind::Interact => "talk to",
+            IntentKind::Follow => "follow",
+        }
+    }
+}
+
+/// What an action's module says after acting for a tick.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flow {
+    /// Keep the intent (continuous actions); the module may have updated `next_at`.
+    Continue,
+    /// The action is over.
+    Done,
+}
+
+/// Where an approach stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Approach {
+    /// Close enough to act.
+    InReach,
+    /// On the way.
+    Walking,
+    /// No way to get closer.
+    Stuck,
+}
+
+/// Chebyshev distance from `tile` to the rectangle `(min, max)`.
+pub(crate) fn distance_to(tile: TilePos, (min, max): (TilePos, TilePos)) -> u32 {
+    let dx = (min.x - tile.x).max(tile.x - max.x).max(0);
+    let dz = (min.z - tile.z).max(tile.z - max.z).max(0);
+    dx.max(dz) as u32
+}
+
+impl World {
+    /// A rejection for player `id`.
+    pub(crate) fn reject(
+        id: &str,
+        code: &'static str,
+        message: impl Into<String>,
+        reference: Option<u64>,
+        events: &mut Vec<Event>,
+    ) {
+        events.push(Event::Rejected {
+            to: id.to_owned(),
+            code,
+            message: message.into(),
+            reference,
+        });
+    }
+
+    /// `player:action`.
+    pub(crate) fn act(
+        &mut self,
+        id: &str,
+        action: Action,
+        reference: Option<u64>,
+        events: &mut Vec<Event>,
+    ) {
+        let Some(&index) = self.player_index.get(id) else {
+            return;
+        };
+        if self.is_dead(index) {
+            return Self::reject(id, codes::CANNOT_DO, "you are dead", reference, events);
+        }
+        match action {
+            Action::Stop => self.stop_everything(id),
+            Action::CombatStyle(style) => self.set_style(index, style),
+            Action::Drop { slot } => self.drop_item(index, slot, reference, events),
+            Action::Equip { slot } => self.equip(index, slot, reference, events),
+            Action::Unequip { slot } => self.unequip(index, slot, reference, events),
+            Action::LightFire { slot } => self.light_fire(index, slot, reference, events),
+            Action::Flee => self.flee(index, reference, events),
+            Action::Attack { target } => {
+                self.begin(index, &target, IntentKind::Attack, reference, events)
+            }
+            Action::Gather { target } => {
+                self.begin(index, &target, IntentKind::Gather, reference, events)
+            }
+            Action::Pickup { target } => {
+                self.begin(index, &target, IntentKind::Pickup, reference, events)
+            }
+            Action::Cook { slot, target } => {
+                if self.players[index].inventory.get(slot).is_none() {
+                    return Self::reject(
+                        id,
+                        codes::INVALID_SLOT,
+                        format!("inventory slot {slot} is empty"),
+                        reference,
+                        events,
+                    );
+                }
+                self.begin(index, &target, IntentKind::Cook { slot }, reference, events)
+            }
+            Action::Interact { target } => {
+                self.begin(index, &target, IntentKind::Interact, reference, events)
+            }
+            Action::Follow { target } => {
+                if target == id {
+                    return Self::reject(
+                        id,
+                        codes::INVALID_TARGET,
+                        "you cannot follow yourself",
+                        reference,
+                        events,
+                    );
+                }
+                self.begin(index, &target, IntentKind::Follow, reference, events)
+            }
+        }
+    }
+
+    /// `stop`: no walk, no intent.
+    pub(crate) fn stop_everything(&mut self, id: &str) {
+        if let Some(&index) = self.player_index.get(id) {
+            let player = &mut self.players[index];
+            player.walk.clear();
+            player.intent = None;
+        }
+    }
+
+    fn set_style(&mut self, index: usize, style: CombatStyle) {
+        let player = &mut self.players[index];
+        if player.style != style {
+            player.style = style;
+            player.dirty.stats = true;
+        }
+    }
+
+    /// Starts an action on the entity with wire id `target`: checked now, done once next to it.
+    pub(crate) fn begin(
+        &mut self,
+        index: usize,
+        target: &str,
+        kind: IntentKind,
+        reference: Option<u64>,
+        events: &mut Vec<Event>,
+    ) {
+        let id = self.players[index].id.clone();
+        let found = self
+            .entities
+            .find(target)
+            .and_then(|h| self.entities.get(h).map(|b| (h, b.wire.kind)));
+        let Some((handle, entity_kind)) = found else {
+            return Self::reject(
+                &id,
+                codes::INVALID_TARGET,
+                format!("there is no {target:?} here"),
+                reference,
+                events,
+            );
+        };
+        if !kind.accepts(entity_kind) || handle == self.players[index].handle {
+            return Self::reject(
+                &id,
+                codes::INVALID_TARGET,
+                format!("you cannot {} that", kind.verb()),
+                reference,
+                events,
+            );
+        }
+        let player = &mut self.players[index];
+        player.walk.clear();
+        player.intent = Some(Intent {
+            target: handle,
+            kind,
+            reference,
+            approach: None,
+            engaged: false,
+            next_at: 0,
+        });
+        // Start walking this tick when out of reach (the movement phase comes next).
+        let _ = self.approach(index);
+    }
+
+    /// The rectangle an entity occupies: its footprint for resources, else its tile.
+    pub(crate) fn extent_of(&self, handle: Handle) -> Option<(TilePos, TilePos)> {
+        let body = self.entities.get(handle)?;
+        Some(
+            self.extents
+                .get(&handle)
+                .copied()
+                .unwrap_or((body.tile(), body.tile())),
+        )
+    }
+
+    /// Chebyshev distance from player `index` to entity `target`, when both exist.
+    pub(crate) fn distance_from(&self, index: usize, target: Handle) -> Option<u32> {
+        let at = self.entities.get(self.players[index].handle)?.tile();
+        Some(distance_to(at, self.extent_of(target)?))
+    }
+
+    /// Keeps player `index` walking towards its intent's target while out of reach: a new path when
+    /// the target has moved since the last one, or when the walk ended short of it.
+    fn approach(&mut self, index: usize) -> Approach {
+        let Some(intent) = self.players[index].intent.as_ref() else {
+            return Approach::Stuck;
+        };
+        let (target, reach) = (intent.target, self.reach_of(index, intent.kind));
+        let Some(distance) = self.distance_from(index, target) else {
+            return Approach::Stuck;
+        };
+        if distance <= reach {
+            return Approach::InReach;
+        }
+        let Some(goal) = self.entities.get(target).map(|b| b.tile()) else {
+            return Approach::Stuck;
+        };
+        let player = &mut self.players[index];
+        let moving = player.walk.is_moving();
+        let Some(intent) = player.intent.as_mut() else {
+            return Approach::Stuck;
+        };
+        if intent.approach == Some(goal) && !moving {
+            // We walked as far as the path to this very tile goes and are still not there.
+            return Approach::Stuck;
+        }
+        if intent.approach != Some(goal) || !moving {
+            intent.approach = Some(goal);
+            player.walk.request(goal, false);
+        }
+        Approach::Walking
+    }
+
+    /// How close an action needs player `index` to be (attacks reach as far as the weapon does).
+    fn reach_of(&self, index: usize, kind: IntentKind) -> u32 {
+        match kind {
+            IntentKind::Attack => self.attack_reach(index),
+            other => other.reach(),
+        }
+    }
+
+    /// The actions phase for intents: approach or act, for every player in order (so two players
+    /// reaching for the same item in one tick are served in a fixed order).
+    pub(crate) fn advance_intents(&mut self, events: &mut Vec<Event>) {
+        for index in 0..self.players.len() {
+            let Some(intent) = self.players[index].intent.clone() else {
+                continue;
+            };
+            if self.entities.get(intent.target).is_none() {
+                self.players[index].intent = None;
+                self.target_gone(index, &intent, events);
+                continue;
+            }
+            match self.approach(index) {
+                Approach::InReach => {}
+                Approach::Walking => continue,
+                Approach::Stuck => {
+                    let id = self.players[index].id.clone();
+                    self.players[index].intent = None;
+                    Self::reject(
+                        &id,
+                        codes::CANNOT_DO,
+                        "you cannot reach that",
+                        intent.reference,
+                        events,
+                    );
+                    continue;
+                }
+            }
+            // In reach: stand still and act.
+            self.players[index].walk.clear();
+            let flow = match intent.kind {
+                IntentKind::Pickup => self.pick_up(index, intent.target, intent.reference, events),
+                IntentKind::Gather => self.gather_tick(index, &intent, events),
+                IntentKind::Attack => self.attack_tick(index, &intent, events),
+                IntentKind::Cook { slot } => self.cook_tick(index, slot, &intent, events),
+                IntentKind::UseOn { slot } => self.use_on_entity(index, slot, &intent, events),
+                IntentKind::Interact => self.interact(index, &intent, events),
+                IntentKind::Follow => Flow::Continue,
+            };
+            let player = &mut self.players[index];
+            match flow {
+                Flow::Done => {
+                    // Unless the module replaced it with another intent.
+                    if player.intent.as_ref().map(|i| i.target) == Some(intent.target) {
+                        player.intent = None;
+                    }
+                }
+                Flow::Continue => {
+                    if let Some(current) = player.intent.as_mut() {
+                        current.engaged = true;
+                    }
+                }
+            }
+        }
+    }
+
+    /// An intent's target disappeared (a mob died, an item was taken, a player left).
+    fn target_gone(&mut self, index: usize, intent: &Intent, events: &mut Vec<Event>) {
+        if intent.kind == IntentKind::Pickup {
+            let id = self.players[index].id.clone();
+            Self::reject(
+                &id,
+                codes::CANNOT_DO,
+                "too late: the item is gone",
+                intent.reference,
+                events,
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use wayfarer_content::EquipSlot;
+
+    fn request(action: &str, extra: serde_json::Value) -> ActionRequest {
+        let mut v = json!({ "action": action });
+        for (k, val) in extra.as_object().unwrap() {
+            v[k] = val.clone();
+        }
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn requests_read_into_actions_with_clear_errors() {
+        assert_eq!(
+            Action::from_request(&request("gather", json!({"targetId": "res-1"}))),
+            Ok(Action::Gather {
+                target: "res-1".into()
+            })
+        );
+        assert_eq!(
+            Action::from_request(&request("drop", json!({"slot": 27}))),
+            Ok(Action::Drop { slot: 27 })
+        );
+        assert_eq!(
+            Action::from_request(&request("drop", json!({"slot": 28})))
+                .unwrap_err()
+                .code,
+            codes::INVALID_SLOT
+        );
+        assert_eq!(
+            Action::from_request(&request("drop", json!({"slot": -1})))
+                .unwrap_err()
+                .code,
+            codes::INVALID_SLOT
+        );
+        assert_eq!(
+            Action::from_request(&request("drop", json!({})))
+                .unwrap_err()
+                .code,
+            codes::INVALID_MESSAGE
+        );
+        assert_eq!(
+            Action::from_request(&request("unequip", json!({"slot": "shield"}))),
+            Ok(Action::Unequip {
+                slot: EquipSlot::Shield
+            })
+        );
+        assert_eq!(
+            Action::from_request(&request("combat_style", json!({"style": "rapid"}))),
+            Ok(Action::CombatStyle(CombatStyle::Rapid))
+        );
+        assert_eq!(
+            Action::from_request(&request("combat_style", json!({"style": "fast"})))
+                .unwrap_err()
+                .code,
+            codes::INVALID_ACTION
+        );
+        assert_eq!(
+            Action::from_request(&request("dance", json!({})))
+                .unwrap_err()
+                .code,
+            codes::INVALID_ACTION
+        );
+        assert_eq!(
+            Action::from_request(&request("attack", json!({"targetId": ""})))
+                .unwrap_err()
+                .code,
+            codes::INVALID_MESSAGE
+        );
+    }
+
+    #[test]
+    fn distance_to_a_footprint_counts_from_its_edge() {
+        let rect = (TilePos { x: 0, z: 0 }, TilePos { x: 1, z: 1 });
+        assert_eq!(distance_to(TilePos { x: 2, z: 2 }, rect), 1);
+        assert_eq!(distance_to(TilePos { x: -1, z: 0 }, rect), 1);
+        assert_eq!(distance_to(TilePos { x: 4, z: 0 }, rect), 3);
+        assert_eq!(distance_to(TilePos { x: 1, z: 0 }, rect), 0);
+    }
+}

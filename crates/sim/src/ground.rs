@@ -1,0 +1,208 @@
+//! Items on the ground: dropped by players, left by mobs, spilled at death. Everyone in view sees
+//! them; for a while only their owner may pick them up, then anyone, and later they vanish.
+//!
+//! Timings follow the genre (OSRS Wiki, *Dropped items*): a dropped item is private for 60 seconds
+//! and gone 3 minutes after it was dropped. An unstackable item on the ground is one entity per item,
+//! so picking one up is all-or-nothing for that entity; a stackable one is one entity for the stack.
+
+use wayfarer_protocol::ws::{codes, Entity, EntityKind, TilePos};
+
+use crate::actions::Flow;
+use crate::entities::Handle;
+use crate::events::Event;
+use crate::grid::Class;
+use crate::inventory::{Stack, Stacking};
+use crate::world::World;
+
+/// Ticks a dropped item stays visible to everyone but takeable only by its owner (60 s).
+pub const GROUND_PRIVATE_TICKS: u64 = 100;
+/// Ticks after which a dropped item disappears (3 minutes).
+pub const GROUND_LIFETIME_TICKS: u64 = 300;
+
+/// One item (or stack) on the ground.
+#[derive(Debug, Clone)]
+pub(crate) struct GroundItem {
+    pub handle: Handle,
+    pub stack: Stack,
+    /// Who may take it before `public_at` (`None`: anyone at once).
+    pub owner: Option<String>,
+    /// The tick from which anyone may take it.
+    pub public_at: u64,
+    /// The tick at which it disappears.
+    pub despawn_at: u64,
+}
+
+/// A ground item as tests and tools see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroundItemInfo {
+    /// Entity id (`item-<n>`).
+    pub id: String,
+    /// Where it lies.
+    pub tile: TilePos,
+    /// What and how many.
+    pub stack: Stack,
+    /// Who may take it until `public_at`.
+    pub owner: Option<String>,
+    /// The tick from which anyone may take it.
+    pub public_at: u64,
+    /// The tick at which it disappears.
+    pub despawn_at: u64,
+}
+
+impl World {
+    /// Puts items on the ground at `tile`: one entity for a stackable stack, one per item
+    /// otherwise. Private to `owner` for `private_ticks`, gone after `lifetime_ticks`.
+    pub(crate) fn spawn_ground_items(
+        &mut self,
+        tile: TilePos,
+        stack: Stack,
+        owner: Option<&str>,
+        private_ticks: u64,
+        lifetime_ticks: u64,
+    ) {
+        let stacking = self
+            .content
+            .items
+            .get(stack.item_id.as_str())
+            .map_or(Stacking::STACKABLE, Stacking::of);
+        let piles: Vec<Stack> = match stacking {
+            Stacking::Stackable { .. } => vec![stack],
+            Stacking::Unstackable => (0..stack.quantity)
+                .map(|_| Stack {
+                    item_id: stack.item_id.clone(),
+                    quantity: 1,
+                })
+                .collect(),
+        };
+        let now = self.now();
+        for pile in piles {
+            let id = self.next_id("item");
+            let name = self
+                .content
+                .items
+                .get(pile.item_id.as_str())
+                .map(|i| i.name.clone());
+            let handle = self.entities.insert(Entity {
+                id,
+                kind: EntityKind::GroundItem,
+                x: tile.x,
+                z: tile.z,
+                name,
+                health: None,
+                max_health: None,
+                item_id: Some(pile.item_id.clone()),
+                quantity: Some(i64::from(pile.quantity)),
+                resource_type: None,
+                depleted: None,
+                type_id: None,
+            });
+            self.grid.insert(handle, tile, Class::Static, now);
+            self.ground.push(GroundItem {
+                handle,
+                stack: pile,
+                owner: owner.map(str::to_owned),
+                public_at: now + private_ticks,
+                despawn_at: now + lifetime_ticks,
+            });
+        }
+    }
+
+    /// Removes the ground item at `position` in `self.ground`.
+    fn remove_ground_item(&mut self, position: usize) -> GroundItem {
+        let item = self.ground.remove(position);
+        if let Some(tile) = self.entities.retire(item.handle) {
+            let now = self.now();
+            self.grid.remove(item.handle, tile, Class::Static, now);
+        }
+        item
+    }
+
+    /// Makes expired ground items disappear.
+    pub(crate) fn advance_ground_items(&mut self) {
+        let now = self.now();
+        let mut position = 0;
+        while position < self.ground.len() {
+            if self.ground[position].despawn_at <= now {
+                self.remove_ground_item(position);
+            } else {
+                position += 1;
+            }
+        }
+    }
+
+    /// Player `index`, next to ground item `target`, picks it up: the owner (or anyone once it is
+    /// public), with room for it. The first player served in a tick gets it; the next finds it gone.
+    pub(crate) fn pick_up(
+        &mut self,
+        index: usize,
+        target: Handle,
+        reference: Option<u64>,
+        events: &mut Vec<Event>,
+    ) -> Flow {
+        let now = self.now();
+        let id = self.players[index].id.clone();
+        let Some(position) = self.ground.iter().position(|g| g.handle == target) else {
+            Self::reject(
+                &id,
+                codes::CANNOT_DO,
+                "too late: the item is gone",
+                reference,
+                events,
+            );
+            return Flow::Done;
+        };
+        let item = &self.ground[position];
+        if now < item.public_at && item.owner.as_deref().is_some_and(|o| o != id) {
+            Self::reject(
+                &id,
+                codes::CANNOT_DO,
+                "that item belongs to someone else for now",
+                reference,
+                events,
+            );
+            return Flow::Done;
+        }
+        let stack = item.stack.clone();
+        let stacking = self
+            .content
+            .items
+            .get(stack.item_id.as_str())
+            .map_or(Stacking::STACKABLE, Stacking::of);
+        let player = &mut self.players[index];
+        if player
+            .inventory
+            .add(&stack.item_id, stack.quantity, stacking)
+            .is_err()
+        {
+            Self::reject(
+                &id,
+                codes::CANNOT_DO,
+                "you do not have enough inventory space",
+                reference,
+                events,
+            );
+            return Flow::Done;
+        }
+        player.dirty.inventory = true;
+        self.remove_ground_item(position);
+        Flow::Done
+    }
+
+    /// Every item on the ground, in the order they appeared.
+    pub fn ground_items(&self) -> Vec<GroundItemInfo> {
+        self.ground
+            .iter()
+            .filter_map(|g| {
+                let body = self.entities.get(g.handle)?;
+                Some(GroundItemInfo {
+                    id: body.wire.id.clone(),
+                    tile: body.tile(),
+                    stack: g.stack.clone(),
+                    owner: g.owner.clone(),
+                    public_at: g.public_at,
+                    despawn_at: g.despawn_at,
+                })
+            })
+            .collect()
+    }
+}
