@@ -87,15 +87,4 @@ impl World {
         );
         Flow::Done
     }
-
-    /// Talking to an NPC.
-    pub(crate) fn interact(
-        &mut self,
-        index: usize,
-        intent: &Intent,
-        events: &mut Vec<Event>,
-    ) -> Flow {
-        self.not_yet(index, "talking", intent.reference, events);
-        Flow::Done
-    }
 }

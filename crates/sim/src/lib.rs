@@ -43,6 +43,7 @@ mod actions;
 mod chat;
 pub mod combat;
 mod commands;
+mod dialogue;
 mod entities;
 pub mod equipment;
 mod events;
