@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod auth;
+pub mod character_state;
 pub mod client_addr;
 pub mod config;
 pub mod connections;

@@ -14,10 +14,11 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc as tokio_mpsc, oneshot};
 use wayfarer_content::Content;
-use wayfarer_protocol::ws::{InventorySlot, InventoryUpdate, Player, ServerMessage};
+use wayfarer_protocol::ws::{InventoryUpdate, Player, ServerMessage};
 use wayfarer_sim::{Command, Event, Phase, World};
-use wayfarer_store::{CharacterSnapshot, StoredSlot, INVENTORY_SLOTS};
+use wayfarer_store::CharacterSnapshot;
 
+use crate::character_state;
 use crate::online::{OnlineEntry, OnlinePlayers, Presence};
 use crate::player_view;
 use crate::saver::SaveJob;
@@ -295,14 +296,10 @@ impl Runner {
                 let c = &snapshot.character;
                 let id = c.id.clone();
                 let requested = player_view::tile_of(c.position);
-                self.commands.push(Command::Join {
-                    id: id.clone(),
-                    name: c.name.clone(),
-                    tile: requested,
-                    health: c.health,
-                    max_health: c.max_health,
-                    ignored,
-                });
+                self.commands
+                    .push(Command::Join(Box::new(character_state::joining(
+                        &snapshot, ignored,
+                    ))));
                 self.presence.push(Presence::Joined(
                     id.clone(),
                     OnlineEntry {
@@ -339,7 +336,11 @@ impl Runner {
                 id,
                 item_id,
                 quantity,
-            } => self.give(&id, &item_id, quantity),
+            } => self.commands.push(Command::Give {
+                id,
+                item_id,
+                quantity: u32::try_from(quantity.max(0)).unwrap_or(u32::MAX),
+            }),
             WorldInput::ReplaceContent(content) => {
                 self.world.replace_content(content.clone());
                 self.context.content = content;
@@ -477,6 +478,54 @@ impl Runner {
                         Arc::new(ServerMessage::error(code, message, reference)),
                     );
                 }
+                Event::Inventory { to, slots } => {
+                    if let Some(record) = self.players.get_mut(&to) {
+                        character_state::mirror_inventory(&mut record.snapshot, &slots);
+                        record.dirty = true;
+                        let update = InventoryUpdate {
+                            inventory: player_view::inventory_view(
+                                &self.context.content,
+                                &record.snapshot.inventory,
+                            ),
+                            coins: record.snapshot.character.coins,
+                        };
+                        send(
+                            &self.players,
+                            &to,
+                            Arc::new(ServerMessage::InventoryUpdate(update)),
+                        );
+                    }
+                }
+                Event::Equipment { to, worn } => {
+                    if let Some(record) = self.players.get_mut(&to) {
+                        let update = character_state::mirror_equipment(&mut record.snapshot, &worn);
+                        record.dirty = true;
+                        send(
+                            &self.players,
+                            &to,
+                            Arc::new(ServerMessage::EquipmentUpdate(update)),
+                        );
+                    }
+                }
+                Event::Xp { to, skill, gain } => {
+                    if let Some(record) = self.players.get_mut(&to) {
+                        let xp = character_state::mirror_xp(&mut record.snapshot, skill, &gain);
+                        record.dirty = true;
+                        send(&self.players, &to, Arc::new(ServerMessage::SkillXp(xp)));
+                    }
+                }
+                Event::Stats { id, stats } => {
+                    if let Some(record) = self.players.get_mut(&id) {
+                        character_state::mirror_stats(&mut record.snapshot, &stats);
+                        record.dirty = true;
+                    }
+                }
+                Event::CombatHit { to, hit } => {
+                    let message = Arc::new(ServerMessage::CombatHit(hit));
+                    for id in &to {
+                        send(&self.players, id, message.clone());
+                    }
+                }
                 Event::PlayerMoved { id, tile } => {
                     if let Some(record) = self.players.get_mut(&id) {
                         record.dirty = true;
@@ -559,67 +608,6 @@ impl Runner {
             Some(tile),
             true,
         )
-    }
-
-    fn inventory_view(&self, slots: &[StoredSlot]) -> Vec<InventorySlot> {
-        player_view::inventory_view(&self.context.content, slots)
-    }
-
-    /// Admin `/give`: stackables merge into one slot, others take one free slot each.
-    fn give(&mut self, id: &str, item_id: &str, quantity: i64) {
-        let Some(item) = self.context.content.items.get(item_id) else {
-            self.commands.push(Command::SystemMessage {
-                to: Some(id.to_owned()),
-                text: format!("No item with id {item_id}."),
-            });
-            return;
-        };
-        let stackable = item.stackable;
-        let Some(record) = self.players.get_mut(id) else {
-            return;
-        };
-        let inventory = &mut record.snapshot.inventory;
-        let free_slots: Vec<u8> = (0..INVENTORY_SLOTS)
-            .filter(|s| !inventory.iter().any(|slot| slot.slot == *s))
-            .collect();
-        let given = if stackable {
-            if let Some(slot) = inventory.iter_mut().find(|s| s.item_id == item_id) {
-                slot.quantity = slot.quantity.saturating_add(quantity);
-                quantity
-            } else if let Some(free) = free_slots.first() {
-                inventory.push(StoredSlot {
-                    slot: *free,
-                    item_id: item_id.to_owned(),
-                    quantity,
-                });
-                quantity
-            } else {
-                0
-            }
-        } else {
-            let n = quantity.clamp(0, free_slots.len() as i64) as usize;
-            for free in &free_slots[..n] {
-                inventory.push(StoredSlot {
-                    slot: *free,
-                    item_id: item_id.to_owned(),
-                    quantity: 1,
-                });
-            }
-            n as i64
-        };
-        inventory.sort_by_key(|s| s.slot);
-        record.dirty = true;
-        let update = ServerMessage::InventoryUpdate(InventoryUpdate {
-            inventory: self.inventory_view(&self.players[id].snapshot.inventory),
-            coins: player_view::coins_in(&self.players[id].snapshot.inventory),
-        });
-        let _ = self.players[id]
-            .outbound
-            .try_send(Outbound::Message(Arc::new(update)));
-        self.commands.push(Command::SystemMessage {
-            to: Some(id.to_owned()),
-            text: format!("Gave {given} x {item_id}."),
-        });
     }
 
     /// Saves everyone still online as the world stops.

@@ -21,7 +21,7 @@ use wayfarer_protocol::ws::{
     codes, ChatChannel, ClientMessage, Player, ServerMessage, MAX_FRAME_BYTES,
 };
 use wayfarer_protocol::ErrorCode;
-use wayfarer_sim::Command;
+use wayfarer_sim::{inventory_slot, Action, Command};
 use wayfarer_store::{CharacterSnapshot, User};
 
 use crate::app::AppState;
@@ -482,19 +482,39 @@ impl Connection {
                     reference: self.remember_ref(reference),
                 })
             }
-            ClientMessage::Action(action) => match action.action.as_str() {
-                "stop" => WorldInput::Sim(Command::Stop { id }),
-                other => {
+            ClientMessage::Action(request) => match Action::from_request(&request) {
+                Ok(action) => WorldInput::Sim(Command::Action {
+                    id,
+                    action,
+                    reference: self.remember_ref(reference),
+                }),
+                Err(err) => {
                     return self
-                        .reply_error(
-                            socket,
-                            codes::INVALID_MESSAGE,
-                            &format!("unknown action {other:?}"),
-                            reference,
-                        )
+                        .reply_error(socket, err.code, &err.message, reference)
                         .await
                 }
             },
+            ClientMessage::Use(request) => {
+                let slot = inventory_slot(Some(&Value::from(request.slot)));
+                let target_slot = request
+                    .target_slot
+                    .map(|s| inventory_slot(Some(&Value::from(s))))
+                    .transpose();
+                match (slot, target_slot) {
+                    (Ok(slot), Ok(target_slot)) => WorldInput::Sim(Command::UseItem {
+                        id,
+                        slot,
+                        target_slot,
+                        target_id: request.target_id.filter(|t| !t.is_empty()),
+                        reference: self.remember_ref(reference),
+                    }),
+                    (Err(err), _) | (_, Err(err)) => {
+                        return self
+                            .reply_error(socket, err.code, &err.message, reference)
+                            .await
+                    }
+                }
+            }
         };
         if !self.state.world_sender.send(input) {
             return self

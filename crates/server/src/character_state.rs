@@ -1,0 +1,264 @@
+//! The bridge between a stored character and the sim's player: what the world needs to let a
+//! character in (`joining`), and how the events of a tick are mirrored back into the record the save
+//! task writes (`mirror_*`). The sim is the truth while a player is online; the record is its copy
+//! for saving and for `player:sync`.
+
+use wayfarer_content::{Content, EquipSlot};
+use wayfarer_protocol::ws::{EquipmentUpdate, EquippedItem, SkillState, SkillXp};
+use wayfarer_protocol::Skill;
+use wayfarer_sim::combat::formulas::CombatStyle;
+use wayfarer_sim::equipment::{parse_slot, slot_name, Equipment};
+use wayfarer_sim::inventory::{Inventory, Stack, INVENTORY_SLOTS, MAX_STACK};
+use wayfarer_sim::skills::{Skills, Xp, XpGain};
+use wayfarer_sim::{Joining, PlayerStats};
+use wayfarer_store::{CharacterSnapshot, StoredEquipment, StoredSlot};
+
+use crate::player_view;
+
+/// What the world needs of a stored character. Slots the sim cannot hold (a slot out of range, a
+/// quantity out of bounds, an unknown equipment slot) are logged and left out of the world; the
+/// stored rows stay until the next save, so nothing is silently rewritten at login.
+pub fn joining(snapshot: &CharacterSnapshot, ignored: Vec<String>) -> Joining {
+    let c = &snapshot.character;
+    let mut skills = Skills::new();
+    for (skill, state) in &c.skills {
+        let points = u32::try_from(state.xp.max(0)).unwrap_or(u32::MAX);
+        skills.set_xp(*skill, Xp::from_points(points));
+    }
+    let mut stacks: Vec<(usize, Stack)> = Vec::new();
+    for slot in &snapshot.inventory {
+        match u32::try_from(slot.quantity) {
+            Ok(quantity) if quantity > 0 && quantity <= MAX_STACK => stacks.push((
+                usize::from(slot.slot),
+                Stack {
+                    item_id: slot.item_id.clone(),
+                    quantity,
+                },
+            )),
+            _ => {
+                tracing::warn!(character = %c.id, slot = slot.slot, quantity = slot.quantity, "inventory slot with an impossible quantity left out")
+            }
+        }
+    }
+    // A slot out of range or given twice cannot be held: the first of each slot counts.
+    let mut seen = [false; INVENTORY_SLOTS];
+    stacks.retain(|(slot, _)| {
+        let fresh = *slot < INVENTORY_SLOTS && !seen[*slot];
+        if fresh {
+            seen[*slot] = true;
+        } else {
+            tracing::warn!(character = %c.id, slot, "inventory slot out of range or repeated left out");
+        }
+        fresh
+    });
+    let inventory = Inventory::from_stacks(stacks).unwrap_or_else(|err| {
+        tracing::error!(character = %c.id, error = %err, "stored inventory refused");
+        Inventory::new()
+    });
+    let equipment = Equipment::from_stacks(snapshot.equipment.iter().filter_map(|e| {
+        let slot = parse_slot(&e.slot_type);
+        let quantity = u32::try_from(e.quantity).ok().filter(|q| *q > 0);
+        match (slot, quantity) {
+            (Some(slot), Some(quantity)) => Some((
+                slot,
+                Stack {
+                    item_id: e.item_id.clone(),
+                    quantity,
+                },
+            )),
+            _ => {
+                tracing::warn!(character = %c.id, slot = %e.slot_type, "equipment row left out");
+                None
+            }
+        }
+    }));
+    Joining {
+        id: c.id.clone(),
+        name: c.name.clone(),
+        tile: player_view::tile_of(c.position),
+        health: c.health,
+        ignored,
+        skills,
+        inventory,
+        equipment,
+        style: CombatStyle::parse(&c.combat_style).unwrap_or_default(),
+    }
+}
+
+/// The record's inventory after an `Event::Inventory`.
+pub fn mirror_inventory(snapshot: &mut CharacterSnapshot, slots: &[(u8, Stack)]) {
+    snapshot.inventory = slots
+        .iter()
+        .map(|(slot, stack)| StoredSlot {
+            slot: *slot,
+            item_id: stack.item_id.clone(),
+            quantity: i64::from(stack.quantity),
+        })
+        .collect();
+    snapshot.character.coins = player_view::coins_in(&snapshot.inventory);
+}
+
+/// The record's equipment after an `Event::Equipment`, and the `equipment:update` to send.
+pub fn mirror_equipment(
+    snapshot: &mut CharacterSnapshot,
+    worn: &[(EquipSlot, Stack)],
+) -> EquipmentUpdate {
+    snapshot.equipment = worn
+        .iter()
+        .map(|(slot, stack)| StoredEquipment {
+            slot_type: slot_name(*slot).to_owned(),
+            item_id: stack.item_id.clone(),
+            quantity: i64::from(stack.quantity),
+        })
+        .collect();
+    EquipmentUpdate {
+        equipment: worn
+            .iter()
+            .map(|(slot, stack)| {
+                (
+                    slot_name(*slot).to_owned(),
+                    EquippedItem {
+                        item_id: stack.item_id.clone(),
+                        quantity: i64::from(stack.quantity),
+                    },
+                )
+            })
+            .collect(),
+    }
+}
+
+/// The record's skill after an XP gain, and the `skill:xp` to send.
+pub fn mirror_xp(snapshot: &mut CharacterSnapshot, skill: Skill, gain: &XpGain) -> SkillXp {
+    let state = SkillState {
+        level: i64::from(gain.level),
+        xp: i64::from(gain.xp.points()),
+    };
+    snapshot.character.skills.insert(
+        skill,
+        wayfarer_store::SkillLevel {
+            level: state.level,
+            xp: state.xp,
+        },
+    );
+    SkillXp {
+        skill,
+        xp_gained: f64::from(gain.gained.tenths()) / 10.0,
+        xp: state.xp,
+        level: state.level,
+        leveled_up: gain.leveled_up,
+    }
+}
+
+/// The record's health, maximum, combat level and style after an `Event::Stats`.
+pub fn mirror_stats(snapshot: &mut CharacterSnapshot, stats: &PlayerStats) {
+    let c = &mut snapshot.character;
+    c.health = stats.health;
+    c.max_health = stats.max_health;
+    c.combat_level = stats.combat_level;
+    c.combat_style = stats.style.to_owned();
+}
+
+/// Item names for messages, from content.
+pub fn item_name(content: &Content, item_id: &str) -> String {
+    content
+        .items
+        .get(item_id)
+        .map_or_else(|| item_id.to_owned(), |i| i.name.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+    use wayfarer_store::{Character, SkillLevel};
+
+    fn snapshot() -> CharacterSnapshot {
+        let mut skills = BTreeMap::new();
+        skills.insert(Skill::Woodcutting, SkillLevel { level: 2, xp: 100 });
+        CharacterSnapshot {
+            character: Character {
+                id: "c".into(),
+                account_id: "a".into(),
+                name: "Ada".into(),
+                combat_level: 3,
+                skills,
+                health: 7,
+                max_health: 10,
+                coins: 0,
+                position: [3.5, 0.0, 4.5],
+                combat_style: "aggressive".into(),
+                created_at_ms: 0,
+                last_login_at_ms: None,
+            },
+            inventory: vec![
+                StoredSlot {
+                    slot: 0,
+                    item_id: "coins".into(),
+                    quantity: 25,
+                },
+                StoredSlot {
+                    slot: 3,
+                    item_id: "logs".into(),
+                    quantity: 0,
+                },
+            ],
+            equipment: vec![
+                StoredEquipment {
+                    slot_type: "weapon".into(),
+                    item_id: "bronze_sword".into(),
+                    quantity: 1,
+                },
+                StoredEquipment {
+                    slot_type: "hat".into(),
+                    item_id: "x".into(),
+                    quantity: 1,
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn a_stored_character_enters_with_what_the_sim_can_hold() {
+        let joining = joining(&snapshot(), vec![]);
+        assert_eq!(joining.tile, wayfarer_protocol::ws::TilePos { x: 3, z: 4 });
+        assert_eq!(joining.skills.xp(Skill::Woodcutting), Xp::from_points(100));
+        assert_eq!(joining.inventory.count("coins"), 25);
+        assert_eq!(
+            joining.inventory.count("logs"),
+            0,
+            "a zero quantity is left out"
+        );
+        assert_eq!(
+            joining
+                .equipment
+                .get(EquipSlot::Weapon)
+                .map(|s| s.item_id.as_str()),
+            Some("bronze_sword")
+        );
+        assert_eq!(joining.equipment.iter().count(), 1);
+        assert_eq!(joining.style, CombatStyle::Aggressive);
+    }
+
+    #[test]
+    fn events_mirror_into_the_record() {
+        let mut s = snapshot();
+        mirror_inventory(
+            &mut s,
+            &[(
+                5,
+                Stack {
+                    item_id: "coins".into(),
+                    quantity: 9,
+                },
+            )],
+        );
+        assert_eq!(s.character.coins, 9);
+        assert_eq!(s.inventory.len(), 1);
+        let gain = wayfarer_sim::skills::add_xp(Xp::from_points(80), Xp::from_f64(17.5));
+        let wire = mirror_xp(&mut s, Skill::Mining, &gain);
+        assert_eq!(wire.xp_gained, 17.5);
+        assert_eq!(wire.xp, 97);
+        assert!(wire.leveled_up);
+        assert_eq!(s.character.skills[&Skill::Mining].level, 2);
+    }
+}
