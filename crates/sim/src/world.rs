@@ -522,28 +522,10 @@ impl World {
             .unwrap_or_default()
     }
 
-    /// The entity a client would be sent for `id` (any kind), as it stands now. Linear in the number
-    /// of NPCs and resources: meant for tests and admin tools, not for every tick.
+    /// The entity a client would be sent for `id` (any kind), as it stands now.
     pub fn entity(&self, id: &str) -> Option<Entity> {
-        if let Some(&index) = self.player_index.get(id) {
-            return self
-                .entities
-                .get(self.players[index].handle)
-                .map(|b| b.wire.clone());
-        }
-        let handles = self
-            .npcs
-            .iter()
-            .map(|n| n.handle)
-            .chain(self.resources.iter().map(|r| r.handle));
-        for handle in handles {
-            if let Some(body) = self.entities.get(handle) {
-                if body.wire.id == id {
-                    return Some(body.wire.clone());
-                }
-            }
-        }
-        None
+        let handle = self.entities.find(id)?;
+        self.entities.get(handle).map(|b| b.wire.clone())
     }
 
     /// Every NPC and mob as a client would see it, in spawn order.

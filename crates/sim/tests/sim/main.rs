@@ -5,6 +5,7 @@ mod chat;
 mod combat;
 mod determinism;
 mod inventory;
+mod items;
 mod movement;
 mod properties;
 mod reload;
