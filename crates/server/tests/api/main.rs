@@ -9,6 +9,7 @@ mod content;
 mod cors;
 mod errors;
 mod health;
+mod items;
 mod load;
 mod local_postgres;
 mod rate_limits;
