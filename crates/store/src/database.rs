@@ -7,7 +7,7 @@ use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::{AnyPool, ConnectOptions, Executor};
 
 use crate::repo::{
-    bans::Bans, characters::Characters, ignores::Ignores, inventory::Inventories,
+    bans::Bans, characters::Characters, deaths::Deaths, ignores::Ignores, inventory::Inventories,
     sessions::Sessions, users::Users,
 };
 use crate::StoreError;
@@ -159,6 +159,11 @@ impl Store {
     /// Inventories, equipment and batched character saves.
     pub fn inventories(&self) -> Inventories<'_> {
         Inventories::new(self)
+    }
+
+    /// Death locks and kill counts.
+    pub fn deaths(&self) -> Deaths<'_> {
+        Deaths::new(self)
     }
 
     /// Ignore lists.

@@ -20,6 +20,9 @@ pub enum StoreError {
         #[source]
         source: sqlx::Error,
     },
+    /// A stored value cannot be read (e.g. a JSON column that is not what it should be).
+    #[error("corrupt data: {0}")]
+    Corrupt(String),
     /// The database refused or failed an operation.
     #[error("database error: {0}")]
     Database(#[source] sqlx::Error),

@@ -14,7 +14,10 @@ pub use error::StoreError;
 pub use migrations::{Migration, MIGRATIONS};
 pub use repo::bans::Ban;
 pub use repo::characters::{Character, NewCharacter, SkillLevel};
-pub use repo::inventory::{CharacterSnapshot, StoredEquipment, StoredSlot, INVENTORY_SLOTS};
+pub use repo::deaths::{DeathLock, DeathTake, LockedItem, NpcKill};
+pub use repo::inventory::{
+    CharacterSnapshot, SaveBatch, StoredEquipment, StoredSlot, INVENTORY_SLOTS,
+};
 pub use repo::sessions::PlayerSession;
 pub use repo::users::{NewUser, User};
 

@@ -4,6 +4,7 @@
 use sqlx::{Any, Row, Transaction};
 
 use crate::repo::characters::{save_in, Character};
+use crate::repo::deaths::{self, DeathLock, DeathTake, NpcKill};
 use crate::{Store, StoreError};
 
 /// Slots in an inventory.
@@ -31,6 +32,29 @@ pub struct CharacterSnapshot {
     pub character: Character,
     pub inventory: Vec<StoredSlot>,
     pub equipment: Vec<StoredEquipment>,
+}
+
+/// Everything one save writes, in one transaction (see [`Inventories::save`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SaveBatch {
+    /// Characters to save whole (record, inventory, equipment).
+    pub snapshots: Vec<CharacterSnapshot>,
+    /// New death locks (with the dying character's snapshot, without the items, in `snapshots`).
+    pub new_deaths: Vec<DeathLock>,
+    /// Items leaving death locks (with the picker's snapshot in `snapshots`).
+    pub death_takes: Vec<DeathTake>,
+    /// NPC kills to count.
+    pub kills: Vec<NpcKill>,
+}
+
+impl SaveBatch {
+    /// Whether there is nothing to write.
+    pub fn is_empty(&self) -> bool {
+        self.snapshots.is_empty()
+            && self.new_deaths.is_empty()
+            && self.death_takes.is_empty()
+            && self.kills.is_empty()
+    }
 }
 
 /// The inventory and equipment repository.
@@ -85,13 +109,33 @@ impl<'a> Inventories<'a> {
 
     /// Saves every snapshot in one transaction: all are written or none.
     pub async fn save_batch(&self, snapshots: &[CharacterSnapshot]) -> Result<(), StoreError> {
-        if snapshots.is_empty() {
+        self.save(&SaveBatch {
+            snapshots: snapshots.to_vec(),
+            ..SaveBatch::default()
+        })
+        .await
+    }
+
+    /// Writes a whole batch in one transaction: the snapshots, the death locks, what left the
+    /// locks and the kills. Any failure (e.g. taking from a released lock) rolls all of it back.
+    pub async fn save(&self, batch: &SaveBatch) -> Result<(), StoreError> {
+        if batch.is_empty() {
             return Ok(());
         }
+        let now = crate::now_ms();
         let mut tx = self.store.pool().begin().await?;
-        for snapshot in snapshots {
+        for snapshot in &batch.snapshots {
             save_in(&mut tx, &snapshot.character).await?;
             replace_items(&mut tx, snapshot).await?;
+        }
+        for lock in &batch.new_deaths {
+            deaths::insert_in(&mut tx, lock).await?;
+        }
+        for take in &batch.death_takes {
+            deaths::take_in(&mut tx, take, now).await?;
+        }
+        for kill in &batch.kills {
+            deaths::kill_in(&mut tx, kill).await?;
         }
         tx.commit().await?;
         Ok(())

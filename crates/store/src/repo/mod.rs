@@ -2,6 +2,7 @@
 
 pub mod bans;
 pub mod characters;
+pub mod deaths;
 pub mod ignores;
 pub mod inventory;
 pub mod sessions;

@@ -2,6 +2,7 @@
 
 mod bans;
 mod characters;
+mod deaths;
 mod ignores;
 mod inventory;
 mod migrations;
