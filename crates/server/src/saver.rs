@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, oneshot};
-use wayfarer_store::{CharacterSnapshot, Store};
+use wayfarer_store::{CharacterSnapshot, DeathLock, DeathTake, NpcKill, SaveBatch, Store, StoreError};
 
 /// Attempts per batch before its failure is logged and the batch given up.
 const SAVE_ATTEMPTS: u32 = 3;
@@ -15,6 +15,12 @@ const RETRY_PAUSE: Duration = Duration::from_millis(500);
 #[derive(Default)]
 pub struct SaveJob {
     pub snapshots: Vec<CharacterSnapshot>,
+    /// Death locks, written with the dying characters' snapshots (in `snapshots`).
+    pub new_deaths: Vec<DeathLock>,
+    /// Items leaving death locks, written with the pickers' snapshots (in `snapshots`).
+    pub death_takes: Vec<DeathTake>,
+    /// NPC kills to count.
+    pub kills: Vec<NpcKill>,
     /// Sessions to mark closed, with the reason.
     pub sessions_to_close: Vec<(String, &'static str)>,
     /// Fired once the job is written (a replacing connection waits for it).
@@ -31,15 +37,27 @@ pub async fn run(store: Store, mut jobs: mpsc::UnboundedReceiver<SaveJob>) {
 
 async fn save(store: &Store, job: SaveJob) {
     let started = Instant::now();
-    let mut saved = job.snapshots.is_empty();
+    let batch = SaveBatch {
+        snapshots: job.snapshots,
+        new_deaths: job.new_deaths,
+        death_takes: job.death_takes,
+        kills: job.kills,
+    };
+    let mut saved = batch.is_empty();
     for attempt in 1..=SAVE_ATTEMPTS {
         if saved {
             break;
         }
-        match store.inventories().save_batch(&job.snapshots).await {
+        match store.inventories().save(&batch).await {
             Ok(()) => saved = true,
+            Err(StoreError::Conflict(reason)) => {
+                // A batch the database refuses on its merits will be refused again: do not retry.
+                tracing::error!(characters = batch.snapshots.len(), reason, "a save batch was refused");
+                metrics::counter!("character_save_failures_total").increment(1);
+                break;
+            }
             Err(err) => {
-                tracing::error!(attempt, characters = job.snapshots.len(), error = %err, "saving characters failed");
+                tracing::error!(attempt, characters = batch.snapshots.len(), error = %err, "saving characters failed");
                 metrics::counter!("character_save_failures_total").increment(1);
                 tokio::time::sleep(RETRY_PAUSE).await;
             }
