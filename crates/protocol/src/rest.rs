@@ -26,6 +26,46 @@ pub struct TickStatus {
     pub number: u64,
     pub last_ms: f64,
     pub p99_ms: f64,
+    /// Median and 95th percentile over the last 1,000 ticks.
+    #[serde(default)]
+    pub p50_ms: f64,
+    #[serde(default)]
+    pub p95_ms: f64,
+    /// Ticks that started more than a tick late since the start.
+    #[serde(default)]
+    pub late_ticks: u64,
+    /// Per phase (`input`, `npcs`, `movement`, `actions`, `view`, `dispatch`, `persist`).
+    #[serde(default)]
+    pub phases: std::collections::BTreeMap<String, PhaseStatus>,
+}
+
+/// One tick phase's percentiles over the last 1,000 ticks.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PhaseStatus {
+    pub p50_ms: f64,
+    pub p95_ms: f64,
+    pub p99_ms: f64,
+}
+
+/// Outbound queue depths, in messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueStatus {
+    /// The fullest connection's queue.
+    pub max: u64,
+    /// All queues together.
+    pub total: u64,
+}
+
+/// The server process's resources (absent where the platform does not say).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProcessStatus {
+    pub rss_bytes: u64,
+    pub cpu_seconds: f64,
+    /// CPU use since the previous `/status`, in percent of one core.
+    pub cpu_percent: Option<f64>,
 }
 
 /// `GET /status`: the health probe of the hosting platform.
@@ -39,4 +79,11 @@ pub struct Status {
     pub players_online: u64,
     pub tick: TickStatus,
     pub database: DatabaseHealth,
+    /// Open game sockets.
+    #[serde(default)]
+    pub connections: u64,
+    #[serde(default)]
+    pub outbound_queue: QueueStatus,
+    #[serde(default)]
+    pub process: Option<ProcessStatus>,
 }

@@ -37,6 +37,8 @@ pub struct AppState {
     pub world_sender: WorldSender,
     pub online: Arc<OnlinePlayers>,
     pub connections: Arc<Connections>,
+    /// CPU use between `/status` reads.
+    pub cpu: Arc<crate::process_stats::CpuMeter>,
     /// Becomes true when the server begins shutting down (WebSocket tasks close their sockets).
     pub shutdown: watch::Receiver<bool>,
 }

@@ -13,10 +13,12 @@ pub mod http;
 pub mod local_postgres;
 pub mod online;
 pub mod player_view;
+pub mod process_stats;
 pub mod rate_limit;
 pub mod saver;
 pub mod server;
 pub mod telemetry;
+pub mod tick_stats;
 pub mod world_thread;
 
 pub use config::Config;

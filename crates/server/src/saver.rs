@@ -4,7 +4,9 @@
 use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, oneshot};
-use wayfarer_store::{CharacterSnapshot, DeathLock, DeathTake, NpcKill, SaveBatch, Store, StoreError};
+use wayfarer_store::{
+    CharacterSnapshot, DeathLock, DeathTake, NpcKill, SaveBatch, Store, StoreError,
+};
 
 /// Attempts per batch before its failure is logged and the batch given up.
 const SAVE_ATTEMPTS: u32 = 3;
@@ -52,7 +54,11 @@ async fn save(store: &Store, job: SaveJob) {
             Ok(()) => saved = true,
             Err(StoreError::Conflict(reason)) => {
                 // A batch the database refuses on its merits will be refused again: do not retry.
-                tracing::error!(characters = batch.snapshots.len(), reason, "a save batch was refused");
+                tracing::error!(
+                    characters = batch.snapshots.len(),
+                    reason,
+                    "a save batch was refused"
+                );
                 metrics::counter!("character_save_failures_total").increment(1);
                 break;
             }

@@ -154,6 +154,7 @@ impl RunningServer {
             world_sender: world.sender(),
             online,
             connections: Arc::new(crate::connections::Connections::default()),
+            cpu: Arc::default(),
             shutdown: shutdown_rx,
         };
         // Idle rate-limit keys are forgotten once a window so memory stays bounded.

@@ -6,7 +6,7 @@
 //! `/metrics` read without taking any lock the tick holds.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, TryRecvError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -23,8 +23,6 @@ use crate::online::{OnlineEntry, OnlinePlayers, Presence};
 use crate::player_view;
 use crate::saver::SaveJob;
 
-/// How many recent ticks the p99 is computed over (10 minutes at 600 ms).
-const TICK_WINDOW: usize = 1_000;
 /// Most inputs taken from the queue in one tick; the rest wait for the next, so a flood cannot
 /// stretch a tick.
 const MAX_INPUTS_PER_TICK: usize = 50_000;
@@ -83,60 +81,8 @@ impl WorldSender {
     }
 }
 
-/// Tick figures shared with HTTP handlers.
-#[derive(Debug, Default)]
-pub struct TickStats {
-    number: AtomicU64,
-    last_us: AtomicU64,
-    p99_us: AtomicU64,
-    players_online: AtomicU64,
-    late_ticks: AtomicU64,
-    npcs: AtomicU64,
-    resources: AtomicU64,
-    ground_items: AtomicU64,
-}
-
-/// A consistent-enough copy of the tick figures for one response.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct TickSnapshot {
-    pub number: u64,
-    pub last_ms: f64,
-    pub p99_ms: f64,
-    pub players_online: u64,
-    pub late_ticks: u64,
-}
-
-/// Entity counts for `GET /api/v1/world`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WorldCounts {
-    pub players: u64,
-    pub npcs: u64,
-    pub resources: u64,
-    pub ground_items: u64,
-}
-
-impl TickStats {
-    /// Reads the current figures.
-    pub fn snapshot(&self) -> TickSnapshot {
-        TickSnapshot {
-            number: self.number.load(Ordering::Relaxed),
-            last_ms: self.last_us.load(Ordering::Relaxed) as f64 / 1000.0,
-            p99_ms: self.p99_us.load(Ordering::Relaxed) as f64 / 1000.0,
-            players_online: self.players_online.load(Ordering::Relaxed),
-            late_ticks: self.late_ticks.load(Ordering::Relaxed),
-        }
-    }
-
-    /// Reads the entity counts.
-    pub fn counts(&self) -> WorldCounts {
-        WorldCounts {
-            players: self.players_online.load(Ordering::Relaxed),
-            npcs: self.npcs.load(Ordering::Relaxed),
-            resources: self.resources.load(Ordering::Relaxed),
-            ground_items: self.ground_items.load(Ordering::Relaxed),
-        }
-    }
-}
+use crate::tick_stats::{PhaseTimes, TickFigures, TickRecorder, PHASES};
+pub use crate::tick_stats::{TickSnapshot, TickStats, WorldCounts};
 
 /// What the world thread needs besides the world.
 pub struct WorldContext {
@@ -212,8 +158,9 @@ struct Runner {
     players: HashMap<String, PlayerRecord>,
     presence: Vec<Presence>,
     commands: Vec<Command>,
-    recent_us: Vec<u64>,
-    next_slot: usize,
+    recorder: TickRecorder,
+    /// This tick's phase durations in microseconds.
+    phase_us: PhaseTimes,
     ticks_since_save: u64,
 }
 
@@ -226,8 +173,8 @@ impl Runner {
             players: HashMap::new(),
             presence: Vec::new(),
             commands: Vec::new(),
-            recent_us: Vec::with_capacity(TICK_WINDOW),
-            next_slot: 0,
+            recorder: TickRecorder::default(),
+            phase_us: [0; PHASES.len()],
             ticks_since_save: 0,
         }
     }
@@ -269,7 +216,7 @@ impl Runner {
             let now = Instant::now();
             if now > next_deadline {
                 let late_by = now - next_deadline;
-                self.stats.late_ticks.fetch_add(1, Ordering::Relaxed);
+                self.stats.count_late_tick();
                 metrics::counter!("tick_late_total").increment(1);
                 tracing::warn!(
                     tick = self.world.tick_number(),
@@ -398,25 +345,31 @@ impl Runner {
         let commands = std::mem::take(&mut self.commands);
         let mut phase_started = started;
         let mut current: Option<Phase> = None;
+        let mut phase_us: PhaseTimes = [0; PHASES.len()];
+        let mut close = |done: Phase, now: Instant, since: Instant| {
+            let elapsed = now - since;
+            metrics::histogram!("tick_phase_ms", "phase" => phase_name(done))
+                .record(elapsed.as_secs_f64() * 1000.0);
+            phase_us[phase_index(done)] = elapsed.as_micros() as u64;
+        };
         let mut observe = |next: Phase| {
             let now = Instant::now();
             if let Some(done) = current {
-                metrics::histogram!("tick_phase_ms", "phase" => phase_name(done))
-                    .record((now - phase_started).as_secs_f64() * 1000.0);
+                close(done, now, phase_started);
             }
             current = Some(next);
             phase_started = now;
         };
         let events = self.world.tick_observed(commands, &mut observe);
-        let now = Instant::now();
         if let Some(done) = current {
-            metrics::histogram!("tick_phase_ms", "phase" => phase_name(done))
-                .record((now - phase_started).as_secs_f64() * 1000.0);
+            close(done, Instant::now(), phase_started);
         }
         let dispatch_started = Instant::now();
         self.dispatch(events);
+        let dispatch = dispatch_started.elapsed();
         metrics::histogram!("tick_phase_ms", "phase" => "dispatch")
-            .record(dispatch_started.elapsed().as_secs_f64() * 1000.0);
+            .record(dispatch.as_secs_f64() * 1000.0);
+        phase_us[5] = dispatch.as_micros() as u64;
 
         let persist_started = Instant::now();
         self.ticks_since_save += 1;
@@ -428,8 +381,11 @@ impl Runner {
             self.save_dirty();
         }
         self.context.online.try_publish(&mut self.presence);
+        let persist = persist_started.elapsed();
         metrics::histogram!("tick_phase_ms", "phase" => "persist")
-            .record(persist_started.elapsed().as_secs_f64() * 1000.0);
+            .record(persist.as_secs_f64() * 1000.0);
+        phase_us[6] = persist.as_micros() as u64;
+        self.phase_us = phase_us;
 
         let elapsed = started.elapsed();
         self.record_timing(elapsed);
@@ -563,36 +519,33 @@ impl Runner {
     }
 
     fn record_timing(&mut self, elapsed: Duration) {
-        let elapsed_us = elapsed.as_micros() as u64;
-        if self.recent_us.len() < TICK_WINDOW {
-            self.recent_us.push(elapsed_us);
-        } else {
-            self.recent_us[self.next_slot] = elapsed_us;
-        }
-        self.next_slot = (self.next_slot + 1) % TICK_WINDOW;
-        let mut sorted = self.recent_us.clone();
-        let p99_index = (sorted.len() * 99).div_ceil(100).saturating_sub(1);
-        let (_, p99, _) = sorted.select_nth_unstable(p99_index);
         let counts = self.world.counts();
-        let stats = &self.stats;
-        stats
-            .number
-            .store(self.world.tick_number(), Ordering::Relaxed);
-        stats.last_us.store(elapsed_us, Ordering::Relaxed);
-        stats.p99_us.store(*p99, Ordering::Relaxed);
-        stats
-            .players_online
-            .store(self.players.len() as u64, Ordering::Relaxed);
-        stats.npcs.store(counts.npcs as u64, Ordering::Relaxed);
-        stats
-            .resources
-            .store(counts.resources as u64, Ordering::Relaxed);
-        stats
-            .ground_items
-            .store(counts.ground_items as u64, Ordering::Relaxed);
+        // Queue depth = capacity used; a connection's queue only grows when its client reads slowly.
+        let (mut outbound_max, mut outbound_total) = (0u64, 0u64);
+        for record in self.players.values() {
+            let used = (record.outbound.max_capacity() - record.outbound.capacity()) as u64;
+            outbound_max = outbound_max.max(used);
+            outbound_total += used;
+        }
+        self.recorder.record(
+            &self.stats,
+            TickFigures {
+                number: self.world.tick_number(),
+                elapsed_us: elapsed.as_micros() as u64,
+                phases: self.phase_us,
+                players: self.players.len() as u64,
+                npcs: counts.npcs as u64,
+                resources: counts.resources as u64,
+                ground_items: counts.ground_items as u64,
+                outbound_max,
+                outbound_total,
+            },
+        );
         metrics::histogram!("tick_duration_ms").record(elapsed.as_secs_f64() * 1000.0);
         metrics::gauge!("tick_number").set(self.world.tick_number() as f64);
         metrics::gauge!("players_online").set(self.players.len() as f64);
+        metrics::gauge!("ws_outbound_queue_max").set(outbound_max as f64);
+        metrics::gauge!("ws_outbound_queue_total").set(outbound_total as f64);
     }
 
     fn player_sync(&self, record: &PlayerRecord) -> Player {
@@ -629,12 +582,17 @@ impl Runner {
 }
 
 fn phase_name(phase: Phase) -> &'static str {
+    PHASES[phase_index(phase)]
+}
+
+/// The sim phase's position in [`PHASES`].
+fn phase_index(phase: Phase) -> usize {
     match phase {
-        Phase::Input => "input",
-        Phase::Npcs => "npcs",
-        Phase::Movement => "movement",
-        Phase::Actions => "actions",
-        Phase::View => "view",
+        Phase::Input => 0,
+        Phase::Npcs => 1,
+        Phase::Movement => 2,
+        Phase::Actions => 3,
+        Phase::View => 4,
     }
 }
 

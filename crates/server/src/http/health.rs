@@ -5,9 +5,13 @@ use std::time::{Duration, Instant};
 
 use axum::extract::State;
 use axum::Json;
-use wayfarer_protocol::rest::{DatabaseHealth, Health, Status, TickStatus};
+use wayfarer_protocol::rest::{
+    DatabaseHealth, Health, PhaseStatus, ProcessStatus, QueueStatus, Status, TickStatus,
+};
 
 use crate::app::AppState;
+use crate::process_stats;
+use crate::tick_stats::PHASES;
 
 /// How long `/status` waits for the database before reporting it degraded; well inside the
 /// platform's 3-second deadline.
@@ -73,8 +77,35 @@ pub async fn status(State(state): State<AppState>) -> Json<Status> {
         tick: TickStatus {
             number: tick.number,
             last_ms: tick.last_ms,
+            p50_ms: tick.p50_ms,
+            p95_ms: tick.p95_ms,
             p99_ms: tick.p99_ms,
+            late_ticks: tick.late_ticks,
+            phases: PHASES
+                .iter()
+                .zip(tick.phases)
+                .map(|(name, p)| {
+                    (
+                        (*name).to_owned(),
+                        PhaseStatus {
+                            p50_ms: p.p50_ms,
+                            p95_ms: p.p95_ms,
+                            p99_ms: p.p99_ms,
+                        },
+                    )
+                })
+                .collect(),
         },
         database,
+        connections: state.connections.count() as u64,
+        outbound_queue: QueueStatus {
+            max: tick.outbound_max,
+            total: tick.outbound_total,
+        },
+        process: process_stats::sample().map(|s| ProcessStatus {
+            rss_bytes: s.rss_bytes,
+            cpu_seconds: s.cpu_seconds,
+            cpu_percent: state.cpu.percent(&s),
+        }),
     })
 }

@@ -66,6 +66,16 @@ pub async fn render(State(state): State<AppState>) -> impl IntoResponse {
     metrics::gauge!("db_pool_connections").set(f64::from(size));
     metrics::gauge!("db_pool_idle_connections").set(idle as f64);
     metrics::gauge!("uptime_seconds").set(state.started.elapsed().as_secs_f64());
+    if let Some(process) = crate::process_stats::sample() {
+        metrics::gauge!("process_resident_memory_bytes").set(process.rss_bytes as f64);
+        metrics::gauge!("process_cpu_seconds_total").set(process.cpu_seconds);
+    }
+    let tick = state.world.stats();
+    for (name, p) in crate::tick_stats::PHASES.iter().zip(tick.phases) {
+        metrics::gauge!("tick_phase_p99_ms", "phase" => *name).set(p.p99_ms);
+    }
+    metrics::gauge!("tick_p99_ms").set(tick.p99_ms);
+    metrics::gauge!("ws_open_connections").set(state.connections.count() as f64);
     (
         [(
             header::CONTENT_TYPE,

@@ -52,6 +52,61 @@ async fn status_reports_every_contract_field_and_a_running_tick() {
 }
 
 #[tokio::test]
+async fn status_reports_phase_percentiles_connections_queues_and_the_process() {
+    let app = TestApp::spawn().await;
+    let (token, _) = crate::support::player(&app, "Counted").await;
+    let (_ws, _) = crate::support::enter(&app, &token).await;
+    // Percentiles are published every ten ticks; wait for a tick past the first publication.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let status = loop {
+        let status: serde_json::Value = app.get("/status").await.json().await.unwrap();
+        if status["tick"]["number"].as_u64() >= Some(12) && status["playersOnline"] == 1 {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "tick never advanced: {status}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let tick = &status["tick"];
+    for key in ["p50Ms", "p95Ms", "p99Ms", "lateTicks"] {
+        assert!(tick[key].is_number(), "{key}: {status}");
+    }
+    assert!(tick["p50Ms"].as_f64() <= tick["p99Ms"].as_f64(), "{status}");
+    for phase in [
+        "input", "npcs", "movement", "actions", "view", "dispatch", "persist",
+    ] {
+        let p = &tick["phases"][phase];
+        assert!(
+            p["p99Ms"].as_f64().is_some_and(|v| v >= 0.0),
+            "{phase}: {status}"
+        );
+        assert!(
+            p["p50Ms"].as_f64() <= p["p99Ms"].as_f64(),
+            "{phase}: {status}"
+        );
+    }
+    assert_eq!(status["connections"], 1, "{status}");
+    assert!(status["outboundQueue"]["max"].is_u64(), "{status}");
+    assert!(status["outboundQueue"]["total"].is_u64(), "{status}");
+    if cfg!(target_os = "linux") {
+        let rss = status["process"]["rssBytes"].as_u64().unwrap_or(0);
+        assert!(rss > 1 << 20, "{status}");
+        assert!(
+            status["process"]["cpuSeconds"].as_f64() > Some(0.0),
+            "{status}"
+        );
+    }
+    let metrics = app.get("/metrics").await.text().await.unwrap();
+    for name in [
+        "process_resident_memory_bytes",
+        "tick_phase_p99_ms{phase=\"view\"}",
+        "ws_open_connections",
+        "ws_outbound_queue_max",
+    ] {
+        assert!(metrics.contains(name), "{name} missing");
+    }
+}
+
+#[tokio::test]
 async fn status_reports_the_configured_commit() {
     let app = TestApp::spawn_with(crate::support::AppOptions {
         env: vec![("COMMIT_HASH", "deadbeef".into())],
