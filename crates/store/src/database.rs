@@ -7,8 +7,8 @@ use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::{AnyPool, ConnectOptions, Executor};
 
 use crate::repo::{
-    bans::Bans, characters::Characters, deaths::Deaths, ignores::Ignores, inventory::Inventories,
-    sessions::Sessions, users::Users,
+    bans::Bans, characters::Characters, deaths::Deaths, friends::Friends, ignores::Ignores,
+    inventory::Inventories, sessions::Sessions, users::Users,
 };
 use crate::StoreError;
 
@@ -159,6 +159,11 @@ impl Store {
     /// Inventories, equipment and batched character saves.
     pub fn inventories(&self) -> Inventories<'_> {
         Inventories::new(self)
+    }
+
+    /// Friendships and friend requests.
+    pub fn friends(&self) -> Friends<'_> {
+        Friends::new(self)
     }
 
     /// Death locks and kill counts.

@@ -15,6 +15,8 @@ pub use migrations::{Migration, MIGRATIONS};
 pub use repo::bans::Ban;
 pub use repo::characters::{Character, NewCharacter, SkillLevel};
 pub use repo::deaths::{DeathLock, DeathTake, LockedItem, NpcKill};
+pub use repo::friends::{Contact, RequestOutcome, MAX_FRIENDS};
+pub use repo::ignores::MAX_IGNORED;
 pub use repo::inventory::{
     CharacterSnapshot, SaveBatch, StoredEquipment, StoredSlot, INVENTORY_SLOTS,
 };

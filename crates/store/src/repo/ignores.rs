@@ -2,7 +2,11 @@
 
 use sqlx::Row;
 
+use crate::repo::friends::Contact;
 use crate::{now_ms, Store, StoreError};
+
+/// The most characters one may ignore.
+pub const MAX_IGNORED: usize = 99;
 
 /// The `ignore_lists` repository.
 pub struct Ignores<'a> {
@@ -14,8 +18,21 @@ impl<'a> Ignores<'a> {
         Self { store }
     }
 
-    /// `character_id` ignores `ignored_id` (adding twice changes nothing).
+    /// `character_id` ignores `ignored_id` (adding twice changes nothing). Refused with
+    /// `Conflict` beyond [`MAX_IGNORED`].
     pub async fn add(&self, character_id: &str, ignored_id: &str) -> Result<(), StoreError> {
+        let count: i64 =
+            sqlx::query(r#"SELECT COUNT(*) AS n FROM ignore_lists WHERE "characterId" = $1 AND "ignoredId" <> $2"#)
+                .bind(character_id)
+                .bind(ignored_id)
+                .fetch_one(self.store.pool())
+                .await?
+                .try_get("n")?;
+        if count as usize >= MAX_IGNORED {
+            return Err(StoreError::Conflict(format!(
+                "at most {MAX_IGNORED} characters may be ignored"
+            )));
+        }
         sqlx::query(
             r#"INSERT INTO ignore_lists ("characterId", "ignoredId", "createdAt") VALUES ($1, $2, $3)
                ON CONFLICT ("characterId", "ignoredId") DO NOTHING"#,
@@ -36,6 +53,37 @@ impl<'a> Ignores<'a> {
             .execute(self.store.pool())
             .await?;
         Ok(())
+    }
+
+    /// The characters `character_id` ignores, by name.
+    pub async fn list(&self, character_id: &str) -> Result<Vec<Contact>, StoreError> {
+        let rows = sqlx::query(
+            r#"SELECT c.id, c.name FROM ignore_lists i JOIN characters c ON c.id = i."ignoredId"
+               WHERE i."characterId" = $1 ORDER BY c.name"#,
+        )
+        .bind(character_id)
+        .fetch_all(self.store.pool())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(Contact {
+                    id: r.try_get("id")?,
+                    name: r.try_get("name")?,
+                })
+            })
+            .collect()
+    }
+
+    /// Whether `character_id` ignores `other_id`.
+    pub async fn ignores(&self, character_id: &str, other_id: &str) -> Result<bool, StoreError> {
+        Ok(sqlx::query(
+            r#"SELECT 1 FROM ignore_lists WHERE "characterId" = $1 AND "ignoredId" = $2"#,
+        )
+        .bind(character_id)
+        .bind(other_id)
+        .fetch_optional(self.store.pool())
+        .await?
+        .is_some())
     }
 
     /// The lower-cased names of the characters `character_id` ignores.

@@ -3,6 +3,7 @@
 pub mod bans;
 pub mod characters;
 pub mod deaths;
+pub mod friends;
 pub mod ignores;
 pub mod inventory;
 pub mod sessions;

@@ -3,6 +3,7 @@
 mod bans;
 mod characters;
 mod deaths;
+mod friends;
 mod ignores;
 mod inventory;
 mod migrations;

@@ -1,0 +1,263 @@
+//! Friendships and friend requests (`friendships`, one row per direction; `friend_requests`).
+//!
+//! A request that meets a request the other way is an acceptance, and accepting writes both
+//! directions and removes both requests in one transaction, so a friendship is never one-sided.
+
+use sqlx::Row;
+
+use crate::{now_ms, Store, StoreError};
+
+/// The most friends a character may have (and the most pending requests it may send).
+pub const MAX_FRIENDS: usize = 99;
+
+/// Another character, as lists show it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Contact {
+    pub id: String,
+    pub name: String,
+}
+
+/// What a friend request led to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestOutcome {
+    /// The request waits for the other side.
+    Sent,
+    /// The other side had already asked: they are friends now.
+    Befriended,
+    /// They were already friends.
+    AlreadyFriends,
+    /// The same request was already waiting.
+    AlreadySent,
+}
+
+/// The friends repository.
+pub struct Friends<'a> {
+    store: &'a Store,
+}
+
+impl<'a> Friends<'a> {
+    pub(crate) fn new(store: &'a Store) -> Self {
+        Self { store }
+    }
+
+    /// `from` asks `to` to be friends. Refused with `Conflict` when `from` already has
+    /// [`MAX_FRIENDS`] friends (or as many pending requests).
+    pub async fn request(&self, from: &str, to: &str) -> Result<RequestOutcome, StoreError> {
+        let mut tx = self.store.pool().begin().await?;
+        let exists = |sql: &'static str, a: &str, b: &str| {
+            sqlx::query(sql).bind(a.to_owned()).bind(b.to_owned())
+        };
+        let friends = exists(
+            r#"SELECT 1 FROM friendships WHERE "characterId" = $1 AND "friendId" = $2"#,
+            from,
+            to,
+        )
+        .fetch_optional(&mut *tx)
+        .await?;
+        if friends.is_some() {
+            return Ok(RequestOutcome::AlreadyFriends);
+        }
+        let count: i64 =
+            sqlx::query(r#"SELECT COUNT(*) AS n FROM friendships WHERE "characterId" = $1"#)
+                .bind(from)
+                .fetch_one(&mut *tx)
+                .await?
+                .try_get("n")?;
+        if count as usize >= MAX_FRIENDS {
+            return Err(StoreError::Conflict(format!(
+                "a character may have at most {MAX_FRIENDS} friends"
+            )));
+        }
+        let reverse = exists(
+            r#"SELECT 1 FROM friend_requests WHERE "fromId" = $1 AND "toId" = $2"#,
+            to,
+            from,
+        )
+        .fetch_optional(&mut *tx)
+        .await?;
+        if reverse.is_some() {
+            let other: i64 =
+                sqlx::query(r#"SELECT COUNT(*) AS n FROM friendships WHERE "characterId" = $1"#)
+                    .bind(to)
+                    .fetch_one(&mut *tx)
+                    .await?
+                    .try_get("n")?;
+            if other as usize >= MAX_FRIENDS {
+                return Err(StoreError::Conflict(format!(
+                    "they already have {MAX_FRIENDS} friends"
+                )));
+            }
+            befriend(&mut tx, from, to).await?;
+            tx.commit().await?;
+            return Ok(RequestOutcome::Befriended);
+        }
+        let already_sent = exists(
+            r#"SELECT 1 FROM friend_requests WHERE "fromId" = $1 AND "toId" = $2"#,
+            from,
+            to,
+        )
+        .fetch_optional(&mut *tx)
+        .await?;
+        if already_sent.is_some() {
+            return Ok(RequestOutcome::AlreadySent);
+        }
+        let pending: i64 =
+            sqlx::query(r#"SELECT COUNT(*) AS n FROM friend_requests WHERE "fromId" = $1"#)
+                .bind(from)
+                .fetch_one(&mut *tx)
+                .await?
+                .try_get("n")?;
+        if pending as usize >= MAX_FRIENDS {
+            return Err(StoreError::Conflict(format!(
+                "at most {MAX_FRIENDS} friend requests may wait at once"
+            )));
+        }
+        sqlx::query(
+            r#"INSERT INTO friend_requests ("fromId", "toId", "createdAt") VALUES ($1, $2, $3)"#,
+        )
+        .bind(from)
+        .bind(to)
+        .bind(now_ms())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(RequestOutcome::Sent)
+    }
+
+    /// `to` answers `from`'s request. Accepting makes them friends (both directions, one
+    /// transaction); declining forgets the request. `NotFound` when there was no such request.
+    pub async fn respond(&self, to: &str, from: &str, accept: bool) -> Result<(), StoreError> {
+        let mut tx = self.store.pool().begin().await?;
+        let removed =
+            sqlx::query(r#"DELETE FROM friend_requests WHERE "fromId" = $1 AND "toId" = $2"#)
+                .bind(from)
+                .bind(to)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+        if removed == 0 {
+            return Err(StoreError::NotFound("no such friend request".into()));
+        }
+        if accept {
+            for (a, b) in [(to, from), (from, to)] {
+                let n: i64 = sqlx::query(
+                    r#"SELECT COUNT(*) AS n FROM friendships WHERE "characterId" = $1"#,
+                )
+                .bind(a)
+                .fetch_one(&mut *tx)
+                .await?
+                .try_get("n")?;
+                let already = sqlx::query(
+                    r#"SELECT 1 FROM friendships WHERE "characterId" = $1 AND "friendId" = $2"#,
+                )
+                .bind(a)
+                .bind(b)
+                .fetch_optional(&mut *tx)
+                .await?
+                .is_some();
+                if !already && n as usize >= MAX_FRIENDS {
+                    return Err(StoreError::Conflict(format!(
+                        "a character may have at most {MAX_FRIENDS} friends"
+                    )));
+                }
+            }
+            befriend(&mut tx, to, from).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Ends a friendship (both directions) and any requests between the two.
+    pub async fn remove(&self, a: &str, b: &str) -> Result<bool, StoreError> {
+        let mut tx = self.store.pool().begin().await?;
+        let mut removed = 0;
+        for (x, y) in [(a, b), (b, a)] {
+            removed += sqlx::query(
+                r#"DELETE FROM friendships WHERE "characterId" = $1 AND "friendId" = $2"#,
+            )
+            .bind(x)
+            .bind(y)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            sqlx::query(r#"DELETE FROM friend_requests WHERE "fromId" = $1 AND "toId" = $2"#)
+                .bind(x)
+                .bind(y)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(removed > 0)
+    }
+
+    /// A character's friends, by name.
+    pub async fn list(&self, character_id: &str) -> Result<Vec<Contact>, StoreError> {
+        self.contacts(
+            r#"SELECT c.id, c.name FROM friendships f JOIN characters c ON c.id = f."friendId"
+               WHERE f."characterId" = $1 ORDER BY c.name"#,
+            character_id,
+        )
+        .await
+    }
+
+    /// Requests waiting for this character's answer.
+    pub async fn incoming(&self, character_id: &str) -> Result<Vec<Contact>, StoreError> {
+        self.contacts(
+            r#"SELECT c.id, c.name FROM friend_requests r JOIN characters c ON c.id = r."fromId"
+               WHERE r."toId" = $1 ORDER BY c.name"#,
+            character_id,
+        )
+        .await
+    }
+
+    /// Requests this character sent that wait for an answer.
+    pub async fn outgoing(&self, character_id: &str) -> Result<Vec<Contact>, StoreError> {
+        self.contacts(
+            r#"SELECT c.id, c.name FROM friend_requests r JOIN characters c ON c.id = r."toId"
+               WHERE r."fromId" = $1 ORDER BY c.name"#,
+            character_id,
+        )
+        .await
+    }
+
+    async fn contacts(&self, sql: &'static str, id: &str) -> Result<Vec<Contact>, StoreError> {
+        let rows = sqlx::query(sql)
+            .bind(id)
+            .fetch_all(self.store.pool())
+            .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(Contact {
+                    id: r.try_get("id")?,
+                    name: r.try_get("name")?,
+                })
+            })
+            .collect()
+    }
+}
+
+/// Both directions of a friendship, and no requests left between the two.
+async fn befriend(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    a: &str,
+    b: &str,
+) -> Result<(), StoreError> {
+    let now = now_ms();
+    for (x, y) in [(a, b), (b, a)] {
+        sqlx::query(
+            r#"INSERT INTO friendships ("characterId", "friendId", "createdAt") VALUES ($1, $2, $3)
+               ON CONFLICT ("characterId", "friendId") DO NOTHING"#,
+        )
+        .bind(x)
+        .bind(y)
+        .bind(now)
+        .execute(&mut **tx)
+        .await?;
+        sqlx::query(r#"DELETE FROM friend_requests WHERE "fromId" = $1 AND "toId" = $2"#)
+            .bind(x)
+            .bind(y)
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(())
+}

@@ -1,0 +1,115 @@
+//! Friends and ignore lists: requests, counter-requests as acceptance, both directions written
+//! together, removal, and the 99 limits at their boundary.
+
+use wayfarer_store::{
+    test_both_backends, NewCharacter, NewUser, RequestOutcome, Store, StoreError, MAX_FRIENDS,
+    MAX_IGNORED,
+};
+
+async fn character(store: &Store, name: &str) -> String {
+    let user = store.users().create(&NewUser::default()).await.unwrap();
+    store
+        .characters()
+        .create(&NewCharacter {
+            account_id: user.id,
+            name: name.into(),
+            position: None,
+        })
+        .await
+        .unwrap()
+        .id
+}
+
+fn names(contacts: Vec<wayfarer_store::Contact>) -> Vec<String> {
+    contacts.into_iter().map(|c| c.name).collect()
+}
+
+test_both_backends!(requests_become_friendships_in_both_directions, |store| {
+    let ada = character(&store, "Ada").await;
+    let bob = character(&store, "Bob").await;
+    let cat = character(&store, "Cat").await;
+    let f = store.friends();
+    assert_eq!(f.request(&ada, &bob).await.unwrap(), RequestOutcome::Sent);
+    assert_eq!(
+        f.request(&ada, &bob).await.unwrap(),
+        RequestOutcome::AlreadySent
+    );
+    assert_eq!(names(f.incoming(&bob).await.unwrap()), vec!["Ada"]);
+    assert_eq!(names(f.outgoing(&ada).await.unwrap()), vec!["Bob"]);
+    f.respond(&bob, &ada, true).await.unwrap();
+    assert_eq!(names(f.list(&ada).await.unwrap()), vec!["Bob"]);
+    assert_eq!(names(f.list(&bob).await.unwrap()), vec!["Ada"]);
+    assert!(f.incoming(&bob).await.unwrap().is_empty());
+    assert_eq!(
+        f.request(&bob, &ada).await.unwrap(),
+        RequestOutcome::AlreadyFriends
+    );
+    // Answering a request that does not exist.
+    assert!(matches!(
+        f.respond(&bob, &ada, true).await.unwrap_err(),
+        StoreError::NotFound(_)
+    ));
+
+    // A counter-request is an acceptance.
+    assert_eq!(f.request(&cat, &ada).await.unwrap(), RequestOutcome::Sent);
+    assert_eq!(
+        f.request(&ada, &cat).await.unwrap(),
+        RequestOutcome::Befriended
+    );
+    assert_eq!(names(f.list(&ada).await.unwrap()), vec!["Bob", "Cat"]);
+    assert_eq!(names(f.list(&cat).await.unwrap()), vec!["Ada"]);
+
+    // Declining forgets; removing ends both directions.
+    assert_eq!(f.request(&bob, &cat).await.unwrap(), RequestOutcome::Sent);
+    f.respond(&cat, &bob, false).await.unwrap();
+    assert!(f.incoming(&cat).await.unwrap().is_empty());
+    assert!(f.list(&cat).await.unwrap().iter().all(|c| c.name != "Bob"));
+    assert!(f.remove(&bob, &ada).await.unwrap());
+    assert_eq!(names(f.list(&ada).await.unwrap()), vec!["Cat"]);
+    assert!(f.list(&bob).await.unwrap().is_empty());
+    assert!(!f.remove(&bob, &ada).await.unwrap());
+});
+
+test_both_backends!(
+    ninety_nine_friends_and_ninety_nine_ignored_at_most,
+    |store| {
+        let me = character(&store, "Popular").await;
+        let mut others = Vec::new();
+        for n in 0..=MAX_FRIENDS {
+            others.push(character(&store, &format!("Fan{n}")).await);
+        }
+        let f = store.friends();
+        for other in &others[..MAX_FRIENDS] {
+            f.request(other, &me).await.unwrap();
+            f.respond(&me, other, true).await.unwrap();
+        }
+        assert_eq!(f.list(&me).await.unwrap().len(), MAX_FRIENDS);
+        // The hundredth: refused whichever way it comes.
+        let last = &others[MAX_FRIENDS];
+        assert!(matches!(
+            f.request(&me, last).await.unwrap_err(),
+            StoreError::Conflict(_)
+        ));
+        f.request(last, &me).await.unwrap();
+        assert!(matches!(
+            f.respond(&me, last, true).await.unwrap_err(),
+            StoreError::Conflict(_)
+        ));
+        assert_eq!(f.list(&me).await.unwrap().len(), MAX_FRIENDS);
+        assert!(f.list(last).await.unwrap().is_empty());
+
+        let ig = store.ignores();
+        for other in &others[..MAX_IGNORED] {
+            ig.add(&me, other).await.unwrap();
+        }
+        // Adding one already ignored is fine; the hundredth is refused.
+        ig.add(&me, &others[0]).await.unwrap();
+        assert!(matches!(
+            ig.add(&me, &others[MAX_IGNORED]).await.unwrap_err(),
+            StoreError::Conflict(_)
+        ));
+        assert_eq!(ig.list(&me).await.unwrap().len(), MAX_IGNORED);
+        assert!(ig.ignores(&me, &others[0]).await.unwrap());
+        assert!(!ig.ignores(&me, &others[MAX_IGNORED]).await.unwrap());
+    }
+);
