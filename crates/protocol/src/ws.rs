@@ -34,6 +34,12 @@ pub mod codes {
     pub const INVALID_SLOT: &str = "invalid_slot";
     /// An action name or style that does not exist.
     pub const INVALID_ACTION: &str = "invalid_action";
+    /// No character has that name.
+    pub const PLAYER_NOT_FOUND: &str = "player_not_found";
+    /// A list is full (99 friends, 99 ignored, 99 pending requests).
+    pub const LIMIT_REACHED: &str = "limit_reached";
+    /// There is no such request (or friend) to answer or remove.
+    pub const NOT_FOUND: &str = "not_found";
 }
 
 /// A tile on the ground plane.
@@ -114,6 +120,13 @@ pub enum ClientMessage {
     Chat(ChatRequest),
     Action(ActionRequest),
     Use(UseRequest),
+    FriendRequest(NameRequest),
+    FriendRespond(FriendRespond),
+    FriendRemove(NameRequest),
+    IgnoreAdd(NameRequest),
+    IgnoreRemove(NameRequest),
+    /// `friend:list` with empty data: the client asks for its lists.
+    FriendList,
     /// `player:sync` with empty data: the client asks for its full state.
     Sync,
 }
@@ -168,6 +181,12 @@ impl ClientMessage {
             "player:chat" => data(kind, envelope.data).map(ClientMessage::Chat),
             "player:action" => data(kind, envelope.data).map(ClientMessage::Action),
             "inventory:use" => data(kind, envelope.data).map(ClientMessage::Use),
+            "friend:request" => data(kind, envelope.data).map(ClientMessage::FriendRequest),
+            "friend:respond" => data(kind, envelope.data).map(ClientMessage::FriendRespond),
+            "friend:remove" => data(kind, envelope.data).map(ClientMessage::FriendRemove),
+            "ignore:add" => data(kind, envelope.data).map(ClientMessage::IgnoreAdd),
+            "ignore:remove" => data(kind, envelope.data).map(ClientMessage::IgnoreRemove),
+            "friend:list" => Ok(ClientMessage::FriendList),
             "player:sync" => Ok(ClientMessage::Sync),
             other => Err(ParseError {
                 code: codes::UNKNOWN_TYPE,
@@ -367,6 +386,56 @@ pub struct UseRequest {
     pub target_id: Option<String>,
 }
 
+/// `friend:request`, `friend:remove`, `ignore:add`, `ignore:remove`: another character by name.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct NameRequest {
+    pub name: String,
+}
+
+/// `friend:respond`: an answer to a friend request from `name`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct FriendRespond {
+    pub name: String,
+    pub accept: bool,
+}
+
+/// Another character in a friends or ignore list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContactEntry {
+    pub id: String,
+    pub name: String,
+    /// Friends only: whether they are in the world now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub online: Option<bool>,
+}
+
+/// `friend:list`: the whole social state, on entry and after every change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FriendList {
+    pub friends: Vec<ContactEntry>,
+    /// Requests waiting for this player's answer.
+    pub incoming: Vec<ContactEntry>,
+    /// Requests this player sent that wait for an answer.
+    pub outgoing: Vec<ContactEntry>,
+    pub ignored: Vec<ContactEntry>,
+}
+
+/// `friend:incoming`: someone asks this player to be friends.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FriendIncoming {
+    pub from_id: String,
+    pub from_name: String,
+}
+
+/// `friend:status`: a friend came online or went offline.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FriendStatus {
+    pub id: String,
+    pub name: String,
+    pub online: bool,
+}
+
 /// `error`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ErrorMessage {
@@ -394,6 +463,12 @@ pub enum ServerMessage {
     SkillXp(SkillXp),
     #[serde(rename = "combat:hit")]
     CombatHit(CombatHit),
+    #[serde(rename = "friend:list")]
+    FriendList(FriendList),
+    #[serde(rename = "friend:incoming")]
+    FriendIncoming(FriendIncoming),
+    #[serde(rename = "friend:status")]
+    FriendStatus(FriendStatus),
     #[serde(rename = "error")]
     Error(ErrorMessage),
 }

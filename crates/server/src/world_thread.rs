@@ -66,6 +66,12 @@ pub enum WorldInput {
     },
     /// New content, applied at the next tick boundary.
     ReplaceContent(Arc<Content>),
+    /// Messages for players who are online (others are skipped), sent after the next tick's
+    /// events, so a player entering gets `player:sync` and `world:update` before them.
+    Notify {
+        to: Vec<String>,
+        message: Arc<ServerMessage>,
+    },
 }
 
 /// The sending side of the inbound queue.
@@ -159,6 +165,8 @@ struct Runner {
     presence: Vec<Presence>,
     commands: Vec<Command>,
     recorder: TickRecorder,
+    /// Notices for players, sent after the next dispatch.
+    notices: Vec<(Vec<String>, Arc<ServerMessage>)>,
     /// This tick's phase durations in microseconds.
     phase_us: PhaseTimes,
     ticks_since_save: u64,
@@ -174,6 +182,7 @@ impl Runner {
             presence: Vec::new(),
             commands: Vec::new(),
             recorder: TickRecorder::default(),
+            notices: Vec::new(),
             phase_us: [0; PHASES.len()],
             ticks_since_save: 0,
         }
@@ -288,6 +297,7 @@ impl Runner {
                 item_id,
                 quantity: u32::try_from(quantity.max(0)).unwrap_or(u32::MAX),
             }),
+            WorldInput::Notify { to, message } => self.notices.push((to, message)),
             WorldInput::ReplaceContent(content) => {
                 self.world.replace_content(content.clone());
                 self.context.content = content;
@@ -490,6 +500,11 @@ impl Runner {
                     }
                     self.presence.push(Presence::Moved(id, tile));
                 }
+            }
+        }
+        for (to, message) in std::mem::take(&mut self.notices) {
+            for id in &to {
+                send(&self.players, id, message.clone());
             }
         }
         // A client whose queue stays full is dropped; the tick never waits for it.

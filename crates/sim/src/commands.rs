@@ -189,6 +189,13 @@ pub enum Command {
         /// Echoed in a rejection.
         reference: Option<u64>,
     },
+    /// The player's ignore list changed (lower-cased names; replaces the old list).
+    SetIgnored {
+        /// Character id.
+        id: String,
+        /// Every name the player now ignores.
+        ignored: Vec<String>,
+    },
     /// Admin `/give`: adds items to the player's inventory (as many as fit).
     Give {
         /// Character id.
@@ -216,6 +223,7 @@ impl Command {
             | Command::Action { id, .. }
             | Command::UseItem { id, .. }
             | Command::Give { id, .. }
+            | Command::SetIgnored { id, .. }
             | Command::Move { id, .. }
             | Command::Stop { id }
             | Command::Teleport { id, .. }

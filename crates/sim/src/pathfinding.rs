@@ -211,6 +211,19 @@ impl Pathfinder {
     }
 }
 
+impl crate::world::World {
+    /// The path a player on `start` would walk to `goal`, next step first (empty when already
+    /// there or when no step gets closer), with the same search the movement phase uses. For
+    /// tools and benchmarks: the tick plans walks itself.
+    pub fn find_path(&mut self, start: TilePos, goal: TilePos) -> Vec<TilePos> {
+        let mut path = Vec::new();
+        self.pathfinder
+            .find(&self.layout.map, start, goal, &mut path);
+        path.reverse();
+        path
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -309,18 +322,5 @@ mod tests {
             assert_eq!(path.len(), 4);
         }
         assert_eq!(finder.generation, 3);
-    }
-}
-
-impl crate::world::World {
-    /// The path a player on `start` would walk to `goal`, next step first (empty when already
-    /// there or when no step gets closer), with the same search the movement phase uses. For
-    /// tools and benchmarks: the tick plans walks itself.
-    pub fn find_path(&mut self, start: TilePos, goal: TilePos) -> Vec<TilePos> {
-        let mut path = Vec::new();
-        self.pathfinder
-            .find(&self.layout.map, start, goal, &mut path);
-        path.reverse();
-        path
     }
 }

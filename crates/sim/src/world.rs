@@ -224,6 +224,12 @@ impl World {
                 item_id,
                 quantity,
             } => self.give(&id, &item_id, quantity, events),
+            Command::SetIgnored { id, ignored } => {
+                if let Some(&index) = self.player_index.get(&id) {
+                    self.players[index].ignored =
+                        ignored.into_iter().map(|n| n.to_lowercase()).collect();
+                }
+            }
             Command::Teleport { id, tile } => self.teleport(&id, tile),
             Command::Chat {
                 id,

@@ -7,5 +7,6 @@ pub mod json;
 pub mod limits;
 pub mod metrics;
 pub mod routes;
+pub mod social;
 pub mod test_hooks;
 pub mod ws;

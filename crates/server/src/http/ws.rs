@@ -22,6 +22,8 @@ use wayfarer_protocol::ws::{
 };
 use wayfarer_protocol::ErrorCode;
 use wayfarer_sim::{inventory_slot, Action, Command};
+
+use super::social::{self, SocialRequest};
 use wayfarer_store::{CharacterSnapshot, User};
 
 use crate::app::AppState;
@@ -195,6 +197,15 @@ impl Connection {
             let _ = tokio::time::timeout(Duration::from_secs(30), done_rx).await;
         }
         let _ = registration.saved.send(true);
+        if reason != "load_failed" && reason != "replaced" {
+            social::announce(
+                &connection.state,
+                &connection.character_id,
+                &connection.name,
+                false,
+            )
+            .await;
+        }
         connection
             .state
             .connections
@@ -248,6 +259,11 @@ impl Connection {
         if !joined {
             anyhow::bail!("the world is not accepting players");
         }
+        // After player:sync and the first world:update (notices follow the next tick's events).
+        if let Err(refusal) = social::push_list(&self.state, &self.character_id).await {
+            tracing::warn!(character = %self.character_id, reason = %refusal.message, "friends list not sent");
+        }
+        social::announce(&self.state, &self.character_id, &self.name, true).await;
         tracing::info!(
             character = %self.character_id,
             name = %self.name,
@@ -437,8 +453,39 @@ impl Connection {
                     .await
             }
         };
+        let social = match &message {
+            ClientMessage::FriendRequest(r) => Some(SocialRequest::Request(r.name.clone())),
+            ClientMessage::FriendRespond(r) => Some(SocialRequest::Respond {
+                name: r.name.clone(),
+                accept: r.accept,
+            }),
+            ClientMessage::FriendRemove(r) => Some(SocialRequest::Remove(r.name.clone())),
+            ClientMessage::IgnoreAdd(r) => Some(SocialRequest::Ignore(r.name.clone())),
+            ClientMessage::IgnoreRemove(r) => Some(SocialRequest::Unignore(r.name.clone())),
+            ClientMessage::FriendList => Some(SocialRequest::List),
+            _ => None,
+        };
+        if let Some(request) = social {
+            let me = social::Me {
+                id: &self.character_id,
+                name: &self.name,
+            };
+            return match social::handle(&self.state, me, request).await {
+                Ok(()) => Flow::Continue,
+                Err(refusal) => {
+                    self.reply_error(socket, refusal.code, &refusal.message, reference)
+                        .await
+                }
+            };
+        }
         let id = self.character_id.clone();
         let input = match message {
+            ClientMessage::FriendRequest(_)
+            | ClientMessage::FriendRespond(_)
+            | ClientMessage::FriendRemove(_)
+            | ClientMessage::IgnoreAdd(_)
+            | ClientMessage::IgnoreRemove(_)
+            | ClientMessage::FriendList => return Flow::Continue,
             ClientMessage::Sync => WorldInput::Sync { id },
             ClientMessage::Move(m) => WorldInput::Sim(Command::Move {
                 id,

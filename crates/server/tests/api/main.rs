@@ -8,6 +8,7 @@ mod config_errors;
 mod content;
 mod cors;
 mod errors;
+mod friends;
 mod health;
 mod items;
 mod load;

@@ -1,0 +1,190 @@
+//! Friends and ignore lists end to end over real sockets: request, accept, online and offline
+//! pushes, removal, ignoring (chat, private messages and friend requests from the ignored go
+//! nowhere), and the errors.
+
+use serde_json::{json, Value};
+
+use crate::support::{enter, player, TestApp, WsClient};
+
+/// The next `friend:list`.
+async fn list(ws: &mut WsClient) -> Value {
+    ws.expect_type("friend:list").await["data"].clone()
+}
+
+fn names(entries: &Value) -> Vec<String> {
+    entries
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_friend_request_accepted_shows_both_online_and_logouts_are_pushed() {
+    let app = TestApp::spawn().await;
+    let (ada_token, ada_id) = player(&app, "Ada").await;
+    let (bob_token, bob_id) = player(&app, "Bobby").await;
+    let (mut ada, _) = enter(&app, &ada_token).await;
+    let first = list(&mut ada).await;
+    assert_eq!(
+        first,
+        json!({"friends": [], "incoming": [], "outgoing": [], "ignored": []})
+    );
+    let (mut bob, _) = enter(&app, &bob_token).await;
+    list(&mut bob).await;
+
+    ada.send("friend:request", json!({"name": "bobby"}), None)
+        .await;
+    let mine = list(&mut ada).await;
+    assert_eq!(names(&mine["outgoing"]), vec!["Bobby"]);
+    let incoming = bob.expect_type("friend:incoming").await;
+    assert_eq!(
+        incoming["data"],
+        json!({"fromId": ada_id, "fromName": "Ada"})
+    );
+    let theirs = list(&mut bob).await;
+    assert_eq!(names(&theirs["incoming"]), vec!["Ada"]);
+
+    bob.send(
+        "friend:respond",
+        json!({"name": "Ada", "accept": true}),
+        None,
+    )
+    .await;
+    let theirs = list(&mut bob).await;
+    assert_eq!(
+        theirs["friends"],
+        json!([{"id": ada_id, "name": "Ada", "online": true}])
+    );
+    assert_eq!(theirs["incoming"], json!([]));
+    let mine = list(&mut ada).await;
+    assert_eq!(
+        mine["friends"],
+        json!([{"id": bob_id, "name": "Bobby", "online": true}])
+    );
+
+    // Bob leaves and comes back: Ada is told both times.
+    bob.close().await;
+    let status = ada.expect_type("friend:status").await;
+    assert_eq!(
+        status["data"],
+        json!({"id": bob_id, "name": "Bobby", "online": false})
+    );
+    let (_bob, _) = enter(&app, &bob_token).await;
+    let status = ada.expect_type("friend:status").await;
+    assert_eq!(status["data"]["online"], true);
+
+    // Removing ends it on both sides; removing again is not_found.
+    ada.send("friend:remove", json!({"name": "Bobby"}), None)
+        .await;
+    assert_eq!(list(&mut ada).await["friends"], json!([]));
+    ada.send("friend:remove", json!({"name": "Bobby"}), Some(json!("r")))
+        .await;
+    let error = ada.expect_type("error").await;
+    assert_eq!(error["data"]["code"], "not_found");
+    assert_eq!(error["data"]["ref"], "r");
+}
+
+#[tokio::test]
+async fn the_ignored_cannot_chat_privately_or_ask_to_be_friends() {
+    let app = TestApp::spawn().await;
+    let (ada_token, _) = player(&app, "Quiet").await;
+    let (pest_token, _) = player(&app, "Pest").await;
+    let (mut ada, _) = enter(&app, &ada_token).await;
+    list(&mut ada).await;
+    let (mut pest, _) = enter(&app, &pest_token).await;
+    list(&mut pest).await;
+
+    ada.send("ignore:add", json!({"name": "PEST"}), None).await;
+    assert_eq!(names(&list(&mut ada).await["ignored"]), vec!["Pest"]);
+
+    // A private message is refused with `ignored`; local chat does not reach Ada.
+    pest.send(
+        "player:chat",
+        json!({"text": "hello", "channel": "private", "to": "Quiet"}),
+        Some(json!(1)),
+    )
+    .await;
+    let error = pest.expect_type("error").await;
+    assert_eq!(error["data"]["code"], "ignored");
+    // A friend request goes nowhere, and Pest is not told why.
+    pest.send("friend:request", json!({"name": "Quiet"}), None)
+        .await;
+    let pest_list = list(&mut pest).await;
+    assert_eq!(pest_list["outgoing"], json!([]));
+    pest.send("player:chat", json!({"text": "anyone?"}), None)
+        .await;
+    // Ada sends herself a marker: everything before it has been delivered.
+    ada.send("player:chat", json!({"text": "marker"}), None)
+        .await;
+    let mut seen = Vec::new();
+    loop {
+        let m = ada.next().await.unwrap();
+        if m["type"] == "chat:message" {
+            let text = m["data"]["text"].as_str().unwrap().to_owned();
+            if text == "marker" {
+                break;
+            }
+            seen.push(text);
+        }
+        assert_ne!(m["type"], "friend:incoming", "{m}");
+    }
+    assert!(seen.is_empty(), "{seen:?}");
+
+    // Unignored, the private message goes through.
+    ada.send("ignore:remove", json!({"name": "Pest"}), None)
+        .await;
+    assert_eq!(list(&mut ada).await["ignored"], json!([]));
+    pest.send(
+        "player:chat",
+        json!({"text": "hi again", "channel": "private", "to": "Quiet"}),
+        None,
+    )
+    .await;
+    let message = ada
+        .expect("the private message", |m| {
+            m["type"] == "chat:message" && m["data"]["channel"] == "private"
+        })
+        .await;
+    assert_eq!(message["data"]["text"], "hi again");
+}
+
+#[tokio::test]
+async fn unknown_names_and_yourself_are_refused_with_codes() {
+    let app = TestApp::spawn().await;
+    let (token, _) = player(&app, "Lonely").await;
+    let (mut ws, _) = enter(&app, &token).await;
+    list(&mut ws).await;
+    for (kind, data, code) in [
+        (
+            "friend:request",
+            json!({"name": "Nobody"}),
+            "player_not_found",
+        ),
+        (
+            "friend:request",
+            json!({"name": "lonely"}),
+            "invalid_target",
+        ),
+        (
+            "friend:respond",
+            json!({"name": "Nobody", "accept": true}),
+            "player_not_found",
+        ),
+        ("ignore:add", json!({"name": "Lonely"}), "invalid_target"),
+        ("friend:request", json!({}), "invalid_message"),
+        (
+            "friend:respond",
+            json!({"name": "Lonely"}),
+            "invalid_message",
+        ),
+    ] {
+        ws.send(kind, data.clone(), Some(json!(kind))).await;
+        let error = ws.expect_type("error").await;
+        assert_eq!(error["data"]["code"], code, "{kind} {data}: {error}");
+        assert_eq!(error["data"]["ref"], kind);
+    }
+    ws.send("friend:list", json!({}), None).await;
+    list(&mut ws).await;
+}
