@@ -14,11 +14,18 @@ pub struct Migration {
 }
 
 /// Every migration, oldest first. Never edit one that has shipped: add a new one.
-pub const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "initial",
-    sql: include_str!("../migrations/0001_initial.sql"),
-}];
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "initial",
+        sql: include_str!("../migrations/0001_initial.sql"),
+    },
+    Migration {
+        version: 2,
+        name: "death_pvp",
+        sql: include_str!("../migrations/0002_death_pvp.sql"),
+    },
+];
 
 /// Any constant works; it only has to be the same in every server process sharing a database.
 const PG_MIGRATION_LOCK_KEY: i64 = 0x5741_5946_4152_4552; // "WAYFARER"

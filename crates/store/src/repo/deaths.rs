@@ -32,6 +32,8 @@ pub struct DeathLock {
     pub tile_x: i32,
     pub tile_z: i32,
     pub area_id: Option<String>,
+    /// Died in a PvP area (items public at once).
+    pub pvp: bool,
     /// What is still unclaimed.
     pub items: Vec<LockedItem>,
 }
@@ -66,7 +68,7 @@ impl<'a> Deaths<'a> {
     /// Every lock still holding items, oldest first.
     pub async fn locked(&self) -> Result<Vec<DeathLock>, StoreError> {
         let rows = sqlx::query(
-            r#"SELECT id, "characterId", "diedAt", "tileX", "tileZ", "areaId", items
+            r#"SELECT id, "characterId", "diedAt", "tileX", "tileZ", "areaId", pvp, items
                FROM "playerDeaths" WHERE status = 'locked' ORDER BY "diedAt", id"#,
         )
         .fetch_all(self.store.pool())
@@ -81,6 +83,7 @@ impl<'a> Deaths<'a> {
                     tile_x: r.try_get::<i32, _>("tileX")?,
                     tile_z: r.try_get::<i32, _>("tileZ")?,
                     area_id: r.try_get("areaId")?,
+                    pvp: r.try_get::<i64, _>("pvp")? != 0,
                     items: parse_items(&items)?,
                 })
             })
@@ -137,8 +140,8 @@ pub(crate) async fn insert_in(
         "locked"
     };
     sqlx::query(
-        r#"INSERT INTO "playerDeaths" (id, "characterId", "diedAt", "tileX", "tileZ", "areaId", items, status, "releasedAt")
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"#,
+        r#"INSERT INTO "playerDeaths" (id, "characterId", "diedAt", "tileX", "tileZ", "areaId", items, status, "releasedAt", pvp)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"#,
     )
     .bind(&lock.id)
     .bind(&lock.character_id)
@@ -149,6 +152,7 @@ pub(crate) async fn insert_in(
     .bind(items_text(&items))
     .bind(status)
     .bind(items.is_empty().then_some(lock.died_at_ms))
+    .bind(i64::from(lock.pvp))
     .execute(&mut **tx)
     .await?;
     Ok(())

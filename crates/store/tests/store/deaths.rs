@@ -50,6 +50,7 @@ fn lock(id: &str, character: &str, items: Vec<LockedItem>) -> DeathLock {
         tile_x: 3,
         tile_z: -4,
         area_id: Some("town".into()),
+        pvp: false,
         items,
     }
 }
