@@ -64,6 +64,7 @@ mod world;
 
 pub use actions::{inventory_slot, ActionError};
 pub use chat::{clean_chat_text, SYSTEM_SENDER_ID, SYSTEM_SENDER_NAME};
+pub use combat::GRAVESTONE_TICKS;
 pub use commands::{Action, Command, Joining};
 pub use events::{EntityCounts, Event, Phase, PlayerStats};
 pub use grid::CELL_TILES;
