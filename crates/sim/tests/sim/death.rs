@@ -1,0 +1,1 @@
+//! Death: tests added below.
