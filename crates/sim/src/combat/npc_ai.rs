@@ -2,7 +2,8 @@
 //! walking home after a leash keeps walking; one with a target chases it (naive steps, as
 //! wandering) and swings in melee whenever its attack speed allows; an idle aggressive one looks
 //! for a player within its aggro range. An NPC pulled farther than its leash range from home drops
-//! the fight, heals and walks home; wandering resumes once it is there.
+//! the fight, heals and walks home (as does one whose target went out of sight); wandering resumes
+//! once it is there.
 
 use wayfarer_content::Npc;
 use wayfarer_protocol::ws::TilePos;
@@ -13,6 +14,7 @@ use crate::events::Event;
 use crate::grid::Class;
 use crate::map::chebyshev;
 use crate::npcs::{naive_step, npc_entity, Origin};
+use crate::view::VIEW_RADIUS_TILES;
 use crate::world::World;
 
 /// NPCs fight in melee: they hit from an adjacent tile (content's `combatRange` is not used yet).
@@ -204,6 +206,10 @@ impl World {
             return;
         };
         let leash = self.leash_tiles(n);
+        if chebyshev(tile, goal) > VIEW_RADIUS_TILES as u32 {
+            // Out of sight (teleported, or beyond a wall it cannot step past): give up.
+            return self.leash(n);
+        }
         let at = self.step_npc(n, tile, goal, NPC_MELEE_REACH_TILES);
         if chebyshev(at, self.npcs[n].home) > leash {
             return self.leash(n);
@@ -254,7 +260,7 @@ impl World {
         if !(range.is_finite() && range >= 1.0) {
             return;
         }
-        let range = range.min(f64::from(crate::view::VIEW_RADIUS_TILES)) as i32;
+        let range = range.min(f64::from(VIEW_RADIUS_TILES)) as i32;
         let level = npc.stats.level;
         let mut best: Option<(u32, Handle)> = None;
         self.grid.players_within(tile, range, |handle| {

@@ -184,6 +184,31 @@ fn a_weak_mob_fights_back_dies_drops_loot_for_its_killer_and_respawns_on_time() 
     );
     let died_at = w.tick_number();
     assert!(w.entity(&weakling).is_none() && npc_of(&w, "weakling").is_none());
+    // Viewers saw its health drop, then saw it go.
+    let kill = events
+        .iter()
+        .position(|e| matches!(e, Event::NpcKilled { .. }))
+        .expect("killed");
+    // The kill is the last tick's; its views follow it.
+    let seen = crate::views(&events[kill..]);
+    assert!(
+        seen["ada"].removed.contains(&weakling),
+        "removed from view at death"
+    );
+    let changed: Vec<Option<i64>> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::View { to, update } if to == "ada" => Some(update),
+            _ => None,
+        })
+        .flat_map(|u| u.changed.iter())
+        .filter(|c| c.id == weakling)
+        .map(|c| c.health)
+        .collect();
+    assert!(
+        changed.contains(&Some(1)),
+        "its wound was shown: {changed:?}"
+    );
     let loot = w.ground_items();
     assert!(loot
         .iter()
