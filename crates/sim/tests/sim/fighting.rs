@@ -560,3 +560,54 @@ fn a_follower_keeps_re_pathing_behind_a_moving_player() {
         assert!(w.player_is_busy("bob"), "still following");
     }
 }
+
+#[test]
+fn a_bow_without_arrows_does_not_shoot() {
+    let mut w = world(&[mob("dummy", 10, 10)], 24);
+    let dummy = npc_of(&w, "dummy").expect("dummy");
+    w.tick(vec![Fighter::new("ada", t(10, 14))
+        .wear(EquipSlot::Weapon, "shortbow", 1)
+        .join()]);
+    let mut events = w.tick(vec![attack("ada", &dummy)]);
+    events.extend(idle(&mut w, 5));
+    assert!(hits(&events).is_empty());
+    assert!(events.iter().any(
+        |e| matches!(e, Event::Chat { to, message } if to == &["ada".to_string()] && message.text.contains("no arrows"))
+    ));
+    assert!(!w.player_is_busy("ada"));
+}
+
+#[test]
+fn a_mob_whose_target_leaves_walks_home_and_dead_mobs_survive_a_content_reload() {
+    let mut w = world(&[mob("brute", 10, 10), mob("weakling", 20, 20)], 25);
+    let brute = npc_of(&w, "brute").expect("brute");
+    w.tick(vec![Fighter::new("ada", t(10, 12)).join()]);
+    tick_until(&mut w, 40, |_, e| {
+        hits(e).iter().any(|h| h.attacker_id == brute)
+    });
+    w.tick(vec![Command::Leave { id: "ada".into() }]);
+    idle(&mut w, 20);
+    let e = w.entity(&brute).expect("alive");
+    assert!(
+        (e.x - 10).abs() <= 2 && (e.z - 10).abs() <= 2,
+        "back near home"
+    );
+
+    // Kill the weakling, reload the same content while it is dead: it still respawns once.
+    let weakling = npc_of(&w, "weakling").expect("weakling");
+    let hero = Fighter::new("bob", t(20, 21))
+        .level(Skill::Attack, 99)
+        .level(Skill::Strength, 99);
+    w.tick(vec![hero.join(), attack("bob", &weakling)]);
+    tick_until(&mut w, 50, |w, _| w.entity(&weakling).is_none());
+    assert!(npc_of(&w, "weakling").is_none());
+    let content = w.content().clone();
+    w.replace_content(content);
+    idle(&mut w, 12);
+    let weaklings = w
+        .npcs()
+        .into_iter()
+        .filter(|n| n.type_id.as_deref() == Some("weakling"))
+        .count();
+    assert_eq!(weaklings, 1);
+}
