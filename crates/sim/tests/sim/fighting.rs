@@ -611,3 +611,24 @@ fn a_mob_whose_target_leaves_walks_home_and_dead_mobs_survive_a_content_reload()
         .count();
     assert_eq!(weaklings, 1);
 }
+
+#[test]
+fn the_same_seed_and_commands_give_the_same_fight() {
+    let run_once = || {
+        let mut w = world(&[mob("brute", 10, 10), mob("weakling", 14, 10)], 26);
+        let weakling = npc_of(&w, "weakling").expect("weakling");
+        let mut events = w.tick(vec![
+            Fighter::new("ada", t(10, 12)).join(),
+            Fighter::new("bob", t(14, 11))
+                .wear(EquipSlot::Weapon, "shortbow", 1)
+                .wear(EquipSlot::Arrows, "bronze_arrow", 20)
+                .join(),
+        ]);
+        events.extend(w.tick(vec![attack("bob", &weakling)]));
+        events.extend(idle(&mut w, 120));
+        events
+    };
+    let first = run_once();
+    assert!(!hits(&first).is_empty());
+    assert_eq!(first, run_once());
+}
