@@ -256,7 +256,9 @@ impl World {
             Action::LightFire { slot } => self.light_fire(index, slot, reference, events),
             Action::Flee => self.flee(index, reference, events),
             Action::Attack { target } => {
-                self.begin(index, &target, IntentKind::Attack, reference, events)
+                if self.attack_allowed(index, &target, reference, events) {
+                    self.begin(index, &target, IntentKind::Attack, reference, events)
+                }
             }
             Action::Gather { target } => {
                 self.begin(index, &target, IntentKind::Gather, reference, events)

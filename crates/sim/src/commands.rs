@@ -6,7 +6,7 @@ use wayfarer_protocol::ws::{ChatChannel, TilePos};
 
 use crate::combat::formulas::CombatStyle;
 use crate::equipment::Equipment;
-use crate::inventory::Inventory;
+use crate::inventory::{Inventory, Stack};
 use crate::skills::Skills;
 
 /// Everything the world needs of a character entering it (the server loads it from the store).
@@ -212,6 +212,23 @@ pub enum Command {
         /// The text, sent as given.
         text: String,
     },
+    /// Puts back the ground pile of a death that is still locked after a restart (the server
+    /// persists what [`crate::Event::PlayerDied`] dropped minus what was taken or expired). The
+    /// items lie at `tile` (or the walkable tile nearest to it), private to `owner` for
+    /// `private_ticks` more ticks, then public for [`crate::GROUND_LIFETIME_TICKS`]; they keep
+    /// `death_id`, so their pickup and expiry are reported as before.
+    RestoreDeathPile {
+        /// The death's id (`PlayerDied::death_id`).
+        death_id: String,
+        /// Who may take the items while they are private (the dead player, or a PvP killer).
+        owner: String,
+        /// Where they lie.
+        tile: TilePos,
+        /// What lies there.
+        items: Vec<Stack>,
+        /// Ticks they stay private from now (0: public at once).
+        private_ticks: u64,
+    },
 }
 
 impl Command {
@@ -229,6 +246,8 @@ impl Command {
             | Command::Teleport { id, .. }
             | Command::Chat { id, .. } => Some(id),
             Command::SystemMessage { to, .. } => to.as_deref(),
+            // The owner is usually offline: the pile is the world's, not a player's request.
+            Command::RestoreDeathPile { .. } => None,
         }
     }
 }

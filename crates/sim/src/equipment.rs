@@ -106,7 +106,6 @@ impl Equipment {
     }
 
     /// Takes `quantity` from the stack in `slot` (ammunition fired); false when there is less.
-    #[allow(dead_code)] // ammunition: used once ranged combat lands
     pub(crate) fn consume(&mut self, slot: EquipSlot, quantity: u32) -> bool {
         let slot = storage_slot(slot);
         let Some(stack) = self.slots.get_mut(&slot) else {
@@ -123,7 +122,6 @@ impl Equipment {
     }
 
     /// Empties every slot, returning the stacks in slot order (death).
-    #[allow(dead_code)] // death: used once death lands
     pub(crate) fn take_all(&mut self) -> Vec<Stack> {
         std::mem::take(&mut self.slots).into_values().collect()
     }

@@ -82,6 +82,43 @@ pub enum Event {
         /// The tile at the end of the tick.
         tile: TilePos,
     },
+    /// A player killed an NPC (the server counts `npcKills` per player and NPC type).
+    NpcKilled {
+        /// The killer's character id.
+        killer: String,
+        /// The NPC's content id (`goblin`).
+        npc_id: String,
+    },
+    /// A player died: everything held and worn was dropped at `tile` (tagged with `death_id`), and
+    /// the player is back at the spawn with full health.
+    PlayerDied {
+        /// Character id.
+        id: String,
+        /// Unique and deterministic: `<character id>-<tick>`.
+        death_id: String,
+        /// Where the player died (where the items lie).
+        tile: TilePos,
+        /// Every stack dropped, inventory first, then equipment, as dropped.
+        items: Vec<Stack>,
+        /// Whether the death was in a PvP area (items public, or the killer's for a minute).
+        pvp: bool,
+    },
+    /// A player picked up a ground item spilled by a death.
+    DeathItemTaken {
+        /// The death (`PlayerDied::death_id`).
+        death_id: String,
+        /// Who took it (character id).
+        by: String,
+        /// What was taken.
+        stack: Stack,
+    },
+    /// A ground item spilled by a death vanished (nobody took it in time).
+    DeathItemExpired {
+        /// The death (`PlayerDied::death_id`).
+        death_id: String,
+        /// What vanished.
+        stack: Stack,
+    },
 }
 
 /// What a player's record must now say about their stats (the server mirrors it for saving).

@@ -30,6 +30,8 @@ pub(crate) struct GroundItem {
     pub public_at: u64,
     /// The tick at which it disappears.
     pub despawn_at: u64,
+    /// The death it was spilled by (`PlayerDied::death_id`), so taking it or its expiry is reported.
+    pub death: Option<String>,
 }
 
 /// A ground item as tests and tools see it.
@@ -47,6 +49,8 @@ pub struct GroundItemInfo {
     pub public_at: u64,
     /// The tick at which it disappears.
     pub despawn_at: u64,
+    /// The death that spilled it, if any.
+    pub death: Option<String>,
 }
 
 impl World {
@@ -59,6 +63,19 @@ impl World {
         owner: Option<&str>,
         private_ticks: u64,
         lifetime_ticks: u64,
+    ) {
+        self.spawn_tagged_ground_items(tile, stack, owner, private_ticks, lifetime_ticks, None);
+    }
+
+    /// [`World::spawn_ground_items`] for items spilled by a death: each pile remembers `death`.
+    pub(crate) fn spawn_tagged_ground_items(
+        &mut self,
+        tile: TilePos,
+        stack: Stack,
+        owner: Option<&str>,
+        private_ticks: u64,
+        lifetime_ticks: u64,
+        death: Option<&str>,
     ) {
         let stacking = self
             .content
@@ -103,6 +120,7 @@ impl World {
                 owner: owner.map(str::to_owned),
                 public_at: now + private_ticks,
                 despawn_at: now + lifetime_ticks,
+                death: death.map(str::to_owned),
             });
         }
     }
@@ -117,13 +135,19 @@ impl World {
         item
     }
 
-    /// Makes expired ground items disappear.
-    pub(crate) fn advance_ground_items(&mut self) {
+    /// Makes expired ground items disappear (reporting those a death spilled).
+    pub(crate) fn advance_ground_items(&mut self, events: &mut Vec<Event>) {
         let now = self.now();
         let mut position = 0;
         while position < self.ground.len() {
             if self.ground[position].despawn_at <= now {
-                self.remove_ground_item(position);
+                let item = self.remove_ground_item(position);
+                if let Some(death_id) = item.death {
+                    events.push(Event::DeathItemExpired {
+                        death_id,
+                        stack: item.stack,
+                    });
+                }
             } else {
                 position += 1;
             }
@@ -184,7 +208,14 @@ impl World {
             return Flow::Done;
         }
         player.dirty.inventory = true;
-        self.remove_ground_item(position);
+        let item = self.remove_ground_item(position);
+        if let Some(death_id) = item.death {
+            events.push(Event::DeathItemTaken {
+                death_id,
+                by: id,
+                stack: item.stack,
+            });
+        }
         Flow::Done
     }
 
@@ -201,6 +232,7 @@ impl World {
                     owner: g.owner.clone(),
                     public_at: g.public_at,
                     despawn_at: g.despawn_at,
+                    death: g.death.clone(),
                 })
             })
             .collect()

@@ -19,6 +19,9 @@
 //!   [`MAX_VISIBLE_NPCS`] NPCs). **A player is part of its own view**: its first update adds itself,
 //!   and its own steps arrive as `moved`, so a client learns its authoritative tile from the same
 //!   stream as everyone else's (it does not count towards the cap).
+//! - **Combat** (`combat`): players attack NPCs (players only where both stand in a PvP area) in
+//!   melee or ranged at their weapon's speed; NPCs retaliate, aggress, leash home and respawn; loot
+//!   and death piles fall as ground items; rules in `docs/mechanics.md`.
 //! - **Chat** (`chat`): see [`Command::Chat`]; [`Event::Chat`] carries `ts: 0` because the sim reads
 //!   no clock: the server stamps the send time.
 //! - **Ids**: players use their character id; NPCs and resources get `npc-<n>` / `res-<n>` from a
@@ -64,6 +67,7 @@ mod world;
 
 pub use actions::{inventory_slot, ActionError};
 pub use chat::{clean_chat_text, SYSTEM_SENDER_ID, SYSTEM_SENDER_NAME};
+pub use combat::GRAVESTONE_TICKS;
 pub use commands::{Action, Command, Joining};
 pub use events::{EntityCounts, Event, Phase, PlayerStats};
 pub use grid::CELL_TILES;

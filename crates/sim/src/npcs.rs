@@ -1,11 +1,13 @@
 //! NPCs and mobs: fixed NPCs stand where content puts them; mobs appear around their spawner and wander
 //! near the tile they appeared on. Wandering uses the world's seeded generator and the classic naive
 //! step (diagonal when allowed, else along one axis), so an NPC costs a few map lookups per tick and no
-//! path search. Combat and respawning come later.
+//! path search. Fighting, leashing and respawning live in `combat::npc_ai`; a mob busy with any of
+//! them does not wander.
 
 use rand::Rng;
 use wayfarer_protocol::ws::{Entity, EntityKind, TilePos};
 
+use crate::combat::NpcFight;
 use crate::entities::Handle;
 use crate::grid::Class;
 use crate::layout::{MobPlacement, NpcPlacement};
@@ -38,11 +40,13 @@ pub(crate) struct NpcState {
     pub tiles_per_tick: u32,
     /// Where it is walking to.
     pub destination: Option<TilePos>,
+    /// Its fight: target, swing timer, leash return, respawn timer.
+    pub fight: NpcFight,
 }
 
 /// The next tile on the naive way from `at` towards `to`: diagonal when that step is allowed, else
 /// along x, else along z; `None` when blocked.
-fn naive_step(map: &TileMap, at: TilePos, to: TilePos) -> Option<TilePos> {
+pub(crate) fn naive_step(map: &TileMap, at: TilePos, to: TilePos) -> Option<TilePos> {
     let dx = (to.x - at.x).signum();
     let dz = (to.z - at.z).signum();
     let candidates = [
@@ -64,7 +68,13 @@ fn naive_step(map: &TileMap, at: TilePos, to: TilePos) -> Option<TilePos> {
         .find(|&next| next != at && map.can_step(at, next))
 }
 
-fn npc_entity(id: String, npc_id: &str, name: &str, health: i64, tile: TilePos) -> Entity {
+pub(crate) fn npc_entity(
+    id: String,
+    npc_id: &str,
+    name: &str,
+    health: i64,
+    tile: TilePos,
+) -> Entity {
     Entity {
         id,
         kind: EntityKind::Npc,
@@ -101,6 +111,7 @@ impl World {
             wander_radius: 0,
             tiles_per_tick: 1,
             destination: None,
+            fight: NpcFight::default(),
         });
     }
 
@@ -125,6 +136,7 @@ impl World {
                 wander_radius: placement.wander_radius,
                 tiles_per_tick: placement.tiles_per_tick,
                 destination: None,
+                fight: NpcFight::default(),
             });
         }
     }
@@ -148,7 +160,7 @@ impl World {
     pub(crate) fn advance_npcs(&mut self) {
         let now = self.now();
         for npc in &mut self.npcs {
-            if npc.wander_radius == 0 {
+            if npc.wander_radius == 0 || npc.fight.busy() {
                 continue;
             }
             let Some(start) = self.entities.get(npc.handle).map(|b| b.tile()) else {

@@ -180,12 +180,13 @@ impl World {
         }
         phase(Phase::Npcs);
         self.advance_npcs();
+        self.advance_npc_fights(&mut events);
         phase(Phase::Movement);
         self.advance_players();
         self.report_player_moves(&mut events);
         phase(Phase::Actions);
         self.advance_intents(&mut events);
-        self.advance_ground_items();
+        self.advance_ground_items(&mut events);
         self.report_player_changes(&mut events);
         phase(Phase::View);
         self.push_views(&mut events);
@@ -239,6 +240,13 @@ impl World {
                 reference,
             } => self.chat(&id, channel, &text, to.as_deref(), reference, events),
             Command::SystemMessage { to, text } => self.system_message(to.as_deref(), text, events),
+            Command::RestoreDeathPile {
+                death_id,
+                owner,
+                tile,
+                items,
+                private_ticks,
+            } => self.restore_death_pile(&death_id, &owner, tile, items, private_ticks, events),
         }
     }
 

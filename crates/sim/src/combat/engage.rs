@@ -1,47 +1,272 @@
-//! Fighting: filled in by the combat work; until then attacks say they are not available.
+//! A player's side of a fight. The walk-then-act intent of `actions` brings the player within reach
+//! (1 tile for melee, the bow's range for ranged); from then on each tick calls
+//! [`World::attack_tick`], which swings whenever the weapon's timer allows: accuracy and max hit
+//! from `formulas`, one arrow per ranged shot, the hit shown to everyone who can see the target,
+//! XP for the damage, and the target's death when its health reaches 0.
 
-use wayfarer_protocol::ws::codes;
+use wayfarer_content::{AttackStyle, EquipSlot, Skill};
+use wayfarer_protocol::ws::{codes, CombatHit, TilePos};
 
 use crate::actions::{Flow, Intent};
+use crate::combat::formulas::{
+    combat_xp, npc_defence_roll, roll_attack, AttackType, CombatStyle, PlayerCombatant,
+    PrayerBoosts,
+};
+use crate::entities::Handle;
 use crate::events::Event;
+use crate::view::VIEW_RADIUS_TILES;
 use crate::world::World;
 
+/// Ticks between punches with no weapon (the genre's unarmed speed, 2.4 s).
+pub const UNARMED_ATTACK_SPEED_TICKS: u32 = 4;
+
+/// Who is on the receiving end of a swing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Victim {
+    /// `self.npcs[n]`.
+    Npc(usize),
+    /// `self.players[n]`.
+    Player(usize),
+}
+
+/// How a player fights right now: the combatant for the formulas and what the weapon implies.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Loadout {
+    pub combatant: PlayerCombatant,
+    /// The weapon's family (melee when unarmed).
+    pub family: AttackStyle,
+    /// Ticks between attacks.
+    pub speed_ticks: u32,
+}
+
+impl Loadout {
+    fn is_ranged(&self) -> bool {
+        self.family == AttackStyle::Ranged
+    }
+}
+
 impl World {
-    /// Whether player `index` is dead (waiting to respawn).
-    pub(crate) fn is_dead(&self, _index: usize) -> bool {
-        false
+    /// Whether player `index` is dead. Death respawns the player in the same tick, so this is true
+    /// only in the middle of dying.
+    pub(crate) fn is_dead(&self, index: usize) -> bool {
+        self.player_health(index).0 <= 0
+    }
+
+    /// How player `index` fights now: levels, worn bonuses, the style (accurate when the chosen one
+    /// does not suit the weapon) and the weapon's speed.
+    pub(crate) fn loadout(&self, index: usize) -> Loadout {
+        let player = &self.players[index];
+        let weapon = player.equipment.weapon(&self.content);
+        let family = weapon.map_or(AttackStyle::Melee, |w| w.attack_style);
+        let style = if player.style.suits(family) {
+            player.style
+        } else {
+            CombatStyle::Accurate
+        };
+        let weapon_ticks = weapon.map_or(UNARMED_ATTACK_SPEED_TICKS, |w| w.attack_speed_ticks);
+        let level = |skill| u32::from(player.skills.level(skill));
+        Loadout {
+            combatant: PlayerCombatant {
+                attack_level: level(Skill::Attack),
+                strength_level: level(Skill::Strength),
+                defence_level: level(Skill::Defense),
+                ranged_level: level(Skill::Ranged),
+                prayer: PrayerBoosts::NONE,
+                bonuses: player.equipment.bonuses(&self.content),
+                style,
+                attack_type: AttackType::of_weapon(weapon),
+            },
+            family,
+            speed_ticks: style.attack_speed_ticks(weapon_ticks),
+        }
     }
 
     /// How far player `index` can attack from (1 for melee, the weapon's range for ranged).
-    pub(crate) fn attack_reach(&self, _index: usize) -> u32 {
-        1
+    pub(crate) fn attack_reach(&self, index: usize) -> u32 {
+        let player = &self.players[index];
+        match player.equipment.weapon(&self.content) {
+            Some(w) if w.attack_style == AttackStyle::Ranged => self
+                .loadout(index)
+                .combatant
+                .style
+                .attack_range_tiles(w.attack_range.max(1)),
+            _ => 1,
+        }
     }
 
-    /// One tick of player `index` fighting the intent's target.
+    /// The NPC or player behind an entity handle.
+    pub(crate) fn victim(&self, handle: Handle) -> Option<Victim> {
+        if let Some(n) = self.npcs.iter().position(|n| n.handle == handle) {
+            return Some(Victim::Npc(n));
+        }
+        let body = self.entities.get(handle)?;
+        self.player_index
+            .get(&body.wire.id)
+            .copied()
+            .filter(|&i| self.players[i].handle == handle)
+            .map(Victim::Player)
+    }
+
+    /// Why player `index` may not attack `victim`, if it may not: an NPC must be attackable, and
+    /// players fight only when both stand in a PvP area.
+    fn attack_refusal(&self, index: usize, victim: Victim) -> Option<&'static str> {
+        match victim {
+            Victim::Npc(n) => {
+                let attackable = self.npc_def(n).is_some_and(|npc| npc.combat.attackable);
+                (!attackable).then_some("you cannot attack that")
+            }
+            Victim::Player(p) => {
+                let here = self.tile_of(self.players[index].handle);
+                let there = self.tile_of(self.players[p].handle);
+                let both =
+                    matches!((here, there), (Some(a), Some(b)) if self.is_pvp(a) && self.is_pvp(b));
+                (!both).then_some("you can only fight other players where PvP is allowed")
+            }
+        }
+    }
+
+    /// Checks an `attack` before the player walks anywhere: false (with a rejection) when the
+    /// target may not be attacked. An unknown target is left to the intent's own check.
+    pub(crate) fn attack_allowed(
+        &self,
+        index: usize,
+        target: &str,
+        reference: Option<u64>,
+        events: &mut Vec<Event>,
+    ) -> bool {
+        let Some(victim) = self.entities.find(target).and_then(|h| self.victim(h)) else {
+            return true;
+        };
+        match self.attack_refusal(index, victim) {
+            Some(message) => {
+                Self::reject(
+                    &self.players[index].id,
+                    codes::CANNOT_DO,
+                    message,
+                    reference,
+                    events,
+                );
+                false
+            }
+            None => true,
+        }
+    }
+
+    /// The tile of a live entity.
+    pub(crate) fn tile_of(&self, handle: Handle) -> Option<TilePos> {
+        self.entities.get(handle).map(|b| b.tile())
+    }
+
+    /// One tick of player `index` fighting the intent's target (already within reach).
     pub(crate) fn attack_tick(
         &mut self,
         index: usize,
         intent: &Intent,
         events: &mut Vec<Event>,
     ) -> Flow {
-        Self::reject(
-            &self.players[index].id,
-            codes::CANNOT_DO,
-            "combat is not available yet",
-            intent.reference,
-            events,
+        let now = self.now();
+        let id = self.players[index].id.clone();
+        let Some(victim) = self.victim(intent.target) else {
+            return Flow::Done;
+        };
+        if let Some(message) = self.attack_refusal(index, victim) {
+            Self::reject(&id, codes::CANNOT_DO, message, intent.reference, events);
+            return Flow::Done;
+        }
+        if now < self.players[index].attack_ready_at {
+            return Flow::Continue;
+        }
+        let loadout = self.loadout(index);
+        if loadout.is_ranged() {
+            let player = &mut self.players[index];
+            if !player.equipment.consume(EquipSlot::Arrows, 1) {
+                self.system_message(
+                    Some(&id),
+                    "You have no arrows left in your quiver.".to_owned(),
+                    events,
+                );
+                return Flow::Done;
+            }
+            player.dirty.equipment = true;
+        }
+        let attack_type = loadout.combatant.attack_type;
+        let (defence, health, max_health) = match victim {
+            Victim::Npc(n) => {
+                let defence = self
+                    .npc_def(n)
+                    .map_or(0, |npc| npc_defence_roll(&npc.stats));
+                let (health, max) = self.npc_health(n);
+                (defence, health, max)
+            }
+            Victim::Player(p) => {
+                let defence = self.loadout(p).combatant.defence_roll(attack_type);
+                let (health, max) = self.player_health(p);
+                (defence, health, max)
+            }
+        };
+        let rolled = roll_attack(
+            &mut self.rng,
+            loadout.combatant.attack_roll(),
+            defence,
+            loadout.combatant.max_hit(),
         );
+        // A hit never takes more than the target has left (nor earns XP for more).
+        let damage = rolled.min(u32::try_from(health.max(0)).unwrap_or(u32::MAX));
+        let left = health - i64::from(damage);
+        match victim {
+            Victim::Npc(n) => {
+                self.set_npc_health(n, left);
+                self.provoke(n, self.players[index].handle);
+            }
+            Victim::Player(p) => self.set_player_health(p, left),
+        }
+        self.show_hit(&id, intent.target, damage, left, max_health, events);
+        let style = loadout.combatant.style;
+        for (skill, xp) in combat_xp(style, loadout.family, damage).iter() {
+            self.grant_xp(index, skill, xp, events);
+        }
+        self.players[index].attack_ready_at = now + u64::from(loadout.speed_ticks);
+        if left > 0 {
+            return Flow::Continue;
+        }
+        match victim {
+            Victim::Npc(n) => self.npc_killed(n, Some(index), events),
+            Victim::Player(p) => self.player_died(p, Some(index), events),
+        }
         Flow::Done
     }
 
-    /// `flee`: run away from whoever is attacking.
-    pub(crate) fn flee(&mut self, index: usize, reference: Option<u64>, events: &mut Vec<Event>) {
-        Self::reject(
-            &self.players[index].id,
-            codes::CANNOT_DO,
-            "nobody is attacking you",
-            reference,
-            events,
-        );
+    /// Emits a `combat:hit` to every player within view range of the target (the grid's cells
+    /// around it, so only nearby players are looked at).
+    pub(crate) fn show_hit(
+        &self,
+        attacker_id: &str,
+        target: Handle,
+        damage: u32,
+        health: i64,
+        max_health: i64,
+        events: &mut Vec<Event>,
+    ) {
+        let Some(body) = self.entities.get(target) else {
+            return;
+        };
+        let mut to = Vec::new();
+        self.grid
+            .players_within(body.tile(), VIEW_RADIUS_TILES, |handle| {
+                if let Some(viewer) = self.entities.get(handle) {
+                    to.push(viewer.wire.id.clone());
+                }
+            });
+        to.sort();
+        events.push(Event::CombatHit {
+            to,
+            hit: CombatHit {
+                attacker_id: attacker_id.to_owned(),
+                target_id: body.wire.id.clone(),
+                damage: i64::from(damage),
+                target_health: health,
+                target_max_health: max_health,
+            },
+        });
     }
 }

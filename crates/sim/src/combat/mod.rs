@@ -1,6 +1,26 @@
 //! Combat. [`formulas`] holds the pure arithmetic (accuracy, max hit, hit chance, XP per damage,
-//! style effects); the fight loop that uses it (targets, timers, retaliation, death) is wired into
-//! the world separately. Formulas and their sources: `docs/mechanics.md`.
+//! style effects); the rest wires it into the world, one concern a module:
+//!
+//! - `engage`: a player's swings (melee and ranged, arrows, timers, XP, who sees the hit);
+//! - `npc_ai`: NPCs fighting back, aggression, chasing, leashing home and respawning;
+//! - `drops`: an NPC's death and its loot table;
+//! - `death`: a player's death, the items it spills and their restoration after a restart;
+//! - `flee`: running away from an attacker;
+//! - `zones`: which areas allow PvP.
+//!
+//! Rules and their sources: `docs/mechanics.md`.
 
+mod death;
+mod drops;
 mod engage;
+mod flee;
 pub mod formulas;
+mod npc_ai;
+mod zones;
+
+pub use death::GRAVESTONE_TICKS;
+pub use drops::roll_drops;
+pub use engage::UNARMED_ATTACK_SPEED_TICKS;
+pub use flee::FLEE_DISTANCE_TILES;
+pub(crate) use npc_ai::NpcFight;
+pub use npc_ai::{aggressive_towards, AGGRESSION_LEVEL_FACTOR, NPC_MELEE_REACH_TILES};

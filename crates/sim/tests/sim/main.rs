@@ -1,9 +1,12 @@
 //! Integration tests for wayfarer-sim (one binary to keep link time low): each builds a world from a
 //! small content fixture, feeds commands, steps ticks and asserts on events and state.
 
+mod arena;
 mod chat;
 mod combat;
+mod death;
 mod determinism;
+mod fighting;
 mod inventory;
 mod items;
 mod movement;

@@ -1,0 +1,272 @@
+//! The fighting fixture: a safe field `x 0..=29` (spawn at (0, 0)) beside a PvP arena
+//! `x 30..=59`, both `z 0..=29`, with mobs of known stats placed exactly (spawn radius 0) and
+//! players of chosen levels, gear and inventory.
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use wayfarer_content::{Content, EquipSlot, ManifestSet, Skill};
+use wayfarer_protocol::ws::TilePos;
+use wayfarer_sim::equipment::Equipment;
+use wayfarer_sim::inventory::{Inventory, Stack};
+use wayfarer_sim::skills::{xp_for_level, Skills, Xp};
+use wayfarer_sim::{Command, Event, Joining, World};
+
+/// First x of the PvP arena.
+pub const ARENA_X: i32 = 30;
+
+/// A stack.
+pub fn stack(item_id: &str, quantity: u32) -> Stack {
+    Stack {
+        item_id: item_id.into(),
+        quantity,
+    }
+}
+
+/// The mob kinds:
+/// - `dummy`: 200 hp, defence 1, never fights back, stationary (for swings and XP);
+/// - `weakling`: 2 hp, fights back weakly, drops bones always, 5..=15 coins at 0.5, a helmet at 0.1,
+///   respawns after 10 ticks;
+/// - `brute`: aggressive within 3 tiles, level 10, leash 5, max hit 1, wanders;
+/// - `reaper`: aggressive within 2 tiles, stationary, hits hard (max hit 21), 99 hp.
+fn npcs() -> Value {
+    json!([
+        {"id": "dummy", "name": "Dummy", "category": "mob",
+         "stats": {"level": 1, "health": 200, "attack": 1, "strength": 1, "defense": 1},
+         "combat": {"attackable": true, "retaliates": false, "respawnTicks": 10},
+         "movement": {"type": "stationary"}},
+        {"id": "weakling", "name": "Weakling", "category": "mob",
+         "stats": {"level": 1, "health": 2, "attack": 1, "strength": 1, "defense": 1},
+         "combat": {"attackable": true, "retaliates": true, "attackSpeedTicks": 4, "respawnTicks": 10},
+         "movement": {"type": "stationary"},
+         "drops": {"defaultDrop": {"enabled": true, "itemId": "bones", "quantity": 1},
+                   "common": [{"itemId": "coins", "minQuantity": 5, "maxQuantity": 15, "chance": 0.5}],
+                   "rare": [{"itemId": "bronze_helmet", "minQuantity": 1, "maxQuantity": 1, "chance": 0.1}]}},
+        {"id": "brute", "name": "Brute", "category": "mob",
+         "stats": {"level": 10, "health": 50, "attack": 1, "strength": 1, "defense": 1},
+         "combat": {"attackable": true, "aggressive": true, "retaliates": true, "aggroRange": 3,
+                    "leashRange": 5, "attackSpeedTicks": 4, "respawnTicks": 10},
+         "movement": {"type": "wander", "speed": 3.33, "wanderRadius": 2}},
+        {"id": "reaper", "name": "Reaper", "category": "mob",
+         "stats": {"level": 60, "health": 99, "attack": 250, "strength": 200, "defense": 1},
+         "combat": {"attackable": true, "aggressive": true, "retaliates": true, "aggroRange": 2,
+                    "leashRange": 20, "attackSpeedTicks": 1, "respawnTicks": 10},
+         "movement": {"type": "stationary"}},
+        {"id": "sage", "name": "Sage", "category": "neutral", "stats": {"health": 10}}
+    ])
+}
+
+fn items() -> Value {
+    json!([
+        {"id": "bronze_sword", "name": "Bronze Sword", "value": 1, "type": "weapon", "equipSlot": "weapon",
+         "weaponType": "SWORD", "attackType": "MELEE", "attackSpeed": 4, "attackRange": 1,
+         "bonuses": {"attack": 5, "strength": 4}},
+        {"id": "shortbow", "name": "Shortbow", "value": 1, "type": "weapon", "equipSlot": "2h",
+         "weaponType": "BOW", "attackType": "RANGED", "attackSpeed": 4, "attackRange": 7,
+         "bonuses": {"attackRanged": 8}},
+        {"id": "bronze_arrow", "name": "Bronze Arrow", "value": 1, "type": "ammunition", "stackable": true,
+         "maxStackSize": 10000, "equipSlot": "arrows", "bonuses": {"rangedStrength": 7}},
+        {"id": "bronze_helmet", "name": "Bronze Helmet", "value": 1, "type": "armor", "equipSlot": "helmet",
+         "bonuses": {"defenseSlash": 5}},
+        {"id": "coins", "name": "Coins", "value": 1, "type": "currency", "stackable": true,
+         "maxStackSize": 2147483647},
+        {"id": "bones", "name": "Bones", "value": 1, "type": "resource", "stackable": false, "prayerXp": 4.5},
+        {"id": "shrimp", "name": "Shrimp", "value": 1, "type": "food", "healAmount": 3}
+    ])
+}
+
+/// A mob placed at a tile.
+#[derive(Debug, Clone)]
+pub struct Placed {
+    pub kind: &'static str,
+    pub at: (i32, i32),
+}
+
+/// The arena's content with `mobs` (one each, exactly at their tiles) and a sage NPC at (1, 1).
+pub fn content(mobs: &[Placed]) -> Arc<Content> {
+    let mut set = ManifestSet::new();
+    set.insert("items/arena.json", items().to_string());
+    set.insert("npcs.json", npcs().to_string());
+    let spawns = |pvp: bool| -> Vec<Value> {
+        mobs.iter()
+            .filter(|m| (m.at.0 >= ARENA_X) == pvp)
+            .map(|m| {
+                json!({"mobId": m.kind, "position": {"x": m.at.0, "y": 0, "z": m.at.1},
+                       "spawnRadius": 0, "maxCount": 1})
+            })
+            .collect()
+    };
+    set.insert(
+        "world-areas.json",
+        json!({
+            "starterTowns": {"field": {
+                "id": "field", "name": "Field",
+                "bounds": {"minX": 0, "maxX": ARENA_X - 1, "minZ": 0, "maxZ": 29},
+                "safeZone": true, "spawnPoint": {"x": 0, "y": 0, "z": 0},
+                "npcs": [{"id": "sage", "type": "talk", "position": {"x": 1, "y": 0, "z": 1}}],
+                "mobSpawns": spawns(false)
+            }},
+            "level1Areas": {"arena": {
+                "id": "arena", "name": "Arena",
+                "bounds": {"minX": ARENA_X, "maxX": 59, "minZ": 0, "maxZ": 29},
+                "safeZone": false, "pvpEnabled": true,
+                "mobSpawns": spawns(true)
+            }}
+        })
+        .to_string(),
+    );
+    match Content::from_files(&set) {
+        Ok((content, _)) => Arc::new(content),
+        Err(report) => panic!("arena content is invalid:\n{report}"),
+    }
+}
+
+/// A world of the arena with `mobs`, seeded with `seed`.
+pub fn world(mobs: &[Placed], seed: u64) -> World {
+    World::new(content(mobs), seed)
+}
+
+/// A mob of `kind` at `(x, z)`.
+pub fn mob(kind: &'static str, x: i32, z: i32) -> Placed {
+    Placed { kind, at: (x, z) }
+}
+
+/// A player to join: levels, worn items and held items.
+#[derive(Debug, Clone)]
+pub struct Fighter {
+    pub joining: Joining,
+}
+
+impl Fighter {
+    /// A new character at `tile`.
+    pub fn new(id: &str, tile: TilePos) -> Fighter {
+        Fighter {
+            joining: Joining::new(id, crate::name_of(id), tile),
+        }
+    }
+
+    /// Sets a skill's level.
+    pub fn level(mut self, skill: Skill, level: u8) -> Fighter {
+        let mut skills: Skills = self.joining.skills.clone();
+        skills.set_xp(skill, Xp::from_points(xp_for_level(level)));
+        if skill == Skill::Constitution {
+            self.joining.health = i64::from(level);
+        }
+        self.joining.skills = skills;
+        self
+    }
+
+    /// Wears `quantity` of `item` in `slot`.
+    pub fn wear(mut self, slot: EquipSlot, item: &str, quantity: u32) -> Fighter {
+        let mut worn: Vec<(EquipSlot, Stack)> = self
+            .joining
+            .equipment
+            .iter()
+            .map(|(s, st)| (s, st.clone()))
+            .collect();
+        worn.push((slot, stack(item, quantity)));
+        self.joining.equipment = Equipment::from_stacks(worn);
+        self
+    }
+
+    /// Holds these stacks in slots 0, 1, ….
+    pub fn hold(mut self, stacks: &[(&str, u32)]) -> Fighter {
+        self.joining.inventory = Inventory::from_stacks(
+            stacks
+                .iter()
+                .enumerate()
+                .map(|(slot, (item, quantity))| (slot, stack(item, *quantity))),
+        )
+        .expect("valid inventory");
+        self
+    }
+
+    /// Sets the combat style.
+    pub fn style(mut self, style: wayfarer_sim::combat::formulas::CombatStyle) -> Fighter {
+        self.joining.style = style;
+        self
+    }
+
+    /// The join command.
+    pub fn join(self) -> Command {
+        Command::Join(Box::new(self.joining))
+    }
+}
+
+/// `player:action` for `id`.
+pub fn act(id: &str, action: wayfarer_sim::Action) -> Command {
+    Command::Action {
+        id: id.into(),
+        action,
+        reference: Some(1),
+    }
+}
+
+/// `attack` on `target`.
+pub fn attack(id: &str, target: &str) -> Command {
+    act(
+        id,
+        wayfarer_sim::Action::Attack {
+            target: target.into(),
+        },
+    )
+}
+
+/// `pickup` of `target`.
+pub fn pickup(id: &str, target: &str) -> Command {
+    act(
+        id,
+        wayfarer_sim::Action::Pickup {
+            target: target.into(),
+        },
+    )
+}
+
+/// The id of the live NPC of content type `kind` (the first one).
+pub fn npc_of(world: &World, kind: &str) -> Option<String> {
+    world
+        .npcs()
+        .into_iter()
+        .find(|e| e.type_id.as_deref() == Some(kind))
+        .map(|e| e.id)
+}
+
+/// The `combat:hit`s in `events`.
+pub fn hits(events: &[Event]) -> Vec<wayfarer_protocol::ws::CombatHit> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::CombatHit { hit, .. } => Some(hit.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The rejection codes sent to `id` in `events`.
+pub fn rejections(events: &[Event], id: &str) -> Vec<&'static str> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Rejected { to, code, .. } if to == id => Some(*code),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Ticks until `done` says so (or `limit` ticks), returning all events.
+pub fn tick_until(
+    world: &mut World,
+    limit: usize,
+    mut done: impl FnMut(&World, &[Event]) -> bool,
+) -> Vec<Event> {
+    let mut all = Vec::new();
+    for _ in 0..limit {
+        let events = world.tick(vec![]);
+        let stop = done(world, &events);
+        all.extend(events);
+        if stop {
+            break;
+        }
+    }
+    all
+}
