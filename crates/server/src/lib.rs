@@ -9,6 +9,7 @@ pub mod config;
 pub mod connections;
 pub mod content_state;
 pub mod content_sync;
+pub mod deaths;
 pub mod http;
 pub mod local_postgres;
 pub mod online;

@@ -19,6 +19,7 @@ use wayfarer_sim::{Command, Event, Phase, World};
 use wayfarer_store::CharacterSnapshot;
 
 use crate::character_state;
+use crate::deaths::DeathBook;
 use crate::online::{OnlineEntry, OnlinePlayers, Presence};
 use crate::player_view;
 use crate::saver::SaveJob;
@@ -165,6 +166,8 @@ struct Runner {
     presence: Vec<Presence>,
     commands: Vec<Command>,
     recorder: TickRecorder,
+    /// This tick's deaths, death-item takes and kills, written as one job.
+    deaths: DeathBook,
     /// Notices for players, sent after the next dispatch.
     notices: Vec<(Vec<String>, Arc<ServerMessage>)>,
     /// This tick's phase durations in microseconds.
@@ -183,6 +186,7 @@ impl Runner {
             commands: Vec::new(),
             recorder: TickRecorder::default(),
             notices: Vec::new(),
+            deaths: DeathBook::default(),
             phase_us: [0; PHASES.len()],
             ticks_since_save: 0,
         }
@@ -492,6 +496,29 @@ impl Runner {
                         send(&self.players, id, message.clone());
                     }
                 }
+                Event::PlayerDied {
+                    id,
+                    death_id,
+                    tile,
+                    items,
+                    pvp,
+                } => {
+                    tracing::info!(character = %id, x = tile.x, z = tile.z, items = items.len(), pvp, "player died");
+                    metrics::counter!("player_deaths_total").increment(1);
+                    self.deaths.died(&id, death_id, tile, &items, pvp, now_ms());
+                }
+                Event::DeathItemTaken {
+                    death_id,
+                    by,
+                    stack,
+                } => self.deaths.taken(&death_id, &by, &stack),
+                Event::DeathItemExpired { death_id, stack } => {
+                    self.deaths.expired(&death_id, &stack)
+                }
+                Event::NpcKilled { killer, npc_id } => {
+                    metrics::counter!("npc_kills_total").increment(1);
+                    self.deaths.killed(&killer, &npc_id, now_ms());
+                }
                 Event::PlayerMoved { id, tile } => {
                     if let Some(record) = self.players.get_mut(&id) {
                         record.dirty = true;
@@ -500,6 +527,19 @@ impl Runner {
                     }
                     self.presence.push(Presence::Moved(id, tile));
                 }
+            }
+        }
+        // Deaths and what left their piles: one transaction, with the records it concerns as they
+        // stand after this tick (the dead emptied, the pickers holding what they took).
+        if let Some((mut job, characters)) = self.deaths.take_job() {
+            for id in characters {
+                if let Some(record) = self.players.get(&id) {
+                    job.snapshots
+                        .push(self.finished_snapshot(record.snapshot.clone()));
+                }
+            }
+            if self.context.saves.send(job).is_err() {
+                tracing::error!("the save task has stopped; a death could not be recorded");
             }
         }
         for (to, message) in std::mem::take(&mut self.notices) {
