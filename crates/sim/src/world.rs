@@ -71,6 +71,8 @@ pub(crate) struct Dirty {
 pub(crate) struct ResourceState {
     pub handle: Handle,
     pub placement: ResourcePlacement,
+    /// Depletion, fishing-spot moves and fire expiry (`resources`).
+    pub life: crate::resources::ResourceLife,
 }
 
 /// All game state of one world.
@@ -186,6 +188,7 @@ impl World {
         phase(Phase::Actions);
         self.advance_intents(&mut events);
         self.advance_ground_items();
+        self.advance_resources(&mut events);
         self.report_player_changes(&mut events);
         phase(Phase::View);
         self.push_views(&mut events);
@@ -458,7 +461,7 @@ impl World {
         format!("{prefix}-{}", self.next_serial)
     }
 
-    pub(crate) fn spawn_resource(&mut self, placement: &ResourcePlacement) {
+    pub(crate) fn spawn_resource(&mut self, placement: &ResourcePlacement) -> Handle {
         let now = self.now();
         let id = self.next_id("res");
         let handle = self.entities.insert(Entity {
@@ -482,7 +485,9 @@ impl World {
         self.resources.push(ResourceState {
             handle,
             placement: placement.clone(),
+            life: crate::resources::ResourceLife::default(),
         });
+        handle
     }
 
     /// Where new characters appear: the content's starter-town spawn point (or the nearest walkable
