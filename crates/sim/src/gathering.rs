@@ -201,7 +201,14 @@ impl World {
             return Flow::Continue;
         }
         self.set_next_at(index, now + cycle);
-        let (low, high) = gather_bounds(node.level, tool.tier);
+        // A tool that sets the roll interval (pickaxes) helps by rolling more often, not by a
+        // better chance.
+        let tier = if tool.roll_ticks.is_some() {
+            1
+        } else {
+            tool.tier
+        };
+        let (low, high) = gather_bounds(node.level, tier);
         let numerator = skilling_numerator(low, high, level);
         if self.rng.random_range(0..SKILLING_ROLL_RANGE) >= numerator {
             return Flow::Continue;

@@ -89,6 +89,17 @@ pub(crate) struct ResourcePlacement {
     pub extent: (TilePos, TilePos),
 }
 
+impl ResourcePlacement {
+    /// Whether this is a procedurally placed fishing spot (content places the others on purpose,
+    /// so only these move about).
+    pub fn is_procedural_spot(&self) -> bool {
+        self.what == Placed::Node && self.key.contains(PROCEDURAL_SPOT_KEY)
+    }
+}
+
+/// The part of a procedural fishing spot's key that names it as one.
+const PROCEDURAL_SPOT_KEY: &str = "/fishing/";
+
 /// Everything content places, built by [`Layout::build`].
 #[derive(Debug, Clone)]
 pub(crate) struct Layout {
@@ -328,7 +339,7 @@ impl Layout {
                     map.set(tile, false);
                     resources.push(ResourcePlacement {
                         what: Placed::Node,
-                        key: format!("{}/fishing/{n}", area.id),
+                        key: format!("{}{PROCEDURAL_SPOT_KEY}{n}", area.id),
                         resource_id: node.id.clone(),
                         name: node.name.clone(),
                         resource_type: node.kind.clone(),

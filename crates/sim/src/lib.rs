@@ -70,6 +70,7 @@ pub use actions::{inventory_slot, ActionError};
 pub use chat::{clean_chat_text, SYSTEM_SENDER_ID, SYSTEM_SENDER_NAME};
 pub use commands::{Action, Command, Joining};
 pub use events::{EntityCounts, Event, Phase, PlayerStats};
+pub use fires::STEP_ASIDE_ORDER;
 pub use grid::CELL_TILES;
 pub use ground::{GroundItemInfo, GROUND_LIFETIME_TICKS, GROUND_PRIVATE_TICKS};
 pub use items::TINDERBOX;
@@ -81,5 +82,9 @@ pub use map::{chebyshev, MAX_MAP_SIDE_TILES, NEAREST_WALKABLE_SEARCH_TILES};
 pub use movement::{RUN_TILES_PER_TICK, WALK_TILES_PER_TICK};
 pub use npcs::{MOB_PLACEMENT_ATTEMPTS, WANDER_ODDS};
 pub use pathfinding::{MAX_PATH_EXPANSIONS, PATH_WINDOW_MARGIN_TILES};
+pub use processing::HAMMER;
+pub use resources::{
+    ASHES, FISHING_SPOT_MAX_STAY_TICKS, FISHING_SPOT_MIN_STAY_TICKS, FISHING_SPOT_MOVE_RADIUS,
+};
 pub use view::{MAX_VISIBLE_NPCS, MAX_VISIBLE_PLAYERS, VIEW_RADIUS_TILES};
 pub use world::World;

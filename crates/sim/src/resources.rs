@@ -94,10 +94,10 @@ impl World {
         now + FISHING_SPOT_MIN_STAY_TICKS + draw % span
     }
 
-    /// Whether the resource at `position` is a fishing spot that moves: a 1×1 fishing node.
+    /// Whether the resource at `position` is a fishing spot that moves: a procedural 1×1 one.
     fn moves_about(&self, position: usize) -> bool {
         let placement = &self.resources[position].placement;
-        placement.what == Placed::Node
+        placement.is_procedural_spot()
             && placement.extent.0 == placement.extent.1
             && self
                 .content

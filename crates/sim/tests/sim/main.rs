@@ -4,8 +4,10 @@
 mod chat;
 mod combat;
 mod determinism;
+mod gathering;
 mod inventory;
 mod movement;
+mod processing;
 mod properties;
 mod reload;
 mod skills;
