@@ -170,6 +170,7 @@ impl World {
                     && *t != self.layout.spawn
                     && self.layout.map.is_walkable(*t)
                     && !occupied.contains(t)
+                    && !self.fire_on(*t)
             });
         self.resources[position].life.moves = moves;
         self.resources[position].life.move_at = Some(self.next_move_at(&key, moves, now));
