@@ -19,6 +19,11 @@
 //!   [`MAX_VISIBLE_NPCS`] NPCs). **A player is part of its own view**: its first update adds itself,
 //!   and its own steps arrive as `moved`, so a client learns its authoritative tile from the same
 //!   stream as everyone else's (it does not count towards the cap).
+//! - **Skills** (`gathering`, `fires`, `processing`, `resources`, `skilling`): gathering rolls
+//!   every cycle next to a tree, rock or fishing spot with the classic skilling interpolation;
+//!   nodes deplete and respawn, procedural fishing spots move; fires are lit resource entities that
+//!   burn out; cooking, smelting and smithing happen at fires and stations, which are resource
+//!   entities too; formulas in `docs/mechanics.md`.
 //! - **Chat** (`chat`): see [`Command::Chat`]; [`Event::Chat`] carries `ts: 0` because the sim reads
 //!   no clock: the server stamps the send time.
 //! - **Ids**: players use their character id; NPCs and resources get `npc-<n>` / `res-<n>` from a

@@ -559,7 +559,8 @@ impl World {
             .collect()
     }
 
-    /// Every gathering resource as a client would see it, in spawn order.
+    /// Every resource entity (gathering nodes, stations, lit fires) as a client would see it, in
+    /// spawn order.
     pub fn resources(&self) -> Vec<Entity> {
         self.resources
             .iter()
