@@ -120,10 +120,16 @@ fn cooking_at_the_stop_level_never_burns_and_below_it_sometimes_does() {
         player("chef", at, &[(Skill::Cooking, 34)], &many("raw_shrimp", 20)),
         player("novice", at, &[], &many("raw_shrimp", 20)),
     ]);
-    world.tick(vec![
-        use_on("chef", 0, &range.id),
-        use_on("novice", 0, &range.id),
-    ]);
+    // `cook` on the range, and raw food used on it, are the same action.
+    let cook = Command::Action {
+        id: "chef".into(),
+        action: Action::Cook {
+            slot: 0,
+            target: range.id.clone(),
+        },
+        reference: Some(2),
+    };
+    world.tick(vec![cook, use_on("novice", 0, &range.id)]);
     // One shrimp per 4 ticks, 20 shrimp, plus the walk.
     let events = idle(&mut world, 120);
     assert_eq!(count(&world, "chef", "shrimp"), 20);
@@ -172,6 +178,12 @@ fn firemaking_lights_a_fire_entity_steps_aside_and_the_fire_burns_out() {
     assert_eq!(xp_count(&events, "ada", Skill::Firemaking), 1);
     let lit_at = world.tick_number();
     let fire = station(&world, "fire");
+    assert!(
+        events.iter().any(|e| matches!(e, Event::View { to, update }
+            if to == "ada" && update.added.iter().any(|a| a.id == fire.id))),
+        "viewers see the fire appear"
+    );
+    assert_eq!(fire.type_id.as_deref(), Some("fire"));
     assert_eq!((fire.x, fire.z), (spot.x, spot.z));
     assert_eq!(fire.kind, EntityKind::Resource);
     assert!(world.is_walkable(spot), "a fire does not block its tile");
@@ -334,4 +346,45 @@ fn item_on_item_makes_a_station_less_recipe_or_nothing() {
     assert!(rejections(&events, "ada")
         .iter()
         .any(|m| m.contains("Nothing interesting happens")));
+}
+
+#[test]
+fn iron_smelts_half_the_time_and_the_ore_is_used_either_way() {
+    let mut world = world();
+    let furnace = station(&world, "furnace");
+    world.tick(vec![player(
+        "ada",
+        t(furnace.x, furnace.z),
+        &[(Skill::Smithing, 15)],
+        &many("iron_ore", 20),
+    )]);
+    world.tick(vec![use_on("ada", 0, &furnace.id)]);
+    let events = idle(&mut world, 120);
+    let bars = count(&world, "ada", "iron_bar");
+    assert_eq!(count(&world, "ada", "iron_ore"), 0);
+    // Binomial(20, ½): 3σ ≈ 6.7.
+    assert!((4..=16).contains(&bars), "{bars} bars from 20 ore");
+    assert_eq!(xp_count(&events, "ada", Skill::Smithing) as u64, bars);
+}
+
+#[test]
+fn a_content_reload_keeps_lit_fires() {
+    let mut world = world();
+    let spot = world.spawn_tile();
+    world.tick(vec![player(
+        "ada",
+        spot,
+        &[(Skill::Firemaking, 50)],
+        &[("tinderbox", 1), ("logs", 1)],
+    )]);
+    world.tick(vec![Command::Action {
+        id: "ada".into(),
+        action: Action::LightFire { slot: 1 },
+        reference: None,
+    }]);
+    idle(&mut world, 4);
+    let fire = station(&world, "fire");
+    world.replace_content(Arc::new(wayfarer_content::load_bundled()));
+    idle(&mut world, 1);
+    assert!(world.entity(&fire.id).is_some());
 }
