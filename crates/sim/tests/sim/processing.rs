@@ -388,3 +388,61 @@ fn a_content_reload_keeps_lit_fires() {
     idle(&mut world, 1);
     assert!(world.entity(&fire.id).is_some());
 }
+
+#[test]
+fn food_that_needs_a_range_is_refused_on_a_fire() {
+    let mut content = wayfarer_content::load_bundled();
+    for recipe in &mut content.recipes {
+        if let wayfarer_content::RecipeDetail::Cooking { allow_fire, .. } = &mut recipe.detail {
+            *allow_fire = false;
+        }
+    }
+    let mut world = World::new(Arc::new(content), 5);
+    let spot = world.spawn_tile();
+    world.tick(vec![player(
+        "ada",
+        spot,
+        &[(Skill::Firemaking, 50)],
+        &[("tinderbox", 1), ("logs", 1), ("raw_shrimp", 1)],
+    )]);
+    world.tick(vec![use_with("ada", 0, 1)]);
+    idle(&mut world, 6);
+    let fire = station(&world, "fire");
+    let mut events = world.tick(vec![use_on("ada", 2, &fire.id)]);
+    events.extend(idle(&mut world, 8));
+    assert!(rejections(&events, "ada")
+        .iter()
+        .any(|m| m.contains("need a range")));
+    assert_eq!(count(&world, "ada", "raw_shrimp"), 1);
+}
+
+#[test]
+fn stations_cannot_be_gathered_and_trees_do_nothing_with_items() {
+    let mut world = world();
+    let anvil = station(&world, "anvil");
+    let tree = world
+        .resources()
+        .into_iter()
+        .find(|e| e.resource_type.as_deref() == Some("tree"))
+        .expect("a tree");
+    world.tick(vec![
+        player("ada", t(anvil.x, anvil.z), &[], &[("logs", 1)]),
+        player("bob", t(tree.x, tree.z), &[], &[("logs", 1)]),
+    ]);
+    let gather = Command::Action {
+        id: "ada".into(),
+        action: Action::Gather {
+            target: anvil.id.clone(),
+        },
+        reference: None,
+    };
+    let mut events = world.tick(vec![gather, use_on("bob", 0, &tree.id)]);
+    events.extend(idle(&mut world, 30));
+    assert!(rejections(&events, "ada")
+        .iter()
+        .any(|m| m.contains("cannot gather")));
+    assert!(rejections(&events, "bob")
+        .iter()
+        .any(|m| m.contains("Nothing interesting")));
+    assert_eq!(count(&world, "bob", "logs"), 1);
+}
