@@ -29,15 +29,25 @@ impl World {
             .cloned()
     }
 
-    /// Why player `index` cannot light the logs in `slot` now, or the recipe when they can.
-    fn fire_check(&self, index: usize, slot: usize) -> Result<Recipe, String> {
+    /// Why player `index` cannot light the logs in `slot` now (a wire code and a message), or the
+    /// recipe when they can.
+    fn fire_check(&self, index: usize, slot: usize) -> Result<Recipe, (&'static str, String)> {
         let player = &self.players[index];
-        let stack = player
-            .inventory
-            .get(slot)
-            .ok_or_else(|| format!("inventory slot {slot} is empty"))?;
+        let Some(stack) = player.inventory.get(slot) else {
+            return Err((
+                codes::INVALID_SLOT,
+                format!("inventory slot {slot} is empty"),
+            ));
+        };
+        self.fire_recipe_check(index, &stack.item_id)
+            .map_err(|m| (codes::CANNOT_DO, m))
+    }
+
+    /// [`Self::fire_check`] once the logs are known.
+    fn fire_recipe_check(&self, index: usize, item_id: &str) -> Result<Recipe, String> {
+        let player = &self.players[index];
         let recipe = self
-            .firemaking_recipe(&stack.item_id)
+            .firemaking_recipe(item_id)
             .ok_or_else(|| "You cannot light that.".to_string())?;
         if let Some(missing) = recipe.tools.iter().find(|t| !player.inventory.contains(t)) {
             let name = self
@@ -77,7 +87,7 @@ impl World {
         let id = self.players[index].id.clone();
         let recipe = match self.fire_check(index, slot) {
             Ok(recipe) => recipe,
-            Err(message) => return Self::reject(&id, codes::CANNOT_DO, message, reference, events),
+            Err((code, message)) => return Self::reject(&id, code, message, reference, events),
         };
         let now = self.now();
         let player = &mut self.players[index];
@@ -108,8 +118,8 @@ impl World {
         let id = self.players[index].id.clone();
         let recipe = match self.fire_check(index, slot) {
             Ok(recipe) => recipe,
-            Err(message) => {
-                Self::reject(&id, codes::CANNOT_DO, message, intent.reference, events);
+            Err((code, message)) => {
+                Self::reject(&id, code, message, intent.reference, events);
                 return Flow::Done;
             }
         };
