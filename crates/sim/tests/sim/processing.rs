@@ -446,3 +446,82 @@ fn stations_cannot_be_gathered_and_trees_do_nothing_with_items() {
         .any(|m| m.contains("Nothing interesting")));
     assert_eq!(count(&world, "bob", "logs"), 1);
 }
+
+mod fuzz {
+    //! Any sequence of skilling requests, with any slots and targets, is answered without a panic.
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Gather(usize),
+        Cook(usize, usize),
+        UseOn(usize, usize),
+        UseWith(usize, usize),
+        Light(usize),
+        Wait(usize),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        let slot = 0..28usize;
+        let target = 0..64usize;
+        prop_oneof![
+            target.clone().prop_map(Op::Gather),
+            (slot.clone(), target.clone()).prop_map(|(s, t)| Op::Cook(s, t)),
+            (slot.clone(), target).prop_map(|(s, t)| Op::UseOn(s, t)),
+            (slot.clone(), slot.clone()).prop_map(|(a, b)| Op::UseWith(a, b)),
+            slot.prop_map(Op::Light),
+            (1..12usize).prop_map(Op::Wait),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+        #[test]
+        fn skilling_requests_never_panic(ops in prop::collection::vec(op(), 1..40)) {
+            let mut world = world();
+            let mut targets: Vec<String> = world.resources().into_iter().map(|e| e.id).collect();
+            targets.push("nobody".into());
+            let items = [
+                ("tinderbox", 1), ("logs", 1), ("raw_shrimp", 1), ("copper_ore", 1),
+                ("tin_ore", 1), ("bronze_bar", 1), ("hammer", 1), ("knife", 1),
+                ("bronze_hatchet", 1), ("bronze_pickaxe", 1), ("small_fishing_net", 1),
+            ];
+            world.tick(vec![player("ada", world.spawn_tile(), &[], &items)]);
+            for op in ops {
+                let target = |n: usize| targets[n % targets.len()].clone();
+                let command = match op {
+                    Op::Gather(n) => Command::Action {
+                        id: "ada".into(),
+                        action: Action::Gather { target: target(n) },
+                        reference: None,
+                    },
+                    Op::Cook(slot, n) => Command::Action {
+                        id: "ada".into(),
+                        action: Action::Cook { slot, target: target(n) },
+                        reference: None,
+                    },
+                    Op::UseOn(slot, n) => use_on("ada", slot, &target(n)),
+                    Op::UseWith(a, b) => use_with("ada", a, b),
+                    Op::Light(slot) => Command::Action {
+                        id: "ada".into(),
+                        action: Action::LightFire { slot },
+                        reference: None,
+                    },
+                    Op::Wait(n) => {
+                        idle(&mut world, n);
+                        continue;
+                    }
+                };
+                world.tick(vec![command]);
+            }
+            idle(&mut world, 20);
+            let inventory = world.player_inventory("ada").expect("still online");
+            for (_, stack) in inventory.stacks() {
+                prop_assert!(stack.quantity > 0);
+            }
+        }
+    }
+}
