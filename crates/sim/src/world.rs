@@ -461,7 +461,7 @@ impl World {
         format!("{prefix}-{}", self.next_serial)
     }
 
-    pub(crate) fn spawn_resource(&mut self, placement: &ResourcePlacement) -> Handle {
+    pub(crate) fn spawn_resource(&mut self, placement: &ResourcePlacement) {
         let now = self.now();
         let id = self.next_id("res");
         let handle = self.entities.insert(Entity {
@@ -487,7 +487,6 @@ impl World {
             placement: placement.clone(),
             life: crate::resources::ResourceLife::default(),
         });
-        handle
     }
 
     /// Where new characters appear: the content's starter-town spawn point (or the nearest walkable
