@@ -182,6 +182,25 @@ impl World {
             }
         }
         let eligible: Vec<&Yield> = node.yields.iter().filter(|y| y.level <= level).collect();
+        if eligible.is_empty() {
+            let needed = node
+                .yields
+                .iter()
+                .map(|y| y.level)
+                .min()
+                .unwrap_or(node.level);
+            Self::reject(
+                &id,
+                codes::CANNOT_DO,
+                format!(
+                    "You need a {} level of {needed} to gather anything here.",
+                    skill_title(node.skill)
+                ),
+                intent.reference,
+                events,
+            );
+            return Flow::Done;
+        }
         let fits = eligible.iter().any(|y| self.yield_fits(index, node, y));
         if !fits {
             self.system_message(

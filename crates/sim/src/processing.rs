@@ -441,7 +441,7 @@ impl World {
                         || r.tools.iter().any(|t| t == item)
                         || r.consumables.iter().any(|c| c.item_id == item)
                 };
-                uses(&first) && uses(&second) && (first != second || r.inputs.len() > 1)
+                first != second && uses(&first) && uses(&second)
             })
             .cloned()
             .collect();
