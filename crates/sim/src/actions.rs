@@ -150,6 +150,8 @@ pub(crate) enum IntentKind {
     Interact,
     /// Walk behind it.
     Follow,
+    /// Light the logs in `slot` on the player's own tile (the target is the player itself).
+    LightFire { slot: usize },
 }
 
 impl IntentKind {
@@ -173,6 +175,7 @@ impl IntentKind {
             }
             IntentKind::Interact => kind == EntityKind::Npc,
             IntentKind::Follow => kind == EntityKind::Player,
+            IntentKind::LightFire { .. } => false,
         }
     }
 
@@ -185,6 +188,7 @@ impl IntentKind {
             IntentKind::UseOn { .. } => "use an item on",
             IntentKind::Interact => "talk to",
             IntentKind::Follow => "follow",
+            IntentKind::LightFire { .. } => "light a fire at",
         }
     }
 }
@@ -454,6 +458,7 @@ impl World {
                 IntentKind::UseOn { slot } => self.use_on_entity(index, slot, &intent, events),
                 IntentKind::Interact => self.interact(index, &intent, events),
                 IntentKind::Follow => Flow::Continue,
+                IntentKind::LightFire { slot } => self.fire_tick(index, slot, &intent, events),
             };
             let player = &mut self.players[index];
             match flow {

@@ -63,9 +63,22 @@ pub(crate) struct MobPlacement {
     pub tiles_per_tick: u32,
 }
 
-/// A gathering resource (tree, rock, fishing spot).
+/// What a resource entity is: all three are entities of kind `resource` so clients can target them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Placed {
+    /// A gathering node (`resource_id` is its gathering id).
+    Node,
+    /// A crafting station (`resource_id` is the station type: furnace, anvil, range, bank, altar).
+    Station,
+    /// A fire a player lit (`resource_id` is `fire`); not part of any layout.
+    Fire,
+}
+
+/// A resource entity: a gathering node (tree, rock, fishing spot), a station, or a lit fire.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ResourcePlacement {
+    /// Node, station or fire.
+    pub what: Placed,
     pub key: String,
     pub resource_id: String,
     pub name: String,
@@ -75,6 +88,17 @@ pub(crate) struct ResourcePlacement {
     /// when within one tile of it.
     pub extent: (TilePos, TilePos),
 }
+
+impl ResourcePlacement {
+    /// Whether this is a procedurally placed fishing spot (content places the others on purpose,
+    /// so only these move about).
+    pub fn is_procedural_spot(&self) -> bool {
+        self.what == Placed::Node && self.key.contains(PROCEDURAL_SPOT_KEY)
+    }
+}
+
+/// The part of a procedural fishing spot's key that names it as one.
+const PROCEDURAL_SPOT_KEY: &str = "/fishing/";
 
 /// Everything content places, built by [`Layout::build`].
 #[derive(Debug, Clone)]
@@ -205,11 +229,23 @@ impl Layout {
         let mut mobs = Vec::new();
         let mut resources = Vec::new();
         for area in content.areas.values() {
-            for spawn in &area.stations {
-                let size = content.stations.get(&spawn.station).map_or((1, 1), |s| {
+            for (i, spawn) in area.stations.iter().enumerate() {
+                let station = content.stations.get(&spawn.station);
+                let size = station.map_or((1, 1), |s| {
                     model_footprint(content, s.model.as_deref(), s.model_scale)
                 });
-                block(&mut map, tile_of(&spawn.position), size);
+                let tile = tile_of(&spawn.position);
+                block(&mut map, tile, size);
+                // Stations are entities too, so players can use items on them and reach them.
+                resources.push(ResourcePlacement {
+                    what: Placed::Station,
+                    key: format!("{}/station/{i}", area.id),
+                    resource_id: spawn.station.clone(),
+                    name: station.map_or_else(|| spawn.station.clone(), |s| s.name.clone()),
+                    resource_type: spawn.station.clone(),
+                    tile,
+                    extent: footprint(tile, size.0, size.1),
+                });
             }
             for (i, spawn) in area.resources.iter().enumerate() {
                 let Some(node) = content.gathering.get(&spawn.resource_id) else {
@@ -219,6 +255,7 @@ impl Layout {
                 let size = model_footprint(content, node.model_path.as_deref(), node.scale);
                 block(&mut map, tile, size);
                 resources.push(ResourcePlacement {
+                    what: Placed::Node,
                     key: format!("{}/resource/{i}", area.id),
                     resource_id: node.id.clone(),
                     name: node.name.clone(),
@@ -301,7 +338,8 @@ impl Layout {
                 if let Some(tile) = found {
                     map.set(tile, false);
                     resources.push(ResourcePlacement {
-                        key: format!("{}/fishing/{n}", area.id),
+                        what: Placed::Node,
+                        key: format!("{}{PROCEDURAL_SPOT_KEY}{n}", area.id),
                         resource_id: node.id.clone(),
                         name: node.name.clone(),
                         resource_type: node.kind.clone(),

@@ -22,6 +22,11 @@
 //! - **Combat** (`combat`): players attack NPCs (players only where both stand in a PvP area) in
 //!   melee or ranged at their weapon's speed; NPCs retaliate, aggress, leash home and respawn; loot
 //!   and death piles fall as ground items; rules in `docs/mechanics.md`.
+//! - **Skills** (`gathering`, `fires`, `processing`, `resources`, `skilling`): gathering rolls
+//!   every cycle next to a tree, rock or fishing spot with the classic skilling interpolation;
+//!   nodes deplete and respawn, procedural fishing spots move; fires are lit resource entities that
+//!   burn out; cooking, smelting and smithing happen at fires and stations, which are resource
+//!   entities too; formulas in `docs/mechanics.md`.
 //! - **Chat** (`chat`): see [`Command::Chat`]; [`Event::Chat`] carries `ts: 0` because the sim reads
 //!   no clock: the server stamps the send time.
 //! - **Ids**: players use their character id; NPCs and resources get `npc-<n>` / `res-<n>` from a
@@ -50,6 +55,7 @@ mod dialogue;
 mod entities;
 pub mod equipment;
 mod events;
+mod fires;
 mod gathering;
 mod grid;
 mod ground;
@@ -60,7 +66,10 @@ mod map;
 mod movement;
 mod npcs;
 mod pathfinding;
+mod processing;
 mod reload;
+mod resources;
+pub mod skilling;
 pub mod skills;
 mod view;
 mod world;
@@ -70,6 +79,7 @@ pub use chat::{clean_chat_text, SYSTEM_SENDER_ID, SYSTEM_SENDER_NAME};
 pub use combat::GRAVESTONE_TICKS;
 pub use commands::{Action, Command, Joining};
 pub use events::{EntityCounts, Event, Phase, PlayerStats};
+pub use fires::STEP_ASIDE_ORDER;
 pub use grid::CELL_TILES;
 pub use ground::{GroundItemInfo, GROUND_LIFETIME_TICKS, GROUND_PRIVATE_TICKS};
 pub use items::TINDERBOX;
@@ -81,5 +91,9 @@ pub use map::{chebyshev, MAX_MAP_SIDE_TILES, NEAREST_WALKABLE_SEARCH_TILES};
 pub use movement::{RUN_TILES_PER_TICK, WALK_TILES_PER_TICK};
 pub use npcs::{MOB_PLACEMENT_ATTEMPTS, WANDER_ODDS};
 pub use pathfinding::{MAX_PATH_EXPANSIONS, PATH_WINDOW_MARGIN_TILES};
+pub use processing::HAMMER;
+pub use resources::{
+    ASHES, FISHING_SPOT_MAX_STAY_TICKS, FISHING_SPOT_MIN_STAY_TICKS, FISHING_SPOT_MOVE_RADIUS,
+};
 pub use view::{MAX_VISIBLE_NPCS, MAX_VISIBLE_PLAYERS, VIEW_RADIUS_TILES};
 pub use world::World;

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use wayfarer_content::Content;
 
 use crate::grid::{Class, SpatialGrid};
-use crate::layout::{Layout, MobPlacement, NpcPlacement};
+use crate::layout::{Layout, MobPlacement, NpcPlacement, Placed};
 use crate::npcs::{NpcState, Origin};
 use crate::world::{ResourceState, World};
 
@@ -119,8 +119,14 @@ impl World {
             }
         }
         for resource in old_resources.into_values() {
-            self.entities.retire(resource.handle);
+            if resource.placement.what == Placed::Fire {
+                // Lit fires are not content: they burn on.
+                self.resources.push(resource);
+            } else {
+                self.entities.retire(resource.handle);
+            }
         }
+        self.resources_reloaded(now);
 
         // Everything that stays goes into a grid over the new map; players and mobs on tiles that
         // became blocked step to the nearest walkable one.

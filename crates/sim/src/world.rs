@@ -71,6 +71,8 @@ pub(crate) struct Dirty {
 pub(crate) struct ResourceState {
     pub handle: Handle,
     pub placement: ResourcePlacement,
+    /// Depletion, fishing-spot moves and fire expiry (`resources`).
+    pub life: crate::resources::ResourceLife,
 }
 
 /// All game state of one world.
@@ -187,6 +189,7 @@ impl World {
         phase(Phase::Actions);
         self.advance_intents(&mut events);
         self.advance_ground_items(&mut events);
+        self.advance_resources(&mut events);
         self.report_player_changes(&mut events);
         phase(Phase::View);
         self.push_views(&mut events);
@@ -496,6 +499,7 @@ impl World {
         self.resources.push(ResourceState {
             handle,
             placement: placement.clone(),
+            life: crate::resources::ResourceLife::default(),
         });
     }
 
@@ -550,7 +554,8 @@ impl World {
             .collect()
     }
 
-    /// Every gathering resource as a client would see it, in spawn order.
+    /// Every resource entity (gathering nodes, stations, lit fires) as a client would see it, in
+    /// spawn order.
     pub fn resources(&self) -> Vec<Entity> {
         self.resources
             .iter()
