@@ -121,6 +121,16 @@ impl RunningServer {
             },
         )
         .context("cannot start the world thread")?;
+        // Items of deaths still locked (a crash or stop before they were picked up) go back on
+        // the ground before anyone can enter.
+        crate::deaths::restore(
+            &store,
+            &world.sender(),
+            Duration::from_millis(config.tick_ms),
+            wayfarer_store::now_ms(),
+        )
+        .await
+        .context("cannot restore death piles")?;
         // New content from the CDN reaches the world at its next tick boundary.
         let content_forwarder = {
             let sender = world.sender();
