@@ -16,5 +16,6 @@ mod local_postgres;
 mod rate_limits;
 mod restart;
 mod shutdown;
+mod skills;
 mod status_faults;
 mod world;
