@@ -7,6 +7,7 @@ mod characters;
 mod config_errors;
 mod content;
 mod cors;
+mod death_crash;
 mod errors;
 mod friends;
 mod health;

@@ -260,7 +260,12 @@ pub const WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 impl WsClient {
     /// Connects to `/ws` with `query` (e.g. `token=…`), or returns the HTTP status of a refusal.
     pub async fn connect(app: &TestApp, query: &str) -> Result<WsClient, u16> {
-        let url = format!("{}/ws?{query}", app.base.replace("http://", "ws://"));
+        WsClient::connect_to(&app.base, query).await
+    }
+
+    /// Connects to the server at `base` (`http://host:port`), e.g. a server process.
+    pub async fn connect_to(base: &str, query: &str) -> Result<WsClient, u16> {
+        let url = format!("{}/ws?{query}", base.replace("http://", "ws://"));
         match tokio_tungstenite::connect_async(url).await {
             Ok((stream, _)) => Ok(WsClient { stream }),
             Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
@@ -376,17 +381,20 @@ impl WsClient {
 
 /// A guest account with a character: (token, character id).
 pub async fn player(app: &TestApp, name: &str) -> (String, String) {
-    let response = app
-        .client
-        .post(app.url("/api/auth/guest"))
+    player_on(&app.client, &app.base, name).await
+}
+
+/// [`player`] on the server at `base`.
+pub async fn player_on(client: &reqwest::Client, base: &str, name: &str) -> (String, String) {
+    let response = client
+        .post(format!("{base}/api/auth/guest"))
         .send()
         .await
         .unwrap();
     let body: serde_json::Value = response.json().await.unwrap();
     let token = body["token"].as_str().unwrap().to_owned();
-    let created = app
-        .client
-        .post(app.url("/api/v1/player"))
+    let created = client
+        .post(format!("{base}/api/v1/player"))
         .bearer_auth(&token)
         .json(&serde_json::json!({ "name": name }))
         .send()

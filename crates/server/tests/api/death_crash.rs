@@ -1,0 +1,223 @@
+//! The death lock under `kill -9`: a real server process, a player killed by a bandit, and the
+//! process killed at moments around the death's write. After each restart every item of the
+//! starter kit exists exactly once in the database — in the character's rows or in an open death
+//! lock — and the restored pile gives back exactly what the lock holds.
+
+use std::collections::BTreeMap;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use wayfarer_store::Store;
+
+use crate::support::{player_on, WsClient, WAIT};
+
+struct ServerProcess {
+    child: Child,
+    base: String,
+}
+
+impl ServerProcess {
+    async fn start(world: &std::path::Path, port: u16) -> ServerProcess {
+        let child = Command::new(env!("CARGO_BIN_EXE_wayfarer"))
+            .arg("serve")
+            .current_dir(world)
+            .env("WORLD", world)
+            .env("PORT", port.to_string())
+            .env("HOST", "127.0.0.1")
+            .env("NODE_ENV", "test")
+            .env("TICK_MS", "50")
+            .env("ADMIN_CODE", "code")
+            .env("DISABLE_RATE_LIMIT", "true")
+            .env("RUST_LOG", "warn")
+            .env_remove("DATABASE_URL")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let base = format!("http://127.0.0.1:{port}");
+        let client = reqwest::Client::new();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Ok(r) = client.get(format!("{base}/health")).send().await {
+                if r.status() == 200 {
+                    break;
+                }
+            }
+            assert!(Instant::now() < deadline, "server never became healthy");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        ServerProcess { child, base }
+    }
+
+    /// `kill -9`: no shutdown, no final saves.
+    fn crash(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Every item the character owns in the database: its rows plus its open death locks.
+async fn owned(store: &Store, character: &str) -> BTreeMap<String, i64> {
+    let mut out = BTreeMap::new();
+    for slot in store.inventories().get(character).await.unwrap() {
+        *out.entry(slot.item_id).or_default() += slot.quantity;
+    }
+    for worn in store.inventories().equipment(character).await.unwrap() {
+        *out.entry(worn.item_id).or_default() += worn.quantity;
+    }
+    for lock in store.deaths().locked().await.unwrap() {
+        if lock.character_id == character {
+            for item in lock.items {
+                *out.entry(item.item_id).or_default() += item.quantity;
+            }
+        }
+    }
+    out
+}
+
+fn starter_kit() -> BTreeMap<String, i64> {
+    let mut kit = BTreeMap::new();
+    for entry in wayfarer_content::load_bundled().starter_kit() {
+        *kit.entry(entry.item_id.clone()).or_default() += i64::from(entry.quantity);
+    }
+    kit
+}
+
+/// Takes the player to the bandits and picks a fight it cannot win; returns once the player's
+/// inventory is empty (the death was dispatched).
+async fn die_to_a_bandit(ws: &mut WsClient) {
+    let content = wayfarer_content::load_bundled();
+    let spawner = content
+        .areas
+        .values()
+        .filter(|a| !a.pvp)
+        .flat_map(|a| &a.mob_spawns)
+        .find(|m| m.mob_id == "bandit")
+        .expect("the bundled world has bandits outside PvP areas")
+        .clone();
+    ws.send("player:chat", json!({"text": "/admin code"}), None)
+        .await;
+    let (x, z) = (
+        spawner.position.x.floor() as i64,
+        spawner.position.z.floor() as i64,
+    );
+    ws.send("player:chat", json!({"text": format!("/tp {x} {z}")}), None)
+        .await;
+    let mut attacked = false;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        assert!(Instant::now() < deadline, "the player never died");
+        let m = ws.next().await.expect("connected");
+        if !attacked && m["type"] == "world:update" {
+            let bandit = m["data"]["added"]
+                .as_array()
+                .and_then(|a| a.iter().find(|e| e["typeId"] == "bandit"))
+                .cloned();
+            if let Some(bandit) = bandit {
+                ws.send(
+                    "player:action",
+                    json!({"action": "attack", "targetId": bandit["id"]}),
+                    None,
+                )
+                .await;
+                attacked = true;
+            }
+        }
+        if m["type"] == "inventory:update" && m["data"]["inventory"] == json!([]) {
+            return;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_at_any_moment_of_a_death_neither_loses_nor_duplicates_an_item() {
+    let world = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let kit = starter_kit();
+    let client = reqwest::Client::new();
+    let mut characters = Vec::new();
+    let mut last_token = String::new();
+    // Kill the process at moments from "the death was just sent to the client" to well after its
+    // write; each round is a new character.
+    for (round, delay_ms) in [0u64, 1, 3, 8, 20, 60].into_iter().enumerate() {
+        let server = ServerProcess::start(world.path(), port).await;
+        let (token, id) = player_on(&client, &server.base, &format!("Doomed{round}")).await;
+        let mut ws = WsClient::connect_to(&server.base, &format!("token={token}"))
+            .await
+            .unwrap();
+        die_to_a_bandit(&mut ws).await;
+        tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+        server.crash();
+        characters.push(id);
+        last_token = token;
+
+        let store = Store::open_sqlite(&world.path().join("wayfarer.db"))
+            .await
+            .unwrap();
+        for id in &characters {
+            assert_eq!(
+                owned(&store, id).await,
+                kit,
+                "round {round} (killed {delay_ms} ms after the death): character {id}"
+            );
+        }
+        store.close().await;
+    }
+
+    // After a restart the piles of the locked deaths lie on the ground again, private to their
+    // owners; picking one up moves its items back out of the lock.
+    let server = ServerProcess::start(world.path(), port).await;
+    let store = Store::open_sqlite(&world.path().join("wayfarer.db"))
+        .await
+        .unwrap();
+    let locks = store.deaths().locked().await.unwrap();
+    assert!(!locks.is_empty(), "some rounds were killed after the write");
+    let content = wayfarer_content::load_bundled();
+    // One entity per stack of a stackable item, one per item otherwise.
+    let expected: i64 = locks
+        .iter()
+        .flat_map(|l| &l.items)
+        .map(|i| match content.items.get(i.item_id.as_str()) {
+            Some(item) if item.stackable => 1,
+            _ => i.quantity,
+        })
+        .sum();
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let world: Value = client
+            .get(format!("{}/api/v1/world", server.base))
+            .bearer_auth(&last_token)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if world["entities"]["groundItems"].as_i64() == Some(expected) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{world}: expected {expected} ground items from {} locks",
+            locks.len()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    store.close().await;
+}
