@@ -39,7 +39,8 @@ pub const NAME_ATTEMPTS: usize = 5;
 /// Header carrying the load-test key on authentication requests.
 pub const LOAD_TEST_KEY_HEADER: &str = "x-load-test-key";
 
-type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+/// A bot's WebSocket client.
+pub type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 /// What every bot of a run shares.
 pub(crate) struct Shared {
@@ -94,6 +95,39 @@ pub(crate) async fn run_bot(
     };
     bot.play(stop).await;
     bot.stats
+}
+
+/// Enters the world the way bot `index` of a load run does (guest account, character, `/ws`,
+/// first `player:sync`), within [`CONNECT_TIMEOUT`], and hands over the socket, for tools that
+/// then drive it themselves (the `compare` example's `player:sync` round trips). `url` is the
+/// server's `http://host:port`; `key` its `LOAD_TEST_KEY`, if any. The error is the failed step,
+/// its short reason and the details.
+pub async fn enter_world(url: &str, key: Option<&str>, index: usize) -> Result<Socket, String> {
+    let endpoints = Endpoints::from_base(url).map_err(|e| e.to_string())?;
+    let http = reqwest::Client::builder()
+        .timeout(super::HTTP_TIMEOUT)
+        .connect_timeout(super::HEALTH_TIMEOUT)
+        .build()
+        .map_err(|e| format!("could not build the HTTP client: {e}"))?;
+    let shared = Shared {
+        endpoints,
+        http,
+        key: key.map(str::to_owned),
+        scenario: Scenario::Wander,
+        deadline: Instant::now() + CONNECT_TIMEOUT,
+    };
+    let mut rng = Rng::from_entropy(index as u64);
+    let mut stats = BotStats::default();
+    match timeout(
+        CONNECT_TIMEOUT,
+        connect(index, &shared, &mut rng, &mut stats),
+    )
+    .await
+    {
+        Ok(Ok(entered)) => Ok(entered.socket),
+        Ok(Err(failure)) => Err(format!("{} ({failure})", failure.key())),
+        Err(_) => Err("timed out entering the world".to_owned()),
+    }
 }
 
 /// Why a bot did not enter the world.

@@ -46,8 +46,8 @@ use tokio::task::JoinSet;
 use tokio::time::{sleep_until, timeout, Instant};
 
 pub use bot::{
-    CLOSE_TIMEOUT, CONNECT_TIMEOUT, LOAD_TEST_KEY_HEADER, NAME_ATTEMPTS, PROBE_TIMEOUT,
-    SEND_TIMEOUT,
+    enter_world, Socket, CLOSE_TIMEOUT, CONNECT_TIMEOUT, LOAD_TEST_KEY_HEADER, NAME_ATTEMPTS,
+    PROBE_TIMEOUT, SEND_TIMEOUT,
 };
 pub use options::{Endpoints, LoadOptions, Scenario, UnknownScenario};
 pub use report::LoadReport;
