@@ -9,10 +9,12 @@
 //! - `wander`: `player:move` to a random tile within 10 tiles every 1–3 s;
 //! - `chat`: `player:chat`, local (one in five global), every 2–5 s;
 //! - `mixed`: both, each on its own timer;
-//! - `gather`, `trade`: refused with [`LoadError::UnsupportedScenario`] — the server has no
-//!   gathering or trading yet.
+//! - `gather`: every 3–6 s, `player:action gather` on the nearest standing tree it has seen in its
+//!   `world:update`s (the server walks it there), dropping a log when the inventory is full;
+//! - `idle`: nothing at all after entering (no probes either): the cost of connected players;
+//! - `trade`: refused with [`LoadError::UnsupportedScenario`] — the server has no trading yet.
 //!
-//! Every bot also sends `player:sync` about every 2 s and times the reply (the round trip). At the
+//! Every bot but the idle ones also sends `player:sync` about every 2 s and times the reply (the round trip). At the
 //! end every bot closes its socket normally and waits for the server's close.
 //!
 //! ```no_run
@@ -84,7 +86,7 @@ pub enum LoadError {
     /// which the server does not have.
     #[error(
         "scenario {0} is not supported yet: the server has no {what}; use wander, chat or mixed",
-        what = match .0 { Scenario::Gather => "gathering", Scenario::Trade => "trading", _ => "support for it" }
+        what = match .0 { Scenario::Trade => "trading", _ => "support for it" }
     )]
     UnsupportedScenario(Scenario),
     /// `GET /health` failed before any bot started.
@@ -243,7 +245,7 @@ mod tests {
 
     #[tokio::test]
     async fn unsupported_scenarios_are_refused_before_connecting() {
-        for scenario in [Scenario::Gather, Scenario::Trade] {
+        for scenario in [Scenario::Trade] {
             let mut options = LoadOptions::new("http://127.0.0.1:9");
             options.scenario = scenario;
             let err = run(options).await.unwrap_err();
