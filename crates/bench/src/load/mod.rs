@@ -36,6 +36,7 @@ mod bot;
 mod options;
 mod report;
 mod scenario;
+mod server_figures;
 mod stats;
 
 use std::future::Future;
@@ -57,6 +58,7 @@ pub use scenario::{
     bot_name, Rng, CHAT_EVERY, FIRST_SYNC_WITHIN, GLOBAL_CHAT_ONE_IN, MAX_NAME_CHARS, MOVE_EVERY,
     SYNC_EVERY, WANDER_RADIUS_TILES,
 };
+pub use server_figures::{ServerFigures, StatusSample};
 pub use stats::{percentile, LatencySummary, Samples};
 
 use bot::Shared;
@@ -131,6 +133,7 @@ pub async fn run_until(
         .build()
         .map_err(|e| LoadError::Client(e.to_string()))?;
     check_health(&http, &endpoints).await?;
+    let before = server_figures::sample(&http, &endpoints.http_base).await;
 
     let start = Instant::now();
     let deadline = start + Duration::from_secs(options.seconds);
@@ -142,6 +145,15 @@ pub async fn run_until(
         deadline,
     });
     let (stop_tx, stop_rx) = watch::channel(false);
+    let (watch_done_tx, watch_done_rx) = watch::channel(false);
+    let watcher = before.map(|before| {
+        tokio::spawn(server_figures::watch_server(
+            shared.http.clone(),
+            shared.endpoints.http_base.clone(),
+            before,
+            watch_done_rx,
+        ))
+    });
     let mut stop = std::pin::pin!(stop);
     let mut stopped_at: Option<Instant> = None;
     let mut bots = JoinSet::new();
@@ -199,7 +211,12 @@ pub async fn run_until(
     }
 
     let ended = stopped_at.unwrap_or(deadline).min(Instant::now());
-    let report = LoadReport::new(
+    watch_done_tx.send_replace(true);
+    let server = match watcher {
+        Some(task) => task.await.ok(),
+        None => None,
+    };
+    let mut report = LoadReport::new(
         RunFacts {
             url: shared.endpoints.http_base.clone(),
             scenario: options.scenario,
@@ -212,6 +229,7 @@ pub async fn run_until(
         },
         total,
     );
+    report.server = server;
     tracing::info!(
         connected = report.connected,
         failed = report.failed_connects,

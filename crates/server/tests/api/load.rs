@@ -106,6 +106,12 @@ async fn ten_bots_play_and_the_counts_add_up() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 
+    // The server's own figures were sampled while the bots played.
+    let server = report.server.as_ref().expect("/status was sampled");
+    assert!(server.samples >= 1, "{server:?}");
+    assert!(server.at_peak.players_online >= 1, "{server:?}");
+    assert!(server.at_peak.rss_bytes > 0 || !cfg!(target_os = "linux"));
+
     // The JSON report says the same.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("load.json");
