@@ -36,6 +36,8 @@ pub const OUTBOUND_QUEUE: usize = 512;
 #[derive(Debug, Clone)]
 pub enum Outbound {
     Message(Arc<ServerMessage>),
+    /// A message already encoded: one sent to many players (chat, hits, notices) is encoded once.
+    Text(Arc<str>),
     /// Close the socket with this code and reason.
     Close(u16, &'static str),
 }
@@ -407,32 +409,21 @@ impl Runner {
 
     fn dispatch(&mut self, events: Vec<Event>) {
         let mut slow: Vec<String> = Vec::new();
-        let mut send =
-            |players: &HashMap<String, PlayerRecord>, to: &str, message: Arc<ServerMessage>| {
-                if let Some(record) = players.get(to) {
-                    if record
-                        .outbound
-                        .try_send(Outbound::Message(message))
-                        .is_err()
-                    {
-                        slow.push(to.to_owned());
-                    }
-                }
-            };
         for event in events {
             match event {
                 Event::View { to, update } => {
-                    send(
+                    send_to(
                         &self.players,
+                        &mut slow,
                         &to,
                         Arc::new(ServerMessage::WorldUpdate(update)),
                     );
                 }
                 Event::Chat { to, mut message } => {
                     message.ts = now_ms();
-                    let message = Arc::new(ServerMessage::Chat(message));
+                    let text = encode_once(ServerMessage::Chat(message));
                     for id in &to {
-                        send(&self.players, id, message.clone());
+                        send_to(&self.players, &mut slow, id, text.clone());
                     }
                 }
                 Event::Rejected {
@@ -442,8 +433,9 @@ impl Runner {
                     reference,
                 } => {
                     let reference = reference.map(serde_json::Value::from);
-                    send(
+                    send_to(
                         &self.players,
+                        &mut slow,
                         &to,
                         Arc::new(ServerMessage::error(code, message, reference)),
                     );
@@ -459,8 +451,9 @@ impl Runner {
                             ),
                             coins: record.snapshot.character.coins,
                         };
-                        send(
+                        send_to(
                             &self.players,
+                            &mut slow,
                             &to,
                             Arc::new(ServerMessage::InventoryUpdate(update)),
                         );
@@ -470,8 +463,9 @@ impl Runner {
                     if let Some(record) = self.players.get_mut(&to) {
                         let update = character_state::mirror_equipment(&mut record.snapshot, &worn);
                         record.dirty = true;
-                        send(
+                        send_to(
                             &self.players,
+                            &mut slow,
                             &to,
                             Arc::new(ServerMessage::EquipmentUpdate(update)),
                         );
@@ -481,7 +475,12 @@ impl Runner {
                     if let Some(record) = self.players.get_mut(&to) {
                         let xp = character_state::mirror_xp(&mut record.snapshot, skill, &gain);
                         record.dirty = true;
-                        send(&self.players, &to, Arc::new(ServerMessage::SkillXp(xp)));
+                        send_to(
+                            &self.players,
+                            &mut slow,
+                            &to,
+                            Arc::new(ServerMessage::SkillXp(xp)),
+                        );
                     }
                 }
                 Event::Stats { id, stats } => {
@@ -491,9 +490,9 @@ impl Runner {
                     }
                 }
                 Event::CombatHit { to, hit } => {
-                    let message = Arc::new(ServerMessage::CombatHit(hit));
+                    let text = encode_once(ServerMessage::CombatHit(hit));
                     for id in &to {
-                        send(&self.players, id, message.clone());
+                        send_to(&self.players, &mut slow, id, text.clone());
                     }
                 }
                 Event::PlayerDied {
@@ -543,8 +542,9 @@ impl Runner {
             }
         }
         for (to, message) in std::mem::take(&mut self.notices) {
+            let text = encode_once_arc(&message);
             for id in &to {
-                send(&self.players, id, message.clone());
+                send_to(&self.players, &mut slow, id, text.clone());
             }
         }
         // A client whose queue stays full is dropped; the tick never waits for it.
@@ -649,6 +649,36 @@ fn phase_index(phase: Phase) -> usize {
         Phase::Actions => 3,
         Phase::View => 4,
     }
+}
+
+impl From<Arc<ServerMessage>> for Outbound {
+    fn from(message: Arc<ServerMessage>) -> Self {
+        Outbound::Message(message)
+    }
+}
+
+/// Queues `message` for player `to` without waiting; a full queue marks the player slow (the
+/// tick never waits for a client).
+fn send_to(
+    players: &HashMap<String, PlayerRecord>,
+    slow: &mut Vec<String>,
+    to: &str,
+    message: impl Into<Outbound>,
+) {
+    if let Some(record) = players.get(to) {
+        if record.outbound.try_send(message.into()).is_err() {
+            slow.push(to.to_owned());
+        }
+    }
+}
+
+/// A message for many players, encoded once.
+fn encode_once(message: ServerMessage) -> Outbound {
+    Outbound::Text(Arc::from(message.to_json()))
+}
+
+fn encode_once_arc(message: &ServerMessage) -> Outbound {
+    Outbound::Text(Arc::from(message.to_json()))
 }
 
 fn now_ms() -> i64 {

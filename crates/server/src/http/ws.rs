@@ -312,6 +312,10 @@ impl Connection {
                 },
                 message = outbound.recv() => match message {
                     Some(Outbound::Message(message)) => self.forward(socket, &message).await,
+                    Some(Outbound::Text(text)) => match socket.send(Message::Text(text.as_ref().into())).await {
+                        Ok(()) => Flow::Continue,
+                        Err(_) => Flow::Close(1011, "send failed"),
+                    },
                     Some(Outbound::Close(code, reason)) => Flow::Close(code, reason),
                     None => Flow::Close(1011, "removed from the world"),
                 },
