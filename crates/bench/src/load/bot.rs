@@ -20,7 +20,9 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use wayfarer_protocol::ws::{TilePos, WorldPos};
 
 use super::options::Endpoints;
-use super::scenario::{bot_name, chat_line, wander_target, Action, Plan, Rng};
+use super::scenario::{
+    bot_name, chat_line, target_within, wander_target, Action, Plan, Rng, SPREAD_RADIUS_TILES,
+};
 use super::stats::{bump, BotStats};
 use super::Scenario;
 
@@ -567,7 +569,12 @@ impl Bot<'_> {
                 self.send("player:sync", json!({})).await
             }
             Action::Move => {
-                let target = wander_target(self.tile, &mut self.rng);
+                // The first walk spreads the bots out; later ones wander nearby.
+                let target = if self.stats.sent.contains_key("player:move") {
+                    wander_target(self.tile, &mut self.rng)
+                } else {
+                    target_within(self.tile, SPREAD_RADIUS_TILES, &mut self.rng)
+                };
                 let run = self.rng.one_in(4);
                 self.send(
                     "player:move",

@@ -6,7 +6,8 @@
 //! (`POST /api/v1/player`, another name on 409), connects `/ws?token=…`, reads its `player:sync`, then
 //! acts until the deadline:
 //!
-//! - `wander`: `player:move` to a random tile within 10 tiles every 1–3 s;
+//! - `wander`: a first walk up to 120 tiles away (players spread out over the world), then
+//!   `player:move` to a random tile within 10 tiles every 1–3 s;
 //! - `chat`: `player:chat`, local (one in five global), every 2–5 s;
 //! - `mixed`: both, each on its own timer;
 //! - `gather`: every 3–6 s, `player:action gather` on the nearest standing tree it has seen in its

@@ -130,11 +130,20 @@ pub fn bot_name(index: usize, rng: &mut Rng) -> String {
     name
 }
 
+/// How far a wandering bot's first walk may take it: players spread over the world instead of
+/// standing in one crowd at the spawn (the server walks them to the closest reachable tile).
+pub const SPREAD_RADIUS_TILES: i32 = 120;
+
 /// A tile to walk to: within [`WANDER_RADIUS_TILES`] of `from` on both axes, never `from` itself.
 pub fn wander_target(from: TilePos, rng: &mut Rng) -> TilePos {
+    target_within(from, WANDER_RADIUS_TILES, rng)
+}
+
+/// A tile within `radius` of `from` on both axes, never `from` itself.
+pub fn target_within(from: TilePos, radius: i32, rng: &mut Rng) -> TilePos {
     loop {
-        let x = from.x + rng.between(-WANDER_RADIUS_TILES, WANDER_RADIUS_TILES);
-        let z = from.z + rng.between(-WANDER_RADIUS_TILES, WANDER_RADIUS_TILES);
+        let x = from.x + rng.between(-radius, radius);
+        let z = from.z + rng.between(-radius, radius);
         if (x, z) != (from.x, from.z) {
             return TilePos { x, z };
         }
