@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc as tokio_mpsc, oneshot};
 use wayfarer_content::Content;
-use wayfarer_protocol::ws::{InventoryUpdate, Player, ServerMessage};
+use wayfarer_protocol::ws::{InventoryUpdate, Player, ServerMessage, ShopClosed};
 use wayfarer_sim::{Command, Event, Phase, World};
 use wayfarer_store::CharacterSnapshot;
 
@@ -98,6 +98,8 @@ pub struct WorldContext {
     pub content: Arc<Content>,
     pub online: Arc<OnlinePlayers>,
     pub saves: tokio_mpsc::UnboundedSender<SaveJob>,
+    /// Economy audit counters (shop trades, expired death piles).
+    pub economy: Arc<crate::economy::EconomyCounters>,
 }
 
 /// The running world thread.
@@ -407,6 +409,8 @@ impl Runner {
 
     fn dispatch(&mut self, events: Vec<Event>) {
         let mut slow: Vec<String> = Vec::new();
+        // Records to save at once, in one job (bank operations, purchases, sales).
+        let mut save_now: Vec<String> = Vec::new();
         let mut send =
             |players: &HashMap<String, PlayerRecord>, to: &str, message: Arc<ServerMessage>| {
                 if let Some(record) = players.get(to) {
@@ -513,7 +517,58 @@ impl Runner {
                     stack,
                 } => self.deaths.taken(&death_id, &by, &stack),
                 Event::DeathItemExpired { death_id, stack } => {
+                    self.context.economy.left(
+                        &stack.item_id,
+                        "deathPileExpired",
+                        u64::from(stack.quantity),
+                    );
                     self.deaths.expired(&death_id, &stack)
+                }
+                Event::Bank { to, items } => {
+                    if let Some(record) = self.players.get_mut(&to) {
+                        let update = character_state::mirror_bank(&mut record.snapshot, &items);
+                        record.dirty = true;
+                        send(
+                            &self.players,
+                            &to,
+                            Arc::new(ServerMessage::BankUpdate(update)),
+                        );
+                    }
+                }
+                Event::SaveNow { id } => {
+                    if !save_now.contains(&id) {
+                        save_now.push(id);
+                    }
+                }
+                Event::ShopOpened { to, view } => {
+                    send(&self.players, &to, Arc::new(ServerMessage::ShopOpen(view)));
+                }
+                Event::ShopUpdated { to, view } => {
+                    let message = Arc::new(ServerMessage::ShopUpdate(view));
+                    for id in &to {
+                        send(&self.players, id, message.clone());
+                    }
+                }
+                Event::ShopClosed { to, store_id } => {
+                    send(
+                        &self.players,
+                        &to,
+                        Arc::new(ServerMessage::ShopClose(ShopClosed { store_id })),
+                    );
+                }
+                Event::ShopTrade {
+                    id,
+                    store_id,
+                    item_id,
+                    quantity,
+                    coins,
+                    sold,
+                } => {
+                    tracing::info!(character = %id, store = %store_id, item = %item_id, quantity, coins, sold, "shop trade");
+                    metrics::counter!("shop_trades_total", "kind" => if sold { "sale" } else { "purchase" }).increment(1);
+                    self.context
+                        .economy
+                        .shop_trade(&item_id, quantity, coins, sold);
                 }
                 Event::NpcKilled { killer, npc_id } => {
                     metrics::counter!("npc_kills_total").increment(1);
@@ -526,6 +581,26 @@ impl Runner {
                         record.snapshot.character.position[2] = f64::from(tile.z) + 0.5;
                     }
                     self.presence.push(Presence::Moved(id, tile));
+                }
+            }
+        }
+        // Bank operations, purchases and sales are durable at once: the records they changed, as
+        // this tick left them (inventory and bank), in one transaction.
+        if !save_now.is_empty() {
+            let mut job = SaveJob::default();
+            for id in &save_now {
+                if let Some(record) = self.players.get_mut(id) {
+                    record.dirty = false;
+                    let snapshot = record.snapshot.clone();
+                    job.snapshots.push(self.finished_snapshot(snapshot));
+                }
+            }
+            if !job.snapshots.is_empty() {
+                metrics::counter!("character_saves_total").increment(job.snapshots.len() as u64);
+                if self.context.saves.send(job).is_err() {
+                    tracing::error!(
+                        "the save task has stopped; a bank or shop change could not be saved"
+                    );
                 }
             }
         }

@@ -76,6 +76,7 @@ test_both_backends!(save_batch_is_all_or_nothing, |store| {
                 item_id: "bronze_sword".into(),
                 quantity: 1,
             }],
+            bank: vec![],
         });
     }
     snapshots[0].character.position = [1.5, 0.0, 2.5];
