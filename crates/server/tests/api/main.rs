@@ -3,6 +3,7 @@
 mod support;
 
 mod auth;
+mod bank;
 mod characters;
 mod config_errors;
 mod content;
