@@ -17,6 +17,7 @@ mod load;
 mod local_postgres;
 mod rate_limits;
 mod restart;
+mod shops;
 mod shutdown;
 mod skills;
 mod status_faults;
