@@ -67,6 +67,10 @@ pub enum WorldInput {
     },
     /// New content, applied at the next tick boundary.
     ReplaceContent(Arc<Content>),
+    /// An immediate save (bank, shop) could not be written: these characters leave the world
+    /// without saving, so the store keeps their last durable state and nothing of the failed
+    /// operation survives (their connection is closed with 1011).
+    SaveFailed { ids: Vec<String> },
     /// Messages for players who are online (others are skipped), sent after the next tick's
     /// events, so a player entering gets `player:sync` and `world:update` before them.
     Notify {
@@ -118,9 +122,14 @@ impl WorldThread {
         let thread_stats = stats.clone();
         let stop = Arc::new(AtomicBool::new(false));
         let thread_stop = stop.clone();
-        let join = std::thread::Builder::new()
-            .name("world".into())
-            .spawn(move || Runner::new(world, context, thread_stats).run(&rx, &thread_stop))?;
+        let join = std::thread::Builder::new().name("world".into()).spawn({
+            let own = WorldSender { tx: tx.clone() };
+            move || {
+                let mut runner = Runner::new(world, context, thread_stats);
+                runner.own_sender = Some(own);
+                runner.run(&rx, &thread_stop)
+            }
+        })?;
         Ok(WorldThread {
             stats,
             sender: WorldSender { tx },
@@ -175,6 +184,8 @@ struct Runner {
     /// This tick's phase durations in microseconds.
     phase_us: PhaseTimes,
     ticks_since_save: u64,
+    /// The world's own inbound queue, for save jobs that report failure back.
+    own_sender: Option<WorldSender>,
 }
 
 impl Runner {
@@ -191,6 +202,7 @@ impl Runner {
             deaths: DeathBook::default(),
             phase_us: [0; PHASES.len()],
             ticks_since_save: 0,
+            own_sender: None,
         }
     }
 
@@ -304,6 +316,18 @@ impl Runner {
                 quantity: u32::try_from(quantity.max(0)).unwrap_or(u32::MAX),
             }),
             WorldInput::Notify { to, message } => self.notices.push((to, message)),
+            WorldInput::SaveFailed { ids } => {
+                for id in ids {
+                    if let Some(record) = self.players.remove(&id) {
+                        tracing::error!(character = %id, "save failed: the player leaves unsaved");
+                        self.commands.push(Command::Leave { id: id.clone() });
+                        self.presence.push(Presence::Left(id));
+                        let _ = record
+                            .outbound
+                            .try_send(Outbound::Close(1011, "save failed"));
+                    }
+                }
+            }
             WorldInput::ReplaceContent(content) => {
                 self.world.replace_content(content.clone());
                 self.context.content = content;
@@ -587,7 +611,10 @@ impl Runner {
         // Bank operations, purchases and sales are durable at once: the records they changed, as
         // this tick left them (inventory and bank), in one transaction.
         if !save_now.is_empty() {
-            let mut job = SaveJob::default();
+            let mut job = SaveJob {
+                on_failure: self.own_sender.clone().map(|s| (s, save_now.clone())),
+                ..SaveJob::default()
+            };
             for id in &save_now {
                 if let Some(record) = self.players.get_mut(id) {
                     record.dirty = false;

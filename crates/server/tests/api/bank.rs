@@ -149,3 +149,101 @@ async fn the_bank_is_saved_at_once_and_survives_a_restart_on_sqlite() {
 async fn the_bank_is_saved_at_once_and_survives_a_restart_on_postgres() {
     bank_round_trip(Backend::Postgres).await;
 }
+
+/// `url` with its host and port replaced by `127.0.0.1:port`; also the original `host:port`.
+fn through_port(url: &str, port: u16) -> (String, String) {
+    let start = url
+        .find('@')
+        .map(|i| i + 1)
+        .unwrap_or_else(|| url.find("://").unwrap() + 3);
+    let end = start + url[start..].find('/').unwrap();
+    (
+        url[start..end].to_owned(),
+        format!("{}127.0.0.1:{port}{}", &url[..start], &url[end..]),
+    )
+}
+
+/// A withdrawal whose save fails (the database goes away) is not durable: the player is taken out
+/// of the world unsaved (close 1011), and the store, once back, still has the coins in the bank and
+/// not in the inventory; entering again shows that state.
+#[tokio::test]
+async fn a_withdraw_whose_save_fails_changes_nothing() {
+    let Some(db) = wayfarer_store::testing::FreshDatabase::postgres().await else {
+        return;
+    };
+    let (upstream, _) = through_port(&db.url, 0);
+    let proxy = crate::support::FaultProxy::start(upstream).await;
+    let (_, proxied) = through_port(&db.url, proxy.port);
+    let app = TestApp::spawn_with(AppOptions {
+        database_url: Some(proxied),
+        env: vec![
+            ("ADMIN_CODE", "vault".into()),
+            ("SAVE_INTERVAL", "3600".into()),
+        ],
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let direct = wayfarer_store::Store::connect(&db.url).await.unwrap();
+    let (token, id) = player(&app, "Unlucky").await;
+    let (mut ws, _) = enter(&app, &token).await;
+    ws.send("player:chat", json!({"text": "/admin vault"}), None)
+        .await;
+    ws.send("player:chat", json!({"text": "/tp 8 -4"}), None)
+        .await;
+    ws.send("bank:deposit", json!({"slot": "all"}), None).await;
+    let deposited: Vec<StoredBankItem> = bank_update(&mut ws)
+        .await
+        .iter()
+        .map(|(i, q)| banked(i, *q))
+        .collect();
+    let deadline = Instant::now() + WAIT;
+    while direct.inventories().bank(&id).await.unwrap() != deposited {
+        assert!(Instant::now() < deadline, "deposit not saved");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let coins = deposited
+        .iter()
+        .find(|b| b.item_id == "coins")
+        .map(|b| b.quantity)
+        .unwrap();
+
+    proxy.cut();
+    ws.send(
+        "bank:withdraw",
+        json!({"itemId": "coins", "quantity": coins}),
+        None,
+    )
+    .await;
+    // The sim moved the coins; the save fails (after its retries) and the player is dropped.
+    let update = bank_update(&mut ws).await;
+    assert!(update.iter().all(|(i, _)| i != "coins"));
+    assert_eq!(ws.expect_close().await, Some(1011));
+
+    proxy.unfreeze();
+    assert_eq!(direct.inventories().bank(&id).await.unwrap(), deposited);
+    assert!(direct.inventories().get(&id).await.unwrap().is_empty());
+    // Entering again: the coins are still in the bank.
+    let deadline = Instant::now() + WAIT;
+    let mut ws = loop {
+        let mut ws = WsClient::connect(&app, &format!("token={token}"))
+            .await
+            .expect("connects");
+        match ws.next().await {
+            Ok(first) if first["type"] == "player:sync" => break ws,
+            other => {
+                assert!(Instant::now() < deadline, "cannot enter again: {other:?}");
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        }
+    };
+    ws.send("bank:open", json!({}), None).await;
+    assert_eq!(
+        bank_update(&mut ws).await,
+        deposited
+            .iter()
+            .map(|b| (b.item_id.clone(), b.quantity))
+            .collect::<Vec<_>>()
+    );
+    ws.close().await;
+}
