@@ -29,6 +29,8 @@
 //!   entities too; formulas in `docs/mechanics.md`.
 //! - **Chat** (`chat`): see [`Command::Chat`]; [`Event::Chat`] carries `ts: 0` because the sim reads
 //!   no clock: the server stamps the send time.
+//! - **Bank and shops** (`bank`, `shops`): see [`Command::Bank`] and [`Command::Shop`]; rules in the
+//!   modules' documentation and `docs/protocol.md`. Each change ends with [`Event::SaveNow`].
 //! - **Ids**: players use their character id; NPCs and resources get `npc-<n>` / `res-<n>` from a
 //!   per-world counter, so the same seed and commands give the same ids.
 //! - **Determinism**: one ChaCha8 generator seeded at [`World::new`] (procedural fishing spots use
