@@ -237,3 +237,25 @@ fn banking_needs_a_bank_within_two_tiles_and_a_banker_opens_it() {
         .iter()
         .any(|e| matches!(e, Event::Bank { to, .. } if to == "far")));
 }
+
+#[test]
+fn a_quantity_of_an_unstackable_item_takes_the_slot_first_then_the_lowest() {
+    let mut world = world();
+    let inventory = vec![
+        (1, stack("logs", 1)),
+        (2, stack("logs", 1)),
+        (5, stack("logs", 1)),
+        (7, stack("logs", 1)),
+    ];
+    world.tick(vec![joining("a", NEAR_BANKER, inventory, vec![])]);
+    let events = world.tick(vec![deposit("a", Some(5), Some(2))]);
+    assert_eq!(rejection(&events), None);
+    let left: Vec<usize> = world
+        .player_inventory("a")
+        .unwrap()
+        .stacks()
+        .map(|(slot, _)| slot)
+        .collect();
+    assert_eq!(left, vec![2, 7]);
+    assert_eq!(banked(&world, "a", "logs"), 2);
+}

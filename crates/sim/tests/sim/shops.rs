@@ -321,3 +321,46 @@ fn walking_away_closes_the_shop() {
     assert_eq!(rejection(&events), Some(codes::NOT_NEAR_SHOP));
     assert_eq!(held(&world, "a", "coins"), 100);
 }
+
+#[test]
+fn untradeable_items_and_stores_without_buyback_refuse_sales() {
+    let mut content = wayfarer_content::load_bundled();
+    content.items.get_mut("logs").unwrap().tradeable = false;
+    let mut world = World::new(Arc::new(content.clone()), 9);
+    world.tick(vec![joining(
+        "a",
+        NEAR_TOBIN,
+        vec![(0, stack("logs", 1)), (1, stack("shrimp", 1))],
+    )]);
+    open(&mut world, "a");
+    let events = world.tick(vec![sell("a", 0, None)]);
+    assert_eq!(rejection(&events), Some(codes::CANNOT_SELL));
+    assert_eq!(held(&world, "a", "logs"), 1);
+    // Shrimp are worth 6: 3 coins at a buyback rate of 0.5.
+    let events = world.tick(vec![sell("a", 1, None)]);
+    assert_eq!(rejection(&events), None);
+    assert_eq!(
+        (held(&world, "a", "shrimp"), held(&world, "a", "coins")),
+        (0, 3)
+    );
+
+    content.stores.get_mut(STORE).unwrap().buyback = false;
+    let mut world = World::new(Arc::new(content), 9);
+    world.tick(vec![joining(
+        "b",
+        NEAR_TOBIN,
+        vec![(0, stack("shrimp", 1))],
+    )]);
+    let events = open(&mut world, "b");
+    let view = events
+        .iter()
+        .find_map(|e| match e {
+            Event::ShopOpened { view, .. } => Some(view.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(view.items.iter().all(|i| i.sell_price.is_none()));
+    let events = world.tick(vec![sell("b", 0, None)]);
+    assert_eq!(rejection(&events), Some(codes::CANNOT_SELL));
+    assert_eq!(held(&world, "b", "shrimp"), 1);
+}
