@@ -27,6 +27,9 @@ pub struct SaveJob {
     pub sessions_to_close: Vec<(String, &'static str)>,
     /// Fired once the job is written (a replacing connection waits for it).
     pub done: Vec<oneshot::Sender<()>>,
+    /// When the job cannot be written, these characters are taken out of the world unsaved (see
+    /// `WorldInput::SaveFailed`): a bank operation, purchase or sale that is not durable is undone.
+    pub on_failure: Option<(crate::world_thread::WorldSender, Vec<String>)>,
 }
 
 /// Runs until every sender (the world thread) is gone and the queue is drained.
@@ -66,6 +69,14 @@ async fn save(store: &Store, job: SaveJob) {
                 tracing::error!(attempt, characters = batch.snapshots.len(), error = %err, "saving characters failed");
                 metrics::counter!("character_save_failures_total").increment(1);
                 tokio::time::sleep(RETRY_PAUSE).await;
+            }
+        }
+    }
+    if !saved {
+        if let Some((world, ids)) = job.on_failure {
+            tracing::error!(characters = ?ids, "an immediate save failed: the characters are taken out of the world unsaved");
+            if !world.send(crate::world_thread::WorldInput::SaveFailed { ids }) {
+                tracing::error!("could not tell the world that a save failed");
             }
         }
     }

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc as tokio_mpsc, oneshot};
 use wayfarer_content::Content;
-use wayfarer_protocol::ws::{InventoryUpdate, Player, ServerMessage};
+use wayfarer_protocol::ws::{InventoryUpdate, Player, ServerMessage, ShopClosed};
 use wayfarer_sim::{Command, Event, Phase, World};
 use wayfarer_store::CharacterSnapshot;
 
@@ -69,6 +69,10 @@ pub enum WorldInput {
     },
     /// New content, applied at the next tick boundary.
     ReplaceContent(Arc<Content>),
+    /// An immediate save (bank, shop) could not be written: these characters leave the world
+    /// without saving, so the store keeps their last durable state and nothing of the failed
+    /// operation survives (their connection is closed with 1011).
+    SaveFailed { ids: Vec<String> },
     /// Messages for players who are online (others are skipped), sent after the next tick's
     /// events, so a player entering gets `player:sync` and `world:update` before them.
     Notify {
@@ -100,6 +104,8 @@ pub struct WorldContext {
     pub content: Arc<Content>,
     pub online: Arc<OnlinePlayers>,
     pub saves: tokio_mpsc::UnboundedSender<SaveJob>,
+    /// Economy audit counters (shop trades, expired death piles).
+    pub economy: Arc<crate::economy::EconomyCounters>,
 }
 
 /// The running world thread.
@@ -118,9 +124,14 @@ impl WorldThread {
         let thread_stats = stats.clone();
         let stop = Arc::new(AtomicBool::new(false));
         let thread_stop = stop.clone();
-        let join = std::thread::Builder::new()
-            .name("world".into())
-            .spawn(move || Runner::new(world, context, thread_stats).run(&rx, &thread_stop))?;
+        let join = std::thread::Builder::new().name("world".into()).spawn({
+            let own = WorldSender { tx: tx.clone() };
+            move || {
+                let mut runner = Runner::new(world, context, thread_stats);
+                runner.own_sender = Some(own);
+                runner.run(&rx, &thread_stop)
+            }
+        })?;
         Ok(WorldThread {
             stats,
             sender: WorldSender { tx },
@@ -175,6 +186,8 @@ struct Runner {
     /// This tick's phase durations in microseconds.
     phase_us: PhaseTimes,
     ticks_since_save: u64,
+    /// The world's own inbound queue, for save jobs that report failure back.
+    own_sender: Option<WorldSender>,
 }
 
 impl Runner {
@@ -191,6 +204,7 @@ impl Runner {
             deaths: DeathBook::default(),
             phase_us: [0; PHASES.len()],
             ticks_since_save: 0,
+            own_sender: None,
         }
     }
 
@@ -304,6 +318,18 @@ impl Runner {
                 quantity: u32::try_from(quantity.max(0)).unwrap_or(u32::MAX),
             }),
             WorldInput::Notify { to, message } => self.notices.push((to, message)),
+            WorldInput::SaveFailed { ids } => {
+                for id in ids {
+                    if let Some(record) = self.players.remove(&id) {
+                        tracing::error!(character = %id, "save failed: the player leaves unsaved");
+                        self.commands.push(Command::Leave { id: id.clone() });
+                        self.presence.push(Presence::Left(id));
+                        let _ = record
+                            .outbound
+                            .try_send(Outbound::Close(1011, "save failed"));
+                    }
+                }
+            }
             WorldInput::ReplaceContent(content) => {
                 self.world.replace_content(content.clone());
                 self.context.content = content;
@@ -409,6 +435,8 @@ impl Runner {
 
     fn dispatch(&mut self, events: Vec<Event>) {
         let mut slow: Vec<String> = Vec::new();
+        // Records to save at once, in one job (bank operations, purchases, sales).
+        let mut save_now: Vec<String> = Vec::new();
         for event in events {
             match event {
                 Event::View { to, update } => {
@@ -512,7 +540,65 @@ impl Runner {
                     stack,
                 } => self.deaths.taken(&death_id, &by, &stack),
                 Event::DeathItemExpired { death_id, stack } => {
+                    self.context.economy.left(
+                        &stack.item_id,
+                        "deathPileExpired",
+                        u64::from(stack.quantity),
+                    );
                     self.deaths.expired(&death_id, &stack)
+                }
+                Event::Bank { to, items } => {
+                    if let Some(record) = self.players.get_mut(&to) {
+                        let update = character_state::mirror_bank(&mut record.snapshot, &items);
+                        record.dirty = true;
+                        send_to(
+                            &self.players,
+                            &mut slow,
+                            &to,
+                            Arc::new(ServerMessage::BankUpdate(update)),
+                        );
+                    }
+                }
+                Event::SaveNow { id } => {
+                    if !save_now.contains(&id) {
+                        save_now.push(id);
+                    }
+                }
+                Event::ShopOpened { to, view } => {
+                    send_to(
+                        &self.players,
+                        &mut slow,
+                        &to,
+                        Arc::new(ServerMessage::ShopOpen(view)),
+                    );
+                }
+                Event::ShopUpdated { to, view } => {
+                    let message = Arc::new(ServerMessage::ShopUpdate(view));
+                    for id in &to {
+                        send_to(&self.players, &mut slow, id, message.clone());
+                    }
+                }
+                Event::ShopClosed { to, store_id } => {
+                    send_to(
+                        &self.players,
+                        &mut slow,
+                        &to,
+                        Arc::new(ServerMessage::ShopClose(ShopClosed { store_id })),
+                    );
+                }
+                Event::ShopTrade {
+                    id,
+                    store_id,
+                    item_id,
+                    quantity,
+                    coins,
+                    sold,
+                } => {
+                    tracing::info!(character = %id, store = %store_id, item = %item_id, quantity, coins, sold, "shop trade");
+                    metrics::counter!("shop_trades_total", "kind" => if sold { "sale" } else { "purchase" }).increment(1);
+                    self.context
+                        .economy
+                        .shop_trade(&item_id, quantity, coins, sold);
                 }
                 Event::NpcKilled { killer, npc_id } => {
                     metrics::counter!("npc_kills_total").increment(1);
@@ -525,6 +611,29 @@ impl Runner {
                         record.snapshot.character.position[2] = f64::from(tile.z) + 0.5;
                     }
                     self.presence.push(Presence::Moved(id, tile));
+                }
+            }
+        }
+        // Bank operations, purchases and sales are durable at once: the records they changed, as
+        // this tick left them (inventory and bank), in one transaction.
+        if !save_now.is_empty() {
+            let mut job = SaveJob {
+                on_failure: self.own_sender.clone().map(|s| (s, save_now.clone())),
+                ..SaveJob::default()
+            };
+            for id in &save_now {
+                if let Some(record) = self.players.get_mut(id) {
+                    record.dirty = false;
+                    let snapshot = record.snapshot.clone();
+                    job.snapshots.push(self.finished_snapshot(snapshot));
+                }
+            }
+            if !job.snapshots.is_empty() {
+                metrics::counter!("character_saves_total").increment(job.snapshots.len() as u64);
+                if self.context.saves.send(job).is_err() {
+                    tracing::error!(
+                        "the save task has stopped; a bank or shop change could not be saved"
+                    );
                 }
             }
         }
