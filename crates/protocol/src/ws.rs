@@ -129,6 +129,12 @@ pub enum ClientMessage {
     FriendList,
     /// `player:sync` with empty data: the client asks for its full state.
     Sync,
+    TradeRequest(crate::trade::TradeRequest),
+    TradeRequestRespond(crate::trade::TradeRequestRespond),
+    TradeAddItem(crate::trade::TradeAddItem),
+    TradeRemoveItem(crate::trade::TradeRemoveItem),
+    TradeAccept(crate::trade::TradeIdOnly),
+    TradeCancel(crate::trade::TradeIdOnly),
 }
 
 /// Why a frame could not be read; `code` is the wire error code.
@@ -188,6 +194,14 @@ impl ClientMessage {
             "ignore:remove" => data(kind, envelope.data).map(ClientMessage::IgnoreRemove),
             "friend:list" => Ok(ClientMessage::FriendList),
             "player:sync" => Ok(ClientMessage::Sync),
+            "tradeRequest" => data(kind, envelope.data).map(ClientMessage::TradeRequest),
+            "tradeRequestRespond" => {
+                data(kind, envelope.data).map(ClientMessage::TradeRequestRespond)
+            }
+            "tradeAddItem" => data(kind, envelope.data).map(ClientMessage::TradeAddItem),
+            "tradeRemoveItem" => data(kind, envelope.data).map(ClientMessage::TradeRemoveItem),
+            "tradeAccept" => data(kind, envelope.data).map(ClientMessage::TradeAccept),
+            "tradeCancel" => data(kind, envelope.data).map(ClientMessage::TradeCancel),
             other => Err(ParseError {
                 code: codes::UNKNOWN_TYPE,
                 message: format!("unknown message type {other:?}"),
@@ -471,6 +485,20 @@ pub enum ServerMessage {
     FriendStatus(FriendStatus),
     #[serde(rename = "error")]
     Error(ErrorMessage),
+    #[serde(rename = "tradeIncoming")]
+    TradeIncoming(crate::trade::TradeIncoming),
+    #[serde(rename = "tradeStarted")]
+    TradeStarted(crate::trade::TradeStarted),
+    #[serde(rename = "tradeUpdated")]
+    TradeUpdated(crate::trade::TradeUpdated),
+    #[serde(rename = "tradeConfirmScreen")]
+    TradeConfirmScreen(crate::trade::TradeConfirmScreen),
+    #[serde(rename = "tradeCompleted")]
+    TradeCompleted(crate::trade::TradeCompleted),
+    #[serde(rename = "tradeCancelled")]
+    TradeCancelled(crate::trade::TradeCancelled),
+    #[serde(rename = "tradeError")]
+    TradeError(crate::trade::TradeError),
 }
 
 impl ServerMessage {

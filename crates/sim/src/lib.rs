@@ -71,6 +71,7 @@ mod reload;
 mod resources;
 pub mod skilling;
 pub mod skills;
+mod trade;
 mod view;
 mod world;
 
@@ -94,6 +95,10 @@ pub use pathfinding::{MAX_PATH_EXPANSIONS, PATH_WINDOW_MARGIN_TILES};
 pub use processing::HAMMER;
 pub use resources::{
     ASHES, FISHING_SPOT_MAX_STAY_TICKS, FISHING_SPOT_MIN_STAY_TICKS, FISHING_SPOT_MOVE_RADIUS,
+};
+pub use trade::{
+    TradeCommand, TradeCommit, INACTIVITY_TIMEOUT_TICKS, REQUEST_TIMEOUT_TICKS,
+    TRADE_DISTANCE_TILES,
 };
 pub use view::{MAX_VISIBLE_NPCS, MAX_VISIBLE_PLAYERS, VIEW_RADIUS_TILES};
 pub use world::World;
