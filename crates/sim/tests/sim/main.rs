@@ -15,6 +15,7 @@ mod processing;
 mod properties;
 mod reload;
 mod skills;
+mod trade;
 mod view;
 
 use std::collections::BTreeMap;
