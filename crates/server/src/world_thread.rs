@@ -410,9 +410,14 @@ impl Runner {
                 Some(leave) => Some(&mut leave.record),
                 None => self.players.get_mut(player),
             };
-            if let (Some(record), true) = (record, ok) {
-                record.snapshot.inventory = after.to_vec();
-                record.snapshot.character.coins = player_view::coins_in(&record.snapshot.inventory);
+            if let Some(record) = record {
+                if ok {
+                    record.snapshot.inventory = after.to_vec();
+                    record.snapshot.character.coins =
+                        player_view::coins_in(&record.snapshot.inventory);
+                }
+                // Both are written again (together, by the next periodic save): a write reported
+                // failed that did commit is undone whole rather than half.
                 record.dirty = true;
             }
         }
