@@ -19,4 +19,5 @@ mod restart;
 mod shutdown;
 mod skills;
 mod status_faults;
+mod trade;
 mod world;

@@ -1,0 +1,372 @@
+//! Trading over real WebSockets (CONTRACT.md section 5): the whole flow with its audit row, the
+//! refusals while trading, every ending, the dupe regressions (disconnect between the final
+//! accepts, an offered item dropped, one player in two trades, a failed transaction) and item
+//! conservation under many concurrent trades.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use wayfarer_store::testing::FreshDatabase;
+
+use crate::support::{enter, player, AppOptions, FaultProxy, TestApp, WsClient};
+
+const CODE: &str = "trade-code";
+
+async fn app() -> TestApp {
+    TestApp::spawn_with(AppOptions {
+        env: vec![("ADMIN_CODE", CODE.into())],
+        ..Default::default()
+    })
+    .await
+    .unwrap()
+}
+
+/// A player in the world: (socket, character id).
+async fn trader(app: &TestApp, name: &str) -> (WsClient, String) {
+    let (token, id) = player(app, name).await;
+    let (ws, _) = enter(app, &token).await;
+    (ws, id)
+}
+
+/// Admin `/give`, waiting for the inventory to show it.
+async fn give(ws: &mut WsClient, item: &str, quantity: i64) {
+    ws.send(
+        "player:chat",
+        json!({"text": format!("/admin {CODE}")}),
+        None,
+    )
+    .await;
+    ws.expect("admin granted", |m| {
+        m["type"] == "chat:message" && m["data"]["text"].as_str().unwrap_or("").contains("granted")
+    })
+    .await;
+    ws.send(
+        "player:chat",
+        json!({"text": format!("/give {item} {quantity}")}),
+        None,
+    )
+    .await;
+    ws.expect("the item", |m| {
+        m["type"] == "inventory:update"
+            && m["data"]["inventory"]
+                .as_array()
+                .is_some_and(|a| a.iter().any(|s| s["itemId"] == item))
+    })
+    .await;
+}
+
+/// The slot holding `item` in the player's last inventory, asked for with `player:sync`.
+async fn slot_of(ws: &mut WsClient, item: &str) -> i64 {
+    ws.send("player:sync", json!({}), None).await;
+    let sync = ws.expect_type("player:sync").await;
+    sync["data"]["inventory"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["itemId"] == item)
+        .unwrap_or_else(|| panic!("no {item} in {sync}"))["slot"]
+        .as_i64()
+        .unwrap()
+}
+
+async fn expect_trade(ws: &mut WsClient, kind: &str) -> Value {
+    ws.expect(kind, |m| m["type"] == kind).await["data"].clone()
+}
+
+/// A requests, B accepts: the trade id.
+async fn start(a: &mut WsClient, b: &mut WsClient, b_id: &str) -> String {
+    a.send("tradeRequest", json!({"targetPlayerId": b_id}), None)
+        .await;
+    let incoming = expect_trade(b, "tradeIncoming").await;
+    let id = incoming["tradeId"].as_str().unwrap().to_owned();
+    b.send(
+        "tradeRequestRespond",
+        json!({"tradeId": id, "accept": true}),
+        None,
+    )
+    .await;
+    for ws in [&mut *a, &mut *b] {
+        let started = expect_trade(ws, "tradeStarted").await;
+        assert_eq!(started["tradeId"], id.as_str());
+    }
+    id
+}
+
+/// Every item held by these characters, as the database has it.
+async fn totals(app: &TestApp, ids: &[String]) -> BTreeMap<String, i64> {
+    let mut out = BTreeMap::new();
+    for id in ids {
+        for slot in app.store().inventories().get(id).await.unwrap() {
+            *out.entry(slot.item_id).or_insert(0) += slot.quantity;
+        }
+        for worn in app.store().inventories().equipment(id).await.unwrap() {
+            *out.entry(worn.item_id).or_insert(0) += worn.quantity;
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn a_whole_trade_swaps_items_in_one_transaction_with_an_audit_row() {
+    let app = app().await;
+    let (mut a, a_id) = trader(&app, "Alice").await;
+    let (mut b, b_id) = trader(&app, "Bruno").await;
+    give(&mut a, "coins", 100).await;
+    let ids = vec![a_id.clone(), b_id.clone()];
+    let coins = slot_of(&mut a, "coins").await;
+    let id = start(&mut a, &mut b, &b_id).await;
+
+    // While trading: no moving, acting or using items.
+    a.send("player:move", json!({"x": 3, "z": 3}), Some(json!("m1")))
+        .await;
+    let refused = a.expect_type("error").await;
+    assert_eq!(refused["data"]["code"], "in_trade");
+    assert_eq!(refused["data"]["ref"], "m1");
+    a.send(
+        "player:action",
+        json!({"action": "drop", "slot": coins}),
+        Some(json!(2)),
+    )
+    .await;
+    let refused = a.expect_type("error").await;
+    assert_eq!(refused["data"]["code"], "in_trade");
+    b.send("inventory:use", json!({"slot": 0}), None).await;
+    assert_eq!(b.expect_type("error").await["data"]["code"], "in_trade");
+
+    // Bad input: a tradeError with a code, echoing the ref.
+    a.send(
+        "tradeAddItem",
+        json!({"tradeId": id, "inventorySlot": 99}),
+        Some(json!("bad")),
+    )
+    .await;
+    let error = expect_trade(&mut a, "tradeError").await;
+    assert_eq!(error["code"], "invalid_slot");
+    assert_eq!(error["tradeId"], id.as_str());
+    a.send("tradeAccept", json!({"tradeId": "nope"}), None)
+        .await;
+    assert_eq!(
+        expect_trade(&mut a, "tradeError").await["code"],
+        "invalid_trade"
+    );
+
+    a.send(
+        "tradeAddItem",
+        json!({"tradeId": id, "inventorySlot": coins, "quantity": 40}),
+        None,
+    )
+    .await;
+    let updated = expect_trade(&mut b, "tradeUpdated").await;
+    assert_eq!(updated["theirOffer"]["items"][0]["itemId"], "coins");
+    assert_eq!(updated["theirOffer"]["items"][0]["quantity"], 40);
+    assert_eq!(updated["myOffer"]["items"], json!([]));
+    for ws in [&mut a, &mut b] {
+        ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+    }
+    for ws in [&mut a, &mut b] {
+        let confirm = expect_trade(ws, "tradeConfirmScreen").await;
+        assert!(confirm["values"]["mine"].is_i64());
+    }
+    for ws in [&mut a, &mut b] {
+        ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+    }
+    let done_b = expect_trade(&mut b, "tradeCompleted").await;
+    assert_eq!(
+        done_b["receivedItems"],
+        json!([{"itemId": "coins", "quantity": 40}])
+    );
+    let done_a = expect_trade(&mut a, "tradeCompleted").await;
+    assert_eq!(done_a["receivedItems"], json!([]));
+    // Written at once, before any logout: the audit row and both records.
+    let rows = app.store().trades().of(&a_id).await.unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].player_a, a_id);
+    assert_eq!(rows[0].items_a_to_b[0].quantity, 40);
+    let held = |id: &str| {
+        let app = &app;
+        let id = id.to_owned();
+        async move { totals(app, &[id]).await.get("coins").copied().unwrap_or(0) }
+    };
+    // Each character starts with 25 coins (the starter kit).
+    assert_eq!(held(&a_id).await, 25 + 100 - 40);
+    assert_eq!(held(&b_id).await, 25 + 40);
+    // Free again.
+    a.send("player:move", json!({"x": 3, "z": 3}), None).await;
+    a.close().await;
+    b.close().await;
+    assert_eq!(totals(&app, &ids).await.get("coins"), Some(&150));
+}
+
+#[tokio::test]
+async fn every_ending_and_the_dupe_regressions() {
+    let app = app().await;
+    let (mut a, a_id) = trader(&app, "Ada").await;
+    let (mut b, b_id) = trader(&app, "Bea").await;
+    let (mut c, c_id) = trader(&app, "Cyd").await;
+    give(&mut a, "coins", 500).await;
+    let ids = vec![a_id.clone(), b_id.clone(), c_id.clone()];
+    let coins = slot_of(&mut a, "coins").await;
+
+    // Requests: self, offline, decline.
+    a.send("tradeRequest", json!({"targetPlayerId": a_id}), None)
+        .await;
+    assert_eq!(
+        expect_trade(&mut a, "tradeError").await["code"],
+        "self_trade"
+    );
+    a.send("tradeRequest", json!({"targetPlayerId": "ghost"}), None)
+        .await;
+    assert_eq!(
+        expect_trade(&mut a, "tradeError").await["code"],
+        "player_offline"
+    );
+    a.send("tradeRequest", json!({"targetPlayerId": b_id}), None)
+        .await;
+    let id = expect_trade(&mut b, "tradeIncoming").await["tradeId"].clone();
+    b.send(
+        "tradeRequestRespond",
+        json!({"tradeId": id, "accept": false}),
+        None,
+    )
+    .await;
+    let declined = expect_trade(&mut a, "tradeCancelled").await;
+    assert_eq!(declined["reason"], "declined");
+
+    // Cancel on Screen 1: each gets exactly one tradeCancelled naming who cancelled.
+    let id = start(&mut a, &mut b, &b_id).await;
+    b.send("tradeCancel", json!({"tradeId": id}), None).await;
+    for ws in [&mut a, &mut b] {
+        let cancelled = expect_trade(ws, "tradeCancelled").await;
+        assert_eq!(cancelled["reason"], "cancelled");
+        assert_eq!(cancelled["byPlayerId"], b_id.as_str());
+    }
+
+    // One player in two trades: the second is refused (player_busy); dropping the offered item is
+    // refused (in_trade).
+    let id = start(&mut a, &mut b, &b_id).await;
+    a.send(
+        "tradeAddItem",
+        json!({"tradeId": id, "inventorySlot": coins}),
+        None,
+    )
+    .await;
+    expect_trade(&mut b, "tradeUpdated").await;
+    c.send("tradeRequest", json!({"targetPlayerId": a_id}), None)
+        .await;
+    assert_eq!(
+        expect_trade(&mut c, "tradeError").await["code"],
+        "player_busy"
+    );
+    a.send("tradeRequest", json!({"targetPlayerId": c_id}), None)
+        .await;
+    assert_eq!(
+        expect_trade(&mut a, "tradeError").await["code"],
+        "player_busy"
+    );
+    a.send(
+        "player:action",
+        json!({"action": "drop", "slot": coins}),
+        None,
+    )
+    .await;
+    assert_eq!(a.expect_type("error").await["data"]["code"], "in_trade");
+
+    // Disconnect between the two final accepts: the trade ends, nothing moves.
+    for ws in [&mut a, &mut b] {
+        ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+    }
+    expect_trade(&mut a, "tradeConfirmScreen").await;
+    a.send("tradeAccept", json!({"tradeId": id}), None).await;
+    b.close().await;
+    let ended = expect_trade(&mut a, "tradeCancelled").await;
+    assert_eq!(ended["reason"], "disconnected");
+    a.close().await;
+    c.close().await;
+    let totals_now = totals(&app, &ids).await;
+    assert_eq!(totals_now.get("coins"), Some(&(3 * 25 + 500)));
+    assert_eq!(
+        totals(&app, std::slice::from_ref(&a_id)).await.get("coins"),
+        Some(&525),
+        "the coins never left"
+    );
+    assert_eq!(app.store().trades().count().await.unwrap(), 0);
+}
+
+#[tokio::test]
+async fn a_failed_transaction_cancels_with_server_error_and_moves_nothing() {
+    let Some(db) = FreshDatabase::postgres().await else {
+        return;
+    };
+    let start_at = db.url.find('@').map(|i| i + 1).unwrap();
+    let end_at = start_at + db.url[start_at..].find('/').unwrap();
+    let proxy = FaultProxy::start(db.url[start_at..end_at].to_owned()).await;
+    let proxied = format!(
+        "{}127.0.0.1:{}{}",
+        &db.url[..start_at],
+        proxy.port,
+        &db.url[end_at..]
+    );
+    let app = TestApp::spawn_with(AppOptions {
+        env: vec![("ADMIN_CODE", CODE.into())],
+        database_url: Some(proxied),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let (mut a, a_id) = trader(&app, "Faulty").await;
+    let (mut b, b_id) = trader(&app, "Partner").await;
+    give(&mut a, "coins", 70).await;
+    let ids = vec![a_id.clone(), b_id.clone()];
+    let coins = slot_of(&mut a, "coins").await;
+    let id = start(&mut a, &mut b, &b_id).await;
+    a.send(
+        "tradeAddItem",
+        json!({"tradeId": id, "inventorySlot": coins}),
+        None,
+    )
+    .await;
+    for ws in [&mut a, &mut b] {
+        ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+    }
+    for ws in [&mut a, &mut b] {
+        expect_trade(ws, "tradeConfirmScreen").await;
+    }
+    // The database goes away just before the final acceptance.
+    proxy.cut();
+    for ws in [&mut a, &mut b] {
+        ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+    }
+    for ws in [&mut a, &mut b] {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            assert!(tokio::time::Instant::now() < deadline, "no outcome");
+            match ws.next().await {
+                Ok(m) if m["type"] == "tradeCompleted" => panic!("completed without a database"),
+                Ok(m) if m["type"] == "tradeCancelled" => {
+                    assert_eq!(m["data"]["reason"], "server_error");
+                    break;
+                }
+                Ok(_) => {}
+                Err(code) => panic!("closed {code:?}"),
+            }
+        }
+    }
+    proxy.unfreeze();
+    // The coins are still a's.
+    assert_eq!(slot_of(&mut a, "coins").await, coins);
+    a.close().await;
+    b.close().await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        totals(&app, std::slice::from_ref(&a_id)).await.get("coins"),
+        Some(&(25 + 70))
+    );
+    assert_eq!(
+        totals(&app, std::slice::from_ref(&b_id)).await.get("coins"),
+        Some(&25)
+    );
+    assert_eq!(totals(&app, &ids).await.get("coins"), Some(&(2 * 25 + 70)));
+    assert_eq!(app.store().trades().count().await.unwrap(), 0);
+    drop(db);
+}
