@@ -370,3 +370,149 @@ async fn a_failed_transaction_cancels_with_server_error_and_moves_nothing() {
     assert_eq!(app.store().trades().count().await.unwrap(), 0);
     drop(db);
 }
+
+/// Reads until a trade message of one of `kinds` about `trade_id`.
+async fn expect_one_of(ws: &mut WsClient, kinds: &[&str], trade_id: &str) -> Value {
+    ws.expect("a trade message", |m| {
+        kinds.iter().any(|k| m["type"] == *k) && m["data"]["tradeId"] == trade_id
+    })
+    .await
+}
+
+/// The slot and quantity of `item` (first stack), if held.
+async fn holding(ws: &mut WsClient, item: &str) -> Option<(i64, i64)> {
+    ws.send("player:sync", json!({}), None).await;
+    let sync = ws.expect_type("player:sync").await;
+    sync["data"]["inventory"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["itemId"] == item)
+        .map(|s| (s["slot"].as_i64().unwrap(), s["quantity"].as_i64().unwrap()))
+}
+
+/// One pair trading `rounds` times: completed, cancelled by either side, or the second player
+/// disconnecting at a random moment (and coming back).
+async fn trade_rounds(
+    app: &TestApp,
+    (mut a, a_id): (WsClient, String),
+    (mut b, b_id, b_token): (WsClient, String, String),
+    rounds: usize,
+    seed: u64,
+) -> (usize, WsClient, WsClient) {
+    let mut rng = seed;
+    let mut next = move |n: u64| {
+        rng = rng
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (rng >> 33) % n
+    };
+    let mut completed = 0;
+    for _ in 0..rounds {
+        let id = start(&mut a, &mut b, &b_id).await;
+        let _ = &a_id;
+        for (ws, item) in [(&mut a, "coins"), (&mut b, "bread")] {
+            if let Some((slot, quantity)) = holding(ws, item).await {
+                let q = 1 + (next(quantity as u64) as i64);
+                ws.send(
+                    "tradeAddItem",
+                    json!({"tradeId": id, "inventorySlot": slot, "quantity": q}),
+                    None,
+                )
+                .await;
+                expect_one_of(ws, &["tradeUpdated"], &id).await;
+            }
+        }
+        match next(10) {
+            0 | 1 => {
+                let who = if next(2) == 0 { &mut a } else { &mut b };
+                who.send("tradeCancel", json!({"tradeId": id}), None).await;
+                for ws in [&mut a, &mut b] {
+                    let m = expect_one_of(ws, &["tradeCancelled"], &id).await;
+                    assert_eq!(m["data"]["reason"], "cancelled");
+                }
+            }
+            2..=4 => {
+                // b disconnects at a random step, even between the two final accepts.
+                let step = next(3);
+                if step >= 1 {
+                    for ws in [&mut a, &mut b] {
+                        ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+                    }
+                    for ws in [&mut a, &mut b] {
+                        expect_one_of(ws, &["tradeConfirmScreen"], &id).await;
+                    }
+                }
+                if step == 2 {
+                    a.send("tradeAccept", json!({"tradeId": id}), None).await;
+                    b.send("tradeAccept", json!({"tradeId": id}), None).await;
+                }
+                b.close().await;
+                let m = expect_one_of(&mut a, &["tradeCancelled", "tradeCompleted"], &id).await;
+                if m["type"] == "tradeCompleted" {
+                    completed += 1;
+                } else {
+                    assert_eq!(m["data"]["reason"], "disconnected");
+                }
+                b = enter(app, &b_token).await.0;
+            }
+            _ => {
+                for ws in [&mut a, &mut b] {
+                    ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+                }
+                // Screen 2 first: accepts from two sockets may arrive in either order.
+                for ws in [&mut a, &mut b] {
+                    expect_one_of(ws, &["tradeConfirmScreen"], &id).await;
+                }
+                for ws in [&mut a, &mut b] {
+                    ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+                }
+                for ws in [&mut a, &mut b] {
+                    let m = expect_one_of(ws, &["tradeCompleted", "tradeError"], &id).await;
+                    assert_eq!(m["type"], "tradeCompleted", "{m}");
+                }
+                completed += 1;
+            }
+        }
+    }
+    (completed, a, b)
+}
+
+#[tokio::test]
+async fn two_hundred_concurrent_trades_among_a_hundred_players_conserve_every_item() {
+    let app = app().await;
+    let mut ids = Vec::new();
+    let mut pairs = Vec::new();
+    for n in 0..50 {
+        let (a_token, a_id) = player(&app, &format!("Seller{n}")).await;
+        let (b_token, b_id) = player(&app, &format!("Buyer{n}")).await;
+        ids.push(a_id.clone());
+        ids.push(b_id.clone());
+        pairs.push((a_token, a_id, b_token, b_id));
+    }
+    let before = totals(&app, &ids).await;
+    let app = std::sync::Arc::new(app);
+    let mut tasks = Vec::new();
+    for (n, (a_token, a_id, b_token, b_id)) in pairs.into_iter().enumerate() {
+        let app = app.clone();
+        tasks.push(tokio::spawn(async move {
+            let (a, _) = enter(&app, &a_token).await;
+            let (b, _) = enter(&app, &b_token).await;
+            let (completed, a, b) =
+                trade_rounds(&app, (a, a_id), (b, b_id, b_token), 4, n as u64 + 1).await;
+            a.close().await;
+            b.close().await;
+            completed
+        }));
+    }
+    let mut completed = 0;
+    for task in tasks {
+        completed += task.await.unwrap();
+    }
+    assert!(completed > 0);
+    assert_eq!(
+        app.store().trades().count().await.unwrap(),
+        completed as i64
+    );
+    assert_eq!(totals(&app, &ids).await, before, "items were made or lost");
+}
