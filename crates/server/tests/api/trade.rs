@@ -516,3 +516,124 @@ async fn two_hundred_concurrent_trades_among_a_hundred_players_conserve_every_it
     );
     assert_eq!(totals(&app, &ids).await, before, "items were made or lost");
 }
+
+/// The server process killed (`kill -9`) at moments around a trade's final acceptance: after each
+/// restart the two traders hold, between them, every item of their two starter kits exactly once,
+/// and either nothing moved (no audit row) or the whole swap did (its audit row exists).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_at_any_moment_of_a_trade_neither_loses_nor_duplicates_an_item() {
+    use crate::death_crash::{free_port, owned, starter_kit, ServerProcess};
+    use wayfarer_store::Store;
+
+    let world = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let kit = starter_kit();
+    let client = reqwest::Client::new();
+    // (seller, buyer, seller's items after the swap, buyer's items after the swap)
+    type Pair = (String, String, BTreeMap<String, i64>, BTreeMap<String, i64>);
+    let mut pairs: Vec<Pair> = Vec::new();
+    let (mut moved, mut kept) = (0, 0);
+    for (round, delay_ms) in [0u64, 10, 30, 45, 55, 65, 80, 100, 150, 300]
+        .into_iter()
+        .enumerate()
+    {
+        let server = ServerProcess::start(world.path(), port).await;
+        let (a_token, a_id) =
+            crate::support::player_on(&client, &server.base, &format!("Seller{round}")).await;
+        let (b_token, b_id) =
+            crate::support::player_on(&client, &server.base, &format!("Buyer{round}")).await;
+        let connect = |token: String| {
+            let base = server.base.clone();
+            async move {
+                let mut ws = WsClient::connect_to(&base, &format!("token={token}"))
+                    .await
+                    .unwrap();
+                ws.expect_type("world:update").await;
+                ws
+            }
+        };
+        let mut a = connect(a_token).await;
+        let mut b = connect(b_token).await;
+        let id = start(&mut a, &mut b, &b_id).await;
+        // a offers its coins, b one of its slots of bread.
+        let mut offered = Vec::new();
+        for (ws, item) in [(&mut a, "coins"), (&mut b, "bread")] {
+            let (slot, _) = holding(ws, item).await.expect("starter kit");
+            ws.send(
+                "tradeAddItem",
+                json!({"tradeId": id, "inventorySlot": slot}),
+                None,
+            )
+            .await;
+            let update = ws
+                .expect("my offer", |m| {
+                    m["type"] == "tradeUpdated"
+                        && m["data"]["myOffer"]["items"]
+                            .as_array()
+                            .is_some_and(|i| !i.is_empty())
+                })
+                .await;
+            offered.push((
+                item.to_owned(),
+                update["data"]["myOffer"]["items"][0]["quantity"]
+                    .as_i64()
+                    .unwrap(),
+            ));
+        }
+        for ws in [&mut a, &mut b] {
+            ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+        }
+        for ws in [&mut a, &mut b] {
+            expect_one_of(ws, &["tradeConfirmScreen"], &id).await;
+        }
+        for ws in [&mut a, &mut b] {
+            ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+        }
+        tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+        server.crash();
+        let mut post_a = kit.clone();
+        let mut post_b = kit.clone();
+        let shift = |map: &mut BTreeMap<String, i64>, item: &str, by: i64| {
+            let entry = map.entry(item.to_owned()).or_insert(0);
+            *entry += by;
+            if *entry == 0 {
+                map.remove(item);
+            }
+        };
+        shift(&mut post_a, &offered[0].0, -offered[0].1);
+        shift(&mut post_b, &offered[0].0, offered[0].1);
+        shift(&mut post_b, &offered[1].0, -offered[1].1);
+        shift(&mut post_a, &offered[1].0, offered[1].1);
+        pairs.push((a_id, b_id, post_a, post_b));
+
+        let store = Store::open_sqlite(&world.path().join("wayfarer.db"))
+            .await
+            .unwrap();
+        for (n, (a_id, b_id, post_a, post_b)) in pairs.iter().enumerate() {
+            let (have_a, have_b) = (owned(&store, a_id).await, owned(&store, b_id).await);
+            let traded = !store.trades().of(a_id).await.unwrap().is_empty();
+            if traded {
+                assert_eq!(
+                    (&have_a, &have_b),
+                    (post_a, post_b),
+                    "round {round}, pair {n}"
+                );
+            } else {
+                assert_eq!((&have_a, &have_b), (&kit, &kit), "round {round}, pair {n}");
+            }
+            if n == round {
+                if traded {
+                    moved += 1;
+                } else {
+                    kept += 1;
+                }
+            }
+        }
+        store.close().await;
+    }
+    eprintln!("trades written before the crash: {moved}, not written: {kept}");
+    assert!(
+        moved > 0 && kept > 0,
+        "the kills should fall on both sides of the commit ({moved} written, {kept} not)"
+    );
+}
