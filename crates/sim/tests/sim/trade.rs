@@ -629,3 +629,80 @@ fn an_offered_slot_whose_item_changed_is_dropped_from_the_offer() {
         other => panic!("expected the offer refreshed, got {other:?}"),
     }
 }
+
+#[test]
+fn a_death_ends_the_trade_with_player_died() {
+    use crate::arena::{mob, world as arena, Fighter};
+    use wayfarer_content::Skill;
+    // The reaper attacks weak players within 2 tiles; ada (weak, but many hit points) trades next
+    // to it with bob and dies mid-trade.
+    let mut w = arena(&[mob("reaper", 5, 5)], 31);
+    let ada = Fighter::new("ada", t(5, 7))
+        .level(Skill::Constitution, 40)
+        .hold(&[("coins", 10)]);
+    let bob = Fighter::new("bob", t(6, 7)).level(Skill::Constitution, 99);
+    w.tick(vec![ada.join(), bob.join()]);
+    let events = w.tick(vec![request("ada", "bob")]);
+    let id = match messages(&events, "bob").as_slice() {
+        [ServerMessage::TradeIncoming(i)] => i.trade_id.clone(),
+        other => panic!("{other:?}"),
+    };
+    w.tick(vec![respond("bob", &id, true)]);
+    assert!(w.in_trade("ada"), "the trade started before the death");
+    let mut ended = Vec::new();
+    for _ in 0..400 {
+        let events = w.tick(vec![]);
+        if events
+            .iter()
+            .any(|e| matches!(e, Event::PlayerDied { id, .. } if id == "ada"))
+        {
+            ended = events;
+            break;
+        }
+    }
+    assert!(!ended.is_empty(), "ada never died");
+    for p in ["ada", "bob"] {
+        assert_eq!(cancels(&ended, p), vec![("player_died".to_string(), None)]);
+    }
+    assert!(!w.in_trade("ada") && !w.in_trade("bob"));
+}
+
+#[test]
+fn a_player_cannot_die_while_their_trade_commits() {
+    use crate::arena::{mob, world as arena, Fighter};
+    use wayfarer_content::Skill;
+    let mut w = arena(&[mob("reaper", 5, 5)], 31);
+    let ada = Fighter::new("ada", t(5, 7))
+        .level(Skill::Constitution, 60)
+        .hold(&[("coins", 10)]);
+    let bob = Fighter::new("bob", t(6, 7)).level(Skill::Constitution, 99);
+    w.tick(vec![ada.join(), bob.join()]);
+    w.tick(vec![request("ada", "bob")]);
+    w.tick(vec![request("bob", "ada")]);
+    let id = w.trade_of("ada").expect("started").to_owned();
+    w.tick(vec![add("ada", &id, 0, None)]);
+    w.tick(vec![accept("ada", &id), accept("bob", &id)]);
+    let events = w.tick(vec![accept("ada", &id), accept("bob", &id)]);
+    let commit = commit_of(&events).expect("committing before the reaper won");
+    // The reaper keeps hitting; ada stays alive while the transaction is out.
+    let mut hit = 0;
+    for _ in 0..300 {
+        let events = w.tick(vec![]);
+        hit += events
+            .iter()
+            .filter(|e| matches!(e, Event::CombatHit { hit, .. } if hit.target_id == "ada" && hit.damage > 0))
+            .count();
+        assert!(
+            !events.iter().any(|e| matches!(e, Event::PlayerDied { .. })),
+            "died while committing"
+        );
+    }
+    assert!(hit > 10, "the reaper kept hitting ada ({hit} hits)");
+    assert!(w.player_health_of("ada").unwrap().0 >= 1);
+    w.tick(vec![Command::TradeCommitted {
+        trade_id: id,
+        ok: true,
+    }]);
+    assert_eq!(w.player_inventory("bob").unwrap(), &commit.after[1]);
+    assert_eq!(w.player_inventory("bob").unwrap().count("coins"), 10);
+}
