@@ -559,6 +559,38 @@ mod tests {
     }
 
     #[test]
+    fn trade_messages_parse_and_serialise_with_their_contract_names() {
+        let (msg, r) = ClientMessage::parse(
+            r#"{"type":"tradeAddItem","data":{"tradeId":"trade-1","inventorySlot":3},"ref":4}"#,
+        );
+        assert_eq!(
+            msg.unwrap(),
+            ClientMessage::TradeAddItem(crate::trade::TradeAddItem {
+                trade_id: "trade-1".into(),
+                inventory_slot: 3,
+                quantity: None,
+            })
+        );
+        assert_eq!(r, Some(json!(4)));
+        let (msg, _) = ClientMessage::parse(r#"{"type":"tradeAccept","data":{}}"#);
+        assert_eq!(msg.unwrap_err().code, codes::INVALID_MESSAGE);
+        let (msg, _) = ClientMessage::parse(
+            r#"{"type":"tradeRequestRespond","data":{"tradeId":"t","accept":"yes"}}"#,
+        );
+        assert_eq!(msg.unwrap_err().code, codes::INVALID_MESSAGE);
+        let cancelled = ServerMessage::TradeCancelled(crate::trade::TradeCancelled {
+            trade_id: "t".into(),
+            reason: "cancelled".into(),
+            by_player_id: Some("p".into()),
+        });
+        let v: Value = serde_json::from_str(&cancelled.to_json()).unwrap();
+        assert_eq!(
+            v,
+            json!({"type":"tradeCancelled","data":{"tradeId":"t","reason":"cancelled","byPlayerId":"p"}})
+        );
+    }
+
+    #[test]
     fn server_messages_use_the_envelope() {
         let text = ServerMessage::error("move_too_far", "too far", Some(json!("r1"))).to_json();
         let v: Value = serde_json::from_str(&text).unwrap();
