@@ -40,6 +40,20 @@ pub mod codes {
     pub const LIMIT_REACHED: &str = "limit_reached";
     /// There is no such request (or friend) to answer or remove.
     pub const NOT_FOUND: &str = "not_found";
+    /// A bank operation away from every bank booth and banker.
+    pub const NOT_NEAR_BANK: &str = "not_near_bank";
+    /// The bank already holds its maximum of distinct items.
+    pub const BANK_FULL: &str = "bank_full";
+    /// Not enough room in the inventory (or a stack would pass its limit).
+    pub const INVENTORY_FULL: &str = "inventory_full";
+    /// A shop request without that shop open, or away from its shopkeeper.
+    pub const NOT_NEAR_SHOP: &str = "not_near_shop";
+    /// The shop has fewer in stock than asked for (or does not sell the item).
+    pub const OUT_OF_STOCK: &str = "out_of_stock";
+    /// Not enough coins for a purchase.
+    pub const NOT_ENOUGH_COINS: &str = "not_enough_coins";
+    /// The shop does not buy this item (untradeable, coins, or a shop without buyback).
+    pub const CANNOT_SELL: &str = "cannot_sell";
 }
 
 /// A tile on the ground plane.
@@ -135,6 +149,109 @@ pub enum ClientMessage {
     TradeRemoveItem(crate::trade::TradeRemoveItem),
     TradeAccept(crate::trade::TradeIdOnly),
     TradeCancel(crate::trade::TradeIdOnly),
+    /// `bank:open`: the client asks for its bank (near a bank).
+    BankOpen,
+    /// `bank:deposit`.
+    BankDeposit(BankDepositRequest),
+    /// `bank:withdraw`.
+    BankWithdraw(BankWithdrawRequest),
+    /// `shop:buy`.
+    ShopBuy(ShopBuyRequest),
+    /// `shop:sell`.
+    ShopSell(ShopSellRequest),
+    /// `shop:close`.
+    ShopClose,
+}
+
+/// `bank:deposit`: `slot` is an inventory slot number or `"all"` (everything held).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BankDepositRequest {
+    pub slot: Value,
+    #[serde(default)]
+    pub quantity: Option<i64>,
+}
+
+/// `bank:withdraw`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BankWithdrawRequest {
+    pub item_id: String,
+    pub quantity: i64,
+}
+
+/// `shop:buy`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShopBuyRequest {
+    pub store_id: String,
+    pub item_id: String,
+    #[serde(default = "one")]
+    pub quantity: i64,
+}
+
+fn one() -> i64 {
+    1
+}
+
+/// `shop:sell`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShopSellRequest {
+    pub store_id: String,
+    pub slot: Value,
+    #[serde(default)]
+    pub quantity: Option<i64>,
+}
+
+/// One item in a bank (`bank:update`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BankItem {
+    pub item_id: String,
+    pub quantity: u64,
+}
+
+/// `bank:update`: the whole bank, in bank order.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BankUpdate {
+    pub items: Vec<BankItem>,
+}
+
+/// One line of a shop (`shop:open`, `shop:update`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShopItem {
+    pub item_id: String,
+    pub name: String,
+    /// Coins per unit when buying.
+    pub price: u64,
+    /// Units in stock; `null` means unlimited.
+    pub stock: Option<u32>,
+    /// Coins per unit the shop pays when the player sells it (`null`: it does not buy).
+    pub sell_price: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+}
+
+/// `shop:open` and `shop:update`: the shop as it stands.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShopView {
+    pub store_id: String,
+    pub name: String,
+    /// Whether the shop buys from players, and at what fraction of an item's value.
+    pub buyback: bool,
+    pub buyback_rate: f64,
+    pub items: Vec<ShopItem>,
+}
+
+/// `shop:close`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShopClosed {
+    pub store_id: String,
 }
 
 /// Why a frame could not be read; `code` is the wire error code.
@@ -202,6 +319,12 @@ impl ClientMessage {
             "tradeRemoveItem" => data(kind, envelope.data).map(ClientMessage::TradeRemoveItem),
             "tradeAccept" => data(kind, envelope.data).map(ClientMessage::TradeAccept),
             "tradeCancel" => data(kind, envelope.data).map(ClientMessage::TradeCancel),
+            "bank:open" => Ok(ClientMessage::BankOpen),
+            "bank:deposit" => data(kind, envelope.data).map(ClientMessage::BankDeposit),
+            "bank:withdraw" => data(kind, envelope.data).map(ClientMessage::BankWithdraw),
+            "shop:buy" => data(kind, envelope.data).map(ClientMessage::ShopBuy),
+            "shop:sell" => data(kind, envelope.data).map(ClientMessage::ShopSell),
+            "shop:close" => Ok(ClientMessage::ShopClose),
             other => Err(ParseError {
                 code: codes::UNKNOWN_TYPE,
                 message: format!("unknown message type {other:?}"),
@@ -499,6 +622,14 @@ pub enum ServerMessage {
     TradeCancelled(crate::trade::TradeCancelled),
     #[serde(rename = "tradeError")]
     TradeError(crate::trade::TradeError),
+    #[serde(rename = "bank:update")]
+    BankUpdate(BankUpdate),
+    #[serde(rename = "shop:open")]
+    ShopOpen(ShopView),
+    #[serde(rename = "shop:update")]
+    ShopUpdate(ShopView),
+    #[serde(rename = "shop:close")]
+    ShopClose(ShopClosed),
 }
 
 impl ServerMessage {

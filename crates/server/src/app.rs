@@ -41,6 +41,8 @@ pub struct AppState {
     pub cpu: Arc<crate::process_stats::CpuMeter>,
     /// Becomes true when the server begins shutting down (WebSocket tasks close their sockets).
     pub shutdown: watch::Receiver<bool>,
+    /// Items entering and leaving players' hands since start (`GET /api/admin/economy`).
+    pub economy: Arc<crate::economy::EconomyCounters>,
 }
 
 /// The HTTP side's read-only view of the world thread.
@@ -81,6 +83,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/admin/ban", post(routes::admin::ban))
         .route("/api/admin/unban", post(routes::admin::unban))
         .route("/api/admin/kick", post(routes::admin::kick))
+        .route("/api/admin/economy", get(routes::admin::economy))
         .route(
             "/api/v1/player",
             get(routes::player::get_player).post(routes::player::post_player),

@@ -4,14 +4,16 @@
 //! for saving and for `player:sync`.
 
 use wayfarer_content::{Content, EquipSlot};
-use wayfarer_protocol::ws::{EquipmentUpdate, EquippedItem, SkillState, SkillXp};
+use wayfarer_protocol::ws::{
+    BankItem, BankUpdate, EquipmentUpdate, EquippedItem, SkillState, SkillXp,
+};
 use wayfarer_protocol::Skill;
 use wayfarer_sim::combat::formulas::CombatStyle;
 use wayfarer_sim::equipment::{parse_slot, slot_name, Equipment};
 use wayfarer_sim::inventory::{Inventory, Stack, INVENTORY_SLOTS, MAX_STACK};
 use wayfarer_sim::skills::{Skills, Xp, XpGain};
 use wayfarer_sim::{Joining, PlayerStats};
-use wayfarer_store::{CharacterSnapshot, StoredEquipment, StoredSlot};
+use wayfarer_store::{CharacterSnapshot, StoredBankItem, StoredEquipment, StoredSlot};
 
 use crate::player_view;
 
@@ -82,6 +84,40 @@ pub fn joining(snapshot: &CharacterSnapshot, ignored: Vec<String>) -> Joining {
         inventory,
         equipment,
         style: CombatStyle::parse(&c.combat_style).unwrap_or_default(),
+        bank: snapshot
+            .bank
+            .iter()
+            .filter_map(|b| match u32::try_from(b.quantity) {
+                Ok(quantity) if quantity > 0 && quantity <= MAX_STACK => Some(Stack {
+                    item_id: b.item_id.clone(),
+                    quantity,
+                }),
+                _ => {
+                    tracing::warn!(character = %c.id, item = %b.item_id, quantity = b.quantity, "bank row with an impossible quantity left out");
+                    None
+                }
+            })
+            .collect(),
+    }
+}
+
+/// The record's bank after an `Event::Bank`, and the `bank:update` to send.
+pub fn mirror_bank(snapshot: &mut CharacterSnapshot, items: &[Stack]) -> BankUpdate {
+    snapshot.bank = items
+        .iter()
+        .map(|s| StoredBankItem {
+            item_id: s.item_id.clone(),
+            quantity: i64::from(s.quantity),
+        })
+        .collect();
+    BankUpdate {
+        items: items
+            .iter()
+            .map(|s| BankItem {
+                item_id: s.item_id.clone(),
+                quantity: u64::from(s.quantity),
+            })
+            .collect(),
     }
 }
 
@@ -214,6 +250,7 @@ mod tests {
                     quantity: 1,
                 },
             ],
+            bank: vec![],
         }
     }
 

@@ -10,6 +10,7 @@ pub mod connections;
 pub mod content_state;
 pub mod content_sync;
 pub mod deaths;
+pub mod economy;
 pub mod http;
 pub mod local_postgres;
 pub mod online;

@@ -56,7 +56,7 @@ enum Command {
         /// Seconds over which the bots start, evenly spread.
         #[arg(long, default_value_t = wayfarer_bench::load::LoadOptions::DEFAULT_RAMP_SECONDS)]
         ramp: u64,
-        /// What the bots do: wander, chat, gather, trade or mixed.
+        /// What the bots do: wander, chat, gather, mixed, idle (trade once trading exists).
         #[arg(long, default_value = "mixed")]
         scenario: wayfarer_bench::load::Scenario,
         /// The server's LOAD_TEST_KEY, so the bots pass the authentication rate limit.

@@ -33,6 +33,9 @@ pub struct SaveJob {
     pub trade: Option<TradeAudit>,
     /// Where the trade's outcome goes: `(world trade id, committed)`.
     pub trade_outcome: Option<(String, std::sync::mpsc::Sender<TradeOutcome>)>,
+    /// When the job cannot be written, these characters are taken out of the world unsaved (see
+    /// `WorldInput::SaveFailed`): a bank operation, purchase or sale that is not durable is undone.
+    pub on_failure: Option<(crate::world_thread::WorldSender, Vec<String>)>,
 }
 
 /// Runs until every sender (the world thread) is gone and the queue is drained.
@@ -81,6 +84,14 @@ async fn save(store: &Store, job: SaveJob) {
             metrics::counter!("trade_commit_failures_total").increment(1);
         }
         let _ = outcome.send((trade_id, saved));
+    }
+    if !saved {
+        if let Some((world, ids)) = job.on_failure {
+            tracing::error!(characters = ?ids, "an immediate save failed: the characters are taken out of the world unsaved");
+            if !world.send(crate::world_thread::WorldInput::SaveFailed { ids }) {
+                tracing::error!("could not tell the world that a save failed");
+            }
+        }
     }
     for (session, reason) in &job.sessions_to_close {
         if let Err(err) = store.sessions().close(session, reason).await {

@@ -107,6 +107,7 @@ impl RunningServer {
         ));
 
         let online = Arc::new(OnlinePlayers::default());
+        let economy = Arc::new(crate::economy::EconomyCounters::default());
         let (save_tx, save_rx) = tokio::sync::mpsc::unbounded_channel();
         let saver = tokio::spawn(crate::saver::run(store.clone(), save_rx));
         let initial_content = content.get().content.clone();
@@ -118,6 +119,7 @@ impl RunningServer {
                 content: initial_content,
                 online: online.clone(),
                 saves: save_tx,
+                economy: economy.clone(),
             },
         )
         .context("cannot start the world thread")?;
@@ -166,6 +168,7 @@ impl RunningServer {
             connections: Arc::new(crate::connections::Connections::default()),
             cpu: Arc::default(),
             shutdown: shutdown_rx,
+            economy,
         };
         // Idle rate-limit keys are forgotten once a window so memory stays bounded.
         let pruner = tokio::spawn(async move {

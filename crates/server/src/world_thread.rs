@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc as tokio_mpsc, oneshot};
 use wayfarer_content::Content;
-use wayfarer_protocol::ws::{InventoryUpdate, Player, ServerMessage};
+use wayfarer_protocol::ws::{InventoryUpdate, Player, ServerMessage, ShopClosed};
 use wayfarer_sim::{Command, Event, Phase, World};
 use wayfarer_store::CharacterSnapshot;
 
@@ -44,6 +44,8 @@ pub const OUTBOUND_QUEUE: usize = 512;
 #[derive(Debug, Clone)]
 pub enum Outbound {
     Message(Arc<ServerMessage>),
+    /// A message already encoded: one sent to many players (chat, hits, notices) is encoded once.
+    Text(Arc<str>),
     /// Close the socket with this code and reason.
     Close(u16, &'static str),
 }
@@ -75,6 +77,10 @@ pub enum WorldInput {
     },
     /// New content, applied at the next tick boundary.
     ReplaceContent(Arc<Content>),
+    /// An immediate save (bank, shop) could not be written: these characters leave the world
+    /// without saving, so the store keeps their last durable state and nothing of the failed
+    /// operation survives (their connection is closed with 1011).
+    SaveFailed { ids: Vec<String> },
     /// Messages for players who are online (others are skipped), sent after the next tick's
     /// events, so a player entering gets `player:sync` and `world:update` before them.
     Notify {
@@ -106,6 +112,8 @@ pub struct WorldContext {
     pub content: Arc<Content>,
     pub online: Arc<OnlinePlayers>,
     pub saves: tokio_mpsc::UnboundedSender<SaveJob>,
+    /// Economy audit counters (shop trades, expired death piles).
+    pub economy: Arc<crate::economy::EconomyCounters>,
 }
 
 /// The running world thread.
@@ -124,9 +132,14 @@ impl WorldThread {
         let thread_stats = stats.clone();
         let stop = Arc::new(AtomicBool::new(false));
         let thread_stop = stop.clone();
-        let join = std::thread::Builder::new()
-            .name("world".into())
-            .spawn(move || Runner::new(world, context, thread_stats).run(&rx, &thread_stop))?;
+        let join = std::thread::Builder::new().name("world".into()).spawn({
+            let own = WorldSender { tx: tx.clone() };
+            move || {
+                let mut runner = Runner::new(world, context, thread_stats);
+                runner.own_sender = Some(own);
+                runner.run(&rx, &thread_stop)
+            }
+        })?;
         Ok(WorldThread {
             stats,
             sender: WorldSender { tx },
@@ -185,6 +198,8 @@ struct Runner {
     /// Final saves of players who left while trading, until the trade is settled.
     deferred: HashMap<String, DeferredLeave>,
     ticks_since_save: u64,
+    /// The world's own inbound queue, for save jobs that report failure back.
+    own_sender: Option<WorldSender>,
 }
 
 impl Runner {
@@ -203,6 +218,7 @@ impl Runner {
             ticks_since_save: 0,
             trades: TradeBook::default(),
             deferred: HashMap::new(),
+            own_sender: None,
         }
     }
 
@@ -316,6 +332,18 @@ impl Runner {
                 quantity: u32::try_from(quantity.max(0)).unwrap_or(u32::MAX),
             }),
             WorldInput::Notify { to, message } => self.notices.push((to, message)),
+            WorldInput::SaveFailed { ids } => {
+                for id in ids {
+                    if let Some(record) = self.players.remove(&id) {
+                        tracing::error!(character = %id, "save failed: the player leaves unsaved");
+                        self.commands.push(Command::Leave { id: id.clone() });
+                        self.presence.push(Presence::Left(id));
+                        let _ = record
+                            .outbound
+                            .try_send(Outbound::Close(1011, "save failed"));
+                    }
+                }
+            }
             WorldInput::ReplaceContent(content) => {
                 self.world.replace_content(content.clone());
                 self.context.content = content;
@@ -549,32 +577,23 @@ impl Runner {
 
     fn dispatch(&mut self, events: Vec<Event>) {
         let mut slow: Vec<String> = Vec::new();
-        let mut send =
-            |players: &HashMap<String, PlayerRecord>, to: &str, message: Arc<ServerMessage>| {
-                if let Some(record) = players.get(to) {
-                    if record
-                        .outbound
-                        .try_send(Outbound::Message(message))
-                        .is_err()
-                    {
-                        slow.push(to.to_owned());
-                    }
-                }
-            };
+        // Records to save at once, in one job (bank operations, purchases, sales).
+        let mut save_now: Vec<String> = Vec::new();
         for event in events {
             match event {
                 Event::View { to, update } => {
-                    send(
+                    send_to(
                         &self.players,
+                        &mut slow,
                         &to,
                         Arc::new(ServerMessage::WorldUpdate(update)),
                     );
                 }
                 Event::Chat { to, mut message } => {
                     message.ts = now_ms();
-                    let message = Arc::new(ServerMessage::Chat(message));
+                    let text = encode_once(ServerMessage::Chat(message));
                     for id in &to {
-                        send(&self.players, id, message.clone());
+                        send_to(&self.players, &mut slow, id, text.clone());
                     }
                 }
                 Event::Rejected {
@@ -584,8 +603,9 @@ impl Runner {
                     reference,
                 } => {
                     let reference = reference.map(serde_json::Value::from);
-                    send(
+                    send_to(
                         &self.players,
+                        &mut slow,
                         &to,
                         Arc::new(ServerMessage::error(code, message, reference)),
                     );
@@ -601,8 +621,9 @@ impl Runner {
                             ),
                             coins: record.snapshot.character.coins,
                         };
-                        send(
+                        send_to(
                             &self.players,
+                            &mut slow,
                             &to,
                             Arc::new(ServerMessage::InventoryUpdate(update)),
                         );
@@ -612,8 +633,9 @@ impl Runner {
                     if let Some(record) = self.players.get_mut(&to) {
                         let update = character_state::mirror_equipment(&mut record.snapshot, &worn);
                         record.dirty = true;
-                        send(
+                        send_to(
                             &self.players,
+                            &mut slow,
                             &to,
                             Arc::new(ServerMessage::EquipmentUpdate(update)),
                         );
@@ -623,7 +645,12 @@ impl Runner {
                     if let Some(record) = self.players.get_mut(&to) {
                         let xp = character_state::mirror_xp(&mut record.snapshot, skill, &gain);
                         record.dirty = true;
-                        send(&self.players, &to, Arc::new(ServerMessage::SkillXp(xp)));
+                        send_to(
+                            &self.players,
+                            &mut slow,
+                            &to,
+                            Arc::new(ServerMessage::SkillXp(xp)),
+                        );
                     }
                 }
                 Event::Stats { id, stats } => {
@@ -633,9 +660,9 @@ impl Runner {
                     }
                 }
                 Event::CombatHit { to, hit } => {
-                    let message = Arc::new(ServerMessage::CombatHit(hit));
+                    let text = encode_once(ServerMessage::CombatHit(hit));
                     for id in &to {
-                        send(&self.players, id, message.clone());
+                        send_to(&self.players, &mut slow, id, text.clone());
                     }
                 }
                 Event::PlayerDied {
@@ -655,14 +682,72 @@ impl Runner {
                     stack,
                 } => self.deaths.taken(&death_id, &by, &stack),
                 Event::DeathItemExpired { death_id, stack } => {
+                    self.context.economy.left(
+                        &stack.item_id,
+                        "deathPileExpired",
+                        u64::from(stack.quantity),
+                    );
                     self.deaths.expired(&death_id, &stack)
+                }
+                Event::Bank { to, items } => {
+                    if let Some(record) = self.players.get_mut(&to) {
+                        let update = character_state::mirror_bank(&mut record.snapshot, &items);
+                        record.dirty = true;
+                        send_to(
+                            &self.players,
+                            &mut slow,
+                            &to,
+                            Arc::new(ServerMessage::BankUpdate(update)),
+                        );
+                    }
+                }
+                Event::SaveNow { id } => {
+                    if !save_now.contains(&id) {
+                        save_now.push(id);
+                    }
+                }
+                Event::ShopOpened { to, view } => {
+                    send_to(
+                        &self.players,
+                        &mut slow,
+                        &to,
+                        Arc::new(ServerMessage::ShopOpen(view)),
+                    );
+                }
+                Event::ShopUpdated { to, view } => {
+                    let message = Arc::new(ServerMessage::ShopUpdate(view));
+                    for id in &to {
+                        send_to(&self.players, &mut slow, id, message.clone());
+                    }
+                }
+                Event::ShopClosed { to, store_id } => {
+                    send_to(
+                        &self.players,
+                        &mut slow,
+                        &to,
+                        Arc::new(ServerMessage::ShopClose(ShopClosed { store_id })),
+                    );
+                }
+                Event::ShopTrade {
+                    id,
+                    store_id,
+                    item_id,
+                    quantity,
+                    coins,
+                    sold,
+                } => {
+                    tracing::info!(character = %id, store = %store_id, item = %item_id, quantity, coins, sold, "shop trade");
+                    metrics::counter!("shop_trades_total", "kind" => if sold { "sale" } else { "purchase" }).increment(1);
+                    self.context
+                        .economy
+                        .shop_trade(&item_id, quantity, coins, sold);
                 }
                 Event::NpcKilled { killer, npc_id } => {
                     metrics::counter!("npc_kills_total").increment(1);
                     self.deaths.killed(&killer, &npc_id, now_ms());
                 }
                 Event::Trade { to, message } => {
-                    send(&self.players, &to, Arc::from(message));
+                    send_to(&self.players, &mut slow, &to, Arc::from(message));
                 }
                 Event::TradeCommit(commit) => self.commit_trade(&commit),
                 Event::PlayerMoved { id, tile } => {
@@ -672,6 +757,29 @@ impl Runner {
                         record.snapshot.character.position[2] = f64::from(tile.z) + 0.5;
                     }
                     self.presence.push(Presence::Moved(id, tile));
+                }
+            }
+        }
+        // Bank operations, purchases and sales are durable at once: the records they changed, as
+        // this tick left them (inventory and bank), in one transaction.
+        if !save_now.is_empty() {
+            let mut job = SaveJob {
+                on_failure: self.own_sender.clone().map(|s| (s, save_now.clone())),
+                ..SaveJob::default()
+            };
+            for id in &save_now {
+                if let Some(record) = self.players.get_mut(id) {
+                    record.dirty = false;
+                    let snapshot = record.snapshot.clone();
+                    job.snapshots.push(self.finished_snapshot(snapshot));
+                }
+            }
+            if !job.snapshots.is_empty() {
+                metrics::counter!("character_saves_total").increment(job.snapshots.len() as u64);
+                if self.context.saves.send(job).is_err() {
+                    tracing::error!(
+                        "the save task has stopped; a bank or shop change could not be saved"
+                    );
                 }
             }
         }
@@ -689,8 +797,9 @@ impl Runner {
             }
         }
         for (to, message) in std::mem::take(&mut self.notices) {
+            let text = encode_once_arc(&message);
             for id in &to {
-                send(&self.players, id, message.clone());
+                send_to(&self.players, &mut slow, id, text.clone());
             }
         }
         // Players who left while trading and whose trade ended without committing.
@@ -829,6 +938,36 @@ fn phase_index(phase: Phase) -> usize {
         Phase::Actions => 3,
         Phase::View => 4,
     }
+}
+
+impl From<Arc<ServerMessage>> for Outbound {
+    fn from(message: Arc<ServerMessage>) -> Self {
+        Outbound::Message(message)
+    }
+}
+
+/// Queues `message` for player `to` without waiting; a full queue marks the player slow (the
+/// tick never waits for a client).
+fn send_to(
+    players: &HashMap<String, PlayerRecord>,
+    slow: &mut Vec<String>,
+    to: &str,
+    message: impl Into<Outbound>,
+) {
+    if let Some(record) = players.get(to) {
+        if record.outbound.try_send(message.into()).is_err() {
+            slow.push(to.to_owned());
+        }
+    }
+}
+
+/// A message for many players, encoded once.
+fn encode_once(message: ServerMessage) -> Outbound {
+    Outbound::Text(Arc::from(message.to_json()))
+}
+
+fn encode_once_arc(message: &ServerMessage) -> Outbound {
+    Outbound::Text(Arc::from(message.to_json()))
 }
 
 fn now_ms() -> i64 {

@@ -30,6 +30,8 @@ pub struct Joining {
     pub equipment: Equipment,
     /// The chosen combat style.
     pub style: CombatStyle,
+    /// The bank, in bank order (one entry per item).
+    pub bank: Vec<Stack>,
 }
 
 impl Joining {
@@ -47,6 +49,7 @@ impl Joining {
             inventory: Inventory::new(),
             equipment: Equipment::new(),
             style: CombatStyle::default(),
+            bank: Vec::new(),
         }
     }
 }
@@ -112,6 +115,53 @@ pub enum Action {
     },
     /// Run away from whoever is attacking.
     Flee,
+}
+
+/// A `bank:*` request, read and checked (see `bank`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BankRequest {
+    /// `bank:open`: send the bank.
+    Open,
+    /// `bank:deposit`: from inventory `slot` (`None`: everything held), `quantity` of that item
+    /// (`None`: all of it).
+    Deposit {
+        /// Inventory slot, or `None` for "all".
+        slot: Option<usize>,
+        /// How many; `None` for all held.
+        quantity: Option<u32>,
+    },
+    /// `bank:withdraw`: as many as fit, up to `quantity`.
+    Withdraw {
+        /// The item.
+        item_id: String,
+        /// How many at most.
+        quantity: u32,
+    },
+}
+
+/// A `shop:*` request, read and checked (see `shops`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShopRequest {
+    /// `shop:buy`.
+    Buy {
+        /// The store.
+        store_id: String,
+        /// The item.
+        item_id: String,
+        /// How many (all or nothing).
+        quantity: u32,
+    },
+    /// `shop:sell`.
+    Sell {
+        /// The store.
+        store_id: String,
+        /// Inventory slot of the item sold.
+        slot: usize,
+        /// How many of that item (`None`: the slot's whole stack).
+        quantity: Option<u32>,
+    },
+    /// `shop:close`.
+    Close,
 }
 
 /// A request for the world. Commands naming a player who is not in the world are ignored silently
@@ -212,6 +262,24 @@ pub enum Command {
         /// The text, sent as given.
         text: String,
     },
+    /// A bank request.
+    Bank {
+        /// Character id.
+        id: String,
+        /// What is asked.
+        request: BankRequest,
+        /// Echoed in a rejection.
+        reference: Option<u64>,
+    },
+    /// A shop request.
+    Shop {
+        /// Character id.
+        id: String,
+        /// What is asked.
+        request: ShopRequest,
+        /// Echoed in a rejection.
+        reference: Option<u64>,
+    },
     /// Puts back the ground pile of a death that is still locked after a restart (the server
     /// persists what [`crate::Event::PlayerDied`] dropped minus what was taken or expired). The
     /// items lie at `tile` (or the walkable tile nearest to it), private to `owner` for
@@ -261,7 +329,9 @@ impl Command {
             | Command::Stop { id }
             | Command::Teleport { id, .. }
             | Command::Chat { id, .. }
-            | Command::Trade { id, .. } => Some(id),
+            | Command::Trade { id, .. }
+            | Command::Bank { id, .. }
+            | Command::Shop { id, .. } => Some(id),
             Command::SystemMessage { to, .. } => to.as_deref(),
             // The owner is usually offline: the pile is the world's, not a player's request.
             Command::RestoreDeathPile { .. } => None,

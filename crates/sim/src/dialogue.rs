@@ -1,5 +1,5 @@
-//! Talking to NPCs (`interact`): the NPC's greeting as a system message for now; shops, banks and
-//! dialogue trees arrive with the economy work.
+//! Talking to NPCs (`interact`): the NPC's greeting as a system message; a banker also opens the
+//! bank (`bank:update`) and a shopkeeper its store (`shop:open`). Dialogue trees come later.
 
 use crate::actions::{Flow, Intent};
 use crate::events::Event;
@@ -36,6 +36,17 @@ impl World {
         };
         let id = self.players[index].id.clone();
         self.system_message(Some(&id), text, events);
+        // A banker opens the bank; a shopkeeper opens its store.
+        if self
+            .npcs
+            .iter()
+            .any(|n| n.handle == intent.target && self.is_banker(n))
+        {
+            self.players[index].dirty.bank = true;
+        }
+        if let Some(store_id) = self.store_of(intent.target) {
+            self.open_shop(index, intent.target, store_id, events);
+        }
         Flow::Done
     }
 }

@@ -2,7 +2,7 @@
 //! entity counts of [`EntityCounts`].
 
 use wayfarer_content::{EquipSlot, Skill};
-use wayfarer_protocol::ws::{ChatMessage, CombatHit, TilePos, WorldUpdate};
+use wayfarer_protocol::ws::{ChatMessage, CombatHit, ShopView, TilePos, WorldUpdate};
 
 use crate::inventory::Stack;
 use crate::skills::XpGain;
@@ -130,6 +130,56 @@ pub enum Event {
     /// Both accepted on Screen 2: write the swap and its audit row in one transaction, then answer
     /// with `Command::TradeCommitted`.
     TradeCommit(Box<crate::trade::TradeCommit>),
+    /// A player's bank changed (or was asked for) this tick: the whole bank, in bank order.
+    Bank {
+        /// Character id.
+        to: String,
+        /// One stack per item.
+        items: Vec<Stack>,
+    },
+    /// A bank operation, purchase or sale changed this player's items this tick: the record
+    /// (inventory and bank, as the events before this one left them) must be saved at once, in one
+    /// transaction. Comes after the tick's `Inventory` and `Bank` events for the player.
+    SaveNow {
+        /// Character id.
+        id: String,
+    },
+    /// A shop was opened for a player (`shop:open`).
+    ShopOpened {
+        /// Character id.
+        to: String,
+        /// The shop as it stands.
+        view: ShopView,
+    },
+    /// A shop's stock changed (`shop:update`) for everyone who has it open.
+    ShopUpdated {
+        /// Character ids.
+        to: Vec<String>,
+        /// The shop as it stands.
+        view: ShopView,
+    },
+    /// A player's shop closed (asked, walked away, or the shopkeeper is gone).
+    ShopClosed {
+        /// Character id.
+        to: String,
+        /// The store.
+        store_id: String,
+    },
+    /// A purchase (`sold: false`) or sale (`sold: true`) completed (economy counters).
+    ShopTrade {
+        /// Character id.
+        id: String,
+        /// The store.
+        store_id: String,
+        /// The item bought or sold.
+        item_id: String,
+        /// How many.
+        quantity: u32,
+        /// Coins paid (purchase) or received (sale).
+        coins: u64,
+        /// A sale to the store.
+        sold: bool,
+    },
 }
 
 /// What a player's record must now say about their stats (the server mirrors it for saving).

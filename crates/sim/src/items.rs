@@ -488,6 +488,12 @@ impl World {
                         .collect(),
                 });
             }
+            if dirty.bank {
+                events.push(Event::Bank {
+                    to: player.id.clone(),
+                    items: player.bank.items().to_vec(),
+                });
+            }
             if dirty.stats {
                 let (health, max_health) = self.player_health(index);
                 let player = &self.players[index];
@@ -499,6 +505,11 @@ impl World {
                         combat_level: i64::from(player.skills.combat_level()),
                         style: player.style.as_str(),
                     },
+                });
+            }
+            if dirty.save_now {
+                events.push(Event::SaveNow {
+                    id: self.players[index].id.clone(),
                 });
             }
         }

@@ -46,6 +46,10 @@ pub(crate) struct NpcPlacement {
     pub name: String,
     pub health: i64,
     pub tile: TilePos,
+    /// The spawn's role label (`bank` makes a banker).
+    pub role: Option<String>,
+    /// The store this NPC runs (the area spawn's `storeId`).
+    pub store_id: Option<String>,
 }
 
 /// A mob spawner: `count` mobs appear within `spawn_radius` of `centre`.
@@ -278,6 +282,8 @@ impl Layout {
                     name: npc.name.clone(),
                     health: npc_health(npc),
                     tile: tile_of(&spawn.position),
+                    role: spawn.role.clone(),
+                    store_id: spawn.store_id.clone(),
                 });
             }
             for (i, spawn) in area.mob_spawns.iter().enumerate() {

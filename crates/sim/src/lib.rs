@@ -29,6 +29,8 @@
 //!   entities too; formulas in `docs/mechanics.md`.
 //! - **Chat** (`chat`): see [`Command::Chat`]; [`Event::Chat`] carries `ts: 0` because the sim reads
 //!   no clock: the server stamps the send time.
+//! - **Bank and shops** (`bank`, `shops`): see [`Command::Bank`] and [`Command::Shop`]; rules in the
+//!   modules' documentation and `docs/protocol.md`. Each change ends with [`Event::SaveNow`].
 //! - **Ids**: players use their character id; NPCs and resources get `npc-<n>` / `res-<n>` from a
 //!   per-world counter, so the same seed and commands give the same ids.
 //! - **Determinism**: one ChaCha8 generator seeded at [`World::new`] (procedural fishing spots use
@@ -48,6 +50,7 @@
 #![warn(missing_docs)]
 
 mod actions;
+mod bank;
 mod chat;
 pub mod combat;
 mod commands;
@@ -69,6 +72,7 @@ mod pathfinding;
 mod processing;
 mod reload;
 mod resources;
+mod shops;
 pub mod skilling;
 pub mod skills;
 mod trade;
@@ -76,9 +80,10 @@ mod view;
 mod world;
 
 pub use actions::{inventory_slot, ActionError};
+pub use bank::{Bank, BANK_CAPACITY, BANK_REACH_TILES};
 pub use chat::{clean_chat_text, SYSTEM_SENDER_ID, SYSTEM_SENDER_NAME};
 pub use combat::GRAVESTONE_TICKS;
-pub use commands::{Action, Command, Joining};
+pub use commands::{Action, BankRequest, Command, Joining, ShopRequest};
 pub use events::{EntityCounts, Event, Phase, PlayerStats};
 pub use fires::STEP_ASIDE_ORDER;
 pub use grid::CELL_TILES;
@@ -96,6 +101,7 @@ pub use processing::HAMMER;
 pub use resources::{
     ASHES, FISHING_SPOT_MAX_STAY_TICKS, FISHING_SPOT_MIN_STAY_TICKS, FISHING_SPOT_MOVE_RADIUS,
 };
+pub use shops::{COINS, SHOP_REACH_TILES};
 pub use trade::{
     TradeCommand, TradeCommit, INACTIVITY_TIMEOUT_TICKS, REQUEST_TIMEOUT_TICKS,
     TRADE_DISTANCE_TILES,

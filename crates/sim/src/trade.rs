@@ -230,7 +230,9 @@ impl World {
         let (id, reference) = match command {
             Command::Move { id, reference, .. }
             | Command::Action { id, reference, .. }
-            | Command::UseItem { id, reference, .. } => (id, *reference),
+            | Command::UseItem { id, reference, .. }
+            | Command::Bank { id, reference, .. }
+            | Command::Shop { id, reference, .. } => (id, *reference),
             Command::Give { id, .. } => (id, None),
             _ => return false,
         };

@@ -56,6 +56,10 @@ pub(crate) struct PlayerState {
     pub attack_ready_at: u64,
     /// What changed this tick and must be reported at its end.
     pub dirty: Dirty,
+    /// The bank (`bank`).
+    pub bank: crate::bank::Bank,
+    /// The store the player has open (`shops`).
+    pub shop: Option<crate::shops::OpenShop>,
 }
 
 /// Which parts of a player changed this tick (reported once, at the end of the actions phase).
@@ -64,6 +68,10 @@ pub(crate) struct Dirty {
     pub inventory: bool,
     pub equipment: bool,
     pub stats: bool,
+    /// The bank changed or was asked for (`bank:update`).
+    pub bank: bool,
+    /// Items moved by a bank operation, purchase or sale: save the record at once.
+    pub save_now: bool,
 }
 
 /// A gathering resource in the world.
@@ -108,6 +116,8 @@ pub struct World {
     pub(crate) extents: HashMap<Handle, (TilePos, TilePos)>,
     /// Open trades and trade requests (`trade`).
     pub(crate) trades: crate::trade::Trades,
+    /// Live stock of limited shop lines (`shops`).
+    pub(crate) shop_stocks: crate::shops::ShopStocks,
 }
 
 impl World {
@@ -137,6 +147,7 @@ impl World {
             ground: Vec::new(),
             extents: HashMap::new(),
             trades: crate::trade::Trades::default(),
+            shop_stocks: Default::default(),
         };
         let layout = world.layout.clone();
         for placement in &layout.npcs {
@@ -194,6 +205,7 @@ impl World {
         self.advance_intents(&mut events);
         self.advance_ground_items(&mut events);
         self.advance_resources(&mut events);
+        self.advance_shops(&mut events);
         self.report_player_changes(&mut events);
         phase(Phase::View);
         self.push_views(&mut events);
@@ -245,6 +257,16 @@ impl World {
                 }
             }
             Command::Teleport { id, tile } => self.teleport(&id, tile),
+            Command::Bank {
+                id,
+                request,
+                reference,
+            } => self.bank(&id, request, reference, events),
+            Command::Shop {
+                id,
+                request,
+                reference,
+            } => self.shop(&id, request, reference, events),
             Command::Chat {
                 id,
                 channel,
@@ -288,7 +310,9 @@ impl World {
             inventory,
             equipment,
             style,
+            bank,
         } = joining;
+        let bank = crate::bank::Bank::from_stacks(bank);
         let now = self.now();
         let max_health = i64::from(skills.level(wayfarer_content::Skill::Constitution));
         // A character saved dead (or with nonsense) enters at full health.
@@ -318,10 +342,13 @@ impl World {
             player.inventory = inventory;
             player.equipment = equipment;
             player.style = style;
+            player.bank = bank;
+            player.shop = None;
             player.dirty = Dirty {
                 inventory: true,
                 equipment: true,
                 stats: true,
+                ..Dirty::default()
             };
             self.fresh_viewers.push(handle);
             if let Some(body) = self.entities.get_mut(handle) {
@@ -385,10 +412,11 @@ impl World {
             attack_ready_at: 0,
             // The record learns the derived figures (maximum health, combat level) at once.
             dirty: Dirty {
-                inventory: false,
-                equipment: false,
                 stats: true,
+                ..Dirty::default()
             },
+            bank,
+            shop: None,
         });
     }
 

@@ -18,7 +18,7 @@ pub use repo::deaths::{DeathLock, DeathTake, LockedItem, NpcKill};
 pub use repo::friends::{Contact, RequestOutcome, MAX_FRIENDS};
 pub use repo::ignores::MAX_IGNORED;
 pub use repo::inventory::{
-    CharacterSnapshot, SaveBatch, StoredEquipment, StoredSlot, INVENTORY_SLOTS,
+    CharacterSnapshot, SaveBatch, StoredBankItem, StoredEquipment, StoredSlot, INVENTORY_SLOTS,
 };
 pub use repo::sessions::PlayerSession;
 pub use repo::trades::TradeAudit;

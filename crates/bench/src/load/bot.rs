@@ -20,7 +20,9 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use wayfarer_protocol::ws::{TilePos, WorldPos};
 
 use super::options::Endpoints;
-use super::scenario::{bot_name, chat_line, wander_target, Action, Plan, Rng};
+use super::scenario::{
+    bot_name, chat_line, target_within, wander_target, Action, Plan, Rng, SPREAD_RADIUS_TILES,
+};
 use super::stats::{bump, BotStats};
 use super::Scenario;
 
@@ -39,7 +41,8 @@ pub const NAME_ATTEMPTS: usize = 5;
 /// Header carrying the load-test key on authentication requests.
 pub const LOAD_TEST_KEY_HEADER: &str = "x-load-test-key";
 
-type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+/// A bot's WebSocket client.
+pub type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 /// What every bot of a run shares.
 pub(crate) struct Shared {
@@ -91,9 +94,43 @@ pub(crate) async fn run_bot(
         probe: None,
         next_ref: 0,
         entered_at: Instant::now(),
+        woods: Woods::default(),
     };
     bot.play(stop).await;
     bot.stats
+}
+
+/// Enters the world the way bot `index` of a load run does (guest account, character, `/ws`,
+/// first `player:sync`), within [`CONNECT_TIMEOUT`], and hands over the socket, for tools that
+/// then drive it themselves (the `compare` example's `player:sync` round trips). `url` is the
+/// server's `http://host:port`; `key` its `LOAD_TEST_KEY`, if any. The error is the failed step,
+/// its short reason and the details.
+pub async fn enter_world(url: &str, key: Option<&str>, index: usize) -> Result<Socket, String> {
+    let endpoints = Endpoints::from_base(url).map_err(|e| e.to_string())?;
+    let http = reqwest::Client::builder()
+        .timeout(super::HTTP_TIMEOUT)
+        .connect_timeout(super::HEALTH_TIMEOUT)
+        .build()
+        .map_err(|e| format!("could not build the HTTP client: {e}"))?;
+    let shared = Shared {
+        endpoints,
+        http,
+        key: key.map(str::to_owned),
+        scenario: Scenario::Wander,
+        deadline: Instant::now() + CONNECT_TIMEOUT,
+    };
+    let mut rng = Rng::from_entropy(index as u64);
+    let mut stats = BotStats::default();
+    match timeout(
+        CONNECT_TIMEOUT,
+        connect(index, &shared, &mut rng, &mut stats),
+    )
+    .await
+    {
+        Ok(Ok(entered)) => Ok(entered.socket),
+        Ok(Err(failure)) => Err(format!("{} ({failure})", failure.key())),
+        Err(_) => Err("timed out entering the world".to_owned()),
+    }
 }
 
 /// Why a bot did not enter the world.
@@ -356,6 +393,77 @@ struct Bot<'a> {
     probe: Option<Instant>,
     next_ref: u64,
     entered_at: Instant,
+    /// Gathering bots: what they know of trees and their own inventory.
+    woods: Woods,
+}
+
+/// What a gathering bot has seen: trees in view (id → tile, standing) and its inventory.
+#[derive(Default)]
+struct Woods {
+    trees: std::collections::HashMap<String, (TilePos, bool)>,
+    /// Occupied inventory slots, and the slot of a log to drop when full.
+    slots_used: usize,
+    log_slot: Option<u64>,
+}
+
+impl Woods {
+    /// Learns from a frame (only `world:update` and `inventory:update` matter).
+    fn learn(&mut self, text: &str) {
+        let Ok(frame) = serde_json::from_str::<Value>(text) else {
+            return;
+        };
+        let data = &frame["data"];
+        match frame["type"].as_str() {
+            Some("world:update") => {
+                for e in data["added"].as_array().into_iter().flatten() {
+                    if e["kind"] == "resource" && e["resourceType"] == "tree" {
+                        if let (Some(id), Some(x), Some(z)) =
+                            (e["id"].as_str(), e["x"].as_i64(), e["z"].as_i64())
+                        {
+                            let standing = e["depleted"] != true;
+                            let tile = TilePos {
+                                x: x as i32,
+                                z: z as i32,
+                            };
+                            self.trees.insert(id.to_owned(), (tile, standing));
+                        }
+                    }
+                }
+                for c in data["changed"].as_array().into_iter().flatten() {
+                    if let (Some(id), Some(depleted)) = (c["id"].as_str(), c["depleted"].as_bool())
+                    {
+                        if let Some(tree) = self.trees.get_mut(id) {
+                            tree.1 = !depleted;
+                        }
+                    }
+                }
+                for id in data["removed"].as_array().into_iter().flatten() {
+                    if let Some(id) = id.as_str() {
+                        self.trees.remove(id);
+                    }
+                }
+            }
+            Some("inventory:update") => {
+                let slots = data["inventory"].as_array();
+                self.slots_used = slots.map_or(0, Vec::len);
+                self.log_slot = slots.and_then(|s| {
+                    s.iter()
+                        .find(|slot| slot["itemId"] == "logs")
+                        .and_then(|slot| slot["slot"].as_u64())
+                });
+            }
+            _ => {}
+        }
+    }
+
+    /// The nearest standing tree.
+    fn nearest(&self, from: TilePos) -> Option<&str> {
+        self.trees
+            .iter()
+            .filter(|(_, (_, standing))| *standing)
+            .min_by_key(|(id, (t, _))| ((t.x - from.x).abs().max((t.z - from.z).abs()), *id))
+            .map(|(id, _)| id.as_str())
+    }
 }
 
 impl Bot<'_> {
@@ -407,6 +515,11 @@ impl Bot<'_> {
         match frame {
             Some(Ok(Message::Text(text))) => {
                 let kind = record_in(&mut self.stats, text.as_str());
+                if self.shared.scenario.gathers()
+                    && matches!(kind.as_deref(), Some("world:update" | "inventory:update"))
+                {
+                    self.woods.learn(text.as_str());
+                }
                 if kind.as_deref() == Some("player:sync") {
                     if let Some(sent) = self.probe.take() {
                         self.stats.rtt.record(sent.elapsed());
@@ -456,13 +569,43 @@ impl Bot<'_> {
                 self.send("player:sync", json!({})).await
             }
             Action::Move => {
-                let target = wander_target(self.tile, &mut self.rng);
+                // The first walk spreads the bots out; later ones wander nearby.
+                let target = if self.stats.sent.contains_key("player:move") {
+                    wander_target(self.tile, &mut self.rng)
+                } else {
+                    target_within(self.tile, SPREAD_RADIUS_TILES, &mut self.rng)
+                };
                 let run = self.rng.one_in(4);
                 self.send(
                     "player:move",
                     json!({ "x": target.x, "z": target.z, "run": run }),
                 )
                 .await
+            }
+            Action::Gather => {
+                // A full inventory drops a log; otherwise chop the nearest standing tree, or look
+                // around for one.
+                if self.woods.slots_used >= 28 {
+                    if let Some(slot) = self.woods.log_slot {
+                        return self
+                            .send("player:action", json!({ "action": "drop", "slot": slot }))
+                            .await;
+                    }
+                }
+                match self.woods.nearest(self.tile).map(str::to_owned) {
+                    Some(tree) => {
+                        self.send(
+                            "player:action",
+                            json!({ "action": "gather", "targetId": tree }),
+                        )
+                        .await
+                    }
+                    None => {
+                        let target = wander_target(self.tile, &mut self.rng);
+                        self.send("player:move", json!({ "x": target.x, "z": target.z }))
+                            .await
+                    }
+                }
             }
             Action::Chat => {
                 let (text, global) = chat_line(&mut self.rng);

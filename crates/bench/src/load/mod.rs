@@ -6,13 +6,16 @@
 //! (`POST /api/v1/player`, another name on 409), connects `/ws?token=…`, reads its `player:sync`, then
 //! acts until the deadline:
 //!
-//! - `wander`: `player:move` to a random tile within 10 tiles every 1–3 s;
+//! - `wander`: a first walk up to 120 tiles away (players spread out over the world), then
+//!   `player:move` to a random tile within 10 tiles every 1–3 s;
 //! - `chat`: `player:chat`, local (one in five global), every 2–5 s;
 //! - `mixed`: both, each on its own timer;
-//! - `gather`, `trade`: refused with [`LoadError::UnsupportedScenario`] — the server has no
-//!   gathering or trading yet.
+//! - `gather`: every 3–6 s, `player:action gather` on the nearest standing tree it has seen in its
+//!   `world:update`s (the server walks it there), dropping a log when the inventory is full;
+//! - `idle`: nothing at all after entering (no probes either): the cost of connected players;
+//! - `trade`: refused with [`LoadError::UnsupportedScenario`] — the server has no trading yet.
 //!
-//! Every bot also sends `player:sync` about every 2 s and times the reply (the round trip). At the
+//! Every bot but the idle ones also sends `player:sync` about every 2 s and times the reply (the round trip). At the
 //! end every bot closes its socket normally and waits for the server's close.
 //!
 //! ```no_run
@@ -34,6 +37,7 @@ mod bot;
 mod options;
 mod report;
 mod scenario;
+mod server_figures;
 mod stats;
 
 use std::future::Future;
@@ -46,8 +50,8 @@ use tokio::task::JoinSet;
 use tokio::time::{sleep_until, timeout, Instant};
 
 pub use bot::{
-    CLOSE_TIMEOUT, CONNECT_TIMEOUT, LOAD_TEST_KEY_HEADER, NAME_ATTEMPTS, PROBE_TIMEOUT,
-    SEND_TIMEOUT,
+    enter_world, Socket, CLOSE_TIMEOUT, CONNECT_TIMEOUT, LOAD_TEST_KEY_HEADER, NAME_ATTEMPTS,
+    PROBE_TIMEOUT, SEND_TIMEOUT,
 };
 pub use options::{Endpoints, LoadOptions, Scenario, UnknownScenario};
 pub use report::LoadReport;
@@ -55,6 +59,7 @@ pub use scenario::{
     bot_name, Rng, CHAT_EVERY, FIRST_SYNC_WITHIN, GLOBAL_CHAT_ONE_IN, MAX_NAME_CHARS, MOVE_EVERY,
     SYNC_EVERY, WANDER_RADIUS_TILES,
 };
+pub use server_figures::{ServerFigures, StatusSample};
 pub use stats::{percentile, LatencySummary, Samples};
 
 use bot::Shared;
@@ -84,7 +89,7 @@ pub enum LoadError {
     /// which the server does not have.
     #[error(
         "scenario {0} is not supported yet: the server has no {what}; use wander, chat or mixed",
-        what = match .0 { Scenario::Gather => "gathering", Scenario::Trade => "trading", _ => "support for it" }
+        what = match .0 { Scenario::Trade => "trading", _ => "support for it" }
     )]
     UnsupportedScenario(Scenario),
     /// `GET /health` failed before any bot started.
@@ -129,6 +134,7 @@ pub async fn run_until(
         .build()
         .map_err(|e| LoadError::Client(e.to_string()))?;
     check_health(&http, &endpoints).await?;
+    let before = server_figures::sample(&http, &endpoints.http_base).await;
 
     let start = Instant::now();
     let deadline = start + Duration::from_secs(options.seconds);
@@ -140,6 +146,15 @@ pub async fn run_until(
         deadline,
     });
     let (stop_tx, stop_rx) = watch::channel(false);
+    let (watch_done_tx, watch_done_rx) = watch::channel(false);
+    let watcher = before.map(|before| {
+        tokio::spawn(server_figures::watch_server(
+            shared.http.clone(),
+            shared.endpoints.http_base.clone(),
+            before,
+            watch_done_rx,
+        ))
+    });
     let mut stop = std::pin::pin!(stop);
     let mut stopped_at: Option<Instant> = None;
     let mut bots = JoinSet::new();
@@ -197,7 +212,12 @@ pub async fn run_until(
     }
 
     let ended = stopped_at.unwrap_or(deadline).min(Instant::now());
-    let report = LoadReport::new(
+    watch_done_tx.send_replace(true);
+    let server = match watcher {
+        Some(task) => task.await.ok(),
+        None => None,
+    };
+    let mut report = LoadReport::new(
         RunFacts {
             url: shared.endpoints.http_base.clone(),
             scenario: options.scenario,
@@ -210,6 +230,7 @@ pub async fn run_until(
         },
         total,
     );
+    report.server = server;
     tracing::info!(
         connected = report.connected,
         failed = report.failed_connects,
@@ -243,7 +264,7 @@ mod tests {
 
     #[tokio::test]
     async fn unsupported_scenarios_are_refused_before_connecting() {
-        for scenario in [Scenario::Gather, Scenario::Trade] {
+        for scenario in [Scenario::Trade] {
             let mut options = LoadOptions::new("http://127.0.0.1:9");
             options.scenario = scenario;
             let err = run(options).await.unwrap_err();

@@ -68,6 +68,9 @@ pub struct LoadReport {
     pub errors_by_code: Counts,
     /// Character names refused as taken and retried.
     pub name_retries: u64,
+    /// What the server's `/status` said during the run (absent when it could not be read).
+    #[serde(default)]
+    pub server: Option<crate::load::ServerFigures>,
 }
 
 /// The run's facts that are not counts.
@@ -123,6 +126,7 @@ impl LoadReport {
             errors: total(&stats.errors),
             errors_by_code: stats.errors,
             name_retries: stats.name_retries,
+            server: None,
         }
     }
 
@@ -248,7 +252,35 @@ impl fmt::Display for LoadReport {
         row(f, "connect failures", counts_line(&self.connect_failures))?;
         row(f, "disconnects", counts_line(&self.disconnect_reasons))?;
         row(f, "unclean closes", self.unclean_closes.to_string())?;
-        row(f, "name retries", self.name_retries.to_string())
+        row(f, "name retries", self.name_retries.to_string())?;
+        if let Some(server) = &self.server {
+            row(
+                f,
+                "server at peak",
+                format!(
+                    "{} players, RSS {} ({} per player), tick p50 {:.2} ms p99 {:.2} ms",
+                    server.at_peak.players_online,
+                    bytes(server.at_peak.rss_bytes),
+                    server
+                        .bytes_per_player
+                        .map_or_else(|| "?".to_owned(), bytes),
+                    server.at_peak.tick_p50_ms,
+                    server.at_peak.tick_p99_ms
+                ),
+            )?;
+            row(
+                f,
+                "server during run",
+                format!(
+                    "worst tick p99 {:.2} ms, {} late ticks, fullest outbound queue {}, {} samples",
+                    server.worst_tick_p99_ms,
+                    server.late_ticks,
+                    server.outbound_queue_max,
+                    server.samples
+                ),
+            )?;
+        }
+        Ok(())
     }
 }
 

@@ -130,11 +130,20 @@ pub fn bot_name(index: usize, rng: &mut Rng) -> String {
     name
 }
 
+/// How far a wandering bot's first walk may take it: players spread over the world instead of
+/// standing in one crowd at the spawn (the server walks them to the closest reachable tile).
+pub const SPREAD_RADIUS_TILES: i32 = 120;
+
 /// A tile to walk to: within [`WANDER_RADIUS_TILES`] of `from` on both axes, never `from` itself.
 pub fn wander_target(from: TilePos, rng: &mut Rng) -> TilePos {
+    target_within(from, WANDER_RADIUS_TILES, rng)
+}
+
+/// A tile within `radius` of `from` on both axes, never `from` itself.
+pub fn target_within(from: TilePos, radius: i32, rng: &mut Rng) -> TilePos {
     loop {
-        let x = from.x + rng.between(-WANDER_RADIUS_TILES, WANDER_RADIUS_TILES);
-        let z = from.z + rng.between(-WANDER_RADIUS_TILES, WANDER_RADIUS_TILES);
+        let x = from.x + rng.between(-radius, radius);
+        let z = from.z + rng.between(-radius, radius);
         if (x, z) != (from.x, from.z) {
             return TilePos { x, z };
         }
@@ -147,6 +156,12 @@ pub fn chat_line(rng: &mut Rng) -> (String, bool) {
     (line.to_owned(), rng.one_in(GLOBAL_CHAT_ONE_IN))
 }
 
+/// How often a gathering bot (re)starts chopping.
+pub const GATHER_EVERY: (Duration, Duration) = (Duration::from_secs(3), Duration::from_secs(6));
+
+/// When an idle bot would probe: never within any run.
+const NEVER: Duration = Duration::from_secs(u32::MAX as u64);
+
 /// One kind of thing a bot does on a timer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Action {
@@ -156,6 +171,8 @@ pub enum Action {
     Move,
     /// Say something.
     Chat,
+    /// Chop a tree (or drop a log when full).
+    Gather,
 }
 
 /// When a bot next does each of its actions, as offsets from the moment it entered the world.
@@ -167,6 +184,8 @@ pub struct Plan {
     pub r#move: Option<Duration>,
     /// Next chat, for chatting scenarios.
     pub chat: Option<Duration>,
+    /// Next gathering step, for the gathering scenario.
+    pub gather: Option<Duration>,
 }
 
 impl Plan {
@@ -174,20 +193,31 @@ impl Plan {
     /// shortest interval, so every bot acts early even in a short run, and bots do not act in step.
     pub fn start(scenario: Scenario, rng: &mut Rng) -> Plan {
         Plan {
-            sync: rng.duration(FIRST_SYNC_WITHIN),
+            sync: if scenario.probes() {
+                rng.duration(FIRST_SYNC_WITHIN)
+            } else {
+                NEVER
+            },
             r#move: scenario
                 .wanders()
                 .then(|| rng.duration((Duration::ZERO, MOVE_EVERY.0))),
             chat: scenario
                 .chats()
                 .then(|| rng.duration((Duration::ZERO, CHAT_EVERY.0))),
+            gather: scenario
+                .gathers()
+                .then(|| rng.duration((Duration::ZERO, GATHER_EVERY.0))),
         }
     }
 
     /// The action due first and when.
     pub fn next(&self) -> (Action, Duration) {
         let mut next = (Action::Sync, self.sync);
-        for (action, at) in [(Action::Move, self.r#move), (Action::Chat, self.chat)] {
+        for (action, at) in [
+            (Action::Move, self.r#move),
+            (Action::Chat, self.chat),
+            (Action::Gather, self.gather),
+        ] {
             if let Some(at) = at {
                 if at < next.1 {
                     next = (action, at);
@@ -203,6 +233,7 @@ impl Plan {
             Action::Sync => self.sync = now + rng.duration(SYNC_EVERY),
             Action::Move => self.r#move = Some(now + rng.duration(MOVE_EVERY)),
             Action::Chat => self.chat = Some(now + rng.duration(CHAT_EVERY)),
+            Action::Gather => self.gather = Some(now + rng.duration(GATHER_EVERY)),
         }
     }
 }
@@ -296,5 +327,13 @@ mod tests {
             mixed.reschedule(action, at, &mut rng);
         }
         assert_eq!(done.len(), 3, "{done:?}");
+        let gather = Plan::start(Scenario::Gather, &mut rng);
+        assert!(gather.gather.is_some() && gather.r#move.is_none() && gather.chat.is_none());
+        let idle = Plan::start(Scenario::Idle, &mut rng);
+        assert!(idle.gather.is_none() && idle.r#move.is_none() && idle.chat.is_none());
+        assert!(
+            idle.next().1 > Duration::from_secs(86_400 * 365),
+            "idle bots never act"
+        );
     }
 }

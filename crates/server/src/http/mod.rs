@@ -1,5 +1,6 @@
 //! The HTTP surface: routes, extractors and the layers every request passes through.
 
+pub mod bank_shop;
 pub mod cors;
 pub mod error;
 pub mod health;

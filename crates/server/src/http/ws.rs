@@ -233,6 +233,7 @@ impl Connection {
             .ok_or_else(|| anyhow::anyhow!("character vanished"))?;
         let inventory = store.inventories().get(&self.character_id).await?;
         let equipment = store.inventories().equipment(&self.character_id).await?;
+        let bank = store.inventories().bank(&self.character_id).await?;
         let session_id = store
             .sessions()
             .open(&self.character_id, &self.user.id, Some(&self.address))
@@ -243,6 +244,7 @@ impl Connection {
             character,
             inventory,
             equipment,
+            bank,
         };
         let sync = self.initial_sync(&snapshot);
         socket
@@ -312,6 +314,10 @@ impl Connection {
                 },
                 message = outbound.recv() => match message {
                     Some(Outbound::Message(message)) => self.forward(socket, &message).await,
+                    Some(Outbound::Text(text)) => match socket.send(Message::Text(text.as_ref().into())).await {
+                        Ok(()) => Flow::Continue,
+                        Err(_) => Flow::Close(1011, "send failed"),
+                    },
                     Some(Outbound::Close(code, reason)) => Flow::Close(code, reason),
                     None => Flow::Close(1011, "removed from the world"),
                 },
@@ -487,13 +493,35 @@ impl Connection {
             };
         }
         let id = self.character_id.clone();
+        if let Some(request) = super::bank_shop::request(&message) {
+            let input = match request {
+                Ok(request) => WorldInput::Sim(request.command(id, self.remember_ref(reference))),
+                Err(err) => {
+                    return self
+                        .reply_error(socket, err.code, &err.message, reference)
+                        .await
+                }
+            };
+            if !self.state.world_sender.send(input) {
+                return self
+                    .reply_error(socket, "server_busy", "the world is busy; try again", None)
+                    .await;
+            }
+            return Flow::Continue;
+        }
         let input = match message {
             ClientMessage::FriendRequest(_)
             | ClientMessage::FriendRespond(_)
             | ClientMessage::FriendRemove(_)
             | ClientMessage::IgnoreAdd(_)
             | ClientMessage::IgnoreRemove(_)
-            | ClientMessage::FriendList => return Flow::Continue,
+            | ClientMessage::FriendList
+            | ClientMessage::BankOpen
+            | ClientMessage::BankDeposit(_)
+            | ClientMessage::BankWithdraw(_)
+            | ClientMessage::ShopBuy(_)
+            | ClientMessage::ShopSell(_)
+            | ClientMessage::ShopClose => return Flow::Continue,
             ClientMessage::Sync => WorldInput::Sync { id },
             ClientMessage::TradeRequest(m) => self.trade(
                 id,

@@ -106,6 +106,12 @@ async fn ten_bots_play_and_the_counts_add_up() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 
+    // The server's own figures were sampled while the bots played.
+    let server = report.server.as_ref().expect("/status was sampled");
+    assert!(server.samples >= 1, "{server:?}");
+    assert!(server.at_peak.players_online >= 1, "{server:?}");
+    assert!(server.at_peak.rss_bytes > 0 || !cfg!(target_os = "linux"));
+
     // The JSON report says the same.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("load.json");
@@ -125,7 +131,7 @@ async fn ten_bots_play_and_the_counts_add_up() {
 #[tokio::test]
 async fn scenarios_the_server_cannot_play_are_refused() {
     let app = TestApp::spawn().await;
-    for scenario in [Scenario::Gather, Scenario::Trade] {
+    for scenario in [Scenario::Trade] {
         let mut options = LoadOptions::new(app.base.clone());
         options.scenario = scenario;
         let err = run(options).await.unwrap_err();
@@ -136,6 +142,38 @@ async fn scenarios_the_server_cannot_play_are_refused() {
     }
     let status: serde_json::Value = app.get("/status").await.json().await.unwrap();
     assert_eq!(status["playersOnline"], 0, "no bot connected");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gathering_bots_chop_trees_and_idle_bots_only_listen() {
+    let app = TestApp::spawn().await;
+    let mut options = LoadOptions::new(app.base.clone());
+    options.bots = 4;
+    options.seconds = 4;
+    options.scenario = Scenario::Gather;
+    let report = run(options).await.expect("the gather run completes");
+    println!("{report}");
+    assert_eq!(report.connected, 4);
+    assert_eq!(report.disconnects, 0, "{:?}", report.disconnect_reasons);
+    assert!(
+        report.messages_out_by_type.get("player:action").copied() > Some(0),
+        "{report:?}"
+    );
+    assert!(
+        report.messages_in_by_type.get("skill:xp").copied() > Some(0),
+        "the bots chopped: {:?}",
+        report.messages_in_by_type
+    );
+
+    let mut options = LoadOptions::new(app.base.clone());
+    options.bots = 3;
+    options.seconds = 2;
+    options.scenario = Scenario::Idle;
+    let report = run(options).await.expect("the idle run completes");
+    assert_eq!(report.connected, 3);
+    assert!(report.is_clean(), "{report:?}");
+    assert_eq!(report.messages_out, 0, "idle bots send nothing");
+    assert!(report.messages_in > 0, "but they are sent the world");
 }
 
 fn assert_ordered(what: &str, l: &wayfarer_bench::load::LatencySummary) {

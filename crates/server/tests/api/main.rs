@@ -3,6 +3,7 @@
 mod support;
 
 mod auth;
+mod bank;
 mod characters;
 mod config_errors;
 mod content;
@@ -16,6 +17,7 @@ mod load;
 mod local_postgres;
 mod rate_limits;
 mod restart;
+mod shops;
 mod shutdown;
 mod skills;
 mod status_faults;

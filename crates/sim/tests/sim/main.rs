@@ -2,6 +2,7 @@
 //! small content fixture, feeds commands, steps ticks and asserts on events and state.
 
 mod arena;
+mod bank;
 mod chat;
 mod combat;
 mod death;
@@ -14,6 +15,7 @@ mod movement;
 mod processing;
 mod properties;
 mod reload;
+mod shops;
 mod skills;
 mod trade;
 mod view;

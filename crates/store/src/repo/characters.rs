@@ -207,6 +207,7 @@ impl<'a> Characters<'a> {
             character: character.clone(),
             inventory,
             equipment: Vec::new(),
+            bank: Vec::new(),
         };
         let mut tx = self.store.pool().begin().await?;
         if let Err(err) = replace_items(&mut tx, &snapshot).await {

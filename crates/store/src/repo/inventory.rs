@@ -27,12 +27,21 @@ pub struct StoredEquipment {
     pub quantity: i64,
 }
 
+/// One banked item (`bank` rows; `position` is the bank order).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredBankItem {
+    pub item_id: String,
+    pub quantity: i64,
+}
+
 /// Everything saved about a character at once.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CharacterSnapshot {
     pub character: Character,
     pub inventory: Vec<StoredSlot>,
     pub equipment: Vec<StoredEquipment>,
+    /// The bank, in bank order (written with the inventory, in the same transaction).
+    pub bank: Vec<StoredBankItem>,
 }
 
 /// Everything one save writes, in one transaction (see [`Inventories::save`]).
@@ -112,6 +121,52 @@ impl<'a> Inventories<'a> {
             .map_err(Into::into)
     }
 
+    /// A character's bank, in bank order.
+    pub async fn bank(&self, character_id: &str) -> Result<Vec<StoredBankItem>, StoreError> {
+        let rows = sqlx::query(
+            r#"SELECT "itemId", quantity FROM bank WHERE "characterId" = $1 ORDER BY position, "itemId""#,
+        )
+        .bind(character_id)
+        .fetch_all(self.store.pool())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(StoredBankItem {
+                    item_id: r.try_get("itemId")?,
+                    quantity: r.try_get("quantity")?,
+                })
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(Into::into)
+    }
+
+    /// Units of every item held by all characters: `(item id, in inventories, worn, banked)`, by
+    /// item id (the economy audit; open death locks come from `Deaths::locked`).
+    pub async fn item_totals(&self) -> Result<Vec<(String, i64, i64, i64)>, StoreError> {
+        let mut totals: std::collections::BTreeMap<String, (i64, i64, i64)> = Default::default();
+        for (table, column) in [("inventory", 0), ("equipment", 1), ("bank", 2)] {
+            let rows = sqlx::query(&format!(
+                r#"SELECT "itemId", CAST(SUM(quantity) AS BIGINT) AS total FROM {table} GROUP BY "itemId""#
+            ))
+            .fetch_all(self.store.pool())
+            .await?;
+            for r in &rows {
+                let item: String = r.try_get("itemId")?;
+                let total: i64 = r.try_get("total")?;
+                let entry = totals.entry(item).or_default();
+                match column {
+                    0 => entry.0 += total,
+                    1 => entry.1 += total,
+                    _ => entry.2 += total,
+                }
+            }
+        }
+        Ok(totals
+            .into_iter()
+            .map(|(item, (i, e, b))| (item, i, e, b))
+            .collect())
+    }
+
     /// Saves every snapshot in one transaction: all are written or none.
     pub async fn save_batch(&self, snapshots: &[CharacterSnapshot]) -> Result<(), StoreError> {
         self.save(&SaveBatch {
@@ -183,6 +238,21 @@ pub(crate) async fn replace_items(
         .bind(&item.slot_type)
         .bind(&item.item_id)
         .bind(item.quantity)
+        .execute(&mut **tx)
+        .await?;
+    }
+    sqlx::query(r#"DELETE FROM bank WHERE "characterId" = $1"#)
+        .bind(id)
+        .execute(&mut **tx)
+        .await?;
+    for (position, item) in snapshot.bank.iter().enumerate() {
+        sqlx::query(
+            r#"INSERT INTO bank ("characterId", "itemId", quantity, position) VALUES ($1, $2, $3, $4)"#,
+        )
+        .bind(id)
+        .bind(&item.item_id)
+        .bind(item.quantity)
+        .bind(position as i64)
         .execute(&mut **tx)
         .await?;
     }

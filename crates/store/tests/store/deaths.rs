@@ -38,6 +38,7 @@ async fn character(store: &Store, name: &str, items: Vec<StoredSlot>) -> Charact
     CharacterSnapshot {
         inventory: store.inventories().get(&character.id).await.unwrap(),
         equipment: vec![],
+        bank: vec![],
         character,
     }
 }

@@ -76,6 +76,7 @@ test_both_backends!(save_batch_is_all_or_nothing, |store| {
                 item_id: "bronze_sword".into(),
                 quantity: 1,
             }],
+            bank: vec![],
         });
     }
     snapshots[0].character.position = [1.5, 0.0, 2.5];
@@ -108,3 +109,89 @@ test_both_backends!(save_batch_is_all_or_nothing, |store| {
         .await
         .is_err());
 });
+
+fn banked(item: &str, quantity: i64) -> wayfarer_store::StoredBankItem {
+    wayfarer_store::StoredBankItem {
+        item_id: item.into(),
+        quantity,
+    }
+}
+
+test_both_backends!(
+    bank_rows_are_saved_with_the_inventory_in_bank_order,
+    |store| {
+        let user = store.users().create(&NewUser::default()).await.unwrap();
+        let character = store
+            .characters()
+            .create_with_items(
+                &NewCharacter {
+                    account_id: user.id,
+                    name: "Banker".into(),
+                    position: None,
+                },
+                vec![slot(0, "coins", 100)],
+            )
+            .await
+            .unwrap();
+        assert!(store
+            .inventories()
+            .bank(&character.id)
+            .await
+            .unwrap()
+            .is_empty());
+        let mut snapshot = CharacterSnapshot {
+            character: character.clone(),
+            inventory: vec![slot(4, "logs", 1)],
+            equipment: vec![],
+            bank: vec![banked("zinc", 3), banked("coins", 100), banked("apple", 7)],
+        };
+        store
+            .inventories()
+            .save_batch(&[snapshot.clone()])
+            .await
+            .unwrap();
+        assert_eq!(
+            store.inventories().bank(&character.id).await.unwrap(),
+            snapshot.bank
+        );
+        assert_eq!(
+            store.inventories().get(&character.id).await.unwrap(),
+            vec![slot(4, "logs", 1)]
+        );
+        // A withdrawal: both sides change in the next save.
+        snapshot.bank = vec![banked("zinc", 3), banked("apple", 7)];
+        snapshot.inventory = vec![slot(0, "coins", 100), slot(4, "logs", 1)];
+        store
+            .inventories()
+            .save_batch(&[snapshot.clone()])
+            .await
+            .unwrap();
+        assert_eq!(
+            store.inventories().bank(&character.id).await.unwrap(),
+            snapshot.bank
+        );
+        // A bad bank row (quantity 0) fails the whole save: the inventory stays as it was.
+        let mut bad = snapshot.clone();
+        bad.inventory = vec![];
+        bad.bank = vec![banked("zinc", 0)];
+        assert!(store.inventories().save_batch(&[bad]).await.is_err());
+        assert_eq!(
+            store.inventories().get(&character.id).await.unwrap(),
+            snapshot.inventory
+        );
+        assert_eq!(
+            store.inventories().bank(&character.id).await.unwrap(),
+            snapshot.bank
+        );
+        // The economy totals count every table.
+        let totals = store.inventories().item_totals().await.unwrap();
+        assert!(
+            totals.contains(&("coins".to_string(), 100, 0, 0)),
+            "{totals:?}"
+        );
+        assert!(
+            totals.contains(&("zinc".to_string(), 0, 0, 3)),
+            "{totals:?}"
+        );
+    }
+);

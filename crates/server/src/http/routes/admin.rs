@@ -129,3 +129,49 @@ pub async fn kick(
         serde_json::json!({"characterId": body.character_id, "kicked": true}),
     ))
 }
+
+/// One item's totals in the economy audit.
+#[derive(Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ItemTotals {
+    pub inventory: i64,
+    pub equipment: i64,
+    pub bank: i64,
+    /// Still in open death locks (on the ground, unclaimed).
+    pub death_locks: i64,
+    pub total: i64,
+}
+
+/// `GET /api/admin/economy`: per item, the units held in inventories, equipment, banks and open
+/// death locks (from the store: the last saved state), and the counters of items entering and
+/// leaving players' hands since the server started (`crate::economy`).
+pub async fn economy(
+    State(state): State<AppState>,
+    admin: AuthUser,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    admin.require_admin()?;
+    let mut items: std::collections::BTreeMap<String, ItemTotals> = Default::default();
+    for (item, inventory, equipment, bank) in state.store.inventories().item_totals().await? {
+        let entry = items.entry(item).or_default();
+        entry.inventory += inventory;
+        entry.equipment += equipment;
+        entry.bank += bank;
+    }
+    for lock in state.store.deaths().locked().await? {
+        for item in lock.items {
+            items.entry(item.item_id.clone()).or_default().death_locks += item.quantity;
+        }
+    }
+    for totals in items.values_mut() {
+        totals.total = totals.inventory + totals.equipment + totals.bank + totals.death_locks;
+    }
+    let flows = state.economy.snapshot();
+    Ok(Json(serde_json::json!({
+        "items": items,
+        "uptimeSeconds": state.started.elapsed().as_secs(),
+        "entered": flows.entered,
+        "left": flows.left,
+        "purchases": flows.purchases,
+        "sales": flows.sales,
+    })))
+}

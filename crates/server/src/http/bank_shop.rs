@@ -1,0 +1,148 @@
+//! Reading `bank:*` and `shop:*` frames into sim requests: slots and quantities checked here, so
+//! bad input is an `error` with a code before anything reaches the world.
+
+use serde_json::Value;
+use wayfarer_protocol::ws::{codes, ClientMessage};
+use wayfarer_sim::inventory::MAX_STACK;
+use wayfarer_sim::{inventory_slot, ActionError, BankRequest, Command, ShopRequest};
+
+/// A bank or shop request, before it is addressed to a character.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Request {
+    Bank(BankRequest),
+    Shop(ShopRequest),
+}
+
+impl Request {
+    /// The sim command for character `id`.
+    pub fn command(self, id: String, reference: Option<u64>) -> Command {
+        match self {
+            Request::Bank(request) => Command::Bank {
+                id,
+                request,
+                reference,
+            },
+            Request::Shop(request) => Command::Shop {
+                id,
+                request,
+                reference,
+            },
+        }
+    }
+}
+
+fn bad(code: &'static str, message: impl Into<String>) -> ActionError {
+    ActionError {
+        code,
+        message: message.into(),
+    }
+}
+
+/// A quantity of at least 1 (larger ones are capped at the stack limit: "as many as possible").
+fn quantity(value: i64) -> Result<u32, ActionError> {
+    if value < 1 {
+        return Err(bad(
+            codes::INVALID_MESSAGE,
+            format!("`quantity` must be at least 1, not {value}"),
+        ));
+    }
+    Ok(u32::try_from(value).unwrap_or(MAX_STACK).min(MAX_STACK))
+}
+
+/// The request of a bank or shop frame; `None` for any other message.
+pub fn request(message: &ClientMessage) -> Option<Result<Request, ActionError>> {
+    Some(match message {
+        ClientMessage::BankOpen => Ok(Request::Bank(BankRequest::Open)),
+        ClientMessage::BankDeposit(d) => (|| {
+            let slot = match &d.slot {
+                Value::String(s) if s == "all" => None,
+                other => Some(inventory_slot(Some(other))?),
+            };
+            let quantity = d.quantity.map(quantity).transpose()?;
+            Ok(Request::Bank(BankRequest::Deposit { slot, quantity }))
+        })(),
+        ClientMessage::BankWithdraw(w) => (|| {
+            if w.item_id.is_empty() {
+                return Err(bad(codes::INVALID_MESSAGE, "`itemId` is empty"));
+            }
+            Ok(Request::Bank(BankRequest::Withdraw {
+                item_id: w.item_id.clone(),
+                quantity: quantity(w.quantity)?,
+            }))
+        })(),
+        ClientMessage::ShopBuy(b) => (|| {
+            Ok(Request::Shop(ShopRequest::Buy {
+                store_id: b.store_id.clone(),
+                item_id: b.item_id.clone(),
+                quantity: quantity(b.quantity)?,
+            }))
+        })(),
+        ClientMessage::ShopSell(s) => (|| {
+            Ok(Request::Shop(ShopRequest::Sell {
+                store_id: s.store_id.clone(),
+                slot: inventory_slot(Some(&s.slot))?,
+                quantity: s.quantity.map(quantity).transpose()?,
+            }))
+        })(),
+        ClientMessage::ShopClose => Ok(Request::Shop(ShopRequest::Close)),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(frame: &str) -> Result<Request, ActionError> {
+        let (message, _) = ClientMessage::parse(frame);
+        request(&message.unwrap()).unwrap()
+    }
+
+    #[test]
+    fn frames_become_requests_and_bad_input_gets_a_code() {
+        assert_eq!(
+            parse(r#"{"type":"bank:deposit","data":{"slot":"all"}}"#).unwrap(),
+            Request::Bank(BankRequest::Deposit {
+                slot: None,
+                quantity: None
+            })
+        );
+        assert_eq!(
+            parse(r#"{"type":"bank:deposit","data":{"slot":3,"quantity":5}}"#).unwrap(),
+            Request::Bank(BankRequest::Deposit {
+                slot: Some(3),
+                quantity: Some(5)
+            })
+        );
+        assert_eq!(
+            parse(r#"{"type":"bank:deposit","data":{"slot":28}}"#)
+                .unwrap_err()
+                .code,
+            codes::INVALID_SLOT
+        );
+        assert_eq!(
+            parse(r#"{"type":"bank:withdraw","data":{"itemId":"logs","quantity":0}}"#)
+                .unwrap_err()
+                .code,
+            codes::INVALID_MESSAGE
+        );
+        assert_eq!(
+            parse(r#"{"type":"bank:withdraw","data":{"itemId":"coins","quantity":99999999999}}"#)
+                .unwrap(),
+            Request::Bank(BankRequest::Withdraw {
+                item_id: "coins".into(),
+                quantity: MAX_STACK
+            })
+        );
+        assert_eq!(
+            parse(r#"{"type":"shop:sell","data":{"storeId":"s","slot":"x"}}"#)
+                .unwrap_err()
+                .code,
+            codes::INVALID_SLOT
+        );
+        assert!(matches!(
+            parse(r#"{"type":"shop:buy","data":{"storeId":"s","itemId":"i"}}"#).unwrap(),
+            Request::Shop(ShopRequest::Buy { quantity: 1, .. })
+        ));
+    }
+}
