@@ -637,3 +637,62 @@ async fn a_crash_at_any_moment_of_a_trade_neither_loses_nor_duplicates_an_item()
         "the kills should fall on both sides of the commit ({moved} written, {kept} not)"
     );
 }
+
+#[tokio::test]
+async fn banking_and_shopping_are_refused_while_trading() {
+    let app = app().await;
+    let (mut a, a_id) = trader(&app, "Banker").await;
+    let (mut b, b_id) = trader(&app, "Client").await;
+    give(&mut a, "coins", 10).await;
+    give(&mut b, "coins", 10).await;
+    // Both next to Elsie the banker.
+    for ws in [&mut a, &mut b] {
+        ws.send("player:chat", json!({"text": "/tp 8 -4"}), None)
+            .await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    a.send("bank:open", json!({}), None).await;
+    a.expect_type("bank:update").await;
+    let id = start(&mut a, &mut b, &b_id).await;
+    let coins = slot_of(&mut a, "coins").await;
+    a.send(
+        "tradeAddItem",
+        json!({"tradeId": id, "inventorySlot": coins}),
+        None,
+    )
+    .await;
+    expect_trade(&mut b, "tradeUpdated").await;
+    // Depositing the offered coins (or anything) is refused; the bank stays as it was.
+    a.send("bank:deposit", json!({"slot": coins}), Some(json!("d")))
+        .await;
+    let refused = a.expect_type("error").await;
+    assert_eq!(refused["data"]["code"], "in_trade");
+    assert_eq!(refused["data"]["ref"], "d");
+    a.send(
+        "bank:withdraw",
+        json!({"itemId": "coins", "quantity": 1}),
+        None,
+    )
+    .await;
+    assert_eq!(a.expect_type("error").await["data"]["code"], "in_trade");
+    a.send("bank:open", json!({}), None).await;
+    assert_eq!(a.expect_type("error").await["data"]["code"], "in_trade");
+    a.send("tradeCancel", json!({"tradeId": id}), None).await;
+    expect_trade(&mut a, "tradeCancelled").await;
+    // Free again: the deposit works.
+    a.send("bank:deposit", json!({"slot": coins}), None).await;
+    let update = a.expect_type("bank:update").await;
+    assert!(update["data"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|i| i["itemId"] == "coins"));
+    a.close().await;
+    b.close().await;
+    let ids = vec![a_id, b_id];
+    // Held: everything but a's 35 coins, now in the bank.
+    assert_eq!(
+        totals(&app, &ids).await.get("coins"),
+        Some(&(2 * 25 + 20 - 35))
+    );
+}
