@@ -143,6 +143,12 @@ pub enum ClientMessage {
     FriendList,
     /// `player:sync` with empty data: the client asks for its full state.
     Sync,
+    TradeRequest(crate::trade::TradeRequest),
+    TradeRequestRespond(crate::trade::TradeRequestRespond),
+    TradeAddItem(crate::trade::TradeAddItem),
+    TradeRemoveItem(crate::trade::TradeRemoveItem),
+    TradeAccept(crate::trade::TradeIdOnly),
+    TradeCancel(crate::trade::TradeIdOnly),
     /// `bank:open`: the client asks for its bank (near a bank).
     BankOpen,
     /// `bank:deposit`.
@@ -305,6 +311,14 @@ impl ClientMessage {
             "ignore:remove" => data(kind, envelope.data).map(ClientMessage::IgnoreRemove),
             "friend:list" => Ok(ClientMessage::FriendList),
             "player:sync" => Ok(ClientMessage::Sync),
+            "tradeRequest" => data(kind, envelope.data).map(ClientMessage::TradeRequest),
+            "tradeRequestRespond" => {
+                data(kind, envelope.data).map(ClientMessage::TradeRequestRespond)
+            }
+            "tradeAddItem" => data(kind, envelope.data).map(ClientMessage::TradeAddItem),
+            "tradeRemoveItem" => data(kind, envelope.data).map(ClientMessage::TradeRemoveItem),
+            "tradeAccept" => data(kind, envelope.data).map(ClientMessage::TradeAccept),
+            "tradeCancel" => data(kind, envelope.data).map(ClientMessage::TradeCancel),
             "bank:open" => Ok(ClientMessage::BankOpen),
             "bank:deposit" => data(kind, envelope.data).map(ClientMessage::BankDeposit),
             "bank:withdraw" => data(kind, envelope.data).map(ClientMessage::BankWithdraw),
@@ -594,6 +608,20 @@ pub enum ServerMessage {
     FriendStatus(FriendStatus),
     #[serde(rename = "error")]
     Error(ErrorMessage),
+    #[serde(rename = "tradeIncoming")]
+    TradeIncoming(crate::trade::TradeIncoming),
+    #[serde(rename = "tradeStarted")]
+    TradeStarted(crate::trade::TradeStarted),
+    #[serde(rename = "tradeUpdated")]
+    TradeUpdated(crate::trade::TradeUpdated),
+    #[serde(rename = "tradeConfirmScreen")]
+    TradeConfirmScreen(crate::trade::TradeConfirmScreen),
+    #[serde(rename = "tradeCompleted")]
+    TradeCompleted(crate::trade::TradeCompleted),
+    #[serde(rename = "tradeCancelled")]
+    TradeCancelled(crate::trade::TradeCancelled),
+    #[serde(rename = "tradeError")]
+    TradeError(crate::trade::TradeError),
     #[serde(rename = "bank:update")]
     BankUpdate(BankUpdate),
     #[serde(rename = "shop:open")]
@@ -659,6 +687,38 @@ mod tests {
         let (msg, r) = ClientMessage::parse(r#"{"data":{},"ref":1}"#);
         assert_eq!(msg.unwrap_err().code, codes::INVALID_MESSAGE);
         assert_eq!(r, Some(json!(1)));
+    }
+
+    #[test]
+    fn trade_messages_parse_and_serialise_with_their_contract_names() {
+        let (msg, r) = ClientMessage::parse(
+            r#"{"type":"tradeAddItem","data":{"tradeId":"trade-1","inventorySlot":3},"ref":4}"#,
+        );
+        assert_eq!(
+            msg.unwrap(),
+            ClientMessage::TradeAddItem(crate::trade::TradeAddItem {
+                trade_id: "trade-1".into(),
+                inventory_slot: 3,
+                quantity: None,
+            })
+        );
+        assert_eq!(r, Some(json!(4)));
+        let (msg, _) = ClientMessage::parse(r#"{"type":"tradeAccept","data":{}}"#);
+        assert_eq!(msg.unwrap_err().code, codes::INVALID_MESSAGE);
+        let (msg, _) = ClientMessage::parse(
+            r#"{"type":"tradeRequestRespond","data":{"tradeId":"t","accept":"yes"}}"#,
+        );
+        assert_eq!(msg.unwrap_err().code, codes::INVALID_MESSAGE);
+        let cancelled = ServerMessage::TradeCancelled(crate::trade::TradeCancelled {
+            trade_id: "t".into(),
+            reason: "cancelled".into(),
+            by_player_id: Some("p".into()),
+        });
+        let v: Value = serde_json::from_str(&cancelled.to_json()).unwrap();
+        assert_eq!(
+            v,
+            json!({"type":"tradeCancelled","data":{"tradeId":"t","reason":"cancelled","byPlayerId":"p"}})
+        );
     }
 
     #[test]

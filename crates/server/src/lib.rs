@@ -21,6 +21,7 @@ pub mod saver;
 pub mod server;
 pub mod telemetry;
 pub mod tick_stats;
+pub mod trades;
 pub mod world_thread;
 
 pub use config::Config;

@@ -5,8 +5,10 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, oneshot};
 use wayfarer_store::{
-    CharacterSnapshot, DeathLock, DeathTake, NpcKill, SaveBatch, Store, StoreError,
+    CharacterSnapshot, DeathLock, DeathTake, NpcKill, SaveBatch, Store, StoreError, TradeAudit,
 };
+
+use crate::trades::TradeOutcome;
 
 /// Attempts per batch before its failure is logged and the batch given up.
 const SAVE_ATTEMPTS: u32 = 3;
@@ -27,6 +29,10 @@ pub struct SaveJob {
     pub sessions_to_close: Vec<(String, &'static str)>,
     /// Fired once the job is written (a replacing connection waits for it).
     pub done: Vec<oneshot::Sender<()>>,
+    /// A trade's audit row, written with both participants' post-swap records (in `snapshots`).
+    pub trade: Option<TradeAudit>,
+    /// Where the trade's outcome goes: `(world trade id, committed)`.
+    pub trade_outcome: Option<(String, std::sync::mpsc::Sender<TradeOutcome>)>,
     /// When the job cannot be written, these characters are taken out of the world unsaved (see
     /// `WorldInput::SaveFailed`): a bank operation, purchase or sale that is not durable is undone.
     pub on_failure: Option<(crate::world_thread::WorldSender, Vec<String>)>,
@@ -47,6 +53,7 @@ async fn save(store: &Store, job: SaveJob) {
         new_deaths: job.new_deaths,
         death_takes: job.death_takes,
         kills: job.kills,
+        trade: job.trade,
     };
     let mut saved = batch.is_empty();
     for attempt in 1..=SAVE_ATTEMPTS {
@@ -71,6 +78,12 @@ async fn save(store: &Store, job: SaveJob) {
                 tokio::time::sleep(RETRY_PAUSE).await;
             }
         }
+    }
+    if let Some((trade_id, outcome)) = job.trade_outcome {
+        if !saved {
+            metrics::counter!("trade_commit_failures_total").increment(1);
+        }
+        let _ = outcome.send((trade_id, saved));
     }
     if !saved {
         if let Some((world, ids)) = job.on_failure {

@@ -23,6 +23,14 @@ use crate::deaths::DeathBook;
 use crate::online::{OnlineEntry, OnlinePlayers, Presence};
 use crate::player_view;
 use crate::saver::SaveJob;
+use crate::trades::TradeBook;
+
+/// A player who left while trading: saved once their trade is settled.
+struct DeferredLeave {
+    record: PlayerRecord,
+    done: Vec<oneshot::Sender<()>>,
+    reason: &'static str,
+}
 
 /// Most inputs taken from the queue in one tick; the rest wait for the next, so a flood cannot
 /// stretch a tick.
@@ -185,6 +193,10 @@ struct Runner {
     notices: Vec<(Vec<String>, Arc<ServerMessage>)>,
     /// This tick's phase durations in microseconds.
     phase_us: PhaseTimes,
+    /// Committing trades, their held records and the channel of their outcomes.
+    trades: TradeBook,
+    /// Final saves of players who left while trading, until the trade is settled.
+    deferred: HashMap<String, DeferredLeave>,
     ticks_since_save: u64,
     /// The world's own inbound queue, for save jobs that report failure back.
     own_sender: Option<WorldSender>,
@@ -204,6 +216,8 @@ impl Runner {
             deaths: DeathBook::default(),
             phase_us: [0; PHASES.len()],
             ticks_since_save: 0,
+            trades: TradeBook::default(),
+            deferred: HashMap::new(),
             own_sender: None,
         }
     }
@@ -286,7 +300,7 @@ impl Runner {
                 ));
                 // A stale record (a leave still queued behind this join) is saved first.
                 if let Some(old) = self.players.remove(&id) {
-                    self.save_now(vec![old], vec![], "replaced");
+                    self.save_or_defer(old, Vec::new(), "replaced");
                 }
                 self.players.insert(
                     id,
@@ -345,11 +359,138 @@ impl Runner {
         self.commands.push(Command::Leave { id: id.to_owned() });
         self.presence.push(Presence::Left(id.to_owned()));
         match self.players.remove(id) {
-            Some(record) => self.save_now(vec![record], done.into_iter().collect(), reason),
+            Some(record) => self.save_or_defer(record, done.into_iter().collect(), reason),
             None => {
                 if let Some(done) = done {
                     let _ = done.send(());
                 }
+            }
+        }
+    }
+
+    /// A leaving player's final save, unless a trade may still change their items: then it waits
+    /// (see `trades.rs`) and happens once the trade ended or has its outcome.
+    fn save_or_defer(
+        &mut self,
+        record: PlayerRecord,
+        done: Vec<oneshot::Sender<()>>,
+        reason: &'static str,
+    ) {
+        let id = record.snapshot.character.id.clone();
+        if self.trades.is_held(&id) || self.world.in_trade(&id) {
+            if let Some(earlier) = self.deferred.remove(&id) {
+                // Two leaves of one character: the newer record is the one to keep.
+                self.save_now(vec![earlier.record], earlier.done, earlier.reason);
+            }
+            self.deferred.insert(
+                id,
+                DeferredLeave {
+                    record,
+                    done,
+                    reason,
+                },
+            );
+            return;
+        }
+        self.save_now(vec![record], done, reason);
+    }
+
+    /// Saves deferred leaves whose player is no longer in a trade that could change their items.
+    fn settle_deferred(&mut self) {
+        let ready: Vec<String> = self
+            .deferred
+            .keys()
+            .filter(|id| !self.trades.is_held(id) && !self.world.in_trade(id))
+            .cloned()
+            .collect();
+        for id in ready {
+            if let Some(leave) = self.deferred.remove(&id) {
+                self.save_now(vec![leave.record], leave.done, leave.reason);
+            }
+        }
+    }
+
+    /// Takes the outcomes of committed trades: the sim learns them at the next tick; held records
+    /// take the post-swap items when the trade committed.
+    fn take_trade_outcomes(&mut self) {
+        while let Ok((trade_id, ok)) = self.trades.outcomes_rx.try_recv() {
+            self.on_trade_outcome(&trade_id, ok);
+        }
+    }
+
+    fn on_trade_outcome(&mut self, trade_id: &str, ok: bool) {
+        let Some(pending) = self.trades.finish(trade_id) else {
+            return;
+        };
+        if ok {
+            metrics::counter!("trades_completed_total").increment(1);
+        } else {
+            tracing::error!(
+                trade = trade_id,
+                "a trade's transaction failed; trade cancelled"
+            );
+        }
+        for player in &pending.players {
+            let Some(after) = pending.after_of(player) else {
+                continue;
+            };
+            let record = match self.deferred.get_mut(player) {
+                Some(leave) => Some(&mut leave.record),
+                None => self.players.get_mut(player),
+            };
+            if let Some(record) = record {
+                if ok {
+                    record.snapshot.inventory = after.to_vec();
+                    record.snapshot.character.coins =
+                        player_view::coins_in(&record.snapshot.inventory);
+                }
+                // Both are written again (together, by the next periodic save): a write reported
+                // failed that did commit is undone whole rather than half.
+                record.dirty = true;
+            }
+        }
+        self.commands.push(Command::TradeCommitted {
+            trade_id: trade_id.to_owned(),
+            ok,
+        });
+        self.settle_deferred();
+    }
+
+    /// Both accepted on Screen 2: one job writes both post-swap records and the audit row; the
+    /// records stay held until the outcome.
+    fn commit_trade(&mut self, commit: &wayfarer_sim::TradeCommit) {
+        let audit = self.trades.begin(commit, now_ms());
+        let mut job = SaveJob {
+            trade: Some(audit),
+            trade_outcome: Some((commit.trade_id.clone(), self.trades.outcomes_tx.clone())),
+            ..SaveJob::default()
+        };
+        for (side, player) in commit.players.iter().enumerate() {
+            let record = match self.deferred.get(player) {
+                Some(leave) => Some(&leave.record),
+                None => self.players.get(player),
+            };
+            let Some(record) = record else {
+                tracing::error!(trade = %commit.trade_id, character = %player, "a committing trade's player has no record");
+                continue;
+            };
+            let mut snapshot = self.finished_snapshot(record.snapshot.clone());
+            snapshot.inventory = crate::trades::rows(commit.after[side].stacks());
+            snapshot.character.coins = player_view::coins_in(&snapshot.inventory);
+            job.snapshots.push(snapshot);
+        }
+        if job.snapshots.len() != 2 {
+            // Cannot happen (both were online when the sim planned the swap); refuse the trade.
+            let _ = self
+                .trades
+                .outcomes_tx
+                .send((commit.trade_id.clone(), false));
+            return;
+        }
+        if let Err(err) = self.context.saves.send(job) {
+            tracing::error!("the save task has stopped; a trade could not be written");
+            if let Some((trade_id, tx)) = err.0.trade_outcome {
+                let _ = tx.send((trade_id, false));
             }
         }
     }
@@ -384,6 +525,7 @@ impl Runner {
     }
 
     fn step(&mut self, started: Instant) {
+        self.take_trade_outcomes();
         let commands = std::mem::take(&mut self.commands);
         let mut phase_started = started;
         let mut current: Option<Phase> = None;
@@ -604,6 +746,10 @@ impl Runner {
                     metrics::counter!("npc_kills_total").increment(1);
                     self.deaths.killed(&killer, &npc_id, now_ms());
                 }
+                Event::Trade { to, message } => {
+                    send_to(&self.players, &mut slow, &to, Arc::from(message));
+                }
+                Event::TradeCommit(commit) => self.commit_trade(&commit),
                 Event::PlayerMoved { id, tile } => {
                     if let Some(record) = self.players.get_mut(&id) {
                         record.dirty = true;
@@ -656,6 +802,8 @@ impl Runner {
                 send_to(&self.players, &mut slow, id, text.clone());
             }
         }
+        // Players who left while trading and whose trade ended without committing.
+        self.settle_deferred();
         // A client whose queue stays full is dropped; the tick never waits for it.
         for id in slow {
             if let Some(record) = self.players.get(&id) {
@@ -670,7 +818,12 @@ impl Runner {
 
     fn save_dirty(&mut self) {
         let mut job = SaveJob::default();
-        for record in self.players.values_mut().filter(|r| r.dirty) {
+        let held = &self.trades;
+        for record in self
+            .players
+            .values_mut()
+            .filter(|r| r.dirty && !held.is_held(&r.snapshot.character.id))
+        {
             record.dirty = false;
             let mut snapshot = record.snapshot.clone();
             snapshot.character.coins = player_view::coins_in(&snapshot.inventory);
@@ -729,7 +882,34 @@ impl Runner {
 
     /// Saves everyone still online as the world stops.
     fn shutdown(&mut self) {
-        let records: Vec<PlayerRecord> = self.players.drain().map(|(_, r)| r).collect();
+        // Committing trades first get their outcome, so no record is written from before it.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !self.trades.pending.is_empty() {
+            let wait = deadline.saturating_duration_since(Instant::now());
+            match self.trades.outcomes_rx.recv_timeout(wait) {
+                Ok((trade_id, ok)) => self.on_trade_outcome(&trade_id, ok),
+                Err(_) => {
+                    tracing::error!(
+                        trades = self.trades.pending.len(),
+                        "no outcome for committing trades; their players are not saved again"
+                    );
+                    break;
+                }
+            }
+        }
+        let deferred: Vec<DeferredLeave> = self.deferred.drain().map(|(_, d)| d).collect();
+        for leave in deferred {
+            if !self.trades.is_held(&leave.record.snapshot.character.id) {
+                self.save_now(vec![leave.record], leave.done, leave.reason);
+            }
+        }
+        let held = &self.trades;
+        let records: Vec<PlayerRecord> = self
+            .players
+            .drain()
+            .map(|(_, r)| r)
+            .filter(|r| !held.is_held(&r.snapshot.character.id))
+            .collect();
         if !records.is_empty() {
             tracing::info!(
                 players = records.len(),

@@ -297,6 +297,22 @@ pub enum Command {
         /// Ticks they stay private from now (0: public at once).
         private_ticks: u64,
     },
+    /// A trade message (`tradeRequest`, `tradeAddItem`, …; see `trade.rs`).
+    Trade {
+        /// Sender's character id.
+        id: String,
+        /// The message.
+        command: crate::trade::TradeCommand,
+        /// Echoed in a `tradeError`.
+        reference: Option<u64>,
+    },
+    /// The outcome of a committing trade's database transaction (`Event::TradeCommit`).
+    TradeCommitted {
+        /// The trade.
+        trade_id: String,
+        /// Whether the transaction committed.
+        ok: bool,
+    },
 }
 
 impl Command {
@@ -313,11 +329,13 @@ impl Command {
             | Command::Stop { id }
             | Command::Teleport { id, .. }
             | Command::Chat { id, .. }
+            | Command::Trade { id, .. }
             | Command::Bank { id, .. }
             | Command::Shop { id, .. } => Some(id),
             Command::SystemMessage { to, .. } => to.as_deref(),
             // The owner is usually offline: the pile is the world's, not a player's request.
             Command::RestoreDeathPile { .. } => None,
+            Command::TradeCommitted { .. } => None,
         }
     }
 }

@@ -119,6 +119,17 @@ pub enum Event {
         /// What vanished.
         stack: Stack,
     },
+    /// A trade message for one player (`tradeIncoming`, `tradeStarted`, `tradeUpdated`,
+    /// `tradeConfirmScreen`, `tradeCompleted`, `tradeCancelled`, `tradeError`).
+    Trade {
+        /// Receiving character id.
+        to: String,
+        /// The message.
+        message: Box<wayfarer_protocol::ws::ServerMessage>,
+    },
+    /// Both accepted on Screen 2: write the swap and its audit row in one transaction, then answer
+    /// with `Command::TradeCommitted`.
+    TradeCommit(Box<crate::trade::TradeCommit>),
     /// A player's bank changed (or was asked for) this tick: the whole bank, in bank order.
     Bank {
         /// Character id.

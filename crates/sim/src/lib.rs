@@ -75,6 +75,7 @@ mod resources;
 mod shops;
 pub mod skilling;
 pub mod skills;
+mod trade;
 mod view;
 mod world;
 
@@ -101,5 +102,9 @@ pub use resources::{
     ASHES, FISHING_SPOT_MAX_STAY_TICKS, FISHING_SPOT_MIN_STAY_TICKS, FISHING_SPOT_MOVE_RADIUS,
 };
 pub use shops::{COINS, SHOP_REACH_TILES};
+pub use trade::{
+    TradeCommand, TradeCommit, INACTIVITY_TIMEOUT_TICKS, REQUEST_TIMEOUT_TICKS,
+    TRADE_DISTANCE_TILES,
+};
 pub use view::{MAX_VISIBLE_NPCS, MAX_VISIBLE_PLAYERS, VIEW_RADIUS_TILES};
 pub use world::World;

@@ -114,6 +114,8 @@ pub struct World {
     pub(crate) ground: Vec<GroundItem>,
     /// Footprints of entities larger than one tile (resources), for reach checks.
     pub(crate) extents: HashMap<Handle, (TilePos, TilePos)>,
+    /// Open trades and trade requests (`trade`).
+    pub(crate) trades: crate::trade::Trades,
     /// Live stock of limited shop lines (`shops`).
     pub(crate) shop_stocks: crate::shops::ShopStocks,
 }
@@ -144,6 +146,7 @@ impl World {
             next_serial: 0,
             ground: Vec::new(),
             extents: HashMap::new(),
+            trades: crate::trade::Trades::default(),
             shop_stocks: Default::default(),
         };
         let layout = world.layout.clone();
@@ -191,6 +194,7 @@ impl World {
         for command in commands {
             self.apply(command, &mut events);
         }
+        self.advance_trades(&mut events);
         phase(Phase::Npcs);
         self.advance_npcs();
         self.advance_npc_fights(&mut events);
@@ -212,9 +216,15 @@ impl World {
 
     /// Applies one command.
     fn apply(&mut self, command: Command, events: &mut Vec<Event>) {
+        if self.refused_in_trade(&command, events) {
+            return;
+        }
         match command {
             Command::Join(joining) => self.join(*joining),
-            Command::Leave { id } => self.leave(&id),
+            Command::Leave { id } => {
+                self.trade_player_left(&id, events);
+                self.leave(&id)
+            }
             Command::Move {
                 id,
                 x,
@@ -272,6 +282,12 @@ impl World {
                 items,
                 private_ticks,
             } => self.restore_death_pile(&death_id, &owner, tile, items, private_ticks, events),
+            Command::Trade {
+                id,
+                command,
+                reference,
+            } => self.trade_command(&id, command, reference, events),
+            Command::TradeCommitted { trade_id, ok } => self.trade_committed(&trade_id, ok, events),
         }
     }
 

@@ -171,6 +171,11 @@ impl Store {
         Deaths::new(self)
     }
 
+    /// The audit of completed trades.
+    pub fn trades(&self) -> crate::repo::trades::Trades<'_> {
+        crate::repo::trades::Trades::new(self)
+    }
+
     /// Ignore lists.
     pub fn ignores(&self) -> Ignores<'_> {
         Ignores::new(self)

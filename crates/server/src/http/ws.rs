@@ -21,7 +21,7 @@ use wayfarer_protocol::ws::{
     codes, ChatChannel, ClientMessage, Player, ServerMessage, MAX_FRAME_BYTES,
 };
 use wayfarer_protocol::ErrorCode;
-use wayfarer_sim::{inventory_slot, Action, Command};
+use wayfarer_sim::{inventory_slot, Action, Command, TradeCommand};
 
 use super::social::{self, SocialRequest};
 use wayfarer_store::{CharacterSnapshot, User};
@@ -376,6 +376,14 @@ impl Connection {
                 return self.send(socket, &ServerMessage::Error(error)).await;
             }
         }
+        if let ServerMessage::TradeError(error) = message.as_ref() {
+            if let Some(Value::Number(n)) = &error.reference {
+                let original = n.as_u64().and_then(|id| self.take_ref(id));
+                let mut error = error.clone();
+                error.reference = original;
+                return self.send(socket, &ServerMessage::TradeError(error)).await;
+            }
+        }
         self.send(socket, message).await
     }
 
@@ -515,6 +523,52 @@ impl Connection {
             | ClientMessage::ShopSell(_)
             | ClientMessage::ShopClose => return Flow::Continue,
             ClientMessage::Sync => WorldInput::Sync { id },
+            ClientMessage::TradeRequest(m) => self.trade(
+                id,
+                TradeCommand::Request {
+                    target: m.target_player_id,
+                },
+                reference,
+            ),
+            ClientMessage::TradeRequestRespond(m) => self.trade(
+                id,
+                TradeCommand::Respond {
+                    trade_id: m.trade_id,
+                    accept: m.accept,
+                },
+                reference,
+            ),
+            ClientMessage::TradeAddItem(m) => self.trade(
+                id,
+                TradeCommand::AddItem {
+                    trade_id: m.trade_id,
+                    slot: m.inventory_slot,
+                    quantity: m.quantity,
+                },
+                reference,
+            ),
+            ClientMessage::TradeRemoveItem(m) => self.trade(
+                id,
+                TradeCommand::RemoveItem {
+                    trade_id: m.trade_id,
+                    slot: m.inventory_slot,
+                },
+                reference,
+            ),
+            ClientMessage::TradeAccept(m) => self.trade(
+                id,
+                TradeCommand::Accept {
+                    trade_id: m.trade_id,
+                },
+                reference,
+            ),
+            ClientMessage::TradeCancel(m) => self.trade(
+                id,
+                TradeCommand::Cancel {
+                    trade_id: m.trade_id,
+                },
+                reference,
+            ),
             ClientMessage::Move(m) => WorldInput::Sim(Command::Move {
                 id,
                 x: m.x,
@@ -597,6 +651,15 @@ impl Connection {
                 .await;
         }
         Flow::Continue
+    }
+
+    /// A trade message for the world.
+    fn trade(&mut self, id: String, command: TradeCommand, reference: Option<Value>) -> WorldInput {
+        WorldInput::Sim(Command::Trade {
+            id,
+            command,
+            reference: self.remember_ref(reference),
+        })
     }
 
     /// `/`-commands typed in chat.

@@ -12,13 +12,13 @@ use wayfarer_store::Store;
 
 use crate::support::{player_on, WsClient, WAIT};
 
-struct ServerProcess {
+pub(crate) struct ServerProcess {
     child: Child,
-    base: String,
+    pub(crate) base: String,
 }
 
 impl ServerProcess {
-    async fn start(world: &std::path::Path, port: u16) -> ServerProcess {
+    pub(crate) async fn start(world: &std::path::Path, port: u16) -> ServerProcess {
         let child = Command::new(env!("CARGO_BIN_EXE_wayfarer"))
             .arg("serve")
             .current_dir(world)
@@ -51,7 +51,7 @@ impl ServerProcess {
     }
 
     /// `kill -9`: no shutdown, no final saves.
-    fn crash(mut self) {
+    pub(crate) fn crash(mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -64,7 +64,7 @@ impl Drop for ServerProcess {
     }
 }
 
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -73,7 +73,7 @@ fn free_port() -> u16 {
 }
 
 /// Every item the character owns in the database: its rows plus its open death locks.
-async fn owned(store: &Store, character: &str) -> BTreeMap<String, i64> {
+pub(crate) async fn owned(store: &Store, character: &str) -> BTreeMap<String, i64> {
     let mut out = BTreeMap::new();
     for slot in store.inventories().get(character).await.unwrap() {
         *out.entry(slot.item_id).or_default() += slot.quantity;
@@ -91,7 +91,7 @@ async fn owned(store: &Store, character: &str) -> BTreeMap<String, i64> {
     out
 }
 
-fn starter_kit() -> BTreeMap<String, i64> {
+pub(crate) fn starter_kit() -> BTreeMap<String, i64> {
     let mut kit = BTreeMap::new();
     for entry in wayfarer_content::load_bundled().starter_kit() {
         *kit.entry(entry.item_id.clone()).or_default() += i64::from(entry.quantity);

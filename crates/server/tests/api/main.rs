@@ -21,4 +21,5 @@ mod shops;
 mod shutdown;
 mod skills;
 mod status_faults;
+mod trade;
 mod world;

@@ -26,6 +26,12 @@ impl World {
         killer: Option<usize>,
         events: &mut Vec<Event>,
     ) {
+        // A trade being written cannot be interrupted: its items are spoken for.
+        if self.trade_committing(&self.players[index].id) {
+            return self.set_player_health(index, 1);
+        }
+        let dead = self.players[index].id.clone();
+        self.trade_player_died(&dead, events);
         let now = self.now();
         let handle = self.players[index].handle;
         let Some(tile) = self.tile_of(handle) else {

@@ -17,6 +17,7 @@ mod properties;
 mod reload;
 mod shops;
 mod skills;
+mod trade;
 mod view;
 
 use std::collections::BTreeMap;

@@ -5,6 +5,7 @@ use sqlx::{Any, Row, Transaction};
 
 use crate::repo::characters::{save_in, Character};
 use crate::repo::deaths::{self, DeathLock, DeathTake, NpcKill};
+use crate::repo::trades::{self, TradeAudit};
 use crate::{Store, StoreError};
 
 /// Slots in an inventory.
@@ -54,6 +55,9 @@ pub struct SaveBatch {
     pub death_takes: Vec<DeathTake>,
     /// NPC kills to count.
     pub kills: Vec<NpcKill>,
+    /// A completed trade's audit row, written with both participants' post-swap snapshots (in
+    /// `snapshots`).
+    pub trade: Option<TradeAudit>,
 }
 
 impl SaveBatch {
@@ -63,6 +67,7 @@ impl SaveBatch {
             && self.new_deaths.is_empty()
             && self.death_takes.is_empty()
             && self.kills.is_empty()
+            && self.trade.is_none()
     }
 }
 
@@ -191,6 +196,9 @@ impl<'a> Inventories<'a> {
         }
         for kill in &batch.kills {
             deaths::kill_in(&mut tx, kill).await?;
+        }
+        if let Some(trade) = &batch.trade {
+            trades::insert_in(&mut tx, trade).await?;
         }
         tx.commit().await?;
         Ok(())

@@ -7,4 +7,5 @@ pub mod friends;
 pub mod ignores;
 pub mod inventory;
 pub mod sessions;
+pub mod trades;
 pub mod users;

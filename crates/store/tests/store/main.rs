@@ -8,4 +8,5 @@ mod ignores;
 mod inventory;
 mod migrations;
 mod sessions;
+mod trades;
 mod users;

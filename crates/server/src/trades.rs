@@ -1,0 +1,126 @@
+//! Trades between the world and the store: the server half of the two-phase completion.
+//!
+//! When both players accept on Screen 2 the sim reports `Event::TradeCommit` with both post-swap
+//! inventories and changes nothing yet. The world thread sends ONE save job holding both players'
+//! post-swap records and the audit row, written in one transaction; the save task answers on the
+//! channel of [`TradeBook`], and the world thread passes the outcome to the sim
+//! (`Command::TradeCommitted`), which then applies the swap (`tradeCompleted`) or cancels the trade
+//! (`server_error`). Until the outcome the two records are *held*: no periodic save and no logout
+//! save may write them (a pre-swap record written after the commit would take the database back).
+//! A participant who leaves while trading has their final save deferred until the trade either ended
+//! without committing or has its outcome; then the record is saved as the outcome says. The save task
+//! writes jobs in order, so the database always holds each item exactly once, whatever crashes.
+
+use std::collections::HashMap;
+use std::sync::mpsc;
+
+use wayfarer_sim::inventory::Stack;
+use wayfarer_sim::TradeCommit;
+use wayfarer_store::{LockedItem, StoredSlot, TradeAudit};
+
+/// The answer of the save task for one trade: `(trade id, committed)`.
+pub type TradeOutcome = (String, bool);
+
+/// A trade waiting for its transaction.
+#[derive(Debug, Clone)]
+pub struct Pending {
+    pub players: [String; 2],
+    /// Each player's inventory rows after the swap.
+    pub after: [Vec<StoredSlot>; 2],
+}
+
+/// Committing trades and the channel their outcomes come back on.
+pub struct TradeBook {
+    pub outcomes_tx: mpsc::Sender<TradeOutcome>,
+    pub outcomes_rx: mpsc::Receiver<TradeOutcome>,
+    /// Trade id → the trade.
+    pub pending: HashMap<String, Pending>,
+    /// Player → the committing trade holding their record.
+    pub held: HashMap<String, String>,
+}
+
+impl Default for TradeBook {
+    fn default() -> Self {
+        let (outcomes_tx, outcomes_rx) = mpsc::channel();
+        TradeBook {
+            outcomes_tx,
+            outcomes_rx,
+            pending: HashMap::new(),
+            held: HashMap::new(),
+        }
+    }
+}
+
+impl TradeBook {
+    /// Records a committing trade; returns the audit row to write with its records.
+    pub fn begin(&mut self, commit: &TradeCommit, now_ms: i64) -> TradeAudit {
+        let after = [0, 1].map(|s| rows(commit.after[s].stacks()));
+        for p in &commit.players {
+            self.held.insert(p.clone(), commit.trade_id.clone());
+        }
+        self.pending.insert(
+            commit.trade_id.clone(),
+            Pending {
+                players: commit.players.clone(),
+                after,
+            },
+        );
+        TradeAudit {
+            id: uuid::Uuid::now_v7().to_string(),
+            player_a: commit.players[0].clone(),
+            player_b: commit.players[1].clone(),
+            items_a_to_b: merge(&commit.gives[0]),
+            items_b_to_a: merge(&commit.gives[1]),
+            completed_at_ms: now_ms,
+        }
+    }
+
+    /// The outcome arrived: the trade stops holding its players' records.
+    pub fn finish(&mut self, trade_id: &str) -> Option<Pending> {
+        let pending = self.pending.remove(trade_id)?;
+        for p in &pending.players {
+            if self.held.get(p).map(String::as_str) == Some(trade_id) {
+                self.held.remove(p);
+            }
+        }
+        Some(pending)
+    }
+
+    /// Whether a player's record must not be saved now.
+    pub fn is_held(&self, player: &str) -> bool {
+        self.held.contains_key(player)
+    }
+}
+
+impl Pending {
+    /// The post-swap rows of `player`.
+    pub fn after_of(&self, player: &str) -> Option<&[StoredSlot]> {
+        let side = self.players.iter().position(|p| p == player)?;
+        Some(&self.after[side])
+    }
+}
+
+/// Inventory rows of occupied slots.
+pub fn rows<'a>(stacks: impl Iterator<Item = (usize, &'a Stack)>) -> Vec<StoredSlot> {
+    stacks
+        .map(|(slot, stack)| StoredSlot {
+            slot: slot as u8,
+            item_id: stack.item_id.clone(),
+            quantity: i64::from(stack.quantity),
+        })
+        .collect()
+}
+
+fn merge(items: &[Stack]) -> Vec<LockedItem> {
+    let mut out: Vec<LockedItem> = Vec::new();
+    for stack in items {
+        match out.iter_mut().find(|i| i.item_id == stack.item_id) {
+            Some(item) => item.quantity += i64::from(stack.quantity),
+            None => out.push(LockedItem {
+                item_id: stack.item_id.clone(),
+                quantity: i64::from(stack.quantity),
+            }),
+        }
+    }
+    out
+}
