@@ -1,14 +1,18 @@
 //! The economy audit's counters: items entering and leaving players' hands since the server
 //! started, kept by the world thread from the sim's events and read by `GET /api/admin/economy`.
 //!
-//! Counted (per item id):
-//! - `entered.bought`: items bought from shops; `entered.shopPayments`: coins paid to players
-//!   for what they sold;
-//! - `left.sold`: items sold to shops; `left.shopPayments`: coins players paid for purchases;
-//! - `left.deathPileExpired`: items of a death pile that nobody picked up in time.
+//! Counted (per item id, per reason), from the sim's `Event::ItemFlows` and shop events:
+//! - `entered` (came into the world): `gathered`, `crafted`, `loot` (NPC drops), `given` (admin
+//!   `/give`), `fireRemains` (ashes), `bought` (from shops), `shopPayments` (coins paid to players
+//!   for what they sold);
+//! - `left` (went out of the world): `consumed` (recipe inputs, bait, thread), `burned` (logs),
+//!   `eaten`, `buried`, `fired` (arrows), `expired` (vanished from the ground), `sold` (to shops),
+//!   `shopPayments` (coins players paid);
+//! - `moved` (changed place inside the world): `dropped`, `pickedUp`, `banked`, `withdrawn`,
+//!   `traded`, `lostOnDeath`.
 //!
-//! Not counted yet (the sim reports no event for them): gathered, crafted, dropped and picked up
-//! ground items outside deaths, NPC loot, admin `/give`.
+//! So for every item, what the store holds plus what lies on the ground equals what the world
+//! started with plus `entered` minus `left`; `moved` shows the traffic.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -28,6 +32,8 @@ pub struct Flows {
     pub entered: BTreeMap<String, BTreeMap<&'static str, u64>>,
     /// Item id → reason → units.
     pub left: BTreeMap<String, BTreeMap<&'static str, u64>>,
+    /// Item id → reason → units.
+    pub moved: BTreeMap<String, BTreeMap<&'static str, u64>>,
     /// Completed purchases and sales.
     pub purchases: u64,
     pub sales: u64,
@@ -65,6 +71,26 @@ impl EconomyCounters {
                 .entry(reason)
                 .or_default() += units
         });
+    }
+
+    /// Items that entered, left or moved inside the world.
+    pub fn flow(&self, flow: &wayfarer_sim::flows::ItemFlow) {
+        use wayfarer_sim::flows::FlowKind;
+        match flow.kind {
+            FlowKind::Entered => self.entered(&flow.item_id, flow.reason, flow.quantity),
+            FlowKind::Left => self.left(&flow.item_id, flow.reason, flow.quantity),
+            FlowKind::Moved => {
+                if flow.quantity > 0 {
+                    self.with(|f| {
+                        *f.moved
+                            .entry(flow.item_id.clone())
+                            .or_default()
+                            .entry(flow.reason)
+                            .or_default() += flow.quantity
+                    });
+                }
+            }
+        }
     }
 
     /// A purchase (`sold: false`) or sale completed.

@@ -682,12 +682,12 @@ impl Runner {
                     stack,
                 } => self.deaths.taken(&death_id, &by, &stack),
                 Event::DeathItemExpired { death_id, stack } => {
-                    self.context.economy.left(
-                        &stack.item_id,
-                        "deathPileExpired",
-                        u64::from(stack.quantity),
-                    );
                     self.deaths.expired(&death_id, &stack)
+                }
+                Event::ItemFlows(flows) => {
+                    for flow in &flows {
+                        self.context.economy.flow(flow);
+                    }
                 }
                 Event::Bank { to, items } => {
                     if let Some(record) = self.players.get_mut(&to) {

@@ -20,6 +20,7 @@ use wayfarer_protocol::ws::codes;
 
 use crate::commands::BankRequest;
 use crate::events::Event;
+use crate::flows::FlowKind;
 use crate::inventory::{InventoryError, Stack, Stacking, MAX_STACK};
 use crate::world::World;
 
@@ -264,6 +265,9 @@ impl World {
         });
         removed.map_err(|e| (codes::CANNOT_DO, e.to_string()))?;
         player.bank = scratch;
+        for (item_id, n) in &moves {
+            self.flow(FlowKind::Moved, "banked", item_id, *n);
+        }
         Ok(())
     }
 
@@ -306,6 +310,7 @@ impl World {
             .add(item_id, fits, stacking)
             .map_err(|e: InventoryError| (codes::INVENTORY_FULL, e.to_string()))?;
         player.bank.take(item_id, fits);
+        self.flow(FlowKind::Moved, "withdrawn", item_id, fits);
         Ok(())
     }
 

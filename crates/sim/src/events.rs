@@ -74,6 +74,8 @@ pub enum Event {
         /// The hit.
         hit: CombatHit,
     },
+    /// Items that entered, left or moved inside the world this tick (the economy audit).
+    ItemFlows(Vec<crate::flows::ItemFlow>),
     /// A player's tile changed this tick (walking, teleport, a join or content reload that moved them
     /// off a blocked tile): the server marks the character dirty for saving.
     PlayerMoved {

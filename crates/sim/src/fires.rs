@@ -9,6 +9,7 @@ use wayfarer_protocol::ws::{codes, TilePos};
 
 use crate::actions::{Flow, Intent, IntentKind};
 use crate::events::Event;
+use crate::flows::FlowKind;
 use crate::skilling::{firemaking_numerator, SKILLING_ROLL_RANGE};
 use crate::skills::Xp;
 use crate::world::World;
@@ -129,10 +130,11 @@ impl World {
         if self.rng.random_range(0..SKILLING_ROLL_RANGE) >= numerator {
             return Flow::Continue;
         }
-        if self.players[index].inventory.remove(slot, 1).is_err() {
+        let Ok(burned) = self.players[index].inventory.remove(slot, 1) else {
             return Flow::Done;
-        }
+        };
         self.players[index].dirty.inventory = true;
+        self.flow(FlowKind::Left, "burned", &burned.item_id, 1u32);
         self.grant_xp(index, Skill::Firemaking, Xp::from_f64(recipe.xp), events);
         let fire_ticks = match recipe.detail {
             RecipeDetail::Firemaking { fire_ticks } => fire_ticks,

@@ -9,6 +9,7 @@ use wayfarer_protocol::ws::codes;
 
 use crate::actions::{Flow, Intent};
 use crate::events::Event;
+use crate::flows::FlowKind;
 use crate::items::skill_title;
 use crate::layout::Placed;
 use crate::skilling::{gather_bounds, skilling_numerator, SKILLING_ROLL_RANGE};
@@ -251,6 +252,10 @@ impl World {
             return Flow::Done;
         }
         self.players[index].dirty.inventory = true;
+        if let Some(bait) = &node.consumes {
+            self.flow(FlowKind::Left, "consumed", bait, 1u32);
+        }
+        self.flow(FlowKind::Entered, "gathered", &got.item_id, got.quantity);
         let xp = Xp::from_f64(got.xp * f64::from(got.quantity));
         self.grant_xp(index, node.skill, xp, events);
         if node.deplete_chance > 0.0 && self.rng.random::<f64>() < node.deplete_chance {

@@ -10,6 +10,7 @@ use wayfarer_protocol::ws::{codes, Entity, EntityKind, TilePos};
 use crate::actions::Flow;
 use crate::entities::Handle;
 use crate::events::Event;
+use crate::flows::FlowKind;
 use crate::grid::Class;
 use crate::inventory::{Stack, Stacking};
 use crate::world::World;
@@ -142,6 +143,12 @@ impl World {
         while position < self.ground.len() {
             if self.ground[position].despawn_at <= now {
                 let item = self.remove_ground_item(position);
+                self.flow(
+                    FlowKind::Left,
+                    "expired",
+                    &item.stack.item_id,
+                    item.stack.quantity,
+                );
                 if let Some(death_id) = item.death {
                     events.push(Event::DeathItemExpired {
                         death_id,
@@ -209,6 +216,12 @@ impl World {
         }
         player.dirty.inventory = true;
         let item = self.remove_ground_item(position);
+        self.flow(
+            FlowKind::Moved,
+            "pickedUp",
+            &item.stack.item_id,
+            item.stack.quantity,
+        );
         if let Some(death_id) = item.death {
             events.push(Event::DeathItemTaken {
                 death_id,

@@ -12,6 +12,7 @@ use wayfarer_protocol::ws::codes;
 use crate::actions::IntentKind;
 use crate::equipment::{slot_name, storage_slot};
 use crate::events::{Event, PlayerStats};
+use crate::flows::FlowKind;
 use crate::ground::{GROUND_LIFETIME_TICKS, GROUND_PRIVATE_TICKS};
 use crate::inventory::{Stack, Stacking};
 use crate::skills::Xp;
@@ -64,6 +65,7 @@ impl World {
         let Ok(taken) = self.players[index].inventory.remove(slot, stack.quantity) else {
             return;
         };
+        self.flow(FlowKind::Moved, "dropped", &taken.item_id, taken.quantity);
         let player = &mut self.players[index];
         player.dirty.inventory = true;
         let owner = player.id.clone();
@@ -312,6 +314,7 @@ impl World {
             let player = &mut self.players[index];
             if player.inventory.remove(slot, 1).is_ok() {
                 player.dirty.inventory = true;
+                self.flow(FlowKind::Left, "buried", &stack.item_id, 1u32);
                 self.grant_xp(index, Skill::Prayer, Xp::from_f64(xp), events);
             }
             return;
@@ -349,11 +352,13 @@ impl World {
                 events,
             );
         }
-        if player.inventory.remove(slot, 1).is_err() {
+        let Ok(eaten) = player.inventory.remove(slot, 1) else {
             return;
-        }
+        };
         player.dirty.inventory = true;
         player.eat_ready_at = now + 1;
+        self.flow(FlowKind::Left, "eaten", &eaten.item_id, 1u32);
+        let player = &mut self.players[index];
         // Eating costs the player's next swing a moment, as in the genre.
         player.attack_ready_at = player.attack_ready_at.max(now + 1);
         let (health, max) = self.player_health(index);
@@ -385,6 +390,7 @@ impl World {
         };
         if given > 0 {
             player.dirty.inventory = true;
+            self.flow(FlowKind::Entered, "given", item_id, given);
         }
         self.system_message(Some(id), format!("Gave {given} x {item_id}."), events);
     }
@@ -463,8 +469,10 @@ impl World {
         self.players[index].dirty.stats = true;
     }
 
-    /// Emits each player's changed inventory, equipment and stats, once per tick.
+    /// Emits each player's changed inventory, equipment and stats, once per tick (and the tick's
+    /// item flows).
     pub(crate) fn report_player_changes(&mut self, events: &mut Vec<Event>) {
+        self.report_flows(events);
         for index in 0..self.players.len() {
             let dirty = std::mem::take(&mut self.players[index].dirty);
             let player = &self.players[index];

@@ -59,6 +59,7 @@ mod entities;
 pub mod equipment;
 mod events;
 mod fires;
+pub mod flows;
 mod gathering;
 mod grid;
 mod ground;

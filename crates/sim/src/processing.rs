@@ -13,6 +13,7 @@ use wayfarer_protocol::ws::codes;
 
 use crate::actions::{Flow, Intent, IntentKind};
 use crate::events::Event;
+use crate::flows::FlowKind;
 use crate::items::skill_title;
 use crate::layout::Placed;
 use crate::skilling::burn_chance;
@@ -151,6 +152,15 @@ impl World {
             return Err("You do not have enough inventory space.".into());
         }
         self.players[index].dirty.inventory = true;
+        for input in &recipe.inputs {
+            self.flow(FlowKind::Left, "consumed", &input.item_id, input.quantity);
+        }
+        for item in &used_up {
+            self.flow(FlowKind::Left, "consumed", item, 1u32);
+        }
+        if let Some((id, quantity)) = &output {
+            self.flow(FlowKind::Entered, "crafted", id, *quantity);
+        }
         if !success {
             return Ok(Outcome::Failed);
         }

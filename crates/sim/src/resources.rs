@@ -10,6 +10,7 @@ use wayfarer_protocol::ws::TilePos;
 use crate::actions::IntentKind;
 use crate::entities::Handle;
 use crate::events::Event;
+use crate::flows::FlowKind;
 use crate::grid::Class;
 use crate::ground::GROUND_LIFETIME_TICKS;
 use crate::inventory::Stack;
@@ -235,6 +236,12 @@ impl World {
                     item_id: ASHES.into(),
                     quantity: 1,
                 };
+                self.flow(
+                    FlowKind::Entered,
+                    "fireRemains",
+                    &ashes.item_id,
+                    ashes.quantity,
+                );
                 self.spawn_ground_items(tile, ashes, None, 0, GROUND_LIFETIME_TICKS);
             }
         }

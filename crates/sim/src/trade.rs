@@ -33,6 +33,7 @@ use wayfarer_protocol::ws::ServerMessage;
 
 use crate::commands::Command;
 use crate::events::Event;
+use crate::flows::FlowKind;
 use crate::inventory::{Inventory, Stack, INVENTORY_SLOTS};
 use crate::map::chebyshev;
 use crate::world::World;
@@ -916,6 +917,9 @@ impl World {
             if self.players[index].inventory == before[me] {
                 self.players[index].inventory = plan.after[me].clone();
                 self.players[index].dirty.inventory = true;
+            }
+            for stack in &plan.gives[me] {
+                self.flow(FlowKind::Moved, "traded", &stack.item_id, stack.quantity);
             }
             events.push(message_for(
                 player,

@@ -112,6 +112,8 @@ pub struct World {
     pub(crate) next_serial: u64,
     /// Items lying on the ground, in the order they appeared.
     pub(crate) ground: Vec<GroundItem>,
+    /// Item movements of this tick, reported at the end of the actions phase.
+    pub(crate) flows: Vec<crate::flows::ItemFlow>,
     /// Footprints of entities larger than one tile (resources), for reach checks.
     pub(crate) extents: HashMap<Handle, (TilePos, TilePos)>,
     /// Open trades and trade requests (`trade`).
@@ -145,6 +147,7 @@ impl World {
             views_due: Vec::new(),
             next_serial: 0,
             ground: Vec::new(),
+            flows: Vec::new(),
             extents: HashMap::new(),
             trades: crate::trade::Trades::default(),
             shop_stocks: Default::default(),

@@ -10,6 +10,7 @@
 use wayfarer_protocol::ws::TilePos;
 
 use crate::events::Event;
+use crate::flows::FlowKind;
 use crate::ground::{GROUND_LIFETIME_TICKS, GROUND_PRIVATE_TICKS};
 use crate::inventory::Stack;
 use crate::world::World;
@@ -61,6 +62,12 @@ impl World {
             )
         };
         for stack in &items {
+            self.flow(
+                FlowKind::Moved,
+                "lostOnDeath",
+                &stack.item_id,
+                stack.quantity,
+            );
             self.spawn_tagged_ground_items(
                 tile,
                 stack.clone(),

@@ -11,6 +11,7 @@ use rand::Rng;
 use wayfarer_content::{DropTier, Npc};
 
 use crate::events::Event;
+use crate::flows::FlowKind;
 use crate::grid::Class;
 use crate::ground::{GROUND_LIFETIME_TICKS, GROUND_PRIVATE_TICKS};
 use crate::inventory::Stack;
@@ -77,6 +78,7 @@ impl World {
         let loot = roll_drops(npc, &mut self.rng);
         let owner = killer.map(|k| self.players[k].id.clone());
         for stack in loot {
+            self.flow(FlowKind::Entered, "loot", &stack.item_id, stack.quantity);
             self.spawn_ground_items(
                 tile,
                 stack,

@@ -14,6 +14,7 @@ use crate::combat::formulas::{
 };
 use crate::entities::Handle;
 use crate::events::Event;
+use crate::flows::FlowKind;
 use crate::view::VIEW_RADIUS_TILES;
 use crate::world::World;
 
@@ -179,6 +180,10 @@ impl World {
         let loadout = self.loadout(index);
         if loadout.is_ranged() {
             let player = &mut self.players[index];
+            let arrow = player
+                .equipment
+                .get(EquipSlot::Arrows)
+                .map(|s| s.item_id.clone());
             if !player.equipment.consume(EquipSlot::Arrows, 1) {
                 self.system_message(
                     Some(&id),
@@ -188,6 +193,9 @@ impl World {
                 return Flow::Done;
             }
             player.dirty.equipment = true;
+            if let Some(item) = arrow {
+                self.flow(FlowKind::Left, "fired", &item, 1u32);
+            }
         }
         let attack_type = loadout.combatant.attack_type;
         let (defence, health, max_health) = match victim {

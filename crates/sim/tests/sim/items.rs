@@ -419,3 +419,91 @@ fn give_adds_what_fits_and_says_so() {
     let events = w.tick(vec![give("ada", "no_such_item", 1)]);
     assert!(events.iter().any(|e| matches!(e, Event::Chat { .. })));
 }
+
+#[test]
+fn every_item_entering_leaving_or_moving_is_reported_and_the_books_balance() {
+    use std::collections::BTreeMap;
+    use wayfarer_sim::flows::{FlowKind, ItemFlow};
+
+    let mut w = world();
+    let spawn = w.spawn_tile();
+    let mut flows: Vec<ItemFlow> = Vec::new();
+    let step = |w: &mut World, commands: Vec<Command>, flows: &mut Vec<ItemFlow>| {
+        for e in w.tick(commands) {
+            if let Event::ItemFlows(f) = e {
+                flows.extend(f);
+            }
+        }
+    };
+    step(
+        &mut w,
+        vec![
+            Command::Join(Box::new(Joining {
+                health: 5,
+                ..Joining::new("ada", "Ada", spawn)
+            })),
+            give("ada", "shrimp", 2),
+            give("ada", "bones", 1),
+            give("ada", "logs", 3),
+        ],
+        &mut flows,
+    );
+    let use_slot = |slot| Command::UseItem {
+        id: "ada".into(),
+        slot,
+        target_slot: None,
+        target_id: None,
+        reference: None,
+    };
+    let shrimp = slot_of(&w, "ada", "shrimp");
+    step(&mut w, vec![use_slot(shrimp)], &mut flows);
+    let bones = slot_of(&w, "ada", "bones");
+    step(&mut w, vec![use_slot(bones)], &mut flows);
+    let logs = slot_of(&w, "ada", "logs");
+    step(
+        &mut w,
+        vec![act("ada", Action::Drop { slot: logs })],
+        &mut flows,
+    );
+    let item = w.ground_items()[0].id.clone();
+    step(
+        &mut w,
+        vec![act("ada", Action::Pickup { target: item })],
+        &mut flows,
+    );
+
+    let total = |kind: FlowKind, reason: &str, item: &str| -> u64 {
+        flows
+            .iter()
+            .filter(|f| f.kind == kind && f.reason == reason && f.item_id == item)
+            .map(|f| f.quantity)
+            .sum()
+    };
+    assert_eq!(total(FlowKind::Entered, "given", "shrimp"), 2);
+    assert_eq!(total(FlowKind::Left, "eaten", "shrimp"), 1);
+    assert_eq!(total(FlowKind::Left, "buried", "bones"), 1);
+    assert_eq!(total(FlowKind::Moved, "dropped", "logs"), 1);
+    assert_eq!(total(FlowKind::Moved, "pickedUp", "logs"), 1);
+
+    // For every item: what the world holds = what entered − what left.
+    let mut net: BTreeMap<String, i64> = BTreeMap::new();
+    for f in &flows {
+        let sign = match f.kind {
+            FlowKind::Entered => 1,
+            FlowKind::Left => -1,
+            FlowKind::Moved => 0,
+        };
+        *net.entry(f.item_id.clone()).or_default() += sign * f.quantity as i64;
+    }
+    for (item, expected) in net {
+        assert_eq!(
+            total_of(&w, &["ada"], &item) as i64,
+            expected,
+            "{item}: {flows:?}"
+        );
+    }
+}
+
+fn total_of(world: &World, players: &[&str], item: &str) -> u64 {
+    total(world, players, item)
+}

@@ -171,6 +171,7 @@ pub async fn economy(
         "uptimeSeconds": state.started.elapsed().as_secs(),
         "entered": flows.entered,
         "left": flows.left,
+        "moved": flows.moved,
         "purchases": flows.purchases,
         "sales": flows.sales,
     })))
