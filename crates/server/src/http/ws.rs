@@ -434,6 +434,16 @@ impl Connection {
                     .is_none_or(|at| at.elapsed() >= Duration::from_secs(1));
                 if due {
                     self.last_limited_notice = Some(Instant::now());
+                    // A dropped trade message is answered as the trade contract says: tradeError.
+                    if let Some((trade_id, reference)) = trade_frame(text) {
+                        let error = wayfarer_protocol::trade::TradeError {
+                            code: codes::RATE_LIMITED.to_owned(),
+                            message: "more than 60 messages a second; messages dropped".into(),
+                            trade_id,
+                            reference,
+                        };
+                        return self.send(socket, &ServerMessage::TradeError(error)).await;
+                    }
                     return self
                         .reply_error(
                             socket,
@@ -772,4 +782,24 @@ impl Connection {
         let _ = self.state.world_sender.send(input);
         Flow::Continue
     }
+}
+
+/// For a trade message (`trade…`), its `tradeId` and `ref`, read without checking the rest.
+fn trade_frame(text: &str) -> Option<(Option<String>, Option<Value>)> {
+    #[derive(serde::Deserialize)]
+    struct Peek {
+        #[serde(rename = "type")]
+        kind: String,
+        #[serde(default)]
+        data: Value,
+        #[serde(default, rename = "ref")]
+        reference: Option<Value>,
+    }
+    let peek: Peek = serde_json::from_str(text).ok()?;
+    if !peek.kind.starts_with("trade") {
+        return None;
+    }
+    let trade_id = peek.data["tradeId"].as_str().map(str::to_owned);
+    let reference = peek.reference.filter(|r| r.is_string() || r.is_number());
+    Some((trade_id, reference))
 }

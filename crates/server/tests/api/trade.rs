@@ -696,3 +696,25 @@ async fn banking_and_shopping_are_refused_while_trading() {
         Some(&(2 * 25 + 20 - 35))
     );
 }
+
+#[tokio::test]
+async fn trade_messages_beyond_the_rate_limit_get_a_trade_error() {
+    let app = crate::support::TestApp::spawn().await;
+    let (token, _) = crate::support::player(&app, "Hasty").await;
+    let (mut ws, _) = crate::support::enter(&app, &token).await;
+    for n in 0..80 {
+        ws.send(
+            "tradeCancel",
+            serde_json::json!({"tradeId": "trade-404"}),
+            Some(serde_json::json!(n)),
+        )
+        .await;
+    }
+    let error = ws
+        .expect("a rate-limited tradeError", |m| {
+            m["type"] == "tradeError" && m["data"]["code"] == "rate_limited"
+        })
+        .await;
+    assert_eq!(error["data"]["tradeId"], "trade-404");
+    assert!(error["data"]["ref"].is_number(), "{error}");
+}
