@@ -129,6 +129,8 @@ struct Trade {
     /// While committing: the inventories before and after the swap, and what each side gives.
     before: Option<[Inventory; 2]>,
     plan: Option<TradeCommit>,
+    /// A request the target never saw (they ignore the requester): it can only expire.
+    silenced: bool,
 }
 
 impl Trade {
@@ -333,7 +335,7 @@ impl World {
                 .trades
                 .by_id
                 .get(&theirs)
-                .is_some_and(|t| t.players[1] == id)
+                .is_some_and(|t| t.players[1] == id && !t.silenced)
             {
                 if let Some(mine) = self.trades.outgoing.remove(id) {
                     self.trades.by_id.remove(&mine);
@@ -344,6 +346,7 @@ impl World {
         if let Some(earlier) = self.trades.outgoing.remove(id) {
             self.trades.by_id.remove(&earlier);
         }
+        let silenced = self.ignores(target, id);
         self.trades.next += 1;
         let trade_id = format!("trade-{}", self.trades.next);
         let now = self.now();
@@ -358,9 +361,14 @@ impl World {
                 deadline: now + REQUEST_TIMEOUT_TICKS,
                 before: None,
                 plan: None,
+                silenced,
             },
         );
         self.trades.outgoing.insert(id.to_owned(), trade_id.clone());
+        if silenced {
+            // The ignored requester is not told: their request simply times out.
+            return;
+        }
         let from_player_name = self.display_name(id);
         events.push(message_for(
             target,

@@ -706,3 +706,37 @@ fn a_player_cannot_die_while_their_trade_commits() {
     assert_eq!(w.player_inventory("bob").unwrap(), &commit.after[1]);
     assert_eq!(w.player_inventory("bob").unwrap().count("coins"), 10);
 }
+
+#[test]
+fn a_trade_request_from_someone_ignored_goes_nowhere_and_times_out() {
+    let mut world = world();
+    // B ignores A (names are lower-cased ids' upper-case display names: "A").
+    world.tick(vec![Command::SetIgnored {
+        id: "b".into(),
+        ignored: vec!["a".into()],
+    }]);
+    let events = world.tick(vec![request("a", "b")]);
+    assert!(
+        messages(&events, "b").is_empty(),
+        "B never hears of it: {events:?}"
+    );
+    assert!(
+        messages(&events, "a")
+            .iter()
+            .all(|m| !matches!(m, ServerMessage::TradeError(_))),
+        "A is not told why"
+    );
+    // B asking A in turn is a new request, not an acceptance of the one B never saw.
+    let events = world.tick(vec![request("b", "a")]);
+    assert!(messages(&events, "b")
+        .iter()
+        .all(|m| !matches!(m, ServerMessage::TradeStarted(_))));
+    assert!(messages(&events, "a")
+        .iter()
+        .any(|m| matches!(m, ServerMessage::TradeIncoming(_))));
+    // A's silenced request expires like any other.
+    let events = crate::idle(&mut world, REQUEST_TIMEOUT_TICKS as usize);
+    assert!(messages(&events, "a")
+        .iter()
+        .any(|m| matches!(m, ServerMessage::TradeCancelled(c) if c.reason == "timeout")));
+}
