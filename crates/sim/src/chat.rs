@@ -179,6 +179,20 @@ impl World {
     }
 }
 
+impl World {
+    /// Whether player `who` ignores player `other` (both character ids; false when either is
+    /// offline). Ignoring silences chat, private messages and trade requests.
+    pub(crate) fn ignores(&self, who: &str, other: &str) -> bool {
+        let (Some(&a), Some(&b)) = (self.player_index.get(who), self.player_index.get(other))
+        else {
+            return false;
+        };
+        self.players[a]
+            .ignored
+            .contains(self.players[b].name_key.as_str())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,19 +208,5 @@ mod tests {
             Some(200)
         );
         assert_eq!(clean_chat_text(&"x".repeat(201)), None);
-    }
-}
-
-impl World {
-    /// Whether player `who` ignores player `other` (both character ids; false when either is
-    /// offline). Ignoring silences chat, private messages and trade requests.
-    pub(crate) fn ignores(&self, who: &str, other: &str) -> bool {
-        let (Some(&a), Some(&b)) = (self.player_index.get(who), self.player_index.get(other))
-        else {
-            return false;
-        };
-        self.players[a]
-            .ignored
-            .contains(self.players[b].name_key.as_str())
     }
 }
