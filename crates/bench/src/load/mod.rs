@@ -8,7 +8,7 @@
 //!
 //! - `wander`: a first walk up to 120 tiles away (players spread out over the world), then
 //!   `player:move` to a random tile within 10 tiles every 1–3 s;
-//! - `chat`: `player:chat`, local (one in five global), every 2–5 s;
+//! - `chat`: `player:chat`, local (one in a hundred global), every 2–5 s;
 //! - `mixed`: both, each on its own timer;
 //! - `gather`: every 3–6 s, `player:action gather` on the nearest standing tree it has seen in its
 //!   `world:update`s (the server walks it there), dropping a log when the inventory is full;
