@@ -147,30 +147,7 @@ async fn buying_and_selling_at_the_general_store() {
         .await
         .unwrap();
     assert_eq!(response.status(), 403);
-    let admin = app
-        .client
-        .post(app.url("/api/auth/guest"))
-        .send()
-        .await
-        .unwrap()
-        .json::<Value>()
-        .await
-        .unwrap();
-    app.store()
-        .users()
-        .set_roles(admin["accountId"].as_str().unwrap(), &["admin".into()])
-        .await
-        .unwrap();
-    let report: Value = app
-        .client
-        .get(app.url("/api/admin/economy"))
-        .bearer_auth(admin["token"].as_str().unwrap())
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let report = crate::support::economy_report(&app).await;
     assert_eq!(report["purchases"], 1, "{report}");
     assert_eq!(report["sales"], 1);
     assert_eq!(report["entered"]["bronze_hatchet"]["bought"], 2);

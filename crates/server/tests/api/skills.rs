@@ -71,30 +71,7 @@ async fn a_new_player_chops_a_tree_near_the_spawn_and_gets_logs_and_xp() {
     assert!(sync["data"]["skills"]["woodcutting"]["xp"].as_i64() >= Some(25));
 
     // The economy audit counts the logs as gathered.
-    let admin: Value = app
-        .client
-        .post(app.url("/api/auth/guest"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    app.store()
-        .users()
-        .set_roles(admin["accountId"].as_str().unwrap(), &["admin".into()])
-        .await
-        .unwrap();
-    let report: Value = app
-        .client
-        .get(app.url("/api/admin/economy"))
-        .bearer_auth(admin["token"].as_str().unwrap())
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let report = crate::support::economy_report(&app).await;
     assert!(
         report["entered"]["logs"]["gathered"].as_u64() >= Some(1),
         "{report}"

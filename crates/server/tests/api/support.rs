@@ -379,6 +379,39 @@ impl WsClient {
     }
 }
 
+/// The token of a new account with the admin role.
+pub async fn admin_token(app: &TestApp) -> String {
+    let admin: serde_json::Value = app
+        .client
+        .post(app.url("/api/auth/guest"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    app.store()
+        .users()
+        .set_roles(admin["accountId"].as_str().unwrap(), &["admin".into()])
+        .await
+        .unwrap();
+    admin["token"].as_str().unwrap().to_owned()
+}
+
+/// `GET /api/admin/economy` as an admin.
+pub async fn economy_report(app: &TestApp) -> serde_json::Value {
+    let token = admin_token(app).await;
+    app.client
+        .get(app.url("/api/admin/economy"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
 /// A guest account with a character: (token, character id).
 pub async fn player(app: &TestApp, name: &str) -> (String, String) {
     player_on(&app.client, &app.base, name).await

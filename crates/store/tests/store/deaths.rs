@@ -1,47 +1,10 @@
 //! Death locks and kill counts: a death and the character losing its items are one write; each item
 //! leaves the lock in the same write that gives it to its picker; a refused take changes nothing.
 
+use crate::{locked, new_character_with, slot};
 use wayfarer_store::{
-    test_both_backends, CharacterSnapshot, DeathLock, DeathTake, LockedItem, NewCharacter, NewUser,
-    NpcKill, SaveBatch, Store, StoreError, StoredSlot,
+    test_both_backends, DeathLock, DeathTake, LockedItem, NpcKill, SaveBatch, Store, StoreError,
 };
-
-fn slot(slot: u8, item: &str, quantity: i64) -> StoredSlot {
-    StoredSlot {
-        slot,
-        item_id: item.into(),
-        quantity,
-    }
-}
-
-fn locked(item: &str, quantity: i64) -> LockedItem {
-    LockedItem {
-        item_id: item.into(),
-        quantity,
-    }
-}
-
-async fn character(store: &Store, name: &str, items: Vec<StoredSlot>) -> CharacterSnapshot {
-    let user = store.users().create(&NewUser::default()).await.unwrap();
-    let character = store
-        .characters()
-        .create_with_items(
-            &NewCharacter {
-                account_id: user.id,
-                name: name.into(),
-                position: None,
-            },
-            items,
-        )
-        .await
-        .unwrap();
-    CharacterSnapshot {
-        inventory: store.inventories().get(&character.id).await.unwrap(),
-        equipment: vec![],
-        bank: vec![],
-        character,
-    }
-}
 
 fn lock(id: &str, character: &str, items: Vec<LockedItem>) -> DeathLock {
     DeathLock {
@@ -84,13 +47,13 @@ async fn count(store: &Store, characters: &[&str], item: &str) -> i64 {
 test_both_backends!(
     a_death_moves_items_into_a_lock_and_pickups_take_them_out,
     |store| {
-        let mut dead = character(
+        let mut dead = new_character_with(
             &store,
             "Fallen",
             vec![slot(0, "coins", 40), slot(1, "sword", 1)],
         )
         .await;
-        let mut picker = character(&store, "Finder", vec![]).await;
+        let mut picker = new_character_with(&store, "Finder", vec![]).await;
         let ids = [dead.character.id.as_str(), picker.character.id.as_str()];
         let (dead_id, picker_id) = (ids[0].to_owned(), ids[1].to_owned());
         assert_eq!(count(&store, &ids, "coins").await, 40);
@@ -197,7 +160,7 @@ test_both_backends!(
 );
 
 test_both_backends!(a_death_id_is_written_once, |store| {
-    let dead = character(&store, "Twice", vec![slot(0, "coins", 5)]).await;
+    let dead = new_character_with(&store, "Twice", vec![slot(0, "coins", 5)]).await;
     let id = dead.character.id.clone();
     let batch = SaveBatch {
         snapshots: vec![dead],
@@ -212,7 +175,7 @@ test_both_backends!(a_death_id_is_written_once, |store| {
 });
 
 test_both_backends!(kills_are_counted_per_character_and_npc, |store| {
-    let hunter = character(&store, "Hunter", vec![]).await;
+    let hunter = new_character_with(&store, "Hunter", vec![]).await;
     let id = hunter.character.id.clone();
     let kill = |npc: &str, at| NpcKill {
         character_id: id.clone(),

@@ -1,33 +1,17 @@
 //! Friends and ignore lists: requests, counter-requests as acceptance, both directions written
 //! together, removal, and the 99 limits at their boundary.
 
-use wayfarer_store::{
-    test_both_backends, NewCharacter, NewUser, RequestOutcome, Store, StoreError, MAX_FRIENDS,
-    MAX_IGNORED,
-};
-
-async fn character(store: &Store, name: &str) -> String {
-    let user = store.users().create(&NewUser::default()).await.unwrap();
-    store
-        .characters()
-        .create(&NewCharacter {
-            account_id: user.id,
-            name: name.into(),
-            position: None,
-        })
-        .await
-        .unwrap()
-        .id
-}
+use crate::new_character;
+use wayfarer_store::{test_both_backends, RequestOutcome, StoreError, MAX_FRIENDS, MAX_IGNORED};
 
 fn names(contacts: Vec<wayfarer_store::Contact>) -> Vec<String> {
     contacts.into_iter().map(|c| c.name).collect()
 }
 
 test_both_backends!(requests_become_friendships_in_both_directions, |store| {
-    let ada = character(&store, "Ada").await;
-    let bob = character(&store, "Bob").await;
-    let cat = character(&store, "Cat").await;
+    let ada = new_character(&store, "Ada").await;
+    let bob = new_character(&store, "Bob").await;
+    let cat = new_character(&store, "Cat").await;
     let f = store.friends();
     assert_eq!(f.request(&ada, &bob).await.unwrap(), RequestOutcome::Sent);
     assert_eq!(
@@ -73,10 +57,10 @@ test_both_backends!(requests_become_friendships_in_both_directions, |store| {
 test_both_backends!(
     ninety_nine_friends_and_ninety_nine_ignored_at_most,
     |store| {
-        let me = character(&store, "Popular").await;
+        let me = new_character(&store, "Popular").await;
         let mut others = Vec::new();
         for n in 0..=MAX_FRIENDS {
-            others.push(character(&store, &format!("Fan{n}")).await);
+            others.push(new_character(&store, &format!("Fan{n}")).await);
         }
         let f = store.friends();
         for other in &others[..MAX_FRIENDS] {

@@ -1,23 +1,10 @@
-use wayfarer_store::{test_both_backends, NewCharacter, NewUser, Store};
-
-async fn character(store: &Store, name: &str) -> String {
-    let user = store.users().create(&NewUser::default()).await.unwrap();
-    store
-        .characters()
-        .create(&NewCharacter {
-            account_id: user.id,
-            name: name.into(),
-            position: None,
-        })
-        .await
-        .unwrap()
-        .id
-}
+use crate::new_character;
+use wayfarer_store::test_both_backends;
 
 test_both_backends!(ignore_lists_hold_names_and_survive_repeats, |store| {
-    let me = character(&store, "Me").await;
-    let pest = character(&store, "Pest").await;
-    let troll = character(&store, "TROLL").await;
+    let me = new_character(&store, "Me").await;
+    let pest = new_character(&store, "Pest").await;
+    let troll = new_character(&store, "TROLL").await;
     store.ignores().add(&me, &pest).await.unwrap();
     store.ignores().add(&me, &pest).await.unwrap();
     store.ignores().add(&me, &troll).await.unwrap();

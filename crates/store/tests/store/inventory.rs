@@ -1,15 +1,7 @@
+use crate::slot;
 use wayfarer_store::{
     test_both_backends, CharacterSnapshot, NewCharacter, NewUser, StoreError, StoredEquipment,
-    StoredSlot,
 };
-
-fn slot(slot: u8, item: &str, quantity: i64) -> StoredSlot {
-    StoredSlot {
-        slot,
-        item_id: item.into(),
-        quantity,
-    }
-}
 
 test_both_backends!(starter_items_are_written_with_the_character, |store| {
     let user = store.users().create(&NewUser::default()).await.unwrap();

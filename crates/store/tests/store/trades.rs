@@ -1,52 +1,15 @@
 //! Trades: both participants' post-swap records and the audit row are one write; a refused write
 //! changes neither record.
 
+use crate::{locked, new_character_with, slot};
 use wayfarer_store::{
-    test_both_backends, CharacterSnapshot, LockedItem, NewCharacter, NewUser, SaveBatch, Store,
-    StoreError, StoredSlot, TradeAudit,
+    test_both_backends, CharacterSnapshot, SaveBatch, Store, StoreError, TradeAudit,
 };
-
-fn slot(slot: u8, item: &str, quantity: i64) -> StoredSlot {
-    StoredSlot {
-        slot,
-        item_id: item.into(),
-        quantity,
-    }
-}
-
-fn item(item: &str, quantity: i64) -> LockedItem {
-    LockedItem {
-        item_id: item.into(),
-        quantity,
-    }
-}
-
-async fn character(store: &Store, name: &str, items: Vec<StoredSlot>) -> CharacterSnapshot {
-    let user = store.users().create(&NewUser::default()).await.unwrap();
-    let character = store
-        .characters()
-        .create_with_items(
-            &NewCharacter {
-                account_id: user.id,
-                name: name.into(),
-                position: None,
-            },
-            items,
-        )
-        .await
-        .unwrap();
-    CharacterSnapshot {
-        inventory: store.inventories().get(&character.id).await.unwrap(),
-        equipment: vec![],
-        bank: vec![],
-        character,
-    }
-}
 
 /// A gives 40 coins, B gives a sword.
 async fn swap(store: &Store, n: u32) -> (CharacterSnapshot, CharacterSnapshot, SaveBatch) {
-    let a = character(store, &format!("Trader{n}"), vec![slot(0, "coins", 100)]).await;
-    let b = character(
+    let a = new_character_with(store, &format!("Trader{n}"), vec![slot(0, "coins", 100)]).await;
+    let b = new_character_with(
         store,
         &format!("Buyer{n}"),
         vec![slot(0, "bronze_sword", 1)],
@@ -62,8 +25,8 @@ async fn swap(store: &Store, n: u32) -> (CharacterSnapshot, CharacterSnapshot, S
             id: "t-1".into(),
             player_a: a.character.id.clone(),
             player_b: b.character.id.clone(),
-            items_a_to_b: vec![item("coins", 40)],
-            items_b_to_a: vec![item("bronze_sword", 1)],
+            items_a_to_b: vec![locked("coins", 40)],
+            items_b_to_a: vec![locked("bronze_sword", 1)],
             completed_at_ms: 1_000,
         }),
         ..SaveBatch::default()
