@@ -211,16 +211,10 @@ impl World {
             );
             return Flow::Done;
         }
-        let now = self.now();
         let cycle = u64::from(tool.roll_ticks.unwrap_or(node.cycle_ticks).max(1));
-        if !intent.engaged {
-            self.set_next_at(index, now + cycle);
+        if !self.cycle_due(index, intent, cycle) {
             return Flow::Continue;
         }
-        if now < intent.next_at {
-            return Flow::Continue;
-        }
-        self.set_next_at(index, now + cycle);
         // A tool that sets the roll interval (pickaxes) helps by rolling more often, not by a
         // better chance.
         let tier = if tool.roll_ticks.is_some() {
@@ -277,6 +271,18 @@ impl World {
             }
         }
         by_level.last().copied()
+    }
+
+    /// Whether a continuous action (a roll, a craft) acts this tick: the first tick next to the
+    /// target only starts its clock, then it acts every `cycle` ticks. When it is due, the next
+    /// one is scheduled.
+    pub(crate) fn cycle_due(&mut self, index: usize, intent: &Intent, cycle: u64) -> bool {
+        let now = self.now();
+        if intent.engaged && now < intent.next_at {
+            return false;
+        }
+        self.set_next_at(index, now + cycle);
+        intent.engaged
     }
 
     /// Sets the tick of the player's next roll (or craft).

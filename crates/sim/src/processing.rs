@@ -274,16 +274,10 @@ impl World {
             self.stop_with(index, intent, message, events);
             return Flow::Done;
         }
-        let now = self.now();
         let ticks = u64::from(recipe.ticks.max(1));
-        if !intent.engaged {
-            self.set_next_at(index, now + ticks);
+        if !self.cycle_due(index, intent, ticks) {
             return Flow::Continue;
         }
-        if now < intent.next_at {
-            return Flow::Continue;
-        }
-        self.set_next_at(index, now + ticks);
         let level = u32::from(self.players[index].skills.level(Skill::Cooking));
         let burn = burn_chance(level, recipe.level, stop_burn_level, heat == Heat::Range);
         let burnt_it = burn > 0.0 && self.rng.random::<f64>() < burn;
@@ -375,16 +369,10 @@ impl World {
                 return Flow::Done;
             }
         };
-        let now = self.now();
         let ticks = u64::from(recipe.ticks.max(1));
-        if !intent.engaged {
-            self.set_next_at(index, now + ticks);
+        if !self.cycle_due(index, intent, ticks) {
             return Flow::Continue;
         }
-        if now < intent.next_at {
-            return Flow::Continue;
-        }
-        self.set_next_at(index, now + ticks);
         let chance = match recipe.detail {
             RecipeDetail::Smelting { success_chance } => success_chance,
             _ => 1.0,
