@@ -4,14 +4,14 @@
 //!
 //! Run with `cargo bench -p wayfarer-sim --bench scaling -- --quick` for a fast estimate.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use serde_json::json;
-use wayfarer_content::{Content, ManifestSet};
 use wayfarer_protocol::ws::TilePos;
 use wayfarer_sim::{Command, Joining, World};
+
+mod support;
+use support::{goblin_plain, Lcg};
 
 /// Population sizes: players, and as many NPCs.
 const SIZES: [usize; 3] = [100, 1_000, 5_000];
@@ -22,53 +22,6 @@ const NPCS_PER_SPAWNER: usize = 10;
 const RETARGET_TICKS: usize = 30;
 /// How far a new target lies from where the walker stands, at most.
 const STRIDE: i32 = 40;
-
-/// Deterministic inputs (independent of the sim's generator).
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: i32) -> i32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        ((self.0 >> 33) % n as u64) as i32
-    }
-}
-
-/// One open area of `side`² with `spawners` goblin spawners of [`NPCS_PER_SPAWNER`] spread over it.
-fn content(side: i32, spawners: usize) -> Arc<Content> {
-    let mut rng = Lcg(5);
-    let mobs: Vec<_> = (0..spawners)
-        .map(|_| {
-            json!({"mobId": "goblin",
-                   "position": {"x": rng.below(side), "y": 0, "z": rng.below(side)},
-                   "spawnRadius": 6, "maxCount": NPCS_PER_SPAWNER})
-        })
-        .collect();
-    let mut set = ManifestSet::new();
-    set.insert(
-        "npcs.json",
-        json!([{"id": "goblin", "name": "Goblin", "category": "mob",
-                "stats": {"level": 2, "health": 5}, "combat": {"attackable": true},
-                "movement": {"type": "wander", "speed": 3.33, "wanderRadius": 5}}])
-        .to_string(),
-    );
-    set.insert(
-        "world-areas.json",
-        json!({"starterTowns": {"plain": {
-            "id": "plain", "name": "Plain",
-            "bounds": {"minX": 0, "maxX": side - 1, "minZ": 0, "maxZ": side - 1},
-            "spawnPoint": {"x": side / 2, "y": 0, "z": side / 2},
-            "mobSpawns": mobs
-        }}})
-        .to_string(),
-    );
-    match Content::from_files(&set) {
-        Ok((content, _)) => Arc::new(content),
-        Err(report) => panic!("benchmark content is invalid:\n{report}"),
-    }
-}
 
 /// A world of `players` players (half of them walking) and as many NPCs.
 struct Population {
@@ -82,7 +35,10 @@ struct Population {
 impl Population {
     fn new(players: usize) -> Population {
         let side = ((players * TILES_PER_PLAYER) as f64).sqrt().ceil() as i32;
-        let mut world = World::new(content(side, players / NPCS_PER_SPAWNER), 11);
+        let mut world = World::new(
+            goblin_plain(side, players / NPCS_PER_SPAWNER, NPCS_PER_SPAWNER as u32),
+            11,
+        );
         let mut rng = Lcg(17);
         let mut joins = Vec::with_capacity(players);
         let mut walkers = Vec::new();

@@ -4,14 +4,14 @@
 //!
 //! Run with `cargo bench -p wayfarer-sim -- --quick` for a fast estimate.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use serde_json::json;
-use wayfarer_content::{Content, ManifestSet};
 use wayfarer_protocol::ws::TilePos;
 use wayfarer_sim::{Command, Joining, Phase, World};
+
+mod support;
+use support::{goblin_plain, Lcg};
 
 /// Side of the open map in tiles.
 const MAP_TILES: i32 = 1024;
@@ -21,53 +21,6 @@ const NPCS_PER_SPAWNER: u32 = 10;
 /// A walking player gets a new target about this often, so walks overlap and half the players keep
 /// moving without every one of them path-finding every tick.
 const RETARGET_TICKS: usize = 30;
-
-/// Deterministic inputs (independent of the sim's generator).
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: i32) -> i32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        ((self.0 >> 33) % n as u64) as i32
-    }
-}
-
-/// One open area of `MAP_TILES`² with `spawners` goblin spawners spread over it.
-fn content(spawners: usize) -> Arc<Content> {
-    let mut rng = Lcg(5);
-    let mobs: Vec<_> = (0..spawners)
-        .map(|_| {
-            json!({"mobId": "goblin",
-                   "position": {"x": rng.below(MAP_TILES), "y": 0, "z": rng.below(MAP_TILES)},
-                   "spawnRadius": 6, "maxCount": NPCS_PER_SPAWNER})
-        })
-        .collect();
-    let mut set = ManifestSet::new();
-    set.insert(
-        "npcs.json",
-        json!([{"id": "goblin", "name": "Goblin", "category": "mob",
-                "stats": {"level": 2, "health": 5}, "combat": {"attackable": true},
-                "movement": {"type": "wander", "speed": 3.33, "wanderRadius": 5}}])
-        .to_string(),
-    );
-    set.insert(
-        "world-areas.json",
-        json!({"starterTowns": {"plain": {
-            "id": "plain", "name": "Plain",
-            "bounds": {"minX": 0, "maxX": MAP_TILES - 1, "minZ": 0, "maxZ": MAP_TILES - 1},
-            "spawnPoint": {"x": 512, "y": 0, "z": 512},
-            "mobSpawns": mobs
-        }}})
-        .to_string(),
-    );
-    match Content::from_files(&set) {
-        Ok((content, _)) => Arc::new(content),
-        Err(report) => panic!("benchmark content is invalid:\n{report}"),
-    }
-}
 
 /// A world with `PLAYERS` players placed within `spread` tiles of the map centre (or all over the map
 /// when `spread` covers it), and a closure producing each tick's commands: every
@@ -83,7 +36,7 @@ struct Scenario {
 
 impl Scenario {
     fn new(spawners: usize, spread: i32, walking_share: f64, stride: i32) -> Scenario {
-        let mut world = World::new(content(spawners), 11);
+        let mut world = World::new(goblin_plain(MAP_TILES, spawners, NPCS_PER_SPAWNER), 11);
         let mut rng = Lcg(17);
         let centre = MAP_TILES / 2;
         let mut joins = Vec::new();
@@ -211,7 +164,7 @@ fn views(c: &mut Criterion) {
 /// the number of players outside the view").
 fn local_group_with_far_players(far: usize) -> (World, Vec<String>) {
     const LOCAL: usize = 200;
-    let mut world = World::new(content(0), 13);
+    let mut world = World::new(goblin_plain(MAP_TILES, 0, NPCS_PER_SPAWNER), 13);
     let mut rng = Lcg(23);
     let centre = MAP_TILES / 2;
     let mut joins = Vec::new();

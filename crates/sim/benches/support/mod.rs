@@ -1,0 +1,55 @@
+//! What the tick benchmarks share: a deterministic input generator and an open map with wandering
+//! goblins.
+
+use std::sync::Arc;
+
+use serde_json::json;
+use wayfarer_content::{Content, ManifestSet};
+
+/// Deterministic inputs (independent of the sim's generator).
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    pub fn below(&mut self, n: i32) -> i32 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((self.0 >> 33) % n as u64) as i32
+    }
+}
+
+/// One open area of `side`² tiles (spawn in the middle) with `spawners` goblin spawners of
+/// `per_spawner` goblins each, spread over it.
+pub fn goblin_plain(side: i32, spawners: usize, per_spawner: u32) -> Arc<Content> {
+    let mut rng = Lcg(5);
+    let mobs: Vec<_> = (0..spawners)
+        .map(|_| {
+            json!({"mobId": "goblin",
+                   "position": {"x": rng.below(side), "y": 0, "z": rng.below(side)},
+                   "spawnRadius": 6, "maxCount": per_spawner})
+        })
+        .collect();
+    let mut set = ManifestSet::new();
+    set.insert(
+        "npcs.json",
+        json!([{"id": "goblin", "name": "Goblin", "category": "mob",
+                "stats": {"level": 2, "health": 5}, "combat": {"attackable": true},
+                "movement": {"type": "wander", "speed": 3.33, "wanderRadius": 5}}])
+        .to_string(),
+    );
+    set.insert(
+        "world-areas.json",
+        json!({"starterTowns": {"plain": {
+            "id": "plain", "name": "Plain",
+            "bounds": {"minX": 0, "maxX": side - 1, "minZ": 0, "maxZ": side - 1},
+            "spawnPoint": {"x": side / 2, "y": 0, "z": side / 2},
+            "mobSpawns": mobs
+        }}})
+        .to_string(),
+    );
+    match Content::from_files(&set) {
+        Ok((content, _)) => Arc::new(content),
+        Err(report) => panic!("benchmark content is invalid:\n{report}"),
+    }
+}
