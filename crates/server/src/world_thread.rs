@@ -591,7 +591,7 @@ impl Runner {
                 }
                 Event::Chat { to, mut message } => {
                     message.ts = now_ms();
-                    let text = encode_once(ServerMessage::Chat(message));
+                    let text = encode_once(&ServerMessage::Chat(message));
                     for id in &to {
                         send_to(&self.players, &mut slow, id, text.clone());
                     }
@@ -660,7 +660,7 @@ impl Runner {
                     }
                 }
                 Event::CombatHit { to, hit } => {
-                    let text = encode_once(ServerMessage::CombatHit(hit));
+                    let text = encode_once(&ServerMessage::CombatHit(hit));
                     for id in &to {
                         send_to(&self.players, &mut slow, id, text.clone());
                     }
@@ -797,7 +797,7 @@ impl Runner {
             }
         }
         for (to, message) in std::mem::take(&mut self.notices) {
-            let text = encode_once_arc(&message);
+            let text = encode_once(&message);
             for id in &to {
                 send_to(&self.players, &mut slow, id, text.clone());
             }
@@ -962,11 +962,7 @@ fn send_to(
 }
 
 /// A message for many players, encoded once.
-fn encode_once(message: ServerMessage) -> Outbound {
-    Outbound::Text(Arc::from(message.to_json()))
-}
-
-fn encode_once_arc(message: &ServerMessage) -> Outbound {
+fn encode_once(message: &ServerMessage) -> Outbound {
     Outbound::Text(Arc::from(message.to_json()))
 }
 

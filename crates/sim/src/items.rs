@@ -416,7 +416,8 @@ impl World {
                 // A higher Constitution level raises the maximum; current health rises with it.
                 let added = i64::from(gain.level) - i64::from(gain.previous_level);
                 let (health, _) = self.player_health(index);
-                self.refresh_max_health(index, health + added);
+                // Setting it writes the new maximum too (the level is already raised).
+                self.set_player_health(index, health + added);
             }
         }
     }
@@ -432,13 +433,9 @@ impl World {
         (health, max)
     }
 
-    /// Sets a player's health (clamped to `0..=max`), shown to everyone in view.
+    /// Sets a player's health (clamped to `0..=max`) and the maximum from the Constitution level,
+    /// shown to everyone in view.
     pub(crate) fn set_player_health(&mut self, index: usize, health: i64) {
-        let (_, max) = self.player_health(index);
-        self.write_player_health(index, health.clamp(0, max), max);
-    }
-
-    fn refresh_max_health(&mut self, index: usize, health: i64) {
         let (_, max) = self.player_health(index);
         self.write_player_health(index, health.clamp(0, max), max);
     }
