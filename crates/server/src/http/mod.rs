@@ -11,3 +11,4 @@ pub mod routes;
 pub mod social;
 pub mod test_hooks;
 pub mod ws;
+pub mod ws_transport;

@@ -8,11 +8,9 @@ use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axum::extract::ws::rejection::WebSocketUpgradeRejection;
-use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{ConnectInfo, Query, State};
 use axum::http::HeaderMap;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 use serde::Deserialize;
 use serde_json::Value;
@@ -24,6 +22,8 @@ use wayfarer_protocol::ErrorCode;
 use wayfarer_sim::{inventory_slot, Action, Command, TradeCommand};
 
 use super::social::{self, SocialRequest};
+use super::ws_transport::{Incoming, NotAnUpgrade, Socket, Upgrade};
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use wayfarer_store::{CharacterSnapshot, User};
 
 use crate::app::AppState;
@@ -56,7 +56,7 @@ pub async fn upgrade(
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Query(query): Query<WsQuery>,
     headers: HeaderMap,
-    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+    upgrade: Result<Upgrade, NotAnUpgrade>,
 ) -> Result<Response, ApiError> {
     let token = match query.token.as_deref().filter(|t| !t.is_empty()) {
         Some(token) => token,
@@ -93,7 +93,8 @@ pub async fn upgrade(
                 )
             })?,
     };
-    let upgrade = upgrade.map_err(|_| ApiError::bad_request("expected a WebSocket upgrade"))?;
+    let upgrade = upgrade
+        .map_err(|why| ApiError::bad_request(format!("expected a WebSocket upgrade: {why}")))?;
     let address = state
         .config
         .trusted_proxies
@@ -101,15 +102,15 @@ pub async fn upgrade(
         .to_string();
     let character_id = character.id.clone();
     let name = character.name.clone();
-    Ok(upgrade
+    // Write size 0: every frame goes to the socket as it is written (see ws_transport).
+    let config = WebSocketConfig::default()
         .read_buffer_size(4 * 1024)
-        .write_buffer_size(16 * 1024)
-        .max_message_size(HARD_FRAME_LIMIT)
-        .max_frame_size(HARD_FRAME_LIMIT)
-        .on_upgrade(move |socket| async move {
-            Connection::run(state, socket, user, character_id, name, address).await;
-        })
-        .into_response())
+        .write_buffer_size(0)
+        .max_message_size(Some(HARD_FRAME_LIMIT))
+        .max_frame_size(Some(HARD_FRAME_LIMIT));
+    Ok(upgrade.accept(config, move |socket| async move {
+        Connection::run(state, socket, user, character_id, name, address).await;
+    }))
 }
 
 /// One player's socket.
@@ -136,7 +137,7 @@ enum Flow {
 impl Connection {
     async fn run(
         state: AppState,
-        mut socket: WebSocket,
+        mut socket: Socket,
         user: User,
         character_id: String,
         name: String,
@@ -177,12 +178,7 @@ impl Connection {
             }
             Err(err) => {
                 tracing::error!(character = %connection.character_id, error = %err, "entering the world failed");
-                let _ = socket
-                    .send(Message::Close(Some(CloseFrame {
-                        code: 1011,
-                        reason: "could not load the character".into(),
-                    })))
-                    .await;
+                socket.close(1011, "could not load the character").await;
                 "load_failed"
             }
         };
@@ -222,7 +218,7 @@ impl Connection {
     /// Loads the character, opens its session, sends `player:sync` and joins the world.
     async fn enter(
         &mut self,
-        socket: &mut WebSocket,
+        socket: &mut Socket,
         outbound: mpsc::Sender<Outbound>,
     ) -> anyhow::Result<()> {
         let store = &self.state.store;
@@ -248,9 +244,7 @@ impl Connection {
         };
         let sync = self.initial_sync(&snapshot);
         socket
-            .send(Message::Text(
-                ServerMessage::PlayerSync(Box::new(sync)).to_json().into(),
-            ))
+            .send_text(ServerMessage::PlayerSync(Box::new(sync)).to_json())
             .await?;
         let joined = self.state.world_sender.send(WorldInput::Join {
             snapshot: Box::new(snapshot),
@@ -293,7 +287,7 @@ impl Connection {
     /// The connection's main loop; returns why it ended.
     async fn serve(
         &mut self,
-        socket: &mut WebSocket,
+        socket: &mut Socket,
         mut outbound: mpsc::Receiver<Outbound>,
         mut close_requests: mpsc::Receiver<CloseRequest>,
     ) -> &'static str {
@@ -301,20 +295,20 @@ impl Connection {
         loop {
             let flow = tokio::select! {
                 frame = socket.recv() => match frame {
-                    Some(Ok(Message::Text(text))) => self.on_text(socket, text.as_str()).await,
-                    Some(Ok(Message::Binary(_))) => {
+                    Incoming::Text(text) => self.on_text(socket, text.as_str()).await,
+                    Incoming::Binary => {
                         self.reply_error(socket, codes::INVALID_MESSAGE, "frames are JSON text", None).await
                     }
-                    Some(Ok(Message::Ping(_) | Message::Pong(_))) => Flow::Continue,
-                    Some(Ok(Message::Close(_))) | None => return "logout",
-                    Some(Err(err)) => {
+                    Incoming::Control => Flow::Continue,
+                    Incoming::Closed => return "logout",
+                    Incoming::Error(err) => {
                         tracing::debug!(character = %self.character_id, error = %err, "socket error");
                         return "socket_error";
                     }
                 },
                 message = outbound.recv() => match message {
                     Some(Outbound::Message(message)) => self.forward(socket, &message).await,
-                    Some(Outbound::Text(text)) => match socket.send(Message::Text(text.as_ref().into())).await {
+                    Some(Outbound::Text(text)) => match socket.send_shared(&text).await {
                         Ok(()) => Flow::Continue,
                         Err(_) => Flow::Close(1011, "send failed"),
                     },
@@ -331,12 +325,7 @@ impl Connection {
                 }
             };
             if let Flow::Close(code, reason) = flow {
-                let _ = socket
-                    .send(Message::Close(Some(CloseFrame {
-                        code,
-                        reason: reason.into(),
-                    })))
-                    .await;
+                socket.close(code, reason).await;
                 return match code {
                     crate::connections::CLOSE_REPLACED => "replaced",
                     crate::connections::CLOSE_KICKED => "kicked",
@@ -348,8 +337,8 @@ impl Connection {
         }
     }
 
-    async fn send(&self, socket: &mut WebSocket, message: &ServerMessage) -> Flow {
-        match socket.send(Message::Text(message.to_json().into())).await {
+    async fn send(&self, socket: &mut Socket, message: &ServerMessage) -> Flow {
+        match socket.send_text(message.to_json()).await {
             Ok(()) => Flow::Continue,
             Err(_) => Flow::Close(1011, "send failed"),
         }
@@ -357,7 +346,7 @@ impl Connection {
 
     async fn reply_error(
         &self,
-        socket: &mut WebSocket,
+        socket: &mut Socket,
         code: &str,
         message: &str,
         reference: Option<Value>,
@@ -367,7 +356,7 @@ impl Connection {
     }
 
     /// Writes a world message, restoring the client's own `ref` on errors.
-    async fn forward(&mut self, socket: &mut WebSocket, message: &Arc<ServerMessage>) -> Flow {
+    async fn forward(&mut self, socket: &mut Socket, message: &Arc<ServerMessage>) -> Flow {
         if let ServerMessage::Error(error) = message.as_ref() {
             if let Some(Value::Number(n)) = &error.reference {
                 let original = n.as_u64().and_then(|id| self.take_ref(id));
@@ -424,7 +413,7 @@ impl Connection {
         Ok(false)
     }
 
-    async fn on_text(&mut self, socket: &mut WebSocket, text: &str) -> Flow {
+    async fn on_text(&mut self, socket: &mut Socket, text: &str) -> Flow {
         match self.admit() {
             Err(flow) => return flow,
             Ok(false) => {
@@ -675,7 +664,7 @@ impl Connection {
     /// `/`-commands typed in chat.
     async fn slash_command(
         &mut self,
-        socket: &mut WebSocket,
+        socket: &mut Socket,
         text: &str,
         reference: Option<Value>,
     ) -> Flow {
@@ -751,7 +740,7 @@ impl Connection {
     }
 
     /// `/admin <code>`: counts as an authentication attempt; a right code makes this session admin.
-    async fn admin_code(&mut self, socket: &mut WebSocket, code: &str) -> Flow {
+    async fn admin_code(&mut self, socket: &mut Socket, code: &str) -> Flow {
         if !self.state.limits.disabled {
             if let Ok(ip) = self.address.parse() {
                 if let crate::rate_limit::Decision::Limited { .. } =
