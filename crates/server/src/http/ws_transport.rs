@@ -239,7 +239,7 @@ mod tests {
     fn long_text(len: usize) -> String {
         let mut text = String::new();
         while text.len() + 3 <= len {
-            text.push_str(if text.len() % 7 == 0 { "é" } else { "a" });
+            text.push_str(if text.len().is_multiple_of(7) { "é" } else { "a" });
         }
         text
     }
