@@ -166,7 +166,9 @@ impl Connection {
             next_ref: 0,
         };
         let (outbound_tx, outbound_rx) = mpsc::channel(OUTBOUND_QUEUE);
-        let entered = connection.enter(&mut socket, outbound_tx).await;
+        // Boxed: entering awaits database calls whose futures are large, and an unboxed await would
+        // keep room for them in this task for the whole connection (memory per idle player).
+        let entered = Box::pin(connection.enter(&mut socket, outbound_tx)).await;
         let reason = match entered {
             Ok(()) => {
                 metrics::gauge!("ws_connections").increment(1.0);
@@ -194,12 +196,12 @@ impl Connection {
         }
         let _ = registration.saved.send(true);
         if reason != "load_failed" && reason != "replaced" {
-            social::announce(
+            Box::pin(social::announce(
                 &connection.state,
                 &connection.character_id,
                 &connection.name,
                 false,
-            )
+            ))
             .await;
         }
         connection
@@ -295,7 +297,8 @@ impl Connection {
         loop {
             let flow = tokio::select! {
                 frame = socket.recv() => match frame {
-                    Incoming::Text(text) => self.on_text(socket, text.as_str()).await,
+                    // Boxed for the same reason as `enter`: handling may await the database.
+                    Incoming::Text(text) => Box::pin(self.on_text(socket, text.as_str())).await,
                     Incoming::Binary => {
                         self.reply_error(socket, codes::INVALID_MESSAGE, "frames are JSON text", None).await
                     }

@@ -174,7 +174,13 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Socket<S> {
             Some(Ok(Message::Text(text))) => Incoming::Text(text),
             Some(Ok(Message::Binary(_))) => Incoming::Binary,
             Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => Incoming::Control,
-            Some(Ok(Message::Close(_))) | None => Incoming::Closed,
+            Some(Ok(Message::Close(_))) => {
+                // tungstenite queued the reply close frame; send it now, not when the socket drops
+                // (leaving the world and saving come first and may take a while).
+                let _ = self.stream.flush().await;
+                Incoming::Closed
+            }
+            None => Incoming::Closed,
             Some(Err(err)) => Incoming::Error(err),
         }
     }
@@ -239,7 +245,11 @@ mod tests {
     fn long_text(len: usize) -> String {
         let mut text = String::new();
         while text.len() + 3 <= len {
-            text.push_str(if text.len().is_multiple_of(7) { "é" } else { "a" });
+            text.push_str(if text.len().is_multiple_of(7) {
+                "é"
+            } else {
+                "a"
+            });
         }
         text
     }
