@@ -5,6 +5,7 @@
 //! characters to the save task. Timings go out through atomics and histograms that `/status` and
 //! `/metrics` read without taking any lock the tick holds.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, TryRecvError};
@@ -37,8 +38,10 @@ struct DeferredLeave {
 const MAX_INPUTS_PER_TICK: usize = 50_000;
 /// Capacity of the inbound queue shared by every connection.
 pub const INBOUND_QUEUE: usize = 65_536;
-/// Capacity of each connection's outbound queue.
-pub const OUTBOUND_QUEUE: usize = 512;
+/// Capacity of each connection's outbound queue, in entries: a tick's messages for a player are one
+/// entry (a batch), replies between ticks one each. A client that falls this far behind (about 20 s
+/// of ticks at 600 ms) is dropped.
+pub const OUTBOUND_QUEUE: usize = 32;
 
 /// A message for one connection.
 #[derive(Debug, Clone)]
@@ -48,6 +51,9 @@ pub enum Outbound {
     Text(Arc<str>),
     /// Close the socket with this code and reason.
     Close(u16, &'static str),
+    /// Everything one tick has for a player, in order: one queue slot, one wake-up and one socket
+    /// write per player per tick instead of one per message.
+    Batch(Vec<Outbound>),
 }
 
 /// What sockets and the server send to the world thread.
@@ -177,6 +183,8 @@ struct PlayerRecord {
     session_id: String,
     outbound: tokio_mpsc::Sender<Outbound>,
     dirty: bool,
+    /// This tick's messages for the player, queued as one batch when the dispatch ends.
+    pending: RefCell<Vec<Outbound>>,
 }
 
 struct Runner {
@@ -309,6 +317,7 @@ impl Runner {
                         session_id,
                         outbound,
                         dirty: false,
+                        pending: RefCell::new(Vec::new()),
                     },
                 );
             }
@@ -584,7 +593,6 @@ impl Runner {
                 Event::View { to, update } => {
                     send_to(
                         &self.players,
-                        &mut slow,
                         &to,
                         Arc::new(ServerMessage::WorldUpdate(update)),
                     );
@@ -593,7 +601,7 @@ impl Runner {
                     message.ts = now_ms();
                     let text = encode_once(&ServerMessage::Chat(message));
                     for id in &to {
-                        send_to(&self.players, &mut slow, id, text.clone());
+                        send_to(&self.players, id, text.clone());
                     }
                 }
                 Event::Rejected {
@@ -605,7 +613,6 @@ impl Runner {
                     let reference = reference.map(serde_json::Value::from);
                     send_to(
                         &self.players,
-                        &mut slow,
                         &to,
                         Arc::new(ServerMessage::error(code, message, reference)),
                     );
@@ -623,7 +630,6 @@ impl Runner {
                         };
                         send_to(
                             &self.players,
-                            &mut slow,
                             &to,
                             Arc::new(ServerMessage::InventoryUpdate(update)),
                         );
@@ -635,7 +641,6 @@ impl Runner {
                         record.dirty = true;
                         send_to(
                             &self.players,
-                            &mut slow,
                             &to,
                             Arc::new(ServerMessage::EquipmentUpdate(update)),
                         );
@@ -645,12 +650,7 @@ impl Runner {
                     if let Some(record) = self.players.get_mut(&to) {
                         let xp = character_state::mirror_xp(&mut record.snapshot, skill, &gain);
                         record.dirty = true;
-                        send_to(
-                            &self.players,
-                            &mut slow,
-                            &to,
-                            Arc::new(ServerMessage::SkillXp(xp)),
-                        );
+                        send_to(&self.players, &to, Arc::new(ServerMessage::SkillXp(xp)));
                     }
                 }
                 Event::Stats { id, stats } => {
@@ -662,7 +662,7 @@ impl Runner {
                 Event::CombatHit { to, hit } => {
                     let text = encode_once(&ServerMessage::CombatHit(hit));
                     for id in &to {
-                        send_to(&self.players, &mut slow, id, text.clone());
+                        send_to(&self.players, id, text.clone());
                     }
                 }
                 Event::PlayerDied {
@@ -695,7 +695,6 @@ impl Runner {
                         record.dirty = true;
                         send_to(
                             &self.players,
-                            &mut slow,
                             &to,
                             Arc::new(ServerMessage::BankUpdate(update)),
                         );
@@ -707,23 +706,17 @@ impl Runner {
                     }
                 }
                 Event::ShopOpened { to, view } => {
-                    send_to(
-                        &self.players,
-                        &mut slow,
-                        &to,
-                        Arc::new(ServerMessage::ShopOpen(view)),
-                    );
+                    send_to(&self.players, &to, Arc::new(ServerMessage::ShopOpen(view)));
                 }
                 Event::ShopUpdated { to, view } => {
                     let message = Arc::new(ServerMessage::ShopUpdate(view));
                     for id in &to {
-                        send_to(&self.players, &mut slow, id, message.clone());
+                        send_to(&self.players, id, message.clone());
                     }
                 }
                 Event::ShopClosed { to, store_id } => {
                     send_to(
                         &self.players,
-                        &mut slow,
                         &to,
                         Arc::new(ServerMessage::ShopClose(ShopClosed { store_id })),
                     );
@@ -747,7 +740,7 @@ impl Runner {
                     self.deaths.killed(&killer, &npc_id, now_ms());
                 }
                 Event::Trade { to, message } => {
-                    send_to(&self.players, &mut slow, &to, Arc::from(message));
+                    send_to(&self.players, &to, Arc::from(message));
                 }
                 Event::TradeCommit(commit) => self.commit_trade(&commit),
                 Event::PlayerMoved { id, tile } => {
@@ -799,9 +792,10 @@ impl Runner {
         for (to, message) in std::mem::take(&mut self.notices) {
             let text = encode_once(&message);
             for id in &to {
-                send_to(&self.players, &mut slow, id, text.clone());
+                send_to(&self.players, id, text.clone());
             }
         }
+        self.flush_pending(&mut slow);
         // Players who left while trading and whose trade ended without committing.
         self.settle_deferred();
         // A client whose queue stays full is dropped; the tick never waits for it.
@@ -813,6 +807,24 @@ impl Runner {
                 let _ = record.outbound.try_send(Outbound::Close(1008, "too slow"));
             }
             self.leave(&id, "slow_client", None);
+        }
+    }
+
+    /// Queues each player's messages of this dispatch as one batch, without waiting; a full queue
+    /// marks the player slow (the tick never waits for a client).
+    fn flush_pending(&self, slow: &mut Vec<String>) {
+        for (id, record) in &self.players {
+            let mut pending = record.pending.borrow_mut();
+            let message = match pending.len() {
+                0 => continue,
+                1 => pending.pop(),
+                _ => Some(Outbound::Batch(std::mem::take(&mut *pending))),
+            };
+            if let Some(message) = message {
+                if record.outbound.try_send(message).is_err() {
+                    slow.push(id.clone());
+                }
+            }
         }
     }
 
@@ -946,18 +958,10 @@ impl From<Arc<ServerMessage>> for Outbound {
     }
 }
 
-/// Queues `message` for player `to` without waiting; a full queue marks the player slow (the
-/// tick never waits for a client).
-fn send_to(
-    players: &HashMap<String, PlayerRecord>,
-    slow: &mut Vec<String>,
-    to: &str,
-    message: impl Into<Outbound>,
-) {
+/// Adds `message` to what player `to` gets at the end of this dispatch (see [`Runner::flush_pending`]).
+fn send_to(players: &HashMap<String, PlayerRecord>, to: &str, message: impl Into<Outbound>) {
     if let Some(record) = players.get(to) {
-        if record.outbound.try_send(message.into()).is_err() {
-            slow.push(to.to_owned());
-        }
+        record.pending.borrow_mut().push(message.into());
     }
 }
 

@@ -5,7 +5,6 @@
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::num::NonZeroU32;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::extract::{ConnectInfo, Query, State};
@@ -22,7 +21,7 @@ use wayfarer_protocol::ErrorCode;
 use wayfarer_sim::{inventory_slot, Action, Command, TradeCommand};
 
 use super::social::{self, SocialRequest};
-use super::ws_transport::{Incoming, NotAnUpgrade, Socket, Upgrade};
+use super::ws_transport::{Frames, Incoming, NotAnUpgrade, Socket, Upgrade};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use wayfarer_store::{CharacterSnapshot, User};
 
@@ -246,7 +245,7 @@ impl Connection {
         };
         let sync = self.initial_sync(&snapshot);
         socket
-            .send_text(ServerMessage::PlayerSync(Box::new(sync)).to_json())
+            .send_text(&ServerMessage::PlayerSync(Box::new(sync)).to_json())
             .await?;
         let joined = self.state.world_sender.send(WorldInput::Join {
             snapshot: Box::new(snapshot),
@@ -310,12 +309,7 @@ impl Connection {
                     }
                 },
                 message = outbound.recv() => match message {
-                    Some(Outbound::Message(message)) => self.forward(socket, &message).await,
-                    Some(Outbound::Text(text)) => match socket.send_shared(&text).await {
-                        Ok(()) => Flow::Continue,
-                        Err(_) => Flow::Close(1011, "send failed"),
-                    },
-                    Some(Outbound::Close(code, reason)) => Flow::Close(code, reason),
+                    Some(message) => self.deliver(socket, message).await,
                     None => Flow::Close(1011, "removed from the world"),
                 },
                 request = close_requests.recv() => match request {
@@ -341,7 +335,7 @@ impl Connection {
     }
 
     async fn send(&self, socket: &mut Socket, message: &ServerMessage) -> Flow {
-        match socket.send_text(message.to_json()).await {
+        match socket.send_text(&message.to_json()).await {
             Ok(()) => Flow::Continue,
             Err(_) => Flow::Close(1011, "send failed"),
         }
@@ -358,25 +352,54 @@ impl Connection {
             .await
     }
 
-    /// Writes a world message, restoring the client's own `ref` on errors.
-    async fn forward(&mut self, socket: &mut Socket, message: &Arc<ServerMessage>) -> Flow {
-        if let ServerMessage::Error(error) = message.as_ref() {
-            if let Some(Value::Number(n)) = &error.reference {
-                let original = n.as_u64().and_then(|id| self.take_ref(id));
-                let mut error = error.clone();
-                error.reference = original;
-                return self.send(socket, &ServerMessage::Error(error)).await;
+    /// Writes what the world sent (one message, or a tick's batch) with one write; a close in it
+    /// ends the connection after what came before it.
+    async fn deliver(&mut self, socket: &mut Socket, message: Outbound) -> Flow {
+        let mut frames = Frames::default();
+        let close = self.format(&mut frames, message);
+        if socket.send(frames).await.is_err() {
+            return Flow::Close(1011, "send failed");
+        }
+        match close {
+            Some((code, reason)) => Flow::Close(code, reason),
+            None => Flow::Continue,
+        }
+    }
+
+    /// Appends `message` to `frames`; returns the close it asks for, if any (what follows is dropped).
+    fn format(&mut self, frames: &mut Frames, message: Outbound) -> Option<(u16, &'static str)> {
+        match message {
+            Outbound::Message(message) => frames.push(&self.client_json(&message)),
+            Outbound::Text(text) => frames.push(&text),
+            Outbound::Close(code, reason) => return Some((code, reason)),
+            Outbound::Batch(batch) => {
+                for message in batch {
+                    if let Some(close) = self.format(frames, message) {
+                        return Some(close);
+                    }
+                }
             }
         }
-        if let ServerMessage::TradeError(error) = message.as_ref() {
+        None
+    }
+
+    /// A world message as JSON, with the client's own `ref` restored on errors.
+    fn client_json(&mut self, message: &ServerMessage) -> String {
+        if let ServerMessage::Error(error) = message {
             if let Some(Value::Number(n)) = &error.reference {
-                let original = n.as_u64().and_then(|id| self.take_ref(id));
                 let mut error = error.clone();
-                error.reference = original;
-                return self.send(socket, &ServerMessage::TradeError(error)).await;
+                error.reference = n.as_u64().and_then(|id| self.take_ref(id));
+                return ServerMessage::Error(error).to_json();
             }
         }
-        self.send(socket, message).await
+        if let ServerMessage::TradeError(error) = message {
+            if let Some(Value::Number(n)) = &error.reference {
+                let mut error = error.clone();
+                error.reference = n.as_u64().and_then(|id| self.take_ref(id));
+                return ServerMessage::TradeError(error).to_json();
+            }
+        }
+        message.to_json()
     }
 
     fn remember_ref(&mut self, reference: Option<Value>) -> Option<u64> {

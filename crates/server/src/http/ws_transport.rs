@@ -1,34 +1,31 @@
-//! The WebSocket transport of `/ws`: the upgrade handshake and a socket whose writes keep no
-//! per-connection buffer at the size of the largest message.
+//! The WebSocket transport of `/ws`: the upgrade handshake, and a socket that writes the server's
+//! text frames itself.
 //!
 //! Why not axum's `WebSocket`: tungstenite formats each frame into a per-connection output buffer
 //! that keeps the capacity of the largest frame it ever held. A player's first `world:update` in a
 //! crowd is 30–40 KiB, so every idle connection kept that much memory for nothing (measured: 62 KiB
-//! per idle player, BENCHMARKS.md). Owning the tungstenite stream lets us send a long text as
-//! fragments of at most [`FRAGMENT_BYTES`] (RFC 6455 section 5.4; every client library reassembles
-//! them), so the buffer never grows past one fragment. Shared texts (one encoding for many
-//! recipients) are sliced without copying.
-
-use std::sync::Arc;
+//! per idle player, BENCHMARKS.md). And it costs one write system call per message, where a tick
+//! sends a player dozens (chat lines, hits, the update).
+//!
+//! So tungstenite keeps reading frames and answering pings and closes, and data frames go out
+//! here: a server frame is unmasked (RFC 6455 section 5.1), just a header and the payload, so a
+//! batch of messages is formatted into one temporary buffer and written with one call, and nothing
+//! stays allocated between writes. Before writing, tungstenite's own buffer is flushed, so its
+//! control frames never interleave with ours.
 
 use axum::extract::FromRequestParts;
 use axum::http::header::{CONNECTION, SEC_WEBSOCKET_ACCEPT, SEC_WEBSOCKET_KEY, UPGRADE};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
-use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
 use hyper::upgrade::{OnUpgrade, Upgraded};
 use hyper_util::rt::TokioIo;
-use tokio::io::{AsyncRead, AsyncWrite};
-use tokio_tungstenite::tungstenite::protocol::frame::coding::{CloseCode, Data, OpCode};
-use tokio_tungstenite::tungstenite::protocol::frame::Frame;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role, WebSocketConfig};
 use tokio_tungstenite::tungstenite::{self, Message, Utf8Bytes};
 use tokio_tungstenite::WebSocketStream;
-
-/// Longest frame the server writes; longer texts go out as several fragments.
-pub const FRAGMENT_BYTES: usize = 4 * 1024;
 
 /// A valid WebSocket upgrade request (RFC 6455 section 4.2.1), taken apart for [`Upgrade::accept`].
 pub struct Upgrade {
@@ -151,12 +148,32 @@ pub struct Socket<S = TokioIo<Upgraded>> {
     stream: WebSocketStream<S>,
 }
 
-/// Lets an `Arc<str>` own the bytes of a `Bytes` without a copy.
-struct SharedText(Arc<str>);
+/// Text messages formatted as unmasked server frames, ready to write.
+#[derive(Debug, Default)]
+pub struct Frames {
+    buffer: Vec<u8>,
+}
 
-impl AsRef<[u8]> for SharedText {
-    fn as_ref(&self) -> &[u8] {
-        self.0.as_bytes()
+impl Frames {
+    /// Appends one text message as one frame (FIN set, opcode text).
+    pub fn push(&mut self, text: &str) {
+        let len = text.len();
+        self.buffer.reserve(len + 10);
+        self.buffer.push(0x80 | 0x1);
+        if len < 126 {
+            self.buffer.push(len as u8);
+        } else if let Ok(len) = u16::try_from(len) {
+            self.buffer.push(126);
+            self.buffer.extend_from_slice(&len.to_be_bytes());
+        } else {
+            self.buffer.push(127);
+            self.buffer.extend_from_slice(&(len as u64).to_be_bytes());
+        }
+        self.buffer.extend_from_slice(text.as_bytes());
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.buffer.is_empty()
     }
 }
 
@@ -185,40 +202,25 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Socket<S> {
         }
     }
 
-    /// Sends a text this connection owns.
-    pub async fn send_text(&mut self, text: String) -> Result<(), SendError> {
-        self.send_bytes(Bytes::from(text)).await
+    /// Sends one text message.
+    pub async fn send_text(&mut self, text: &str) -> Result<(), SendError> {
+        let mut frames = Frames::default();
+        frames.push(text);
+        self.send(frames).await
     }
 
-    /// Sends a text encoded once for many connections; each fragment is a view into it.
-    pub async fn send_shared(&mut self, text: &Arc<str>) -> Result<(), SendError> {
-        self.send_bytes(Bytes::from_owner(SharedText(Arc::clone(text))))
-            .await
-    }
-
-    /// Writes `text` (valid UTF-8: it comes from a `String` or a `str`) as one frame, or as fragments
-    /// of at most [`FRAGMENT_BYTES`]. A fragment boundary may fall inside a character: UTF-8 is checked
-    /// over the whole message by the receiver.
-    async fn send_bytes(&mut self, text: Bytes) -> Result<(), SendError> {
-        let mut start = 0;
-        loop {
-            let end = (start + FRAGMENT_BYTES).min(text.len());
-            let opcode = if start == 0 {
-                OpCode::Data(Data::Text)
-            } else {
-                OpCode::Data(Data::Continue)
-            };
-            let last = end == text.len();
-            let frame = Frame::message(text.slice(start..end), opcode, last);
-            // `feed` writes through once the buffer passes its write size (0 here), so at most one
-            // fragment waits in it; the flush sends the last.
-            self.stream.feed(Message::Frame(frame)).await?;
-            if last {
-                break;
-            }
-            start = end;
+    /// Writes `frames` to the client in one go.
+    pub async fn send(&mut self, frames: Frames) -> Result<(), SendError> {
+        if frames.buffer.is_empty() {
+            return Ok(());
         }
+        // tungstenite may hold a pong or close reply; it goes first, whole.
         self.stream.flush().await?;
+        self.stream
+            .get_mut()
+            .write_all(&frames.buffer)
+            .await
+            .map_err(tungstenite::Error::Io)?;
         Ok(())
     }
 
@@ -241,98 +243,91 @@ mod tests {
         WebSocketConfig::default().write_buffer_size(0)
     }
 
-    /// A text of `len` bytes whose multi-byte characters straddle fragment boundaries.
-    fn long_text(len: usize) -> String {
-        let mut text = String::new();
-        while text.len() + 3 <= len {
-            text.push_str(if text.len().is_multiple_of(7) {
-                "é"
-            } else {
-                "a"
-            });
-        }
-        text
-    }
-
-    /// Reads raw server frames (unmasked, RFC 6455 section 5.2) until one has FIN set.
-    async fn read_frames(pipe: &mut tokio::io::DuplexStream) -> Vec<(bool, u8, Vec<u8>)> {
-        let mut frames = Vec::new();
-        loop {
-            let mut head = [0u8; 2];
-            pipe.read_exact(&mut head).await.unwrap();
-            let fin = head[0] & 0x80 != 0;
-            let opcode = head[0] & 0x0f;
-            assert_eq!(head[1] & 0x80, 0, "server frames are not masked");
-            let len = match head[1] & 0x7f {
-                126 => {
-                    let mut ext = [0u8; 2];
-                    pipe.read_exact(&mut ext).await.unwrap();
-                    u64::from(u16::from_be_bytes(ext))
-                }
-                127 => {
-                    let mut ext = [0u8; 8];
-                    pipe.read_exact(&mut ext).await.unwrap();
-                    u64::from_be_bytes(ext)
-                }
-                n => u64::from(n),
-            };
-            let mut payload = vec![0u8; len as usize];
-            pipe.read_exact(&mut payload).await.unwrap();
-            frames.push((fin, opcode, payload));
-            if fin {
-                return frames;
+    /// Reads one raw server frame (RFC 6455 section 5.2): FIN, opcode, payload.
+    async fn read_frame(pipe: &mut tokio::io::DuplexStream) -> (bool, u8, Vec<u8>) {
+        let mut head = [0u8; 2];
+        pipe.read_exact(&mut head).await.unwrap();
+        assert_eq!(head[1] & 0x80, 0, "server frames are not masked");
+        let len = match head[1] & 0x7f {
+            126 => {
+                let mut ext = [0u8; 2];
+                pipe.read_exact(&mut ext).await.unwrap();
+                u64::from(u16::from_be_bytes(ext))
             }
+            127 => {
+                let mut ext = [0u8; 8];
+                pipe.read_exact(&mut ext).await.unwrap();
+                u64::from_be_bytes(ext)
+            }
+            n => u64::from(n),
+        };
+        let mut payload = vec![0u8; len as usize];
+        pipe.read_exact(&mut payload).await.unwrap();
+        (head[0] & 0x80 != 0, head[0] & 0x0f, payload)
+    }
+
+    #[tokio::test]
+    async fn each_length_gets_the_shortest_header_that_holds_it() {
+        let (server_end, mut client_end) = tokio::io::duplex(1 << 20);
+        let mut socket = Socket::new(server_end, config()).await;
+        // The edges of the 7-bit, 16-bit and 64-bit length forms.
+        let lengths = [0, 1, 125, 126, 127, 65_535, 65_536, 100_000];
+        let mut frames = Frames::default();
+        let texts: Vec<String> = lengths
+            .iter()
+            .map(|&n| "é".repeat(n / 2) + &"a".repeat(n % 2))
+            .collect();
+        for text in &texts {
+            frames.push(text);
+        }
+        socket.send(frames).await.unwrap();
+        for text in &texts {
+            let (fin, opcode, payload) = read_frame(&mut client_end).await;
+            assert!(fin, "every message is one whole frame");
+            assert_eq!(opcode, 0x1, "a text frame");
+            assert_eq!(payload, text.as_bytes());
         }
     }
 
     #[tokio::test]
-    async fn long_texts_go_out_as_fragments_of_at_most_the_limit() {
-        let (server_end, mut client_end) = tokio::io::duplex(1 << 20);
-        let mut socket = Socket::new(server_end, config()).await;
-        let text: Arc<str> = long_text(3 * FRAGMENT_BYTES + 100).into();
-        socket.send_shared(&text).await.unwrap();
-
-        let frames = read_frames(&mut client_end).await;
-        assert_eq!(frames.len(), 4);
-        assert_eq!(frames[0].1, 0x1, "the first fragment is a text frame");
-        assert!(
-            frames[1..].iter().all(|f| f.1 == 0x0),
-            "the rest continue it"
-        );
-        assert!(frames[..3]
-            .iter()
-            .all(|f| !f.0 && f.2.len() == FRAGMENT_BYTES));
-        assert!(frames[3].0 && frames[3].2.len() == text.len() - 3 * FRAGMENT_BYTES);
-        let joined: Vec<u8> = frames.into_iter().flat_map(|f| f.2).collect();
-        assert_eq!(joined, text.as_bytes());
-    }
-
-    #[tokio::test]
-    async fn a_text_up_to_the_limit_is_one_frame() {
-        let (server_end, mut client_end) = tokio::io::duplex(1 << 20);
-        let mut socket = Socket::new(server_end, config()).await;
-        let text = "x".repeat(FRAGMENT_BYTES);
-        socket.send_text(text.clone()).await.unwrap();
-        let frames = read_frames(&mut client_end).await;
-        assert_eq!(frames.len(), 1);
-        assert_eq!((frames[0].0, frames[0].1), (true, 0x1));
-        assert_eq!(frames[0].2, text.as_bytes());
-    }
-
-    #[tokio::test]
-    async fn a_client_library_reassembles_the_fragments_into_one_message() {
+    async fn a_client_library_reads_a_batch_as_separate_messages_in_order() {
         let (server_end, client_end) = tokio::io::duplex(1 << 20);
         let mut socket = Socket::new(server_end, config()).await;
         let mut client = WebSocketStream::from_raw_socket(client_end, Role::Client, None).await;
-        let first = long_text(10 * FRAGMENT_BYTES + 1);
-        let second = "short".to_owned();
-        socket.send_text(first.clone()).await.unwrap();
-        socket.send_text(second.clone()).await.unwrap();
-        for expected in [first, second] {
+        let texts = ["first".to_owned(), "x".repeat(40_000), "third é".to_owned()];
+        let mut frames = Frames::default();
+        for text in &texts {
+            frames.push(text);
+        }
+        socket.send(frames).await.unwrap();
+        socket.send_text("after").await.unwrap();
+        for expected in texts.iter().map(String::as_str).chain(["after"]) {
             match client.next().await {
                 Some(Ok(Message::Text(text))) => assert_eq!(text.as_str(), expected),
-                other => panic!("expected one text message, got {other:?}"),
+                other => panic!("expected a text message, got {other:?}"),
             }
         }
+    }
+
+    #[tokio::test]
+    async fn pings_are_answered_and_closes_are_replied_between_our_frames() {
+        let (server_end, client_end) = tokio::io::duplex(1 << 20);
+        let mut socket = Socket::new(server_end, config()).await;
+        let mut client = WebSocketStream::from_raw_socket(client_end, Role::Client, None).await;
+        client.send(Message::Ping("p".into())).await.unwrap();
+        client.send(Message::Text("hi".into())).await.unwrap();
+        assert!(matches!(socket.recv().await, Incoming::Control));
+        assert!(matches!(socket.recv().await, Incoming::Text(t) if t.as_str() == "hi"));
+        socket.send_text("reply").await.unwrap();
+        // The pong tungstenite queued goes out before our frame, whole.
+        assert!(matches!(client.next().await, Some(Ok(Message::Pong(p))) if &p[..] == b"p"));
+        assert!(matches!(client.next().await, Some(Ok(Message::Text(t))) if t.as_str() == "reply"));
+        client.close(None).await.unwrap();
+        assert!(matches!(socket.recv().await, Incoming::Closed));
+        // The reply close frame was sent when the close arrived.
+        assert!(matches!(
+            client.next().await,
+            Some(Ok(Message::Close(_))) | None
+        ));
     }
 }
