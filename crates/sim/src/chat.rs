@@ -1,4 +1,6 @@
-//! Chat: `local` reaches every player within view distance of the sender, `global` everyone,
+//! Chat: `local` reaches the players who see the sender (within view distance, and among the
+//! nearest [`crate::view::MAX_VISIBLE_PLAYERS`] in a crowd: a line is heard by whoever sees its
+//! speaker, as the speech above a head is seen), `global` everyone,
 //! `private` one named player (with an echo to the sender); `system` messages come from the server.
 //! Receivers never get local or global messages from someone they ignore, and a private message to
 //! someone who ignores the sender is refused with `ignored`.
@@ -73,15 +75,22 @@ impl World {
         let sender_key = sender.name_key.as_str();
         let recipients = match channel {
             ChatChannel::Local => {
-                let mut near = Vec::new();
+                let speaker = sender.handle;
+                let mut indices: Vec<usize> = Vec::new();
                 self.grid
-                    .players_within(sender_body.tile(), VIEW_RADIUS_TILES, |h| near.push(h));
+                    .players_within(sender_body.tile(), VIEW_RADIUS_TILES, |h| {
+                        let listener = self
+                            .entities
+                            .get(h)
+                            .and_then(|b| self.player_index.get(&b.wire.id).copied());
+                        if let Some(i) = listener {
+                            let p = &self.players[i];
+                            if p.handle == speaker || p.viewer.sees(speaker) {
+                                indices.push(i);
+                            }
+                        }
+                    });
                 // Grid order depends on cell layout; sort by join order for a stable list.
-                let mut indices: Vec<usize> = near
-                    .iter()
-                    .filter_map(|h| self.entities.get(*h))
-                    .filter_map(|b| self.player_index.get(&b.wire.id).copied())
-                    .collect();
                 indices.sort_unstable();
                 indices
                     .into_iter()

@@ -40,6 +40,11 @@ impl Viewer {
         }
     }
 
+    /// Whether the client has been shown `handle` (and still sees it).
+    pub fn sees(&self, handle: Handle) -> bool {
+        self.visible.binary_search(&handle).is_ok()
+    }
+
     /// Forgets what was shown (a new connection for the same character).
     pub fn reset(&mut self) {
         self.visible.clear();

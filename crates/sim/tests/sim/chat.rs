@@ -245,3 +245,50 @@ fn system_messages_go_to_one_player_or_everyone() {
         ]
     );
 }
+
+#[test]
+fn in_a_crowd_local_chat_reaches_exactly_those_who_see_the_speaker() {
+    use std::collections::{BTreeSet, HashMap, HashSet};
+    // 400 players in a 20×20 square: everyone is within view distance of everyone, but each sees
+    // only the nearest 255 others.
+    let mut world = Field::new(200).world();
+    let ids: Vec<String> = (0..400).map(|i| format!("p{i:03}")).collect();
+    let joins = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| join(id, t(20 + (i % 20) as i32, 20 + (i / 20) as i32)))
+        .collect();
+    let mut shown: HashMap<String, HashSet<String>> = HashMap::new();
+    fn record_views(shown: &mut HashMap<String, HashSet<String>>, events: &[Event]) {
+        for event in events {
+            if let Event::View { to, update } = event {
+                let seen = shown.entry(to.clone()).or_default();
+                seen.extend(update.added.iter().map(|e| e.id.clone()));
+                for gone in &update.removed {
+                    seen.remove(gone);
+                }
+            }
+        }
+    }
+    record_views(&mut shown, &world.tick(joins));
+    record_views(&mut shown, &world.tick(Vec::new()));
+
+    // The corner player is among the nearest 255 of only some; the centre one of everyone.
+    for (speaker, everyone) in [("p000", false), ("p210", true)] {
+        let events = world.tick(vec![say(speaker, ChatChannel::Local, "hi", None)]);
+        record_views(&mut shown, &events);
+        let heard: BTreeSet<String> = chats(&events)[0].0.iter().cloned().collect();
+        let seeing: BTreeSet<String> = shown
+            .iter()
+            .filter(|(viewer, seen)| *viewer == speaker || seen.contains(speaker))
+            .map(|(viewer, _)| viewer.clone())
+            .collect();
+        assert_eq!(heard, seeing, "{speaker} is heard by exactly who sees them");
+        assert_eq!(
+            heard.len() == ids.len(),
+            everyone,
+            "{speaker}: {} listeners",
+            heard.len()
+        );
+    }
+}
