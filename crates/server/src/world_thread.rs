@@ -39,9 +39,10 @@ const MAX_INPUTS_PER_TICK: usize = 50_000;
 /// Capacity of the inbound queue shared by every connection.
 pub const INBOUND_QUEUE: usize = 65_536;
 /// Capacity of each connection's outbound queue, in entries: a tick's messages for a player are one
-/// entry (a batch), replies between ticks one each. A client that falls this far behind (about 20 s
-/// of ticks at 600 ms) is dropped.
-pub const OUTBOUND_QUEUE: usize = 32;
+/// entry (a batch), replies between ticks one each (up to 60 a second: the message rate). A client
+/// that stops reading is dropped when it fills (within about a minute at 600 ms ticks, sooner
+/// when it keeps asking).
+pub const OUTBOUND_QUEUE: usize = 128;
 
 /// A message for one connection.
 #[derive(Debug, Clone)]
@@ -821,7 +822,11 @@ impl Runner {
                 _ => Some(Outbound::Batch(std::mem::take(&mut *pending))),
             };
             if let Some(message) = message {
-                if record.outbound.try_send(message).is_err() {
+                // A closed queue is a connection already leaving (its `Leave` is on the way), not a
+                // slow one.
+                if let Err(tokio_mpsc::error::TrySendError::Full(_)) =
+                    record.outbound.try_send(message)
+                {
                     slow.push(id.clone());
                 }
             }

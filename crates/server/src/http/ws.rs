@@ -103,7 +103,7 @@ pub async fn upgrade(
     let name = character.name.clone();
     // Write size 0: every frame goes to the socket as it is written (see ws_transport).
     let config = WebSocketConfig::default()
-        .read_buffer_size(4 * 1024)
+        .read_buffer_size(1024)
         .write_buffer_size(0)
         .max_message_size(Some(HARD_FRAME_LIMIT))
         .max_frame_size(Some(HARD_FRAME_LIMIT));
@@ -183,6 +183,8 @@ impl Connection {
                 "load_failed"
             }
         };
+        // The socket stays open until the final save is done: a client that sees the connection end
+        // can count on its state being saved.
         // Leave the world; the world hands the final state to the save task, which tells us when done.
         let (done_tx, done_rx) = oneshot::channel();
         let sent = connection.state.world_sender.send(WorldInput::Leave {
