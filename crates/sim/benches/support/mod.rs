@@ -1,5 +1,8 @@
-//! What the tick benchmarks share: a deterministic input generator and an open map with wandering
-//! goblins.
+//! What the sim benchmarks share: a deterministic input generator and an open map with wandering
+//! goblins (its manifests can be extended, e.g. with items, before building).
+//!
+//! Every bench compiles its own copy of this module and uses only part of it.
+#![allow(dead_code)]
 
 use std::sync::Arc;
 
@@ -22,6 +25,11 @@ impl Lcg {
 /// One open area of `side`² tiles (spawn in the middle) with `spawners` goblin spawners of
 /// `per_spawner` goblins each, spread over it.
 pub fn goblin_plain(side: i32, spawners: usize, per_spawner: u32) -> Arc<Content> {
+    build(&plain_manifests(side, spawners, per_spawner))
+}
+
+/// The manifests of [`goblin_plain`], for a bench that adds its own before calling [`build`].
+pub fn plain_manifests(side: i32, spawners: usize, per_spawner: u32) -> ManifestSet {
     let mut rng = Lcg(5);
     let mobs: Vec<_> = (0..spawners)
         .map(|_| {
@@ -48,7 +56,12 @@ pub fn goblin_plain(side: i32, spawners: usize, per_spawner: u32) -> Arc<Content
         }}})
         .to_string(),
     );
-    match Content::from_files(&set) {
+    set
+}
+
+/// The content of benchmark manifests; panics with the report when they are invalid.
+pub fn build(set: &ManifestSet) -> Arc<Content> {
+    match Content::from_files(set) {
         Ok((content, _)) => Arc::new(content),
         Err(report) => panic!("benchmark content is invalid:\n{report}"),
     }
