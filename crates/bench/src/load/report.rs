@@ -107,10 +107,12 @@ pub struct TradeReport {
 }
 
 /// Coins only move between the two bots of a pair, so a pair's total at the end must equal its
-/// total at the start. Counted are the pairs whose two bots both entered, stayed connected to the
-/// end (their last inventory is the server's last word) and saw their inventory; a pair with a
-/// bot that failed to connect or lost its connection is left out (its last known count may be
-/// stale) and counted in `pairsExcluded`.
+/// total at the start. Counted are the pairs whose two bots both entered, stayed connected until
+/// they closed at the end (every inventory the server sent them before their close was read, up
+/// to the server's answer) and saw their inventory; a pair with a bot that failed to connect or
+/// lost its connection during the run is left out (its last known count may be stale) and
+/// counted in `pairsExcluded`. A trade that commits after its bots closed is invisible to them,
+/// but it moves one coin each way, so it cannot unbalance the totals.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CoinCheck {

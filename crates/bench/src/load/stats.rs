@@ -177,7 +177,7 @@ pub struct CoinLedger {
     pub start: Option<i64>,
     /// Coins in the last inventory it received, up to the server's close.
     pub end: Option<i64>,
-    /// Whether it stayed connected to the end (no disconnect, close answered).
+    /// Whether it stayed connected until it closed at the end (no disconnect during the run).
     pub stayed: bool,
 }
 
