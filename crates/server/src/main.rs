@@ -56,7 +56,8 @@ enum Command {
         /// Seconds over which the bots start, evenly spread.
         #[arg(long, default_value_t = wayfarer_bench::load::LoadOptions::DEFAULT_RAMP_SECONDS)]
         ramp: u64,
-        /// What the bots do: wander, chat, gather, mixed, idle (trade once trading exists).
+        /// What the bots do: wander, chat, gather, trade (pairs swap a coin, over and over; the
+        /// report adds trades a second, their durations and a coin conservation check), mixed, idle.
         #[arg(long, default_value = "mixed")]
         scenario: wayfarer_bench::load::Scenario,
         /// The server's LOAD_TEST_KEY, so the bots pass the authentication rate limit.
@@ -184,7 +185,8 @@ fn bounds(models: &std::path::Path, stations: &std::path::Path, out: &std::path:
 }
 
 /// `wayfarer load`: runs the bots, prints the summary, writes the JSON, and fails when any bot
-/// saw an error, a failed connect or a disconnect (so CI can assert a clean run by the exit code).
+/// saw an error, a failed connect or a disconnect, or (trading) a trade was cancelled, refused or
+/// stalled or the coins do not add up (so CI can assert a clean run by the exit code).
 fn load(command: Command) -> ExitCode {
     let Command::Load {
         url,
@@ -245,7 +247,10 @@ fn load(command: Command) -> ExitCode {
     if report.is_clean() {
         ExitCode::SUCCESS
     } else {
-        eprintln!("error: the load run was not clean (errors, failed connects or disconnects)");
+        eprintln!(
+            "error: the load run was not clean (errors, failed connects or disconnects, or \
+             trade cancels, errors, stalls or unbalanced coins)"
+        );
         ExitCode::FAILURE
     }
 }

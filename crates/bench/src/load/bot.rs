@@ -4,7 +4,7 @@
 //! (or when the run is stopped), so a bot always finishes within
 //! `deadline + CONNECT_TIMEOUT + SEND_TIMEOUT + CLOSE_TIMEOUT`.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
@@ -23,7 +23,8 @@ use super::options::Endpoints;
 use super::scenario::{
     bot_name, chat_line, target_within, wander_target, Action, Plan, Rng, SPREAD_RADIUS_TILES,
 };
-use super::stats::{bump, BotStats};
+use super::stats::{bump, BotStats, CoinLedger};
+use super::trade::{partner_of, Outgoing, Purse, Role, Trader};
 use super::Scenario;
 
 /// Longest time from a bot's start to its first `player:sync` (guest, character, handshake).
@@ -52,6 +53,12 @@ pub(crate) struct Shared {
     pub scenario: Scenario,
     /// When the bots stop acting.
     pub deadline: Instant,
+    /// How many bots the run has.
+    pub bots: usize,
+    /// Trading: each bot's character id, set once it has entered (empty for other scenarios).
+    pub character_ids: Vec<OnceLock<String>>,
+    /// When the steady window starts (the end of the ramp).
+    pub steady_from: Instant,
 }
 
 /// Runs bot `index` to the end and returns what it counted.
@@ -83,7 +90,21 @@ pub(crate) async fn run_bot(
     };
     stats.connected = 1;
     stats.connect_times.record(started.elapsed());
-    let Entered { socket, tile } = entered;
+    let Entered {
+        socket,
+        tile,
+        first_sync,
+    } = entered;
+    let now = Instant::now();
+    let mut purse = Purse::default();
+    let trader = (shared.scenario == Scenario::Trade).then(|| {
+        purse.learn(&first_sync);
+        // The partner finds this bot's character by its slot.
+        if let (Some(slot), Some(id)) = (shared.character_ids.get(index), sync_id(&first_sync)) {
+            let _ = slot.set(id);
+        }
+        Trader::new(Role::of(index, shared.bots), now, shared.steady_from)
+    });
     let mut bot = Bot {
         index,
         shared: &shared,
@@ -93,11 +114,26 @@ pub(crate) async fn run_bot(
         tile,
         probe: None,
         next_ref: 0,
-        entered_at: Instant::now(),
+        entered_at: now,
         woods: Woods::default(),
+        trader,
+        purse,
+        outbox: Vec::new(),
     };
-    bot.play(stop).await;
-    bot.stats
+    let stayed = bot.play(stop).await;
+    let mut stats = bot.stats;
+    if let Some(trader) = bot.trader {
+        stats.trade.merge(trader.stats);
+        if partner_of(index, shared.bots).is_some() {
+            stats.trade.ledger.push(CoinLedger {
+                bot: index,
+                start: bot.purse.start,
+                end: bot.purse.now,
+                stayed,
+            });
+        }
+    }
+    stats
 }
 
 /// Enters the world the way bot `index` of a load run does (guest account, character, `/ws`,
@@ -118,6 +154,9 @@ pub async fn enter_world(url: &str, key: Option<&str>, index: usize) -> Result<S
         key: key.map(str::to_owned),
         scenario: Scenario::Wander,
         deadline: Instant::now() + CONNECT_TIMEOUT,
+        bots: index + 1,
+        character_ids: Vec::new(),
+        steady_from: Instant::now(),
     };
     let mut rng = Rng::from_entropy(index as u64);
     let mut stats = BotStats::default();
@@ -178,6 +217,8 @@ impl ConnectFailure {
 struct Entered {
     socket: Socket,
     tile: TilePos,
+    /// The text of the entry `player:sync`.
+    first_sync: String,
 }
 
 #[derive(Deserialize)]
@@ -289,7 +330,11 @@ async fn connect(
                     let tile = sync_tile(text.as_str()).ok_or_else(|| {
                         ConnectFailure::new("enter", "unreadable player:sync", text.to_string())
                     })?;
-                    return Ok(Entered { socket, tile });
+                    return Ok(Entered {
+                        socket,
+                        tile,
+                        first_sync: text.to_string(),
+                    });
                 }
                 return Err(ConnectFailure::new(
                     "enter",
@@ -333,6 +378,11 @@ struct SyncData {
 }
 
 #[derive(Deserialize)]
+struct SyncId {
+    id: String,
+}
+
+#[derive(Deserialize)]
 struct ErrorData {
     code: String,
 }
@@ -367,6 +417,13 @@ fn sync_tile(text: &str) -> Option<TilePos> {
     }))
 }
 
+/// The character id of a `player:sync` frame.
+fn sync_id(text: &str) -> Option<String> {
+    serde_json::from_str::<Frame<SyncId>>(text)
+        .ok()
+        .map(|f| f.data.id)
+}
+
 fn close_code(frame: Option<&CloseFrame>) -> String {
     match frame {
         Some(frame) => u16::from(frame.code).to_string(),
@@ -395,6 +452,12 @@ struct Bot<'a> {
     entered_at: Instant,
     /// Gathering bots: what they know of trees and their own inventory.
     woods: Woods,
+    /// Trading bots: their trade cycle.
+    trader: Option<Trader>,
+    /// Trading bots: their coins.
+    purse: Purse,
+    /// Trade messages to send, queued while handling a received frame.
+    outbox: Vec<Outgoing>,
 }
 
 /// What a gathering bot has seen: trees in view (id → tile, standing) and its inventory.
@@ -467,11 +530,35 @@ impl Woods {
 }
 
 impl Bot<'_> {
-    async fn play(&mut self, mut stop: watch::Receiver<bool>) {
-        let end = self.act(&mut stop).await;
-        if let End::Finished = end {
-            self.close().await;
+    /// Plays to the end; true when the bot stayed connected until it closed. (Whether the server
+    /// answered the close in time does not matter to what the bot knows: after a client's close
+    /// the server sends it nothing more.)
+    async fn play(&mut self, mut stop: watch::Receiver<bool>) -> bool {
+        match self.act(&mut stop).await {
+            End::Finished => {
+                self.close().await;
+                true
+            }
+            End::Lost => false,
         }
+    }
+
+    /// The partner's character id, once the partner has entered.
+    fn partner_id(&self) -> Option<&str> {
+        partner_of(self.index, self.shared.bots)
+            .and_then(|p| self.shared.character_ids.get(p))
+            .and_then(OnceLock::get)
+            .map(String::as_str)
+    }
+
+    /// Sends the queued trade messages; false when the socket is lost.
+    async fn flush(&mut self) -> bool {
+        for (kind, data) in std::mem::take(&mut self.outbox) {
+            if !self.send(kind, data).await {
+                return false;
+            }
+        }
+        true
     }
 
     /// Acts and reads until the deadline, a stop, or a lost connection.
@@ -482,8 +569,13 @@ impl Bot<'_> {
             if *stop.borrow() || Instant::now() >= deadline {
                 return End::Finished;
             }
-            let (action, offset) = plan.next();
-            let wake = (self.entered_at + offset).min(deadline);
+            let (mut action, offset) = plan.next();
+            let mut wake = (self.entered_at + offset).min(deadline);
+            if let Some(due) = self.trader.as_ref().and_then(Trader::due_at) {
+                if due < wake {
+                    (action, wake) = (Action::Trade, due);
+                }
+            }
             tokio::select! {
                 changed = stop.changed() => {
                     // The run stopped, or (on error) the run itself is gone: either way, finish.
@@ -495,6 +587,9 @@ impl Bot<'_> {
                     if let Some(end) = self.receive(frame) {
                         return end;
                     }
+                    if !self.flush().await {
+                        return End::Lost;
+                    }
                 }
                 () = sleep_until(wake) => {
                     let now = Instant::now();
@@ -504,7 +599,9 @@ impl Bot<'_> {
                     if !self.perform(action).await {
                         return End::Lost;
                     }
-                    plan.reschedule(action, now - self.entered_at, &mut self.rng);
+                    if action != Action::Trade {
+                        plan.reschedule(action, now - self.entered_at, &mut self.rng);
+                    }
                 }
             }
         }
@@ -519,6 +616,19 @@ impl Bot<'_> {
                     && matches!(kind.as_deref(), Some("world:update" | "inventory:update"))
                 {
                     self.woods.learn(text.as_str());
+                }
+                if let Some(trader) = &mut self.trader {
+                    let now = Instant::now();
+                    if matches!(kind.as_deref(), Some("player:sync" | "inventory:update")) {
+                        self.purse.learn(text.as_str());
+                    }
+                    // Past the deadline the bot is leaving: what its partner's leaving causes
+                    // (a `disconnected` cancel) is not the server's doing.
+                    if let (Some(kind), true) = (kind.as_deref(), now < self.shared.deadline) {
+                        let out =
+                            trader.receive(kind, text.as_str(), &self.purse, now, &mut self.rng);
+                        self.outbox.extend(out);
+                    }
                 }
                 if kind.as_deref() == Some("player:sync") {
                     if let Some(sent) = self.probe.take() {
@@ -607,6 +717,14 @@ impl Bot<'_> {
                     }
                 }
             }
+            Action::Trade => {
+                let partner = self.partner_id().map(str::to_owned);
+                if let Some(trader) = &mut self.trader {
+                    let out = trader.due(Instant::now(), partner.as_deref(), &mut self.rng);
+                    self.outbox.extend(out);
+                }
+                self.flush().await
+            }
             Action::Chat => {
                 let (text, global) = chat_line(&mut self.rng);
                 let channel = if global { "global" } else { "local" };
@@ -652,7 +770,13 @@ impl Bot<'_> {
             }
             while let Some(Ok(message)) = self.socket.next().await {
                 if let Message::Text(text) = message {
-                    record_in(&mut self.stats, text.as_str());
+                    let kind = record_in(&mut self.stats, text.as_str());
+                    // The last inventories (of a trade completing as the run ends) still count.
+                    if self.trader.is_some()
+                        && matches!(kind.as_deref(), Some("player:sync" | "inventory:update"))
+                    {
+                        self.purse.learn(text.as_str());
+                    }
                 }
             }
             true

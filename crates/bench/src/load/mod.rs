@@ -13,7 +13,10 @@
 //! - `gather`: every 3–6 s, `player:action gather` on the nearest standing tree it has seen in its
 //!   `world:update`s (the server walks it there), dropping a log when the inventory is full;
 //! - `idle`: nothing at all after entering (no probes either): the cost of connected players;
-//! - `trade`: refused with [`LoadError::UnsupportedScenario`] — the server has no trading yet.
+//! - `trade`: bots `2k` and `2k + 1` trade one coin each way, over and over, where they entered
+//!   (everyone enters at the spawn point, within trading distance); see the `trade` module for
+//!   the cycle. The report adds trades completed (overall and after the ramp), their durations,
+//!   cancels and trade errors, and checks that the coins of the bots add up at the end.
 //!
 //! Every bot but the idle ones also sends `player:sync` about every 2 s and times the reply (the round trip). At the
 //! end every bot closes its socket normally and waits for the server's close.
@@ -39,6 +42,7 @@ mod report;
 mod scenario;
 mod server_figures;
 mod stats;
+mod trade;
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -54,13 +58,17 @@ pub use bot::{
     PROBE_TIMEOUT, SEND_TIMEOUT,
 };
 pub use options::{Endpoints, LoadOptions, Scenario, UnknownScenario};
-pub use report::LoadReport;
+pub use report::{CoinCheck, LoadReport, TradeReport};
 pub use scenario::{
     bot_name, Rng, CHAT_EVERY, FIRST_SYNC_WITHIN, GLOBAL_CHAT_ONE_IN, MAX_NAME_CHARS, MOVE_EVERY,
     SYNC_EVERY, WANDER_RADIUS_TILES,
 };
 pub use server_figures::{ServerFigures, StatusSample};
 pub use stats::{percentile, LatencySummary, Samples};
+pub use trade::{
+    partner_of, Role, NEXT_TRADE_AFTER, PARTNER_POLL, RETRY_AFTER,
+    STALL_TIMEOUT as TRADE_STALL_TIMEOUT,
+};
 
 use bot::Shared;
 use report::RunFacts;
@@ -85,13 +93,6 @@ pub enum LoadError {
         /// What is wrong with it.
         reason: String,
     },
-    /// A scenario the server cannot play yet: `gather` and `trade` need gathering and trading,
-    /// which the server does not have.
-    #[error(
-        "scenario {0} is not supported yet: the server has no {what}; use wander, chat or mixed",
-        what = match .0 { Scenario::Trade => "trading", _ => "support for it" }
-    )]
-    UnsupportedScenario(Scenario),
     /// `GET /health` failed before any bot started.
     #[error("server {url} is not reachable: {reason}")]
     Unreachable {
@@ -138,12 +139,21 @@ pub async fn run_until(
 
     let start = Instant::now();
     let deadline = start + Duration::from_secs(options.seconds);
+    let ramp = Duration::from_secs(options.ramp_seconds);
+    let count = options.bots;
     let shared = Arc::new(Shared {
         endpoints,
         http,
         key: options.key.clone(),
         scenario: options.scenario,
         deadline,
+        bots: count,
+        character_ids: if options.scenario == Scenario::Trade {
+            (0..count).map(|_| std::sync::OnceLock::new()).collect()
+        } else {
+            Vec::new()
+        },
+        steady_from: start + ramp,
     });
     let (stop_tx, stop_rx) = watch::channel(false);
     let (watch_done_tx, watch_done_rx) = watch::channel(false);
@@ -158,8 +168,6 @@ pub async fn run_until(
     let mut stop = std::pin::pin!(stop);
     let mut stopped_at: Option<Instant> = None;
     let mut bots = JoinSet::new();
-    let ramp = Duration::from_secs(options.ramp_seconds);
-    let count = options.bots;
     tracing::info!(
         bots = count,
         seconds = options.seconds,
@@ -261,20 +269,6 @@ async fn check_health(http: &reqwest::Client, endpoints: &Endpoints) -> Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[tokio::test]
-    async fn unsupported_scenarios_are_refused_before_connecting() {
-        for scenario in [Scenario::Trade] {
-            let mut options = LoadOptions::new("http://127.0.0.1:9");
-            options.scenario = scenario;
-            let err = run(options).await.unwrap_err();
-            assert!(
-                matches!(err, LoadError::UnsupportedScenario(s) if s == scenario),
-                "{err}"
-            );
-            assert!(err.to_string().contains("not supported yet"), "{err}");
-        }
-    }
 
     #[tokio::test]
     async fn an_unreachable_server_fails_fast() {

@@ -20,8 +20,8 @@ pub enum Scenario {
     /// Chop the nearest tree every few seconds (dropping logs when the inventory fills), with the
     /// starter hatchet, walking there first as the server does for any action on an entity.
     Gather,
-    /// Trade with other bots. Not available yet: the server has no trading, so [`super::run`]
-    /// refuses it with [`LoadError::UnsupportedScenario`].
+    /// Trade with another bot: bots `2k` and `2k + 1` swap one coin each way, again and again,
+    /// standing where they entered.
     Trade,
     /// Wander and chat, each on its own timer.
     Mixed,
@@ -72,12 +72,6 @@ impl Scenario {
     pub fn probes(self) -> bool {
         self != Scenario::Idle
     }
-
-    /// Whether the server supports what this scenario does. Trading does not exist on the server
-    /// yet, so that scenario cannot run.
-    pub fn is_supported(self) -> bool {
-        self != Scenario::Trade
-    }
 }
 
 impl fmt::Display for Scenario {
@@ -86,7 +80,7 @@ impl fmt::Display for Scenario {
     }
 }
 
-/// A scenario name that is not one of `wander`, `chat`, `gather`, `trade`, `mixed`.
+/// A scenario name that is not one of `wander`, `chat`, `gather`, `trade`, `mixed`, `idle`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown scenario {0:?} (expected one of wander, chat, gather, trade, mixed, idle)")]
 pub struct UnknownScenario(pub String);
@@ -149,8 +143,7 @@ impl LoadOptions {
     }
 
     /// Checks the options before anything connects: at least one bot, a duration, a ramp shorter
-    /// than the run, a supported scenario, and an `http://host[:port]` URL. Returns the server's
-    /// endpoints.
+    /// than the run, and an `http://host[:port]` URL. Returns the server's endpoints.
     pub fn validate(&self) -> Result<Endpoints, LoadError> {
         if self.bots == 0 {
             return Err(LoadError::InvalidOptions(
@@ -167,9 +160,6 @@ impl LoadOptions {
                 "--ramp ({} s) must be shorter than --seconds ({} s) so that every bot gets to play",
                 self.ramp_seconds, self.seconds
             )));
-        }
-        if !self.scenario.is_supported() {
-            return Err(LoadError::UnsupportedScenario(self.scenario));
         }
         Endpoints::from_base(&self.url)
     }
@@ -247,10 +237,12 @@ mod tests {
         assert!(Scenario::Wander.wanders() && !Scenario::Wander.chats());
         assert!(Scenario::Chat.chats() && !Scenario::Chat.wanders());
         assert!(Scenario::Mixed.chats() && Scenario::Mixed.wanders());
-        assert!(Scenario::Gather.is_supported() && Scenario::Gather.gathers());
+        assert!(Scenario::Gather.gathers());
         assert!(!Scenario::Idle.probes() && !Scenario::Idle.wanders() && !Scenario::Idle.chats());
-        assert!(!Scenario::Trade.is_supported());
-        assert!(Scenario::Mixed.is_supported());
+        // Traders stay where they entered (trading needs them near each other) and still probe.
+        assert!(
+            Scenario::Trade.probes() && !Scenario::Trade.wanders() && !Scenario::Trade.gathers()
+        );
     }
 
     #[test]
@@ -300,12 +292,9 @@ mod tests {
         o.ramp_seconds = 4;
         assert!(o.validate().is_ok());
         let mut o = ok.clone();
-        o.scenario = Scenario::Trade;
-        assert!(matches!(
-            o.validate(),
-            Err(LoadError::UnsupportedScenario(Scenario::Trade))
-        ));
-        o.scenario = Scenario::Gather;
-        assert!(o.validate().is_ok());
+        for scenario in Scenario::ALL {
+            o.scenario = scenario;
+            assert!(o.validate().is_ok(), "{scenario}");
+        }
     }
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::stats::{total, BotStats, Counts, LatencySummary};
+use super::stats::{total, BotStats, CoinLedger, Counts, LatencySummary, TradeStats};
 use super::{LoadError, Scenario};
 
 /// What a load run measured. Rates are totals divided by `durationSeconds`.
@@ -71,6 +71,118 @@ pub struct LoadReport {
     /// What the server's `/status` said during the run (absent when it could not be read).
     #[serde(default)]
     pub server: Option<crate::load::ServerFigures>,
+    /// The `trade` scenario's trades and coin check (absent for other scenarios).
+    #[serde(default)]
+    pub trades: Option<TradeReport>,
+}
+
+/// Trades of a `trade` run, and whether the coins add up.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TradeReport {
+    /// Trades completed (`tradeCompleted`, counted once per trade).
+    pub completed: u64,
+    /// `completed / durationSeconds`.
+    pub completed_per_second: f64,
+    /// The steady window: from the end of the ramp (every bot started) to the end of the run.
+    pub steady_seconds: f64,
+    /// Trades completed in the steady window.
+    pub steady_completed: u64,
+    /// `steadyCompleted / steadySeconds`.
+    pub steady_per_second: f64,
+    /// From `tradeRequest` sent to `tradeCompleted` received, per completed trade.
+    pub duration_ms: LatencySummary,
+    /// `tradeCancelled` received, in all.
+    pub cancels: u64,
+    /// `tradeCancelled` received, by reason.
+    pub cancel_reasons: Counts,
+    /// `tradeError` received (and bot-side trade problems), in all.
+    pub errors: u64,
+    /// Trade errors by code.
+    pub errors_by_code: Counts,
+    /// Trade cycles given up (and cancelled) after no progress for the stall timeout.
+    pub stalls: u64,
+    /// The coins of the bots, at the start and at the end.
+    pub coins: CoinCheck,
+}
+
+/// Coins only move between the two bots of a pair, so a pair's total at the end must equal its
+/// total at the start. Counted are the pairs whose two bots both entered, stayed connected until
+/// they closed at the end (every inventory the server sent them before their close was read, up
+/// to the server's answer) and saw their inventory; a pair with a bot that failed to connect or
+/// lost its connection during the run is left out (its last known count may be stale) and
+/// counted in `pairsExcluded`. A trade that commits after its bots closed is invisible to them,
+/// but it moves one coin each way, so it cannot unbalance the totals.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CoinCheck {
+    /// Pairs counted.
+    pub pairs_counted: u64,
+    /// Pairs left out (a bot not connected to the end, or without a known inventory).
+    pub pairs_excluded: u64,
+    /// Coins of the counted bots at the start.
+    pub start: i64,
+    /// Coins of the counted bots at the end.
+    pub end: i64,
+    /// `start == end`.
+    pub balanced: bool,
+}
+
+impl CoinCheck {
+    /// The check over every trading bot's ledger; `pairs` is how many pairs the run had.
+    pub fn of(ledger: &[CoinLedger], pairs: u64) -> CoinCheck {
+        let mut by_pair = std::collections::BTreeMap::<usize, Vec<&CoinLedger>>::new();
+        for entry in ledger {
+            by_pair.entry(entry.bot / 2).or_default().push(entry);
+        }
+        let mut check = CoinCheck::default();
+        for bots in by_pair.values() {
+            let known: Option<Vec<(i64, i64)>> = bots
+                .iter()
+                .map(|b| b.stayed.then_some(b.start.zip(b.end)).flatten())
+                .collect();
+            if let Some(known) = known.filter(|k| k.len() == 2) {
+                check.pairs_counted += 1;
+                check.start += known.iter().map(|k| k.0).sum::<i64>();
+                check.end += known.iter().map(|k| k.1).sum::<i64>();
+            }
+        }
+        check.pairs_excluded = pairs.saturating_sub(check.pairs_counted);
+        check.balanced = check.start == check.end;
+        check
+    }
+}
+
+impl TradeReport {
+    fn new(stats: TradeStats, facts: &RunFacts) -> TradeReport {
+        let rate = |n: u64, seconds: f64| {
+            if seconds > 0.0 {
+                n as f64 / seconds
+            } else {
+                0.0
+            }
+        };
+        let steady_seconds = (facts.duration_seconds - facts.ramp_seconds as f64).max(0.0);
+        TradeReport {
+            completed: stats.completed,
+            completed_per_second: rate(stats.completed, facts.duration_seconds),
+            steady_seconds,
+            steady_completed: stats.completed_steady,
+            steady_per_second: rate(stats.completed_steady, steady_seconds),
+            duration_ms: stats.durations.summary(),
+            cancels: total(&stats.cancels),
+            cancel_reasons: stats.cancels,
+            errors: total(&stats.errors),
+            errors_by_code: stats.errors,
+            stalls: stats.stalls,
+            coins: CoinCheck::of(&stats.ledger, facts.bots / 2),
+        }
+    }
+
+    /// No cancel, error or stall, and the coins add up.
+    pub fn is_clean(&self) -> bool {
+        self.cancels == 0 && self.errors == 0 && self.stalls == 0 && self.coins.balanced
+    }
 }
 
 /// The run's facts that are not counts.
@@ -88,6 +200,8 @@ pub(crate) struct RunFacts {
 impl LoadReport {
     /// A report from every bot's merged counts.
     pub(crate) fn new(facts: RunFacts, stats: BotStats) -> LoadReport {
+        let trades =
+            (facts.scenario == Scenario::Trade).then(|| TradeReport::new(stats.trade, &facts));
         let messages_out = total(&stats.sent);
         let messages_in = total(&stats.received);
         let per_second = |n: u64| {
@@ -127,6 +241,7 @@ impl LoadReport {
             errors_by_code: stats.errors,
             name_retries: stats.name_retries,
             server: None,
+            trades,
         }
     }
 
@@ -141,13 +256,15 @@ impl LoadReport {
         std::fs::write(path, text + "\n").map_err(write_error)
     }
 
-    /// Whether every started bot connected and stayed connected, without errors or lost probes.
+    /// Whether every started bot connected and stayed connected, without errors or lost probes,
+    /// and, trading, without cancelled, refused or stalled trades and with the coins adding up.
     pub fn is_clean(&self) -> bool {
         self.connected == self.bots_started
             && self.failed_connects == 0
             && self.disconnects == 0
             && self.errors == 0
             && self.rtt_timeouts == 0
+            && self.trades.as_ref().is_none_or(TradeReport::is_clean)
     }
 }
 
@@ -253,6 +370,53 @@ impl fmt::Display for LoadReport {
         row(f, "disconnects", counts_line(&self.disconnect_reasons))?;
         row(f, "unclean closes", self.unclean_closes.to_string())?;
         row(f, "name retries", self.name_retries.to_string())?;
+        if let Some(trades) = &self.trades {
+            row(
+                f,
+                "trades completed",
+                format!(
+                    "{} ({:.1}/s); steady window {:.1} s: {} ({:.1}/s)",
+                    trades.completed,
+                    trades.completed_per_second,
+                    trades.steady_seconds,
+                    trades.steady_completed,
+                    trades.steady_per_second
+                ),
+            )?;
+            row(f, "trade (ms)", latency_line(&trades.duration_ms))?;
+            row(
+                f,
+                "trade cancels",
+                format!(
+                    "{}: {}",
+                    trades.cancels,
+                    counts_line(&trades.cancel_reasons)
+                ),
+            )?;
+            row(
+                f,
+                "trade errors",
+                format!("{}: {}", trades.errors, counts_line(&trades.errors_by_code)),
+            )?;
+            row(f, "trade stalls", trades.stalls.to_string())?;
+            let coins = &trades.coins;
+            row(
+                f,
+                "coins",
+                format!(
+                    "start {}, end {} over {} pairs ({} left out): {}",
+                    coins.start,
+                    coins.end,
+                    coins.pairs_counted,
+                    coins.pairs_excluded,
+                    if coins.balanced {
+                        "conserved"
+                    } else {
+                        "NOT CONSERVED"
+                    }
+                ),
+            )?;
+        }
         if let Some(server) = &self.server {
             row(
                 f,
@@ -360,6 +524,104 @@ mod tests {
             r.write_json(&dir.join("missing").join("r.json")),
             Err(LoadError::WriteReport { .. })
         ));
+    }
+
+    fn ledger(bot: usize, start: i64, end: i64, stayed: bool) -> CoinLedger {
+        CoinLedger {
+            bot,
+            start: Some(start),
+            end: Some(end),
+            stayed,
+        }
+    }
+
+    #[test]
+    fn coins_are_checked_over_whole_pairs_that_stayed() {
+        // Pair 0 swapped coins (and balances), pair 1 lost a bot, pair 2 is missing one bot
+        // (it never connected), pair 3 holds one coin fewer at the end.
+        let entries = [
+            ledger(0, 25, 24, true),
+            ledger(1, 25, 26, true),
+            ledger(2, 25, 25, true),
+            ledger(3, 25, 99, false),
+            ledger(4, 25, 25, true),
+            ledger(6, 25, 25, true),
+            ledger(7, 25, 24, true),
+        ];
+        let check = CoinCheck::of(&entries[..5], 3);
+        assert_eq!(
+            check,
+            CoinCheck {
+                pairs_counted: 1,
+                pairs_excluded: 2,
+                start: 50,
+                end: 50,
+                balanced: true
+            }
+        );
+        let check = CoinCheck::of(&entries, 4);
+        assert_eq!((check.pairs_counted, check.start, check.end), (2, 100, 99));
+        assert!(!check.balanced);
+        let unknown = CoinLedger {
+            end: None,
+            ..ledger(1, 25, 25, true)
+        };
+        assert_eq!(
+            CoinCheck::of(&[ledger(0, 25, 25, true), unknown], 1).pairs_counted,
+            0
+        );
+    }
+
+    #[test]
+    fn trade_runs_report_trades_and_fail_on_unbalanced_coins() {
+        let mut f = facts();
+        f.scenario = Scenario::Trade;
+        f.bots = 4;
+        f.bots_started = 4;
+        f.duration_seconds = 10.0;
+        f.ramp_seconds = 2;
+        let mut s = BotStats {
+            connected: 4,
+            ..BotStats::default()
+        };
+        s.trade.completed = 30;
+        s.trade.completed_steady = 24;
+        s.trade.durations.record(Duration::from_millis(400));
+        s.trade.ledger = vec![
+            ledger(0, 25, 25, true),
+            ledger(1, 25, 25, true),
+            ledger(2, 25, 25, true),
+            ledger(3, 25, 25, true),
+        ];
+        let r = LoadReport::new(f, s.clone());
+        let trades = r.trades.as_ref().expect("a trade run reports trades");
+        assert_eq!(trades.completed_per_second, 3.0);
+        assert_eq!(trades.steady_seconds, 8.0);
+        assert_eq!(trades.steady_per_second, 3.0);
+        assert_eq!(trades.duration_ms.p50, 400.0);
+        assert_eq!(trades.coins.pairs_counted, 2);
+        assert!(r.is_clean(), "{r}");
+        let text = r.to_string();
+        assert!(text.contains("trades completed    30 (3.0/s)"), "{text}");
+        assert!(
+            text.contains("start 100, end 100 over 2 pairs (0 left out): conserved"),
+            "{text}"
+        );
+
+        s.trade.ledger[3].end = Some(26);
+        bump(&mut s.trade.cancels, "timeout");
+        let r = LoadReport::new(f_trade(), s);
+        assert!(!r.is_clean());
+        assert!(r.to_string().contains("NOT CONSERVED"));
+        assert!(r.to_string().contains("timeout 1"));
+        assert!(LoadReport::new(facts(), stats()).trades.is_none());
+    }
+
+    fn f_trade() -> RunFacts {
+        let mut f = facts();
+        f.scenario = Scenario::Trade;
+        f.bots = 4;
+        f
     }
 
     #[test]

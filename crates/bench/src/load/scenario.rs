@@ -176,6 +176,9 @@ pub enum Action {
     Chat,
     /// Chop a tree (or drop a log when full).
     Gather,
+    /// The trade cycle's next step (a request, or the stall check): timed by the bot's
+    /// [`Trader`](super::trade::Trader), not by the plan.
+    Trade,
 }
 
 /// When a bot next does each of its actions, as offsets from the moment it entered the world.
@@ -237,6 +240,7 @@ impl Plan {
             Action::Move => self.r#move = Some(now + rng.duration(MOVE_EVERY)),
             Action::Chat => self.chat = Some(now + rng.duration(CHAT_EVERY)),
             Action::Gather => self.gather = Some(now + rng.duration(GATHER_EVERY)),
+            Action::Trade => {}
         }
     }
 }

@@ -145,6 +145,53 @@ pub struct BotStats {
     pub name_retries: u64,
     /// Bots whose close at the end was not answered by the server in time.
     pub unclean_closes: u64,
+    /// What the bots of the `trade` scenario counted.
+    pub trade: TradeStats,
+}
+
+/// What trading bots count.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TradeStats {
+    /// Trades completed, counted once each (by the requester).
+    pub completed: u64,
+    /// Of those, the ones completed in the steady window (after the ramp).
+    pub completed_steady: u64,
+    /// From sending `tradeRequest` to receiving `tradeCompleted`, per completed trade.
+    pub durations: Samples,
+    /// `tradeCancelled` received, by reason.
+    pub cancels: Counts,
+    /// `tradeError` received, by code (and problems of the bot itself, such as no coins to offer).
+    pub errors: Counts,
+    /// Trade cycles given up after no progress for the stall timeout.
+    pub stalls: u64,
+    /// Every trading bot's coins at the start and at the end.
+    pub ledger: Vec<CoinLedger>,
+}
+
+/// One trading bot's coins, as the server told it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CoinLedger {
+    /// The bot's index (its pair is `index / 2`).
+    pub bot: usize,
+    /// Coins in its first inventory (the entry `player:sync`).
+    pub start: Option<i64>,
+    /// Coins in the last inventory it received, up to the server's close.
+    pub end: Option<i64>,
+    /// Whether it stayed connected until it closed at the end (no disconnect during the run).
+    pub stayed: bool,
+}
+
+impl TradeStats {
+    /// Adds another bot's counts.
+    pub fn merge(&mut self, other: TradeStats) {
+        self.completed += other.completed;
+        self.completed_steady += other.completed_steady;
+        self.durations.merge(other.durations);
+        merge_counts(&mut self.cancels, other.cancels);
+        merge_counts(&mut self.errors, other.errors);
+        self.stalls += other.stalls;
+        self.ledger.extend(other.ledger);
+    }
 }
 
 impl BotStats {
@@ -163,6 +210,7 @@ impl BotStats {
         merge_counts(&mut self.errors, other.errors);
         self.name_retries += other.name_retries;
         self.unclean_closes += other.unclean_closes;
+        self.trade.merge(other.trade);
     }
 }
 
