@@ -79,11 +79,7 @@ impl World {
                 let mut indices: Vec<usize> = Vec::new();
                 self.grid
                     .players_within(sender_body.tile(), VIEW_RADIUS_TILES, |h| {
-                        let listener = self
-                            .entities
-                            .get(h)
-                            .and_then(|b| self.player_index.get(&b.wire.id).copied());
-                        if let Some(i) = listener {
+                        if let Some(i) = self.player_of(h) {
                             let p = &self.players[i];
                             if p.handle == speaker || p.viewer.sees(speaker) {
                                 indices.push(i);

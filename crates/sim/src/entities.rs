@@ -12,6 +12,11 @@ fn handle(index: u32, generation: u32) -> Handle {
     (u64::from(index) << 32) | u64::from(generation)
 }
 
+/// The slot of a handle: dense and small, for tables indexed by entity.
+pub(crate) fn slot_index(handle: Handle) -> usize {
+    split(handle).0
+}
+
 fn split(handle: Handle) -> (usize, u32) {
     ((handle >> 32) as usize, handle as u32)
 }

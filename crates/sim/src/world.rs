@@ -98,6 +98,8 @@ pub struct World {
     pub(crate) players: Vec<PlayerState>,
     /// Character id → index into `players`.
     pub(crate) player_index: HashMap<String, usize>,
+    /// Entity slot → index in `players` (`u32::MAX`: none), for [`player_at`].
+    pub(crate) player_by_slot: Vec<u32>,
     /// Lower-cased name → character id.
     pub(crate) names: HashMap<String, String>,
     pub(crate) npcs: Vec<NpcState>,
@@ -138,6 +140,7 @@ impl World {
             grid,
             players: Vec::new(),
             player_index: HashMap::new(),
+            player_by_slot: Vec::new(),
             names: HashMap::new(),
             npcs: Vec::new(),
             resources: Vec::new(),
@@ -398,6 +401,7 @@ impl World {
         self.fresh_viewers.push(handle);
         self.names.insert(name_key.clone(), id.clone());
         self.player_index.insert(id.clone(), self.players.len());
+        set_player_slot(&mut self.player_by_slot, handle, self.players.len());
         self.players.push(PlayerState {
             id,
             handle,
@@ -428,8 +432,10 @@ impl World {
             return;
         };
         let player = self.players.swap_remove(index);
+        set_player_slot(&mut self.player_by_slot, player.handle, u32::MAX as usize);
         if let Some(moved) = self.players.get(index) {
             self.player_index.insert(moved.id.clone(), index);
+            set_player_slot(&mut self.player_by_slot, moved.handle, index);
         }
         if self.names.get(&player.name_key).map(String::as_str) == Some(id) {
             self.names.remove(&player.name_key);
@@ -482,9 +488,9 @@ impl World {
         // see; everyone else is not even looked at, so quiet players elsewhere cost nothing.
         let mut due = std::mem::take(&mut self.views_due);
         due.clear();
-        let (entities, index) = (&self.entities, &self.player_index);
+        let (by_slot, players) = (&self.player_by_slot, &self.players);
         let mut add = |handle: Handle| {
-            if let Some(&i) = entities.get(handle).and_then(|e| index.get(&e.wire.id)) {
+            if let Some(i) = player_at(by_slot, players, handle) {
                 due.push(i);
             }
         };
@@ -684,5 +690,31 @@ mod tests {
         ids.sort();
         ids.dedup();
         assert_eq!(ids.len(), total);
+    }
+}
+
+/// The index in `players` of the player whose entity is `handle`, without hashing its id: the loops
+/// that visit every player near something (views, local chat, aggression) call this thousands of
+/// times a tick.
+pub(crate) fn player_at(by_slot: &[u32], players: &[PlayerState], handle: Handle) -> Option<usize> {
+    let index = *by_slot.get(crate::entities::slot_index(handle))? as usize;
+    players
+        .get(index)
+        .filter(|p| p.handle == handle)
+        .map(|_| index)
+}
+
+fn set_player_slot(by_slot: &mut Vec<u32>, handle: Handle, index: usize) {
+    let slot = crate::entities::slot_index(handle);
+    if by_slot.len() <= slot {
+        by_slot.resize(slot + 1, u32::MAX);
+    }
+    by_slot[slot] = u32::try_from(index).unwrap_or(u32::MAX);
+}
+
+impl World {
+    /// [`player_at`] on this world.
+    pub(crate) fn player_of(&self, handle: Handle) -> Option<usize> {
+        player_at(&self.player_by_slot, &self.players, handle)
     }
 }

@@ -100,12 +100,7 @@ impl World {
         if let Some(n) = self.npcs.iter().position(|n| n.handle == handle) {
             return Some(Victim::Npc(n));
         }
-        let body = self.entities.get(handle)?;
-        self.player_index
-            .get(&body.wire.id)
-            .copied()
-            .filter(|&i| self.players[i].handle == handle)
-            .map(Victim::Player)
+        self.player_of(handle).map(Victim::Player)
     }
 
     /// Why player `index` may not attack `victim`, if it may not: an NPC must be attackable, and

@@ -194,11 +194,7 @@ impl World {
 
     /// Follows and hits the target.
     fn chase(&mut self, n: usize, tile: TilePos, target: Handle, events: &mut Vec<Event>) {
-        let victim = self
-            .entities
-            .get(target)
-            .and_then(|b| self.player_index.get(&b.wire.id).copied())
-            .filter(|&p| self.players[p].handle == target);
+        let victim = self.player_of(target);
         let (Some(p), Some(goal)) = (victim, self.tile_of(target)) else {
             // The player left: nothing to fight.
             self.npcs[n].fight.target = None;
@@ -264,10 +260,7 @@ impl World {
         let level = npc.stats.level;
         let mut best: Option<(u32, Handle)> = None;
         self.grid.players_within(tile, range, |handle| {
-            let Some(body) = self.entities.get(handle) else {
-                return;
-            };
-            let Some(&p) = self.player_index.get(&body.wire.id) else {
+            let (Some(p), Some(body)) = (self.player_of(handle), self.entities.get(handle)) else {
                 return;
             };
             let combat_level = u32::from(self.players[p].skills.combat_level());
