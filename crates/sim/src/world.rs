@@ -627,6 +627,32 @@ impl World {
     }
 }
 
+/// The index in `players` of the player whose entity is `handle`, without hashing its id: the loops
+/// that visit every player near something (views, local chat, aggression) call this thousands of
+/// times a tick.
+pub(crate) fn player_at(by_slot: &[u32], players: &[PlayerState], handle: Handle) -> Option<usize> {
+    let index = *by_slot.get(crate::entities::slot_index(handle))? as usize;
+    players
+        .get(index)
+        .filter(|p| p.handle == handle)
+        .map(|_| index)
+}
+
+fn set_player_slot(by_slot: &mut Vec<u32>, handle: Handle, index: usize) {
+    let slot = crate::entities::slot_index(handle);
+    if by_slot.len() <= slot {
+        by_slot.resize(slot + 1, u32::MAX);
+    }
+    by_slot[slot] = u32::try_from(index).unwrap_or(u32::MAX);
+}
+
+impl World {
+    /// [`player_at`] on this world.
+    pub(crate) fn player_of(&self, handle: Handle) -> Option<usize> {
+        player_at(&self.player_by_slot, &self.players, handle)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -690,31 +716,5 @@ mod tests {
         ids.sort();
         ids.dedup();
         assert_eq!(ids.len(), total);
-    }
-}
-
-/// The index in `players` of the player whose entity is `handle`, without hashing its id: the loops
-/// that visit every player near something (views, local chat, aggression) call this thousands of
-/// times a tick.
-pub(crate) fn player_at(by_slot: &[u32], players: &[PlayerState], handle: Handle) -> Option<usize> {
-    let index = *by_slot.get(crate::entities::slot_index(handle))? as usize;
-    players
-        .get(index)
-        .filter(|p| p.handle == handle)
-        .map(|_| index)
-}
-
-fn set_player_slot(by_slot: &mut Vec<u32>, handle: Handle, index: usize) {
-    let slot = crate::entities::slot_index(handle);
-    if by_slot.len() <= slot {
-        by_slot.resize(slot + 1, u32::MAX);
-    }
-    by_slot[slot] = u32::try_from(index).unwrap_or(u32::MAX);
-}
-
-impl World {
-    /// [`player_at`] on this world.
-    pub(crate) fn player_of(&self, handle: Handle) -> Option<usize> {
-        player_at(&self.player_by_slot, &self.players, handle)
     }
 }
