@@ -378,7 +378,8 @@ pub struct Entity {
 /// An entity that moved to a new tile.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Moved {
-    pub id: String,
+    /// Shared with the entity: a crowd's update names the same ids hundreds of times a tick.
+    pub id: std::sync::Arc<str>,
     pub x: i32,
     pub z: i32,
 }
@@ -407,7 +408,7 @@ pub struct WorldUpdate {
     pub added: Vec<Entity>,
     pub moved: Vec<Moved>,
     pub changed: Vec<Changed>,
-    pub removed: Vec<String>,
+    pub removed: Vec<std::sync::Arc<str>>,
 }
 
 impl WorldUpdate {

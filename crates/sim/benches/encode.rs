@@ -78,7 +78,7 @@ fn update(added: usize, moved: usize, changed: usize, removed: usize) -> ServerM
         added: (0..added).map(entity).collect(),
         moved: (0..moved)
             .map(|i| Moved {
-                id: entity(100 + i).id,
+                id: entity(100 + i).id.into(),
                 x: 3_200 + (i as i32 % 64),
                 z: 3_100 + (i as i32 / 64),
             })
@@ -91,7 +91,7 @@ fn update(added: usize, moved: usize, changed: usize, removed: usize) -> ServerM
                 ..Changed::default()
             })
             .collect(),
-        removed: (0..removed).map(|i| entity(500 + i).id).collect(),
+        removed: (0..removed).map(|i| entity(500 + i).id.into()).collect(),
     })
 }
 

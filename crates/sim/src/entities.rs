@@ -2,6 +2,8 @@
 //! slab addressed by [`Handle`]s, holding each entity in its wire shape plus when it last moved or
 //! changed.
 
+use std::sync::Arc;
+
 use wayfarer_protocol::ws::{Changed, Entity, TilePos};
 
 /// A reference to a stored entity: slot index in the high 32 bits, slot generation in the low 32.
@@ -26,6 +28,9 @@ fn split(handle: Handle) -> (usize, u32) {
 pub(crate) struct Body {
     /// The entity as clients first see it; `x`/`z` are its current tile.
     pub wire: Entity,
+    /// `wire.id`, shared: every view that lists the entity as moved or removed holds a reference,
+    /// not a copy.
+    pub id: Arc<str>,
     /// Tick in which the tile last changed.
     pub moved_at: u64,
     /// Tick in which `change` was recorded.
@@ -78,6 +83,7 @@ impl Entities {
 
     fn insert_body(&mut self, wire: Entity) -> Handle {
         let body = Body {
+            id: Arc::from(wire.id.as_str()),
             wire,
             moved_at: 0,
             changed_at: 0,
@@ -125,11 +131,11 @@ impl Entities {
     }
 
     /// The wire id of a live entity or of one removed since the last release.
-    pub fn id_of(&self, handle: Handle) -> Option<&str> {
+    pub fn id_of(&self, handle: Handle) -> Option<&Arc<str>> {
         let (index, generation) = split(handle);
         let slot = self.slots.get(index)?;
         if slot.generation == generation {
-            slot.body.as_ref().map(|b| b.wire.id.as_str())
+            slot.body.as_ref().map(|b| &b.id)
         } else {
             None
         }
@@ -218,7 +224,7 @@ mod tests {
         let a = entities.insert(entity("a"));
         entities.retire(a);
         assert!(entities.get(a).is_none());
-        assert_eq!(entities.id_of(a), Some("a"));
+        assert_eq!(entities.id_of(a).map(|id| &**id), Some("a"));
         entities.release_retired();
         assert_eq!(entities.id_of(a), None);
         let b = entities.insert(entity("b"));

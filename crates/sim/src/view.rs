@@ -195,7 +195,7 @@ fn diff(old: &[Handle], new: &[Handle], entities: &Entities, now: u64) -> WorldU
                 if let Some(body) = entities.get(a) {
                     if body.moved_at == now {
                         update.moved.push(Moved {
-                            id: body.wire.id.clone(),
+                            id: body.id.clone(),
                             x: body.wire.x,
                             z: body.wire.z,
                         });
@@ -229,7 +229,7 @@ fn diff(old: &[Handle], new: &[Handle], entities: &Entities, now: u64) -> WorldU
 
 fn removed(update: &mut WorldUpdate, entities: &Entities, handle: Handle) {
     if let Some(id) = entities.id_of(handle) {
-        update.removed.push(id.to_owned());
+        update.removed.push(id.clone());
     }
 }
 

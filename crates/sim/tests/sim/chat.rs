@@ -265,7 +265,7 @@ fn in_a_crowd_local_chat_reaches_exactly_those_who_see_the_speaker() {
                 let seen = shown.entry(to.clone()).or_default();
                 seen.extend(update.added.iter().map(|e| e.id.clone()));
                 for gone in &update.removed {
-                    seen.remove(gone);
+                    seen.remove(&**gone);
                 }
             }
         }

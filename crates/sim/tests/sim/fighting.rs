@@ -192,7 +192,7 @@ fn a_weak_mob_fights_back_dies_drops_loot_for_its_killer_and_respawns_on_time() 
     // The kill is the last tick's; its views follow it.
     let seen = crate::views(&events[kill..]);
     assert!(
-        seen["ada"].removed.contains(&weakling),
+        seen["ada"].removed.iter().any(|id| **id == *weakling),
         "removed from view at death"
     );
     let changed: Vec<Option<i64>> = events

@@ -79,8 +79,8 @@ fn a_reload_replaces_what_changed_and_keeps_the_rest() {
     let v = views(&events);
     let update = &v["ada"];
     assert_eq!(added_ids(update), vec![resources[1].id.clone()]);
-    assert_eq!(update.removed, vec![old_resources[1].id.clone()]);
-    let mut moved: Vec<_> = update.moved.iter().map(|m| m.id.as_str()).collect();
+    assert_eq!(update.removed, vec![old_resources[1].id.as_str().into()]);
+    let mut moved: Vec<_> = update.moved.iter().map(|m| &*m.id).collect();
     moved.sort_unstable();
     assert_eq!(moved, vec!["ada", banker.id.as_str()]);
     assert_eq!(update.changed.len(), 1);

@@ -19,14 +19,14 @@ pub struct Client {
 impl Client {
     pub fn apply(&mut self, update: &WorldUpdate) {
         for id in &update.removed {
-            assert!(self.known.remove(id).is_some(), "removed unknown {id}");
+            assert!(self.known.remove(&**id).is_some(), "removed unknown {id}");
         }
         for e in &update.added {
             let old = self.known.insert(e.id.clone(), (e.kind, t(e.x, e.z)));
             assert!(old.is_none(), "added {} twice", e.id);
         }
         for m in &update.moved {
-            let entry = self.known.get_mut(&m.id);
+            let entry = self.known.get_mut(&*m.id);
             let Some((_, tile)) = entry else {
                 panic!("moved unknown {}", m.id)
             };
@@ -139,8 +139,11 @@ fn two_players_approach_and_part_with_the_right_updates_each_tick() {
             let got_for_ada = v.get("ada").map(|u| {
                 (
                     added_ids(u),
-                    u.moved.iter().map(|m| m.id.clone()).collect::<Vec<_>>(),
-                    u.removed.clone(),
+                    u.moved.iter().map(|m| m.id.to_string()).collect::<Vec<_>>(),
+                    u.removed
+                        .iter()
+                        .map(|id| id.to_string())
+                        .collect::<Vec<_>>(),
                 )
             });
             assert_eq!(got_for_ada, expected_for_ada, "bob {before:?} -> {after:?}");
@@ -154,7 +157,7 @@ fn two_players_approach_and_part_with_the_right_updates_each_tick() {
             } else {
                 let u = &v["bob"];
                 assert!(
-                    u.moved.iter().any(|m| m.id == "bob"),
+                    u.moved.iter().any(|m| &*m.id == "bob"),
                     "bob sees himself move"
                 );
                 bob.apply(u);
@@ -201,7 +204,7 @@ fn a_player_leaving_the_world_is_removed_from_views() {
     let events = world.tick(vec![Command::Leave { id: "bob".into() }]);
     let v = views(&events);
     assert_eq!(v.len(), 1);
-    assert_eq!(v["ada"].removed, vec!["bob".to_string()]);
+    assert_eq!(v["ada"].removed, vec!["bob".into()]);
     assert!(v["ada"].added.is_empty() && v["ada"].moved.is_empty());
     // Joining and leaving within one tick shows nothing at all.
     let events = world.tick(vec![
