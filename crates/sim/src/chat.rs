@@ -8,6 +8,7 @@
 use wayfarer_protocol::ws::{codes, ChatChannel, ChatMessage, MAX_CHAT_CHARS};
 
 use crate::events::Event;
+use crate::map::chebyshev;
 use crate::view::VIEW_RADIUS_TILES;
 use crate::world::World;
 
@@ -76,16 +77,26 @@ impl World {
         let recipients = match channel {
             ChatChannel::Local => {
                 let speaker = sender.handle;
+                let at = sender_body.tile();
+                // Distance decides for most listeners, unless the speaker moved or entered after
+                // the views were computed.
+                let speaker_moved =
+                    sender_body.moved_at == self.now() || self.fresh_viewers.contains(&speaker);
                 let mut indices: Vec<usize> = Vec::new();
-                self.grid
-                    .players_within(sender_body.tile(), VIEW_RADIUS_TILES, |h| {
-                        if let Some(i) = self.player_of(h) {
-                            let p = &self.players[i];
-                            if p.handle == speaker || p.viewer.sees(speaker) {
-                                indices.push(i);
-                            }
+                self.grid.players_within(at, VIEW_RADIUS_TILES, |h, tile| {
+                    if let Some(i) = self.player_of(h) {
+                        let viewer = &self.players[i].viewer;
+                        let hears = h == speaker
+                            || if speaker_moved {
+                                viewer.sees(speaker)
+                            } else {
+                                viewer.sees_player(tile, speaker, chebyshev(at, tile))
+                            };
+                        if hears {
+                            indices.push(i);
                         }
-                    });
+                    }
+                });
                 // Grid order depends on cell layout; sort by join order for a stable list.
                 indices.sort_unstable();
                 indices

@@ -241,13 +241,13 @@ impl SpatialGrid {
     }
 
     /// Calls `f` for every player within `radius` (Chebyshev) of `centre`, cell by cell.
-    pub fn players_within(&self, centre: TilePos, radius: i32, mut f: impl FnMut(Handle)) {
+    pub fn players_within(&self, centre: TilePos, radius: i32, mut f: impl FnMut(Handle, TilePos)) {
         let span = self.span(centre, radius);
         for cz in span.z0..=span.z1 {
             for cx in span.x0..=span.x1 {
                 for o in &self.cell(cx, cz).players {
                     if chebyshev(centre, o.tile) <= radius as u32 {
-                        f(o.handle);
+                        f(o.handle, o.tile);
                     }
                 }
             }
@@ -283,18 +283,18 @@ mod tests {
         g.insert(2, t(10, 0), Class::Player, 1);
         g.insert(3, t(0, 5), Class::Npc, 1);
         let mut found = Vec::new();
-        g.players_within(t(0, 0), 9, |h| found.push(h));
+        g.players_within(t(0, 0), 9, |h, _| found.push(h));
         assert_eq!(found, vec![1]);
         g.relocate(2, t(10, 0), t(9, 0), Class::Player, 2);
         let mut found = Vec::new();
-        g.players_within(t(0, 0), 9, |h| found.push(h));
+        g.players_within(t(0, 0), 9, |h, _| found.push(h));
         found.sort_unstable();
         assert_eq!(found, vec![1, 2]);
         assert!(g.any_dirty(g.span(t(9, 0), 0), 2));
         assert!(!g.any_dirty(g.span(t(-16, -16), 0), 2));
         g.remove(2, t(9, 0), Class::Player, 3);
         let mut found = Vec::new();
-        g.players_within(t(0, 0), 9, |h| found.push(h));
+        g.players_within(t(0, 0), 9, |h, _| found.push(h));
         assert_eq!(found, vec![1]);
     }
 }

@@ -29,6 +29,11 @@ pub(crate) struct Viewer {
     visible: Vec<Handle>,
     /// The client has been shown nothing yet: everything in view goes out as `added`.
     fresh: bool,
+    /// Where the player stood when `visible` was computed.
+    centre: TilePos,
+    /// The distance of the farthest player in `visible` when the list is at the cap, else the view
+    /// radius: every player strictly closer than this is in view (see [`Viewer::sees_player`]).
+    player_reach: u32,
 }
 
 impl Viewer {
@@ -37,6 +42,8 @@ impl Viewer {
         Viewer {
             visible: Vec::new(),
             fresh: true,
+            centre: TilePos { x: 0, z: 0 },
+            player_reach: 0,
         }
     }
 
@@ -45,10 +52,22 @@ impl Viewer {
         self.visible.binary_search(&handle).is_ok()
     }
 
+    /// Whether this viewer, standing at `tile`, sees `player`, who stands `distance` tiles away and
+    /// has not moved since the views were computed. Decided by distance alone (no search of the list)
+    /// except at the edge of the reach or when the viewer has moved since: local chat asks this of
+    /// every player near a speaker.
+    pub fn sees_player(&self, tile: TilePos, player: Handle, distance: u32) -> bool {
+        if tile != self.centre || distance == self.player_reach {
+            return self.sees(player);
+        }
+        distance < self.player_reach
+    }
+
     /// Forgets what was shown (a new connection for the same character).
     pub fn reset(&mut self) {
         self.visible.clear();
         self.fresh = true;
+        self.player_reach = 0;
     }
 }
 
@@ -77,14 +96,16 @@ pub(crate) fn refresh(
         return None;
     }
     viewer.fresh = false;
-    collect(me, centre, grid, scratch);
+    viewer.centre = centre;
+    viewer.player_reach = collect(me, centre, grid, scratch);
     let update = diff(&viewer.visible, &scratch.next, entities, now);
     mem::swap(&mut viewer.visible, &mut scratch.next);
     (!update.is_empty()).then_some(update)
 }
 
-/// Fills `scratch.next` with the sorted handles `me` should see from `centre`.
-fn collect(me: Handle, centre: TilePos, grid: &SpatialGrid, scratch: &mut ViewScratch) {
+/// Fills `scratch.next` with the sorted handles `me` should see from `centre`; returns the players'
+/// reach (the farthest kept player's distance at the cap, else the view radius).
+fn collect(me: Handle, centre: TilePos, grid: &SpatialGrid, scratch: &mut ViewScratch) -> u32 {
     let ViewScratch {
         players,
         npcs,
@@ -146,11 +167,19 @@ fn collect(me: Handle, centre: TilePos, grid: &SpatialGrid, scratch: &mut ViewSc
         players_settled = players_settled || settled(players, sure, MAX_VISIBLE_PLAYERS);
         npcs_settled = npcs_settled || settled(npcs, sure, MAX_VISIBLE_NPCS);
     }
+    // At the cap (whether the candidates stopped at it or were cut to it), the farthest kept player
+    // bounds who is in view; below it, everyone within the radius is.
+    let capped = players.len() >= MAX_VISIBLE_PLAYERS;
     nearest(players, MAX_VISIBLE_PLAYERS);
     nearest(npcs, MAX_VISIBLE_NPCS);
     next.extend(players.iter().map(|(_, h)| *h));
     next.extend(npcs.iter().map(|(_, h)| *h));
     next.sort_unstable();
+    if capped {
+        players.iter().map(|(d, _)| *d).max().unwrap_or(0)
+    } else {
+        VIEW_RADIUS_TILES as u32
+    }
 }
 
 /// Adds the occupants within view of `centre` (other than `me`) with their distances.

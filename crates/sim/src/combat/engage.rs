@@ -255,7 +255,7 @@ impl World {
         };
         let mut to = Vec::new();
         self.grid
-            .players_within(body.tile(), VIEW_RADIUS_TILES, |handle| {
+            .players_within(body.tile(), VIEW_RADIUS_TILES, |handle, _| {
                 if let Some(viewer) = self.entities.get(handle) {
                     to.push(viewer.wire.id.clone());
                 }

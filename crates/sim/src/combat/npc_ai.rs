@@ -259,7 +259,7 @@ impl World {
         let range = range.min(f64::from(VIEW_RADIUS_TILES)) as i32;
         let level = npc.stats.level;
         let mut best: Option<(u32, Handle)> = None;
-        self.grid.players_within(tile, range, |handle| {
+        self.grid.players_within(tile, range, |handle, _| {
             let (Some(p), Some(body)) = (self.player_of(handle), self.entities.get(handle)) else {
                 return;
             };

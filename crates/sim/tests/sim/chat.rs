@@ -292,3 +292,49 @@ fn in_a_crowd_local_chat_reaches_exactly_those_who_see_the_speaker() {
         );
     }
 }
+
+#[test]
+fn local_chat_follows_the_views_when_speakers_move_or_enter_in_the_same_tick() {
+    use std::collections::{BTreeSet, HashMap, HashSet};
+    // A crowd as above; then in one tick a newcomer speaks as it enters, a player at the edge is
+    // teleported into the middle and speaks, and one in the middle walks out and speaks.
+    let mut world = Field::new(200).world();
+    let joins = (0..400)
+        .map(|i| join(&format!("p{i:03}"), t(20 + i % 20, 20 + i / 20)))
+        .collect();
+    let mut shown: HashMap<String, HashSet<String>> = HashMap::new();
+    let record = |shown: &mut HashMap<String, HashSet<String>>, events: &[Event]| {
+        for event in events {
+            if let Event::View { to, update } = event {
+                let seen = shown.entry(to.clone()).or_default();
+                seen.extend(update.added.iter().map(|e| e.id.clone()));
+                for gone in &update.removed {
+                    seen.remove(&**gone);
+                }
+            }
+        }
+    };
+    record(&mut shown, &world.tick(joins));
+    let events = world.tick(vec![
+        join("newcomer", t(30, 30)),
+        say("newcomer", ChatChannel::Local, "hello", None),
+        Command::Teleport {
+            id: "p000".into(),
+            tile: t(29, 29),
+        },
+        say("p000", ChatChannel::Local, "over here", None),
+    ]);
+    let heard: Vec<BTreeSet<String>> = chats(&events)
+        .into_iter()
+        .map(|(to, _)| to.into_iter().collect())
+        .collect();
+    // Views are those of the tick before: nobody has been shown the newcomer yet, and p000 is
+    // heard by those who saw it at its old place.
+    assert_eq!(heard[0], BTreeSet::from(["newcomer".to_owned()]));
+    let seeing: BTreeSet<String> = shown
+        .iter()
+        .filter(|(viewer, seen)| *viewer == "p000" || seen.contains("p000"))
+        .map(|(viewer, _)| viewer.clone())
+        .collect();
+    assert_eq!(heard[1], seeing);
+}
