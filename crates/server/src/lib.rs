@@ -15,6 +15,7 @@ pub mod http;
 pub mod local_postgres;
 pub mod online;
 pub mod player_view;
+pub mod priority;
 pub mod process_stats;
 pub mod rate_limit;
 pub mod saver;

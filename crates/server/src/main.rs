@@ -94,6 +94,11 @@ fn main() -> ExitCode {
     telemetry::init(config.log_format);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .on_thread_start(|| {
+            wayfarer_server::priority::lower_current_thread(
+                wayfarer_server::priority::RUNTIME_NICENESS,
+            )
+        })
         .build()
     {
         Ok(rt) => rt,

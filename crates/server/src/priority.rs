@@ -1,0 +1,57 @@
+//! Scheduling priority of the server's threads. The world thread is the one whose lateness players
+//! feel (every tick waits for it); the async runtime's threads (sockets, HTTP, JSON encoding) carry
+//! more total work but none of it is due at a fixed time. So the runtime's threads run a few steps
+//! nicer than the world thread: when the cores are busy, the tick is not preempted by the work it
+//! just handed out. Lowering a thread's priority needs no privileges; raising one would.
+
+/// Niceness added to each async runtime thread.
+pub const RUNTIME_NICENESS: i32 = 5;
+
+/// Makes the calling thread `by` steps nicer (lower priority). Best effort: on failure, or off
+/// Linux, the thread keeps its priority and the reason is logged.
+pub fn lower_current_thread(by: i32) {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: plain system calls on the calling thread's id; no memory is shared with them.
+        // On Linux, PRIO_PROCESS with a thread id sets that thread's niceness alone.
+        let result = unsafe {
+            let tid = libc::gettid() as libc::id_t;
+            *libc::__errno_location() = 0;
+            let current = libc::getpriority(libc::PRIO_PROCESS, tid);
+            if current == -1 && *libc::__errno_location() != 0 {
+                -1
+            } else {
+                libc::setpriority(libc::PRIO_PROCESS, tid, (current + by).min(19))
+            }
+        };
+        if result != 0 {
+            tracing::debug!(error = %std::io::Error::last_os_error(), "could not lower a runtime thread's priority");
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = by;
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    fn niceness() -> i32 {
+        // SAFETY: reads the calling thread's niceness.
+        unsafe { libc::getpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t) }
+    }
+
+    #[test]
+    fn lowers_only_the_calling_thread() {
+        let main_before = niceness();
+        let (before, after) = std::thread::spawn(|| {
+            let before = niceness();
+            lower_current_thread(RUNTIME_NICENESS);
+            (before, niceness())
+        })
+        .join()
+        .unwrap();
+        assert_eq!(after, (before + RUNTIME_NICENESS).min(19));
+        assert_eq!(niceness(), main_before, "other threads keep theirs");
+    }
+}
