@@ -405,7 +405,8 @@ pub struct Changed {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct WorldUpdate {
     pub tick: u64,
-    pub added: Vec<Entity>,
+    /// Shared with the world: one entity added to many views is one allocation.
+    pub added: Vec<std::sync::Arc<Entity>>,
     pub moved: Vec<Moved>,
     pub changed: Vec<Changed>,
     pub removed: Vec<std::sync::Arc<str>>,

@@ -75,7 +75,7 @@ fn entity(i: usize) -> Entity {
 fn update(added: usize, moved: usize, changed: usize, removed: usize) -> ServerMessage {
     ServerMessage::WorldUpdate(WorldUpdate {
         tick: 1_234_567,
-        added: (0..added).map(entity).collect(),
+        added: (0..added).map(|i| entity(i).into()).collect(),
         moved: (0..moved)
             .map(|i| Moved {
                 id: entity(100 + i).id.into(),

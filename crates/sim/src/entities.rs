@@ -26,8 +26,9 @@ fn split(handle: Handle) -> (usize, u32) {
 /// One stored entity.
 #[derive(Debug, Clone)]
 pub(crate) struct Body {
-    /// The entity as clients first see it; `x`/`z` are its current tile.
-    pub wire: Entity,
+    /// The entity as clients first see it; `x`/`z` are its current tile. Shared with the views
+    /// that list it as added (change it through [`Body::wire_mut`], which copies only when shared).
+    pub wire: Arc<Entity>,
     /// `wire.id`, shared: every view that lists the entity as moved or removed holds a reference,
     /// not a copy.
     pub id: Arc<str>,
@@ -40,6 +41,11 @@ pub(crate) struct Body {
 }
 
 impl Body {
+    /// The entity for changing; copied first if a view still holds it.
+    pub fn wire_mut(&mut self) -> &mut Entity {
+        Arc::make_mut(&mut self.wire)
+    }
+
     /// The current tile.
     pub fn tile(&self) -> TilePos {
         TilePos {
@@ -84,7 +90,7 @@ impl Entities {
     fn insert_body(&mut self, wire: Entity) -> Handle {
         let body = Body {
             id: Arc::from(wire.id.as_str()),
-            wire,
+            wire: Arc::new(wire),
             moved_at: 0,
             changed_at: 0,
             change: Changed::default(),
@@ -174,8 +180,9 @@ impl Entities {
         let body = self.get_mut(handle)?;
         let old = body.tile();
         if old != tile {
-            body.wire.x = tile.x;
-            body.wire.z = tile.z;
+            let wire = body.wire_mut();
+            wire.x = tile.x;
+            wire.z = tile.z;
             body.moved_at = now;
         }
         Some(old)

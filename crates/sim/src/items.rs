@@ -451,8 +451,9 @@ impl World {
         if !health_changed && !max_changed {
             return;
         }
-        body.wire.health = Some(health);
-        body.wire.max_health = Some(max);
+        let wire = body.wire_mut();
+        wire.health = Some(health);
+        wire.max_health = Some(max);
         let tile = body.tile();
         self.entities.record_change(handle, now, |c| {
             if health_changed {

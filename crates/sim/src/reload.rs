@@ -56,9 +56,10 @@ impl World {
                     let renamed = old.name != placement.name;
                     let health_changed = old.health != placement.health;
                     if let Some(body) = self.entities.get_mut(npc.handle) {
-                        body.wire.name = Some(placement.name.clone());
-                        body.wire.health = Some(placement.health);
-                        body.wire.max_health = Some(placement.health);
+                        let wire = body.wire_mut();
+                        wire.name = Some(placement.name.clone());
+                        wire.health = Some(placement.health);
+                        wire.max_health = Some(placement.health);
                     }
                     if renamed || health_changed {
                         self.entities.record_change(npc.handle, now, |c| {

@@ -74,7 +74,7 @@ impl World {
         let Some(body) = self.entities.get_mut(handle) else {
             return;
         };
-        body.wire.depleted = Some(depleted);
+        body.wire_mut().depleted = Some(depleted);
         let tile = body.tile();
         self.entities
             .record_change(handle, now, |c| c.depleted = Some(depleted));

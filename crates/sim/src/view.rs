@@ -8,6 +8,7 @@
 //! candidate lists live in buffers reused from tick to tick.
 
 use std::mem;
+use std::sync::Arc;
 
 use wayfarer_protocol::ws::{Moved, TilePos, WorldUpdate};
 
@@ -246,7 +247,7 @@ fn diff(old: &[Handle], new: &[Handle], entities: &Entities, now: u64) -> WorldU
             }
             (_, Some(b)) => {
                 if let Some(body) = entities.get(b) {
-                    update.added.push(body.wire.clone());
+                    update.added.push(Arc::clone(&body.wire));
                 }
                 j += 1;
             }

@@ -362,9 +362,10 @@ impl World {
                 let renamed = body.wire.name.as_deref() != Some(name.as_str());
                 let health_changed = body.wire.health != Some(health);
                 let max_changed = body.wire.max_health != Some(max_health);
-                body.wire.name = Some(name.clone());
-                body.wire.health = Some(health);
-                body.wire.max_health = Some(max_health);
+                let wire = body.wire_mut();
+                wire.name = Some(name.clone());
+                wire.health = Some(health);
+                wire.max_health = Some(max_health);
                 if renamed || health_changed || max_changed {
                     self.entities.record_change(handle, now, |c| {
                         if renamed {
@@ -596,14 +597,14 @@ impl World {
     /// The entity a client would be sent for `id` (any kind), as it stands now.
     pub fn entity(&self, id: &str) -> Option<Entity> {
         let handle = self.entities.find(id)?;
-        self.entities.get(handle).map(|b| b.wire.clone())
+        self.entities.get(handle).map(|b| Entity::clone(&b.wire))
     }
 
     /// Every NPC and mob as a client would see it, in spawn order.
     pub fn npcs(&self) -> Vec<Entity> {
         self.npcs
             .iter()
-            .filter_map(|n| self.entities.get(n.handle).map(|b| b.wire.clone()))
+            .filter_map(|n| self.entities.get(n.handle).map(|b| Entity::clone(&b.wire)))
             .collect()
     }
 
@@ -612,7 +613,7 @@ impl World {
     pub fn resources(&self) -> Vec<Entity> {
         self.resources
             .iter()
-            .filter_map(|r| self.entities.get(r.handle).map(|b| b.wire.clone()))
+            .filter_map(|r| self.entities.get(r.handle).map(|b| Entity::clone(&b.wire)))
             .collect()
     }
 

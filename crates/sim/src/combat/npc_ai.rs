@@ -82,7 +82,7 @@ impl World {
         if body.wire.health == Some(health) {
             return;
         }
-        body.wire.health = Some(health);
+        body.wire_mut().health = Some(health);
         let tile = body.tile();
         self.entities
             .record_change(handle, now, |c| c.health = Some(health));
