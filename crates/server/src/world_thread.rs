@@ -188,11 +188,15 @@ struct PlayerRecord {
     pending: RefCell<Vec<Outbound>>,
 }
 
+/// The online players by character id. foldhash, not SipHash: ids are server-made UUIDs (nothing to
+/// defend against), and dispatch looks one up for every recipient of every message.
+type Players = HashMap<String, PlayerRecord, foldhash::fast::RandomState>;
+
 struct Runner {
     world: World,
     context: WorldContext,
     stats: Arc<TickStats>,
-    players: HashMap<String, PlayerRecord>,
+    players: Players,
     presence: Vec<Presence>,
     commands: Vec<Command>,
     recorder: TickRecorder,
@@ -217,7 +221,7 @@ impl Runner {
             world,
             context,
             stats,
-            players: HashMap::new(),
+            players: Players::default(),
             presence: Vec::new(),
             commands: Vec::new(),
             recorder: TickRecorder::default(),
@@ -964,7 +968,7 @@ impl From<Arc<ServerMessage>> for Outbound {
 }
 
 /// Adds `message` to what player `to` gets at the end of this dispatch (see [`Runner::flush_pending`]).
-fn send_to(players: &HashMap<String, PlayerRecord>, to: &str, message: impl Into<Outbound>) {
+fn send_to(players: &Players, to: &str, message: impl Into<Outbound>) {
     if let Some(record) = players.get(to) {
         record.pending.borrow_mut().push(message.into());
     }

@@ -7,6 +7,7 @@
 
 use wayfarer_protocol::ws::{codes, ChatChannel, ChatMessage, MAX_CHAT_CHARS};
 
+use crate::entities::slot_index;
 use crate::events::Event;
 use crate::map::chebyshev;
 use crate::view::VIEW_RADIUS_TILES;
@@ -83,16 +84,21 @@ impl World {
                 let speaker_moved =
                     sender_body.moved_at == self.now() || self.fresh_viewers.contains(&speaker);
                 let mut indices: Vec<usize> = Vec::new();
+                let sees_speaker = |i: usize| self.players[i].viewer.sees(speaker);
                 self.grid.players_within(at, VIEW_RADIUS_TILES, |h, tile| {
+                    let decided = match self.reach_by_slot.get(slot_index(h)) {
+                        _ if h == speaker || speaker_moved => None,
+                        Some(Some(reach)) if reach.handle == h => {
+                            reach.decides(tile, chebyshev(at, tile))
+                        }
+                        // No view computed yet: it has been shown nobody.
+                        _ => Some(false),
+                    };
+                    if decided == Some(false) {
+                        return;
+                    }
                     if let Some(i) = self.player_of(h) {
-                        let viewer = &self.players[i].viewer;
-                        let hears = h == speaker
-                            || if speaker_moved {
-                                viewer.sees(speaker)
-                            } else {
-                                viewer.sees_player(tile, speaker, chebyshev(at, tile))
-                            };
-                        if hears {
+                        if decided == Some(true) || h == speaker || sees_speaker(i) {
                             indices.push(i);
                         }
                     }

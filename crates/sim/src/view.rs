@@ -53,15 +53,13 @@ impl Viewer {
         self.visible.binary_search(&handle).is_ok()
     }
 
-    /// Whether this viewer, standing at `tile`, sees `player`, who stands `distance` tiles away and
-    /// has not moved since the views were computed. Decided by distance alone (no search of the list)
-    /// except at the edge of the reach or when the viewer has moved since: local chat asks this of
-    /// every player near a speaker.
-    pub fn sees_player(&self, tile: TilePos, player: Handle, distance: u32) -> bool {
-        if tile != self.centre || distance == self.player_reach {
-            return self.sees(player);
-        }
-        distance < self.player_reach
+    /// What [`Reach::decides`] needs of this view; `None` until a view has been computed.
+    pub fn reach(&self, me: Handle) -> Option<Reach> {
+        (!self.fresh).then_some(Reach {
+            handle: me,
+            centre: self.centre,
+            player_reach: self.player_reach,
+        })
     }
 
     /// Forgets what was shown (a new connection for the same character).
@@ -69,6 +67,29 @@ impl Viewer {
         self.visible.clear();
         self.fresh = true;
         self.player_reach = 0;
+    }
+}
+
+/// A view's extent in players, kept apart from the view (in a small table by entity slot) so that
+/// local chat can scan a crowd of listeners without touching each one's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Reach {
+    /// The viewer.
+    pub handle: Handle,
+    /// Where the viewer stood when its view was computed.
+    pub centre: TilePos,
+    /// The farthest player in view when the view is at its cap, else the view radius: every player
+    /// strictly closer than this is in view.
+    pub player_reach: u32,
+}
+
+impl Reach {
+    /// Whether the viewer, now standing at `tile`, sees a player `distance` tiles away who has not
+    /// moved since the views were computed; `None` when only the visible list can tell (the viewer
+    /// moved, or the player is exactly at the reach, where ties were broken by handle).
+    pub fn decides(&self, tile: TilePos, distance: u32) -> Option<bool> {
+        (tile == self.centre && distance != self.player_reach)
+            .then_some(distance < self.player_reach)
     }
 }
 

@@ -100,6 +100,8 @@ pub struct World {
     pub(crate) player_index: HashMap<String, usize>,
     /// Entity slot → index in `players` (`u32::MAX`: none), for [`player_at`].
     pub(crate) player_by_slot: Vec<u32>,
+    /// Entity slot → the reach of that player's last computed view (local chat's listeners).
+    pub(crate) reach_by_slot: Vec<Option<view::Reach>>,
     /// Lower-cased name → character id.
     pub(crate) names: HashMap<String, String>,
     pub(crate) npcs: Vec<NpcState>,
@@ -141,6 +143,7 @@ impl World {
             players: Vec::new(),
             player_index: HashMap::new(),
             player_by_slot: Vec::new(),
+            reach_by_slot: Vec::new(),
             names: HashMap::new(),
             npcs: Vec::new(),
             resources: Vec::new(),
@@ -344,6 +347,7 @@ impl World {
             player.intent = None;
             player.reported_tile = tile;
             player.viewer.reset();
+            set_reach(&mut self.reach_by_slot, player.handle, None);
             player.skills = skills;
             player.inventory = inventory;
             player.equipment = equipment;
@@ -505,14 +509,17 @@ impl World {
         due.dedup();
         for &i in &due {
             let player = &mut self.players[i];
-            if let Some(update) = view::refresh(
+            let update = view::refresh(
                 player.handle,
                 &mut player.viewer,
                 &self.grid,
                 &self.entities,
                 now,
                 &mut self.view_scratch,
-            ) {
+            );
+            let reach = player.viewer.reach(player.handle);
+            set_reach(&mut self.reach_by_slot, player.handle, reach);
+            if let Some(update) = update {
                 events.push(Event::View {
                     to: player.id.clone(),
                     update,
@@ -637,6 +644,14 @@ pub(crate) fn player_at(by_slot: &[u32], players: &[PlayerState], handle: Handle
         .get(index)
         .filter(|p| p.handle == handle)
         .map(|_| index)
+}
+
+fn set_reach(by_slot: &mut Vec<Option<view::Reach>>, handle: Handle, reach: Option<view::Reach>) {
+    let slot = crate::entities::slot_index(handle);
+    if by_slot.len() <= slot {
+        by_slot.resize(slot + 1, None);
+    }
+    by_slot[slot] = reach;
 }
 
 fn set_player_slot(by_slot: &mut Vec<u32>, handle: Handle, index: usize) {
