@@ -606,7 +606,7 @@ impl Runner {
                     message.ts = now_ms();
                     let text = encode_once(&ServerMessage::Chat(message));
                     for id in &to {
-                        send_to(&self.players, id, text.clone());
+                        send_to(&self.players, id.as_ref(), text.clone());
                     }
                 }
                 Event::Rejected {

@@ -85,38 +85,44 @@ impl World {
                     sender_body.moved_at == self.now() || self.fresh_viewers.contains(&speaker);
                 let mut indices: Vec<usize> = Vec::new();
                 let sees_speaker = |i: usize| self.players[i].viewer.sees(speaker);
-                self.grid.players_within(at, VIEW_RADIUS_TILES, |h, tile| {
-                    let decided = match self.reach_by_slot.get(slot_index(h)) {
-                        _ if h == speaker || speaker_moved => None,
-                        Some(Some(reach)) if reach.handle == h => {
-                            reach.decides(tile, chebyshev(at, tile))
+                let reach_by_cell = &self.reach_by_cell;
+                // A cell farther than any of its players' reach holds no listener.
+                let keep = |cell: usize, nearest: u32| {
+                    speaker_moved || reach_by_cell.get(cell).is_none_or(|&r| nearest <= r)
+                };
+                self.grid
+                    .players_within_cells(at, VIEW_RADIUS_TILES, keep, |h, tile| {
+                        let decided = match self.reach_by_slot.get(slot_index(h)) {
+                            _ if h == speaker || speaker_moved => None,
+                            Some(Some(reach)) if reach.handle == h => {
+                                reach.decides(tile, chebyshev(at, tile))
+                            }
+                            // No view computed yet: it has been shown nobody.
+                            _ => Some(false),
+                        };
+                        if decided == Some(false) {
+                            return;
                         }
-                        // No view computed yet: it has been shown nobody.
-                        _ => Some(false),
-                    };
-                    if decided == Some(false) {
-                        return;
-                    }
-                    if let Some(i) = self.player_of(h) {
-                        if decided == Some(true) || h == speaker || sees_speaker(i) {
-                            indices.push(i);
+                        if let Some(i) = self.player_of(h) {
+                            if decided == Some(true) || h == speaker || sees_speaker(i) {
+                                indices.push(i);
+                            }
                         }
-                    }
-                });
+                    });
                 // Grid order depends on cell layout; sort by join order for a stable list.
                 indices.sort_unstable();
                 indices
                     .into_iter()
                     .map(|i| &self.players[i])
-                    .filter(|p| p.id == id || !p.ignored.contains(sender_key))
-                    .map(|p| p.id.clone())
+                    .filter(|p| p.handle == speaker || !p.ignored.contains(sender_key))
+                    .map(|p| p.shared_id.clone())
                     .collect()
             }
             ChatChannel::Global => self
                 .players
                 .iter()
-                .filter(|p| p.id == id || !p.ignored.contains(sender_key))
-                .map(|p| p.id.clone())
+                .filter(|p| p.handle == sender.handle || !p.ignored.contains(sender_key))
+                .map(|p| p.shared_id.clone())
                 .collect(),
             ChatChannel::Private => {
                 let Some(name) = to.map(str::trim).filter(|n| !n.is_empty()) else {
@@ -152,9 +158,9 @@ impl World {
                     return;
                 }
                 if target.id == id {
-                    vec![id.to_owned()]
+                    vec![sender.shared_id.clone()]
                 } else {
-                    vec![target.id.clone(), id.to_owned()]
+                    vec![target.shared_id.clone(), sender.shared_id.clone()]
                 }
             }
             ChatChannel::System => {
@@ -180,10 +186,12 @@ impl World {
         text: String,
         events: &mut Vec<Event>,
     ) {
-        let recipients: Vec<String> = match to {
-            Some(id) if self.player_index.contains_key(id) => vec![id.to_owned()],
-            Some(_) => return,
-            None => self.players.iter().map(|p| p.id.clone()).collect(),
+        let recipients: Vec<std::sync::Arc<str>> = match to {
+            Some(id) => match self.player_index.get(id) {
+                Some(&i) => vec![self.players[i].shared_id.clone()],
+                None => return,
+            },
+            None => self.players.iter().map(|p| p.shared_id.clone()).collect(),
         };
         if recipients.is_empty() {
             return;

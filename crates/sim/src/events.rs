@@ -20,8 +20,8 @@ pub enum Event {
     /// A `chat:message` for each listed player. `message.ts` is 0: the sim reads no clock, so the
     /// server stamps the time of sending.
     Chat {
-        /// Receiving character ids.
-        to: Vec<String>,
+        /// Receiving character ids (shared: a line heard by hundreds names each of them).
+        to: Vec<std::sync::Arc<str>>,
         /// The message.
         message: ChatMessage,
     },

@@ -35,6 +35,8 @@ const VIEW_REACH_CELLS: i32 = (VIEW_RADIUS_TILES + CELL_TILES - 1) / CELL_TILES 
 pub(crate) struct PlayerState {
     /// Character id (also the wire id).
     pub id: String,
+    /// `id`, shared, for the recipient lists of chat.
+    pub shared_id: std::sync::Arc<str>,
     pub handle: Handle,
     /// Lower-cased name, for private messages and ignore lists.
     pub name_key: String,
@@ -102,6 +104,9 @@ pub struct World {
     pub(crate) player_by_slot: Vec<u32>,
     /// Entity slot → the reach of that player's last computed view (local chat's listeners).
     pub(crate) reach_by_slot: Vec<Option<view::Reach>>,
+    /// Grid cell → the largest reach of a player whose view was computed standing in it: a local
+    /// line is not heard in a cell farther from its speaker than that.
+    pub(crate) reach_by_cell: Vec<u32>,
     /// Lower-cased name → character id.
     pub(crate) names: HashMap<String, String>,
     pub(crate) npcs: Vec<NpcState>,
@@ -144,6 +149,7 @@ impl World {
             player_index: HashMap::new(),
             player_by_slot: Vec::new(),
             reach_by_slot: Vec::new(),
+            reach_by_cell: Vec::new(),
             names: HashMap::new(),
             npcs: Vec::new(),
             resources: Vec::new(),
@@ -408,6 +414,7 @@ impl World {
         self.player_index.insert(id.clone(), self.players.len());
         set_player_slot(&mut self.player_by_slot, handle, self.players.len());
         self.players.push(PlayerState {
+            shared_id: id.as_str().into(),
             id,
             handle,
             name_key,
@@ -438,6 +445,7 @@ impl World {
         };
         let player = self.players.swap_remove(index);
         set_player_slot(&mut self.player_by_slot, player.handle, u32::MAX as usize);
+        set_reach(&mut self.reach_by_slot, player.handle, None);
         if let Some(moved) = self.players.get(index) {
             self.player_index.insert(moved.id.clone(), index);
             set_player_slot(&mut self.player_by_slot, moved.handle, index);
@@ -527,6 +535,12 @@ impl World {
             }
         }
         self.views_due = due;
+        self.reach_by_cell.clear();
+        self.reach_by_cell.resize(self.grid.cell_count(), 0);
+        for reach in self.reach_by_slot.iter().flatten() {
+            let cell = self.grid.cell_index_of(reach.centre);
+            self.reach_by_cell[cell] = self.reach_by_cell[cell].max(reach.player_reach);
+        }
     }
 
     /// A fresh entity id with a prefix naming its kind (`npc-12`, `res-3`); character ids are UUIDs,

@@ -21,7 +21,7 @@ fn chats(events: &[Event]) -> Vec<(Vec<String>, ChatMessage)> {
         .iter()
         .filter_map(|e| match e {
             Event::Chat { to, message } => {
-                let mut to = to.clone();
+                let mut to: Vec<String> = to.iter().map(|t| t.to_string()).collect();
                 to.sort();
                 Some((to, message.clone()))
             }

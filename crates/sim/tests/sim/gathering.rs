@@ -197,7 +197,7 @@ fn messages(events: &[Event], who: &str) -> Vec<String> {
     events
         .iter()
         .filter_map(|e| match e {
-            Event::Chat { to, message } if to.iter().any(|t| t == who) => {
+            Event::Chat { to, message } if to.iter().any(|t| **t == *who) => {
                 Some(message.text.clone())
             }
             _ => None,
