@@ -275,6 +275,11 @@ fn diff(old: &[Handle], new: &[Handle], entities: &Entities, now: u64) -> WorldU
             (None, None) => break,
         }
     }
+    // The update waits in the player's queue until written: it should not hold room for a crowd
+    // when only a few moved (a joiner among thousands of idle players held ~6 KB each).
+    if update.moved.capacity() > 2 * update.moved.len() + 8 {
+        update.moved.shrink_to_fit();
+    }
     update
 }
 
