@@ -97,12 +97,12 @@ pub(crate) async fn run_bot(
     } = entered;
     let now = Instant::now();
     let mut purse = Purse::default();
+    // The partner finds this bot's character by its slot, once the world has it: `player:sync`
+    // comes before the world takes the player in, the first `world:update` after.
+    let mut unpublished_id = None;
     let trader = (shared.scenario == Scenario::Trade).then(|| {
         purse.learn(&first_sync);
-        // The partner finds this bot's character by its slot.
-        if let (Some(slot), Some(id)) = (shared.character_ids.get(index), sync_id(&first_sync)) {
-            let _ = slot.set(id);
-        }
+        unpublished_id = sync_id(&first_sync);
         Trader::new(Role::of(index, shared.bots), now, shared.steady_from)
     });
     let mut bot = Bot {
@@ -118,6 +118,7 @@ pub(crate) async fn run_bot(
         woods: Woods::default(),
         trader,
         purse,
+        unpublished_id,
         outbox: Vec::new(),
     };
     let stayed = bot.play(stop).await;
@@ -454,6 +455,8 @@ struct Bot<'a> {
     woods: Woods,
     /// Trading bots: their trade cycle.
     trader: Option<Trader>,
+    /// A trading bot's character id, until the world has taken it in (see `run_bot`).
+    unpublished_id: Option<String>,
     /// Trading bots: their coins.
     purse: Purse,
     /// Trade messages to send, queued while handling a received frame.
@@ -616,6 +619,13 @@ impl Bot<'_> {
                     && matches!(kind.as_deref(), Some("world:update" | "inventory:update"))
                 {
                     self.woods.learn(text.as_str());
+                }
+                if kind.as_deref() == Some("world:update") {
+                    if let Some(id) = self.unpublished_id.take() {
+                        if let Some(slot) = self.shared.character_ids.get(self.index) {
+                            let _ = slot.set(id);
+                        }
+                    }
                 }
                 if let Some(trader) = &mut self.trader {
                     let now = Instant::now();
