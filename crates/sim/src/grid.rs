@@ -117,6 +117,11 @@ impl SpatialGrid {
         &self.cells[(cz * self.cols + cx) as usize]
     }
 
+    /// A cell by index (see [`Self::cell_index_of`]).
+    pub fn cell_at(&self, index: usize) -> &Cell {
+        &self.cells[index]
+    }
+
     /// How many cells the grid has (cell indices run below this).
     pub fn cell_count(&self) -> usize {
         self.cells.len()

@@ -13,7 +13,7 @@ use wayfarer_protocol::ws::{Entity, EntityKind, TilePos};
 use crate::actions::Intent;
 use crate::combat::formulas::CombatStyle;
 use crate::commands::{Command, Joining};
-use crate::entities::{Entities, Handle};
+use crate::entities::{slot_index, Entities, Handle};
 use crate::equipment::Equipment;
 use crate::events::{EntityCounts, Event, Phase};
 use crate::grid::{Class, SpatialGrid, CELL_TILES};
@@ -107,6 +107,8 @@ pub struct World {
     /// Grid cell → the largest reach of a player whose view was computed standing in it: a local
     /// line is not heard in a cell farther from its speaker than that.
     pub(crate) reach_by_cell: Vec<u32>,
+    /// The cells whose largest reach is recomputed this tick (reused buffer).
+    pub(crate) reach_cells: Vec<usize>,
     /// Lower-cased name → character id.
     pub(crate) names: HashMap<String, String>,
     pub(crate) npcs: Vec<NpcState>,
@@ -150,6 +152,7 @@ impl World {
             player_by_slot: Vec::new(),
             reach_by_slot: Vec::new(),
             reach_by_cell: Vec::new(),
+            reach_cells: Vec::new(),
             names: HashMap::new(),
             npcs: Vec::new(),
             resources: Vec::new(),
@@ -515,8 +518,13 @@ impl World {
         // Index order keeps the events in the same order as a full scan would: determinism.
         due.sort_unstable();
         due.dedup();
+        let mut reach_cells = std::mem::take(&mut self.reach_cells);
+        reach_cells.clear();
         for &i in &due {
             let player = &mut self.players[i];
+            if let Some(Some(old)) = self.reach_by_slot.get(slot_index(player.handle)) {
+                reach_cells.push(self.grid.cell_index_of(old.centre));
+            }
             let update = view::refresh(
                 player.handle,
                 &mut player.viewer,
@@ -526,6 +534,9 @@ impl World {
                 &mut self.view_scratch,
             );
             let reach = player.viewer.reach(player.handle);
+            if let Some(reach) = &reach {
+                reach_cells.push(self.grid.cell_index_of(reach.centre));
+            }
             set_reach(&mut self.reach_by_slot, player.handle, reach);
             if let Some(update) = update {
                 events.push(Event::View {
@@ -535,12 +546,30 @@ impl World {
             }
         }
         self.views_due = due;
-        self.reach_by_cell.clear();
+        // Only the cells a recomputed view left or entered can have a new largest reach; the
+        // players standing in a cell are the viewers whose views were computed there (a viewer
+        // that moved has been recomputed).
+        reach_cells.sort_unstable();
+        reach_cells.dedup();
         self.reach_by_cell.resize(self.grid.cell_count(), 0);
-        for reach in self.reach_by_slot.iter().flatten() {
-            let cell = self.grid.cell_index_of(reach.centre);
-            self.reach_by_cell[cell] = self.reach_by_cell[cell].max(reach.player_reach);
+        for &cell in &reach_cells {
+            self.reach_by_cell[cell] = self
+                .grid
+                .cell_at(cell)
+                .players
+                .iter()
+                .filter_map(|o| {
+                    self.reach_by_slot
+                        .get(slot_index(o.handle))
+                        .copied()
+                        .flatten()
+                })
+                .filter(|r| self.grid.cell_index_of(r.centre) == cell)
+                .map(|r| r.player_reach)
+                .max()
+                .unwrap_or(0);
         }
+        self.reach_cells = reach_cells;
     }
 
     /// A fresh entity id with a prefix naming its kind (`npc-12`, `res-3`); character ids are UUIDs,
