@@ -4,7 +4,6 @@
 //!
 //! Run with `cargo bench -p wayfarer-sim --bench scaling -- --quick` for a fast estimate.
 
-use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use wayfarer_protocol::ws::TilePos;
@@ -124,10 +123,7 @@ fn tick_by_population(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default()
-        .sample_size(10)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(3));
+    config = support::world_bench_config();
     targets = tick_by_population
 }
 criterion_main!(benches);

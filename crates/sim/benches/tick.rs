@@ -245,10 +245,7 @@ fn view_cost_ignores_far_players(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default()
-        .sample_size(10)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(3));
+    config = support::world_bench_config();
     targets = busy_world, views, view_cost_ignores_far_players
 }
 criterion_main!(benches);

@@ -15,7 +15,6 @@
 //!
 //! Run with `cargo bench -p wayfarer-sim --bench trade -- --quick` for a fast estimate.
 
-use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use serde_json::json;
@@ -246,10 +245,7 @@ fn trades(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default()
-        .sample_size(10)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(3));
+    config = support::world_bench_config();
     targets = trades
 }
 criterion_main!(benches);

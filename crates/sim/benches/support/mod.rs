@@ -66,3 +66,11 @@ pub fn build(set: &ManifestSet) -> Arc<Content> {
         Err(report) => panic!("benchmark content is invalid:\n{report}"),
     }
 }
+
+/// Criterion settings of the world-sized benchmarks: few samples, each a whole tick or more.
+pub fn world_bench_config() -> criterion::Criterion {
+    criterion::Criterion::default()
+        .sample_size(10)
+        .warm_up_time(std::time::Duration::from_millis(500))
+        .measurement_time(std::time::Duration::from_secs(3))
+}

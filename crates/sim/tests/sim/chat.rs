@@ -246,23 +246,25 @@ fn system_messages_go_to_one_player_or_everyone() {
     );
 }
 
-#[test]
-fn in_a_crowd_local_chat_reaches_exactly_those_who_see_the_speaker() {
-    use std::collections::{BTreeSet, HashMap, HashSet};
-    // 400 players in a 20×20 square: everyone is within view distance of everyone, but each sees
-    // only the nearest 255 others.
-    let mut world = Field::new(200).world();
-    let ids: Vec<String> = (0..400).map(|i| format!("p{i:03}")).collect();
-    let joins = ids
-        .iter()
-        .enumerate()
-        .map(|(i, id)| join(id, t(20 + (i % 20) as i32, 20 + (i / 20) as i32)))
+/// 400 players `p000`…`p399` in a 20×20 square: everyone is within view distance of everyone, but
+/// each sees only the nearest 255 others.
+fn crowd_of_400() -> (World, Vec<Command>) {
+    let world = Field::new(200).world();
+    let joins = (0..400)
+        .map(|i| join(&format!("p{i:03}"), t(20 + i % 20, 20 + i / 20)))
         .collect();
-    let mut shown: HashMap<String, HashSet<String>> = HashMap::new();
-    fn record_views(shown: &mut HashMap<String, HashSet<String>>, events: &[Event]) {
+    (world, joins)
+}
+
+/// Who each client has been shown, replayed from the `world:update`s.
+#[derive(Default)]
+struct Shown(std::collections::HashMap<String, std::collections::HashSet<String>>);
+
+impl Shown {
+    fn record(&mut self, events: &[Event]) {
         for event in events {
             if let Event::View { to, update } = event {
-                let seen = shown.entry(to.clone()).or_default();
+                let seen = self.0.entry(to.clone()).or_default();
                 seen.extend(update.added.iter().map(|e| e.id.clone()));
                 for gone in &update.removed {
                     seen.remove(&**gone);
@@ -270,22 +272,37 @@ fn in_a_crowd_local_chat_reaches_exactly_those_who_see_the_speaker() {
             }
         }
     }
-    record_views(&mut shown, &world.tick(joins));
-    record_views(&mut shown, &world.tick(Vec::new()));
+
+    /// The clients that see `speaker`, and the speaker.
+    fn seeing(&self, speaker: &str) -> std::collections::BTreeSet<String> {
+        self.0
+            .iter()
+            .filter(|(viewer, seen)| *viewer == speaker || seen.contains(speaker))
+            .map(|(viewer, _)| viewer.clone())
+            .collect()
+    }
+}
+
+#[test]
+fn in_a_crowd_local_chat_reaches_exactly_those_who_see_the_speaker() {
+    let (mut world, joins) = crowd_of_400();
+    let mut shown = Shown::default();
+    shown.record(&world.tick(joins));
+    shown.record(&world.tick(Vec::new()));
 
     // The corner player is among the nearest 255 of only some; the centre one of everyone.
     for (speaker, everyone) in [("p000", false), ("p210", true)] {
         let events = world.tick(vec![say(speaker, ChatChannel::Local, "hi", None)]);
-        record_views(&mut shown, &events);
-        let heard: BTreeSet<String> = chats(&events)[0].0.iter().cloned().collect();
-        let seeing: BTreeSet<String> = shown
-            .iter()
-            .filter(|(viewer, seen)| *viewer == speaker || seen.contains(speaker))
-            .map(|(viewer, _)| viewer.clone())
-            .collect();
-        assert_eq!(heard, seeing, "{speaker} is heard by exactly who sees them");
+        shown.record(&events);
+        let heard: std::collections::BTreeSet<String> =
+            chats(&events)[0].0.iter().cloned().collect();
         assert_eq!(
-            heard.len() == ids.len(),
+            heard,
+            shown.seeing(speaker),
+            "{speaker} is heard by exactly who sees them"
+        );
+        assert_eq!(
+            heard.len() == 400,
             everyone,
             "{speaker}: {} listeners",
             heard.len()
@@ -295,26 +312,12 @@ fn in_a_crowd_local_chat_reaches_exactly_those_who_see_the_speaker() {
 
 #[test]
 fn local_chat_follows_the_views_when_speakers_move_or_enter_in_the_same_tick() {
-    use std::collections::{BTreeSet, HashMap, HashSet};
-    // A crowd as above; then in one tick a newcomer speaks as it enters, a player at the edge is
-    // teleported into the middle and speaks, and one in the middle walks out and speaks.
-    let mut world = Field::new(200).world();
-    let joins = (0..400)
-        .map(|i| join(&format!("p{i:03}"), t(20 + i % 20, 20 + i / 20)))
-        .collect();
-    let mut shown: HashMap<String, HashSet<String>> = HashMap::new();
-    let record = |shown: &mut HashMap<String, HashSet<String>>, events: &[Event]| {
-        for event in events {
-            if let Event::View { to, update } = event {
-                let seen = shown.entry(to.clone()).or_default();
-                seen.extend(update.added.iter().map(|e| e.id.clone()));
-                for gone in &update.removed {
-                    seen.remove(&**gone);
-                }
-            }
-        }
-    };
-    record(&mut shown, &world.tick(joins));
+    use std::collections::BTreeSet;
+    // The crowd; then in one tick a newcomer speaks as it enters, and a player at the corner is
+    // teleported into the middle and speaks.
+    let (mut world, joins) = crowd_of_400();
+    let mut shown = Shown::default();
+    shown.record(&world.tick(joins));
     let events = world.tick(vec![
         join("newcomer", t(30, 30)),
         say("newcomer", ChatChannel::Local, "hello", None),
@@ -331,10 +334,5 @@ fn local_chat_follows_the_views_when_speakers_move_or_enter_in_the_same_tick() {
     // Views are those of the tick before: nobody has been shown the newcomer yet, and p000 is
     // heard by those who saw it at its old place.
     assert_eq!(heard[0], BTreeSet::from(["newcomer".to_owned()]));
-    let seeing: BTreeSet<String> = shown
-        .iter()
-        .filter(|(viewer, seen)| *viewer == "p000" || seen.contains("p000"))
-        .map(|(viewer, _)| viewer.clone())
-        .collect();
-    assert_eq!(heard[1], seeing);
+    assert_eq!(heard[1], shown.seeing("p000"));
 }
