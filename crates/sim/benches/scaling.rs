@@ -4,7 +4,6 @@
 //!
 //! Run with `cargo bench -p wayfarer-sim --bench scaling -- --quick` for a fast estimate.
 
-
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use wayfarer_protocol::ws::TilePos;
 use wayfarer_sim::{Command, Joining, World};

@@ -15,7 +15,6 @@
 //!
 //! Run with `cargo bench -p wayfarer-sim --bench trade -- --quick` for a fast estimate.
 
-
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use serde_json::json;
 use wayfarer_protocol::trade::ReceivedItem;
