@@ -20,14 +20,7 @@ pub const STEP_ASIDE_ORDER: [(i32, i32); 4] = [(-1, 0), (1, 0), (0, -1), (0, 1)]
 impl World {
     /// The firemaking recipe for `item_id`.
     fn firemaking_recipe(&self, item_id: &str) -> Option<Recipe> {
-        self.content
-            .recipes
-            .iter()
-            .find(|r| {
-                r.kind == RecipeKind::Firemaking
-                    && r.inputs.first().is_some_and(|i| i.item_id == item_id)
-            })
-            .cloned()
+        self.recipe_from(RecipeKind::Firemaking, item_id)
     }
 
     /// Why player `index` cannot light the logs in `slot` now (a wire code and a message), or the

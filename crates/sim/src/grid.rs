@@ -290,17 +290,8 @@ impl SpatialGrid {
         }
     }
 
-    pub fn players_within(&self, centre: TilePos, radius: i32, mut f: impl FnMut(Handle, TilePos)) {
-        let span = self.span(centre, radius);
-        for cz in span.z0..=span.z1 {
-            for cx in span.x0..=span.x1 {
-                for o in &self.cell(cx, cz).players {
-                    if chebyshev(centre, o.tile) <= radius as u32 {
-                        f(o.handle, o.tile);
-                    }
-                }
-            }
-        }
+    pub fn players_within(&self, centre: TilePos, radius: i32, f: impl FnMut(Handle, TilePos)) {
+        self.players_within_cells(centre, radius, |_, _| true, f);
     }
 }
 

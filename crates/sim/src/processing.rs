@@ -209,14 +209,39 @@ impl World {
     }
 
     /// The cooking recipe for raw food `item_id`.
+    /// The item id in `slot`, or `None` after stopping the intent with why.
+    fn item_in_slot_or_stop(
+        &mut self,
+        index: usize,
+        slot: usize,
+        intent: &Intent,
+        events: &mut Vec<Event>,
+    ) -> Option<String> {
+        let item_id = self.players[index]
+            .inventory
+            .get(slot)
+            .map(|s| s.item_id.clone());
+        if item_id.is_none() {
+            self.stop_with(
+                index,
+                intent,
+                format!("inventory slot {slot} is empty"),
+                events,
+            );
+        }
+        item_id
+    }
+
     fn cooking_recipe(&self, item_id: &str) -> Option<Recipe> {
+        self.recipe_from(RecipeKind::Cooking, item_id)
+    }
+
+    /// The recipe of `kind` whose first input is `item_id` (cooking, firemaking: one per item).
+    pub(crate) fn recipe_from(&self, kind: RecipeKind, item_id: &str) -> Option<Recipe> {
         self.content
             .recipes
             .iter()
-            .find(|r| {
-                r.kind == RecipeKind::Cooking
-                    && r.inputs.first().is_some_and(|i| i.item_id == item_id)
-            })
+            .find(|r| r.kind == kind && r.inputs.first().is_some_and(|i| i.item_id == item_id))
             .cloned()
     }
 
@@ -236,17 +261,7 @@ impl World {
                 return Flow::Done;
             }
         };
-        let Some(item_id) = self.players[index]
-            .inventory
-            .get(slot)
-            .map(|s| s.item_id.clone())
-        else {
-            self.stop_with(
-                index,
-                intent,
-                format!("inventory slot {slot} is empty"),
-                events,
-            );
+        let Some(item_id) = self.item_in_slot_or_stop(index, slot, intent, events) else {
             return Flow::Done;
         };
         let Some(recipe) = self.cooking_recipe(&item_id) else {
@@ -301,17 +316,7 @@ impl World {
         intent: &Intent,
         events: &mut Vec<Event>,
     ) -> Flow {
-        let Some(item_id) = self.players[index]
-            .inventory
-            .get(slot)
-            .map(|s| s.item_id.clone())
-        else {
-            self.stop_with(
-                index,
-                intent,
-                format!("inventory slot {slot} is empty"),
-                events,
-            );
+        let Some(item_id) = self.item_in_slot_or_stop(index, slot, intent, events) else {
             return Flow::Done;
         };
         let station = self.station_type(intent.target);

@@ -92,8 +92,8 @@ pub async fn upgrade(
                 )
             })?,
     };
-    let upgrade = upgrade
-        .map_err(|why| ApiError::bad_request(format!("expected a WebSocket upgrade: {why}")))?;
+    // Checked after the token, so a bad token is reported first.
+    let upgrade = upgrade?;
     let address = state
         .config
         .trusted_proxies

@@ -43,13 +43,15 @@ impl std::fmt::Display for NotAnUpgrade {
     }
 }
 
+impl From<NotAnUpgrade> for crate::http::error::ApiError {
+    fn from(why: NotAnUpgrade) -> Self {
+        crate::http::error::ApiError::bad_request(format!("expected a WebSocket upgrade: {why}"))
+    }
+}
+
 impl IntoResponse for NotAnUpgrade {
     fn into_response(self) -> Response {
-        crate::http::error::ApiError::bad_request(format!(
-            "expected a WebSocket upgrade: {}",
-            self.0
-        ))
-        .into_response()
+        crate::http::error::ApiError::from(self).into_response()
     }
 }
 
