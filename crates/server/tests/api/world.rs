@@ -594,6 +594,33 @@ async fn a_banned_account_is_refused_before_the_upgrade() {
 }
 
 #[tokio::test]
+async fn a_plain_request_to_the_game_socket_is_refused_with_400_after_the_token_check() {
+    let app = TestApp::spawn().await;
+    let (token, _) = player(&app, "Plain").await;
+    // No upgrade headers: the token is good, the request is not a WebSocket upgrade.
+    let response = app
+        .client
+        .get(app.url(&format!("/ws?token={token}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 400);
+    let body: Value = response.json().await.unwrap();
+    assert!(
+        body.to_string().contains("expected a WebSocket upgrade"),
+        "{body}"
+    );
+    // A bad token is reported before the missing upgrade.
+    let response = app
+        .client
+        .get(app.url("/ws?token=not-a-token"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 401);
+}
+
+#[tokio::test]
 async fn online_players_are_saved_every_save_interval_and_items_survive_a_restart() {
     let app = TestApp::spawn_with(AppOptions {
         env: vec![("SAVE_INTERVAL", "1".into()), ("ADMIN_CODE", "code".into())],
