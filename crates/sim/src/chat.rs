@@ -7,10 +7,8 @@
 
 use wayfarer_protocol::ws::{codes, ChatChannel, ChatMessage, MAX_CHAT_CHARS};
 
-use crate::entities::slot_index;
+use crate::entities::{slot_index, Handle};
 use crate::events::Event;
-use crate::map::chebyshev;
-use crate::view::VIEW_RADIUS_TILES;
 use crate::world::World;
 
 /// `fromId` of system messages.
@@ -77,46 +75,14 @@ impl World {
         let sender_key = sender.name_key.as_str();
         let recipients = match channel {
             ChatChannel::Local => {
-                let speaker = sender.handle;
-                let at = sender_body.tile();
-                // Distance decides for most listeners, unless the speaker moved or entered after
-                // the views were computed.
-                let speaker_moved =
-                    sender_body.moved_at == self.now() || self.fresh_viewers.contains(&speaker);
-                let mut indices: Vec<usize> = Vec::new();
-                let sees_speaker = |i: usize| self.players[i].viewer.sees(speaker);
-                let reach_by_cell = &self.reach_by_cell;
-                // A cell farther than any of its players' reach holds no listener.
-                let keep = |cell: usize, nearest: u32| {
-                    speaker_moved || reach_by_cell.get(cell).is_none_or(|&r| nearest <= r)
-                };
-                self.grid
-                    .players_within_cells(at, VIEW_RADIUS_TILES, keep, |h, tile| {
-                        let decided = match self.reach_by_slot.get(slot_index(h)) {
-                            _ if h == speaker || speaker_moved => None,
-                            Some(Some(reach)) if reach.handle == h => {
-                                reach.decides(tile, chebyshev(at, tile))
-                            }
-                            // No view computed yet: it has been shown nobody.
-                            _ => Some(false),
-                        };
-                        if decided == Some(false) {
-                            return;
-                        }
-                        if let Some(i) = self.player_of(h) {
-                            if decided == Some(true) || h == speaker || sees_speaker(i) {
-                                indices.push(i);
-                            }
-                        }
-                    });
-                // Grid order depends on cell layout; sort by join order for a stable list.
-                indices.sort_unstable();
-                indices
-                    .into_iter()
-                    .map(|i| &self.players[i])
-                    .filter(|p| p.handle == speaker || !p.ignored.contains(sender_key))
-                    .map(|p| p.shared_id.clone())
-                    .collect()
+                // Who hears it is decided once every command of the tick is in
+                // ([`World::hear_local_chat`]), from the views as the clients know them.
+                self.local_lines.push(LocalLine {
+                    speaker: sender.handle,
+                    sender_key: sender.name_key.clone(),
+                    event: events.len(),
+                });
+                Vec::new()
             }
             ChatChannel::Global => self
                 .players
@@ -206,6 +172,81 @@ impl World {
                 ts: 0,
             },
         });
+    }
+}
+
+/// A local line of this tick waiting for its listeners.
+#[derive(Debug)]
+pub(crate) struct LocalLine {
+    pub speaker: Handle,
+    /// The speaker's lower-cased name, for the listeners' ignore lists.
+    pub sender_key: String,
+    /// Index of the line's [`Event::Chat`] in the tick's events.
+    pub event: usize,
+}
+
+impl World {
+    /// Gives each local line of this tick its listeners: the speaker, and every player whose client
+    /// has been shown the speaker (the views of the tick before, which is what the clients know:
+    /// whoever sees a head sees the speech above it), minus those ignoring the speaker.
+    ///
+    /// Asking each listener's view once (a walk over its sorted list against a table of this
+    /// tick's speakers by slot) costs the same however many lines there are; asking, per line, who
+    /// around the speaker sees them cost a scan of the crowd per line.
+    pub(crate) fn hear_local_chat(&mut self, events: &mut [Event]) {
+        if self.local_lines.is_empty() {
+            return;
+        }
+        let mut lines = std::mem::take(&mut self.local_lines);
+        // By speaker, then in the order spoken.
+        lines.sort_by_key(|l| (l.speaker, l.event));
+        let speaking = &mut self.speaking_by_slot;
+        for line in &lines {
+            let slot = slot_index(line.speaker);
+            if speaking.len() <= slot {
+                speaking.resize(slot + 1, false);
+            }
+            speaking[slot] = true;
+        }
+        let lines_of = |speaker: Handle| {
+            let start = lines.partition_point(|l| l.speaker < speaker);
+            let end = lines.partition_point(|l| l.speaker <= speaker);
+            &lines[start..end]
+        };
+        // Players in join order, so each line's recipients come out in that order.
+        for player in &self.players {
+            let mut hear = |speaker: Handle| {
+                for line in lines_of(speaker) {
+                    if speaker != player.handle && player.ignored.contains(&line.sender_key) {
+                        continue;
+                    }
+                    if let Some(Event::Chat { to, .. }) = events.get_mut(line.event) {
+                        to.push(player.shared_id.clone());
+                    }
+                }
+            };
+            let shown = player.viewer.shown();
+            for &handle in shown {
+                if speaking.get(slot_index(handle)).copied().unwrap_or(false) {
+                    hear(handle);
+                }
+            }
+            // A player whose view starts over this tick has been shown nobody, itself included, but
+            // hears itself.
+            if shown.binary_search(&player.handle).is_err()
+                && speaking
+                    .get(slot_index(player.handle))
+                    .copied()
+                    .unwrap_or(false)
+            {
+                hear(player.handle);
+            }
+        }
+        for line in &lines {
+            speaking[slot_index(line.speaker)] = false;
+        }
+        lines.clear();
+        self.local_lines = lines;
     }
 }
 

@@ -117,21 +117,6 @@ impl SpatialGrid {
         &self.cells[(cz * self.cols + cx) as usize]
     }
 
-    /// A cell by index (see [`Self::cell_index_of`]).
-    pub fn cell_at(&self, index: usize) -> &Cell {
-        &self.cells[index]
-    }
-
-    /// How many cells the grid has (cell indices run below this).
-    pub fn cell_count(&self) -> usize {
-        self.cells.len()
-    }
-
-    /// The index of the cell holding a tile (clamped to the grid).
-    pub fn cell_index_of(&self, tile: TilePos) -> usize {
-        self.index_of(self.cell_of(tile))
-    }
-
     fn index_of(&self, (cx, cz): (i32, i32)) -> usize {
         (cz * self.cols + cx) as usize
     }
@@ -256,31 +241,10 @@ impl SpatialGrid {
     }
 
     /// Calls `f` for every player within `radius` (Chebyshev) of `centre`, cell by cell.
-    /// Like [`Self::players_within`], but skips every cell for which `keep(cell index, nearest)` is
-    /// false, `nearest` being the least distance from `centre` to a tile of the cell (0 for border
-    /// cells, which may hold entities clamped from outside the map).
-    pub fn players_within_cells(
-        &self,
-        centre: TilePos,
-        radius: i32,
-        mut keep: impl FnMut(usize, u32) -> bool,
-        mut f: impl FnMut(Handle, TilePos),
-    ) {
+    pub fn players_within(&self, centre: TilePos, radius: i32, mut f: impl FnMut(Handle, TilePos)) {
         let span = self.span(centre, radius);
         for cz in span.z0..=span.z1 {
             for cx in span.x0..=span.x1 {
-                let border = cx == 0 || cz == 0 || cx == self.cols - 1 || cz == self.rows - 1;
-                let nearest = if border {
-                    0
-                } else {
-                    let low = self.cell_min_tile(cx, cz);
-                    let dx = (low.x - centre.x).max(centre.x - (low.x + CELL_TILES - 1));
-                    let dz = (low.z - centre.z).max(centre.z - (low.z + CELL_TILES - 1));
-                    dx.max(dz).max(0) as u32
-                };
-                if !keep(self.index_of((cx, cz)), nearest) {
-                    continue;
-                }
                 for o in &self.cell(cx, cz).players {
                     if chebyshev(centre, o.tile) <= radius as u32 {
                         f(o.handle, o.tile);
@@ -288,10 +252,6 @@ impl SpatialGrid {
                 }
             }
         }
-    }
-
-    pub fn players_within(&self, centre: TilePos, radius: i32, f: impl FnMut(Handle, TilePos)) {
-        self.players_within_cells(centre, radius, |_, _| true, f);
     }
 }
 
@@ -301,33 +261,6 @@ mod tests {
 
     fn t(x: i32, z: i32) -> TilePos {
         TilePos { x, z }
-    }
-
-    #[test]
-    fn cells_can_be_skipped_by_their_nearest_distance() {
-        let mut g = grid();
-        let near = 1 << 32;
-        let far = 2 << 32;
-        g.insert(near, t(1, 1), Class::Player, 1);
-        g.insert(far, t(20, 20), Class::Player, 1);
-        let mut all = Vec::new();
-        g.players_within_cells(t(0, 0), 30, |_, _| true, |h, _| all.push(h));
-        all.sort_unstable();
-        assert_eq!(all, vec![near, far]);
-        // Only cells that some tile within 5 of the centre falls in.
-        let mut close = Vec::new();
-        let mut seen_nearest = Vec::new();
-        g.players_within_cells(
-            t(0, 0),
-            30,
-            |_, nearest| {
-                seen_nearest.push(nearest);
-                nearest <= 5
-            },
-            |h, _| close.push(h),
-        );
-        assert_eq!(close, vec![near]);
-        assert!(seen_nearest.contains(&0) && seen_nearest.iter().any(|&d| d > 5));
     }
 
     fn grid() -> SpatialGrid {

@@ -30,11 +30,6 @@ pub(crate) struct Viewer {
     visible: Vec<Handle>,
     /// The client has been shown nothing yet: everything in view goes out as `added`.
     fresh: bool,
-    /// Where the player stood when `visible` was computed.
-    centre: TilePos,
-    /// The distance of the farthest player in `visible` when the list is at the cap, else the view
-    /// radius: every player strictly closer than this is in view (see [`Viewer::sees_player`]).
-    player_reach: u32,
 }
 
 impl Viewer {
@@ -43,53 +38,19 @@ impl Viewer {
         Viewer {
             visible: Vec::new(),
             fresh: true,
-            centre: TilePos { x: 0, z: 0 },
-            player_reach: 0,
         }
     }
 
-    /// Whether the client has been shown `handle` (and still sees it).
-    pub fn sees(&self, handle: Handle) -> bool {
-        self.visible.binary_search(&handle).is_ok()
-    }
-
-    /// What [`Reach::decides`] needs of this view; `None` until a view has been computed.
-    pub fn reach(&self, me: Handle) -> Option<Reach> {
-        (!self.fresh).then_some(Reach {
-            handle: me,
-            centre: self.centre,
-            player_reach: self.player_reach,
-        })
+    /// The handles the client has been shown, sorted (the player itself among them once a view
+    /// has been computed).
+    pub fn shown(&self) -> &[Handle] {
+        &self.visible
     }
 
     /// Forgets what was shown (a new connection for the same character).
     pub fn reset(&mut self) {
         self.visible.clear();
         self.fresh = true;
-        self.player_reach = 0;
-    }
-}
-
-/// A view's extent in players, kept apart from the view (in a small table by entity slot) so that
-/// local chat can scan a crowd of listeners without touching each one's state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Reach {
-    /// The viewer.
-    pub handle: Handle,
-    /// Where the viewer stood when its view was computed.
-    pub centre: TilePos,
-    /// The farthest player in view when the view is at its cap, else the view radius: every player
-    /// strictly closer than this is in view.
-    pub player_reach: u32,
-}
-
-impl Reach {
-    /// Whether the viewer, now standing at `tile`, sees a player `distance` tiles away who has not
-    /// moved since the views were computed; `None` when only the visible list can tell (the viewer
-    /// moved, or the player is exactly at the reach, where ties were broken by handle).
-    pub fn decides(&self, tile: TilePos, distance: u32) -> Option<bool> {
-        (tile == self.centre && distance != self.player_reach)
-            .then_some(distance < self.player_reach)
     }
 }
 
@@ -118,16 +79,14 @@ pub(crate) fn refresh(
         return None;
     }
     viewer.fresh = false;
-    viewer.centre = centre;
-    viewer.player_reach = collect(me, centre, grid, scratch);
+    collect(me, centre, grid, scratch);
     let update = diff(&viewer.visible, &scratch.next, entities, now);
     mem::swap(&mut viewer.visible, &mut scratch.next);
     (!update.is_empty()).then_some(update)
 }
 
-/// Fills `scratch.next` with the sorted handles `me` should see from `centre`; returns the players'
-/// reach (the farthest kept player's distance at the cap, else the view radius).
-fn collect(me: Handle, centre: TilePos, grid: &SpatialGrid, scratch: &mut ViewScratch) -> u32 {
+/// Fills `scratch.next` with the sorted handles `me` should see from `centre`.
+fn collect(me: Handle, centre: TilePos, grid: &SpatialGrid, scratch: &mut ViewScratch) {
     let ViewScratch {
         players,
         npcs,
@@ -189,19 +148,11 @@ fn collect(me: Handle, centre: TilePos, grid: &SpatialGrid, scratch: &mut ViewSc
         players_settled = players_settled || settled(players, sure, MAX_VISIBLE_PLAYERS);
         npcs_settled = npcs_settled || settled(npcs, sure, MAX_VISIBLE_NPCS);
     }
-    // At the cap (whether the candidates stopped at it or were cut to it), the farthest kept player
-    // bounds who is in view; below it, everyone within the radius is.
-    let capped = players.len() >= MAX_VISIBLE_PLAYERS;
     nearest(players, MAX_VISIBLE_PLAYERS);
     nearest(npcs, MAX_VISIBLE_NPCS);
     next.extend(players.iter().map(|(_, h)| *h));
     next.extend(npcs.iter().map(|(_, h)| *h));
     next.sort_unstable();
-    if capped {
-        players.iter().map(|(d, _)| *d).max().unwrap_or(0)
-    } else {
-        VIEW_RADIUS_TILES as u32
-    }
 }
 
 /// Adds the occupants within view of `centre` (other than `me`) with their distances.

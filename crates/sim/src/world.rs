@@ -13,7 +13,7 @@ use wayfarer_protocol::ws::{Entity, EntityKind, TilePos};
 use crate::actions::Intent;
 use crate::combat::formulas::CombatStyle;
 use crate::commands::{Command, Joining};
-use crate::entities::{slot_index, Entities, Handle};
+use crate::entities::{Entities, Handle};
 use crate::equipment::Equipment;
 use crate::events::{EntityCounts, Event, Phase};
 use crate::grid::{Class, SpatialGrid, CELL_TILES};
@@ -102,13 +102,11 @@ pub struct World {
     pub(crate) player_index: HashMap<String, usize>,
     /// Entity slot → index in `players` (`u32::MAX`: none), for [`player_at`].
     pub(crate) player_by_slot: Vec<u32>,
-    /// Entity slot → the reach of that player's last computed view (local chat's listeners).
-    pub(crate) reach_by_slot: Vec<Option<view::Reach>>,
-    /// Grid cell → the largest reach of a player whose view was computed standing in it: a local
-    /// line is not heard in a cell farther from its speaker than that.
-    pub(crate) reach_by_cell: Vec<u32>,
-    /// The cells whose largest reach is recomputed this tick (reused buffer).
-    pub(crate) reach_cells: Vec<usize>,
+    /// Local lines of this tick, heard once every command is in (`chat`).
+    pub(crate) local_lines: Vec<crate::chat::LocalLine>,
+    /// Entity slot → whether that player spoke locally this tick (`chat`; reused, all false between
+    /// ticks).
+    pub(crate) speaking_by_slot: Vec<bool>,
     /// Lower-cased name → character id.
     pub(crate) names: HashMap<String, String>,
     pub(crate) npcs: Vec<NpcState>,
@@ -150,9 +148,8 @@ impl World {
             players: Vec::new(),
             player_index: HashMap::new(),
             player_by_slot: Vec::new(),
-            reach_by_slot: Vec::new(),
-            reach_by_cell: Vec::new(),
-            reach_cells: Vec::new(),
+            local_lines: Vec::new(),
+            speaking_by_slot: Vec::new(),
             names: HashMap::new(),
             npcs: Vec::new(),
             resources: Vec::new(),
@@ -212,6 +209,7 @@ impl World {
         for command in commands {
             self.apply(command, &mut events);
         }
+        self.hear_local_chat(&mut events);
         self.advance_trades(&mut events);
         phase(Phase::Npcs);
         self.advance_npcs();
@@ -356,7 +354,6 @@ impl World {
             player.intent = None;
             player.reported_tile = tile;
             player.viewer.reset();
-            set_reach(&mut self.reach_by_slot, player.handle, None);
             player.skills = skills;
             player.inventory = inventory;
             player.equipment = equipment;
@@ -448,7 +445,6 @@ impl World {
         };
         let player = self.players.swap_remove(index);
         set_player_slot(&mut self.player_by_slot, player.handle, u32::MAX as usize);
-        set_reach(&mut self.reach_by_slot, player.handle, None);
         if let Some(moved) = self.players.get(index) {
             self.player_index.insert(moved.id.clone(), index);
             set_player_slot(&mut self.player_by_slot, moved.handle, index);
@@ -518,13 +514,8 @@ impl World {
         // Index order keeps the events in the same order as a full scan would: determinism.
         due.sort_unstable();
         due.dedup();
-        let mut reach_cells = std::mem::take(&mut self.reach_cells);
-        reach_cells.clear();
         for &i in &due {
             let player = &mut self.players[i];
-            if let Some(Some(old)) = self.reach_by_slot.get(slot_index(player.handle)) {
-                reach_cells.push(self.grid.cell_index_of(old.centre));
-            }
             let update = view::refresh(
                 player.handle,
                 &mut player.viewer,
@@ -533,11 +524,6 @@ impl World {
                 now,
                 &mut self.view_scratch,
             );
-            let reach = player.viewer.reach(player.handle);
-            if let Some(reach) = &reach {
-                reach_cells.push(self.grid.cell_index_of(reach.centre));
-            }
-            set_reach(&mut self.reach_by_slot, player.handle, reach);
             if let Some(update) = update {
                 events.push(Event::View {
                     to: player.id.clone(),
@@ -546,30 +532,6 @@ impl World {
             }
         }
         self.views_due = due;
-        // Only the cells a recomputed view left or entered can have a new largest reach; the
-        // players standing in a cell are the viewers whose views were computed there (a viewer
-        // that moved has been recomputed).
-        reach_cells.sort_unstable();
-        reach_cells.dedup();
-        self.reach_by_cell.resize(self.grid.cell_count(), 0);
-        for &cell in &reach_cells {
-            self.reach_by_cell[cell] = self
-                .grid
-                .cell_at(cell)
-                .players
-                .iter()
-                .filter_map(|o| {
-                    self.reach_by_slot
-                        .get(slot_index(o.handle))
-                        .copied()
-                        .flatten()
-                })
-                .filter(|r| self.grid.cell_index_of(r.centre) == cell)
-                .map(|r| r.player_reach)
-                .max()
-                .unwrap_or(0);
-        }
-        self.reach_cells = reach_cells;
     }
 
     /// A fresh entity id with a prefix naming its kind (`npc-12`, `res-3`); character ids are UUIDs,
@@ -687,14 +649,6 @@ pub(crate) fn player_at(by_slot: &[u32], players: &[PlayerState], handle: Handle
         .get(index)
         .filter(|p| p.handle == handle)
         .map(|_| index)
-}
-
-fn set_reach(by_slot: &mut Vec<Option<view::Reach>>, handle: Handle, reach: Option<view::Reach>) {
-    let slot = crate::entities::slot_index(handle);
-    if by_slot.len() <= slot {
-        by_slot.resize(slot + 1, None);
-    }
-    by_slot[slot] = reach;
 }
 
 fn set_player_slot(by_slot: &mut Vec<u32>, handle: Handle, index: usize) {
