@@ -54,7 +54,7 @@ impl Viewer {
     }
 }
 
-/// Buffers shared by every view computation of a tick.
+/// Buffers reused by the view computations of one thread.
 #[derive(Debug, Default)]
 pub(crate) struct ViewScratch {
     players: Vec<(u32, Handle)>,
@@ -83,6 +83,76 @@ pub(crate) fn refresh(
     let update = diff(&viewer.visible, &scratch.next, entities, now);
     mem::swap(&mut viewer.visible, &mut scratch.next);
     (!update.is_empty()).then_some(update)
+}
+
+/// Fewest views worth a thread of their own: below this, starting a thread costs more than the
+/// views it would take over.
+const VIEWS_PER_THREAD: usize = 128;
+
+/// Threads for the views of a tick and their buffers. Views are independent of each other (each
+/// reads the grid and entities and writes only its own viewer), so a crowd's views are split over
+/// the machine's cores: in a 2,000-player crowd they are the largest part of the tick.
+#[derive(Debug)]
+pub(crate) struct ViewWorkers {
+    threads: usize,
+    scratches: Vec<ViewScratch>,
+}
+
+impl ViewWorkers {
+    /// As many threads as the machine runs at once (at most four: beyond that the gain is lost in
+    /// the cost of starting them each tick).
+    pub fn for_this_machine() -> ViewWorkers {
+        Self::with_threads(std::thread::available_parallelism().map_or(1, |n| n.get().min(4)))
+    }
+
+    /// At most `threads` threads (at least one).
+    pub fn with_threads(threads: usize) -> ViewWorkers {
+        ViewWorkers {
+            threads: threads.max(1),
+            scratches: Vec::new(),
+        }
+    }
+
+    /// [`refresh`] for each `(player, viewer)`, in order, on up to `threads` threads; the
+    /// results are the same as one after another.
+    pub fn refresh_all(
+        &mut self,
+        viewers: &mut [(Handle, &mut Viewer)],
+        grid: &SpatialGrid,
+        entities: &Entities,
+        now: u64,
+    ) -> Vec<Option<WorldUpdate>> {
+        let parts = self.threads.min(viewers.len() / VIEWS_PER_THREAD).max(1);
+        if self.scratches.len() < parts {
+            self.scratches.resize_with(parts, ViewScratch::default);
+        }
+        let run = |part: &mut [(Handle, &mut Viewer)], scratch: &mut ViewScratch| {
+            part.iter_mut()
+                .map(|(me, viewer)| refresh(*me, viewer, grid, entities, now, scratch))
+                .collect::<Vec<_>>()
+        };
+        if parts == 1 {
+            return run(viewers, &mut self.scratches[0]);
+        }
+        let size = viewers.len().div_ceil(parts);
+        std::thread::scope(|scope| {
+            let mut chunks = viewers.chunks_mut(size).zip(self.scratches.iter_mut());
+            let (first, first_scratch) = chunks.next().expect("parts > 1, so a first chunk");
+            let others: Vec<_> = chunks
+                .map(|(part, scratch)| scope.spawn(move || run(part, scratch)))
+                .collect();
+            let mut updates = run(first, first_scratch);
+            for other in others {
+                // A panic in a view is a bug: let it surface as it would on this thread.
+                updates.extend(
+                    other
+                        .join()
+                        .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+                );
+            }
+            updates
+        })
+    }
 }
 
 /// Fills `scratch.next` with the sorted handles `me` should see from `centre`.

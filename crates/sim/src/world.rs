@@ -24,7 +24,7 @@ use crate::movement::Walk;
 use crate::npcs::NpcState;
 use crate::pathfinding::Pathfinder;
 use crate::skills::Skills;
-use crate::view::{self, ViewScratch, Viewer, VIEW_RADIUS_TILES};
+use crate::view::{ViewWorkers, Viewer, VIEW_RADIUS_TILES};
 
 /// How many cells (each axis) a view spans from its own: a change farther away cannot be in view.
 /// One more than the exact figure, for safety at cell edges.
@@ -112,7 +112,7 @@ pub struct World {
     pub(crate) npcs: Vec<NpcState>,
     pub(crate) resources: Vec<ResourceState>,
     pub(crate) pathfinder: Pathfinder,
-    pub(crate) view_scratch: ViewScratch,
+    pub(crate) view_workers: ViewWorkers,
     /// Players whose view starts over this tick (joined, or rejoined in place).
     pub(crate) fresh_viewers: Vec<Handle>,
     /// Indices of the players whose view may have changed this tick (reused buffer).
@@ -154,7 +154,7 @@ impl World {
             npcs: Vec::new(),
             resources: Vec::new(),
             pathfinder: Pathfinder::default(),
-            view_scratch: ViewScratch::default(),
+            view_workers: ViewWorkers::for_this_machine(),
             fresh_viewers: Vec::new(),
             views_due: Vec::new(),
             next_serial: 0,
@@ -514,19 +514,21 @@ impl World {
         // Index order keeps the events in the same order as a full scan would: determinism.
         due.sort_unstable();
         due.dedup();
-        for &i in &due {
-            let player = &mut self.players[i];
-            let update = view::refresh(
-                player.handle,
-                &mut player.viewer,
-                &self.grid,
-                &self.entities,
-                now,
-                &mut self.view_scratch,
-            );
+        let mut viewers = Vec::with_capacity(due.len());
+        let mut next = due.iter().peekable();
+        for (i, player) in self.players.iter_mut().enumerate() {
+            if next.next_if_eq(&&i).is_some() {
+                viewers.push((player.handle, &mut player.viewer));
+            }
+        }
+        let updates = self
+            .view_workers
+            .refresh_all(&mut viewers, &self.grid, &self.entities, now);
+        drop(viewers);
+        for (&i, update) in due.iter().zip(updates) {
             if let Some(update) = update {
                 events.push(Event::View {
-                    to: player.id.clone(),
+                    to: self.players[i].id.clone(),
                     update,
                 });
             }
@@ -714,6 +716,49 @@ mod tests {
                 ..EntityCounts::default()
             }
         );
+    }
+
+    #[test]
+    fn views_split_over_threads_give_what_one_thread_gives() {
+        // 600 players around the spawn point (a crowd: everyone's view is recomputed every tick)
+        // walking about; one world computes its views on one thread, the other on four.
+        let content = Arc::new(wayfarer_content::load_bundled());
+        let run = |threads: usize| {
+            let mut world = World::new(content.clone(), 7);
+            world.view_workers = ViewWorkers::with_threads(threads);
+            let spawn = world.spawn_tile();
+            let joins = (0..600)
+                .map(|i| {
+                    let tile = TilePos {
+                        x: spawn.x + i % 25 - 12,
+                        z: spawn.z + i / 25 - 12,
+                    };
+                    Command::Join(Box::new(Joining::new(
+                        format!("p{i}"),
+                        format!("P{i}"),
+                        tile,
+                    )))
+                })
+                .collect();
+            let mut log = format!("{:?}", world.tick(joins));
+            for round in 0..6 {
+                let moves = (0..600)
+                    .filter(|i| (i + round) % 3 == 0)
+                    .map(|i| Command::Move {
+                        id: format!("p{i}"),
+                        x: spawn.x + (i * 7 + round) % 30 - 15,
+                        z: spawn.z + (i * 11 + round) % 30 - 15,
+                        run: false,
+                        reference: None,
+                    })
+                    .collect();
+                log.push_str(&format!("{:?}", world.tick(moves)));
+            }
+            log
+        };
+        let one = run(1);
+        assert!(one.contains("View"), "the crowd saw something");
+        assert_eq!(one, run(4));
     }
 
     #[test]
