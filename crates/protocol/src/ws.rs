@@ -8,6 +8,8 @@ use serde_json::Value;
 
 use crate::Skill;
 
+mod encode;
+
 /// Largest accepted text frame.
 pub const MAX_FRAME_BYTES: usize = 16 * 1024;
 /// Longest chat text, in characters, after trimming.
@@ -648,6 +650,21 @@ impl ServerMessage {
     pub fn to_json(&self) -> String {
         // Serialising these plain data types cannot fail (no maps with non-string keys, no I/O).
         serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// Appends the frame text to `out`: the same bytes as [`ServerMessage::to_json`], without a
+    /// `String` of its own. A `world:update` takes the hand-written encoder of `ws/encode.rs` (the
+    /// bulk of what a crowd's server encodes); every other message goes through serde.
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        let start = out.len();
+        let written = match self {
+            ServerMessage::WorldUpdate(update) => encode::world_update(update, out),
+            other => serde_json::to_writer(&mut *out, other),
+        };
+        if written.is_err() {
+            // As `to_json`: nothing rather than half a message (it cannot happen, see there).
+            out.truncate(start);
+        }
     }
 }
 

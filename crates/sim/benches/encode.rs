@@ -4,7 +4,12 @@
 //! - a busy `world:update`: 50 entities added (players, NPCs, resources, ground items), 200 moved,
 //!   20 changed, 10 removed;
 //! - a quiet `world:update`: 5 moved;
+//! - a crowd's steady `world:update`: 200 moved;
 //! - a full `player:sync`: all 17 skills, a full 28-slot inventory, 5 worn items.
+//!
+//! The two `world:update` cases also run through `ServerMessage::write_json` (`…/write_json`), the
+//! hand-written encoder the server uses, on the same input, so the ratio to serde shows. It writes
+//! into a fresh `Vec` each time, as the server writes into a fresh frame buffer per delivery.
 //!
 //! Run with `cargo bench -p wayfarer-sim --bench encode -- --quick` for a fast estimate.
 
@@ -160,11 +165,22 @@ fn encode(c: &mut Criterion) {
             update(50, 200, 20, 10),
         ),
         ("world_update_5_moved", update(0, 5, 0, 0)),
+        // A crowd's steady state: everyone in view walks, nobody comes or goes.
+        ("world_update_200_moved", update(0, 200, 0, 0)),
         ("player_sync_full", full_sync()),
     ];
     for (name, message) in cases {
         group.throughput(Throughput::Bytes(message.to_json().len() as u64));
         group.bench_function(name, |b| b.iter(|| message.to_json()));
+        if matches!(message, ServerMessage::WorldUpdate(_)) {
+            group.bench_function(format!("{name}/write_json"), |b| {
+                b.iter(|| {
+                    let mut out = Vec::new();
+                    message.write_json(&mut out);
+                    out
+                })
+            });
+        }
     }
     group.finish();
 }

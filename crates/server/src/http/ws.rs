@@ -371,7 +371,12 @@ impl Connection {
     /// Appends `message` to `frames`; returns the close it asks for, if any (what follows is dropped).
     fn format(&mut self, frames: &mut Frames, message: Outbound) -> Option<(u16, &'static str)> {
         match message {
-            Outbound::Message(message) => frames.push(&self.client_json(&message)),
+            Outbound::Message(message) => match self.with_client_ref(&message) {
+                Some(text) => frames.push(&text),
+                // Encoded straight into the frame: no `String` per message (a crowd's
+                // `world:update` is most of what the server encodes).
+                None => frames.push_with(|buf| message.write_json(buf)),
+            },
             Outbound::Text(text) => frames.push(&text),
             Outbound::Close(code, reason) => return Some((code, reason)),
             Outbound::Batch(batch) => {
@@ -385,23 +390,25 @@ impl Connection {
         None
     }
 
-    /// A world message as JSON, with the client's own `ref` restored on errors.
-    fn client_json(&mut self, message: &ServerMessage) -> String {
+    /// An error from the world that carries the id of a remembered `ref`, as JSON with the
+    /// client's own `ref` restored; `None` for every other message, which is sent as it is. (Errors
+    /// are rare, so they keep the plain `String` path.)
+    fn with_client_ref(&mut self, message: &ServerMessage) -> Option<String> {
         if let ServerMessage::Error(error) = message {
             if let Some(Value::Number(n)) = &error.reference {
                 let mut error = error.clone();
                 error.reference = n.as_u64().and_then(|id| self.take_ref(id));
-                return ServerMessage::Error(error).to_json();
+                return Some(ServerMessage::Error(error).to_json());
             }
         }
         if let ServerMessage::TradeError(error) = message {
             if let Some(Value::Number(n)) = &error.reference {
                 let mut error = error.clone();
                 error.reference = n.as_u64().and_then(|id| self.take_ref(id));
-                return ServerMessage::TradeError(error).to_json();
+                return Some(ServerMessage::TradeError(error).to_json());
             }
         }
-        message.to_json()
+        None
     }
 
     fn remember_ref(&mut self, reference: Option<Value>) -> Option<u64> {

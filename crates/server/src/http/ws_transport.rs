@@ -156,22 +156,71 @@ pub struct Frames {
     buffer: Vec<u8>,
 }
 
+/// FIN set, opcode text: every message is one whole frame.
+const FIN_TEXT: u8 = 0x80 | 0x1;
+/// The longest header: two bytes and a 64-bit length.
+const MAX_HEADER_BYTES: usize = 10;
+/// The header [`Frames::push_with`] leaves room for before it knows the length: the 16-bit length
+/// form, which holds a crowd's `world:update` (126 bytes to 64 KiB), so those are never moved.
+const GUESSED_HEADER_BYTES: usize = 4;
+
+/// The frame header for a payload of `len` bytes, the shortest form that holds it (RFC 6455
+/// section 5.2), and how many of the bytes it uses.
+fn header(len: usize) -> ([u8; MAX_HEADER_BYTES], usize) {
+    let mut header = [0u8; MAX_HEADER_BYTES];
+    header[0] = FIN_TEXT;
+    if len < 126 {
+        header[1] = len as u8;
+        (header, 2)
+    } else if let Ok(len) = u16::try_from(len) {
+        header[1] = 126;
+        header[2..4].copy_from_slice(&len.to_be_bytes());
+        (header, 4)
+    } else {
+        header[1] = 127;
+        header[2..10].copy_from_slice(&(len as u64).to_be_bytes());
+        (header, 10)
+    }
+}
+
 impl Frames {
-    /// Appends one text message as one frame (FIN set, opcode text).
+    /// Appends one text message as one frame.
     pub fn push(&mut self, text: &str) {
-        let len = text.len();
-        self.buffer.reserve(len + 10);
-        self.buffer.push(0x80 | 0x1);
-        if len < 126 {
-            self.buffer.push(len as u8);
-        } else if let Ok(len) = u16::try_from(len) {
-            self.buffer.push(126);
-            self.buffer.extend_from_slice(&len.to_be_bytes());
-        } else {
-            self.buffer.push(127);
-            self.buffer.extend_from_slice(&(len as u64).to_be_bytes());
-        }
+        let (header, header_len) = header(text.len());
+        self.buffer.reserve(header_len + text.len());
+        self.buffer.extend_from_slice(&header[..header_len]);
         self.buffer.extend_from_slice(text.as_bytes());
+    }
+
+    /// Appends one text message that `write` appends to the buffer itself (it must only append, and
+    /// only UTF-8): a message is encoded straight into the frame, with no `String` of its own.
+    ///
+    /// The length is known only afterwards, so room for a 16-bit-length header is left first; a
+    /// payload that needs the short or the long form is moved once (short ones are under 126 bytes,
+    /// long ones rare). Encoding into a scratch buffer and copying it would need that buffer kept
+    /// somewhere, which is the per-connection memory this transport exists to avoid; a standalone
+    /// measurement of both (and of a 10-byte placeholder, always moving) was within noise, the
+    /// buffer's allocation dominating.
+    pub fn push_with(&mut self, write: impl FnOnce(&mut Vec<u8>)) {
+        let start = self.buffer.len();
+        let payload_start = start + GUESSED_HEADER_BYTES;
+        self.buffer.resize(payload_start, 0);
+        write(&mut self.buffer);
+        debug_assert!(self.buffer.len() >= payload_start, "`write` only appends");
+        let payload_len = self.buffer.len().saturating_sub(payload_start);
+        let (header, header_len) = header(payload_len);
+        let payload_end = payload_start + payload_len;
+        if header_len < GUESSED_HEADER_BYTES {
+            self.buffer
+                .copy_within(payload_start..payload_end, start + header_len);
+            self.buffer.truncate(start + header_len + payload_len);
+        } else if header_len > GUESSED_HEADER_BYTES {
+            self.buffer
+                .resize(payload_end + header_len - GUESSED_HEADER_BYTES, 0);
+            self.buffer
+                .copy_within(payload_start..payload_end, start + header_len);
+        }
+        self.buffer[start..start + header_len].copy_from_slice(&header[..header_len]);
     }
 
     pub fn is_empty(&self) -> bool {
@@ -291,6 +340,50 @@ mod tests {
         }
     }
 
+    /// The header bytes RFC 6455 section 5.2 gives a text frame of `len` bytes.
+    fn expected_header(len: usize) -> Vec<u8> {
+        match len {
+            0..=125 => vec![0x81, len as u8],
+            126..=65_535 => [[0x81, 126].as_slice(), &(len as u16).to_be_bytes()].concat(),
+            _ => [[0x81, 127].as_slice(), &(len as u64).to_be_bytes()].concat(),
+        }
+    }
+
+    #[test]
+    fn a_message_written_into_the_buffer_gets_the_header_of_its_length() {
+        let lengths = [0, 1, 125, 126, 127, 65_535, 65_536, 100_000];
+        for len in lengths {
+            let payload: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+            // Alone, and after a frame already in the buffer (the batch case).
+            for before in ["", "earlier message"] {
+                let mut frames = Frames::default();
+                if !before.is_empty() {
+                    frames.push(before);
+                }
+                let start = frames.buffer.len();
+                frames.push_with(|buf| buf.extend_from_slice(&payload));
+                let header = expected_header(len);
+                assert_eq!(
+                    &frames.buffer[start..start + header.len()],
+                    header,
+                    "{len} bytes"
+                );
+                assert_eq!(
+                    &frames.buffer[start + header.len()..],
+                    payload,
+                    "{len} bytes"
+                );
+
+                let mut pushed = Frames::default();
+                if !before.is_empty() {
+                    pushed.push(before);
+                }
+                pushed.push(std::str::from_utf8(&payload).unwrap());
+                assert_eq!(frames.buffer, pushed.buffer, "push and push_with agree");
+            }
+        }
+    }
+
     #[tokio::test]
     async fn a_client_library_reads_a_batch_as_separate_messages_in_order() {
         let (server_end, client_end) = tokio::io::duplex(1 << 20);
@@ -298,8 +391,12 @@ mod tests {
         let mut client = WebSocketStream::from_raw_socket(client_end, Role::Client, None).await;
         let texts = ["first".to_owned(), "x".repeat(40_000), "third é".to_owned()];
         let mut frames = Frames::default();
-        for text in &texts {
-            frames.push(text);
+        for (i, text) in texts.iter().enumerate() {
+            if i % 2 == 0 {
+                frames.push(text);
+            } else {
+                frames.push_with(|buf| buf.extend_from_slice(text.as_bytes()));
+            }
         }
         socket.send(frames).await.unwrap();
         socket.send_text("after").await.unwrap();
