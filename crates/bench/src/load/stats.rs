@@ -139,6 +139,8 @@ pub struct BotStats {
     pub bytes_out: u64,
     /// Bytes of text received.
     pub bytes_in: u64,
+    /// Text frames received.
+    pub frames_in: u64,
     /// `error` messages received, by code.
     pub errors: Counts,
     /// Character names refused as taken (409) and retried with another.
@@ -207,6 +209,7 @@ impl BotStats {
         merge_counts(&mut self.received, other.received);
         self.bytes_out += other.bytes_out;
         self.bytes_in += other.bytes_in;
+        self.frames_in += other.frames_in;
         merge_counts(&mut self.errors, other.errors);
         self.name_retries += other.name_retries;
         self.unclean_closes += other.unclean_closes;
