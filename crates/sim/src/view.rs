@@ -88,6 +88,8 @@ pub(crate) fn refresh(
 /// Fewest views worth a thread of their own: below this, starting a thread costs more than the
 /// views it would take over.
 const VIEWS_PER_THREAD: usize = 128;
+/// Views handed to a thread at a time.
+const VIEWS_PER_BLOCK: usize = 32;
 
 /// Threads for the views of a tick and their buffers. Views are independent of each other (each
 /// reads the grid and entities and writes only its own viewer), so a crowd's views are split over
@@ -113,8 +115,8 @@ impl ViewWorkers {
         }
     }
 
-    /// [`refresh`] for each `(player, viewer)`, in order, on up to `threads` threads; the
-    /// results are the same as one after another.
+    /// [`refresh`] for each `(player, viewer)`, on up to `threads` threads; the results are those
+    /// of one after another, in order.
     pub fn refresh_all(
         &mut self,
         viewers: &mut [(Handle, &mut Viewer)],
@@ -122,36 +124,48 @@ impl ViewWorkers {
         entities: &Entities,
         now: u64,
     ) -> Vec<Option<WorldUpdate>> {
-        let parts = self.threads.min(viewers.len() / VIEWS_PER_THREAD).max(1);
-        if self.scratches.len() < parts {
-            self.scratches.resize_with(parts, ViewScratch::default);
+        let threads = self.threads.min(viewers.len() / VIEWS_PER_THREAD).max(1);
+        if self.scratches.len() < threads {
+            self.scratches.resize_with(threads, ViewScratch::default);
         }
-        let run = |part: &mut [(Handle, &mut Viewer)], scratch: &mut ViewScratch| {
-            part.iter_mut()
+        let run = |block: &mut [(Handle, &mut Viewer)], scratch: &mut ViewScratch| {
+            block
+                .iter_mut()
                 .map(|(me, viewer)| refresh(*me, viewer, grid, entities, now, scratch))
                 .collect::<Vec<_>>()
         };
-        if parts == 1 {
+        if threads == 1 {
             return run(viewers, &mut self.scratches[0]);
         }
-        let size = viewers.len().div_ceil(parts);
-        std::thread::scope(|scope| {
-            let mut chunks = viewers.chunks_mut(size).zip(self.scratches.iter_mut());
-            let (first, first_scratch) = chunks.next().expect("parts > 1, so a first chunk");
-            let others: Vec<_> = chunks
-                .map(|(part, scratch)| scope.spawn(move || run(part, scratch)))
-                .collect();
-            let mut updates = run(first, first_scratch);
-            for other in others {
-                // A panic in a view is a bug: let it surface as it would on this thread.
-                updates.extend(
-                    other
-                        .join()
-                        .unwrap_or_else(|e| std::panic::resume_unwind(e)),
-                );
+        // Small blocks taken in turn rather than one equal share per thread: a thread that gets
+        // no core for a while (the machine also runs the sockets) leaves its blocks to the others
+        // instead of holding up the whole phase.
+        let blocks = std::sync::Mutex::new(viewers.chunks_mut(VIEWS_PER_BLOCK).enumerate());
+        let work = |scratch: &mut ViewScratch| {
+            let mut done = Vec::new();
+            loop {
+                let next = blocks.lock().map(|mut b| b.next());
+                let Ok(Some((index, block))) = next else {
+                    return done;
+                };
+                done.push((index, run(block, scratch)));
             }
-            updates
-        })
+        };
+        let mut done = std::thread::scope(|scope| {
+            let (mine, others) = self.scratches.split_at_mut(1);
+            let helpers: Vec<_> = others[..threads - 1]
+                .iter_mut()
+                .map(|scratch| scope.spawn(|| work(scratch)))
+                .collect();
+            let mut done = work(&mut mine[0]);
+            for helper in helpers {
+                // A panic in a view is a bug: let it surface as it would on this thread.
+                done.extend(helper.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+            }
+            done
+        });
+        done.sort_unstable_by_key(|(index, _)| *index);
+        done.into_iter().flat_map(|(_, updates)| updates).collect()
     }
 }
 
