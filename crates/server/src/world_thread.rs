@@ -611,6 +611,27 @@ impl Runner {
                         send_to(&self.players, id.as_ref(), text.clone());
                     }
                 }
+                Event::LocalChat { lines, heard } => {
+                    let ts = now_ms();
+                    let texts: Vec<Outbound> = lines
+                        .into_iter()
+                        .map(|mut message| {
+                            message.ts = ts;
+                            encode_once(&ServerMessage::Chat(message))
+                        })
+                        .collect();
+                    // One lookup per listener, then its lines in a row.
+                    for listener in heard {
+                        if let Some(record) = self.players.get(listener.to.as_ref()) {
+                            record.pending.borrow_mut().extend(
+                                listener
+                                    .lines
+                                    .iter()
+                                    .filter_map(|&i| texts.get(i as usize).cloned()),
+                            );
+                        }
+                    }
+                }
                 Event::Rejected {
                     to,
                     code,

@@ -8,7 +8,7 @@
 use wayfarer_protocol::ws::{codes, ChatChannel, ChatMessage, MAX_CHAT_CHARS};
 
 use crate::entities::{slot_index, Handle};
-use crate::events::Event;
+use crate::events::{Event, Heard};
 use crate::world::World;
 
 /// `fromId` of system messages.
@@ -80,9 +80,9 @@ impl World {
                 self.local_lines.push(LocalLine {
                     speaker: sender.handle,
                     sender_key: sender.name_key.clone(),
-                    event: events.len(),
+                    message,
                 });
-                Vec::new()
+                return;
             }
             ChatChannel::Global => self
                 .players
@@ -181,47 +181,52 @@ pub(crate) struct LocalLine {
     pub speaker: Handle,
     /// The speaker's lower-cased name, for the listeners' ignore lists.
     pub sender_key: String,
-    /// Index of the line's [`Event::Chat`] in the tick's events.
-    pub event: usize,
+    pub message: ChatMessage,
 }
 
 impl World {
-    /// Gives each local line of this tick its listeners: the speaker, and every player whose client
-    /// has been shown the speaker (the views of the tick before, which is what the clients know:
-    /// whoever sees a head sees the speech above it), minus those ignoring the speaker.
+    /// Emits this tick's local lines as one [`Event::LocalChat`]: each heard by the speaker and by
+    /// every player whose client has been shown the speaker (the views of the tick before, which
+    /// is what the clients know: whoever sees a head sees the speech above it), minus those
+    /// ignoring the speaker.
     ///
     /// Asking each listener's view once (a walk over its sorted list against a table of this
     /// tick's speakers by slot) costs the same however many lines there are; asking, per line, who
     /// around the speaker sees them cost a scan of the crowd per line.
-    pub(crate) fn hear_local_chat(&mut self, events: &mut [Event]) {
+    pub(crate) fn hear_local_chat(&mut self, events: &mut Vec<Event>) {
         if self.local_lines.is_empty() {
             return;
         }
-        let mut lines = std::mem::take(&mut self.local_lines);
-        // By speaker, then in the order spoken.
-        lines.sort_by_key(|l| (l.speaker, l.event));
+        let lines = std::mem::take(&mut self.local_lines);
+        let mut by_speaker: Vec<(Handle, u32)> = lines
+            .iter()
+            .enumerate()
+            .map(|(i, line)| (line.speaker, i as u32))
+            .collect();
+        by_speaker.sort_unstable();
         let speaking = &mut self.speaking_by_slot;
-        for line in &lines {
-            let slot = slot_index(line.speaker);
+        for &(speaker, _) in &by_speaker {
+            let slot = slot_index(speaker);
             if speaking.len() <= slot {
                 speaking.resize(slot + 1, false);
             }
             speaking[slot] = true;
         }
         let lines_of = |speaker: Handle| {
-            let start = lines.partition_point(|l| l.speaker < speaker);
-            let end = lines.partition_point(|l| l.speaker <= speaker);
-            &lines[start..end]
+            let start = by_speaker.partition_point(|&(h, _)| h < speaker);
+            let end = by_speaker.partition_point(|&(h, _)| h <= speaker);
+            &by_speaker[start..end]
         };
-        // Players in join order, so each line's recipients come out in that order.
+        let mut heard = Vec::new();
         for player in &self.players {
+            let mut mine: Vec<u32> = Vec::new();
             let mut hear = |speaker: Handle| {
-                for line in lines_of(speaker) {
-                    if speaker != player.handle && player.ignored.contains(&line.sender_key) {
-                        continue;
-                    }
-                    if let Some(Event::Chat { to, .. }) = events.get_mut(line.event) {
-                        to.push(player.shared_id.clone());
+                for &(_, i) in lines_of(speaker) {
+                    let ignoring = speaker != player.handle
+                        && !player.ignored.is_empty()
+                        && player.ignored.contains(&lines[i as usize].sender_key);
+                    if !ignoring {
+                        mine.push(i);
                     }
                 }
             };
@@ -241,12 +246,22 @@ impl World {
             {
                 hear(player.handle);
             }
+            if !mine.is_empty() {
+                // The shown list is in handle order; lines go out in the order spoken.
+                mine.sort_unstable();
+                heard.push(Heard {
+                    to: player.shared_id.clone(),
+                    lines: mine,
+                });
+            }
         }
-        for line in &lines {
-            speaking[slot_index(line.speaker)] = false;
+        for &(speaker, _) in &by_speaker {
+            speaking[slot_index(speaker)] = false;
         }
-        lines.clear();
-        self.local_lines = lines;
+        events.push(Event::LocalChat {
+            lines: lines.into_iter().map(|line| line.message).collect(),
+            heard,
+        });
     }
 }
 

@@ -27,8 +27,8 @@
 //!   nodes deplete and respawn, procedural fishing spots move; fires are lit resource entities that
 //!   burn out; cooking, smelting and smithing happen at fires and stations, which are resource
 //!   entities too; formulas in `docs/mechanics.md`.
-//! - **Chat** (`chat`): see [`Command::Chat`]; [`Event::Chat`] carries `ts: 0` because the sim reads
-//!   no clock: the server stamps the send time.
+//! - **Chat** (`chat`): see [`Command::Chat`]; [`Event::Chat`] and [`Event::LocalChat`] carry
+//!   `ts: 0` because the sim reads no clock: the server stamps the send time.
 //! - **Bank and shops** (`bank`, `shops`): see [`Command::Bank`] and [`Command::Shop`]; rules in the
 //!   modules' documentation and `docs/protocol.md`. Each change ends with [`Event::SaveNow`].
 //! - **Ids**: players use their character id; NPCs and resources get `npc-<n>` / `res-<n>` from a
@@ -85,7 +85,7 @@ pub use bank::{Bank, BANK_CAPACITY, BANK_REACH_TILES};
 pub use chat::{clean_chat_text, SYSTEM_SENDER_ID, SYSTEM_SENDER_NAME};
 pub use combat::GRAVESTONE_TICKS;
 pub use commands::{Action, BankRequest, Command, Joining, ShopRequest};
-pub use events::{EntityCounts, Event, Phase, PlayerStats};
+pub use events::{EntityCounts, Event, Heard, Phase, PlayerStats};
 pub use fires::STEP_ASIDE_ORDER;
 pub use grid::CELL_TILES;
 pub use ground::{GroundItemInfo, GROUND_LIFETIME_TICKS, GROUND_PRIVATE_TICKS};

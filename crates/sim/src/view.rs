@@ -160,7 +160,11 @@ impl ViewWorkers {
             let mut done = work(&mut mine[0]);
             for helper in helpers {
                 // A panic in a view is a bug: let it surface as it would on this thread.
-                done.extend(helper.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+                done.extend(
+                    helper
+                        .join()
+                        .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+                );
             }
             done
         });

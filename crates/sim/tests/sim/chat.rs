@@ -15,19 +15,32 @@ fn say(id: &str, channel: ChatChannel, text: &str, to: Option<&str>) -> Command 
     }
 }
 
-/// The chat deliveries of a tick, with sorted recipients.
+/// The chat deliveries of a tick, line by line (local lines as they come in their tick's
+/// `LocalChat`), with sorted recipients.
 fn chats(events: &[Event]) -> Vec<(Vec<String>, ChatMessage)> {
-    events
-        .iter()
-        .filter_map(|e| match e {
+    let mut out = Vec::new();
+    for event in events {
+        match event {
             Event::Chat { to, message } => {
                 let mut to: Vec<String> = to.iter().map(|t| t.to_string()).collect();
                 to.sort();
-                Some((to, message.clone()))
+                out.push((to, message.clone()));
             }
-            _ => None,
-        })
-        .collect()
+            Event::LocalChat { lines, heard } => {
+                for (i, line) in lines.iter().enumerate() {
+                    let mut to: Vec<String> = heard
+                        .iter()
+                        .filter(|h| h.lines.contains(&(i as u32)))
+                        .map(|h| h.to.to_string())
+                        .collect();
+                    to.sort();
+                    out.push((to, line.clone()));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 fn rejections(events: &[Event]) -> Vec<(String, &'static str, Option<u64>)> {

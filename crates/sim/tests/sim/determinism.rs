@@ -82,7 +82,10 @@ fn the_same_seed_and_commands_give_identical_events() {
         .iter()
         .flatten()
         .any(|e| matches!(e, Event::View { update, .. } if !update.moved.is_empty())));
-    assert!(a.iter().flatten().any(|e| matches!(e, Event::Chat { .. })));
+    assert!(a
+        .iter()
+        .flatten()
+        .any(|e| matches!(e, Event::LocalChat { .. })));
     assert_eq!(world_a.npcs(), world_b.npcs());
     assert_eq!(world_a.resources(), world_b.resources());
 }
