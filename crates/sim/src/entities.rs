@@ -32,11 +32,7 @@ pub(crate) struct Body {
     /// `wire.id`, shared: every view that lists the entity as moved or removed holds a reference,
     /// not a copy.
     pub id: Arc<str>,
-    /// Tick in which the tile last changed.
-    pub moved_at: u64,
-    /// Tick in which `change` was recorded.
-    pub changed_at: u64,
-    /// The fields that changed in tick `changed_at`.
+    /// The fields that changed in the tick of its [`Mark::changed_at`].
     pub change: Changed,
 }
 
@@ -55,6 +51,23 @@ impl Body {
     }
 }
 
+/// What a view's diff reads of each entity it keeps, packed by slot apart from the bodies: a
+/// crowd's diff reads hundreds of kept entities per viewer, in slot order, and reading them from
+/// the bodies (large, the tile behind another pointer) missed the cache several times each.
+#[derive(Debug, Clone)]
+pub(crate) struct Mark {
+    generation: u32,
+    alive: bool,
+    /// Tick in which the tile last changed.
+    pub moved_at: u64,
+    /// Tick in which the body's `change` was recorded.
+    pub changed_at: u64,
+    /// The current tile (the wire entity's `x`/`z`).
+    pub tile: TilePos,
+    /// The body's `id` (the same allocation).
+    pub id: Arc<str>,
+}
+
 #[derive(Debug)]
 struct Slot {
     generation: u32,
@@ -67,6 +80,8 @@ struct Slot {
 #[derive(Debug, Default)]
 pub(crate) struct Entities {
     slots: Vec<Slot>,
+    /// By slot, beside `slots` (see [`Mark`]).
+    marks: Vec<Mark>,
     free: Vec<u32>,
     retired: Vec<u32>,
     /// Wire id → handle of every live entity (actions name their targets by id).
@@ -88,26 +103,42 @@ impl Entities {
     }
 
     fn insert_body(&mut self, wire: Entity) -> Handle {
-        let body = Body {
-            id: Arc::from(wire.id.as_str()),
-            wire: Arc::new(wire),
+        let id: Arc<str> = Arc::from(wire.id.as_str());
+        let mark = |generation| Mark {
+            generation,
+            alive: true,
             moved_at: 0,
             changed_at: 0,
-            change: Changed::default(),
+            tile: TilePos {
+                x: wire.x,
+                z: wire.z,
+            },
+            id: id.clone(),
         };
         match self.free.pop() {
             Some(index) => {
+                let generation = self.slots[index as usize].generation;
+                self.marks[index as usize] = mark(generation);
                 let slot = &mut self.slots[index as usize];
                 slot.alive = true;
-                slot.body = Some(body);
-                handle(index, slot.generation)
+                slot.body = Some(Body {
+                    id,
+                    wire: Arc::new(wire),
+                    change: Changed::default(),
+                });
+                handle(index, generation)
             }
             None => {
                 let index = self.slots.len() as u32;
+                self.marks.push(mark(0));
                 self.slots.push(Slot {
                     generation: 0,
                     alive: true,
-                    body: Some(body),
+                    body: Some(Body {
+                        id,
+                        wire: Arc::new(wire),
+                        change: Changed::default(),
+                    }),
                 });
                 handle(index, 0)
             }
@@ -123,6 +154,14 @@ impl Entities {
         } else {
             None
         }
+    }
+
+    /// The [`Mark`] of a live entity.
+    pub fn mark(&self, handle: Handle) -> Option<&Mark> {
+        let (index, generation) = split(handle);
+        self.marks
+            .get(index)
+            .filter(|m| m.alive && m.generation == generation)
     }
 
     /// A live entity, mutably.
@@ -156,6 +195,7 @@ impl Entities {
             return None;
         }
         slot.alive = false;
+        self.marks[index].alive = false;
         self.retired.push(index as u32);
         if let Some(body) = slot.body.as_ref() {
             if self.by_id.get(&body.wire.id) == Some(&handle) {
@@ -171,35 +211,49 @@ impl Entities {
             let slot = &mut self.slots[index as usize];
             slot.body = None;
             slot.generation = slot.generation.wrapping_add(1);
+            // The mark keeps its id allocation until the slot is reused; it reads as dead.
+            self.marks[index as usize].generation = slot.generation;
             self.free.push(index);
         }
     }
 
     /// Moves a live entity to `tile`, stamping the move with tick `now`. Returns the old tile.
     pub fn set_tile(&mut self, handle: Handle, tile: TilePos, now: u64) -> Option<TilePos> {
-        let body = self.get_mut(handle)?;
+        let (body, mark) = self.body_and_mark(handle)?;
         let old = body.tile();
         if old != tile {
             let wire = body.wire_mut();
             wire.x = tile.x;
             wire.z = tile.z;
-            body.moved_at = now;
+            mark.tile = tile;
+            mark.moved_at = now;
         }
         Some(old)
     }
 
     /// Records changed fields of a live entity in tick `now` (merged with earlier changes that tick).
     pub fn record_change(&mut self, handle: Handle, now: u64, apply: impl FnOnce(&mut Changed)) {
-        if let Some(body) = self.get_mut(handle) {
-            if body.changed_at != now {
-                body.changed_at = now;
-                body.change = Changed {
-                    id: body.wire.id.clone(),
-                    ..Changed::default()
-                };
-            }
-            apply(&mut body.change);
+        let Some((body, mark)) = self.body_and_mark(handle) else {
+            return;
+        };
+        if mark.changed_at != now {
+            mark.changed_at = now;
+            body.change = Changed {
+                id: body.wire.id.clone(),
+                ..Changed::default()
+            };
         }
+        apply(&mut body.change);
+    }
+
+    /// A live entity and its mark, both mutably.
+    fn body_and_mark(&mut self, handle: Handle) -> Option<(&mut Body, &mut Mark)> {
+        let (index, generation) = split(handle);
+        let slot = self.slots.get_mut(index)?;
+        if !slot.alive || slot.generation != generation {
+            return None;
+        }
+        Some((slot.body.as_mut()?, self.marks.get_mut(index)?))
     }
 }
 
@@ -231,13 +285,16 @@ mod tests {
         let a = entities.insert(entity("a"));
         entities.retire(a);
         assert!(entities.get(a).is_none());
+        assert!(entities.mark(a).is_none());
         assert_eq!(entities.id_of(a).map(|id| &**id), Some("a"));
         entities.release_retired();
         assert_eq!(entities.id_of(a), None);
         let b = entities.insert(entity("b"));
         assert_ne!(a, b, "the reused slot has a new generation");
         assert!(entities.get(a).is_none());
+        assert!(entities.mark(a).is_none());
         assert_eq!(entities.get(b).map(|b| b.wire.id.as_str()), Some("b"));
+        assert_eq!(entities.mark(b).map(|m| &*m.id), Some("b"));
     }
 
     #[test]
@@ -246,11 +303,15 @@ mod tests {
         let a = entities.insert(entity("a"));
         entities.set_tile(a, TilePos { x: 1, z: 2 }, 7);
         let body = entities.get(a).unwrap();
-        assert_eq!((body.tile(), body.moved_at), (TilePos { x: 1, z: 2 }, 7));
+        let mark = entities.mark(a).unwrap();
+        assert_eq!(
+            (body.tile(), mark.tile, mark.moved_at),
+            (TilePos { x: 1, z: 2 }, TilePos { x: 1, z: 2 }, 7)
+        );
         entities.record_change(a, 8, |c| c.health = Some(3));
         entities.record_change(a, 8, |c| c.max_health = Some(5));
         let body = entities.get(a).unwrap();
-        assert_eq!(body.changed_at, 8);
+        assert_eq!(entities.mark(a).unwrap().changed_at, 8);
         assert_eq!(body.change.health, Some(3));
         assert_eq!(body.change.max_health, Some(5));
         assert_eq!(body.change.id, "a");

@@ -72,10 +72,10 @@ pub(crate) fn refresh(
     now: u64,
     scratch: &mut ViewScratch,
 ) -> Option<WorldUpdate> {
-    let body = entities.get(me)?;
-    let centre = body.tile();
+    let mark = entities.mark(me)?;
+    let centre = mark.tile;
     let span = grid.span(centre, VIEW_RADIUS_TILES);
-    if !viewer.fresh && body.moved_at != now && !grid.any_dirty(span, now) {
+    if !viewer.fresh && mark.moved_at != now && !grid.any_dirty(span, now) {
         return None;
     }
     viewer.fresh = false;
@@ -282,16 +282,18 @@ fn diff(old: &[Handle], new: &[Handle], entities: &Entities, now: u64) -> WorldU
         let n = new.get(j).copied();
         match (o, n) {
             (Some(a), Some(b)) if a == b => {
-                if let Some(body) = entities.get(a) {
-                    if body.moved_at == now {
+                if let Some(mark) = entities.mark(a) {
+                    if mark.moved_at == now {
                         update.moved.push(Moved {
-                            id: body.id.clone(),
-                            x: body.wire.x,
-                            z: body.wire.z,
+                            id: mark.id.clone(),
+                            x: mark.tile.x,
+                            z: mark.tile.z,
                         });
                     }
-                    if body.changed_at == now {
-                        update.changed.push(body.change.clone());
+                    if mark.changed_at == now {
+                        if let Some(body) = entities.get(a) {
+                            update.changed.push(body.change.clone());
+                        }
                     }
                 }
                 i += 1;
