@@ -195,7 +195,7 @@ impl Connection {
         if sent {
             let _ = tokio::time::timeout(Duration::from_secs(30), done_rx).await;
         }
-        let _ = registration.saved.send(true);
+        let _ = registration.saved.send(());
         if reason != "load_failed" && reason != "replaced" {
             Box::pin(social::announce(
                 &connection.state,
@@ -292,9 +292,11 @@ impl Connection {
         &mut self,
         socket: &mut Socket,
         mut outbound: mpsc::Receiver<Outbound>,
-        mut close_requests: mpsc::Receiver<CloseRequest>,
+        mut close_requests: oneshot::Receiver<CloseRequest>,
     ) -> &'static str {
         let mut shutdown = self.state.shutdown.clone();
+        // A oneshot must not be polled again once it has answered (its sender gone without a request).
+        let mut may_be_closed = true;
         loop {
             let flow = tokio::select! {
                 frame = socket.recv() => match frame {
@@ -314,9 +316,12 @@ impl Connection {
                     Some(message) => self.deliver(socket, message).await,
                     None => Flow::Close(1011, "removed from the world"),
                 },
-                request = close_requests.recv() => match request {
-                    Some(CloseRequest { code, reason }) => Flow::Close(code, reason),
-                    None => Flow::Continue,
+                request = &mut close_requests, if may_be_closed => match request {
+                    Ok(CloseRequest { code, reason }) => Flow::Close(code, reason),
+                    Err(_) => {
+                        may_be_closed = false;
+                        Flow::Continue
+                    }
                 },
                 // The watch guard is dropped inside the block: it must not live across the select.
                 () = async { let _ = shutdown.wait_for(|stopping| *stopping).await; } => {
