@@ -96,8 +96,8 @@ impl Connections {
         }
     }
 
-    /// Asks the connection of a character to close; false when it is not connected. A connection
-    /// already asked to close (kicked twice) counts as kicked.
+    /// Asks the connection of a character to close; false when it is not connected, which includes
+    /// a connection already asked to close (it is on its way out: a second kick is refused).
     pub fn kick(&self, character_id: &str) -> bool {
         let mut map = self.by_character.lock().unwrap_or_else(|p| p.into_inner());
         map.get_mut(character_id)
@@ -108,7 +108,7 @@ impl Connections {
                         reason: "kicked by an admin",
                     })
                     .is_ok(),
-                None => true,
+                None => false,
             })
     }
 
