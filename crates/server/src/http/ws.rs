@@ -101,9 +101,11 @@ pub async fn upgrade(
         .to_string();
     let character_id = character.id.clone();
     let name = character.name.clone();
-    // Write size 0: every frame goes to the socket as it is written (see ws_transport).
+    // Write size 0: every frame goes to the socket as it is written (see ws_transport). Read size
+    // 512: every connection holds its read buffer for its whole life, client messages are a few
+    // hundred bytes, and a longer frame makes the buffer grow for it.
     let config = WebSocketConfig::default()
-        .read_buffer_size(1024)
+        .read_buffer_size(512)
         .write_buffer_size(0)
         .max_message_size(Some(HARD_FRAME_LIMIT))
         .max_frame_size(Some(HARD_FRAME_LIMIT));
@@ -248,12 +250,17 @@ impl Connection {
             .await?;
         store.users().touch_login(&self.user.id).await?;
         let ignored = store.ignores().names(&self.character_id).await?;
-        let snapshot = CharacterSnapshot {
+        let mut snapshot = CharacterSnapshot {
             character,
             inventory,
             equipment,
             bank,
         };
+        // The world keeps this record for the whole session, and rows collected from the database
+        // have room to spare (16 inventory rows for a starter's 7: 360 bytes a player).
+        snapshot.inventory.shrink_to_fit();
+        snapshot.equipment.shrink_to_fit();
+        snapshot.bank.shrink_to_fit();
         let sync = self.initial_sync(&snapshot);
         socket
             .send_text(&ServerMessage::PlayerSync(Box::new(sync)).to_json())
