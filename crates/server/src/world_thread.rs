@@ -22,6 +22,7 @@ use wayfarer_store::CharacterSnapshot;
 use crate::character_state;
 use crate::deaths::DeathBook;
 use crate::online::{OnlineEntry, OnlinePlayers, Presence};
+use crate::outbound_queue::{OutboundSender, TrySendError};
 use crate::player_view;
 use crate::saver::SaveJob;
 use crate::trades::TradeBook;
@@ -64,7 +65,7 @@ pub enum WorldInput {
         snapshot: Box<CharacterSnapshot>,
         session_id: String,
         ignored: Vec<String>,
-        outbound: tokio_mpsc::Sender<Outbound>,
+        outbound: OutboundSender,
     },
     /// A player leaves; `done` fires once their final state is saved.
     Leave {
@@ -182,7 +183,7 @@ const STOP_POLL: Duration = Duration::from_millis(50);
 struct PlayerRecord {
     snapshot: CharacterSnapshot,
     session_id: String,
-    outbound: tokio_mpsc::Sender<Outbound>,
+    outbound: OutboundSender,
     dirty: bool,
     /// This tick's messages for the player, queued as one batch when the dispatch ends.
     pending: RefCell<Vec<Outbound>>,
@@ -828,9 +829,7 @@ impl Runner {
             if let Some(message) = message {
                 // A closed queue is a connection already leaving (its `Leave` is on the way), not a
                 // slow one.
-                if let Err(tokio_mpsc::error::TrySendError::Full(_)) =
-                    record.outbound.try_send(message)
-                {
+                if let Err(TrySendError::Full) = record.outbound.try_send(message) {
                     slow.push(id.clone());
                 }
             }
@@ -861,7 +860,7 @@ impl Runner {
         // Queue depth = capacity used; a connection's queue only grows when its client reads slowly.
         let (mut outbound_max, mut outbound_total) = (0u64, 0u64);
         for record in self.players.values() {
-            let used = (record.outbound.max_capacity() - record.outbound.capacity()) as u64;
+            let used = record.outbound.len() as u64;
             outbound_max = outbound_max.max(used);
             outbound_total += used;
         }

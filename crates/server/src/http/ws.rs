@@ -13,7 +13,7 @@ use axum::response::Response;
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 use serde::Deserialize;
 use serde_json::Value;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use wayfarer_protocol::ws::{
     codes, ChatChannel, ClientMessage, Player, ServerMessage, MAX_FRAME_BYTES,
 };
@@ -29,8 +29,9 @@ use crate::app::AppState;
 use crate::auth::bearer_token;
 use crate::connections::{wait_saved, CloseRequest};
 use crate::http::error::ApiError;
+use crate::outbound_queue::{self, OutboundReceiver, OutboundSender};
 use crate::rate_limit::WS_PER_SECOND;
-use crate::world_thread::{Outbound, WorldInput, OUTBOUND_QUEUE};
+use crate::world_thread::{Outbound, WorldInput};
 
 /// Frames above this are a protocol violation and end the connection; between `MAX_FRAME_BYTES` and
 /// this they are answered with `message_too_large`.
@@ -175,7 +176,7 @@ impl Connection {
             }
         }
         let connection = &mut *self;
-        let (outbound_tx, outbound_rx) = mpsc::channel(OUTBOUND_QUEUE);
+        let (outbound_tx, outbound_rx) = outbound_queue::channel();
         // Boxed: entering awaits database calls whose futures are large, and an unboxed await would
         // keep room for them in this task for the whole connection (memory per idle player).
         let entered = Box::pin(connection.enter(&mut socket, outbound_tx)).await;
@@ -230,11 +231,7 @@ impl Connection {
     }
 
     /// Loads the character, opens its session, sends `player:sync` and joins the world.
-    async fn enter(
-        &mut self,
-        socket: &mut Socket,
-        outbound: mpsc::Sender<Outbound>,
-    ) -> anyhow::Result<()> {
+    async fn enter(&mut self, socket: &mut Socket, outbound: OutboundSender) -> anyhow::Result<()> {
         let store = &self.state.store;
         let character = store
             .characters()
@@ -307,7 +304,7 @@ impl Connection {
     async fn serve(
         &mut self,
         socket: &mut Socket,
-        mut outbound: mpsc::Receiver<Outbound>,
+        mut outbound: OutboundReceiver,
         mut close_requests: oneshot::Receiver<CloseRequest>,
     ) -> &'static str {
         let mut shutdown = self.state.shutdown.clone();
