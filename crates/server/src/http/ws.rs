@@ -121,7 +121,9 @@ pub async fn upgrade(
 /// One player's socket.
 struct Connection {
     state: AppState,
-    user: User,
+    /// The account's id: all a connection needs of the account once it is checked (the whole
+    /// record would stay in memory for the session).
+    user_id: String,
     character_id: String,
     name: String,
     address: String,
@@ -150,7 +152,7 @@ impl Connection {
         Connection {
             is_admin: user.has_role(crate::auth::ADMIN_ROLE),
             state,
-            user,
+            user_id: user.id,
             character_id,
             name,
             address,
@@ -243,9 +245,9 @@ impl Connection {
         let bank = store.inventories().bank(&self.character_id).await?;
         let session_id = store
             .sessions()
-            .open(&self.character_id, &self.user.id, Some(&self.address))
+            .open(&self.character_id, &self.user_id, Some(&self.address))
             .await?;
-        store.users().touch_login(&self.user.id).await?;
+        store.users().touch_login(&self.user_id).await?;
         let ignored = store.ignores().names(&self.character_id).await?;
         let mut snapshot = CharacterSnapshot {
             character,
