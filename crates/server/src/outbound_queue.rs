@@ -1,7 +1,8 @@
 //! Each connection's outbound queue: the world thread pushes without waiting, the connection's task
 //! awaits. A bounded tokio mpsc channel did this, but it allocates a 32-slot block up front and pads
 //! its state to cache lines: 1,568 bytes for every idle player (heaptrack, 3,000 idle players). This
-//! queue is one small shared allocation plus a `VecDeque` that grows only with what is waiting.
+//! queue is one small shared allocation plus a `VecDeque` that holds room only while something is
+//! waiting.
 //!
 //! One sender (the world thread's record) and one receiver (the connection task). Like the mpsc
 //! channel: a full queue refuses (the world thread then drops the slow client), a queue whose
@@ -110,6 +111,10 @@ impl OutboundReceiver {
             {
                 let mut state = self.shared.lock();
                 if let Some(message) = state.messages.pop_front() {
+                    if state.messages.is_empty() {
+                        // An idle connection keeps no room (its last burst's would stay otherwise).
+                        state.messages = VecDeque::new();
+                    }
                     return Some(message);
                 }
                 if state.sender_gone {

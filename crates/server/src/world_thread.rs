@@ -823,7 +823,8 @@ impl Runner {
             let mut pending = record.pending.borrow_mut();
             let message = match pending.len() {
                 0 => continue,
-                1 => pending.pop(),
+                // Taken, not popped: the emptied Vec would keep its room in every idle record.
+                1 => std::mem::take(&mut *pending).pop(),
                 _ => Some(Outbound::Batch(std::mem::take(&mut *pending))),
             };
             if let Some(message) = message {
