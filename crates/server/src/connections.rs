@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use tokio::sync::{mpsc, watch};
+use tokio::sync::oneshot;
 
 /// Close code for a connection replaced by a newer one of the same character (CONTRACT.md section 3).
 pub const CLOSE_REPLACED: u16 = 4000;
@@ -25,18 +25,23 @@ pub struct CloseRequest {
 struct Handle {
     connection: u64,
     name_lower: String,
-    close: mpsc::Sender<CloseRequest>,
-    saved: watch::Receiver<bool>,
+    /// Taken by the first request to close: a connection closes once, so one slot is enough. A
+    /// oneshot, not an mpsc queue: an mpsc channel allocates a block of 32 slots up front (about
+    /// 1 KiB for every idle player, for a message that almost never comes).
+    close: Option<oneshot::Sender<CloseRequest>>,
+    /// Fires once this connection's final state is saved. A oneshot for the same reason: only the
+    /// connection that replaces this one ever waits on it (a watch channel is 344 bytes a player).
+    saved: oneshot::Receiver<()>,
 }
 
 /// What a connection gets when it registers.
 pub struct Registration {
     pub connection: u64,
-    pub close_requests: mpsc::Receiver<CloseRequest>,
-    /// Set to true once this connection's final state is saved.
-    pub saved: watch::Sender<bool>,
+    pub close_requests: oneshot::Receiver<CloseRequest>,
+    /// Sent once this connection's final state is saved.
+    pub saved: oneshot::Sender<()>,
     /// The replaced connection's "saved" signal, to wait on before loading the character.
-    pub replaced: Option<watch::Receiver<bool>>,
+    pub replaced: Option<oneshot::Receiver<()>>,
 }
 
 /// Every live connection.
@@ -50,8 +55,8 @@ impl Connections {
     /// Registers a connection for `character_id`, asking any older one to close as replaced.
     pub fn register(&self, character_id: &str, name: &str) -> Registration {
         let connection = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let (close_tx, close_rx) = mpsc::channel(4);
-        let (saved_tx, saved_rx) = watch::channel(false);
+        let (close_tx, close_rx) = oneshot::channel();
+        let (saved_tx, saved_rx) = oneshot::channel();
         let mut map = self.by_character.lock().unwrap_or_else(|p| p.into_inner());
         let replaced = map
             .insert(
@@ -59,15 +64,17 @@ impl Connections {
                 Handle {
                     connection,
                     name_lower: name.to_lowercase(),
-                    close: close_tx,
+                    close: Some(close_tx),
                     saved: saved_rx,
                 },
             )
-            .map(|old| {
-                let _ = old.close.try_send(CloseRequest {
-                    code: CLOSE_REPLACED,
-                    reason: "replaced by a newer connection",
-                });
+            .map(|mut old| {
+                if let Some(close) = old.close.take() {
+                    let _ = close.send(CloseRequest {
+                        code: CLOSE_REPLACED,
+                        reason: "replaced by a newer connection",
+                    });
+                }
                 old.saved
             });
         Registration {
@@ -89,17 +96,20 @@ impl Connections {
         }
     }
 
-    /// Asks the connection of a character to close; false when it is not connected.
+    /// Asks the connection of a character to close; false when it is not connected, which includes
+    /// a connection already asked to close (it is on its way out: a second kick is refused).
     pub fn kick(&self, character_id: &str) -> bool {
-        let map = self.by_character.lock().unwrap_or_else(|p| p.into_inner());
-        map.get(character_id).is_some_and(|h| {
-            h.close
-                .try_send(CloseRequest {
-                    code: CLOSE_KICKED,
-                    reason: "kicked by an admin",
-                })
-                .is_ok()
-        })
+        let mut map = self.by_character.lock().unwrap_or_else(|p| p.into_inner());
+        map.get_mut(character_id)
+            .is_some_and(|h| match h.close.take() {
+                Some(close) => close
+                    .send(CloseRequest {
+                        code: CLOSE_KICKED,
+                        reason: "kicked by an admin",
+                    })
+                    .is_ok(),
+                None => false,
+            })
     }
 
     /// The character id of a connected player, by name (any letter case).
@@ -121,9 +131,6 @@ impl Connections {
 }
 
 /// Waits until a replaced connection reports its state saved, or the wait times out.
-pub async fn wait_saved(mut saved: watch::Receiver<bool>) -> bool {
-    tokio::time::timeout(REPLACE_WAIT, saved.wait_for(|s| *s))
-        .await
-        .map(|r| r.is_ok())
-        .unwrap_or(false)
+pub async fn wait_saved(saved: oneshot::Receiver<()>) -> bool {
+    matches!(tokio::time::timeout(REPLACE_WAIT, saved).await, Ok(Ok(())))
 }

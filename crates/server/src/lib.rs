@@ -14,6 +14,7 @@ pub mod economy;
 pub mod http;
 pub mod local_postgres;
 pub mod online;
+pub mod outbound_queue;
 pub mod player_view;
 pub mod priority;
 pub mod process_stats;

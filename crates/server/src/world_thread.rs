@@ -22,6 +22,7 @@ use wayfarer_store::CharacterSnapshot;
 use crate::character_state;
 use crate::deaths::DeathBook;
 use crate::online::{OnlineEntry, OnlinePlayers, Presence};
+use crate::outbound_queue::{OutboundSender, TrySendError};
 use crate::player_view;
 use crate::saver::SaveJob;
 use crate::trades::TradeBook;
@@ -64,7 +65,7 @@ pub enum WorldInput {
         snapshot: Box<CharacterSnapshot>,
         session_id: String,
         ignored: Vec<String>,
-        outbound: tokio_mpsc::Sender<Outbound>,
+        outbound: OutboundSender,
     },
     /// A player leaves; `done` fires once their final state is saved.
     Leave {
@@ -182,7 +183,7 @@ const STOP_POLL: Duration = Duration::from_millis(50);
 struct PlayerRecord {
     snapshot: CharacterSnapshot,
     session_id: String,
-    outbound: tokio_mpsc::Sender<Outbound>,
+    outbound: OutboundSender,
     dirty: bool,
     /// Which tick of the save cycle saves this player (see [`Runner::save_turn`]).
     save_turn: u64,
@@ -845,9 +846,10 @@ impl Runner {
             let mut pending = record.pending.borrow_mut();
             let message = match pending.len() {
                 0 => continue,
-                1 => pending.pop(),
-                // The next tick's batch is likely about as long: room for it now saves growing the
-                // list step by step (in a chatting crowd, ~40 messages a player a tick).
+                // Taken, not popped: the emptied Vec would keep its room in every idle record.
+                1 => std::mem::take(&mut *pending).pop(),
+                // A busy player's next batch is likely about as long: room for it now saves
+                // growing the list step by step (in a chatting crowd, ~40 messages a tick).
                 n => Some(Outbound::Batch(std::mem::replace(
                     &mut *pending,
                     Vec::with_capacity(n),
@@ -856,9 +858,7 @@ impl Runner {
             if let Some(message) = message {
                 // A closed queue is a connection already leaving (its `Leave` is on the way), not a
                 // slow one.
-                if let Err(tokio_mpsc::error::TrySendError::Full(_)) =
-                    record.outbound.try_send(message)
-                {
+                if let Err(TrySendError::Full) = record.outbound.try_send(message) {
                     slow.push(id.clone());
                 }
             }
@@ -896,7 +896,7 @@ impl Runner {
         // Queue depth = capacity used; a connection's queue only grows when its client reads slowly.
         let (mut outbound_max, mut outbound_total) = (0u64, 0u64);
         for record in self.players.values() {
-            let used = (record.outbound.max_capacity() - record.outbound.capacity()) as u64;
+            let used = record.outbound.len() as u64;
             outbound_max = outbound_max.max(used);
             outbound_total += used;
         }
