@@ -86,4 +86,26 @@ pub struct Status {
     pub outbound_queue: QueueStatus,
     #[serde(default)]
     pub process: Option<ProcessStatus>,
+    /// `player:sync` replies over the server's recent ones.
+    #[serde(default)]
+    pub sync_reply: SyncReplyStatus,
 }
+
+/// How long `player:sync` requests took inside the server: from reading the request to writing
+/// the reply, and the same less any wait for a tick that was running (the world answers between
+/// ticks). Milliseconds, over the last [`SYNC_REPLY_WINDOW`] replies.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SyncReplyStatus {
+    /// Replies in the window.
+    pub count: u64,
+    pub p50_ms: f64,
+    pub p95_ms: f64,
+    pub p99_ms: f64,
+    pub beyond_tick_wait_p50_ms: f64,
+    pub beyond_tick_wait_p95_ms: f64,
+    pub beyond_tick_wait_p99_ms: f64,
+}
+
+/// How many recent `player:sync` replies [`SyncReplyStatus`] covers.
+pub const SYNC_REPLY_WINDOW: usize = 20_000;

@@ -62,6 +62,20 @@ impl WorldView {
         self.stats.snapshot()
     }
 
+    /// Adds a `player:sync` reply's timing (see [`TickStats::record_sync_reply`]).
+    pub fn record_sync_reply(&self, total: std::time::Duration, tick_wait: std::time::Duration) {
+        self.stats.record_sync_reply(total, tick_wait);
+        metrics::histogram!("sync_reply_ms", "part" => "total")
+            .record(total.as_secs_f64() * 1000.0);
+        metrics::histogram!("sync_reply_ms", "part" => "beyond_tick_wait")
+            .record(total.saturating_sub(tick_wait).as_secs_f64() * 1000.0);
+    }
+
+    /// Percentiles of the recent `player:sync` replies (sorts the window: for `/status`).
+    pub fn sync_replies(&self) -> wayfarer_protocol::rest::SyncReplyStatus {
+        self.stats.sync_replies()
+    }
+
     /// Entity counts as of the last tick (atomics only).
     pub fn counts(&self) -> WorldCounts {
         self.stats.counts()

@@ -4,6 +4,10 @@
 //! reader can never hold up a tick.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use wayfarer_protocol::rest::{SyncReplyStatus, SYNC_REPLY_WINDOW};
 
 /// How many recent ticks the percentiles cover (10 minutes at 600 ms).
 pub const TICK_WINDOW: usize = 1_000;
@@ -63,6 +67,18 @@ pub struct TickStats {
     ground_items: AtomicU64,
     outbound_max: AtomicU64,
     outbound_total: AtomicU64,
+    /// `player:sync` reply times, recorded by the connections.
+    sync_replies: Mutex<SyncReplies>,
+}
+
+/// The last [`SYNC_REPLY_WINDOW`] `player:sync` replies: total and beyond the tick wait, in
+/// microseconds. Connections add to it after each reply; percentiles are worked out only when
+/// `/status` asks (a sort of the window), so the replies themselves cost a lock and a store.
+#[derive(Debug, Default)]
+struct SyncReplies {
+    total: Vec<u32>,
+    beyond: Vec<u32>,
+    next: usize,
 }
 
 /// A consistent-enough copy of the tick figures for one response.
@@ -124,6 +140,42 @@ impl TickStats {
         }
     }
 
+    /// Adds one `player:sync` reply: `total` from reading the request to writing the reply,
+    /// `tick_wait` of it spent waiting for a running tick.
+    pub fn record_sync_reply(&self, total: Duration, tick_wait: Duration) {
+        let us = |d: Duration| u32::try_from(d.as_micros()).unwrap_or(u32::MAX);
+        let (total, beyond) = (us(total), us(total.saturating_sub(tick_wait)));
+        let mut r = self.sync_replies.lock().unwrap_or_else(|p| p.into_inner());
+        if r.total.len() < SYNC_REPLY_WINDOW {
+            r.total.push(total);
+            r.beyond.push(beyond);
+        } else {
+            let at = r.next;
+            r.total[at] = total;
+            r.beyond[at] = beyond;
+        }
+        r.next = (r.next + 1) % SYNC_REPLY_WINDOW;
+    }
+
+    /// Percentiles of the recent `player:sync` replies.
+    pub fn sync_replies(&self) -> SyncReplyStatus {
+        let (mut total, mut beyond) = {
+            let r = self.sync_replies.lock().unwrap_or_else(|p| p.into_inner());
+            (r.total.clone(), r.beyond.clone())
+        };
+        let [p50, p95, p99] = percentiles_ms(&mut total);
+        let [b50, b95, b99] = percentiles_ms(&mut beyond);
+        SyncReplyStatus {
+            count: total.len() as u64,
+            p50_ms: p50,
+            p95_ms: p95,
+            p99_ms: p99,
+            beyond_tick_wait_p50_ms: b50,
+            beyond_tick_wait_p95_ms: b95,
+            beyond_tick_wait_p99_ms: b99,
+        }
+    }
+
     /// Counts a tick that started late.
     pub(crate) fn count_late_tick(&self) {
         self.late_ticks.fetch_add(1, Ordering::Relaxed);
@@ -158,6 +210,16 @@ impl Window {
         let rank = |p: usize| scratch[(scratch.len() * p).div_ceil(100).saturating_sub(1)];
         [rank(50), rank(95), rank(99)]
     }
+}
+
+/// p50, p95 and p99 (nearest rank) of microsecond samples, in milliseconds; zeros when empty.
+fn percentiles_ms(samples: &mut [u32]) -> [f64; 3] {
+    if samples.is_empty() {
+        return [0.0; 3];
+    }
+    samples.sort_unstable();
+    let rank = |p: usize| samples[(samples.len() * p).div_ceil(100).saturating_sub(1)];
+    [rank(50), rank(95), rank(99)].map(|us| f64::from(us) / 1000.0)
 }
 
 /// The durations of one tick's phases, in microseconds, in [`PHASES`] order.
@@ -254,5 +316,29 @@ mod tests {
             recorder.record(&stats, figures(n, 1000));
         }
         assert_eq!(stats.snapshot().p99_ms, 1.0);
+    }
+
+    #[test]
+    fn sync_replies_are_split_into_total_and_beyond_the_tick_wait_over_a_window() {
+        let stats = TickStats::default();
+        assert_eq!(stats.sync_replies(), SyncReplyStatus::default());
+        // 1..=100 ms each, of which 40 ms waited for a tick when the reply took more than 50 ms.
+        for ms in 1..=100u64 {
+            let wait = if ms > 50 { 40 } else { 0 };
+            stats.record_sync_reply(Duration::from_millis(ms), Duration::from_millis(wait));
+        }
+        let r = stats.sync_replies();
+        assert_eq!(r.count, 100);
+        assert_eq!((r.p50_ms, r.p99_ms), (50.0, 99.0));
+        assert_eq!(r.beyond_tick_wait_p99_ms, 59.0);
+        // A wait longer than the reply (clock edges) counts as nothing beyond.
+        stats.record_sync_reply(Duration::from_millis(1), Duration::from_millis(5));
+        // The window forgets the oldest.
+        for _ in 0..SYNC_REPLY_WINDOW {
+            stats.record_sync_reply(Duration::from_millis(2), Duration::ZERO);
+        }
+        let r = stats.sync_replies();
+        assert_eq!(r.count, SYNC_REPLY_WINDOW as u64);
+        assert_eq!((r.p99_ms, r.beyond_tick_wait_p99_ms), (2.0, 2.0));
     }
 }

@@ -53,6 +53,14 @@ pub enum Outbound {
     Text(Arc<str>),
     /// Close the socket with this code and reason.
     Close(u16, &'static str),
+    /// A `player:sync` reply, with what its timing needs (see [`TickStats::record_sync_reply`]).
+    Reply {
+        message: Arc<ServerMessage>,
+        /// When the connection read the request.
+        asked_at: Instant,
+        /// How long the request waited for a running tick.
+        tick_wait: Duration,
+    },
     /// Everything one tick has for a player, in order: one queue slot, one wake-up and one socket
     /// write per player per tick instead of one per message.
     Batch(Vec<Outbound>),
@@ -76,7 +84,11 @@ pub enum WorldInput {
     /// A command for the sim.
     Sim(Command),
     /// `player:sync`: the player's full state.
-    Sync { id: String },
+    Sync {
+        id: String,
+        /// When the connection read the request (for the reply's timing).
+        asked_at: Instant,
+    },
     /// Admin `/give`.
     Give {
         id: String,
@@ -213,6 +225,8 @@ struct Runner {
     trades: TradeBook,
     /// Final saves of players who left while trading, until the trade is settled.
     deferred: HashMap<String, DeferredLeave>,
+    /// When the last tick ran (the wait it caused the requests that came in meanwhile).
+    last_tick: TickSpan,
     /// Ticks run, the clock of the save cycle.
     ticks_run: u64,
     /// Players entered, dealing out save turns in order.
@@ -234,6 +248,7 @@ impl Runner {
             notices: Vec::new(),
             deaths: DeathBook::default(),
             phase_us: [0; PHASES.len()],
+            last_tick: TickSpan::default(),
             ticks_run: 0,
             entered: 0,
             trades: TradeBook::default(),
@@ -271,6 +286,10 @@ impl Runner {
                 }
             }
             self.step(started);
+            self.last_tick = TickSpan {
+                started,
+                ended: Instant::now(),
+            };
 
             // Drift correction: the schedule advances by whole ticks from its start. A tick that
             // starts more than a tick late is logged and the schedule re-based on now, so a stall
@@ -337,12 +356,14 @@ impl Runner {
             }
             WorldInput::Leave { id, reason, done } => self.leave(&id, reason, done),
             WorldInput::Sim(command) => self.commands.push(command),
-            WorldInput::Sync { id } => {
+            WorldInput::Sync { id, asked_at } => {
                 if let Some(record) = self.players.get(&id) {
                     let sync = self.player_sync(record);
-                    let _ = record.outbound.try_send(Outbound::Message(Arc::new(
-                        ServerMessage::PlayerSync(Box::new(sync)),
-                    )));
+                    let _ = record.outbound.try_send(Outbound::Reply {
+                        message: Arc::new(ServerMessage::PlayerSync(Box::new(sync))),
+                        asked_at,
+                        tick_wait: self.last_tick.wait_of(asked_at),
+                    });
                 }
             }
             WorldInput::Give {
@@ -1002,6 +1023,34 @@ impl From<Arc<ServerMessage>> for Outbound {
     }
 }
 
+/// When a tick started and ended.
+#[derive(Debug, Clone, Copy)]
+struct TickSpan {
+    started: Instant,
+    ended: Instant,
+}
+
+impl Default for TickSpan {
+    fn default() -> Self {
+        let now = Instant::now();
+        TickSpan {
+            started: now,
+            ended: now,
+        }
+    }
+}
+
+impl TickSpan {
+    /// How long a request read at `asked_at` and answered after this tick waited for it: none if
+    /// it came after the tick, else until the tick's end (from its start at most).
+    fn wait_of(&self, asked_at: Instant) -> Duration {
+        if asked_at >= self.ended {
+            return Duration::ZERO;
+        }
+        self.ended - asked_at.max(self.started)
+    }
+}
+
 /// Whether the player with save turn `turn` is saved in tick `tick` of a save cycle `cycle` ticks
 /// long (≥ 1).
 fn saves_now(turn: u64, tick: u64, cycle: u64) -> bool {
@@ -1027,6 +1076,25 @@ fn now_ms() -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_request_waits_for_the_tick_it_came_in_during_and_no_other() {
+        let started = Instant::now();
+        let span = TickSpan {
+            started,
+            ended: started + Duration::from_millis(40),
+        };
+        assert_eq!(
+            span.wait_of(started + Duration::from_millis(10)),
+            Duration::from_millis(30)
+        );
+        assert_eq!(span.wait_of(started), Duration::from_millis(40));
+        assert_eq!(span.wait_of(span.ended), Duration::ZERO);
+        assert_eq!(
+            span.wait_of(span.ended + Duration::from_millis(5)),
+            Duration::ZERO
+        );
+    }
 
     #[test]
     fn every_player_is_saved_once_a_cycle_and_the_players_are_spread_over_it() {

@@ -204,18 +204,26 @@ impl World {
             .map(|(i, line)| (line.speaker, i as u32))
             .collect();
         by_speaker.sort_unstable();
+        // Slot → 1 + the speaker's first entry in `by_speaker` (0: silent this tick), so a
+        // listener finds a speaker's lines without searching.
         let speaking = &mut self.speaking_by_slot;
-        for &(speaker, _) in &by_speaker {
+        for (at, &(speaker, _)) in by_speaker.iter().enumerate().rev() {
             let slot = slot_index(speaker);
             if speaking.len() <= slot {
-                speaking.resize(slot + 1, false);
+                speaking.resize(slot + 1, 0);
             }
-            speaking[slot] = true;
+            speaking[slot] = at as u32 + 1;
         }
         let lines_of = |speaker: Handle| {
-            let start = by_speaker.partition_point(|&(h, _)| h < speaker);
-            let end = by_speaker.partition_point(|&(h, _)| h <= speaker);
-            &by_speaker[start..end]
+            let first = match speaking.get(slot_index(speaker)) {
+                Some(&n) if n > 0 => n as usize - 1,
+                _ => return &by_speaker[..0],
+            };
+            let count = by_speaker[first..]
+                .iter()
+                .take_while(|&&(h, _)| h == speaker)
+                .count();
+            &by_speaker[first..first + count]
         };
         let mut heard = Vec::new();
         for player in &self.players {
@@ -232,18 +240,14 @@ impl World {
             };
             let shown = player.viewer.shown();
             for &handle in shown {
-                if speaking.get(slot_index(handle)).copied().unwrap_or(false) {
-                    hear(handle);
-                }
+                hear(handle);
             }
             // A player whose view starts over this tick has been shown nobody, itself included, but
             // hears itself.
-            if shown.binary_search(&player.handle).is_err()
-                && speaking
-                    .get(slot_index(player.handle))
-                    .copied()
-                    .unwrap_or(false)
-            {
+            let speaks = speaking
+                .get(slot_index(player.handle))
+                .is_some_and(|&n| n > 0);
+            if speaks && shown.binary_search(&player.handle).is_err() {
                 hear(player.handle);
             }
             if !mine.is_empty() {
@@ -256,7 +260,7 @@ impl World {
             }
         }
         for &(speaker, _) in &by_speaker {
-            speaking[slot_index(speaker)] = false;
+            self.speaking_by_slot[slot_index(speaker)] = 0;
         }
         events.push(Event::LocalChat {
             lines: lines.into_iter().map(|line| line.message).collect(),

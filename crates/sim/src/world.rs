@@ -104,9 +104,9 @@ pub struct World {
     pub(crate) player_by_slot: Vec<u32>,
     /// Local lines of this tick, heard once every command is in (`chat`).
     pub(crate) local_lines: Vec<crate::chat::LocalLine>,
-    /// Entity slot → whether that player spoke locally this tick (`chat`; reused, all false between
-    /// ticks).
-    pub(crate) speaking_by_slot: Vec<bool>,
+    /// Entity slot → where that player's local lines of this tick start in `chat`'s list by speaker,
+    /// plus one (0: silent; reused, all 0 between ticks).
+    pub(crate) speaking_by_slot: Vec<u32>,
     /// Lower-cased name → character id.
     pub(crate) names: HashMap<String, String>,
     pub(crate) npcs: Vec<NpcState>,

@@ -434,6 +434,16 @@ impl fmt::Display for LoadReport {
             )?;
             row(
                 f,
+                "server replies",
+                format!(
+                    "player:sync request read to reply written p50 {:.2} ms p99 {:.2} ms; beyond the tick wait p99 {:.2} ms",
+                    server.at_peak.sync_p50_ms,
+                    server.at_peak.sync_p99_ms,
+                    server.at_peak.sync_beyond_tick_wait_p99_ms
+                ),
+            )?;
+            row(
+                f,
                 "server during run",
                 format!(
                     "worst tick p99 {:.2} ms, {} late ticks, fullest outbound queue {}, {} samples",

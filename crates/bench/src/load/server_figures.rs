@@ -22,6 +22,14 @@ pub struct StatusSample {
     pub tick_p99_ms: f64,
     pub late_ticks: u64,
     pub outbound_queue_max: u64,
+    /// `player:sync` inside the server (request read → reply written), over its recent replies.
+    #[serde(default)]
+    pub sync_p50_ms: f64,
+    #[serde(default)]
+    pub sync_p99_ms: f64,
+    /// The same less any wait for a running tick.
+    #[serde(default)]
+    pub sync_beyond_tick_wait_p99_ms: f64,
 }
 
 impl StatusSample {
@@ -33,6 +41,11 @@ impl StatusSample {
             tick_p99_ms: v["tick"]["p99Ms"].as_f64().unwrap_or(0.0),
             late_ticks: v["tick"]["lateTicks"].as_u64().unwrap_or(0),
             outbound_queue_max: v["outboundQueue"]["max"].as_u64().unwrap_or(0),
+            sync_p50_ms: v["syncReply"]["p50Ms"].as_f64().unwrap_or(0.0),
+            sync_p99_ms: v["syncReply"]["p99Ms"].as_f64().unwrap_or(0.0),
+            sync_beyond_tick_wait_p99_ms: v["syncReply"]["beyondTickWaitP99Ms"]
+                .as_f64()
+                .unwrap_or(0.0),
         }
     }
 }

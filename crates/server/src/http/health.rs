@@ -107,5 +107,6 @@ pub async fn status(State(state): State<AppState>) -> Json<Status> {
             cpu_seconds: s.cpu_seconds,
             cpu_percent: state.cpu.percent(&s),
         }),
+        sync_reply: state.world.sync_replies(),
     })
 }

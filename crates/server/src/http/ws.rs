@@ -379,10 +379,23 @@ impl Connection {
     /// Writes what the world sent (one message, or a tick's batch) with one write; a close in it
     /// ends the connection after what came before it.
     async fn deliver(&mut self, socket: &mut Socket, message: Outbound) -> Flow {
+        let timing = match &message {
+            Outbound::Reply {
+                asked_at,
+                tick_wait,
+                ..
+            } => Some((*asked_at, *tick_wait)),
+            _ => None,
+        };
         let mut frames = Frames::default();
         let close = self.format(&mut frames, message);
         if socket.send(frames).await.is_err() {
             return Flow::Close(1011, "send failed");
+        }
+        if let Some((asked_at, tick_wait)) = timing {
+            self.state
+                .world
+                .record_sync_reply(asked_at.elapsed(), tick_wait);
         }
         match close {
             Some((code, reason)) => Flow::Close(code, reason),
@@ -399,6 +412,7 @@ impl Connection {
                 // `world:update` is most of what the server encodes).
                 None => frames.push_with(|buf| message.write_json(buf)),
             },
+            Outbound::Reply { message, .. } => frames.push_with(|buf| message.write_json(buf)),
             Outbound::Text(text) => frames.push(&text),
             Outbound::Close(code, reason) => return Some((code, reason)),
             Outbound::Batch(batch) => {
@@ -578,7 +592,10 @@ impl Connection {
             | ClientMessage::ShopBuy(_)
             | ClientMessage::ShopSell(_)
             | ClientMessage::ShopClose => return Flow::Continue,
-            ClientMessage::Sync => WorldInput::Sync { id },
+            ClientMessage::Sync => WorldInput::Sync {
+                id,
+                asked_at: std::time::Instant::now(),
+            },
             ClientMessage::TradeRequest(m) => self.trade(
                 id,
                 TradeCommand::Request {

@@ -55,7 +55,12 @@ async fn status_reports_every_contract_field_and_a_running_tick() {
 async fn status_reports_phase_percentiles_connections_queues_and_the_process() {
     let app = TestApp::spawn().await;
     let (token, _) = crate::support::player(&app, "Counted").await;
-    let (_ws, _) = crate::support::enter(&app, &token).await;
+    let (mut ws, _) = crate::support::enter(&app, &token).await;
+    // Three sync round trips, so the reply figures have something to show.
+    for _ in 0..3 {
+        ws.send("player:sync", serde_json::json!({}), None).await;
+        ws.expect_type("player:sync").await;
+    }
     // Percentiles are published every ten ticks; wait for a tick past the first publication.
     let deadline = Instant::now() + Duration::from_secs(5);
     let status = loop {
@@ -87,6 +92,18 @@ async fn status_reports_phase_percentiles_connections_queues_and_the_process() {
     assert_eq!(status["connections"], 1, "{status}");
     assert!(status["outboundQueue"]["max"].is_u64(), "{status}");
     assert!(status["outboundQueue"]["total"].is_u64(), "{status}");
+    let sync = &status["syncReply"];
+    assert_eq!(sync["count"], 3, "{status}");
+    for key in ["p50Ms", "p95Ms", "p99Ms"] {
+        let total = sync[key].as_f64().unwrap_or(-1.0);
+        let beyond = sync[format!("beyondTickWait{}", &key[..1].to_uppercase()) + &key[1..]]
+            .as_f64()
+            .unwrap_or(-1.0);
+        assert!(
+            total > 0.0 && (0.0..=total).contains(&beyond),
+            "{key}: {status}"
+        );
+    }
     if cfg!(target_os = "linux") {
         let rss = status["process"]["rssBytes"].as_u64().unwrap_or(0);
         assert!(rss > 1 << 20, "{status}");
