@@ -517,7 +517,12 @@ impl World {
         let mut viewers = Vec::with_capacity(due.len());
         let mut next = due.iter().peekable();
         for (i, player) in self.players.iter_mut().enumerate() {
-            if next.next_if_eq(&&i).is_some() {
+            let Some(&&wanted) = next.peek() else {
+                // Quiet players after the last due one are not even walked past.
+                break;
+            };
+            if wanted == i {
+                next.next();
                 viewers.push((player.handle, &mut player.viewer));
             }
         }
