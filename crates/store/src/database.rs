@@ -120,6 +120,19 @@ impl Store {
         &self.pool
     }
 
+    /// A transaction that will write. On SQLite it takes the write lock at once (`BEGIN
+    /// IMMEDIATE`), waiting up to the busy timeout for it: a deferred transaction that reads and
+    /// then writes fails outright (`SQLITE_BUSY_SNAPSHOT`, no waiting) when another connection
+    /// commits in between — a character save landing during a friend request did.
+    pub(crate) async fn begin_write(
+        &self,
+    ) -> Result<sqlx::Transaction<'static, sqlx::Any>, StoreError> {
+        Ok(match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
+            Backend::Postgres => self.pool.begin().await?,
+        })
+    }
+
     /// Runs every migration not yet applied; returns the versions applied now.
     pub async fn migrate(&self) -> Result<Vec<i64>, StoreError> {
         crate::migrations::run(self).await

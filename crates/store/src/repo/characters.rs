@@ -189,7 +189,7 @@ impl<'a> Characters<'a> {
 
     /// Writes a character's mutable state (position, health, coins, skills, style) in one statement.
     pub async fn save(&self, character: &Character) -> Result<(), StoreError> {
-        let mut tx = self.store.pool().begin().await?;
+        let mut tx = self.store.begin_write().await?;
         save_in(&mut tx, character).await?;
         tx.commit().await?;
         Ok(())
@@ -209,7 +209,7 @@ impl<'a> Characters<'a> {
             equipment: Vec::new(),
             bank: Vec::new(),
         };
-        let mut tx = self.store.pool().begin().await?;
+        let mut tx = self.store.begin_write().await?;
         if let Err(err) = replace_items(&mut tx, &snapshot).await {
             drop(tx);
             // Without its kit the character must not exist: remove it again.

@@ -43,7 +43,7 @@ impl<'a> Friends<'a> {
     /// `from` asks `to` to be friends. Refused with `Conflict` when `from` already has
     /// [`MAX_FRIENDS`] friends (or as many pending requests).
     pub async fn request(&self, from: &str, to: &str) -> Result<RequestOutcome, StoreError> {
-        let mut tx = self.store.pool().begin().await?;
+        let mut tx = self.store.begin_write().await?;
         let exists = |sql: &'static str, a: &str, b: &str| {
             sqlx::query(sql).bind(a.to_owned()).bind(b.to_owned())
         };
@@ -127,7 +127,7 @@ impl<'a> Friends<'a> {
     /// `to` answers `from`'s request. Accepting makes them friends (both directions, one
     /// transaction); declining forgets the request. `NotFound` when there was no such request.
     pub async fn respond(&self, to: &str, from: &str, accept: bool) -> Result<(), StoreError> {
-        let mut tx = self.store.pool().begin().await?;
+        let mut tx = self.store.begin_write().await?;
         let removed =
             sqlx::query(r#"DELETE FROM friend_requests WHERE "fromId" = $1 AND "toId" = $2"#)
                 .bind(from)
@@ -169,7 +169,7 @@ impl<'a> Friends<'a> {
 
     /// Ends a friendship (both directions) and any requests between the two.
     pub async fn remove(&self, a: &str, b: &str) -> Result<bool, StoreError> {
-        let mut tx = self.store.pool().begin().await?;
+        let mut tx = self.store.begin_write().await?;
         let mut removed = 0;
         for (x, y) in [(a, b), (b, a)] {
             removed += sqlx::query(

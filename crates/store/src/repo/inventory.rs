@@ -183,7 +183,7 @@ impl<'a> Inventories<'a> {
             return Ok(());
         }
         let now = crate::now_ms();
-        let mut tx = self.store.pool().begin().await?;
+        let mut tx = self.store.begin_write().await?;
         for snapshot in &batch.snapshots {
             save_in(&mut tx, &snapshot.character).await?;
             replace_items(&mut tx, snapshot).await?;

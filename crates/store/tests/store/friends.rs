@@ -97,3 +97,48 @@ test_both_backends!(
         assert!(!ig.ignores(&me, &others[MAX_IGNORED]).await.unwrap());
     }
 );
+
+test_both_backends!(
+    friend_requests_succeed_while_saves_commit_beside_them,
+    |store| {
+        // A request reads, then writes; saves commit on other connections meanwhile. On SQLite a
+        // deferred transaction failed outright (SQLITE_BUSY_SNAPSHOT) when a save committed between
+        // its read and its write; writing transactions now take the write lock first.
+        let target = new_character(&store, "Target").await;
+        let saved = crate::new_character_with(&store, "Saver", vec![]).await;
+        let mut askers = Vec::new();
+        for i in 0..12 {
+            askers.push(new_character(&store, &format!("Asker{i}")).await);
+        }
+        let saver = {
+            let store = store.clone();
+            tokio::spawn(async move {
+                for _ in 0..60 {
+                    store
+                        .inventories()
+                        .save_batch(std::slice::from_ref(&saved))
+                        .await
+                        .unwrap();
+                }
+            })
+        };
+        let requests: Vec<_> = askers
+            .into_iter()
+            .map(|asker| {
+                let store = store.clone();
+                let target = target.clone();
+                tokio::spawn(async move {
+                    for _ in 0..3 {
+                        store.friends().request(&asker, &target).await.unwrap();
+                        store.friends().remove(&asker, &target).await.unwrap();
+                        store.friends().respond(&target, &asker, false).await.ok();
+                    }
+                })
+            })
+            .collect();
+        for request in requests {
+            request.await.unwrap();
+        }
+        saver.await.unwrap();
+    }
+);
