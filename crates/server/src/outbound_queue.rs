@@ -50,6 +50,18 @@ pub struct OutboundSender {
     shared: Arc<Shared>,
 }
 
+/// Wakes one queue's receiver (see [`OutboundSender::try_send_unwoken`]).
+pub struct OutboundWaker {
+    shared: Arc<Shared>,
+}
+
+impl OutboundWaker {
+    /// Wakes the receiver if it waits; else its next receive goes straight through.
+    pub fn wake(&self) {
+        self.shared.wake.notify_one();
+    }
+}
+
 /// The connection task's end.
 pub struct OutboundReceiver {
     shared: Arc<Shared>,
@@ -72,6 +84,18 @@ pub fn channel() -> (OutboundSender, OutboundReceiver) {
 impl OutboundSender {
     /// Queues `message` without waiting.
     pub fn try_send(&self, message: Outbound) -> Result<(), TrySendError> {
+        self.try_send_unwoken(message)?;
+        self.shared.wake.notify_one();
+        Ok(())
+    }
+
+    /// Queues `message` like [`Self::try_send`] but leaves waking the receiver to
+    /// [`OutboundWaker::wake`]: the world thread queues a whole tick's batches, in order, and
+    /// hands the wake-ups to a runtime task (from a runtime thread a wake-up is a local queue
+    /// push; from the world thread each one went through the runtime's shared queue and often a
+    /// futex call — ~2,000 of them a tick in a crowd). A receiver that is not waiting sees the
+    /// message at its next receive either way.
+    pub fn try_send_unwoken(&self, message: Outbound) -> Result<(), TrySendError> {
         let mut state = self.shared.lock();
         if state.receiver_gone {
             return Err(TrySendError::Closed);
@@ -80,9 +104,14 @@ impl OutboundSender {
             return Err(TrySendError::Full);
         }
         state.messages.push_back(message);
-        drop(state);
-        self.shared.wake.notify_one();
         Ok(())
+    }
+
+    /// What wakes this queue's receiver later (see [`Self::try_send_unwoken`]).
+    pub fn waker(&self) -> OutboundWaker {
+        OutboundWaker {
+            shared: self.shared.clone(),
+        }
     }
 
     /// Messages waiting.
@@ -198,6 +227,37 @@ mod tests {
         }
         sender.join().unwrap();
         assert_eq!(as_text(rx.recv().await), None);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn messages_queued_unwoken_arrive_once_woken_and_in_order() {
+        let (tx, mut rx) = channel();
+        let waiting = tokio::spawn(async move {
+            let mut got = Vec::new();
+            while let Some(m) = rx.recv().await {
+                got.push(as_text(Some(m)).unwrap_or_default());
+            }
+            got
+        });
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        tx.try_send_unwoken(text("a")).unwrap();
+        tx.try_send(text("b")).unwrap();
+        tx.try_send_unwoken(text("c")).unwrap();
+        tx.waker().wake();
+        drop(tx);
+        let got = tokio::time::timeout(std::time::Duration::from_secs(5), waiting)
+            .await
+            .expect("woken")
+            .unwrap();
+        assert_eq!(got, vec!["a", "b", "c"]);
+        // Unwoken sends refuse like the others.
+        let (tx, rx) = channel();
+        for _ in 0..OUTBOUND_QUEUE {
+            tx.try_send_unwoken(text("x")).unwrap();
+        }
+        assert_eq!(tx.try_send_unwoken(text("y")), Err(TrySendError::Full));
+        drop(rx);
+        assert_eq!(tx.try_send_unwoken(text("z")), Err(TrySendError::Closed));
     }
 
     #[tokio::test]

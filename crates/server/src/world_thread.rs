@@ -22,7 +22,7 @@ use wayfarer_store::CharacterSnapshot;
 use crate::character_state;
 use crate::deaths::DeathBook;
 use crate::online::{OnlineEntry, OnlinePlayers, Presence};
-use crate::outbound_queue::{OutboundSender, TrySendError};
+use crate::outbound_queue::{OutboundSender, OutboundWaker, TrySendError};
 use crate::player_view;
 use crate::saver::SaveJob;
 use crate::trades::TradeBook;
@@ -152,11 +152,24 @@ impl WorldThread {
         let thread_stats = stats.clone();
         let stop = Arc::new(AtomicBool::new(false));
         let thread_stop = stop.clone();
+        // The task that wakes connections for the world thread (see `Runner::wake`).
+        let wakes = tokio::runtime::Handle::try_current().ok().map(|runtime| {
+            let (wakes, mut batches) = tokio_mpsc::unbounded_channel::<Vec<OutboundWaker>>();
+            runtime.spawn(async move {
+                while let Some(batch) = batches.recv().await {
+                    for waker in batch {
+                        waker.wake();
+                    }
+                }
+            });
+            wakes
+        });
         let join = std::thread::Builder::new().name("world".into()).spawn({
             let own = WorldSender { tx: tx.clone() };
             move || {
                 let mut runner = Runner::new(world, context, thread_stats);
                 runner.own_sender = Some(own);
+                runner.wakes = wakes;
                 runner.run(&rx, &thread_stop)
             }
         })?;
@@ -233,6 +246,8 @@ struct Runner {
     entered: u64,
     /// The world's own inbound queue, for save jobs that report failure back.
     own_sender: Option<WorldSender>,
+    /// To the runtime task that wakes connections after a dispatch (none outside a runtime).
+    wakes: Option<tokio_mpsc::UnboundedSender<Vec<OutboundWaker>>>,
 }
 
 impl Runner {
@@ -254,6 +269,7 @@ impl Runner {
             trades: TradeBook::default(),
             deferred: HashMap::new(),
             own_sender: None,
+            wakes: None,
         }
     }
 
@@ -863,6 +879,7 @@ impl Runner {
     /// Queues each player's messages of this dispatch as one batch, without waiting; a full queue
     /// marks the player slow (the tick never waits for a client).
     fn flush_pending(&self, slow: &mut Vec<String>) {
+        let mut woken = Vec::new();
         for (id, record) in &self.players {
             let mut pending = record.pending.borrow_mut();
             let message = match pending.len() {
@@ -877,12 +894,33 @@ impl Runner {
                 ))),
             };
             if let Some(message) = message {
-                // A closed queue is a connection already leaving (its `Leave` is on the way), not a
-                // slow one.
-                if let Err(TrySendError::Full) = record.outbound.try_send(message) {
-                    slow.push(id.clone());
+                match record.outbound.try_send_unwoken(message) {
+                    Ok(()) => woken.push(record.outbound.waker()),
+                    Err(TrySendError::Full) => slow.push(id.clone()),
+                    // A closed queue is a connection already leaving (its `Leave` is on the way),
+                    // not a slow one.
+                    Err(TrySendError::Closed) => {}
                 }
             }
+        }
+        self.wake(woken);
+    }
+
+    /// Wakes the connections whose batches were queued, from the runtime when there is one (see
+    /// [`OutboundSender::try_send_unwoken`]), else here.
+    fn wake(&self, wakers: Vec<OutboundWaker>) {
+        if wakers.is_empty() {
+            return;
+        }
+        let unsent = match &self.wakes {
+            Some(wakes) => match wakes.send(wakers) {
+                Ok(()) => return,
+                Err(unsent) => unsent.0,
+            },
+            None => wakers,
+        };
+        for waker in unsent {
+            waker.wake();
         }
     }
 
