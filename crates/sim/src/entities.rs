@@ -29,9 +29,6 @@ pub(crate) struct Body {
     /// The entity as clients first see it; `x`/`z` are its current tile. Shared with the views
     /// that list it as added (change it through [`Body::wire_mut`], which copies only when shared).
     pub wire: Arc<Entity>,
-    /// `wire.id`, shared: every view that lists the entity as moved or removed holds a reference,
-    /// not a copy.
-    pub id: Arc<str>,
     /// The fields that changed in the tick of its [`Mark::changed_at`].
     pub change: Changed,
 }
@@ -64,7 +61,8 @@ pub(crate) struct Mark {
     pub changed_at: u64,
     /// The current tile (the wire entity's `x`/`z`).
     pub tile: TilePos,
-    /// The body's `id` (the same allocation).
+    /// `wire.id`, shared: every view that lists the entity as moved or removed holds a reference,
+    /// not a copy. Kept after the entity is removed until its slot is reused ([`Entities::id_of`]).
     pub id: Arc<str>,
 }
 
@@ -103,8 +101,9 @@ impl Entities {
     }
 
     fn insert_body(&mut self, wire: Entity) -> Handle {
-        let id: Arc<str> = Arc::from(wire.id.as_str());
-        let mark = |generation| Mark {
+        let index = self.free.pop().unwrap_or(self.slots.len() as u32);
+        let generation = self.slots.get(index as usize).map_or(0, |s| s.generation);
+        let mark = Mark {
             generation,
             alive: true,
             moved_at: 0,
@@ -113,36 +112,28 @@ impl Entities {
                 x: wire.x,
                 z: wire.z,
             },
-            id: id.clone(),
+            id: Arc::from(wire.id.as_str()),
         };
-        match self.free.pop() {
-            Some(index) => {
-                let generation = self.slots[index as usize].generation;
-                self.marks[index as usize] = mark(generation);
-                let slot = &mut self.slots[index as usize];
+        let body = Some(Body {
+            wire: Arc::new(wire),
+            change: Changed::default(),
+        });
+        match self.slots.get_mut(index as usize) {
+            Some(slot) => {
                 slot.alive = true;
-                slot.body = Some(Body {
-                    id,
-                    wire: Arc::new(wire),
-                    change: Changed::default(),
-                });
-                handle(index, generation)
+                slot.body = body;
+                self.marks[index as usize] = mark;
             }
             None => {
-                let index = self.slots.len() as u32;
-                self.marks.push(mark(0));
                 self.slots.push(Slot {
-                    generation: 0,
+                    generation,
                     alive: true,
-                    body: Some(Body {
-                        id,
-                        wire: Arc::new(wire),
-                        change: Changed::default(),
-                    }),
+                    body,
                 });
-                handle(index, 0)
+                self.marks.push(mark);
             }
         }
+        handle(index, generation)
     }
 
     /// A live entity.
@@ -178,12 +169,11 @@ impl Entities {
     /// The wire id of a live entity or of one removed since the last release.
     pub fn id_of(&self, handle: Handle) -> Option<&Arc<str>> {
         let (index, generation) = split(handle);
-        let slot = self.slots.get(index)?;
-        if slot.generation == generation {
-            slot.body.as_ref().map(|b| &b.id)
-        } else {
-            None
-        }
+        // A released slot's mark has the next generation: the id reads as gone.
+        self.marks
+            .get(index)
+            .filter(|m| m.generation == generation)
+            .map(|m| &m.id)
     }
 
     /// Removes an entity, returning its last tile; its id stays readable (for `removed` lists) until
@@ -211,7 +201,7 @@ impl Entities {
             let slot = &mut self.slots[index as usize];
             slot.body = None;
             slot.generation = slot.generation.wrapping_add(1);
-            // The mark keeps its id allocation until the slot is reused; it reads as dead.
+            // The mark keeps its id allocation until the slot is reused; it reads as gone.
             self.marks[index as usize].generation = slot.generation;
             self.free.push(index);
         }
