@@ -201,25 +201,25 @@ impl Window {
 
     /// p50, p95, p99 (nearest rank) of the window; zeros when empty.
     fn percentiles(&self, scratch: &mut Vec<u64>) -> [u64; 3] {
-        if self.samples.is_empty() {
-            return [0; 3];
-        }
         scratch.clear();
         scratch.extend_from_slice(&self.samples);
-        scratch.sort_unstable();
-        let rank = |p: usize| scratch[(scratch.len() * p).div_ceil(100).saturating_sub(1)];
-        [rank(50), rank(95), rank(99)]
+        nearest_ranks(scratch)
     }
 }
 
-/// p50, p95 and p99 (nearest rank) of microsecond samples, in milliseconds; zeros when empty.
-fn percentiles_ms(samples: &mut [u32]) -> [f64; 3] {
+/// p50, p95 and p99 (nearest rank) of `samples`, which it sorts; zeros when empty.
+fn nearest_ranks<T: Copy + Ord + Default>(samples: &mut [T]) -> [T; 3] {
     if samples.is_empty() {
-        return [0.0; 3];
+        return [T::default(); 3];
     }
     samples.sort_unstable();
     let rank = |p: usize| samples[(samples.len() * p).div_ceil(100).saturating_sub(1)];
-    [rank(50), rank(95), rank(99)].map(|us| f64::from(us) / 1000.0)
+    [rank(50), rank(95), rank(99)]
+}
+
+/// [`nearest_ranks`] of microsecond samples, in milliseconds.
+fn percentiles_ms(samples: &mut [u32]) -> [f64; 3] {
+    nearest_ranks(samples).map(|us| f64::from(us) / 1000.0)
 }
 
 /// The durations of one tick's phases, in microseconds, in [`PHASES`] order.

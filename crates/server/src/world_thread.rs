@@ -240,8 +240,6 @@ struct Runner {
     deferred: HashMap<String, DeferredLeave>,
     /// When the last tick ran (the wait it caused the requests that came in meanwhile).
     last_tick: TickSpan,
-    /// Ticks run, the clock of the save cycle.
-    ticks_run: u64,
     /// Players entered, dealing out save turns in order.
     entered: u64,
     /// The world's own inbound queue, for save jobs that report failure back.
@@ -264,7 +262,6 @@ impl Runner {
             deaths: DeathBook::default(),
             phase_us: [0; PHASES.len()],
             last_tick: TickSpan::default(),
-            ticks_run: 0,
             entered: 0,
             trades: TradeBook::default(),
             deferred: HashMap::new(),
@@ -616,7 +613,6 @@ impl Runner {
         phase_us[5] = dispatch.as_micros() as u64;
 
         let persist_started = Instant::now();
-        self.ticks_run += 1;
         self.save_turn();
         self.context.online.try_publish(&mut self.presence);
         let persist = persist_started.elapsed();
@@ -931,12 +927,13 @@ impl Runner {
     fn save_turn(&mut self) {
         let cycle = (self.context.save_interval.as_millis() / self.context.tick.as_millis().max(1))
             .max(1) as u64;
-        let ticks_run = self.ticks_run;
+        // The world's tick count is the clock of the save cycle.
+        let tick = self.world.tick_number();
         let mut job = SaveJob::default();
         let held = &self.trades;
         for record in self.players.values_mut().filter(|r| {
             r.dirty
-                && saves_now(r.save_turn, ticks_run, cycle)
+                && saves_now(r.save_turn, tick, cycle)
                 && !held.is_held(&r.snapshot.character.id)
         }) {
             record.dirty = false;
