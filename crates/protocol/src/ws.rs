@@ -9,6 +9,9 @@ use serde_json::Value;
 use crate::Skill;
 
 mod encode;
+mod moves;
+
+pub use moves::{MovedList, Moves, TickMoves};
 
 /// Largest accepted text frame.
 pub const MAX_FRAME_BYTES: usize = 16 * 1024;
@@ -409,7 +412,8 @@ pub struct WorldUpdate {
     pub tick: u64,
     /// Shared with the world: one entity added to many views is one allocation.
     pub added: Vec<std::sync::Arc<Entity>>,
-    pub moved: Vec<Moved>,
+    /// Picks from the tick's table of moves, each encoded once (see [`TickMoves`]).
+    pub moved: MovedList,
     pub changed: Vec<Changed>,
     pub removed: Vec<std::sync::Arc<str>>,
 }

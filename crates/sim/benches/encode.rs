@@ -87,7 +87,8 @@ fn update(added: usize, moved: usize, changed: usize, removed: usize) -> ServerM
                 x: 3_200 + (i as i32 % 64),
                 z: 3_100 + (i as i32 / 64),
             })
-            .collect(),
+            .collect::<Vec<_>>()
+            .into(),
         changed: (0..changed)
             .map(|i| Changed {
                 id: entity(400 + i).id,

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use wayfarer_protocol::ws::{Changed, Entity, TilePos};
+use wayfarer_protocol::ws::{Changed, Entity, Moved, TickMoves, TilePos};
 
 /// A reference to a stored entity: slot index in the high 32 bits, slot generation in the low 32.
 /// A handle of a removed entity never matches the slot's next occupant.
@@ -57,6 +57,8 @@ pub(crate) struct Mark {
     alive: bool,
     /// Tick in which the tile last changed.
     pub moved_at: u64,
+    /// The move's index in the table of tick `moved_at`'s moves ([`Entities::tick_moves`]).
+    pub moved_index: u32,
     /// Tick in which the body's `change` was recorded.
     pub changed_at: u64,
     /// The current tile (the wire entity's `x`/`z`).
@@ -107,6 +109,7 @@ impl Entities {
             generation,
             alive: true,
             moved_at: 0,
+            moved_index: 0,
             changed_at: 0,
             tile: TilePos {
                 x: wire.x,
@@ -219,6 +222,21 @@ impl Entities {
             mark.moved_at = now;
         }
         Some(old)
+    }
+
+    /// Every live entity that moved in tick `now`, each encoded once, and each one's index in the
+    /// table noted in its mark for the views' `moved` lists.
+    pub fn tick_moves(&mut self, now: u64) -> Arc<TickMoves> {
+        let moving = |m: &Mark| m.alive && m.moved_at == now;
+        let mut table = TickMoves::with_capacity(self.marks.iter().filter(|m| moving(m)).count());
+        for mark in self.marks.iter_mut().filter(|m| moving(m)) {
+            mark.moved_index = table.push(Moved {
+                id: Arc::clone(&mark.id),
+                x: mark.tile.x,
+                z: mark.tile.z,
+            });
+        }
+        Arc::new(table)
     }
 
     /// Records changed fields of a live entity in tick `now` (merged with earlier changes that tick).

@@ -10,7 +10,7 @@
 use std::mem;
 use std::sync::Arc;
 
-use wayfarer_protocol::ws::{Moved, TilePos, WorldUpdate};
+use wayfarer_protocol::ws::{MovedList, TickMoves, TilePos, WorldUpdate};
 
 use crate::entities::{slot_index, Entities, Handle};
 use crate::grid::{Occupant, SpatialGrid};
@@ -64,16 +64,30 @@ pub(crate) struct ViewScratch {
     sorting: Vec<Handle>,
 }
 
+/// What every view of one tick reads: the world as the tick left it.
+#[derive(Clone, Copy)]
+pub(crate) struct ViewInputs<'a> {
+    pub grid: &'a SpatialGrid,
+    pub entities: &'a Entities,
+    /// This tick's moves, each encoded once ([`Entities::tick_moves`]).
+    pub moves: &'a Arc<TickMoves>,
+    pub now: u64,
+}
+
 /// Brings `viewer` (the player `me`) up to date for tick `now`, returning the update to send, or `None`
 /// when nothing in view changed.
 pub(crate) fn refresh(
     me: Handle,
     viewer: &mut Viewer,
-    grid: &SpatialGrid,
-    entities: &Entities,
-    now: u64,
+    inputs: ViewInputs<'_>,
     scratch: &mut ViewScratch,
 ) -> Option<WorldUpdate> {
+    let ViewInputs {
+        grid,
+        entities,
+        now,
+        ..
+    } = inputs;
     let mark = entities.mark(me)?;
     let centre = mark.tile;
     let span = grid.span(centre, VIEW_RADIUS_TILES);
@@ -82,7 +96,7 @@ pub(crate) fn refresh(
     }
     viewer.fresh = false;
     collect(me, centre, grid, scratch);
-    let update = diff(&viewer.visible, &scratch.next, entities, now);
+    let update = diff(&viewer.visible, &scratch.next, inputs);
     mem::swap(&mut viewer.visible, &mut scratch.next);
     (!update.is_empty()).then_some(update)
 }
@@ -122,9 +136,7 @@ impl ViewWorkers {
     pub fn refresh_all(
         &mut self,
         viewers: &mut [(Handle, &mut Viewer)],
-        grid: &SpatialGrid,
-        entities: &Entities,
-        now: u64,
+        inputs: ViewInputs<'_>,
     ) -> Vec<Option<WorldUpdate>> {
         let threads = self.threads.min(viewers.len() / VIEWS_PER_THREAD).max(1);
         if self.scratches.len() < threads {
@@ -133,7 +145,7 @@ impl ViewWorkers {
         let run = |block: &mut [(Handle, &mut Viewer)], scratch: &mut ViewScratch| {
             block
                 .iter_mut()
-                .map(|(me, viewer)| refresh(*me, viewer, grid, entities, now, scratch))
+                .map(|(me, viewer)| refresh(*me, viewer, inputs, scratch))
                 .collect::<Vec<_>>()
         };
         if threads == 1 {
@@ -309,9 +321,16 @@ fn nearest(candidates: &mut Vec<(u32, Handle)>, cap: usize) {
 }
 
 /// The update turning what was shown (`old`) into what should be (`new`); both sorted.
-fn diff(old: &[Handle], new: &[Handle], entities: &Entities, now: u64) -> WorldUpdate {
+fn diff(old: &[Handle], new: &[Handle], inputs: ViewInputs<'_>) -> WorldUpdate {
+    let ViewInputs {
+        entities,
+        moves,
+        now,
+        ..
+    } = inputs;
     let mut update = WorldUpdate {
         tick: now,
+        moved: MovedList::new(Arc::clone(moves)),
         ..WorldUpdate::default()
     };
     // Something in view changed, and in a moving crowd nearly everything does: one allocation up
@@ -325,11 +344,7 @@ fn diff(old: &[Handle], new: &[Handle], entities: &Entities, now: u64) -> WorldU
             (Some(a), Some(b)) if a == b => {
                 if let Some(mark) = entities.mark(a) {
                     if mark.moved_at == now {
-                        update.moved.push(Moved {
-                            id: mark.id.clone(),
-                            x: mark.tile.x,
-                            z: mark.tile.z,
-                        });
+                        update.moved.push(mark.moved_index);
                     }
                     if mark.changed_at == now {
                         if let Some(body) = entities.get(a) {
@@ -359,9 +374,7 @@ fn diff(old: &[Handle], new: &[Handle], entities: &Entities, now: u64) -> WorldU
     }
     // The update waits in the player's queue until written: it should not hold room for a crowd
     // when only a few moved (a joiner among thousands of idle players held ~6 KB each).
-    if update.moved.capacity() > 2 * update.moved.len() + 8 {
-        update.moved.shrink_to_fit();
-    }
+    update.moved.shrink_if_mostly_spare();
     update
 }
 

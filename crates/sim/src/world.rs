@@ -24,7 +24,7 @@ use crate::movement::Walk;
 use crate::npcs::NpcState;
 use crate::pathfinding::Pathfinder;
 use crate::skills::Skills;
-use crate::view::{ViewWorkers, Viewer, VIEW_RADIUS_TILES};
+use crate::view::{ViewInputs, ViewWorkers, Viewer, VIEW_RADIUS_TILES};
 
 /// How many cells (each axis) a view spans from its own: a change farther away cannot be in view.
 /// One more than the exact figure, for safety at cell edges.
@@ -514,6 +514,11 @@ impl World {
         // Index order keeps the events in the same order as a full scan would: determinism.
         due.sort_unstable();
         due.dedup();
+        if due.is_empty() {
+            self.views_due = due;
+            return;
+        }
+        let moves = self.entities.tick_moves(now);
         let mut viewers = Vec::with_capacity(due.len());
         let mut next = due.iter().peekable();
         for (i, player) in self.players.iter_mut().enumerate() {
@@ -526,9 +531,13 @@ impl World {
                 viewers.push((player.handle, &mut player.viewer));
             }
         }
-        let updates = self
-            .view_workers
-            .refresh_all(&mut viewers, &self.grid, &self.entities, now);
+        let inputs = ViewInputs {
+            grid: &self.grid,
+            entities: &self.entities,
+            moves: &moves,
+            now,
+        };
+        let updates = self.view_workers.refresh_all(&mut viewers, inputs);
         drop(viewers);
         for (&i, update) in due.iter().zip(updates) {
             if let Some(update) = update {

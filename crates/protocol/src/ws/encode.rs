@@ -5,18 +5,15 @@
 //! `format_escaped_str` alone 15% of the server). Serde escapes the three constant keys and the id
 //! of every entry byte by byte and goes through `SerializeMap` for each field. Here the keys are
 //! constant text, an id that needs no escaping (every id the server makes) is copied whole, and
-//! numbers go through itoa as serde's do. `added` and `changed` entries are few and have optional
+//! numbers go through itoa as serde's do; `moved` entries are encoded once a tick for every viewer
+//! (`moves::TickMoves`) and copied here. `added` and `changed` entries are few and have optional
 //! fields, so each still goes through serde: one source of truth for their shape.
 //!
 //! The tests compare against `serde_json::to_string` of the same message, including ids that need
-//! escaping (those fall back to serde's own escaping).
-
-use std::sync::Arc;
+//! escaping (escaped here as serde escapes them).
 
 use super::{Moved, WorldUpdate};
 
-/// Bytes of one `moved` entry besides its id: `{"id":"","x":-2147483648,"z":-2147483648},`.
-const MOVED_OVERHEAD_BYTES: usize = 44;
 /// Bytes of one `removed` entry besides its id: quotes and a comma.
 const REMOVED_OVERHEAD_BYTES: usize = 3;
 /// A guess for one `added` or `changed` entry, only used to size the first allocation.
@@ -38,12 +35,8 @@ pub(super) fn world_update(update: &WorldUpdate, out: &mut Vec<u8>) -> serde_jso
     }
 
     out.extend_from_slice(br#"],"moved":["#);
-    for (i, moved) in update.moved.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write_moved(moved, out)?;
-    }
+    // Each entry was encoded once for the whole tick (`moves::TickMoves`).
+    update.moved.write_entries(out);
 
     out.extend_from_slice(br#"],"changed":["#);
     for (i, changed) in update.changed.iter().enumerate() {
@@ -58,35 +51,51 @@ pub(super) fn world_update(update: &WorldUpdate, out: &mut Vec<u8>) -> serde_jso
         if i > 0 {
             out.push(b',');
         }
-        write_str(id, out)?;
+        write_str(id, out);
     }
     out.extend_from_slice(b"]}}");
     Ok(())
 }
 
 /// `{"id":"…","x":…,"z":…}`, the fields in `Moved`'s declaration order.
-fn write_moved(moved: &Moved, out: &mut Vec<u8>) -> serde_json::Result<()> {
+pub(super) fn write_moved(moved: &Moved, out: &mut Vec<u8>) {
     out.extend_from_slice(br#"{"id":"#);
-    write_str(&moved.id, out)?;
+    write_str(&moved.id, out);
     out.extend_from_slice(br#","x":"#);
     out.extend_from_slice(itoa::Buffer::new().format(moved.x).as_bytes());
     out.extend_from_slice(br#","z":"#);
     out.extend_from_slice(itoa::Buffer::new().format(moved.z).as_bytes());
     out.push(b'}');
-    Ok(())
 }
 
-/// A JSON string: copied as it is when no byte needs escaping, else escaped by serde_json, so the
-/// rare odd id comes out exactly as serde writes it.
-fn write_str(text: &Arc<str>, out: &mut Vec<u8>) -> serde_json::Result<()> {
+/// A JSON string: copied as it is when no byte needs escaping, else escaped as serde_json does
+/// (`\"`, `\\`, the five short escapes, `\u00XX` for other control characters), so the rare odd id
+/// comes out exactly as serde writes it.
+fn write_str(text: &str, out: &mut Vec<u8>) {
+    out.push(b'"');
     if text.bytes().all(needs_no_escape) {
-        out.push(b'"');
         out.extend_from_slice(text.as_bytes());
-        out.push(b'"');
-        Ok(())
     } else {
-        serde_json::to_writer(&mut *out, &**text)
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        for byte in text.bytes() {
+            match byte {
+                b'"' => out.extend_from_slice(b"\\\""),
+                b'\\' => out.extend_from_slice(b"\\\\"),
+                b'\n' => out.extend_from_slice(b"\\n"),
+                b'\r' => out.extend_from_slice(b"\\r"),
+                b'\t' => out.extend_from_slice(b"\\t"),
+                0x08 => out.extend_from_slice(b"\\b"),
+                0x0c => out.extend_from_slice(b"\\f"),
+                0x00..=0x1f => {
+                    out.extend_from_slice(b"\\u00");
+                    out.push(HEX[usize::from(byte >> 4)]);
+                    out.push(HEX[usize::from(byte & 0xf)]);
+                }
+                _ => out.push(byte),
+            }
+        }
     }
+    out.push(b'"');
 }
 
 /// serde_json escapes control characters, `"` and `\`; everything else (UTF-8 included) is copied.
@@ -96,11 +105,7 @@ fn needs_no_escape(byte: u8) -> bool {
 
 /// Roughly the encoded size, so a crowd's update is one allocation instead of a dozen doublings.
 fn estimated_len(update: &WorldUpdate) -> usize {
-    let moved: usize = update
-        .moved
-        .iter()
-        .map(|m| m.id.len() + MOVED_OVERHEAD_BYTES)
-        .sum();
+    let moved = update.moved.encoded_len();
     let removed: usize = update
         .removed
         .iter()
@@ -113,6 +118,8 @@ fn estimated_len(update: &WorldUpdate) -> usize {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::super::{Changed, Entity, EntityKind, ServerMessage};
     use super::*;
 
@@ -190,7 +197,7 @@ mod tests {
         });
         assert_same_as_serde(&WorldUpdate {
             tick: 2,
-            moved: vec![moved(id, 3_200, 3_100), moved("npc:1", 0, 0)],
+            moved: vec![moved(id, 3_200, 3_100), moved("npc:1", 0, 0)].into(),
             ..Default::default()
         });
         assert_same_as_serde(&WorldUpdate {
@@ -222,7 +229,7 @@ mod tests {
             assert_same_as_serde(&WorldUpdate {
                 tick: 9,
                 added: vec![entity(id, 3)],
-                moved: vec![moved(id, 1, 2), moved("plain", 3, 4)],
+                moved: vec![moved(id, 1, 2), moved("plain", 3, 4)].into(),
                 changed: vec![Changed {
                     id: id.to_owned(),
                     name: Some(id.to_owned()),
@@ -242,7 +249,8 @@ mod tests {
                     moved("a", -1, -3_100),
                     moved("b", i32::MIN, i32::MAX),
                     moved("c", 0, 0),
-                ],
+                ]
+                .into(),
                 ..Default::default()
             });
         }
@@ -308,7 +316,7 @@ mod tests {
                     x: cases.coordinate(),
                     z: cases.coordinate(),
                 })
-                .collect();
+                .collect::<Vec<_>>();
             let changed = (0..cases.below(4))
                 .map(|_| Changed {
                     id: cases.id(),
@@ -321,7 +329,7 @@ mod tests {
             assert_same_as_serde(&WorldUpdate {
                 tick,
                 added,
-                moved,
+                moved: moved.into(),
                 changed,
                 removed,
             });
@@ -332,7 +340,7 @@ mod tests {
     fn appends_after_what_the_buffer_already_holds() {
         let message = ServerMessage::WorldUpdate(WorldUpdate {
             tick: 1,
-            moved: vec![moved("a", 1, 2)],
+            moved: vec![moved("a", 1, 2)].into(),
             ..Default::default()
         });
         let mut out = b"prefix".to_vec();
