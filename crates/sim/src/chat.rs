@@ -9,7 +9,7 @@ use wayfarer_protocol::ws::{codes, ChatChannel, ChatMessage, MAX_CHAT_CHARS};
 
 use crate::entities::{slot_index, Handle};
 use crate::events::{Event, Heard};
-use crate::world::World;
+use crate::world::{PlayerState, World};
 
 /// `fromId` of system messages.
 pub const SYSTEM_SENDER_ID: &str = "system";
@@ -214,6 +214,7 @@ impl World {
             }
             speaking[slot] = at as u32 + 1;
         }
+        let speaking = &self.speaking_by_slot;
         let lines_of = |speaker: Handle| {
             let first = match speaking.get(slot_index(speaker)) {
                 Some(&n) if n > 0 => n as usize - 1,
@@ -225,8 +226,9 @@ impl World {
                 .count();
             &by_speaker[first..first + count]
         };
-        let mut heard = Vec::new();
-        for player in &self.players {
+        // Each listener is independent of the others: in a crowd (~500 shown handles each) the
+        // pass is split over the view threads.
+        let hear_all = |player: &PlayerState| {
             let mut mine: Vec<u32> = Vec::new();
             let mut hear = |speaker: Handle| {
                 for &(_, i) in lines_of(speaker) {
@@ -250,15 +252,21 @@ impl World {
             if speaks && shown.binary_search(&player.handle).is_err() {
                 hear(player.handle);
             }
-            if !mine.is_empty() {
+            (!mine.is_empty()).then(|| {
                 // The shown list is in handle order; lines go out in the order spoken.
                 mine.sort_unstable();
-                heard.push(Heard {
+                Heard {
                     to: player.shared_id.clone(),
                     lines: mine,
-                });
-            }
-        }
+                }
+            })
+        };
+        let heard: Vec<Heard> = self
+            .view_workers
+            .map(&self.players, hear_all)
+            .into_iter()
+            .flatten()
+            .collect();
         for &(speaker, _) in &by_speaker {
             self.speaking_by_slot[slot_index(speaker)] = 0;
         }

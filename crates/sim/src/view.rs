@@ -138,53 +138,83 @@ impl ViewWorkers {
         viewers: &mut [(Handle, &mut Viewer)],
         inputs: ViewInputs<'_>,
     ) -> Vec<Option<WorldUpdate>> {
-        let threads = self.threads.min(viewers.len() / VIEWS_PER_THREAD).max(1);
+        let threads = self.threads_for(viewers.len());
         if self.scratches.len() < threads {
             self.scratches.resize_with(threads, ViewScratch::default);
         }
-        let run = |block: &mut [(Handle, &mut Viewer)], scratch: &mut ViewScratch| {
-            block
-                .iter_mut()
-                .map(|(me, viewer)| refresh(*me, viewer, inputs, scratch))
-                .collect::<Vec<_>>()
-        };
-        if threads == 1 {
-            return run(viewers, &mut self.scratches[0]);
-        }
-        // Small blocks taken in turn rather than one equal share per thread: a thread that gets
-        // no core for a while (the machine also runs the sockets) leaves its blocks to the others
-        // instead of holding up the whole phase.
-        let blocks = std::sync::Mutex::new(viewers.chunks_mut(VIEWS_PER_BLOCK).enumerate());
-        let work = |scratch: &mut ViewScratch| {
-            let mut done = Vec::new();
-            loop {
-                let next = blocks.lock().map(|mut b| b.next());
-                let Ok(Some((index, block))) = next else {
-                    return done;
-                };
-                done.push((index, run(block, scratch)));
-            }
-        };
-        let mut done = std::thread::scope(|scope| {
-            let (mine, others) = self.scratches.split_at_mut(1);
-            let helpers: Vec<_> = others[..threads - 1]
-                .iter_mut()
-                .map(|scratch| scope.spawn(|| work(scratch)))
-                .collect();
-            let mut done = work(&mut mine[0]);
-            for helper in helpers {
-                // A panic in a view is a bug: let it surface as it would on this thread.
-                done.extend(
-                    helper
-                        .join()
-                        .unwrap_or_else(|e| std::panic::resume_unwind(e)),
-                );
-            }
-            done
-        });
-        done.sort_unstable_by_key(|(index, _)| *index);
-        done.into_iter().flat_map(|(_, updates)| updates).collect()
+        in_blocks(
+            viewers,
+            &mut self.scratches[..threads],
+            |(me, viewer), scratch| refresh(*me, viewer, inputs, scratch),
+        )
     }
+
+    /// `f` of each item, on up to `threads` threads like the views (other per-player passes of the
+    /// tick that read the world and write only their own result, such as who hears local chat);
+    /// the results in item order.
+    pub fn map<T: Sync, R: Send>(&self, items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+        let mut refs: Vec<&T> = items.iter().collect();
+        let mut states = vec![(); self.threads_for(items.len())];
+        in_blocks(&mut refs, &mut states, |item, ()| f(item))
+    }
+
+    /// Threads worth starting for `items` views.
+    fn threads_for(&self, items: usize) -> usize {
+        self.threads.min(items / VIEWS_PER_THREAD).max(1)
+    }
+}
+
+/// `f` of each item with the state of the thread that takes it, on one thread per state (at least
+/// one); the results in item order, as if one thread had done them one after another.
+fn in_blocks<T: Send, S: Send, R: Send>(
+    items: &mut [T],
+    states: &mut [S],
+    f: impl Fn(&mut T, &mut S) -> R + Sync,
+) -> Vec<R> {
+    let run = |block: &mut [T], state: &mut S| {
+        block
+            .iter_mut()
+            .map(|item| f(item, state))
+            .collect::<Vec<_>>()
+    };
+    let Some((mine, others)) = states.split_first_mut() else {
+        return Vec::new();
+    };
+    if others.is_empty() {
+        return run(items, mine);
+    }
+    // Small blocks taken in turn rather than one equal share per thread: a thread that gets
+    // no core for a while (the machine also runs the sockets) leaves its blocks to the others
+    // instead of holding up the whole phase.
+    let blocks = std::sync::Mutex::new(items.chunks_mut(VIEWS_PER_BLOCK).enumerate());
+    let work = |state: &mut S| {
+        let mut done = Vec::new();
+        loop {
+            let next = blocks.lock().map(|mut b| b.next());
+            let Ok(Some((index, block))) = next else {
+                return done;
+            };
+            done.push((index, run(block, state)));
+        }
+    };
+    let mut done = std::thread::scope(|scope| {
+        let helpers: Vec<_> = others
+            .iter_mut()
+            .map(|state| scope.spawn(|| work(state)))
+            .collect();
+        let mut done = work(mine);
+        for helper in helpers {
+            // A panic in a view is a bug: let it surface as it would on this thread.
+            done.extend(
+                helper
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            );
+        }
+        done
+    });
+    done.sort_unstable_by_key(|(index, _)| *index);
+    done.into_iter().flat_map(|(_, results)| results).collect()
 }
 
 /// Fills `scratch.next` with the sorted handles `me` should see from `centre`.

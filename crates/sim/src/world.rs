@@ -733,9 +733,10 @@ mod tests {
     }
 
     #[test]
-    fn views_split_over_threads_give_what_one_thread_gives() {
+    fn views_and_local_chat_split_over_threads_give_what_one_thread_gives() {
         // 600 players around the spawn point (a crowd: everyone's view is recomputed every tick)
-        // walking about; one world computes its views on one thread, the other on four.
+        // walking about and talking; one world computes its views and who hears each line on one
+        // thread, the other on four.
         let content = Arc::new(wayfarer_content::load_bundled());
         let run = |threads: usize| {
             let mut world = World::new(content.clone(), 7);
@@ -765,6 +766,17 @@ mod tests {
                         run: false,
                         reference: None,
                     })
+                    .chain(
+                        (0..600)
+                            .filter(|i| (i + round) % 7 == 0)
+                            .map(|i| Command::Chat {
+                                id: format!("p{i}"),
+                                channel: wayfarer_protocol::ws::ChatChannel::Local,
+                                text: format!("round {round} from {i}"),
+                                to: None,
+                                reference: None,
+                            }),
+                    )
                     .collect();
                 log.push_str(&format!("{:?}", world.tick(moves)));
             }
@@ -772,6 +784,7 @@ mod tests {
         };
         let one = run(1);
         assert!(one.contains("View"), "the crowd saw something");
+        assert!(one.contains("LocalChat"), "the crowd heard something");
         assert_eq!(one, run(4));
     }
 

@@ -94,7 +94,10 @@ impl MovedList {
 
     /// Adds the table's move at `index`.
     pub fn push(&mut self, index: u32) {
-        debug_assert!((index as usize) < self.table.len(), "a move of another table");
+        debug_assert!(
+            (index as usize) < self.table.len(),
+            "a move of another table"
+        );
         self.picks.push(index);
     }
 
@@ -238,7 +241,10 @@ mod tests {
             list.iter().cloned().collect::<Vec<_>>(),
             vec![moved("c\"q", 5, -6), moved("a", 1, 2)]
         );
-        assert_eq!(list, MovedList::from(vec![moved("c\"q", 5, -6), moved("a", 1, 2)]));
+        assert_eq!(
+            list,
+            MovedList::from(vec![moved("c\"q", 5, -6), moved("a", 1, 2)])
+        );
         assert_ne!(list, MovedList::from(vec![moved("a", 1, 2)]));
         let mut out = Vec::new();
         list.write_entries(&mut out);
