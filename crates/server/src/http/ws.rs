@@ -414,6 +414,11 @@ impl Connection {
             },
             Outbound::Reply { message, .. } => frames.push_with(|buf| message.write_json(buf)),
             Outbound::Text(text) => frames.push(&text),
+            Outbound::Picks { texts, picks } => {
+                for text in picks.iter().filter_map(|&i| texts.get(i as usize)) {
+                    frames.push(text);
+                }
+            }
             Outbound::Close(code, reason) => return Some((code, reason)),
             Outbound::Batch(batch) => {
                 for message in batch {
