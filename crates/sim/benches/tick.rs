@@ -32,6 +32,8 @@ struct Scenario {
     turn: usize,
     spread: i32,
     stride: i32,
+    /// Players who say a local line each tick (in turn).
+    talkers_per_tick: usize,
 }
 
 impl Scenario {
@@ -67,6 +69,7 @@ impl Scenario {
             turn: 0,
             spread,
             stride,
+            talkers_per_tick: 0,
         };
         // Everyone who walks starts walking now.
         let all: Vec<Command> = (0..scenario.walkers.len())
@@ -104,6 +107,16 @@ impl Scenario {
             self.turn += 1;
             commands.push(self.retarget(i));
         }
+        for _ in 0..self.talkers_per_tick {
+            let i = self.rng.below(PLAYERS as i32);
+            commands.push(Command::Chat {
+                id: format!("player-{i}"),
+                channel: wayfarer_protocol::ws::ChatChannel::Local,
+                text: format!("hello from {i}"),
+                to: None,
+                reference: None,
+            });
+        }
         commands
     }
 }
@@ -123,20 +136,41 @@ fn busy_world(c: &mut Criterion) {
 
 /// Times only the view phase of each tick.
 fn view_phase(scenario: &mut Scenario, iterations: u64) -> Duration {
+    phase_time(scenario, iterations, Phase::View)
+}
+
+/// Times only `timed` (to the start of the next phase, or the end of the tick) of each tick.
+fn phase_time(scenario: &mut Scenario, iterations: u64, timed: Phase) -> Duration {
     let mut total = Duration::ZERO;
     for _ in 0..iterations {
         let commands = scenario.commands();
         let mut started = None;
         scenario.world.tick_observed(commands, &mut |phase| {
-            if phase == Phase::View {
+            if phase == timed {
                 started = Some(Instant::now());
+            } else if let Some(at) = started.take() {
+                total += at.elapsed();
             }
         });
-        if let Some(started) = started {
-            total += started.elapsed();
+        if let Some(at) = started {
+            total += at.elapsed();
         }
     }
     total
+}
+
+/// The input phase of a talking crowd: 2,000 players in a 64×64 square, all walking, 330 of them
+/// saying a local line each tick (the load generator's mixed scenario says about as many): who
+/// hears each line is worked out from every listener's shown list.
+fn local_chat(c: &mut Criterion) {
+    let mut crowd = Scenario::new(0, 64, 1.0, 10);
+    crowd.talkers_per_tick = 330;
+    // A tick of views first, so every listener has been shown its crowd.
+    let commands = crowd.commands();
+    crowd.world.tick(commands);
+    c.bench_function("input/crowd_2000_players_330_local_lines", |b| {
+        b.iter_custom(|n| phase_time(&mut crowd, n, Phase::Input))
+    });
 }
 
 fn views(c: &mut Criterion) {
@@ -246,6 +280,6 @@ fn view_cost_ignores_far_players(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = support::world_bench_config();
-    targets = busy_world, views, view_cost_ignores_far_players
+    targets = busy_world, views, local_chat, view_cost_ignores_far_players
 }
 criterion_main!(benches);

@@ -149,15 +149,6 @@ impl ViewWorkers {
         )
     }
 
-    /// `f` of each item, on up to `threads` threads like the views (other per-player passes of the
-    /// tick that read the world and write only their own result, such as who hears local chat);
-    /// the results in item order.
-    pub fn map<T: Sync, R: Send>(&self, items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-        let mut refs: Vec<&T> = items.iter().collect();
-        let mut states = vec![(); self.threads_for(items.len())];
-        in_blocks(&mut refs, &mut states, |item, ()| f(item))
-    }
-
     /// Threads worth starting for `items` views.
     fn threads_for(&self, items: usize) -> usize {
         self.threads.min(items / VIEWS_PER_THREAD).max(1)

@@ -733,10 +733,10 @@ mod tests {
     }
 
     #[test]
-    fn views_and_local_chat_split_over_threads_give_what_one_thread_gives() {
+    fn views_split_over_threads_give_what_one_thread_gives() {
         // 600 players around the spawn point (a crowd: everyone's view is recomputed every tick)
-        // walking about and talking; one world computes its views and who hears each line on one
-        // thread, the other on four.
+        // walking about and talking (who hears a line follows the views); one world computes its
+        // views on one thread, the other on four.
         let content = Arc::new(wayfarer_content::load_bundled());
         let run = |threads: usize| {
             let mut world = World::new(content.clone(), 7);

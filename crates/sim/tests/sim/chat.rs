@@ -103,6 +103,46 @@ fn local_chat_reaches_the_players_in_view_including_the_sender() {
 }
 
 #[test]
+fn each_listener_gets_its_local_lines_in_the_order_spoken() {
+    let mut world = world();
+    // Spoken out of the order the players joined (their entity order), one of them twice, and
+    // one line from eve whom ada's ignore list does not cover (eve ignores ada, not the reverse).
+    let events = world.tick(vec![
+        say("cy", ChatChannel::Local, "one", None),
+        say("ada", ChatChannel::Local, "two", None),
+        say("eve", ChatChannel::Local, "three", None),
+        say("cy", ChatChannel::Local, "four", None),
+        say("bob", ChatChannel::Local, "five", None),
+    ]);
+    let (lines, heard) = events
+        .iter()
+        .find_map(|e| match e {
+            Event::LocalChat { lines, heard } => Some((lines, heard)),
+            _ => None,
+        })
+        .expect("the lines were heard");
+    let texts_for = |who: &str| -> Vec<&str> {
+        heard
+            .iter()
+            .find(|h| &*h.to == who)
+            .map(|h| {
+                h.lines
+                    .iter()
+                    .map(|&i| lines[i as usize].text.as_str())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    assert_eq!(texts_for("bob"), ["one", "two", "three", "four", "five"]);
+    assert_eq!(
+        texts_for("eve"),
+        ["one", "three", "four", "five"],
+        "eve ignores ada"
+    );
+    assert!(texts_for("dee").is_empty(), "dee is out of view");
+}
+
+#[test]
 fn global_chat_reaches_everyone_but_those_ignoring_the_sender() {
     let mut world = world();
     let events = world.tick(vec![say("ada", ChatChannel::Global, "hi all", None)]);
