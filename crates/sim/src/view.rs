@@ -97,9 +97,26 @@ pub(crate) fn refresh(
     viewer.fresh = false;
     collect(me, centre, grid, scratch);
     let update = diff(&viewer.visible, &scratch.next, inputs);
-    mem::swap(&mut viewer.visible, &mut scratch.next);
+    keep_shown(&mut viewer.visible, &scratch.next);
     (!update.is_empty()).then_some(update)
 }
+
+/// Copies the new list into the viewer's own, keeping its room near the list's size. (Swapping
+/// with the scratch list made every viewer's list circulate among the viewers of a thread and end
+/// up with the room of the largest list that thread ever built: a crowd's idle players each held
+/// kilobytes of it. The copy is a few kilobytes of memcpy per refreshed viewer.)
+fn keep_shown(shown: &mut Vec<Handle>, next: &[Handle]) {
+    let len = next.len();
+    let room = shown.capacity();
+    if room < len || room > 2 * len + SHOWN_SLACK {
+        *shown = Vec::with_capacity(len + len / 8);
+    }
+    shown.clear();
+    shown.extend_from_slice(next);
+}
+
+/// Spare room a viewer's list may keep beyond twice its length before it is reallocated.
+const SHOWN_SLACK: usize = 16;
 
 /// Fewest views worth a thread of their own: below this, starting a thread costs more than the
 /// views it would take over.
@@ -138,74 +155,53 @@ impl ViewWorkers {
         viewers: &mut [(Handle, &mut Viewer)],
         inputs: ViewInputs<'_>,
     ) -> Vec<Option<WorldUpdate>> {
-        let threads = self.threads_for(viewers.len());
+        let threads = self.threads.min(viewers.len() / VIEWS_PER_THREAD).max(1);
         if self.scratches.len() < threads {
             self.scratches.resize_with(threads, ViewScratch::default);
         }
-        in_blocks(
-            viewers,
-            &mut self.scratches[..threads],
-            |(me, viewer), scratch| refresh(*me, viewer, inputs, scratch),
-        )
-    }
-
-    /// Threads worth starting for `items` views.
-    fn threads_for(&self, items: usize) -> usize {
-        self.threads.min(items / VIEWS_PER_THREAD).max(1)
-    }
-}
-
-/// `f` of each item with the state of the thread that takes it, on one thread per state (at least
-/// one); the results in item order, as if one thread had done them one after another.
-fn in_blocks<T: Send, S: Send, R: Send>(
-    items: &mut [T],
-    states: &mut [S],
-    f: impl Fn(&mut T, &mut S) -> R + Sync,
-) -> Vec<R> {
-    let run = |block: &mut [T], state: &mut S| {
-        block
-            .iter_mut()
-            .map(|item| f(item, state))
-            .collect::<Vec<_>>()
-    };
-    let Some((mine, others)) = states.split_first_mut() else {
-        return Vec::new();
-    };
-    if others.is_empty() {
-        return run(items, mine);
-    }
-    // Small blocks taken in turn rather than one equal share per thread: a thread that gets
-    // no core for a while (the machine also runs the sockets) leaves its blocks to the others
-    // instead of holding up the whole phase.
-    let blocks = std::sync::Mutex::new(items.chunks_mut(VIEWS_PER_BLOCK).enumerate());
-    let work = |state: &mut S| {
-        let mut done = Vec::new();
-        loop {
-            let next = blocks.lock().map(|mut b| b.next());
-            let Ok(Some((index, block))) = next else {
-                return done;
-            };
-            done.push((index, run(block, state)));
+        let run = |block: &mut [(Handle, &mut Viewer)], scratch: &mut ViewScratch| {
+            block
+                .iter_mut()
+                .map(|(me, viewer)| refresh(*me, viewer, inputs, scratch))
+                .collect::<Vec<_>>()
+        };
+        if threads == 1 {
+            return run(viewers, &mut self.scratches[0]);
         }
-    };
-    let mut done = std::thread::scope(|scope| {
-        let helpers: Vec<_> = others
-            .iter_mut()
-            .map(|state| scope.spawn(|| work(state)))
-            .collect();
-        let mut done = work(mine);
-        for helper in helpers {
-            // A panic in a view is a bug: let it surface as it would on this thread.
-            done.extend(
-                helper
-                    .join()
-                    .unwrap_or_else(|e| std::panic::resume_unwind(e)),
-            );
-        }
-        done
-    });
-    done.sort_unstable_by_key(|(index, _)| *index);
-    done.into_iter().flat_map(|(_, results)| results).collect()
+        // Small blocks taken in turn rather than one equal share per thread: a thread that gets
+        // no core for a while (the machine also runs the sockets) leaves its blocks to the others
+        // instead of holding up the whole phase.
+        let blocks = std::sync::Mutex::new(viewers.chunks_mut(VIEWS_PER_BLOCK).enumerate());
+        let work = |scratch: &mut ViewScratch| {
+            let mut done = Vec::new();
+            loop {
+                let next = blocks.lock().map(|mut b| b.next());
+                let Ok(Some((index, block))) = next else {
+                    return done;
+                };
+                done.push((index, run(block, scratch)));
+            }
+        };
+        let mut done = std::thread::scope(|scope| {
+            let (mine, others) = self.scratches.split_at_mut(1);
+            let helpers: Vec<_> = others[..threads - 1]
+                .iter_mut()
+                .map(|scratch| scope.spawn(|| work(scratch)))
+                .collect();
+            let mut done = work(&mut mine[0]);
+            for helper in helpers {
+                // A panic in a view is a bug: let it surface as it would on this thread.
+                done.extend(
+                    helper
+                        .join()
+                        .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+                );
+            }
+            done
+        });
+        done.sort_unstable_by_key(|(index, _)| *index);
+        done.into_iter().flat_map(|(_, updates)| updates).collect()
+    }
 }
 
 /// Fills `scratch.next` with the sorted handles `me` should see from `centre`.
@@ -454,6 +450,24 @@ mod tests {
             sort_by_slot(&mut handles, &mut spare);
             assert_eq!(handles, expected, "{len} handles, slots up to {max_slot}");
         }
+    }
+
+    #[test]
+    fn a_viewer_keeps_its_own_list_with_room_near_its_size() {
+        let mut shown: Vec<Handle> = Vec::new();
+        let big: Vec<Handle> = (0..500).collect();
+        keep_shown(&mut shown, &big);
+        assert_eq!(shown, big);
+        assert!(shown.capacity() <= 500 + 500 / 8);
+        // A list about as long reuses the room; a much shorter one gets a smaller allocation.
+        let room = shown.capacity();
+        keep_shown(&mut shown, &big[..480]);
+        assert_eq!((shown.len(), shown.capacity()), (480, room));
+        keep_shown(&mut shown, &big[..10]);
+        assert_eq!(shown, &big[..10]);
+        assert!(shown.capacity() <= 2 * 10 + SHOWN_SLACK);
+        keep_shown(&mut shown, &[]);
+        assert!(shown.is_empty() && shown.capacity() <= SHOWN_SLACK);
     }
 
     #[test]

@@ -230,7 +230,7 @@ mod tests {
     fn picks_read_back_the_table_entries_in_pick_order() {
         let mut table = TickMoves::with_capacity(3);
         let a = table.push(moved("a", 1, 2));
-        let b = table.push(moved("b", -3, 4));
+        table.push(moved("b", -3, 4));
         let c = table.push(moved("c\"q", 5, -6));
         let table = Arc::new(table);
         let mut list = MovedList::new(Arc::clone(&table));
@@ -255,7 +255,6 @@ mod tests {
         );
         assert_eq!(String::from_utf8(out).unwrap(), expected);
         assert_eq!(list.encoded_len(), expected.len() + 1);
-        let _ = b;
     }
 
     #[test]
