@@ -658,7 +658,7 @@ impl Runner {
                         .into_iter()
                         .map(|mut message| {
                             message.ts = ts;
-                            Arc::from(ServerMessage::Chat(message).to_json())
+                            encoded(&ServerMessage::Chat(message))
                         })
                         .collect();
                     // One lookup and one entry per listener, holding its picks of the lines.
@@ -1106,7 +1106,12 @@ fn send_to(players: &Players, to: &str, message: impl Into<Outbound>) {
 
 /// A message for many players, encoded once.
 fn encode_once(message: &ServerMessage) -> Outbound {
-    Outbound::Text(Arc::from(message.to_json()))
+    Outbound::Text(encoded(message))
+}
+
+/// The frame text of a message, to share.
+fn encoded(message: &ServerMessage) -> Arc<str> {
+    Arc::from(message.to_json())
 }
 
 fn now_ms() -> i64 {

@@ -193,7 +193,7 @@ impl World {
     /// Asking each listener's view once (a walk over its sorted list against a table of this
     /// tick's speakers by slot) costs the same however many lines there are; asking, per line, who
     /// around the speaker sees them cost a scan of the crowd per line. It stays on one thread:
-    /// split over the view threads it measured slower (4.4 against 2.8 ms for a 2,000-player
+    /// split over the view threads it measured slower (4.4 against 2.9 ms for a 2,000-player
     /// crowd, `input/crowd_2000_players_330_local_lines`), the per-listener work being small and
     /// allocating.
     pub(crate) fn hear_local_chat(&mut self, events: &mut Vec<Event>) {
