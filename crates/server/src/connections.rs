@@ -12,8 +12,12 @@ use tokio::sync::oneshot;
 pub const CLOSE_REPLACED: u16 = 4000;
 /// Close code for a connection an admin kicked.
 pub const CLOSE_KICKED: u16 = 4001;
-/// How long a new connection waits for the one it replaces to be saved.
-pub const REPLACE_WAIT: Duration = Duration::from_secs(10);
+/// How long a new connection waits for the one it replaces to be saved. Longer than the old
+/// connection can take to leave (its sends and close are bounded, then a tick, then at most
+/// [`FINAL_SAVE_WAIT`]), so a wait that runs out means something is stuck, not slow.
+pub const REPLACE_WAIT: Duration = Duration::from_secs(60);
+/// How long a leaving connection waits for its final save to be reported.
+pub const FINAL_SAVE_WAIT: Duration = Duration::from_secs(30);
 
 /// A reason to close, sent to a connection's task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,7 +33,8 @@ struct Handle {
     /// oneshot, not an mpsc queue: an mpsc channel allocates a block of 32 slots up front (about
     /// 1 KiB for every idle player, for a message that almost never comes).
     close: Option<oneshot::Sender<CloseRequest>>,
-    /// Fires once this connection's final state is saved. A oneshot for the same reason: only the
+    /// Fires once this connection's final state is saved (dropped unsent when it could not be, so
+    /// the connection waiting on it is refused). A oneshot for the same reason: only the
     /// connection that replaces this one ever waits on it (a watch channel is 344 bytes a player).
     saved: oneshot::Receiver<()>,
 }
@@ -130,7 +135,9 @@ impl Connections {
     }
 }
 
-/// Waits until a replaced connection reports its state saved, or the wait times out.
+/// Waits until a replaced connection reports its state saved: false when it reports that it could
+/// not be saved or the wait times out. The replacing connection must then not load the character
+/// (the database may hold a state older than commands the old session had accepted).
 pub async fn wait_saved(saved: oneshot::Receiver<()>) -> bool {
     matches!(tokio::time::timeout(REPLACE_WAIT, saved).await, Ok(Ok(())))
 }

@@ -27,8 +27,9 @@ pub struct SaveJob {
     pub kills: Vec<NpcKill>,
     /// Sessions to mark closed, with the reason.
     pub sessions_to_close: Vec<(String, &'static str)>,
-    /// Fired once the job is written (a replacing connection waits for it).
-    pub done: Vec<oneshot::Sender<()>>,
+    /// Fired once the job is done, with whether it was written (a replacing connection waits for
+    /// it, and is refused when the final save of the session it replaces failed).
+    pub done: Vec<oneshot::Sender<bool>>,
     /// A trade's audit row, written with both participants' post-swap records (in `snapshots`).
     pub trade: Option<TradeAudit>,
     /// Where the trade's outcome goes: `(world trade id, committed)`.
@@ -100,6 +101,6 @@ async fn save(store: &Store, job: SaveJob) {
     }
     metrics::histogram!("db_save_batch_seconds").record(started.elapsed().as_secs_f64());
     for done in job.done {
-        let _ = done.send(());
+        let _ = done.send(saved);
     }
 }

@@ -30,10 +30,24 @@ use crate::trades::TradeBook;
 /// A player who left while trading: saved once their trade is settled.
 struct DeferredLeave {
     record: PlayerRecord,
-    done: Vec<oneshot::Sender<()>>,
+    done: Vec<oneshot::Sender<bool>>,
     reason: &'static str,
 }
 
+/// A leave taken between ticks. The player's `Command::Leave` runs in the next tick after every
+/// command their connection sent before leaving, and the final save is made from the record as
+/// that tick left it (see [`Runner::finish_leaves`]): saving at once would write a state older than
+/// commands already accepted, while the sim still applied them (a drop raced by a new connection
+/// put the item on the ground and kept it in the saved inventory).
+struct PendingLeave {
+    reason: &'static str,
+    /// Fired with whether the final save was written.
+    done: Vec<oneshot::Sender<bool>>,
+}
+
+/// Close code for a connection refused because the character's previous session is not saved yet
+/// (RFC 6455 1013, "try again later").
+pub const CLOSE_TRY_AGAIN: u16 = 1013;
 /// Most inputs taken from the queue in one tick; the rest wait for the next, so a flood cannot
 /// stretch a tick.
 const MAX_INPUTS_PER_TICK: usize = 50_000;
@@ -82,11 +96,14 @@ pub enum WorldInput {
         ignored: Vec<String>,
         outbound: OutboundSender,
     },
-    /// A player leaves; `done` fires once their final state is saved.
+    /// A connection leaves. Only the session that owns the character's record takes it out of
+    /// the world (a connection refused entry has nothing to take out); `done` fires once the final
+    /// state is saved, with whether it was written.
     Leave {
         id: String,
+        session_id: String,
         reason: &'static str,
-        done: Option<oneshot::Sender<()>>,
+        done: Option<oneshot::Sender<bool>>,
     },
     /// A command for the sim.
     Sim(Command),
@@ -108,6 +125,11 @@ pub enum WorldInput {
     /// without saving, so the store keeps their last durable state and nothing of the failed
     /// operation survives (their connection is closed with 1011).
     SaveFailed { ids: Vec<String> },
+    /// The units of each item lying on the ground outside death piles (whose items the store
+    /// counts in their death locks), for the economy audit; answered between ticks.
+    GroundTotals {
+        reply: oneshot::Sender<Vec<(String, i64)>>,
+    },
     /// Messages for players who are online (others are skipped), sent after the next tick's
     /// events, so a player entering gets `player:sync` and `world:update` before them.
     Notify {
@@ -245,6 +267,8 @@ struct Runner {
     trades: TradeBook,
     /// Final saves of players who left while trading, until the trade is settled.
     deferred: HashMap<String, DeferredLeave>,
+    /// Leaves taken since the last tick; their final saves follow the next tick.
+    leaving: HashMap<String, PendingLeave>,
     /// When the last tick ran (the wait it caused the requests that came in meanwhile).
     last_tick: TickSpan,
     /// Players entered, dealing out save turns in order.
@@ -272,6 +296,7 @@ impl Runner {
             entered: 0,
             trades: TradeBook::default(),
             deferred: HashMap::new(),
+            leaving: HashMap::new(),
             own_sender: None,
             wakes: None,
         }
@@ -344,6 +369,13 @@ impl Runner {
             } => {
                 let c = &snapshot.character;
                 let id = c.id.clone();
+                if self.players.contains_key(&id)
+                    || self.leaving.contains_key(&id)
+                    || self.deferred.contains_key(&id)
+                {
+                    self.refuse_join(&id, &session_id, &outbound);
+                    return;
+                }
                 let requested = player_view::tile_of(c.position);
                 self.commands
                     .push(Command::Join(Box::new(character_state::joining(
@@ -358,10 +390,6 @@ impl Runner {
                     },
                 ));
                 self.entered += 1;
-                // A stale record (a leave still queued behind this join) is saved first.
-                if let Some(old) = self.players.remove(&id) {
-                    self.save_or_defer(old, Vec::new(), "replaced");
-                }
                 self.players.insert(
                     id,
                     PlayerRecord {
@@ -374,7 +402,12 @@ impl Runner {
                     },
                 );
             }
-            WorldInput::Leave { id, reason, done } => self.leave(&id, reason, done),
+            WorldInput::Leave {
+                id,
+                session_id,
+                reason,
+                done,
+            } => self.leave(&id, &session_id, reason, done),
             WorldInput::Sim(command) => self.commands.push(command),
             WorldInput::Sync { id, asked_at } => {
                 if let Some(record) = self.players.get(&id) {
@@ -396,6 +429,16 @@ impl Runner {
                 quantity: u32::try_from(quantity.max(0)).unwrap_or(u32::MAX),
             }),
             WorldInput::Notify { to, message } => self.notices.push((to, message)),
+            WorldInput::GroundTotals { reply } => {
+                let mut totals: HashMap<String, i64> = HashMap::new();
+                for item in self.world.ground_items() {
+                    if item.death.is_none() {
+                        *totals.entry(item.stack.item_id).or_default() +=
+                            i64::from(item.stack.quantity);
+                    }
+                }
+                let _ = reply.send(totals.into_iter().collect());
+            }
             WorldInput::SaveFailed { ids } => {
                 for id in ids {
                     if let Some(record) = self.players.remove(&id) {
@@ -419,15 +462,85 @@ impl Runner {
         }
     }
 
-    fn leave(&mut self, id: &str, reason: &'static str, done: Option<oneshot::Sender<()>>) {
-        self.commands.push(Command::Leave { id: id.to_owned() });
-        self.presence.push(Presence::Left(id.to_owned()));
-        match self.players.remove(id) {
-            Some(record) => self.save_or_defer(record, done.into_iter().collect(), reason),
-            None => {
-                if let Some(done) = done {
-                    let _ = done.send(());
+    /// A join for a character whose previous session is not yet saved (its record is still here,
+    /// leaving, or waiting on a trade). The connection normally waits for that save before loading
+    /// (`connections::wait_saved`), so this is the guard behind it: the database snapshot it loaded
+    /// may be older than the live record, so it must not enter. Its socket closes with 1013.
+    fn refuse_join(&self, id: &str, session_id: &str, outbound: &OutboundSender) {
+        tracing::warn!(character = %id, "a join arrived before the previous session was saved: refused");
+        metrics::counter!("ws_joins_refused_total").increment(1);
+        let _ = outbound.try_send(Outbound::Close(
+            CLOSE_TRY_AGAIN,
+            "the previous session is still being saved; try again",
+        ));
+        let job = SaveJob {
+            sessions_to_close: vec![(session_id.to_owned(), "refused")],
+            ..SaveJob::default()
+        };
+        let _ = self.context.saves.send(job);
+    }
+
+    /// Takes a leave: the player's `Command::Leave` goes into the next tick behind the commands
+    /// already queued, and their final save follows that tick (see [`PendingLeave`]).
+    fn leave(
+        &mut self,
+        id: &str,
+        session_id: &str,
+        reason: &'static str,
+        done: Option<oneshot::Sender<bool>>,
+    ) {
+        let owns_record = self
+            .players
+            .get(id)
+            .is_some_and(|record| record.session_id == session_id);
+        if !owns_record {
+            // Never entered, refused, or already on its way out (a slow client's leave, a failed
+            // save, a trade's deferred save): reported once the saves queued so far are written.
+            match (self.deferred.get_mut(id), done) {
+                (Some(deferred), Some(done)) if deferred.record.session_id == session_id => {
+                    deferred.done.push(done)
                 }
+                (_, Some(done)) => self.after_queued_saves(done),
+                (_, None) => {}
+            }
+            return;
+        }
+        let pending = self.leaving.entry(id.to_owned()).or_insert_with(|| {
+            self.commands.push(Command::Leave { id: id.to_owned() });
+            self.presence.push(Presence::Left(id.to_owned()));
+            PendingLeave {
+                reason,
+                done: Vec::new(),
+            }
+        });
+        pending.done.extend(done);
+    }
+
+    /// Final saves of the players who left in the tick just run: the sim has applied every command
+    /// they sent before leaving and reported what it changed, so their records are final.
+    fn finish_leaves(&mut self, leaving: HashMap<String, PendingLeave>) {
+        for (id, leave) in leaving {
+            match self.players.remove(&id) {
+                Some(record) => self.save_or_defer(record, leave.done, leave.reason),
+                // Taken out meanwhile (a failed save): nothing of theirs is left to write.
+                None => leave
+                    .done
+                    .into_iter()
+                    .for_each(|done| self.after_queued_saves(done)),
+            }
+        }
+    }
+
+    /// Fires `done` once every save job queued so far is written (the save task runs jobs in
+    /// order), so a replacing connection never loads before a final save still in the queue.
+    fn after_queued_saves(&self, done: oneshot::Sender<bool>) {
+        let job = SaveJob {
+            done: vec![done],
+            ..SaveJob::default()
+        };
+        if let Err(unsent) = self.context.saves.send(job) {
+            for done in unsent.0.done {
+                let _ = done.send(false);
             }
         }
     }
@@ -437,7 +550,7 @@ impl Runner {
     fn save_or_defer(
         &mut self,
         record: PlayerRecord,
-        done: Vec<oneshot::Sender<()>>,
+        done: Vec<oneshot::Sender<bool>>,
         reason: &'static str,
     ) {
         let id = record.snapshot.character.id.clone();
@@ -563,7 +676,7 @@ impl Runner {
     fn save_now(
         &self,
         records: Vec<PlayerRecord>,
-        done: Vec<oneshot::Sender<()>>,
+        done: Vec<oneshot::Sender<bool>>,
         reason: &'static str,
     ) {
         let mut job = SaveJob::default();
@@ -573,8 +686,11 @@ impl Runner {
             job.snapshots.push(self.finished_snapshot(record.snapshot));
         }
         job.done = done;
-        if self.context.saves.send(job).is_err() {
+        if let Err(unsent) = self.context.saves.send(job) {
             tracing::error!("the save task has stopped; final states could not be saved");
+            for done in unsent.0.done {
+                let _ = done.send(false);
+            }
         }
     }
 
@@ -591,6 +707,9 @@ impl Runner {
     fn step(&mut self, started: Instant) {
         self.take_trade_outcomes();
         let commands = std::mem::take(&mut self.commands);
+        // The leaves whose `Command::Leave` is in this tick (leaves taken during the dispatch
+        // below, such as slow clients', go into the next).
+        let leaving = std::mem::take(&mut self.leaving);
         let mut phase_started = started;
         let mut current: Option<Phase> = None;
         let mut phase_us: PhaseTimes = [0; PHASES.len()];
@@ -614,6 +733,7 @@ impl Runner {
         }
         let dispatch_started = Instant::now();
         self.dispatch(events);
+        self.finish_leaves(leaving);
         let dispatch = dispatch_started.elapsed();
         metrics::histogram!("tick_phase_ms", "phase" => "dispatch")
             .record(dispatch.as_secs_f64() * 1000.0);
@@ -810,6 +930,12 @@ impl Runner {
                     send_to(&self.players, &to, Arc::from(message));
                 }
                 Event::TradeCommit(commit) => self.commit_trade(&commit),
+                Event::Left { id, tile } => {
+                    if let Some(record) = self.players.get_mut(&id) {
+                        record.snapshot.character.position[0] = f64::from(tile.x) + 0.5;
+                        record.snapshot.character.position[2] = f64::from(tile.z) + 0.5;
+                    }
+                }
                 Event::PlayerMoved { id, tile } => {
                     if let Some(record) = self.players.get_mut(&id) {
                         record.dirty = true;
@@ -873,7 +999,9 @@ impl Runner {
                 // The close travels out of band: the queue is full, so a closed channel is the signal.
                 let _ = record.outbound.try_send(Outbound::Close(1008, "too slow"));
             }
-            self.leave(&id, "slow_client", None);
+            if let Some(session_id) = self.players.get(&id).map(|r| r.session_id.clone()) {
+                self.leave(&id, &session_id, "slow_client", None);
+            }
         }
     }
 
@@ -1020,6 +1148,12 @@ impl Runner {
                 self.save_now(vec![leave.record], leave.done, leave.reason);
             }
         }
+        // Leaves not yet ticked: their players are saved below with everyone else.
+        let leaving_done: Vec<oneshot::Sender<bool>> = self
+            .leaving
+            .drain()
+            .flat_map(|(_, leave)| leave.done)
+            .collect();
         let held = &self.trades;
         let records: Vec<PlayerRecord> = self
             .players
@@ -1037,8 +1171,9 @@ impl Runner {
                     .outbound
                     .try_send(Outbound::Close(1001, "server shutting down"));
             }
-            self.save_now(records, Vec::new(), "shutdown");
         }
+        // One job even with no records, so that the leaves' `done` fire after the saves before it.
+        self.save_now(records, leaving_done, "shutdown");
     }
 }
 
@@ -1095,6 +1230,26 @@ impl TickSpan {
 /// long (≥ 1).
 fn saves_now(turn: u64, tick: u64, cycle: u64) -> bool {
     turn % cycle == tick % cycle
+}
+
+/// Asks the world thread for the units of each item on the ground outside death piles.
+pub async fn ground_totals(
+    world: &WorldSender,
+) -> Result<Vec<(String, i64)>, crate::http::error::ApiError> {
+    let (reply, answer) = oneshot::channel();
+    let busy = || {
+        crate::http::error::ApiError::new(
+            wayfarer_protocol::ErrorCode::ServiceUnavailable,
+            "the world did not answer",
+        )
+    };
+    if !world.send(WorldInput::GroundTotals { reply }) {
+        return Err(busy());
+    }
+    match tokio::time::timeout(Duration::from_secs(5), answer).await {
+        Ok(Ok(totals)) => Ok(totals),
+        _ => Err(busy()),
+    }
 }
 
 /// Adds `message` to what player `to` gets at the end of this dispatch (see [`Runner::flush_pending`]).

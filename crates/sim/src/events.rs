@@ -102,6 +102,15 @@ pub enum Event {
         /// The tile at the end of the tick.
         tile: TilePos,
     },
+    /// A player left the world (`Command::Leave`). Everything the tick's earlier commands changed
+    /// for them has been reported before this event (inventory, equipment, bank, stats), so the
+    /// server's record of the player is final once it has seen this: it saves that record.
+    Left {
+        /// Character id.
+        id: String,
+        /// The tile the player stood on when they left.
+        tile: TilePos,
+    },
     /// A player killed an NPC (the server counts `npcKills` per player and NPC type).
     NpcKilled {
         /// The killer's character id.

@@ -472,52 +472,58 @@ impl World {
     pub(crate) fn report_player_changes(&mut self, events: &mut Vec<Event>) {
         self.report_flows(events);
         for index in 0..self.players.len() {
-            let dirty = std::mem::take(&mut self.players[index].dirty);
+            self.report_changes_of(index, events);
+        }
+    }
+
+    /// Reports player `index`'s changes since the last report (once per tick, and once more as
+    /// they leave, so that a command applied in their last tick is never lost).
+    pub(crate) fn report_changes_of(&mut self, index: usize, events: &mut Vec<Event>) {
+        let dirty = std::mem::take(&mut self.players[index].dirty);
+        let player = &self.players[index];
+        if dirty.inventory {
+            events.push(Event::Inventory {
+                to: player.id.clone(),
+                slots: player
+                    .inventory
+                    .stacks()
+                    .map(|(slot, stack)| (slot as u8, stack.clone()))
+                    .collect(),
+            });
+        }
+        if dirty.equipment {
+            events.push(Event::Equipment {
+                to: player.id.clone(),
+                worn: player
+                    .equipment
+                    .iter()
+                    .map(|(slot, stack)| (slot, stack.clone()))
+                    .collect(),
+            });
+        }
+        if dirty.bank {
+            events.push(Event::Bank {
+                to: player.id.clone(),
+                items: player.bank.items().to_vec(),
+            });
+        }
+        if dirty.stats {
+            let (health, max_health) = self.player_health(index);
             let player = &self.players[index];
-            if dirty.inventory {
-                events.push(Event::Inventory {
-                    to: player.id.clone(),
-                    slots: player
-                        .inventory
-                        .stacks()
-                        .map(|(slot, stack)| (slot as u8, stack.clone()))
-                        .collect(),
-                });
-            }
-            if dirty.equipment {
-                events.push(Event::Equipment {
-                    to: player.id.clone(),
-                    worn: player
-                        .equipment
-                        .iter()
-                        .map(|(slot, stack)| (slot, stack.clone()))
-                        .collect(),
-                });
-            }
-            if dirty.bank {
-                events.push(Event::Bank {
-                    to: player.id.clone(),
-                    items: player.bank.items().to_vec(),
-                });
-            }
-            if dirty.stats {
-                let (health, max_health) = self.player_health(index);
-                let player = &self.players[index];
-                events.push(Event::Stats {
-                    id: player.id.clone(),
-                    stats: PlayerStats {
-                        health,
-                        max_health,
-                        combat_level: i64::from(player.skills.combat_level()),
-                        style: player.style.as_str(),
-                    },
-                });
-            }
-            if dirty.save_now {
-                events.push(Event::SaveNow {
-                    id: self.players[index].id.clone(),
-                });
-            }
+            events.push(Event::Stats {
+                id: player.id.clone(),
+                stats: PlayerStats {
+                    health,
+                    max_health,
+                    combat_level: i64::from(player.skills.combat_level()),
+                    style: player.style.as_str(),
+                },
+            });
+        }
+        if dirty.save_now {
+            events.push(Event::SaveNow {
+                id: self.players[index].id.clone(),
+            });
         }
     }
 

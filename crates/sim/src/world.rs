@@ -239,7 +239,7 @@ impl World {
             Command::Join(joining) => self.join(*joining),
             Command::Leave { id } => {
                 self.trade_player_left(&id, events);
-                self.leave(&id)
+                self.leave(&id, events)
             }
             Command::Move {
                 id,
@@ -439,11 +439,23 @@ impl World {
         });
     }
 
-    fn leave(&mut self, id: &str) {
-        let Some(index) = self.player_index.remove(id) else {
+    /// Takes player `id` out of the world. What the tick's earlier commands changed for them is
+    /// reported first, then [`Event::Left`] with their tile: the server saves the record it holds
+    /// once it has seen that, so the final save includes every command accepted before the leave.
+    fn leave(&mut self, id: &str, events: &mut Vec<Event>) {
+        let Some(&index) = self.player_index.get(id) else {
             return;
         };
+        self.report_changes_of(index, events);
+        let tile = self
+            .player_tile(id)
+            .unwrap_or(self.players[index].reported_tile);
+        self.player_index.remove(id);
         let player = self.players.swap_remove(index);
+        events.push(Event::Left {
+            id: player.id.clone(),
+            tile,
+        });
         set_player_slot(&mut self.player_by_slot, player.handle, u32::MAX as usize);
         if let Some(moved) = self.players.get(index) {
             self.player_index.insert(moved.id.clone(), index);

@@ -27,7 +27,7 @@ use wayfarer_store::{CharacterSnapshot, User};
 
 use crate::app::AppState;
 use crate::auth::bearer_token;
-use crate::connections::{wait_saved, CloseRequest};
+use crate::connections::{wait_saved, CloseRequest, FINAL_SAVE_WAIT};
 use crate::http::error::ApiError;
 use crate::outbound_queue::{self, OutboundReceiver, OutboundSender};
 use crate::rate_limit::WS_PER_SECOND;
@@ -38,6 +38,11 @@ use crate::world_thread::{Outbound, WorldInput};
 const HARD_FRAME_LIMIT: usize = 64 * 1024;
 /// Sustained abuse of the message rate for this long closes the connection (1008).
 const ABUSE_LIMIT: Duration = Duration::from_secs(10);
+/// Longest wait for a socket write or close: a client that stops reading must not hold up its
+/// connection's leave (and so the final save a replacing connection waits for).
+const SEND_TIMEOUT: Duration = Duration::from_secs(10);
+/// Longest wait for sending a close frame.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
 /// Client refs remembered for echoing in errors that come back from the world.
 const REMEMBERED_REFS: usize = 256;
 
@@ -172,16 +177,35 @@ impl Connection {
             .state
             .connections
             .register(&self.character_id, &self.name);
+        // One owner of a character's state at every moment: the character is loaded only once the
+        // session it replaces has left the world and its final state is written (see
+        // docs/architecture.md, "One owner per character").
         if let Some(replaced) = registration.replaced {
             if !wait_saved(replaced).await {
-                tracing::warn!(character = %self.character_id, "the replaced connection was not saved in time");
+                tracing::warn!(character = %self.character_id, "the replaced connection's final save was not confirmed: entry refused");
+                metrics::counter!("ws_joins_refused_total").increment(1);
+                let _ = tokio::time::timeout(
+                    CLOSE_TIMEOUT,
+                    socket.close(
+                        crate::world_thread::CLOSE_TRY_AGAIN,
+                        "the previous session is still being saved; try again",
+                    ),
+                )
+                .await;
+                // `registration.saved` is dropped unsent: a connection that replaced this one
+                // meanwhile is refused as well, since the state is still unconfirmed.
+                self.state
+                    .connections
+                    .unregister(&self.character_id, registration.connection);
+                return;
             }
         }
         let connection = &mut *self;
         let (outbound_tx, outbound_rx) = outbound_queue::channel();
+        let mut session_id = None;
         // Boxed: entering awaits database calls whose futures are large, and an unboxed await would
         // keep room for them in this task for the whole connection (memory per idle player).
-        let entered = Box::pin(connection.enter(&mut socket, outbound_tx)).await;
+        let entered = Box::pin(connection.enter(&mut socket, outbound_tx, &mut session_id)).await;
         let reason = match entered {
             Ok(()) => {
                 metrics::gauge!("ws_connections").increment(1.0);
@@ -193,23 +217,39 @@ impl Connection {
             }
             Err(err) => {
                 tracing::error!(character = %connection.character_id, error = %err, "entering the world failed");
-                socket.close(1011, "could not load the character").await;
+                let _ = tokio::time::timeout(
+                    CLOSE_TIMEOUT,
+                    socket.close(1011, "could not load the character"),
+                )
+                .await;
                 "load_failed"
             }
         };
-        // The socket stays open until the final save is done: a client that sees the connection end
-        // can count on its state being saved.
-        // Leave the world; the world hands the final state to the save task, which tells us when done.
-        let (done_tx, done_rx) = oneshot::channel();
-        let sent = connection.state.world_sender.send(WorldInput::Leave {
-            id: connection.character_id.clone(),
-            reason,
-            done: Some(done_tx),
-        });
-        if sent {
-            let _ = tokio::time::timeout(Duration::from_secs(30), done_rx).await;
+        // Leave the world: the world takes the player out after the commands this connection sent
+        // before, hands the final state to the save task, and reports whether it was written. Only
+        // then may a connection that replaces this one load the character.
+        let saved = match session_id {
+            Some(session_id) => {
+                let (done_tx, done_rx) = oneshot::channel();
+                let sent = connection.state.world_sender.send(WorldInput::Leave {
+                    id: connection.character_id.clone(),
+                    session_id,
+                    reason,
+                    done: Some(done_tx),
+                });
+                sent && matches!(
+                    tokio::time::timeout(FINAL_SAVE_WAIT, done_rx).await,
+                    Ok(Ok(true))
+                )
+            }
+            // Never had a session, so never entered the world: nothing to save.
+            None => true,
+        };
+        if saved {
+            let _ = registration.saved.send(());
+        } else {
+            tracing::error!(character = %connection.character_id, reason, "the final save was not confirmed");
         }
-        let _ = registration.saved.send(());
         if reason != "load_failed" && reason != "replaced" {
             Box::pin(social::announce(
                 &connection.state,
@@ -233,7 +273,14 @@ impl Connection {
     }
 
     /// Loads the character, opens its session, sends `player:sync` and joins the world.
-    async fn enter(&mut self, socket: &mut Socket, outbound: OutboundSender) -> anyhow::Result<()> {
+    /// `session_id` is set as soon as the session row exists: the leave names it, so that only the
+    /// session that entered takes the character out of the world.
+    async fn enter(
+        &mut self,
+        socket: &mut Socket,
+        outbound: OutboundSender,
+        session_id: &mut Option<String>,
+    ) -> anyhow::Result<()> {
         let store = &self.state.store;
         let character = store
             .characters()
@@ -243,10 +290,11 @@ impl Connection {
         let inventory = store.inventories().get(&self.character_id).await?;
         let equipment = store.inventories().equipment(&self.character_id).await?;
         let bank = store.inventories().bank(&self.character_id).await?;
-        let session_id = store
+        let session = store
             .sessions()
             .open(&self.character_id, &self.user_id, Some(&self.address))
             .await?;
+        *session_id = Some(session.clone());
         store.users().touch_login(&self.user_id).await?;
         let ignored = store.ignores().names(&self.character_id).await?;
         let mut snapshot = CharacterSnapshot {
@@ -261,12 +309,14 @@ impl Connection {
         snapshot.equipment.shrink_to_fit();
         snapshot.bank.shrink_to_fit();
         let sync = self.initial_sync(&snapshot);
-        socket
-            .send_text(&ServerMessage::PlayerSync(Box::new(sync)).to_json())
-            .await?;
+        tokio::time::timeout(
+            SEND_TIMEOUT,
+            socket.send_text(&ServerMessage::PlayerSync(Box::new(sync)).to_json()),
+        )
+        .await??;
         let joined = self.state.world_sender.send(WorldInput::Join {
             snapshot: Box::new(snapshot),
-            session_id,
+            session_id: session,
             ignored,
             outbound,
         });
@@ -346,7 +396,7 @@ impl Connection {
                 }
             };
             if let Flow::Close(code, reason) = flow {
-                socket.close(code, reason).await;
+                let _ = tokio::time::timeout(CLOSE_TIMEOUT, socket.close(code, reason)).await;
                 return match code {
                     crate::connections::CLOSE_REPLACED => "replaced",
                     crate::connections::CLOSE_KICKED => "kicked",
@@ -359,9 +409,9 @@ impl Connection {
     }
 
     async fn send(&self, socket: &mut Socket, message: &ServerMessage) -> Flow {
-        match socket.send_text(&message.to_json()).await {
-            Ok(()) => Flow::Continue,
-            Err(_) => Flow::Close(1011, "send failed"),
+        match tokio::time::timeout(SEND_TIMEOUT, socket.send_text(&message.to_json())).await {
+            Ok(Ok(())) => Flow::Continue,
+            _ => Flow::Close(1011, "send failed"),
         }
     }
 
@@ -389,7 +439,10 @@ impl Connection {
         };
         let mut frames = Frames::default();
         let close = self.format(&mut frames, message);
-        if socket.send(frames).await.is_err() {
+        if !matches!(
+            tokio::time::timeout(SEND_TIMEOUT, socket.send(frames)).await,
+            Ok(Ok(()))
+        ) {
             return Flow::Close(1011, "send failed");
         }
         if let Some((asked_at, tick_wait)) = timing {

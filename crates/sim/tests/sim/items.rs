@@ -507,3 +507,33 @@ fn every_item_entering_leaving_or_moving_is_reported_and_the_books_balance() {
 fn total_of(world: &World, players: &[&str], item: &str) -> u64 {
     total(world, players, item)
 }
+
+#[test]
+fn a_player_leaving_in_the_tick_of_a_drop_is_reported_holding_what_the_drop_left() {
+    // The server saves a leaving player from what the sim reported (docs/architecture.md, "One
+    // owner per character"): the drop applied before the leave in the same tick must be in it.
+    let mut w = world();
+    w.tick(vec![join(&w, "ada"), give("ada", "logs", 1)]);
+    let slot = slot_of(&w, "ada", "logs");
+    let events = w.tick(vec![
+        act("ada", Action::Drop { slot }),
+        Command::Leave { id: "ada".into() },
+    ]);
+    let reported = events
+        .iter()
+        .position(|e| matches!(e, Event::Inventory { to, slots } if to == "ada" && slots.iter().all(|(_, s)| s.item_id != "logs")))
+        .expect("the inventory after the drop is reported");
+    let left = events
+        .iter()
+        .position(
+            |e| matches!(e, Event::Left { id, tile } if id == "ada" && *tile == w.spawn_tile()),
+        )
+        .expect("the leave is reported, with the tile");
+    assert!(reported < left, "{events:?}");
+    assert_eq!(w.ground_items().len(), 1, "the logs lie on the ground");
+    assert!(!w.is_online("ada"));
+    // Nothing about ada after she left.
+    assert!(events[left + 1..]
+        .iter()
+        .all(|e| !matches!(e, Event::Inventory { to, .. } if to == "ada")));
+}

@@ -139,7 +139,14 @@ pub struct ItemTotals {
     pub bank: i64,
     /// Still in open death locks (on the ground, unclaimed).
     pub death_locks: i64,
+    /// What the store holds: inventory, equipment, bank and death locks.
     pub total: i64,
+    /// Lying on the ground outside death piles (dropped, or spilled from a full inventory), as
+    /// the world has it now: not in the store, so not in `total`.
+    pub ground: i64,
+    /// `total` plus `ground`: with everyone offline (or saved), every unit of the item in the
+    /// world. It changes only by `entered` minus `left`.
+    pub in_world: i64,
 }
 
 /// `GET /api/admin/economy`: per item, the units held in inventories, equipment, banks and open
@@ -162,8 +169,12 @@ pub async fn economy(
             items.entry(item.item_id.clone()).or_default().death_locks += item.quantity;
         }
     }
+    for (item, units) in crate::world_thread::ground_totals(&state.world_sender).await? {
+        items.entry(item).or_default().ground += units;
+    }
     for totals in items.values_mut() {
         totals.total = totals.inventory + totals.equipment + totals.bank + totals.death_locks;
+        totals.in_world = totals.total + totals.ground;
     }
     let flows = state.economy.snapshot();
     Ok(Json(serde_json::json!({
