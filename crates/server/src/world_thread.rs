@@ -1296,6 +1296,126 @@ mod tests {
         );
     }
 
+    /// A runner without its thread, and the save task's end of the queue.
+    fn runner() -> (Runner, tokio_mpsc::UnboundedReceiver<SaveJob>) {
+        let content = Arc::new(wayfarer_content::load_bundled());
+        let (saves, jobs) = tokio_mpsc::unbounded_channel();
+        let context = WorldContext {
+            tick: Duration::from_millis(50),
+            save_interval: Duration::from_secs(3600),
+            content: content.clone(),
+            online: Arc::new(OnlinePlayers::default()),
+            saves,
+            economy: Arc::default(),
+        };
+        let world = World::new(content, 1);
+        (Runner::new(world, context, Arc::default()), jobs)
+    }
+
+    fn snapshot(id: &str) -> CharacterSnapshot {
+        CharacterSnapshot {
+            character: wayfarer_store::Character {
+                id: id.into(),
+                account_id: "acct".into(),
+                name: "Ada".into(),
+                combat_level: 3,
+                skills: Default::default(),
+                health: 10,
+                max_health: 10,
+                coins: 0,
+                position: [0.5, 10.0, 0.5],
+                combat_style: "accurate".into(),
+                created_at_ms: 0,
+                last_login_at_ms: None,
+            },
+            inventory: Vec::new(),
+            equipment: Vec::new(),
+            bank: Vec::new(),
+        }
+    }
+
+    fn join(id: &str, session: &str) -> (WorldInput, crate::outbound_queue::OutboundReceiver) {
+        let (outbound, rx) = crate::outbound_queue::channel();
+        let input = WorldInput::Join {
+            snapshot: Box::new(snapshot(id)),
+            session_id: session.into(),
+            ignored: Vec::new(),
+            outbound,
+        };
+        (input, rx)
+    }
+
+    fn leave(id: &str, session: &str) -> (WorldInput, oneshot::Receiver<bool>) {
+        let (done, saved) = oneshot::channel();
+        let input = WorldInput::Leave {
+            id: id.into(),
+            session_id: session.into(),
+            reason: "logout",
+            done: Some(done),
+        };
+        (input, saved)
+    }
+
+    #[tokio::test]
+    async fn one_session_owns_a_character_until_its_final_save() {
+        let (mut runner, mut jobs) = runner();
+        let (first, _first_rx) = join("c1", "s1");
+        runner.accept(first);
+        runner.step(Instant::now());
+        assert!(runner.world.is_online("c1"));
+        // Whatever the first tick saved (the periodic save's turn).
+        while jobs.try_recv().is_ok() {}
+
+        // A second session's join while the first's record is held: refused with 1013, its
+        // session closed, the first untouched.
+        let (second, mut second_rx) = join("c1", "s2");
+        runner.accept(second);
+        match second_rx.recv().await {
+            Some(Outbound::Close(code, _)) => assert_eq!(code, CLOSE_TRY_AGAIN),
+            other => panic!("expected a close, got {other:?}"),
+        }
+        let job = jobs.recv().await.unwrap();
+        assert_eq!(job.sessions_to_close, vec![("s2".to_owned(), "refused")]);
+        assert!(job.snapshots.is_empty());
+
+        // That session's leave takes nothing out; it is answered after the saves queued so far.
+        let (stray, mut stray_saved) = leave("c1", "s2");
+        runner.accept(stray);
+        assert!(runner.players.contains_key("c1"));
+        let job = jobs.recv().await.unwrap();
+        assert!(job.snapshots.is_empty() && job.done.len() == 1);
+        job.done.into_iter().for_each(|d| d.send(true).unwrap());
+        assert_eq!(stray_saved.try_recv(), Ok(true));
+        runner.step(Instant::now());
+        assert!(runner.world.is_online("c1"));
+        while jobs.try_recv().is_ok() {}
+
+        // The owner's leave: the record stays until the tick that takes the player out, then
+        // its final save carries `done`.
+        let (owner, mut owner_saved) = leave("c1", "s1");
+        runner.accept(owner);
+        assert!(runner.players.contains_key("c1"), "kept until the tick");
+        assert!(jobs.try_recv().is_err(), "nothing saved before the tick");
+        runner.step(Instant::now());
+        assert!(!runner.players.contains_key("c1"));
+        assert!(!runner.world.is_online("c1"));
+        let job = jobs.recv().await.unwrap();
+        assert_eq!(job.snapshots.len(), 1);
+        assert_eq!(job.sessions_to_close, vec![("s1".to_owned(), "logout")]);
+        assert!(
+            owner_saved.try_recv().is_err(),
+            "not before the save is written"
+        );
+        job.done.into_iter().for_each(|d| d.send(true).unwrap());
+        assert_eq!(owner_saved.try_recv(), Ok(true));
+
+        // Now a new session may enter.
+        let (third, _third_rx) = join("c1", "s3");
+        runner.accept(third);
+        runner.step(Instant::now());
+        assert!(runner.world.is_online("c1"));
+    }
+
     #[test]
     fn every_player_is_saved_once_a_cycle_and_the_players_are_spread_over_it() {
         for (players, cycle) in [(2_000u64, 100u64), (7, 3), (1, 1), (5, 10)] {
