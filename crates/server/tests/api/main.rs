@@ -21,5 +21,6 @@ mod shops;
 mod shutdown;
 mod skills;
 mod status_faults;
+mod strict_input;
 mod trade;
 mod world;
