@@ -1,11 +1,15 @@
-//! Strict input shapes over a real server: arrays are never read as objects (socket and REST), and
-//! one rule for inventory slots in every message.
+//! Strict input shapes over a real server: arrays are never read as objects (socket and REST), one
+//! rule for inventory slots in every message, and the WebSocket close codes 1007 and 1009.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
+use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
+use tokio_tungstenite::tungstenite::protocol::frame::Frame;
+use tokio_tungstenite::tungstenite::Message;
 
-use crate::support::{assert_error, enter, player, AppOptions, TestApp, WsClient};
+use crate::support::{assert_error, enter, player, AppOptions, TestApp, WsClient, WAIT};
 
 const CODE: &str = "strict-code";
 
@@ -205,5 +209,84 @@ async fn every_slot_outside_0_to_27_is_invalid_slot_in_every_message() {
         );
     }
     assert_eq!(holdings(&mut ws).await, before);
+    ws.close().await;
+}
+
+/// A raw client socket to `/ws`, after the entry messages.
+async fn raw_socket(
+    app: &TestApp,
+    token: &str,
+) -> tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>> {
+    let url = format!("{}/ws?token={token}", app.base.replace("http://", "ws://"));
+    let (mut stream, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+    // player:sync, then world:update.
+    for _ in 0..2 {
+        let message = tokio::time::timeout(WAIT, stream.next()).await.unwrap();
+        assert!(matches!(message, Some(Ok(Message::Text(_)))));
+    }
+    stream
+}
+
+/// Reads until the server's close frame; its code.
+async fn close_code(
+    stream: &mut tokio_tungstenite::WebSocketStream<
+        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+    >,
+) -> Option<u16> {
+    let deadline = Instant::now() + WAIT;
+    while Instant::now() < deadline {
+        match tokio::time::timeout(WAIT, stream.next()).await.unwrap() {
+            Some(Ok(Message::Close(frame))) => return frame.map(|f| u16::from(f.code)),
+            Some(Ok(_)) => continue,
+            other => panic!("the connection ended without a close frame: {other:?}"),
+        }
+    }
+    panic!("no close frame");
+}
+
+#[tokio::test]
+async fn bad_utf8_closes_with_1007_and_frames_over_64_kib_with_1009() {
+    let app = app().await;
+    let (token, _) = player(&app, "Framed").await;
+
+    let mut stream = raw_socket(&app, &token).await;
+    let not_utf8 = Frame::message(
+        b"{\"type\":\"player:chat\",\"data\":{\"text\":\"\xff\xfe\"}}".to_vec(),
+        OpCode::Data(Data::Text),
+        true,
+    );
+    stream.send(Message::Frame(not_utf8)).await.unwrap();
+    assert_eq!(close_code(&mut stream).await, Some(1007));
+    drop(stream);
+
+    let mut stream = raw_socket(&app, &token).await;
+    // Between 16 and 64 KiB: an error, the socket kept.
+    stream
+        .send(Message::Text(format!("\"{}\"", "x".repeat(20_000)).into()))
+        .await
+        .unwrap();
+    let reply = tokio::time::timeout(WAIT, async {
+        loop {
+            if let Some(Ok(Message::Text(text))) = stream.next().await {
+                let v: Value = serde_json::from_str(text.as_str()).unwrap();
+                if v["type"] == "error" {
+                    return v;
+                }
+            }
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(reply["data"]["code"], "message_too_large");
+    // Over 64 KiB: closed with 1009.
+    stream
+        .send(Message::Text("x".repeat(64 * 1024 + 1).into()))
+        .await
+        .unwrap();
+    assert_eq!(close_code(&mut stream).await, Some(1009));
+    drop(stream);
+
+    // The player can come back.
+    let (ws, _) = enter(&app, &token).await;
     ws.close().await;
 }
