@@ -4,6 +4,7 @@
 pub mod error;
 pub mod rest;
 pub mod skills;
+pub mod strict;
 pub mod trade;
 pub mod ws;
 

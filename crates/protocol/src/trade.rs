@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::ws::SlotNumber;
+
 /// Trade error codes (`tradeError.code`), besides `player_offline` and `rate_limited`.
 pub mod codes {
     pub const PLAYER_OFFLINE: &str = "player_offline";
@@ -49,7 +51,7 @@ pub struct TradeRequestRespond {
 #[serde(rename_all = "camelCase")]
 pub struct TradeAddItem {
     pub trade_id: String,
-    pub inventory_slot: i64,
+    pub inventory_slot: SlotNumber,
     #[serde(default)]
     pub quantity: Option<i64>,
 }
@@ -59,7 +61,7 @@ pub struct TradeAddItem {
 #[serde(rename_all = "camelCase")]
 pub struct TradeRemoveItem {
     pub trade_id: String,
-    pub inventory_slot: i64,
+    pub inventory_slot: SlotNumber,
 }
 
 /// `tradeAccept` and `tradeCancel`.

@@ -10,8 +10,10 @@ use crate::Skill;
 
 mod encode;
 mod moves;
+mod slot;
 
 pub use moves::{MovedList, Moves, TickMoves};
+pub use slot::{inventory_slot, SlotNumber, INVENTORY_SLOTS};
 
 /// Largest accepted text frame.
 pub const MAX_FRAME_BYTES: usize = 16 * 1024;
@@ -89,7 +91,6 @@ pub struct Envelope {
 
 /// `player:move`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
 pub struct MoveRequest {
     pub x: i32,
     pub z: i32,
@@ -169,12 +170,66 @@ pub enum ClientMessage {
 }
 
 /// `bank:deposit`: `slot` is an inventory slot number or `"all"` (everything held).
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BankDepositRequest {
-    pub slot: Value,
+    pub slot: DepositSlot,
     #[serde(default)]
     pub quantity: Option<i64>,
+}
+
+/// What `bank:deposit` deposits: one slot's item, or everything (`"all"`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DepositSlot {
+    All,
+    Slot(SlotNumber),
+}
+
+impl Serialize for DepositSlot {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            DepositSlot::All => serializer.serialize_str("all"),
+            DepositSlot::Slot(slot) => slot.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for DepositSlot {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Expecting;
+        impl serde::de::Visitor<'_> for Expecting {
+            type Value = DepositSlot;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(r#"an inventory slot or "all""#)
+            }
+
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<DepositSlot, E> {
+                if v == "all" {
+                    Ok(DepositSlot::All)
+                } else {
+                    Err(E::invalid_value(serde::de::Unexpected::Str(v), &self))
+                }
+            }
+
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<DepositSlot, E> {
+                Ok(DepositSlot::Slot(SlotNumber::from(v)))
+            }
+
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<DepositSlot, E> {
+                Ok(DepositSlot::Slot(SlotNumber::from(v)))
+            }
+
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<DepositSlot, E> {
+                let number = serde_json::Number::from_f64(v)
+                    .ok_or_else(|| E::invalid_value(serde::de::Unexpected::Float(v), &self))?;
+                SlotNumber::new(number)
+                    .map(DepositSlot::Slot)
+                    .map_err(E::custom)
+            }
+        }
+        deserializer.deserialize_any(Expecting)
+    }
 }
 
 /// `bank:withdraw`.
@@ -200,11 +255,11 @@ fn one() -> i64 {
 }
 
 /// `shop:sell`.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ShopSellRequest {
     pub store_id: String,
-    pub slot: Value,
+    pub slot: SlotNumber,
     #[serde(default)]
     pub quantity: Option<i64>,
 }
@@ -266,18 +321,61 @@ pub struct ParseError {
     pub message: String,
 }
 
+/// The data of a message that carries none (`player:sync`, `friend:list`, `bank:open`,
+/// `shop:close`): an object (its fields ignored) or `null`.
+#[derive(Debug, Deserialize)]
+struct Empty {}
+
+/// Every event name a client may send, in the order of [`ClientMessage`].
+pub const CLIENT_MESSAGE_TYPES: &[&str] = &[
+    "player:move",
+    "player:chat",
+    "player:action",
+    "inventory:use",
+    "friend:request",
+    "friend:respond",
+    "friend:remove",
+    "ignore:add",
+    "ignore:remove",
+    "friend:list",
+    "player:sync",
+    "tradeRequest",
+    "tradeRequestRespond",
+    "tradeAddItem",
+    "tradeRemoveItem",
+    "tradeAccept",
+    "tradeCancel",
+    "bank:open",
+    "bank:deposit",
+    "bank:withdraw",
+    "shop:buy",
+    "shop:sell",
+    "shop:close",
+];
+
 impl ClientMessage {
-    /// Reads one text frame: malformed JSON or a wrong field type is `invalid_message`, an event name
-    /// we do not know is `unknown_type`. The `ref` comes back even when the data is bad, for echoing.
+    /// Reads one text frame: text that is not JSON, a frame that is not an envelope object, or data
+    /// not of the event's shape (an array or anything but an object where the shape is an object,
+    /// at any depth, or a wrong field type) is `invalid_message`; an event name we do not know is
+    /// `unknown_type`. The `ref` comes back even when the data is bad, for echoing.
     pub fn parse(frame: &str) -> (Result<ClientMessage, ParseError>, Option<Value>) {
-        let envelope: Envelope = match serde_json::from_str(frame) {
-            Ok(e) => e,
+        let value: Value = match serde_json::from_str(frame) {
+            Ok(value) => value,
             Err(err) => {
-                // Try to recover the ref of a frame whose envelope is the problem.
-                let reference = serde_json::from_str::<Value>(frame)
-                    .ok()
-                    .and_then(|v| v.get("ref").cloned())
-                    .filter(valid_ref);
+                return (
+                    Err(ParseError {
+                        code: codes::INVALID_MESSAGE,
+                        message: format!("not JSON: {err}"),
+                    }),
+                    None,
+                )
+            }
+        };
+        // The ref of a frame whose envelope is the problem is still echoed when it can be found.
+        let reference = value.get("ref").cloned().filter(valid_ref);
+        let envelope: Envelope = match crate::strict::from_value(value) {
+            Ok(envelope) => envelope,
+            Err(err) => {
                 return (
                     Err(ParseError {
                         code: codes::INVALID_MESSAGE,
@@ -287,7 +385,6 @@ impl ClientMessage {
                 );
             }
         };
-        let reference = envelope.reference.clone().filter(valid_ref);
         (Self::from_envelope(envelope), reference)
     }
 
@@ -298,10 +395,18 @@ impl ClientMessage {
             } else {
                 data
             };
-            serde_json::from_value(data).map_err(|err| ParseError {
+            crate::strict::from_value(data).map_err(|err| ParseError {
                 code: codes::INVALID_MESSAGE,
                 message: format!("bad data for {kind}: {err}"),
             })
+        }
+        /// A message without data: its `data` must still be an object (or absent, or `null`).
+        fn empty(
+            kind: &str,
+            value: Value,
+            message: ClientMessage,
+        ) -> Result<ClientMessage, ParseError> {
+            data::<Empty>(kind, value).map(|_| message)
         }
         let kind = envelope.kind.as_str();
         match kind {
@@ -314,8 +419,8 @@ impl ClientMessage {
             "friend:remove" => data(kind, envelope.data).map(ClientMessage::FriendRemove),
             "ignore:add" => data(kind, envelope.data).map(ClientMessage::IgnoreAdd),
             "ignore:remove" => data(kind, envelope.data).map(ClientMessage::IgnoreRemove),
-            "friend:list" => Ok(ClientMessage::FriendList),
-            "player:sync" => Ok(ClientMessage::Sync),
+            "friend:list" => empty(kind, envelope.data, ClientMessage::FriendList),
+            "player:sync" => empty(kind, envelope.data, ClientMessage::Sync),
             "tradeRequest" => data(kind, envelope.data).map(ClientMessage::TradeRequest),
             "tradeRequestRespond" => {
                 data(kind, envelope.data).map(ClientMessage::TradeRequestRespond)
@@ -324,12 +429,12 @@ impl ClientMessage {
             "tradeRemoveItem" => data(kind, envelope.data).map(ClientMessage::TradeRemoveItem),
             "tradeAccept" => data(kind, envelope.data).map(ClientMessage::TradeAccept),
             "tradeCancel" => data(kind, envelope.data).map(ClientMessage::TradeCancel),
-            "bank:open" => Ok(ClientMessage::BankOpen),
+            "bank:open" => empty(kind, envelope.data, ClientMessage::BankOpen),
             "bank:deposit" => data(kind, envelope.data).map(ClientMessage::BankDeposit),
             "bank:withdraw" => data(kind, envelope.data).map(ClientMessage::BankWithdraw),
             "shop:buy" => data(kind, envelope.data).map(ClientMessage::ShopBuy),
             "shop:sell" => data(kind, envelope.data).map(ClientMessage::ShopSell),
-            "shop:close" => Ok(ClientMessage::ShopClose),
+            "shop:close" => empty(kind, envelope.data, ClientMessage::ShopClose),
             other => Err(ParseError {
                 code: codes::UNKNOWN_TYPE,
                 message: format!("unknown message type {other:?}"),
@@ -524,9 +629,9 @@ pub struct CombatHit {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UseRequest {
-    pub slot: u32,
+    pub slot: SlotNumber,
     #[serde(default)]
-    pub target_slot: Option<u32>,
+    pub target_slot: Option<SlotNumber>,
     #[serde(default)]
     pub target_id: Option<String>,
 }
@@ -713,6 +818,114 @@ mod tests {
     }
 
     #[test]
+    fn arrays_are_never_read_as_objects() {
+        // Each was once read field by field: a move to 5,5, a drop of slot 0, a chat line.
+        for frame in [
+            r#"{"type":"player:move","data":[5,5],"ref":1}"#,
+            r#"{"type":"player:action","data":["drop",null,0],"ref":1}"#,
+            r#"{"type":"player:chat","data":["hi"],"ref":1}"#,
+            r#"{"type":"inventory:use","data":[0],"ref":1}"#,
+            r#"{"type":"bank:deposit","data":["all"],"ref":1}"#,
+            r#"{"type":"tradeAddItem","data":["t",0],"ref":1}"#,
+            r#"{"type":"player:sync","data":[],"ref":1}"#,
+            r#"{"type":"bank:open","data":[1],"ref":1}"#,
+            r#"{"type":"friend:list","data":5,"ref":1}"#,
+            r#"{"type":"shop:close","data":"x","ref":1}"#,
+        ] {
+            let (msg, r) = ClientMessage::parse(frame);
+            let err = msg.expect_err(frame);
+            assert_eq!(err.code, codes::INVALID_MESSAGE, "{frame}");
+            assert_eq!(r, Some(json!(1)), "{frame}");
+        }
+        // The envelope itself as an array.
+        let (msg, r) = ClientMessage::parse(r#"["player:move",{"x":5,"z":5}]"#);
+        assert_eq!(msg.unwrap_err().code, codes::INVALID_MESSAGE);
+        assert_eq!(r, None);
+    }
+
+    #[test]
+    fn null_or_missing_data_reads_as_an_empty_object_and_unknown_fields_are_allowed() {
+        for frame in [
+            r#"{"type":"player:sync","data":null}"#,
+            r#"{"type":"player:sync"}"#,
+            r#"{"type":"player:sync","data":{"later":true}}"#,
+        ] {
+            assert_eq!(ClientMessage::parse(frame).0.unwrap(), ClientMessage::Sync);
+        }
+        let (msg, _) = ClientMessage::parse(
+            r#"{"type":"player:move","data":{"x":1,"z":2,"future":[1]},"extra":{}}"#,
+        );
+        assert_eq!(
+            msg.unwrap(),
+            ClientMessage::Move(MoveRequest {
+                x: 1,
+                z: 2,
+                run: false
+            })
+        );
+        // Data that is required stays required.
+        let (msg, _) = ClientMessage::parse(r#"{"type":"player:chat","data":null}"#);
+        assert_eq!(msg.unwrap_err().code, codes::INVALID_MESSAGE);
+    }
+
+    #[test]
+    fn slots_are_whole_numbers_when_read_and_ranged_when_used() {
+        let read = |frame: &str| ClientMessage::parse(frame).0;
+        // Out of range: read, then refused by `index` with invalid_slot.
+        for frame in [
+            r#"{"type":"inventory:use","data":{"slot":-1}}"#,
+            r#"{"type":"inventory:use","data":{"slot":28}}"#,
+            r#"{"type":"inventory:use","data":{"slot":99999999999999999999999}}"#,
+        ] {
+            let Ok(ClientMessage::Use(request)) = read(frame) else {
+                panic!("{frame} reads");
+            };
+            assert_eq!(request.slot.index().unwrap_err().code, codes::INVALID_SLOT);
+        }
+        let Ok(ClientMessage::Use(request)) =
+            read(r#"{"type":"inventory:use","data":{"slot":0,"targetSlot":-5}}"#)
+        else {
+            panic!("reads");
+        };
+        assert_eq!(request.slot.index(), Ok(0));
+        let target = request.target_slot.unwrap();
+        assert_eq!(target.index().unwrap_err().code, codes::INVALID_SLOT);
+        // Not a whole number: invalid_message when read.
+        for frame in [
+            r#"{"type":"inventory:use","data":{"slot":"1"}}"#,
+            r#"{"type":"inventory:use","data":{"slot":1.5}}"#,
+            r#"{"type":"inventory:use","data":{"slot":[1]}}"#,
+            r#"{"type":"bank:deposit","data":{"slot":"some"}}"#,
+            r#"{"type":"bank:deposit","data":{"slot":{"all":true}}}"#,
+            r#"{"type":"shop:sell","data":{"storeId":"s","slot":true}}"#,
+            r#"{"type":"tradeAddItem","data":{"tradeId":"t","inventorySlot":null}}"#,
+            r#"{"type":"tradeRemoveItem","data":{"tradeId":"t","inventorySlot":0.5}}"#,
+        ] {
+            assert_eq!(
+                read(frame).unwrap_err().code,
+                codes::INVALID_MESSAGE,
+                "{frame}"
+            );
+        }
+        assert_eq!(
+            read(r#"{"type":"bank:deposit","data":{"slot":"all"}}"#).unwrap(),
+            ClientMessage::BankDeposit(BankDepositRequest {
+                slot: DepositSlot::All,
+                quantity: None
+            })
+        );
+        let Ok(ClientMessage::BankDeposit(deposit)) =
+            read(r#"{"type":"bank:deposit","data":{"slot":-3}}"#)
+        else {
+            panic!("reads");
+        };
+        let DepositSlot::Slot(slot) = deposit.slot else {
+            panic!("a slot");
+        };
+        assert_eq!(slot.index().unwrap_err().code, codes::INVALID_SLOT);
+    }
+
+    #[test]
     fn trade_messages_parse_and_serialise_with_their_contract_names() {
         let (msg, r) = ClientMessage::parse(
             r#"{"type":"tradeAddItem","data":{"tradeId":"trade-1","inventorySlot":3},"ref":4}"#,
@@ -721,7 +934,7 @@ mod tests {
             msg.unwrap(),
             ClientMessage::TradeAddItem(crate::trade::TradeAddItem {
                 trade_id: "trade-1".into(),
-                inventory_slot: 3,
+                inventory_slot: 3u8.into(),
                 quantity: None,
             })
         );

@@ -183,14 +183,19 @@ impl RunningServer {
         let task_store = store.clone();
         let task = tokio::spawn(async move {
             let (drained_tx, drained_rx) = oneshot::channel::<()>();
-            let listener =
-                axum::serve::ListenerExt::tap_io(listener, |tcp: &mut tokio::net::TcpStream| {
+            // Each connection is wrapped so that the errors hyper answers itself carry the JSON
+            // error body too (`http::parse_errors`).
+            let listener = axum::serve::ListenerExt::tap_io(
+                crate::http::parse_errors::Listener(listener),
+                |io: &mut crate::http::parse_errors::Io<tokio::net::TcpStream>| {
+                    let tcp = io.get_mut();
                     // Game messages are small and latency-sensitive; and a client that cannot take
                     // SEND_BUFFER_BYTES of backlog is slow, which the outbound queue then detects
                     // quickly instead of the kernel buffering megabytes for it.
                     let _ = tcp.set_nodelay(true);
                     let _ = socket2::SockRef::from(&*tcp).set_send_buffer_size(SEND_BUFFER_BYTES);
-                });
+                },
+            );
             let serve = axum::serve(
                 listener,
                 router.into_make_service_with_connect_info::<SocketAddr>(),

@@ -293,7 +293,7 @@ impl Trader {
                         "tradeAddItem",
                         &TradeAddItem {
                             trade_id: started.trade_id,
-                            inventory_slot: slot,
+                            inventory_slot: slot.into(),
                             quantity: Some(1),
                         },
                     )],

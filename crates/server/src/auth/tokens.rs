@@ -1,5 +1,7 @@
 //! Our own tokens: HS256 JWTs signed with the server secret; claims `sub` (account id), `iat`, `exp`,
-//! `iss` = "wayfarer" (CONTRACT.md section 4).
+//! `iss` = "wayfarer" (CONTRACT.md section 4). We never set `nbf`, but a token that carries one is
+//! refused until that time (RFC 7519 section 4.1.5), as provider tokens are; without leeway, like
+//! `exp`: these tokens come from this server's own clock.
 
 use std::time::Duration;
 
@@ -44,6 +46,7 @@ impl ServerTokens {
         validation.set_issuer(&[ISSUER]);
         validation.set_required_spec_claims(&["exp", "sub", "iss"]);
         validation.validate_aud = false;
+        validation.validate_nbf = true;
         validation.leeway = 0;
         Self {
             encoding: EncodingKey::from_secret(secret),
@@ -92,5 +95,26 @@ mod tests {
         assert_eq!(claims.exp - claims.iat, TOKEN_TTL.as_secs());
         let other = ServerTokens::new(b"another secret, also 32 bytes!!!");
         assert!(other.verify(&issued.token).is_err());
+    }
+
+    #[test]
+    fn a_token_is_refused_before_its_nbf() {
+        let secret = b"0123456789abcdef0123456789abcdef";
+        let tokens = ServerTokens::new(secret);
+        let now = jsonwebtoken::get_current_timestamp();
+        let sign = |nbf: u64| {
+            let claims = serde_json::json!({
+                "sub": "acct-1", "iat": now, "exp": now + 3600, "iss": ISSUER, "nbf": nbf
+            });
+            jsonwebtoken::encode(
+                &Header::new(Algorithm::HS256),
+                &claims,
+                &EncodingKey::from_secret(secret),
+            )
+            .unwrap()
+        };
+        assert!(tokens.verify(&sign(now + 60)).is_err(), "not valid yet");
+        assert_eq!(tokens.verify(&sign(now)).unwrap(), "acct-1");
+        assert_eq!(tokens.verify(&sign(now - 60)).unwrap(), "acct-1");
     }
 }

@@ -1,10 +1,9 @@
 //! Reading `bank:*` and `shop:*` frames into sim requests: slots and quantities checked here, so
 //! bad input is an `error` with a code before anything reaches the world.
 
-use serde_json::Value;
-use wayfarer_protocol::ws::{codes, ClientMessage};
+use wayfarer_protocol::ws::{codes, ClientMessage, DepositSlot, ParseError, SlotNumber};
 use wayfarer_sim::inventory::MAX_STACK;
-use wayfarer_sim::{inventory_slot, ActionError, BankRequest, Command, ShopRequest};
+use wayfarer_sim::{ActionError, BankRequest, Command, ShopRequest};
 
 /// A bank or shop request, before it is addressed to a character.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,6 +37,13 @@ fn bad(code: &'static str, message: impl Into<String>) -> ActionError {
     }
 }
 
+/// The slot of `number`, by the one slot rule (`SlotNumber::index`).
+fn slot(number: &SlotNumber) -> Result<usize, ActionError> {
+    number
+        .index()
+        .map_err(|ParseError { code, message }| bad(code, message))
+}
+
 /// A quantity of at least 1 (larger ones are capped at the stack limit: "as many as possible").
 fn quantity(value: i64) -> Result<u32, ActionError> {
     if value < 1 {
@@ -55,8 +61,8 @@ pub fn request(message: &ClientMessage) -> Option<Result<Request, ActionError>> 
         ClientMessage::BankOpen => Ok(Request::Bank(BankRequest::Open)),
         ClientMessage::BankDeposit(d) => (|| {
             let slot = match &d.slot {
-                Value::String(s) if s == "all" => None,
-                other => Some(inventory_slot(Some(other))?),
+                DepositSlot::All => None,
+                DepositSlot::Slot(number) => Some(slot(number)?),
             };
             let quantity = d.quantity.map(quantity).transpose()?;
             Ok(Request::Bank(BankRequest::Deposit { slot, quantity }))
@@ -80,7 +86,7 @@ pub fn request(message: &ClientMessage) -> Option<Result<Request, ActionError>> 
         ClientMessage::ShopSell(s) => (|| {
             Ok(Request::Shop(ShopRequest::Sell {
                 store_id: s.store_id.clone(),
-                slot: inventory_slot(Some(&s.slot))?,
+                slot: slot(&s.slot)?,
                 quantity: s.quantity.map(quantity).transpose()?,
             }))
         })(),
@@ -135,10 +141,24 @@ mod tests {
             })
         );
         assert_eq!(
-            parse(r#"{"type":"shop:sell","data":{"storeId":"s","slot":"x"}}"#)
+            parse(r#"{"type":"bank:deposit","data":{"slot":-1}}"#)
                 .unwrap_err()
                 .code,
             codes::INVALID_SLOT
+        );
+        assert_eq!(
+            parse(r#"{"type":"shop:sell","data":{"storeId":"s","slot":1e30}}"#)
+                .unwrap_err()
+                .code,
+            codes::INVALID_SLOT
+        );
+        // Not a number at all: refused when the frame is read.
+        assert_eq!(
+            ClientMessage::parse(r#"{"type":"shop:sell","data":{"storeId":"s","slot":"x"}}"#)
+                .0
+                .unwrap_err()
+                .code,
+            codes::INVALID_MESSAGE
         );
         assert!(matches!(
             parse(r#"{"type":"shop:buy","data":{"storeId":"s","itemId":"i"}}"#).unwrap(),

@@ -70,8 +70,9 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// The contract code for a status produced outside our handlers (router, body limit, …).
-fn code_for_status(status: StatusCode) -> ErrorCode {
+/// The contract code for a status produced outside our handlers (router, body limit, the HTTP
+/// layer's own answers to a request it could not read, …).
+pub fn code_for_status(status: StatusCode) -> ErrorCode {
     match status.as_u16() {
         400 => ErrorCode::BadRequest,
         401 => ErrorCode::Unauthorized,
@@ -80,8 +81,10 @@ fn code_for_status(status: StatusCode) -> ErrorCode {
         405 => ErrorCode::MethodNotAllowed,
         409 => ErrorCode::Conflict,
         413 => ErrorCode::PayloadTooLarge,
+        414 => ErrorCode::UriTooLong,
         415 => ErrorCode::UnsupportedMediaType,
         429 => ErrorCode::RateLimited,
+        431 => ErrorCode::HeadersTooLarge,
         503 => ErrorCode::ServiceUnavailable,
         _ if status.is_client_error() => ErrorCode::BadRequest,
         _ => ErrorCode::Internal,

@@ -1,9 +1,11 @@
-//! `ApiJson<T>`: the JSON body extractor with the contract's errors (malformed → 400 `invalid_json`,
-//! wrong shape → 400 `bad_request`, over the body limit → 413 `payload_too_large`).
+//! `ApiJson<T>`: the JSON body extractor with the contract's errors (text that is not JSON → 400
+//! `invalid_json`; valid JSON of the wrong shape, an array where an object is expected included →
+//! 400 `bad_request`; over the body limit → 413 `payload_too_large`).
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
 use serde::de::DeserializeOwned;
+use wayfarer_protocol::strict::{self, TextError};
 use wayfarer_protocol::ErrorCode;
 
 use super::error::ApiError;
@@ -36,15 +38,17 @@ where
         } else {
             &bytes
         };
-        serde_json::from_slice(bytes).map(ApiJson).map_err(|err| {
-            use serde_json::error::Category;
-            match err.classify() {
-                Category::Syntax | Category::Eof | Category::Io => ApiError::new(
+        // Read strictly (`protocol::strict`): a struct only from an object, never from an array.
+        strict::from_slice(bytes)
+            .map(ApiJson)
+            .map_err(|err| match err {
+                TextError::NotJson(err) => ApiError::new(
                     ErrorCode::InvalidJson,
                     format!("request body is not valid JSON: {err}"),
                 ),
-                Category::Data => ApiError::bad_request(format!("invalid request body: {err}")),
-            }
-        })
+                TextError::Shape(err) => {
+                    ApiError::bad_request(format!("invalid request body: {err}"))
+                }
+            })
     }
 }

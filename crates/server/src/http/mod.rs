@@ -7,6 +7,7 @@ pub mod health;
 pub mod json;
 pub mod limits;
 pub mod metrics;
+pub mod parse_errors;
 pub mod routes;
 pub mod social;
 pub mod test_hooks;

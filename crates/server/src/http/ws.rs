@@ -15,10 +15,11 @@ use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::oneshot;
 use wayfarer_protocol::ws::{
-    codes, ChatChannel, ClientMessage, Player, ServerMessage, MAX_FRAME_BYTES,
+    codes, inventory_slot, ChatChannel, ClientMessage, ParseError, Player, ServerMessage,
+    MAX_FRAME_BYTES,
 };
 use wayfarer_protocol::ErrorCode;
-use wayfarer_sim::{inventory_slot, Action, Command, TradeCommand};
+use wayfarer_sim::{Action, Command, TradeCommand};
 
 use super::social::{self, SocialRequest};
 use super::ws_transport::{Frames, Incoming, NotAnUpgrade, Socket, Upgrade};
@@ -669,23 +670,29 @@ impl Connection {
                 },
                 reference,
             ),
-            ClientMessage::TradeAddItem(m) => self.trade(
-                id,
-                TradeCommand::AddItem {
-                    trade_id: m.trade_id,
-                    slot: m.inventory_slot,
-                    quantity: m.quantity,
-                },
-                reference,
-            ),
-            ClientMessage::TradeRemoveItem(m) => self.trade(
-                id,
-                TradeCommand::RemoveItem {
-                    trade_id: m.trade_id,
-                    slot: m.inventory_slot,
-                },
-                reference,
-            ),
+            ClientMessage::TradeAddItem(m) => match m.inventory_slot.index() {
+                Ok(slot) => self.trade(
+                    id,
+                    TradeCommand::AddItem {
+                        trade_id: m.trade_id,
+                        slot: slot as i64,
+                        quantity: m.quantity,
+                    },
+                    reference,
+                ),
+                Err(err) => return self.refuse_slot(socket, err, m.trade_id, reference).await,
+            },
+            ClientMessage::TradeRemoveItem(m) => match m.inventory_slot.index() {
+                Ok(slot) => self.trade(
+                    id,
+                    TradeCommand::RemoveItem {
+                        trade_id: m.trade_id,
+                        slot: slot as i64,
+                    },
+                    reference,
+                ),
+                Err(err) => return self.refuse_slot(socket, err, m.trade_id, reference).await,
+            },
             ClientMessage::TradeAccept(m) => self.trade(
                 id,
                 TradeCommand::Accept {
@@ -742,24 +749,37 @@ impl Connection {
                     reference: self.remember_ref(reference),
                 })
             }
-            ClientMessage::Action(request) => match Action::from_request(&request) {
-                Ok(action) => WorldInput::Sim(Command::Action {
-                    id,
-                    action,
-                    reference: self.remember_ref(reference),
-                }),
-                Err(err) => {
-                    return self
-                        .reply_error(socket, err.code, &err.message, reference)
-                        .await
+            ClientMessage::Action(mut request) => {
+                // The one slot rule (`inventory_slot`) for every action but `unequip`, whose `slot`
+                // names an equipment slot; the sim then reads the slot number as it always has.
+                if request.action != "unequip" {
+                    if let Some(value) = &request.slot {
+                        match inventory_slot(value) {
+                            Ok(slot) => request.slot = Some(Value::from(slot)),
+                            Err(err) => {
+                                return self
+                                    .reply_error(socket, err.code, &err.message, reference)
+                                    .await
+                            }
+                        }
+                    }
                 }
-            },
+                match Action::from_request(&request) {
+                    Ok(action) => WorldInput::Sim(Command::Action {
+                        id,
+                        action,
+                        reference: self.remember_ref(reference),
+                    }),
+                    Err(err) => {
+                        return self
+                            .reply_error(socket, err.code, &err.message, reference)
+                            .await
+                    }
+                }
+            }
             ClientMessage::Use(request) => {
-                let slot = inventory_slot(Some(&Value::from(request.slot)));
-                let target_slot = request
-                    .target_slot
-                    .map(|s| inventory_slot(Some(&Value::from(s))))
-                    .transpose();
+                let slot = request.slot.index();
+                let target_slot = request.target_slot.map(|s| s.index()).transpose();
                 match (slot, target_slot) {
                     (Ok(slot), Ok(target_slot)) => WorldInput::Sim(Command::UseItem {
                         id,
@@ -782,6 +802,23 @@ impl Connection {
                 .await;
         }
         Flow::Continue
+    }
+
+    /// A trade message whose slot is out of range: a `tradeError`, like the trade's other errors.
+    async fn refuse_slot(
+        &self,
+        socket: &mut Socket,
+        err: ParseError,
+        trade_id: String,
+        reference: Option<Value>,
+    ) -> Flow {
+        let error = wayfarer_protocol::trade::TradeError {
+            code: err.code.to_owned(),
+            message: err.message,
+            trade_id: Some(trade_id),
+            reference,
+        };
+        self.send(socket, &ServerMessage::TradeError(error)).await
     }
 
     /// A trade message for the world.

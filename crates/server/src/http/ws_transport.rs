@@ -140,6 +140,19 @@ pub enum Incoming {
     Error(tungstenite::Error),
 }
 
+/// The close code and reason for a read error that RFC 6455 gives one: 1007 for a text message
+/// that is not UTF-8, 1009 for a message over the configured size; `None` for the others (I/O
+/// errors, protocol violations), after which the connection just ends.
+fn close_for(err: &tungstenite::Error) -> Option<(u16, &'static str)> {
+    match err {
+        tungstenite::Error::Utf8(_) => Some((1007, "text messages must be UTF-8")),
+        tungstenite::Error::Capacity(tungstenite::error::CapacityError::MessageTooLong {
+            ..
+        }) => Some((1009, "message too big")),
+        _ => None,
+    }
+}
+
 /// The transport failed; the connection is over.
 #[derive(Debug, thiserror::Error)]
 #[error("WebSocket send failed: {0}")]
@@ -249,7 +262,14 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Socket<S> {
                 Incoming::Closed
             }
             None => Incoming::Closed,
-            Some(Err(err)) => Incoming::Error(err),
+            Some(Err(err)) => {
+                // A message the protocol says ends the connection with a code (RFC 6455 section
+                // 7.4.1): the client is told why before the TCP connection goes.
+                if let Some((code, reason)) = close_for(&err) {
+                    self.close(code, reason).await;
+                }
+                Incoming::Error(err)
+            }
         }
     }
 
@@ -406,6 +426,48 @@ mod tests {
                 other => panic!("expected a text message, got {other:?}"),
             }
         }
+    }
+
+    /// The close code the client receives after sending `frame` to a server socket limited to
+    /// 64 KiB messages.
+    async fn close_code_after(frame: Message) -> Option<u16> {
+        let (server_end, client_end) = tokio::io::duplex(1 << 20);
+        let limited = config()
+            .max_message_size(Some(64 * 1024))
+            .max_frame_size(Some(64 * 1024));
+        let mut socket = Socket::new(server_end, limited).await;
+        let mut client = WebSocketStream::from_raw_socket(client_end, Role::Client, None).await;
+        client.send(frame).await.unwrap();
+        assert!(matches!(socket.recv().await, Incoming::Error(_)));
+        match client.next().await {
+            Some(Ok(Message::Close(Some(frame)))) => Some(u16::from(frame.code)),
+            other => panic!("expected a close frame, got {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn bad_utf8_closes_with_1007_and_oversized_messages_with_1009() {
+        use tungstenite::protocol::frame::{coding::Data, coding::OpCode, Frame};
+        let not_utf8 = Frame::message(vec![b'{', 0xff, 0xfe, b'}'], OpCode::Data(Data::Text), true);
+        assert_eq!(close_code_after(Message::Frame(not_utf8)).await, Some(1007));
+        let big = Message::Text("x".repeat(64 * 1024 + 1).into());
+        assert_eq!(close_code_after(big).await, Some(1009));
+        // Within the limit, split in fragments whose sum is over it: 1009 as well.
+        let first = Frame::message(vec![b'a'; 40_000], OpCode::Data(Data::Text), false);
+        let (server_end, client_end) = tokio::io::duplex(1 << 20);
+        let limited = config()
+            .max_message_size(Some(64 * 1024))
+            .max_frame_size(Some(64 * 1024));
+        let mut socket = Socket::new(server_end, limited).await;
+        let mut client = WebSocketStream::from_raw_socket(client_end, Role::Client, None).await;
+        client.send(Message::Frame(first)).await.unwrap();
+        let rest = Frame::message(vec![b'a'; 40_000], OpCode::Data(Data::Continue), true);
+        client.send(Message::Frame(rest)).await.unwrap();
+        assert!(matches!(socket.recv().await, Incoming::Error(_)));
+        assert!(matches!(
+            client.next().await,
+            Some(Ok(Message::Close(Some(f)))) if u16::from(f.code) == 1009
+        ));
     }
 
     #[tokio::test]

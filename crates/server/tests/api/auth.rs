@@ -268,6 +268,45 @@ async fn every_bad_token_is_401() {
 }
 
 #[tokio::test]
+async fn a_server_token_before_its_nbf_is_401() {
+    // RFC 7519 section 4.1.5: a token must not be accepted before its `nbf`.
+    let app = app_with(vec![]).await;
+    let (_, account) = guest(&app).await;
+    let token = |nbf: u64| {
+        hs256(
+            SECRET.as_bytes(),
+            &json!({"sub": account, "iat": now(), "exp": now() + 3600, "iss": "wayfarer", "nbf": nbf}),
+        )
+    };
+    let early = token(now() + 600);
+    let response = refresh(&app, Some(&format!("Bearer {early}"))).await;
+    assert_error(response, 401, "unauthorized").await;
+    let player = app
+        .client
+        .get(app.url("/api/v1/player"))
+        .bearer_auth(&early)
+        .send()
+        .await
+        .unwrap();
+    assert_error(player, 401, "unauthorized").await;
+    assert_eq!(
+        crate::support::WsClient::connect(&app, &format!("token={early}"))
+            .await
+            .err(),
+        Some(401),
+        "the socket refuses it before the upgrade"
+    );
+    // From its nbf on, it is good.
+    let ready = token(now() - 1);
+    assert_eq!(
+        refresh(&app, Some(&format!("Bearer {ready}")))
+            .await
+            .status(),
+        200
+    );
+}
+
+#[tokio::test]
 async fn provider_tokens_with_a_pem_key_create_the_account_once_and_work_as_bearer() {
     let key = IdpKey::new("k1");
     let app = app_with(idp_env(&key)).await;

@@ -56,6 +56,41 @@ async fn manifests_are_served_with_cache_control_a_strong_etag_and_304() {
 }
 
 #[tokio::test]
+async fn a_weak_if_none_match_is_304_by_the_weak_comparison() {
+    // RFC 9110 section 13.1.2: If-None-Match compares weakly, so W/"x" matches our strong "x".
+    let app = TestApp::spawn().await;
+    for path in ["/manifests/items/tools.json", "/api/data/skill-unlocks"] {
+        let etag = app.get(path).await.headers()["etag"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        for header in [
+            format!("W/{etag}"),
+            format!("\"other\", W/{etag}"),
+            format!("W/\"other\",{etag}"),
+        ] {
+            let response = app
+                .client
+                .get(app.url(path))
+                .header("if-none-match", &header)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status(), 304, "{path} {header}");
+            assert_eq!(response.headers()["etag"].to_str().unwrap(), etag);
+        }
+        let other = app
+            .client
+            .get(app.url(path))
+            .header("if-none-match", "W/\"other\"")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(other.status(), 200, "{path}");
+    }
+}
+
+#[tokio::test]
 async fn skill_unlocks_are_public_and_cacheable() {
     let app = TestApp::spawn().await;
     let response = app.get("/api/data/skill-unlocks").await;

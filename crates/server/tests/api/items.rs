@@ -152,8 +152,9 @@ async fn bad_actions_are_answered_with_their_codes_and_the_socket_stays_open() {
         ),
         (
             "player:action",
+            // Not a number: the wrong shape (docs/protocol.md, "one slot rule").
             json!({"action": "drop", "slot": "x"}),
-            "invalid_slot",
+            "invalid_message",
         ),
         (
             "player:action",
@@ -192,7 +193,7 @@ async fn bad_actions_are_answered_with_their_codes_and_the_socket_stays_open() {
         ),
         ("inventory:use", json!({"slot": 99}), "invalid_slot"),
         ("inventory:use", json!({"slot": 27}), "invalid_slot"),
-        ("inventory:use", json!({"slot": -1}), "invalid_message"),
+        ("inventory:use", json!({"slot": -1}), "invalid_slot"),
     ];
     for (n, (kind, data, code)) in cases.into_iter().enumerate() {
         ws.send(kind, data.clone(), Some(json!(n))).await;

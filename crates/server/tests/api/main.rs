@@ -22,5 +22,6 @@ mod shops;
 mod shutdown;
 mod skills;
 mod status_faults;
+mod strict_input;
 mod trade;
 mod world;

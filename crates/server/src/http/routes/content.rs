@@ -14,15 +14,52 @@ use crate::http::error::ApiError;
 /// The manifest cache lifetime of specification section 1.
 pub const CACHE_CONTROL: &str = "public, max-age=300, must-revalidate";
 
-/// Whether `If-None-Match` names this entity (a list of tags, or `*`).
+/// Whether `If-None-Match` names this entity: `*`, or a listed tag equal to ours by the weak
+/// comparison RFC 9110 section 13.1.2 prescribes for `If-None-Match` (`W/"x"` matches `"x"`).
 fn matches(headers: &HeaderMap, etag: &str) -> bool {
+    let ours = opaque_tag(etag);
     headers
         .get_all(header::IF_NONE_MATCH)
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .map(str::trim)
-        .any(|candidate| candidate == "*" || candidate == etag)
+        .any(|value| value.trim() == "*" || entity_tags(value).any(|tag| Some(tag) == ours))
+}
+
+/// The quoted part of an entity tag (`"x"` of `W/"x"`), or `None` if it is not one.
+fn opaque_tag(tag: &str) -> Option<&str> {
+    let tag = tag.trim();
+    let tag = tag.strip_prefix("W/").unwrap_or(tag);
+    (tag.len() >= 2
+        && tag.starts_with('"')
+        && tag.ends_with('"')
+        && !tag[1..tag.len() - 1].contains('"'))
+    .then_some(tag)
+}
+
+/// The opaque tags of a list of entity tags (`"a", W/"b"`), read quote to quote: a comma inside
+/// a tag does not split it.
+fn entity_tags(list: &str) -> impl Iterator<Item = &str> {
+    let mut rest = list;
+    std::iter::from_fn(move || loop {
+        rest = rest.trim_start_matches(|c: char| c == ',' || c.is_ascii_whitespace());
+        if rest.is_empty() {
+            return None;
+        }
+        let start = usize::from(rest.starts_with("W/")) * 2;
+        let after_weak = &rest[start..];
+        let Some(body) = after_weak.strip_prefix('"') else {
+            // Not a tag: skip to the next comma.
+            rest = rest.find(',').map_or("", |at| &rest[at..]);
+            continue;
+        };
+        let Some(end) = body.find('"') else {
+            rest = "";
+            return None;
+        };
+        let tag = &after_weak[..end + 2];
+        rest = &body[end + 1..];
+        return Some(tag);
+    })
 }
 
 /// 200 with the body, or 304 when the client already holds it.
@@ -73,4 +110,42 @@ pub async fn world_areas(
     headers: HeaderMap,
 ) -> Response {
     conditional(&headers, &state.content.get().areas)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with(value: &str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::IF_NONE_MATCH, HeaderValue::from_str(value).unwrap());
+        headers
+    }
+
+    #[test]
+    fn if_none_match_uses_the_weak_comparison() {
+        let etag = r#""abc123""#;
+        for value in [
+            r#""abc123""#,
+            r#"W/"abc123""#,
+            r#""other", W/"abc123""#,
+            r#"W/"x,y",  "abc123""#,
+            "*",
+            r#" "abc123" "#,
+        ] {
+            assert!(matches(&with(value), etag), "{value}");
+        }
+        for value in [
+            r#""abc""#,
+            r#"W/"abc12""#,
+            r#"abc123"#,
+            r#""abc123"#,
+            r#"w/"abc123""#,
+            r#""x,"abc123""#,
+            "",
+        ] {
+            assert!(!matches(&with(value), etag), "{value}");
+        }
+        assert!(!matches(&HeaderMap::new(), etag));
+    }
 }
