@@ -15,7 +15,6 @@ use crate::commands::Action;
 use crate::entities::Handle;
 use crate::equipment::parse_slot;
 use crate::events::Event;
-use crate::inventory::INVENTORY_SLOTS;
 use crate::world::World;
 
 /// Why a `player:action` could not be read: a wire error code and a message.
@@ -39,13 +38,8 @@ pub fn inventory_slot(value: Option<&serde_json::Value>) -> Result<usize, Action
     let Some(value) = value else {
         return Err(bad(codes::INVALID_MESSAGE, "this action needs `slot`"));
     };
-    match value.as_u64() {
-        Some(n) if (n as usize) < INVENTORY_SLOTS => Ok(n as usize),
-        _ => Err(bad(
-            codes::INVALID_SLOT,
-            format!("`slot` must be an inventory slot 0..{INVENTORY_SLOTS}, not {value}"),
-        )),
-    }
+    // The protocol's one slot rule, the same for every message that carries a slot.
+    wayfarer_protocol::ws::inventory_slot(value).map_err(|err| bad(err.code, err.message))
 }
 
 impl Action {

@@ -15,8 +15,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::oneshot;
 use wayfarer_protocol::ws::{
-    codes, inventory_slot, ChatChannel, ClientMessage, ParseError, Player, ServerMessage,
-    MAX_FRAME_BYTES,
+    codes, ChatChannel, ClientMessage, ParseError, Player, ServerMessage, MAX_FRAME_BYTES,
 };
 use wayfarer_protocol::ErrorCode;
 use wayfarer_sim::{Action, Command, TradeCommand};
@@ -749,34 +748,20 @@ impl Connection {
                     reference: self.remember_ref(reference),
                 })
             }
-            ClientMessage::Action(mut request) => {
-                // The one slot rule (`inventory_slot`) for every action but `unequip`, whose `slot`
-                // names an equipment slot; the sim then reads the slot number as it always has.
-                if request.action != "unequip" {
-                    if let Some(value) = &request.slot {
-                        match inventory_slot(value) {
-                            Ok(slot) => request.slot = Some(Value::from(slot)),
-                            Err(err) => {
-                                return self
-                                    .reply_error(socket, err.code, &err.message, reference)
-                                    .await
-                            }
-                        }
-                    }
+            // The sim reads `slot` by the protocol's one slot rule (`inventory_slot`), except
+            // for `unequip`, whose `slot` names an equipment slot.
+            ClientMessage::Action(request) => match Action::from_request(&request) {
+                Ok(action) => WorldInput::Sim(Command::Action {
+                    id,
+                    action,
+                    reference: self.remember_ref(reference),
+                }),
+                Err(err) => {
+                    return self
+                        .reply_error(socket, err.code, &err.message, reference)
+                        .await
                 }
-                match Action::from_request(&request) {
-                    Ok(action) => WorldInput::Sim(Command::Action {
-                        id,
-                        action,
-                        reference: self.remember_ref(reference),
-                    }),
-                    Err(err) => {
-                        return self
-                            .reply_error(socket, err.code, &err.message, reference)
-                            .await
-                    }
-                }
-            }
+            },
             ClientMessage::Use(request) => {
                 let slot = request.slot.index();
                 let target_slot = request.target_slot.map(|s| s.index()).transpose();
