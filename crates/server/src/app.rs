@@ -94,6 +94,7 @@ pub fn router(state: AppState) -> Router {
             http::limits::limit_auth,
         ));
     let api = Router::new()
+        .route("/api/config", get(routes::config::config))
         .route("/api/admin/ban", post(routes::admin::ban))
         .route("/api/admin/unban", post(routes::admin::unban))
         .route("/api/admin/kick", post(routes::admin::kick))

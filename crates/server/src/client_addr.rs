@@ -71,7 +71,9 @@ impl TrustedProxies {
             .map(TrustedProxies)
     }
 
-    fn trusts(&self, ip: IpAddr) -> bool {
+    /// Whether `ip` is one of the proxies whose forwarding headers are believed.
+    pub fn trusts(&self, ip: IpAddr) -> bool {
+        let ip = canonical(ip);
         self.0.iter().any(|net| net.contains(ip))
     }
 

@@ -12,6 +12,8 @@ use tokio::sync::oneshot;
 pub const CLOSE_REPLACED: u16 = 4000;
 /// Close code for a connection an admin kicked.
 pub const CLOSE_KICKED: u16 = 4001;
+/// Close code for a connection whose account was banned while it played.
+pub const CLOSE_BANNED: u16 = 4003;
 /// How long a new connection waits for the one it replaces to be saved. Longer than the old
 /// connection can take to leave (its sends and close are bounded, then a tick, then at most
 /// [`FINAL_SAVE_WAIT`]), so a wait that runs out means something is stuck, not slow.
@@ -24,6 +26,19 @@ pub const FINAL_SAVE_WAIT: Duration = Duration::from_secs(30);
 pub struct CloseRequest {
     pub code: u16,
     pub reason: &'static str,
+}
+
+impl CloseRequest {
+    /// An admin's kick.
+    pub const KICKED: CloseRequest = CloseRequest {
+        code: CLOSE_KICKED,
+        reason: "kicked by an admin",
+    };
+    /// The account was banned.
+    pub const BANNED: CloseRequest = CloseRequest {
+        code: CLOSE_BANNED,
+        reason: "account banned",
+    };
 }
 
 struct Handle {
@@ -101,18 +116,20 @@ impl Connections {
         }
     }
 
-    /// Asks the connection of a character to close; false when it is not connected, which includes
-    /// a connection already asked to close (it is on its way out: a second kick is refused).
+    /// Asks the connection of a character to close as kicked; false when it is not connected,
+    /// which includes a connection already asked to close (it is on its way out: a second kick is
+    /// refused).
     pub fn kick(&self, character_id: &str) -> bool {
+        self.close(character_id, CloseRequest::KICKED)
+    }
+
+    /// Asks the connection of a character to close with `request` (it leaves the world and is
+    /// saved as on any logout); false when it is not connected or already asked to close.
+    pub fn close(&self, character_id: &str, request: CloseRequest) -> bool {
         let mut map = self.by_character.lock().unwrap_or_else(|p| p.into_inner());
         map.get_mut(character_id)
             .is_some_and(|h| match h.close.take() {
-                Some(close) => close
-                    .send(CloseRequest {
-                        code: CLOSE_KICKED,
-                        reason: "kicked by an admin",
-                    })
-                    .is_ok(),
+                Some(close) => close.send(request).is_ok(),
                 None => false,
             })
     }

@@ -158,6 +158,11 @@ impl Limits {
         }
     }
 
+    /// The window of the REST and authentication limits.
+    pub fn window(&self) -> Duration {
+        self.rest.window
+    }
+
     /// Forgets idle keys (run periodically so memory stays bounded).
     pub fn prune(&self) {
         self.rest.prune();

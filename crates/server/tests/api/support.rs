@@ -46,6 +46,17 @@ impl TestApp {
             .expect("sqlite is always available")
     }
 
+    /// A server on SQLite with the rate limits on (`DISABLE_RATE_LIMIT=false`; the default test
+    /// server has them off).
+    pub async fn spawn_limited() -> TestApp {
+        TestApp::spawn_with(AppOptions {
+            env: vec![("DISABLE_RATE_LIMIT", "false".into())],
+            ..Default::default()
+        })
+        .await
+        .expect("sqlite is always available")
+    }
+
     /// A server as described; `None` when it needs PostgreSQL and PostgreSQL tests are skipped.
     pub async fn spawn_with(options: AppOptions) -> Option<TestApp> {
         let (world, world_dir) = match options.world_dir {
@@ -298,6 +309,17 @@ impl WsClient {
             ))
             .await
             .unwrap();
+    }
+
+    /// Sends a raw text frame; an error once the connection is closed.
+    pub async fn try_send_text(
+        &mut self,
+        text: &str,
+    ) -> Result<(), tokio_tungstenite::tungstenite::Error> {
+        use futures_util::SinkExt;
+        self.stream
+            .send(tokio_tungstenite::tungstenite::Message::Text(text.into()))
+            .await
     }
 
     /// Sends `{"type", "data", "ref"?}`.

@@ -699,7 +699,7 @@ async fn banking_and_shopping_are_refused_while_trading() {
 
 #[tokio::test]
 async fn trade_messages_beyond_the_rate_limit_get_a_trade_error() {
-    let app = crate::support::TestApp::spawn().await;
+    let app = crate::support::TestApp::spawn_limited().await;
     let (token, _) = crate::support::player(&app, "Hasty").await;
     let (mut ws, _) = crate::support::enter(&app, &token).await;
     for n in 0..80 {

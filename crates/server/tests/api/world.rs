@@ -226,7 +226,7 @@ async fn bad_frames_are_answered_and_the_socket_stays_open() {
 
 #[tokio::test]
 async fn sixty_messages_a_second_pass_and_more_are_dropped_with_one_error() {
-    let app = TestApp::spawn().await;
+    let app = TestApp::spawn_limited().await;
     let (token, _) = player(&app, "Chatty").await;
     let (mut ws, _) = enter(&app, &token).await;
     for _ in 0..60 {

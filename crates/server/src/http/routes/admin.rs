@@ -77,11 +77,28 @@ pub async fn ban(
             expires_at_ms,
         )
         .await?;
+    // A banned player stops playing at once: each of the account's connections closes with 4003
+    // and leaves the world like any logout (its final state saved).
+    let mut closed = 0;
+    for character in state
+        .store
+        .characters()
+        .list_for_account(&ban.account_id)
+        .await?
+    {
+        if state
+            .connections
+            .close(&character.id, crate::connections::CloseRequest::BANNED)
+        {
+            closed += 1;
+        }
+    }
     tracing::warn!(
         admin = admin.account_id(),
         account = %ban.account_id,
         reason = %ban.reason,
         expires_at_ms = ?ban.expires_at_ms,
+        connections_closed = closed,
         "account banned"
     );
     Ok(Json(serde_json::json!({

@@ -2,6 +2,7 @@
 
 pub mod admin;
 pub mod auth;
+pub mod config;
 pub mod content;
 pub mod player;
 pub mod voice;
