@@ -1,6 +1,7 @@
 //! The `wayfarer` server: configuration, HTTP and WebSocket routes, and the world thread that drives the
 //! sim and bridges it to sockets and the store. `main.rs` is only the command line around [`server`].
 
+pub mod admin_cli;
 pub mod app;
 pub mod auth;
 pub mod character_state;

@@ -22,6 +22,11 @@ enum Command {
     Serve,
     /// Apply database migrations and exit.
     Migrate,
+    /// Account administration on the configured database (DATABASE_URL, or the world's SQLite).
+    Admin {
+        #[command(subcommand)]
+        action: AdminAction,
+    },
     /// Validate a manifest directory (default: the bundled content); exits non-zero on errors.
     CheckContent {
         /// The manifest directory to check.
@@ -69,6 +74,14 @@ enum Command {
     },
 }
 
+#[derive(Subcommand)]
+enum AdminAction {
+    /// Give an account a role (`admin`), by account id or by the name of one of its characters.
+    GrantRole { who: String, role: String },
+    /// Take a role away from an account, by account id or character name.
+    RevokeRole { who: String, role: String },
+}
+
 fn main() -> ExitCode {
     // A `.env` file fills in variables the environment does not set.
     let _ = dotenvy::dotenv();
@@ -82,7 +95,7 @@ fn main() -> ExitCode {
             out,
         } => return bounds(models, stations, out),
         Command::Load { .. } => return load(cli.command),
-        Command::Serve | Command::Migrate => {}
+        Command::Serve | Command::Migrate | Command::Admin { .. } => {}
     }
     let config = match Config::from_env() {
         Ok(config) => config,
@@ -111,6 +124,7 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Serve => serve(config).await,
             Command::Migrate => migrate(config).await,
+            Command::Admin { action } => admin(config, action).await,
             Command::CheckContent { .. } | Command::Bounds { .. } | Command::Load { .. } => Ok(()),
         }
     });
@@ -145,6 +159,31 @@ async fn migrate(config: Config) -> anyhow::Result<()> {
     let applied = store.migrate().await?;
     store.close().await;
     println!("applied {} migration(s): {applied:?}", applied.len());
+    Ok(())
+}
+
+async fn admin(config: Config, action: AdminAction) -> anyhow::Result<()> {
+    let (who, role, grant) = match &action {
+        AdminAction::GrantRole { who, role } => (who, role, true),
+        AdminAction::RevokeRole { who, role } => (who, role, false),
+    };
+    std::fs::create_dir_all(&config.world_dir)?;
+    let store = wayfarer_store::Store::connect(&config.effective_database_url()).await?;
+    store.migrate().await?;
+    let result = wayfarer_server::admin_cli::set_role(&store, who, role, grant).await;
+    store.close().await;
+    let change = result?;
+    let verb = match (grant, change.changed) {
+        (true, true) => "granted",
+        (false, true) => "revoked",
+        (true, false) => "already had",
+        (false, false) => "did not have",
+    };
+    println!(
+        "account {}: {verb} {role}; roles now [{}]",
+        change.account_id,
+        change.roles.join(", ")
+    );
     Ok(())
 }
 

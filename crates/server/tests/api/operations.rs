@@ -192,3 +192,64 @@ async fn banning_a_playing_account_closes_its_connection_with_4003_and_keeps_it_
         Some(403)
     );
 }
+
+/// Runs `wayfarer admin …` against the test server's database.
+fn admin_cli(app: &TestApp, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_wayfarer"))
+        .arg("admin")
+        .args(args)
+        .current_dir(&app.world_dir)
+        .env("WORLD", &app.world_dir)
+        .env("DATABASE_URL", &app.database_url)
+        .env("NODE_ENV", "test")
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("the wayfarer binary runs")
+}
+
+#[tokio::test]
+async fn an_operator_grants_and_revokes_admin_from_the_command_line() {
+    let app = TestApp::spawn().await;
+    let (token, _) = player(&app, "Operator").await;
+    let economy = || async {
+        app.client
+            .get(app.url("/api/admin/economy"))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap()
+            .status()
+    };
+    assert_eq!(economy().await, 403);
+
+    // By character name, any letter case.
+    let out = admin_cli(&app, &["grant-role", "operator", "admin"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("granted admin"), "{stdout}");
+    assert_eq!(
+        economy().await,
+        200,
+        "the running server sees the role at once"
+    );
+    let again = admin_cli(&app, &["grant-role", "Operator", "admin"]);
+    assert!(String::from_utf8_lossy(&again.stdout).contains("already had admin"));
+
+    let out = admin_cli(&app, &["revoke-role", "Operator", "admin"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("revoked admin"));
+    assert_eq!(economy().await, 403);
+
+    // Mistakes are named and change nothing.
+    let out = admin_cli(&app, &["grant-role", "Operator", "superuser"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown role"));
+    let out = admin_cli(&app, &["grant-role", "Nobody", "admin"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no account"));
+    assert_eq!(economy().await, 403);
+}
