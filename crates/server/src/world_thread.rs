@@ -125,6 +125,13 @@ pub enum WorldInput {
     /// without saving, so the store keeps their last durable state and nothing of the failed
     /// operation survives (their connection is closed with 1011).
     SaveFailed { ids: Vec<String> },
+    /// An online player's live record (what the sim has reported up to the last tick, with the
+    /// tile written into the position), for REST routes that show a character; `None` when the
+    /// character is not in the world. Answered between ticks.
+    Snapshot {
+        id: String,
+        reply: oneshot::Sender<Option<Box<CharacterSnapshot>>>,
+    },
     /// The units of each item lying on the ground outside death piles (whose items the store
     /// counts in their death locks), for the economy audit; answered between ticks.
     GroundTotals {
@@ -429,6 +436,13 @@ impl Runner {
                 quantity: u32::try_from(quantity.max(0)).unwrap_or(u32::MAX),
             }),
             WorldInput::Notify { to, message } => self.notices.push((to, message)),
+            WorldInput::Snapshot { id, reply } => {
+                let live = self
+                    .players
+                    .get(&id)
+                    .map(|record| Box::new(self.finished_snapshot(record.snapshot.clone())));
+                let _ = reply.send(live);
+            }
             WorldInput::GroundTotals { reply } => {
                 let mut totals: HashMap<String, i64> = HashMap::new();
                 for item in self.world.ground_items() {
@@ -1232,6 +1246,34 @@ fn saves_now(turn: u64, tick: u64, cycle: u64) -> bool {
     turn % cycle == tick % cycle
 }
 
+/// How long a REST handler waits for the world's answer (a tick at most, normally).
+const QUERY_WAIT: Duration = Duration::from_secs(5);
+
+/// An online character's live record from the world thread; `None` when it is not in the world
+/// (the store then holds its state).
+pub async fn live_snapshot(
+    world: &WorldSender,
+    id: &str,
+) -> Result<Option<Box<CharacterSnapshot>>, crate::http::error::ApiError> {
+    let (reply, answer) = oneshot::channel();
+    let busy = || {
+        crate::http::error::ApiError::new(
+            wayfarer_protocol::ErrorCode::ServiceUnavailable,
+            "the world did not answer",
+        )
+    };
+    if !world.send(WorldInput::Snapshot {
+        id: id.to_owned(),
+        reply,
+    }) {
+        return Err(busy());
+    }
+    match tokio::time::timeout(QUERY_WAIT, answer).await {
+        Ok(Ok(live)) => Ok(live),
+        _ => Err(busy()),
+    }
+}
+
 /// Asks the world thread for the units of each item on the ground outside death piles.
 pub async fn ground_totals(
     world: &WorldSender,
@@ -1246,7 +1288,7 @@ pub async fn ground_totals(
     if !world.send(WorldInput::GroundTotals { reply }) {
         return Err(busy());
     }
-    match tokio::time::timeout(Duration::from_secs(5), answer).await {
+    match tokio::time::timeout(QUERY_WAIT, answer).await {
         Ok(Ok(totals)) => Ok(totals),
         _ => Err(busy()),
     }

@@ -192,3 +192,89 @@ async fn a_player_kills_a_chicken_and_sees_its_drop() {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
 }
+
+#[tokio::test]
+async fn rest_shows_xp_gained_over_the_socket_at_once_while_online() {
+    // No periodic save during the test: whatever REST shows while online comes from the world.
+    let app = TestApp::spawn_with(AppOptions {
+        env: vec![
+            ("ADMIN_CODE", "bones".into()),
+            ("SAVE_INTERVAL", "3600".into()),
+        ],
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let (token, id) = player(&app, "Digger").await;
+    let (mut ws, _) = crate::support::enter(&app, &token).await;
+    ws.send("player:chat", json!({"text": "/admin bones"}), None)
+        .await;
+    ws.send("player:chat", json!({"text": "/give bones 1"}), None)
+        .await;
+    let update = ws
+        .expect("the bones", |m| {
+            m["type"] == "inventory:update"
+                && m["data"]["inventory"]
+                    .as_array()
+                    .is_some_and(|a| a.iter().any(|s| s["itemId"] == "bones"))
+        })
+        .await;
+    let slot = update["data"]["inventory"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["itemId"] == "bones")
+        .unwrap()["slot"]
+        .clone();
+    ws.send("inventory:use", json!({ "slot": slot }), None)
+        .await;
+    let xp = ws.expect_type("skill:xp").await;
+    assert_eq!(xp["data"]["skill"], "prayer");
+    let gained = xp["data"]["xp"].as_f64().unwrap();
+    assert!(gained > 0.0);
+
+    // The store has not seen it yet; REST answers from the world.
+    let stored = app.store().characters().get(&id).await.unwrap().unwrap();
+    assert_eq!(stored.skills[&wayfarer_content::Skill::Prayer].xp, 0);
+    let skills: serde_json::Value = app
+        .get(&format!("/api/characters/{id}/skills"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert!(
+        skills["skills"]["prayer"]["xp"].as_f64().unwrap() > 0.0,
+        "{skills}"
+    );
+    let player: serde_json::Value = app
+        .client
+        .get(app.url("/api/v1/player"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let player = &player["player"];
+    assert_eq!(player["online"], true);
+    assert_eq!(player["skills"], skills["skills"], "{player}");
+    assert!(
+        player["inventory"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["itemId"] != "bones"),
+        "the buried bones are gone: {player}"
+    );
+
+    // Offline, the store answers, and it holds the same.
+    ws.close().await;
+    let offline: serde_json::Value = app
+        .get(&format!("/api/characters/{id}/skills"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(offline["skills"], skills["skills"]);
+}

@@ -48,22 +48,44 @@ pub fn validate_name(name: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// The Player shape for a stored character (live position when online).
+/// A character as the game has it now: the world's live record while it is online (REST must
+/// not lag the game by up to `SAVE_INTERVAL`), the store's otherwise. The second value says
+/// whether it is online.
+pub async fn current_state(
+    state: &AppState,
+    character: &Character,
+) -> Result<(CharacterSnapshot, bool), ApiError> {
+    if state.online.is_online(&character.id) {
+        if let Some(live) =
+            crate::world_thread::live_snapshot(&state.world_sender, &character.id).await?
+        {
+            let mut live = *live;
+            // A rename is refused while online, but the store's name is the one of record.
+            live.character.name.clone_from(&character.name);
+            return Ok((live, true));
+        }
+    }
+    Ok((
+        CharacterSnapshot {
+            character: character.clone(),
+            inventory: state.store.inventories().get(&character.id).await?,
+            equipment: state.store.inventories().equipment(&character.id).await?,
+            bank: Vec::new(),
+        },
+        false,
+    ))
+}
+
+/// The Player shape of a character (live while online, see [`current_state`]).
 pub async fn player_view(state: &AppState, character: &Character) -> Result<Player, ApiError> {
     let content = state.content.get();
-    let snapshot = CharacterSnapshot {
-        character: character.clone(),
-        inventory: state.store.inventories().get(&character.id).await?,
-        equipment: state.store.inventories().equipment(&character.id).await?,
-        bank: Vec::new(),
-    };
-    let online = state.online.get(&character.id);
-    let position = match &online {
-        Some(entry) => centre_of(entry.tile, character.position[1]),
+    let (snapshot, online) = current_state(state, character).await?;
+    let position = match state.online.get(&character.id).filter(|_| online) {
+        Some(entry) => centre_of(entry.tile, snapshot.character.position[1]),
         None => WorldPos {
-            x: character.position[0],
-            y: character.position[1],
-            z: character.position[2],
+            x: snapshot.character.position[0],
+            y: snapshot.character.position[1],
+            z: snapshot.character.position[2],
         },
     };
     Ok(crate::player_view::player(
@@ -71,7 +93,7 @@ pub async fn player_view(state: &AppState, character: &Character) -> Result<Play
         &snapshot,
         position,
         None,
-        online.is_some(),
+        online,
     ))
 }
 
@@ -304,7 +326,7 @@ pub async fn delete(
     Ok(Json(json!({"deleted": character.id})))
 }
 
-/// `GET /api/characters/<id>/skills` (public, like hiscores).
+/// `GET /api/characters/<id>/skills` (public, like hiscores; live while online).
 pub async fn skills(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -315,6 +337,8 @@ pub async fn skills(
         .get(&id)
         .await?
         .ok_or_else(|| ApiError::not_found("no such character"))?;
+    let (snapshot, _) = current_state(&state, &character).await?;
+    let character = snapshot.character;
     let skills: BTreeMap<_, _> = character
         .skills
         .iter()
