@@ -255,27 +255,28 @@ pub async fn load_at_startup(opts: StartupOptions) -> Loaded {
     };
     let cache_dir = opts.cache_dir.clone();
     let mut cache_failure = None;
-    if !opts.always_fetch {
-        match run_blocking(move || read_cache(&cache_dir)).await {
-            Ok(loaded) => {
-                tracing::info!(
-                    cache = %opts.cache_dir.display(),
-                    files = loaded.set.len(),
-                    "development mode: using the manifest cache without contacting the CDN"
-                );
-                return loaded;
-            }
-            Err(reason) => {
-                tracing::info!(
-                    cache = %opts.cache_dir.display(),
-                    "manifest cache not usable ({reason}); fetching from the CDN"
-                );
-                cache_failure = Some(reason);
-            }
+    // A usable cache: development runs it as it is; production revalidates it file by file.
+    let mut cached = None;
+    match run_blocking(move || read_cache(&cache_dir)).await {
+        Ok(loaded) if !opts.always_fetch => {
+            tracing::info!(
+                cache = %opts.cache_dir.display(),
+                files = loaded.set.len(),
+                "development mode: using the manifest cache without contacting the CDN"
+            );
+            return loaded;
+        }
+        Ok(loaded) => cached = Some((loaded.set, loaded.validators)),
+        Err(reason) => {
+            tracing::info!(
+                cache = %opts.cache_dir.display(),
+                "manifest cache not usable ({reason}); fetching from the CDN"
+            );
+            cache_failure = Some(reason);
         }
     }
 
-    let reason = match fetch_startup_set(base, opts.timeout).await {
+    let reason = match fetch_startup_set(base, opts.timeout, cached.as_ref()).await {
         Ok((set, validators)) => {
             let cache_dir = opts.cache_dir.clone();
             let validated = run_blocking(move || {
@@ -597,15 +598,24 @@ async fn get_file(
     Ok((path.to_string(), fetched))
 }
 
-/// Fetches every known file unconditionally: the present files and their ETags.
+/// Fetches every known file: the present files and their ETags. A file the cache holds with an
+/// ETag is asked for with `If-None-Match`, and a 304 keeps the cached bytes (specification
+/// section 1: manifests are re-fetched only when the content changed), so a restart downloads
+/// only what changed since the cache was written.
 async fn fetch_startup_set(
     base: &str,
     timeout: Duration,
+    cached: Option<&(ManifestSet, Validators)>,
 ) -> Result<(ManifestSet, Validators), FetchError> {
     let client = client(timeout)?;
+    let cached_etag = |path: &str| {
+        cached
+            .filter(|(set, _)| set.contains(path))
+            .and_then(|(_, validators)| validators.get(path))
+    };
     let requests: Vec<_> = MANIFEST_FILES
         .iter()
-        .map(|path| get_file(&client, base, path, None))
+        .map(|path| get_file(&client, base, path, cached_etag(path)))
         .collect();
     let answers: Vec<(String, Fetched)> = stream::iter(requests)
         .buffer_unordered(CONCURRENT_REQUESTS)
@@ -614,11 +624,25 @@ async fn fetch_startup_set(
     let mut set = ManifestSet::new();
     let mut validators = Validators::default();
     for (path, answer) in answers {
-        if let Fetched::Body { bytes, etag } = answer {
-            if let Some(etag) = etag {
-                validators.etags.insert(path.clone(), etag);
+        match answer {
+            Fetched::Body { bytes, etag } => {
+                if let Some(etag) = etag {
+                    validators.etags.insert(path.clone(), etag);
+                }
+                set.insert(path, bytes);
             }
-            set.insert(path, bytes);
+            Fetched::NotModified => {
+                // Only asked conditionally for a file the cache holds with an ETag.
+                if let Some((cached_set, cached_validators)) = cached {
+                    if let (Some(bytes), Some(etag)) =
+                        (cached_set.get(&path), cached_validators.get(&path))
+                    {
+                        validators.etags.insert(path.clone(), etag.to_owned());
+                        set.insert(path, bytes.to_vec());
+                    }
+                }
+            }
+            Fetched::Absent => {}
         }
     }
     Ok((set, validators))

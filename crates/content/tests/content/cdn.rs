@@ -331,6 +331,45 @@ async fn production_fetches_even_when_a_cache_exists() {
     let loaded = start_from(&cdn, &world).await;
     assert_eq!(loaded.origin, Origin::Cdn);
     assert_eq!(cdn.total_requests(), MANIFEST_FILES.len());
+    // Revalidated with the cache's ETags: nothing downloaded again.
+    let (served, _) = served_and_absent();
+    assert_eq!(cdn.downloads(), 0);
+    assert_eq!(cdn.not_modified(), served);
+    assert_eq!(loaded.set, bundled());
+    assert_eq!(loaded.validators.len(), served);
+}
+
+#[tokio::test]
+async fn a_production_restart_downloads_only_the_files_that_changed() {
+    let world = World::new("restart-changed");
+    let cdn = FakeCdn::start(&bundled()).await;
+    start_from(&cdn, &world).await;
+    let new_unlocks = skill_unlocks_with_extra_entry();
+    cdn.set_file("skill-unlocks.json", new_unlocks.clone());
+    cdn.reset_counts();
+
+    let restarted = start_from(&cdn, &world).await;
+    assert_eq!(restarted.origin, Origin::Cdn);
+    let (served, _) = served_and_absent();
+    assert_eq!(cdn.downloads(), 1, "only the changed file");
+    assert_eq!(cdn.not_modified(), served - 1);
+    assert_eq!(
+        restarted.set.get("skill-unlocks.json"),
+        Some(new_unlocks.as_slice())
+    );
+    assert!(restarted.content.skill_unlocks[&Skill::Attack]
+        .iter()
+        .any(|u| u.level == 99));
+    assert_eq!(
+        restarted.validators.get("skill-unlocks.json"),
+        Some(cdn.etag("skill-unlocks.json").as_str())
+    );
+    // The cache follows, so the next restart is all 304s.
+    assert_eq!(ManifestSet::read_dir(world.cache()).unwrap(), restarted.set);
+    cdn.reset_counts();
+    start_from(&cdn, &world).await;
+    assert_eq!(cdn.downloads(), 0);
+    assert_eq!(cdn.not_modified(), served);
 }
 
 #[tokio::test]
