@@ -80,6 +80,10 @@ const FILES: &[(&str, &[u8])] = &[
     ("stations.json", include_bytes!("../bundled/stations.json")),
     ("stores.json", include_bytes!("../bundled/stores.json")),
     (
+        "templates.json",
+        include_bytes!("../bundled/templates.json"),
+    ),
+    (
         "world-areas.json",
         include_bytes!("../bundled/world-areas.json"),
     ),

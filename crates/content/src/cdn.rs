@@ -45,10 +45,11 @@ const CONCURRENT_REQUESTS: usize = 8;
 /// A 404 means the file is absent, which is fine for every file the content does not need.
 /// `items/*.json` and `gathering/*.json` accept any name when loaded from a directory; from a CDN
 /// only the names below are fetched.
-pub const MANIFEST_FILES: [&str; 33] = [
+pub const MANIFEST_FILES: [&str; 34] = [
     "biomes.json",
     "npcs.json",
     "stores.json",
+    "templates.json",
     "world-areas.json",
     "world-config.json",
     "skill-unlocks.json",

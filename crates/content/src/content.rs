@@ -70,6 +70,8 @@ pub struct Content {
     pub biomes: BTreeMap<BiomeId, Biome>,
     /// Music tracks.
     pub music: Vec<MusicTrack>,
+    /// Character templates by id (`templates.json`, a bundled extension).
+    pub templates: BTreeMap<String, crate::templates::CharacterTemplate>,
     /// Legacy files, parsed but unused.
     pub legacy: Legacy,
 }
@@ -166,6 +168,7 @@ enum FileRole {
     Recipes(RecipeKind),
     Npcs,
     Stores,
+    Templates,
     Areas,
     WorldConfig,
     Biomes,
@@ -208,6 +211,7 @@ fn role(path: &str) -> FileRole {
         "resources.json" => FileRole::LegacyResources,
         "npcs.json" => FileRole::Npcs,
         "stores.json" => FileRole::Stores,
+        "templates.json" => FileRole::Templates,
         "world-areas.json" => FileRole::Areas,
         "world-config.json" => FileRole::WorldConfig,
         "biomes.json" => FileRole::Biomes,
@@ -234,6 +238,7 @@ struct RawSet {
     recipes: Vec<(String, RawRecipes)>,
     npcs: Option<Vec<RawNpc>>,
     stores: Option<Vec<RawStore>>,
+    templates: Option<Vec<crate::templates::RawTemplate>>,
     areas: Option<RawAreasFile>,
     world_config: Option<(RawWorldConfig, serde_json::Value)>,
     biomes: Option<Vec<RawBiome>>,
@@ -302,6 +307,7 @@ fn parse_all(set: &ManifestSet, report: &mut Report) -> RawSet {
             }
             FileRole::Npcs => raw.npcs = parse_file(p, bytes, report),
             FileRole::Stores => raw.stores = parse_file(p, bytes, report),
+            FileRole::Templates => raw.templates = parse_file(p, bytes, report),
             FileRole::Areas => raw.areas = parse_file(p, bytes, report),
             FileRole::WorldConfig => {
                 if let Some(config) = parse_file::<RawWorldConfig>(p, bytes, report) {
@@ -595,6 +601,49 @@ fn load(set: &ManifestSet) -> (Content, Report) {
             if let Some(store) = stores::normalise(s, i, &value_of, &mut ctx) {
                 content.stores.insert(store.id.clone(), store);
             }
+        }
+    }
+
+    if let Some(list) = &raw.templates {
+        let mut ctx = Ctx {
+            file: "templates.json",
+            report: &mut report,
+            known: &known,
+        };
+        for (i, t) in list.iter().enumerate() {
+            if content.templates.contains_key(&t.id) {
+                ctx.duplicate(
+                    &t.id,
+                    &format!("[{i}].id"),
+                    format!("template `{}` is defined twice", t.id),
+                );
+                continue;
+            }
+            let Some(template) = crate::templates::normalise(t, i, &mut ctx) else {
+                continue;
+            };
+            // Items loaded above: whether the kit fits one inventory (a stack a slot, else one a
+            // slot), so a template never gives less than it lists.
+            let slots: u64 = template
+                .items
+                .iter()
+                .map(|a| match content.items.get(a.item_id.as_str()) {
+                    Some(item) if item.stackable => 1,
+                    _ => u64::from(a.quantity),
+                })
+                .sum();
+            if slots > crate::templates::MAX_TEMPLATE_ITEMS as u64 {
+                ctx.invalid(
+                    &t.id,
+                    &format!("[{i}].items"),
+                    format!(
+                        "the items need {slots} inventory slots; an inventory has {}",
+                        crate::templates::MAX_TEMPLATE_ITEMS
+                    ),
+                );
+                continue;
+            }
+            content.templates.insert(template.id.clone(), template);
         }
     }
 

@@ -35,6 +35,7 @@ mod skill;
 mod skill_unlocks;
 mod stations;
 mod stores;
+mod templates;
 pub mod ticks;
 mod world_config;
 
@@ -71,6 +72,9 @@ pub use skill::Skill;
 pub use skill_unlocks::{SkillUnlock, UNLOCK_TYPES};
 pub use stations::Station;
 pub use stores::{StockLine, Store};
+pub use templates::{
+    CharacterTemplate, GoalPreset, GOAL_KINDS, MAX_TEMPLATE_ITEMS, MAX_TEMPLATE_LEVEL,
+};
 pub use world_config::{TerrainConfig, TownSize, TownsConfig, WorldConfig};
 
 /// What [`check`] validates.

@@ -95,6 +95,8 @@ pub fn router(state: AppState) -> Router {
         ));
     let api = Router::new()
         .route("/api/config", get(routes::config::config))
+        .route("/api/template", get(routes::templates::list))
+        .route("/api/template/{id}", get(routes::templates::get))
         .route("/api/admin/ban", post(routes::admin::ban))
         .route("/api/admin/unban", post(routes::admin::unban))
         .route("/api/admin/kick", post(routes::admin::kick))

@@ -202,6 +202,34 @@ pub fn item_name(content: &Content, item_id: &str) -> String {
         .map_or_else(|| item_id.to_owned(), |i| i.name.clone())
 }
 
+/// Sets a new character's skills to `levels` (the XP that reaches each level), and the combat
+/// level and health that follow from them, as the sim computes them.
+pub fn apply_levels(
+    character: &mut wayfarer_store::Character,
+    levels: &std::collections::BTreeMap<wayfarer_content::Skill, u8>,
+) {
+    let mut skills = Skills::new();
+    for (skill, state) in &character.skills {
+        let points = u32::try_from(state.xp.max(0)).unwrap_or(u32::MAX);
+        skills.set_xp(*skill, Xp::from_points(points));
+    }
+    for (&skill, &level) in levels {
+        let xp = wayfarer_sim::skills::xp_for_level(level);
+        skills.set_xp(skill, Xp::from_points(xp));
+        character.skills.insert(
+            skill,
+            wayfarer_store::SkillLevel {
+                level: i64::from(skills.level(skill)),
+                xp: i64::from(xp),
+            },
+        );
+    }
+    character.combat_level = i64::from(skills.combat_level());
+    let constitution = i64::from(skills.level(wayfarer_content::Skill::Constitution));
+    character.max_health = constitution;
+    character.health = constitution;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

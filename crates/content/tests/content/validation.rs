@@ -277,3 +277,61 @@ fn check_reports_an_unreadable_directory_and_an_empty_set() {
     assert!(report.has_errors());
     assert!(report.to_string().ends_with("1 error, 0 warnings"));
 }
+
+#[test]
+fn character_templates_give_exactly_what_they_list_or_are_refused() {
+    let mut set = base();
+    set.insert(
+        "templates.json",
+        r#"[
+  {"id": "woodsman", "name": "Woodsman", "items": [{"itemId": "hatchet"}, {"itemId": "coins", "quantity": 500}],
+   "skills": {"woodcutting": 20, "defence": 5},
+   "goal": {"kind": "skill", "target": {"skill": "woodcutting", "level": 40}}},
+  {"id": "ghost_items", "name": "Ghost", "items": [{"itemId": "gold_logs"}]},
+  {"id": "bad_skill", "name": "Bad", "skills": {"juggling": 5}},
+  {"id": "bad_level", "name": "Bad", "skills": {"attack": 0}},
+  {"id": "bad_goal", "name": "Bad", "goal": {"kind": "conquer"}},
+  {"id": "bad_target", "name": "Bad", "goal": {"kind": "earn", "target": {"coins": -5}}},
+  {"id": "too_many", "name": "Bad", "items": [{"itemId": "logs", "quantity": 29}]}
+]"#,
+    );
+    let (content, report) =
+        wayfarer_content::Content::from_files_with(&set, LoadOptions::default())
+            .map(|(c, r)| (Some(c), r))
+            .unwrap_or_else(|r| (None, r));
+    let entries: Vec<String> = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.file == "templates.json")
+        .map(|d| d.entry.clone().unwrap_or_default())
+        .collect();
+    for bad in [
+        "ghost_items",
+        "bad_skill",
+        "bad_level",
+        "bad_goal",
+        "bad_target",
+        "too_many",
+    ] {
+        assert!(entries.iter().any(|e| e == bad), "{bad} reported: {report}");
+    }
+    assert!(!entries.iter().any(|e| e == "woodsman"), "{report}");
+    // The bad ones are errors (a template that gives less than it lists must not load).
+    assert!(report.has_errors());
+    assert!(content.is_none());
+
+    // On its own, the good one loads, with the reference spelling `defence` read as defense.
+    let mut set = base();
+    set.insert(
+        "templates.json",
+        r#"[{"id": "woodsman", "name": "Woodsman", "items": [{"itemId": "hatchet"}, {"itemId": "coins", "quantity": 500}],
+   "skills": {"woodcutting": 20, "defence": 5},
+   "goal": {"kind": "skill", "target": {"skill": "woodcutting", "level": 40}}}]"#,
+    );
+    let (content, _) = Content::from_files(&set).unwrap();
+    let woodsman = &content.templates["woodsman"];
+    assert_eq!(woodsman.items.len(), 2);
+    assert_eq!(woodsman.skills[&wayfarer_content::Skill::Woodcutting], 20);
+    assert_eq!(woodsman.skills[&wayfarer_content::Skill::Defense], 5);
+    assert_eq!(woodsman.goal.as_ref().unwrap().kind, "skill");
+}

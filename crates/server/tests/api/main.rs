@@ -24,5 +24,6 @@ mod shutdown;
 mod skills;
 mod status_faults;
 mod strict_input;
+mod templates;
 mod trade;
 mod world;

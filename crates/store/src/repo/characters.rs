@@ -202,7 +202,20 @@ impl<'a> Characters<'a> {
         new: &NewCharacter,
         inventory: Vec<StoredSlot>,
     ) -> Result<Character, StoreError> {
-        let character = self.create(new).await?;
+        self.create_with(new, inventory, |_| {}).await
+    }
+
+    /// Creates a character whose record `adjust` changes from the defaults (a template's skill
+    /// levels, the coins of its kit), with its first items: the adjusted record and the items are
+    /// written in one transaction, and a character whose write fails is removed again.
+    pub async fn create_with(
+        &self,
+        new: &NewCharacter,
+        inventory: Vec<StoredSlot>,
+        adjust: impl FnOnce(&mut Character),
+    ) -> Result<Character, StoreError> {
+        let mut character = self.create(new).await?;
+        adjust(&mut character);
         let snapshot = CharacterSnapshot {
             character: character.clone(),
             inventory,
@@ -210,7 +223,11 @@ impl<'a> Characters<'a> {
             bank: Vec::new(),
         };
         let mut tx = self.store.begin_write().await?;
-        if let Err(err) = replace_items(&mut tx, &snapshot).await {
+        let written = match save_in(&mut tx, &character).await {
+            Ok(()) => replace_items(&mut tx, &snapshot).await,
+            Err(err) => Err(err),
+        };
+        if let Err(err) = written {
             drop(tx);
             // Without its kit the character must not exist: remove it again.
             let _ = self.delete(&character.id).await;

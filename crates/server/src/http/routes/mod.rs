@@ -5,4 +5,5 @@ pub mod auth;
 pub mod config;
 pub mod content;
 pub mod player;
+pub mod templates;
 pub mod voice;

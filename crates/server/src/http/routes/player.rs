@@ -30,6 +30,15 @@ pub struct NameRequest {
     pub name: String,
 }
 
+/// `POST /api/character`: a name, and optionally a template to start from.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateRequest {
+    pub name: String,
+    #[serde(default)]
+    pub template_id: Option<String>,
+}
+
 /// Checks a character name: 1–12 ASCII letters, digits and single spaces, no leading or trailing space.
 pub fn validate_name(name: &str) -> Result<(), ApiError> {
     let bad = |why: &str| Err(ApiError::bad_request(format!("invalid name: {why}")));
@@ -115,13 +124,24 @@ async fn active_character(
         .or_else(|| characters.into_iter().next()))
 }
 
-/// Creates a character at the spawn point with the starter kit, and makes it active.
+/// Creates a character at the spawn point with the starter kit (or a template's items and skill
+/// levels), and makes it active.
 async fn create_character(
     state: &AppState,
     auth: &AuthUser,
     name: &str,
+    template_id: Option<&str>,
 ) -> Result<Character, ApiError> {
     validate_name(name)?;
+    let content = state.content.get();
+    let template = match template_id {
+        None => None,
+        Some(id) => Some(content.content.templates.get(id).cloned().ok_or_else(|| {
+            ApiError::bad_request(format!(
+                "templateId: no template `{id}` (GET /api/template lists them)"
+            ))
+        })?),
+    };
     let existing = state
         .store
         .characters()
@@ -133,10 +153,13 @@ async fn create_character(
             format!("an account has at most {MAX_CHARACTERS_PER_ACCOUNT} characters"),
         ));
     }
-    let content = state.content.get();
     let spawn = content.content.spawn_point();
     let mut kit: Vec<StoredSlot> = Vec::new();
-    for entry in content.content.starter_kit() {
+    let items = match &template {
+        Some(template) => template.items.as_slice(),
+        None => content.content.starter_kit(),
+    };
+    for entry in items {
         let stackable = content
             .content
             .items
@@ -158,16 +181,23 @@ async fn create_character(
             });
         }
     }
+    let coins = coins_in(&kit);
     let character = state
         .store
         .characters()
-        .create_with_items(
+        .create_with(
             &NewCharacter {
                 account_id: auth.account_id().to_owned(),
                 name: name.to_owned(),
                 position: Some([spawn.x, spawn.y, spawn.z]),
             },
-            kit.clone(),
+            kit,
+            |character| {
+                character.coins = coins;
+                if let Some(template) = &template {
+                    crate::character_state::apply_levels(character, &template.skills);
+                }
+            },
         )
         .await
         .map_err(|err| match err {
@@ -176,9 +206,6 @@ async fn create_character(
             }
             other => other.into(),
         })?;
-    let mut character = character;
-    character.coins = coins_in(&kit);
-    state.store.characters().save(&character).await?;
     state
         .store
         .users()
@@ -209,7 +236,7 @@ pub async fn post_player(
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     match active_character(&state, &auth).await? {
         None => {
-            let character = create_character(&state, &auth, &body.name).await?;
+            let character = create_character(&state, &auth, &body.name, None).await?;
             Ok((
                 StatusCode::CREATED,
                 Json(json!({"player": player_view(&state, &character).await?})),
@@ -267,9 +294,10 @@ pub async fn list_characters(
 pub async fn create(
     State(state): State<AppState>,
     auth: AuthUser,
-    ApiJson(body): ApiJson<NameRequest>,
+    ApiJson(body): ApiJson<CreateRequest>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let character = create_character(&state, &auth, &body.name).await?;
+    let character =
+        create_character(&state, &auth, &body.name, body.template_id.as_deref()).await?;
     Ok((
         StatusCode::CREATED,
         Json(json!({"character": player_view(&state, &character).await?})),
