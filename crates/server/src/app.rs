@@ -95,6 +95,8 @@ pub fn router(state: AppState) -> Router {
         ));
     let api = Router::new()
         .route("/api/config", get(routes::config::config))
+        .route("/api/player/online", get(routes::players::online))
+        .route("/api/player/{name}", get(routes::players::profile))
         .route("/api/template", get(routes::templates::list))
         .route("/api/template/{id}", get(routes::templates::get))
         .route("/api/admin/ban", post(routes::admin::ban))

@@ -13,6 +13,7 @@ pub struct OnlineEntry {
     pub account_id: String,
     pub name: String,
     pub tile: TilePos,
+    pub combat_level: i64,
 }
 
 /// The online characters by id.
@@ -26,6 +27,8 @@ pub struct OnlinePlayers {
 pub enum Presence {
     Joined(String, OnlineEntry),
     Moved(String, TilePos),
+    /// The combat level changed (published only on a change, not on every health change).
+    CombatLevel(String, i64),
     Left(String),
 }
 
@@ -45,6 +48,20 @@ impl OnlinePlayers {
             .read()
             .unwrap_or_else(|p| p.into_inner())
             .contains_key(id)
+    }
+
+    /// The online characters' public lines, by name (any letter case), one page of them: `(name,
+    /// combat level)` sorted by name, and how many there are in all.
+    pub fn page(&self, offset: usize, limit: usize) -> (Vec<(String, i64)>, usize) {
+        let map = self.inner.read().unwrap_or_else(|p| p.into_inner());
+        let mut all: Vec<(String, i64)> = map
+            .values()
+            .map(|e| (e.name.clone(), e.combat_level))
+            .collect();
+        drop(map);
+        all.sort_by_cached_key(|(name, _)| name.to_lowercase());
+        let total = all.len();
+        (all.into_iter().skip(offset).take(limit).collect(), total)
     }
 
     /// How many characters are online.
@@ -71,6 +88,11 @@ impl OnlinePlayers {
                         entry.tile = tile;
                     }
                 }
+                Presence::CombatLevel(id, level) => {
+                    if let Some(entry) = map.get_mut(&id) {
+                        entry.combat_level = level;
+                    }
+                }
                 Presence::Left(id) => {
                     map.remove(&id);
                 }
@@ -90,6 +112,7 @@ mod tests {
             account_id: "a".into(),
             name: "Ann".into(),
             tile: TilePos { x: 1, z: 2 },
+            combat_level: 3,
         };
         let mut pending = vec![Presence::Joined("c1".into(), entry.clone())];
         {

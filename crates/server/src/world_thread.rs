@@ -394,6 +394,7 @@ impl Runner {
                         account_id: c.account_id.clone(),
                         name: c.name.clone(),
                         tile: requested,
+                        combat_level: c.combat_level,
                     },
                 ));
                 self.entered += 1;
@@ -856,8 +857,15 @@ impl Runner {
                 }
                 Event::Stats { id, stats } => {
                     if let Some(record) = self.players.get_mut(&id) {
+                        let level = record.snapshot.character.combat_level;
                         character_state::mirror_stats(&mut record.snapshot, &stats);
                         record.dirty = true;
+                        if record.snapshot.character.combat_level != level {
+                            self.presence.push(Presence::CombatLevel(
+                                id,
+                                record.snapshot.character.combat_level,
+                            ));
+                        }
                     }
                 }
                 Event::CombatHit { to, hit } => {

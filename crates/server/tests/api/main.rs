@@ -16,6 +16,7 @@ mod items;
 mod load;
 mod local_postgres;
 mod operations;
+mod players;
 mod races;
 mod rate_limits;
 mod restart;

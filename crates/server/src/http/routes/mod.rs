@@ -5,5 +5,6 @@ pub mod auth;
 pub mod config;
 pub mod content;
 pub mod player;
+pub mod players;
 pub mod templates;
 pub mod voice;
