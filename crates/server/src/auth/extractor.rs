@@ -45,24 +45,29 @@ impl FromRequestParts<AppState> for AuthUser {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let token = bearer_token(&parts.headers)?;
-        let subject = state.auth.verify(token).await?;
-        let user = state.auth.account(&state.store, &subject).await?;
-        if let Some(ban) = state
-            .store
-            .bans()
-            .active(&user.id, wayfarer_store::now_ms())
-            .await?
-        {
-            let until = match ban.expires_at_ms {
-                Some(ms) => format!("until {}", crate::http::health::iso8601_from_ms(ms)),
-                None => "permanently".to_owned(),
-            };
-            return Err(ApiError::new(
-                ErrorCode::Forbidden,
-                format!("account banned {until}: {}", ban.reason),
-            ));
-        }
-        Ok(AuthUser { user, subject })
+        authenticate(state, bearer_token(&parts.headers)?).await
     }
+}
+
+/// The one check of a bearer token for REST and the game socket alike: a valid token (ours or the
+/// identity provider's), its account, and no active ban (403 naming the ban's end and reason).
+pub async fn authenticate(state: &AppState, token: &str) -> Result<AuthUser, ApiError> {
+    let subject = state.auth.verify(token).await?;
+    let user = state.auth.account(&state.store, &subject).await?;
+    if let Some(ban) = state
+        .store
+        .bans()
+        .active(&user.id, wayfarer_store::now_ms())
+        .await?
+    {
+        let until = match ban.expires_at_ms {
+            Some(ms) => format!("until {}", crate::http::health::iso8601_from_ms(ms)),
+            None => "permanently".to_owned(),
+        };
+        return Err(ApiError::new(
+            ErrorCode::Forbidden,
+            format!("account banned {until}: {}", ban.reason),
+        ));
+    }
+    Ok(AuthUser { user, subject })
 }

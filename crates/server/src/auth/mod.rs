@@ -12,7 +12,7 @@ use wayfarer_protocol::ErrorCode;
 use wayfarer_store::{NewUser, Store, User};
 
 use crate::http::error::ApiError;
-pub use extractor::AuthUser;
+pub use extractor::{authenticate, AuthUser};
 use idp::IdpVerifier;
 use tokens::ServerTokens;
 

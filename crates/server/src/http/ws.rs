@@ -67,19 +67,7 @@ pub async fn upgrade(
         Some(token) => token,
         None => bearer_token(&headers)?,
     };
-    let subject = state.auth.verify(token).await?;
-    let user = state.auth.account(&state.store, &subject).await?;
-    if let Some(ban) = state
-        .store
-        .bans()
-        .active(&user.id, wayfarer_store::now_ms())
-        .await?
-    {
-        return Err(ApiError::new(
-            ErrorCode::Forbidden,
-            format!("account banned: {}", ban.reason),
-        ));
-    }
+    let user = crate::auth::authenticate(&state, token).await?.user;
     let characters = state.store.characters().list_for_account(&user.id).await?;
     let character = match &query.character_id {
         Some(id) => characters

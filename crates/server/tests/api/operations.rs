@@ -184,13 +184,32 @@ async fn banning_a_playing_account_closes_its_connection_with_4003_and_keeps_it_
         assert!(Instant::now() < deadline, "the final state was not saved");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    // And the account cannot come back while banned.
+    // And the account cannot come back while banned; REST and the socket say it in one wording.
     assert_eq!(
         WsClient::connect(&app, &format!("token={token}"))
             .await
             .err(),
         Some(403)
     );
+    let socket: Value = app
+        .get(&format!("/ws?token={token}"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let rest: Value = app
+        .client
+        .get(app.url("/api/v1/player"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(socket, rest);
+    assert_eq!(rest["error"], "forbidden");
+    assert_eq!(rest["message"], "account banned permanently: duping");
 }
 
 /// Runs `wayfarer admin …` against the test server's database.
