@@ -100,3 +100,25 @@ pub async fn refresh_loop(
         }
     }
 }
+
+/// Rewrites the store's item catalogue (`items`) from `content`, so SQL can name and value what
+/// inventories, banks and trades hold. A failure is logged, never fatal: the game does not read it.
+pub async fn write_catalog(store: &wayfarer_store::Store, content: &Content) {
+    let items: Vec<wayfarer_store::CatalogItem> = content
+        .items
+        .values()
+        .map(|item| wayfarer_store::CatalogItem {
+            id: item.id.to_string(),
+            name: item.name.clone(),
+            kind: item.kind.clone(),
+            value: i64::try_from(item.value).unwrap_or(i64::MAX),
+            stackable: item.stackable,
+            tradeable: item.tradeable,
+            data: serde_json::to_string(item).unwrap_or_else(|_| "{}".into()),
+        })
+        .collect();
+    match store.catalog().replace_all(&items).await {
+        Ok(()) => tracing::info!(items = items.len(), "item catalogue written"),
+        Err(err) => tracing::warn!(error = %err, "could not write the item catalogue"),
+    }
+}

@@ -96,6 +96,7 @@ impl RunningServer {
         ));
 
         let (active, content_options, validators) = crate::content_sync::load(&config).await;
+        crate::content_sync::write_catalog(&store, &active.content).await;
         let (content_updates, content_rx) = tokio::sync::watch::channel(active.content.clone());
         let content = Arc::new(ContentHolder::new(active));
         let refresher = tokio::spawn(crate::content_sync::refresh_loop(
@@ -137,9 +138,11 @@ impl RunningServer {
         let content_forwarder = {
             let sender = world.sender();
             let mut updates = content_rx;
+            let store = store.clone();
             tokio::spawn(async move {
                 while updates.changed().await.is_ok() {
                     let next = updates.borrow_and_update().clone();
+                    crate::content_sync::write_catalog(&store, &next).await;
                     if !sender.send(WorldInput::ReplaceContent(next)) {
                         tracing::error!(
                             "could not hand new content to the world: its queue is full"

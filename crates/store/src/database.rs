@@ -189,6 +189,11 @@ impl Store {
         crate::repo::trades::Trades::new(self)
     }
 
+    /// The item catalogue: the active content's item definitions, for SQL queries by name.
+    pub fn catalog(&self) -> crate::repo::catalog::Catalog<'_> {
+        crate::repo::catalog::Catalog::new(self)
+    }
+
     /// Ignore lists.
     pub fn ignores(&self) -> Ignores<'_> {
         Ignores::new(self)

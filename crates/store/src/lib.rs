@@ -13,6 +13,7 @@ pub use database::{redact_url, Backend, Store};
 pub use error::StoreError;
 pub use migrations::{Migration, MIGRATIONS};
 pub use repo::bans::Ban;
+pub use repo::catalog::CatalogItem;
 pub use repo::characters::{Character, NewCharacter, SkillLevel};
 pub use repo::deaths::{DeathLock, DeathTake, LockedItem, NpcKill};
 pub use repo::friends::{Contact, RequestOutcome, MAX_FRIENDS};

@@ -430,3 +430,46 @@ fn bounds_builds_a_manifest_from_a_gltf_model() {
     assert_eq!(manifest["tileSize"], 1.0);
     assert!(manifest["generatedAt"].as_str().unwrap().ends_with('Z'));
 }
+
+#[tokio::test]
+async fn the_item_catalogue_follows_the_active_content() {
+    let (cdn, url) = Cdn::start().await;
+    let app = TestApp::spawn_with(AppOptions {
+        env: vec![
+            ("PUBLIC_CDN_URL", url),
+            ("MANIFEST_REFRESH_SECONDS", "1".into()),
+        ],
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    // Written at start: every item of the content, by name and value, for SQL.
+    let catalog = app.store().catalog().all().await.unwrap();
+    let content = wayfarer_content::load_bundled();
+    assert_eq!(catalog.len(), content.items.len());
+    let logs = catalog.iter().find(|i| i.id == "logs").unwrap();
+    assert_eq!(logs.name, content.items["logs"].name);
+    assert_eq!(logs.value, content.items["logs"].value as i64);
+    let data: Value = serde_json::from_str(&logs.data).unwrap();
+    assert_eq!(data["id"], "logs");
+    assert!(catalog.iter().find(|i| i.id == "coins").unwrap().stackable);
+
+    // New content from the CDN rewrites it.
+    cdn.edit("items/resources.json", |items| {
+        for item in items.as_array_mut().unwrap() {
+            if item["id"] == "logs" {
+                item["value"] = json!(777);
+            }
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let catalog = app.store().catalog().all().await.unwrap();
+        if catalog.iter().any(|i| i.id == "logs" && i.value == 777) {
+            assert_eq!(catalog.len(), content.items.len());
+            break;
+        }
+        assert!(Instant::now() < deadline, "the catalogue never followed");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}

@@ -1,6 +1,7 @@
 //! Repositories: one per stored entity, the only code that writes SQL.
 
 pub mod bans;
+pub mod catalog;
 pub mod characters;
 pub mod deaths;
 pub mod friends;

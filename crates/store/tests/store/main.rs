@@ -1,6 +1,7 @@
 //! Repository tests, each run against SQLite and PostgreSQL.
 
 mod bans;
+mod catalog;
 mod characters;
 mod deaths;
 mod friends;
