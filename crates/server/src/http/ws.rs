@@ -290,6 +290,7 @@ impl Connection {
         let inventory = store.inventories().get(&self.character_id).await?;
         let equipment = store.inventories().equipment(&self.character_id).await?;
         let bank = store.inventories().bank(&self.character_id).await?;
+        let quests = store.quests().list(&self.character_id).await?;
         let session = store
             .sessions()
             .open(&self.character_id, &self.user_id, Some(&self.address))
@@ -302,6 +303,7 @@ impl Connection {
             inventory,
             equipment,
             bank,
+            quests,
         };
         // The world keeps this record for the whole session, and rows collected from the database
         // have room to spare (16 inventory rows for a starter's 7: 360 bytes a player).
@@ -700,6 +702,50 @@ impl Connection {
                 },
                 reference,
             ),
+            ClientMessage::DialogueRespond(m) => WorldInput::Sim(Command::DialogueRespond {
+                id,
+                npc_id: m.npc_id,
+                index: m.index,
+                reference: self.remember_ref(reference),
+            }),
+            ClientMessage::DialogueClose(m) => WorldInput::Sim(Command::DialogueClose {
+                id,
+                npc_id: m.npc_id.unwrap_or_default(),
+                reference: self.remember_ref(reference),
+            }),
+            ClientMessage::QuestList => WorldInput::Sim(Command::QuestList { id }),
+            ClientMessage::Use(request) if request.skill.is_some() => {
+                let skill_name = request.skill.as_deref().unwrap_or_default();
+                let Some(skill) = wayfarer_protocol::Skill::parse(skill_name) else {
+                    return self
+                        .reply_error(
+                            socket,
+                            codes::INVALID_MESSAGE,
+                            &format!("{skill_name:?} is not a skill"),
+                            reference,
+                        )
+                        .await;
+                };
+                match inventory_slot(Some(&Value::from(request.slot))) {
+                    Ok(slot) => WorldInput::Sim(Command::RubLamp {
+                        id,
+                        slot,
+                        skill,
+                        reference: self.remember_ref(reference),
+                    }),
+                    Err(err) => {
+                        return self
+                            .reply_error(socket, err.code, &err.message, reference)
+                            .await
+                    }
+                }
+            }
+            ClientMessage::PrayerToggle(m) => WorldInput::Sim(Command::Prayer {
+                id,
+                prayer_id: m.prayer_id,
+                active: m.active,
+                reference: self.remember_ref(reference),
+            }),
             ClientMessage::Move(m) => WorldInput::Sim(Command::Move {
                 id,
                 x: m.x,

@@ -15,6 +15,7 @@ mod health;
 mod items;
 mod load;
 mod local_postgres;
+mod prayer;
 mod races;
 mod rate_limits;
 mod restart;

@@ -56,6 +56,7 @@ pub async fn player_view(state: &AppState, character: &Character) -> Result<Play
         inventory: state.store.inventories().get(&character.id).await?,
         equipment: state.store.inventories().equipment(&character.id).await?,
         bank: Vec::new(),
+        quests: Vec::new(),
     };
     let online = state.online.get(&character.id);
     let position = match &online {
