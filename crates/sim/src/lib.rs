@@ -106,7 +106,7 @@ pub use prayer::{
     PRAYER_DRAIN_RESISTANCE_PER_BONUS,
 };
 pub use processing::HAMMER;
-pub use quests::{QuestRecord, QuestRewards};
+pub use quests::{stage_count, QuestRecord, QuestRewards};
 pub use resources::{
     ASHES, FISHING_SPOT_MAX_STAY_TICKS, FISHING_SPOT_MIN_STAY_TICKS, FISHING_SPOT_MOVE_RADIUS,
 };

@@ -131,8 +131,8 @@ fn counts(objective: &Objective, trigger: Trigger<'_>) -> u32 {
     }
 }
 
-/// The count a stage asks for.
-pub(crate) fn stage_count(objective: &Objective) -> u32 {
+/// The count a stage asks for (1 for dialogue and travel stages).
+pub fn stage_count(objective: &Objective) -> u32 {
     match objective {
         Objective::Kill { count, .. }
         | Objective::Gather { count, .. }

@@ -16,6 +16,7 @@ mod items;
 mod load;
 mod local_postgres;
 mod prayer;
+mod quests;
 mod races;
 mod rate_limits;
 mod restart;
