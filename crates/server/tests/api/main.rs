@@ -4,6 +4,7 @@ mod support;
 
 mod auth;
 mod bank;
+mod bundled_quests;
 mod characters;
 mod config_errors;
 mod content;

@@ -1,0 +1,417 @@
+//! The bundled quests played over real WebSockets by a scripted client: it talks to the quest
+//! givers, gathers, makes, lights fires and fights as a player would (admin `/tp` only to save
+//! walking, `/give` only for inputs of stages that are not gathering), and is rewarded once.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::support::{player, AppOptions, TestApp, WsClient};
+
+/// A scripted player: the socket plus what it has been told (entities in view, inventory, the
+/// last dialogue node, quest stages).
+struct Script {
+    ws: WsClient,
+    id: String,
+    entities: HashMap<String, Value>,
+    inventory: Vec<Value>,
+    dialogue: Option<Value>,
+    quests: HashMap<String, Value>,
+}
+
+impl Script {
+    async fn enter(app: &TestApp, name: &str) -> (Script, String) {
+        let (token, id) = player(app, name).await;
+        let mut ws = WsClient::connect(app, &format!("token={token}"))
+            .await
+            .unwrap();
+        let sync = ws.next().await.unwrap();
+        assert_eq!(sync["type"], "player:sync");
+        let mut script = Script {
+            ws,
+            id,
+            entities: HashMap::new(),
+            inventory: sync["data"]["inventory"].as_array().unwrap().clone(),
+            dialogue: None,
+            quests: HashMap::new(),
+        };
+        script
+            .expect("the first view", |m| m["type"] == "world:update")
+            .await;
+        script.chat("/admin bq").await;
+        (script, token)
+    }
+
+    fn absorb(&mut self, m: &Value) {
+        match m["type"].as_str() {
+            Some("world:update") => {
+                for e in m["data"]["added"].as_array().into_iter().flatten() {
+                    self.entities
+                        .insert(e["id"].as_str().unwrap().to_owned(), e.clone());
+                }
+                for e in m["data"]["moved"].as_array().into_iter().flatten() {
+                    if let Some(known) = self.entities.get_mut(e["id"].as_str().unwrap()) {
+                        known["x"] = e["x"].clone();
+                        known["z"] = e["z"].clone();
+                    }
+                }
+                for c in m["data"]["changed"].as_array().into_iter().flatten() {
+                    if let Some(known) = self.entities.get_mut(c["id"].as_str().unwrap()) {
+                        if let Some(d) = c.get("depleted") {
+                            known["depleted"] = d.clone();
+                        }
+                    }
+                }
+                for r in m["data"]["removed"].as_array().into_iter().flatten() {
+                    self.entities.remove(r.as_str().unwrap());
+                }
+            }
+            Some("inventory:update") => {
+                self.inventory = m["data"]["inventory"].as_array().unwrap().clone();
+            }
+            Some("dialogue:open") => self.dialogue = Some(m["data"].clone()),
+            Some("dialogue:close") => self.dialogue = None,
+            Some("quest:update") => {
+                self.quests.insert(
+                    m["data"]["questId"].as_str().unwrap().to_owned(),
+                    m["data"].clone(),
+                );
+            }
+            _ => {}
+        }
+    }
+
+    async fn next(&mut self) -> Value {
+        let m = self.ws.next().await.expect("still connected");
+        self.absorb(&m);
+        m
+    }
+
+    /// The next message within `wait`, if any.
+    async fn next_within(&mut self, wait: Duration) -> Option<Value> {
+        let m = tokio::time::timeout(wait, self.ws.next()).await.ok()?;
+        let m = m.expect("still connected");
+        self.absorb(&m);
+        Some(m)
+    }
+
+    async fn expect(&mut self, what: &str, accept: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            let m = self.next().await;
+            if accept(&m) {
+                return m;
+            }
+        }
+    }
+
+    async fn send(&mut self, kind: &str, data: Value) {
+        self.ws.send(kind, data, None).await;
+    }
+
+    async fn chat(&mut self, text: &str) {
+        self.send("player:chat", json!({ "text": text })).await;
+    }
+
+    /// Teleports and waits until the world shows the player there.
+    async fn tp(&mut self, x: i64, z: i64) {
+        self.chat(&format!("/tp {x} {z}")).await;
+        let me = self.id.clone();
+        self.expect("the teleport", |m| {
+            m["type"] == "world:update"
+                && m["data"]["moved"]
+                    .as_array()
+                    .is_some_and(|a| a.iter().any(|e| e["id"] == me.as_str()))
+        })
+        .await;
+    }
+
+    /// The nearest entity of content type `type_id` to `(x, z)`, not depleted.
+    fn nearest(&self, type_id: &str, (x, z): (i64, i64)) -> String {
+        self.entities
+            .values()
+            .filter(|e| e["typeId"] == type_id && e["depleted"] != true)
+            .min_by_key(|e| {
+                (e["x"].as_i64().unwrap() - x)
+                    .abs()
+                    .max((e["z"].as_i64().unwrap() - z).abs())
+            })
+            .and_then(|e| e["id"].as_str())
+            .map(str::to_owned)
+            .unwrap_or_else(|| panic!("no {type_id} in view"))
+    }
+
+    fn slot_of(&self, item: &str) -> Option<u64> {
+        self.inventory
+            .iter()
+            .find(|s| s["itemId"] == item)
+            .map(|s| s["slot"].as_u64().unwrap())
+    }
+
+    fn count(&self, item: &str) -> i64 {
+        self.inventory
+            .iter()
+            .filter(|s| s["itemId"] == item)
+            .map(|s| s["quantity"].as_i64().unwrap())
+            .sum()
+    }
+
+    /// Talks to the NPC of type `npc`: the node shown.
+    async fn talk(&mut self, npc: &str) -> Value {
+        let target = self.nearest(npc, (0, 0));
+        self.dialogue = None;
+        self.send(
+            "player:action",
+            json!({"action": "interact", "targetId": target}),
+        )
+        .await;
+        let open = self
+            .expect("a dialogue", |m| m["type"] == "dialogue:open")
+            .await;
+        open["data"].clone()
+    }
+
+    /// Gives the shown answer `text`; panics when it is not shown.
+    async fn answer(&mut self, text: &str) {
+        let open = self.dialogue.clone().expect("a dialogue is open");
+        let index = open["responses"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["text"] == text)
+            .unwrap_or_else(|| panic!("{text:?} not shown in {open}"))["index"]
+            .clone();
+        self.send(
+            "dialogue:respond",
+            json!({"npcId": open["npcId"], "index": index}),
+        )
+        .await;
+    }
+
+    fn stage(&self, quest: &str) -> Option<String> {
+        self.quests
+            .get(quest)
+            .and_then(|q| q["stageId"].as_str())
+            .map(str::to_owned)
+    }
+
+    /// Repeats `act` (an action that may stop: a depleted rock, a missed fire) every `every` until
+    /// the quest leaves `stage`.
+    async fn until_stage_done(
+        &mut self,
+        quest: &str,
+        stage: &str,
+        every: Duration,
+        mut act: impl FnMut(&Script) -> (String, Value),
+    ) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while self.stage(quest).as_deref() == Some(stage) {
+            assert!(Instant::now() < deadline, "{quest} stuck at {stage}");
+            let (kind, data) = act(self);
+            self.send(&kind, data).await;
+            let until = Instant::now() + every;
+            while Instant::now() < until && self.stage(quest).as_deref() == Some(stage) {
+                self.next_within(until - Instant::now()).await;
+            }
+        }
+    }
+
+    /// Waits for `quest:complete` of `quest`; returns its data.
+    async fn completed(&mut self, quest: &str) -> Value {
+        let q = quest.to_owned();
+        self.expect("quest:complete", |m| {
+            m["type"] == "quest:complete" && m["data"]["questId"] == q.as_str()
+        })
+        .await["data"]
+            .clone()
+    }
+}
+
+async fn app() -> TestApp {
+    TestApp::spawn_with(AppOptions {
+        env: vec![("ADMIN_CODE", "bq".into())],
+        ..Default::default()
+    })
+    .await
+    .unwrap()
+}
+
+/// Polls the store until the quest is saved completed once.
+async fn saved_completed(app: &TestApp, id: &str, quest: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let rows = app.store().quests().list(id).await.unwrap();
+        if let Some(row) = rows.iter().find(|r| r.quest_id == quest) {
+            if row.status == "completed" {
+                assert_eq!(row.completions, 1);
+                return;
+            }
+        }
+        assert!(Instant::now() < deadline, "{quest} not saved completed");
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+#[tokio::test]
+async fn forge_and_fire_is_played_to_its_reward() {
+    let app = app().await;
+    let (mut p, _) = Script::enter(&app, "Smith").await;
+    p.tp(-13, -12).await;
+    p.talk("foreman_garrick").await;
+    p.answer("What do you need?").await;
+    p.expect("the task", |m| {
+        m["type"] == "dialogue:open" && m["data"]["nodeId"] == "task"
+    })
+    .await;
+    p.answer("On it.").await;
+    p.expect("started", |m| m["type"] == "quest:update").await;
+    assert_eq!(p.stage("forge_and_fire").as_deref(), Some("copper"));
+    p.expect("the hammer", |m| m["type"] == "inventory:update")
+        .await;
+    assert_eq!(p.count("hammer"), 1);
+
+    // Mine: rocks deplete after each ore, so alternate between the rocks of each kind.
+    p.tp(-14, -29).await;
+    for (stage, rock) in [("copper", "rock_copper"), ("tin", "rock_tin")] {
+        p.until_stage_done("forge_and_fire", stage, Duration::from_millis(1500), |p| {
+            let target = p.nearest(rock, (-14, -29));
+            (
+                "player:action".into(),
+                json!({"action": "gather", "targetId": target}),
+            )
+        })
+        .await;
+    }
+    assert_eq!(p.stage("forge_and_fire").as_deref(), Some("smelt"));
+    // Smelt: ore on the furnace, two bars.
+    p.tp(-12, -12).await;
+    p.until_stage_done(
+        "forge_and_fire",
+        "smelt",
+        Duration::from_millis(3000),
+        |p| {
+            let furnace = p.nearest("furnace", (-12, -14));
+            let ore = p.slot_of("copper_ore").expect("copper ore");
+            (
+                "inventory:use".into(),
+                json!({"slot": ore, "targetId": furnace}),
+            )
+        },
+    )
+    .await;
+    // Smith: a bar on the anvil makes a dagger (the best a new smith can make).
+    p.tp(-15, -11).await;
+    p.until_stage_done(
+        "forge_and_fire",
+        "smith",
+        Duration::from_millis(2000),
+        |p| {
+            let anvil = p.nearest("anvil", (-16, -12));
+            let bar = p.slot_of("bronze_bar").expect("a bronze bar");
+            (
+                "inventory:use".into(),
+                json!({"slot": bar, "targetId": anvil}),
+            )
+        },
+    )
+    .await;
+    // Fires: the tinderbox on logs (given: the stage is about lighting them).
+    p.tp(-20, -2).await;
+    p.chat("/give logs 6").await;
+    p.expect("logs", |m| m["type"] == "inventory:update").await;
+    p.until_stage_done("forge_and_fire", "fire", Duration::from_millis(2500), |p| {
+        let tinderbox = p.slot_of("tinderbox").unwrap();
+        let logs = p.slot_of("logs").expect("logs left");
+        (
+            "inventory:use".into(),
+            json!({"slot": tinderbox, "targetSlot": logs}),
+        )
+    })
+    .await;
+    assert_eq!(p.quests["forge_and_fire"]["status"], "ready_to_complete");
+
+    // Back to Garrick: the ready node; the dagger for an iron pickaxe.
+    p.tp(-13, -12).await;
+    let open = p.talk("foreman_garrick").await;
+    assert_eq!(open["nodeId"], "ready");
+    p.answer("Here it is.").await;
+    let done = p.completed("forge_and_fire").await;
+    assert_eq!(done["rewards"]["items"][0]["itemId"], "iron_pickaxe");
+    p.expect("the reward", |m| m["type"] == "inventory:update")
+        .await;
+    assert_eq!(p.count("iron_pickaxe"), 1);
+    assert_eq!(p.count("bronze_dagger"), 0);
+    saved_completed(&app, &p.id.clone(), "forge_and_fire").await;
+    let open = p.talk("foreman_garrick").await;
+    assert_eq!(open["nodeId"], "done");
+}
+
+#[tokio::test]
+async fn first_catch_is_played_to_its_reward() {
+    let app = app().await;
+    let (mut p, _) = Script::enter(&app, "Fisher").await;
+    p.tp(21, 12).await;
+    p.talk("old_marta").await;
+    p.answer("Teach me to fish.").await;
+    p.expect("the lesson", |m| {
+        m["type"] == "dialogue:open" && m["data"]["nodeId"] == "lesson"
+    })
+    .await;
+    p.answer("I'll do it.").await;
+    let open = p.expect("accepted", |m| m["type"] == "dialogue:open").await;
+    assert_eq!(open["data"]["nodeId"], "quest_accepted");
+    assert_eq!(p.stage("first_catch").as_deref(), Some("catch"));
+    // While in progress, "I lost the net" shows only without a net: the starter net plus hers.
+    let open = p.talk("old_marta").await;
+    assert_eq!(open["nodeId"], "progress");
+    assert!(open["responses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["text"] != "I lost the net."));
+    p.send("dialogue:close", json!({})).await;
+
+    // Fish five shrimp at the net spots by the pier.
+    p.tp(25, 17).await;
+    p.until_stage_done("first_catch", "catch", Duration::from_millis(4000), |p| {
+        let spot = p.nearest("fishing_spot_net", (25, 17));
+        (
+            "player:action".into(),
+            json!({"action": "gather", "targetId": spot}),
+        )
+    })
+    .await;
+    // The fifth catch's inventory update comes after the quest's in the same tick.
+    p.expect("the fifth shrimp", |m| m["type"] == "inventory:update")
+        .await;
+    assert!(p.count("raw_shrimp") >= 5);
+    // Cook on the range: some burn, so more raw shrimp are given (the catch stage is done).
+    p.chat("/give raw_shrimp 20").await;
+    p.tp(6, -12).await;
+    p.until_stage_done("first_catch", "cook", Duration::from_millis(4000), |p| {
+        let range = p.nearest("range", (6, -14));
+        let raw = p.slot_of("raw_shrimp").expect("raw shrimp left");
+        (
+            "player:action".into(),
+            json!({"action": "cook", "slot": raw, "targetId": range}),
+        )
+    })
+    .await;
+    p.send("player:action", json!({"action": "stop"})).await;
+    assert_eq!(p.quests["first_catch"]["status"], "ready_to_complete");
+
+    p.tp(21, 12).await;
+    let open = p.talk("old_marta").await;
+    assert_eq!(open["nodeId"], "ready");
+    let shrimp = p.count("shrimp");
+    assert!(shrimp >= 5);
+    p.answer("Here are your five shrimp.").await;
+    let done = p.completed("first_catch").await;
+    assert_eq!(done["rewards"]["questPoints"], 1);
+    p.expect("paid", |m| m["type"] == "inventory:update").await;
+    assert_eq!(p.count("shrimp"), shrimp - 5);
+    assert_eq!(p.count("trout"), 2);
+    saved_completed(&app, &p.id.clone(), "first_catch").await;
+}
