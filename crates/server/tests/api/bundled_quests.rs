@@ -22,7 +22,30 @@ struct Script {
 
 impl Script {
     async fn enter(app: &TestApp, name: &str) -> (Script, String) {
+        Script::enter_with_levels(app, name, &[]).await
+    }
+
+    /// A new character whose levels are set in the store before it enters (a trained fighter).
+    async fn enter_with_levels(
+        app: &TestApp,
+        name: &str,
+        levels: &[(wayfarer_protocol::Skill, u8)],
+    ) -> (Script, String) {
         let (token, id) = player(app, name).await;
+        if !levels.is_empty() {
+            let mut character = app.store().characters().get(&id).await.unwrap().unwrap();
+            for (skill, level) in levels {
+                let xp = wayfarer_sim::skills::xp_for_level(*level);
+                character.skills.insert(
+                    *skill,
+                    wayfarer_store::SkillLevel {
+                        level: i64::from(*level),
+                        xp: i64::from(xp),
+                    },
+                );
+            }
+            app.store().characters().save(&character).await.unwrap();
+        }
         let mut ws = WsClient::connect(app, &format!("token={token}"))
             .await
             .unwrap();
@@ -414,4 +437,160 @@ async fn first_catch_is_played_to_its_reward() {
     assert_eq!(p.count("shrimp"), shrimp - 5);
     assert_eq!(p.count("trout"), 2);
     saved_completed(&app, &p.id.clone(), "first_catch").await;
+}
+
+impl Script {
+    /// This player's health from the hits it took (full until hit).
+    fn health_after(&self, m: &Value) -> Option<i64> {
+        (m["type"] == "combat:hit" && m["data"]["targetId"] == self.id.as_str())
+            .then(|| m["data"]["targetHealth"].as_i64())
+            .flatten()
+    }
+
+    /// Fights NPCs of `kind` near `at` until the quest leaves `stage`, eating shrimp when low.
+    async fn fight_until_stage_done(
+        &mut self,
+        quest: &str,
+        stage: &str,
+        kind: &str,
+        at: (i64, i64),
+    ) {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        let mut target: Option<String> = None;
+        let mut last_attack = Instant::now() - Duration::from_secs(10);
+        while self.stage(quest).as_deref() == Some(stage) {
+            assert!(Instant::now() < deadline, "{quest} stuck at {stage}");
+            let alive = target
+                .as_ref()
+                .is_some_and(|t| self.entities.contains_key(t));
+            let any = self.entities.values().any(|e| e["typeId"] == kind);
+            if any && (!alive || last_attack.elapsed() > Duration::from_secs(4)) {
+                // The same one until it dies (all of them may be dead, waiting to respawn: then
+                // just wait).
+                let next = match (&target, alive) {
+                    (Some(t), true) => t.clone(),
+                    _ => self.nearest(kind, at),
+                };
+                self.send(
+                    "player:action",
+                    json!({"action": "attack", "targetId": next}),
+                )
+                .await;
+                target = Some(next);
+                last_attack = Instant::now();
+            }
+            if let Some(m) = self.next_within(Duration::from_millis(300)).await {
+                if let Some(health) = self.health_after(&m) {
+                    if health <= 5 {
+                        if let Some(food) = self.slot_of("shrimp") {
+                            self.send("inventory:use", json!({"slot": food})).await;
+                            // Eating interrupts nothing, but re-attack to be sure.
+                            last_attack = Instant::now() - Duration::from_secs(10);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn vermin_and_villains_is_played_to_its_reward_and_the_bounty_needs_attack_ten() {
+    let app = app().await;
+    // Trained in Strength, Defence and Hitpoints (not Attack: the bounty's Attack 10 must stay
+    // out of reach even after the reward's 300 Attack XP).
+    use wayfarer_protocol::Skill;
+    let (mut p, _) = Script::enter_with_levels(
+        &app,
+        "Warden",
+        &[
+            (Skill::Strength, 40),
+            (Skill::Defense, 40),
+            (Skill::Constitution, 30),
+        ],
+    )
+    .await;
+    p.tp(3, 8).await;
+    let open = p.talk("captain_holt").await;
+    assert!(open["responses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["text"] != "Any more work, Captain?"));
+    p.answer("I can help.").await;
+    p.expect("the task", |m| {
+        m["type"] == "dialogue:open" && m["data"]["nodeId"] == "task"
+    })
+    .await;
+    p.answer("Understood.").await;
+    p.expect("started", |m| m["type"] == "quest:update").await;
+    assert_eq!(p.stage("vermin_and_villains").as_deref(), Some("rats"));
+    p.expect("the helmet", |m| m["type"] == "inventory:update")
+        .await;
+    for item in ["bronze_sword", "bronze_helmet"] {
+        let slot = p.slot_of(item).unwrap();
+        p.send("player:action", json!({"action": "equip", "slot": slot}))
+            .await;
+        p.expect("worn", |m| m["type"] == "equipment:update").await;
+    }
+    p.chat("/give shrimp 15").await;
+    p.expect("food", |m| m["type"] == "inventory:update").await;
+
+    p.tp(68, -22).await;
+    p.fight_until_stage_done("vermin_and_villains", "rats", "giant_rat", (70, -25))
+        .await;
+    p.tp(98, 3).await;
+    p.fight_until_stage_done("vermin_and_villains", "goblins", "goblin", (100, 0))
+        .await;
+    assert_eq!(
+        p.quests["vermin_and_villains"]["status"],
+        "ready_to_complete"
+    );
+    p.send("player:action", json!({"action": "stop"})).await;
+
+    p.tp(3, 8).await;
+    let open = p.talk("captain_holt").await;
+    assert_eq!(open["nodeId"], "vermin_ready");
+    p.answer("The woods are clear.").await;
+    let done = p.completed("vermin_and_villains").await;
+    assert_eq!(done["questPoints"], 1);
+    saved_completed(&app, &p.id.clone(), "vermin_and_villains").await;
+    p.expect("the reward", |m| m["type"] == "inventory:update")
+        .await;
+    assert_eq!(p.count("iron_sword"), 1);
+
+    // The bounty now shows, but needs Attack 10: the start is refused and nothing changes.
+    let open = p.talk("captain_holt").await;
+    assert_eq!(open["nodeId"], "greeting");
+    p.answer("Any more work, Captain?").await;
+    p.expect("the bounty", |m| {
+        m["type"] == "dialogue:open" && m["data"]["nodeId"] == "bounty"
+    })
+    .await;
+    p.answer("I'll hunt them.").await;
+    let refusal = p
+        .expect("the refusal", |m| {
+            m["type"] == "chat:message" && m["data"]["channel"] == "system"
+        })
+        .await;
+    assert!(
+        refusal["data"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Attack level of 10"),
+        "{refusal}"
+    );
+    let close = p.expect("closed", |m| m["type"] == "dialogue:close").await;
+    assert_eq!(close["data"]["reason"], "end");
+    assert!(!p.quests.contains_key("bandit_bounty"));
+    p.send("quest:list", json!({})).await;
+    let list = p.expect("the list", |m| m["type"] == "quest:list").await;
+    let bounty = list["data"]["quests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["questId"] == "bandit_bounty")
+        .unwrap()
+        .clone();
+    assert_eq!(bounty["status"], "not_started");
 }
