@@ -18,6 +18,8 @@ struct Script {
     inventory: Vec<Value>,
     dialogue: Option<Value>,
     quests: HashMap<String, Value>,
+    /// Health at or below which the fighter eats.
+    eat_below: i64,
 }
 
 impl Script {
@@ -31,7 +33,38 @@ impl Script {
         name: &str,
         levels: &[(wayfarer_protocol::Skill, u8)],
     ) -> (Script, String) {
+        Script::enter_prepared(app, name, levels, &[]).await
+    }
+
+    /// [`Script::enter_with_levels`], with quests already done (`quest_progress` rows written
+    /// before it enters).
+    async fn enter_prepared(
+        app: &TestApp,
+        name: &str,
+        levels: &[(wayfarer_protocol::Skill, u8)],
+        done: &[&str],
+    ) -> (Script, String) {
         let (token, id) = player(app, name).await;
+        if !done.is_empty() {
+            let store = app.store();
+            let snapshot = wayfarer_store::CharacterSnapshot {
+                character: store.characters().get(&id).await.unwrap().unwrap(),
+                inventory: store.inventories().get(&id).await.unwrap(),
+                equipment: store.inventories().equipment(&id).await.unwrap(),
+                bank: store.inventories().bank(&id).await.unwrap(),
+                quests: done
+                    .iter()
+                    .map(|q| wayfarer_store::StoredQuest {
+                        quest_id: (*q).into(),
+                        status: "completed".into(),
+                        stage: None,
+                        progress: 0,
+                        completions: 1,
+                    })
+                    .collect(),
+            };
+            store.inventories().save_batch(&[snapshot]).await.unwrap();
+        }
         if !levels.is_empty() {
             let mut character = app.store().characters().get(&id).await.unwrap().unwrap();
             for (skill, level) in levels {
@@ -58,6 +91,7 @@ impl Script {
             inventory: sync["data"]["inventory"].as_array().unwrap().clone(),
             dialogue: None,
             quests: HashMap::new(),
+            eat_below: 5,
         };
         script
             .expect("the first view", |m| m["type"] == "world:update")
@@ -481,7 +515,7 @@ impl Script {
             }
             if let Some(m) = self.next_within(Duration::from_millis(300)).await {
                 if let Some(health) = self.health_after(&m) {
-                    if health <= 5 {
+                    if health <= self.eat_below {
                         if let Some(food) = self.slot_of("shrimp") {
                             self.send("inventory:use", json!({"slot": food})).await;
                             // Eating interrupts nothing, but re-attack to be sure.
@@ -593,4 +627,83 @@ async fn vermin_and_villains_is_played_to_its_reward_and_the_bounty_needs_attack
         .unwrap()
         .clone();
     assert_eq!(bounty["status"], "not_started");
+}
+
+#[tokio::test]
+async fn bandit_bounty_is_played_to_its_reward() {
+    let app = app().await;
+    use wayfarer_protocol::Skill;
+    // A seasoned fighter and miner who has done Vermin and Villains.
+    let (mut p, _) = Script::enter_prepared(
+        &app,
+        "Hunter",
+        &[
+            (Skill::Attack, 60),
+            (Skill::Strength, 70),
+            (Skill::Defense, 80),
+            (Skill::Constitution, 70),
+            (Skill::Mining, 15),
+        ],
+        &["vermin_and_villains"],
+    )
+    .await;
+    p.eat_below = 35;
+    p.tp(3, 8).await;
+    p.talk("captain_holt").await;
+    p.answer("Any more work, Captain?").await;
+    p.expect("the bounty", |m| {
+        m["type"] == "dialogue:open" && m["data"]["nodeId"] == "bounty"
+    })
+    .await;
+    p.answer("I'll hunt them.").await;
+    p.expect("started", |m| m["type"] == "quest:update").await;
+    assert_eq!(p.stage("bandit_bounty").as_deref(), Some("scout"));
+    let sword = p.slot_of("bronze_sword").unwrap();
+    p.send("player:action", json!({"action": "equip", "slot": sword}))
+        .await;
+    p.chat("/give shrimp 12").await;
+    p.expect("food", |m| m["type"] == "inventory:update").await;
+
+    // Scout: standing in Stonecrag Hills.
+    p.tp(-60, 0).await;
+    // (The update comes in the teleport's tick, before its view.)
+    if p.stage("bandit_bounty").as_deref() == Some("scout") {
+        p.expect("scouted", |m| {
+            m["type"] == "quest:update" && m["data"]["stageId"] == "bandits"
+        })
+        .await;
+    }
+    assert_eq!(p.stage("bandit_bounty").as_deref(), Some("bandits"));
+    p.tp(-110, -8).await;
+    p.fight_until_stage_done("bandit_bounty", "bandits", "bandit", (-115, -10))
+        .await;
+    p.send("player:action", json!({"action": "stop"})).await;
+    assert_eq!(p.stage("bandit_bounty").as_deref(), Some("proof"));
+    // The stolen ore: mined from the iron rock south-west of town.
+    p.tp(-23, -30).await;
+    p.until_stage_done("bandit_bounty", "proof", Duration::from_millis(2000), |p| {
+        let rock = p.nearest("rock_iron", (-24, -32));
+        (
+            "player:action".into(),
+            json!({"action": "gather", "targetId": rock}),
+        )
+    })
+    .await;
+    p.expect("the third ore", |m| m["type"] == "inventory:update")
+        .await;
+    assert!(p.count("iron_ore") >= 3);
+    assert_eq!(p.quests["bandit_bounty"]["status"], "ready_to_complete");
+
+    p.tp(3, 8).await;
+    let open = p.talk("captain_holt").await;
+    assert_eq!(open["nodeId"], "bounty_ready");
+    let ore = p.count("iron_ore");
+    p.answer("Here is the ore.").await;
+    let done = p.completed("bandit_bounty").await;
+    assert_eq!(done["questPoints"], 3);
+    p.expect("the reward", |m| m["type"] == "inventory:update")
+        .await;
+    assert_eq!(p.count("amulet_of_vigour"), 1);
+    assert_eq!(p.count("iron_ore"), ore - 3);
+    saved_completed(&app, &p.id.clone(), "bandit_bounty").await;
 }
