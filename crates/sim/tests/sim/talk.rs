@@ -85,7 +85,9 @@ fn content() -> Arc<Content> {
                         {"text": "Not yet.", "nextNodeId": "bye"}
                     ]},
                     {"id": "thanks", "text": "Splendid.", "effect": "giveItem:coins:1"},
-                    {"id": "thanks_again", "text": "My hero."},
+                    {"id": "thanks_again", "text": "My hero.", "responses": [
+                        {"text": "Harder work?", "nextNodeId": "bye", "effect": "startQuest:rat_king"}
+                    ]},
                     {"id": "rich", "text": "Rich enough."},
                     {"id": "strong", "text": "Strong indeed."},
                     {"id": "charmless", "text": "Buy one."},
@@ -541,4 +543,101 @@ fn requirements_refuse_a_start() {
         .any(|e| matches!(e, Event::QuestUpdated { .. })));
     assert_eq!(world.player_quests("a"), Some(vec![]));
     assert_eq!(held(&world, "a", "charm"), 0);
+}
+
+#[test]
+fn a_replayable_quest_can_be_done_again_and_its_points_count_once() {
+    let mut world = world();
+    // Rat Trouble done; Attack 10 for Rat King (replayable, its only stage a kill).
+    let mut joining = Joining::new("a", "A", t(4, 4));
+    joining
+        .skills
+        .set_xp(Skill::Attack, Xp::from_points(xp_for_level(10)));
+    joining
+        .skills
+        .set_xp(Skill::Strength, Xp::from_points(xp_for_level(30)));
+    joining.quests = vec![wayfarer_sim::QuestRecord {
+        quest_id: "rat_trouble".into(),
+        status: QuestStatus::Completed,
+        stage_id: None,
+        progress: 0,
+        completions: 1,
+    }];
+    world.tick(vec![Command::Join(Box::new(joining))]);
+    assert_eq!(world.player_quest_points("a"), Some(1));
+    let mut paid = Vec::new();
+    for round in 0..2 {
+        // Rat Trouble done: the sage's "completed" node offers the harder work.
+        let events = talk(&mut world, "a");
+        assert_eq!(opened(&events, "a").unwrap().node_id, "thanks_again");
+        let events = respond(&mut world, "a", 0);
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e, Event::QuestUpdated { record, .. }
+                if record.quest_id == "rat_king" && record.status == QuestStatus::InProgress)),
+            "round {round}: started"
+        );
+        let rat = npc(&world, "rat");
+        world.tick(vec![Command::Action {
+            id: "a".into(),
+            action: Action::Attack { target: rat },
+            reference: None,
+        }]);
+        for _ in 0..200 {
+            let events = world.tick(vec![]);
+            if let Some(rewards) = events.iter().find_map(|e| match e {
+                Event::QuestCompleted { rewards, .. } => Some(rewards.clone()),
+                _ => None,
+            }) {
+                paid.push(rewards.quest_points);
+                break;
+            }
+        }
+        crate::idle(&mut world, 3);
+    }
+    // Points the first time only; the coins both times.
+    assert_eq!(paid, vec![2, 0]);
+    assert_eq!(world.player_quest_points("a"), Some(3));
+    assert_eq!(held(&world, "a", "coins"), 14);
+    let king = world
+        .player_quests("a")
+        .unwrap()
+        .into_iter()
+        .find(|q| q.quest_id == "rat_king")
+        .unwrap();
+    assert_eq!((king.status, king.completions), (QuestStatus::Completed, 2));
+}
+
+#[test]
+fn accepting_a_trade_closes_the_dialogue() {
+    let mut world = world();
+    world.tick(vec![join("a", t(4, 4), &[], 1), join("b", t(6, 4), &[], 1)]);
+    talk(&mut world, "a");
+    let events = world.tick(vec![Command::Trade {
+        id: "b".into(),
+        command: wayfarer_sim::TradeCommand::Request { target: "a".into() },
+        reference: None,
+    }]);
+    // Asked, not yet trading: still talking.
+    assert_eq!(closed(&events, "a"), None);
+    let trade_id = events
+        .iter()
+        .find_map(|e| match e {
+            Event::Trade { to, message } if to == "a" => match message.as_ref() {
+                wayfarer_protocol::ws::ServerMessage::TradeIncoming(m) => Some(m.trade_id.clone()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .expect("tradeIncoming");
+    let events = world.tick(vec![Command::Trade {
+        id: "a".into(),
+        command: wayfarer_sim::TradeCommand::Respond {
+            trade_id,
+            accept: true,
+        },
+        reference: None,
+    }]);
+    assert_eq!(closed(&events, "a"), Some(CloseReason::Trade));
 }
