@@ -18,6 +18,7 @@ mod bundled;
 pub mod cdn;
 mod common;
 mod content;
+mod dialogue;
 mod gathering;
 pub mod gltf;
 mod items;
@@ -55,15 +56,16 @@ pub use common::{
     StationType, StoreId, Tile,
 };
 pub use content::{Content, LoadOptions, DEFAULT_SPAWN};
+pub use dialogue::{
+    Condition, Dialogue, DialogueNode, DialogueResponse, Effect, QuestOverride, QuestStatus,
+};
 pub use gathering::{GatheringNode, ToolRequirement, Yield};
 pub use items::{AttackStyle, Bonuses, EquipSlot, Item, ToolInfo, UseEffect, WeaponStats};
 pub use legacy::{Legacy, LegacyBank, LegacyMob, LegacyZone};
 pub use manifest_set::{ManifestSet, ManifestSetError};
 pub use model_bounds::{build_model_bounds, ModelBounds, ModelBoundsError, ModelBoundsManifest};
 pub use music::MusicTrack;
-pub use npcs::{
-    Dialogue, DialogueNode, DialogueResponse, Drop, DropTier, Movement, Npc, NpcCombat, NpcStats,
-};
+pub use npcs::{Drop, DropTier, Movement, Npc, NpcCombat, NpcStats};
 pub use prayers::Prayer;
 pub use quests::{InteractTarget, Objective, Quest, QuestStage};
 pub use recipes::{ConsumableUse, Recipe, RecipeDetail, RecipeKind};

@@ -1,10 +1,9 @@
 //! NPC and mob definitions: `npcs.json`.
 
-use std::collections::BTreeSet;
-
 use serde::{Deserialize, Serialize};
 
 use crate::common::{Ctx, ItemAmount, ItemId, NpcId, RefKind};
+use crate::dialogue::Dialogue;
 use crate::ticks::ms_to_ticks;
 
 /// One NPC or mob.
@@ -142,42 +141,6 @@ pub struct Drop {
     pub tier: DropTier,
 }
 
-/// A conversation tree.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Dialogue {
-    /// First node.
-    pub entry_node_id: String,
-    /// All nodes.
-    pub nodes: Vec<DialogueNode>,
-}
-
-/// One line the NPC says, with the player's choices.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct DialogueNode {
-    /// Node id.
-    pub id: String,
-    /// What the NPC says.
-    pub text: String,
-    /// Player choices; none ends the conversation.
-    #[serde(default)]
-    pub responses: Vec<DialogueResponse>,
-}
-
-/// One player choice.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct DialogueResponse {
-    /// What the player says.
-    pub text: String,
-    /// Node shown next.
-    pub next_node_id: String,
-    /// Server action (`openBank`, `openStore`, `startQuest:<id>`, …).
-    #[serde(default)]
-    pub effect: Option<String>,
-}
-
 /// An NPC as written.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -203,7 +166,7 @@ pub(crate) struct RawNpc {
     #[serde(default)]
     pub services: Option<RawServices>,
     #[serde(default)]
-    pub dialogue: Option<RawDialogue>,
+    pub dialogue: Option<crate::dialogue::RawDialogue>,
     #[serde(default)]
     pub appearance: Option<RawAppearance>,
     #[serde(default)]
@@ -321,14 +284,6 @@ pub(crate) struct RawServices {
     pub enabled: bool,
     #[serde(default)]
     pub types: Vec<String>,
-}
-
-/// `dialogue` as written.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct RawDialogue {
-    pub entry_node_id: String,
-    pub nodes: Vec<DialogueNode>,
 }
 
 /// `appearance` as written.
@@ -504,13 +459,10 @@ pub(crate) fn normalise(raw: &RawNpc, index: usize, ctx: &mut Ctx<'_>) -> Option
             spawn_biomes.push(biome.clone());
         }
     }
-    let dialogue = raw.dialogue.as_ref().map(|d| {
-        check_dialogue(d, id, &at("dialogue"), ctx);
-        Dialogue {
-            entry_node_id: d.entry_node_id.clone(),
-            nodes: d.nodes.clone(),
-        }
-    });
+    let dialogue = raw
+        .dialogue
+        .as_ref()
+        .map(|d| crate::dialogue::normalise(d, id, &at("dialogue"), ctx));
     let services = match &raw.services {
         Some(s) if s.enabled => s.types.clone(),
         _ => Vec::new(),
@@ -538,36 +490,4 @@ pub(crate) fn normalise(raw: &RawNpc, index: usize, ctx: &mut Ctx<'_>) -> Option
         scale: appearance.and_then(|a| a.scale).unwrap_or(1.0),
         spawn_biomes,
     })
-}
-
-/// Checks node ids are unique and every link leads to an existing node.
-fn check_dialogue(d: &RawDialogue, id: &str, path: &str, ctx: &mut Ctx<'_>) {
-    let mut ids = BTreeSet::new();
-    for (n, node) in d.nodes.iter().enumerate() {
-        if !ids.insert(node.id.as_str()) {
-            ctx.duplicate(
-                id,
-                &format!("{path}.nodes[{n}].id"),
-                format!("dialogue node `{}` is defined twice", node.id),
-            );
-        }
-    }
-    if !ids.contains(d.entry_node_id.as_str()) {
-        ctx.invalid(
-            id,
-            &format!("{path}.entryNodeId"),
-            format!("entry node `{}` does not exist", d.entry_node_id),
-        );
-    }
-    for (n, node) in d.nodes.iter().enumerate() {
-        for (r, response) in node.responses.iter().enumerate() {
-            if !ids.contains(response.next_node_id.as_str()) {
-                ctx.invalid(
-                    id,
-                    &format!("{path}.nodes[{n}].responses[{r}].nextNodeId"),
-                    format!("dialogue node `{}` does not exist", response.next_node_id),
-                );
-            }
-        }
-    }
 }

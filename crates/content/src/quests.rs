@@ -78,6 +78,11 @@ pub enum Objective {
         /// How many.
         count: u32,
     },
+    /// Reach an area (`travel`, our extension: `target` is an area id).
+    Travel {
+        /// The area.
+        area_id: String,
+    },
     /// Produce something: an item (cooking, smithing, fletching…) or a fire.
     Interact {
         /// What is produced.
@@ -284,11 +289,14 @@ pub(crate) fn normalise(key: &str, raw: &RawQuest, ctx: &mut Ctx<'_>) -> Option<
                     count,
                 }
             }
+            ("travel", _, Some(area)) => Objective::Travel {
+                area_id: area.clone(),
+            },
             ("dialogue", None, None) => {
                 ctx.invalid(id, &field("npcId"), "a dialogue stage needs npcId");
                 continue;
             }
-            ("kill" | "gather" | "interact", _, None) => {
+            ("kill" | "gather" | "interact" | "travel", _, None) => {
                 ctx.invalid(
                     id,
                     &field("target"),
@@ -300,7 +308,7 @@ pub(crate) fn normalise(key: &str, raw: &RawQuest, ctx: &mut Ctx<'_>) -> Option<
                 ctx.invalid(
                     id,
                     &field("type"),
-                    format!("unknown stage type `{other}` (expected dialogue, kill, gather or interact)"),
+                    format!("unknown stage type `{other}` (expected dialogue, kill, gather, interact or travel)"),
                 );
                 continue;
             }

@@ -61,6 +61,14 @@ pub mod codes {
     pub const NOT_ENOUGH_COINS: &str = "not_enough_coins";
     /// The shop does not buy this item (untradeable, coins, or a shop without buyback).
     pub const CANNOT_SELL: &str = "cannot_sell";
+    /// A prayer that content does not define.
+    pub const UNKNOWN_PRAYER: &str = "unknown_prayer";
+    /// A prayer above the player's Prayer level.
+    pub const PRAYER_LEVEL_TOO_LOW: &str = "prayer_level_too_low";
+    /// No prayer points left to switch a prayer on.
+    pub const NO_PRAYER_POINTS: &str = "no_prayer_points";
+    /// A dialogue answer for a dialogue that is not open, or a response not shown.
+    pub const INVALID_DIALOGUE: &str = "invalid_dialogue";
 }
 
 /// A tile on the ground plane.
@@ -167,6 +175,133 @@ pub enum ClientMessage {
     ShopSell(ShopSellRequest),
     /// `shop:close`.
     ShopClose,
+    /// `prayer:toggle`.
+    PrayerToggle(PrayerToggle),
+    /// `dialogue:respond`.
+    DialogueRespond(DialogueRespond),
+    /// `dialogue:close` from the client.
+    DialogueClose(DialogueCloseRequest),
+    /// `quest:list` with empty data: the client asks for its quests.
+    QuestList,
+}
+
+/// `dialogue:respond`: the response `index` (as sent in `dialogue:open`) of the dialogue with
+/// `npcId` (the NPC's content id or entity id).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DialogueRespond {
+    pub npc_id: String,
+    pub index: u32,
+}
+
+/// `dialogue:close` from the client.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DialogueCloseRequest {
+    #[serde(default)]
+    pub npc_id: Option<String>,
+}
+
+/// One response offered in `dialogue:open`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct DialogueChoice {
+    pub index: u32,
+    pub text: String,
+}
+
+/// `dialogue:open`: a node of the NPC's tree and the responses the player may give.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DialogueOpen {
+    pub npc_id: String,
+    pub entity_id: String,
+    pub node_id: String,
+    pub text: String,
+    pub responses: Vec<DialogueChoice>,
+}
+
+/// `dialogue:close` to the client.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DialogueClose {
+    pub npc_id: String,
+    pub reason: String,
+}
+
+/// One quest in `quest:list`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QuestSummary {
+    pub quest_id: String,
+    pub name: String,
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stage_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress: Option<u32>,
+}
+
+/// `quest:list`: every quest with the player's status.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QuestList {
+    pub quests: Vec<QuestSummary>,
+    pub quest_points: u32,
+}
+
+/// `quest:update`: progress in one quest.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QuestUpdate {
+    pub quest_id: String,
+    pub status: String,
+    pub stage_id: Option<String>,
+    pub progress: u32,
+    pub count: u32,
+}
+
+/// An item of a quest reward.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RewardItem {
+    pub item_id: String,
+    pub quantity: u32,
+}
+
+/// What a completed quest granted.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QuestRewards {
+    pub quest_points: u32,
+    pub items: Vec<RewardItem>,
+    pub xp: BTreeMap<Skill, f64>,
+}
+
+/// `quest:complete`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QuestComplete {
+    pub quest_id: String,
+    pub rewards: QuestRewards,
+    /// The player's quest points now.
+    pub quest_points: u32,
+}
+
+/// `prayer:toggle` (CONTRACT.md section 8).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PrayerToggle {
+    pub prayer_id: String,
+    pub active: bool,
+}
+
+/// `prayer:update`: points left, the maximum (the Prayer level) and the active prayers.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PrayerUpdate {
+    pub points: u32,
+    pub max_points: u32,
+    pub active: Vec<String>,
 }
 
 /// `bank:deposit`: `slot` is an inventory slot number or `"all"` (everything held).
@@ -435,6 +570,10 @@ impl ClientMessage {
             "shop:buy" => data(kind, envelope.data).map(ClientMessage::ShopBuy),
             "shop:sell" => data(kind, envelope.data).map(ClientMessage::ShopSell),
             "shop:close" => empty(kind, envelope.data, ClientMessage::ShopClose),
+            "prayer:toggle" => data(kind, envelope.data).map(ClientMessage::PrayerToggle),
+            "dialogue:respond" => data(kind, envelope.data).map(ClientMessage::DialogueRespond),
+            "dialogue:close" => data(kind, envelope.data).map(ClientMessage::DialogueClose),
+            "quest:list" => empty(kind, envelope.data, ClientMessage::QuestList),
             other => Err(ParseError {
                 code: codes::UNKNOWN_TYPE,
                 message: format!("unknown message type {other:?}"),
@@ -634,6 +773,9 @@ pub struct UseRequest {
     pub target_slot: Option<SlotNumber>,
     #[serde(default)]
     pub target_id: Option<String>,
+    /// The skill an XP lamp is rubbed on.
+    #[serde(default)]
+    pub skill: Option<String>,
 }
 
 /// `friend:request`, `friend:remove`, `ignore:add`, `ignore:remove`: another character by name.
@@ -743,6 +885,18 @@ pub enum ServerMessage {
     ShopUpdate(ShopView),
     #[serde(rename = "shop:close")]
     ShopClose(ShopClosed),
+    #[serde(rename = "prayer:update")]
+    PrayerUpdate(PrayerUpdate),
+    #[serde(rename = "dialogue:open")]
+    DialogueOpen(DialogueOpen),
+    #[serde(rename = "dialogue:close")]
+    DialogueClose(DialogueClose),
+    #[serde(rename = "quest:list")]
+    QuestList(QuestList),
+    #[serde(rename = "quest:update")]
+    QuestUpdate(QuestUpdate),
+    #[serde(rename = "quest:complete")]
+    QuestComplete(QuestComplete),
 }
 
 impl ServerMessage {

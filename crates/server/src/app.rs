@@ -118,6 +118,7 @@ pub fn router(state: AppState) -> Router {
             axum::routing::delete(routes::player::delete),
         )
         .route("/api/characters/{id}/skills", get(routes::player::skills))
+        .route("/api/characters/{id}/quests", get(routes::player::quests))
         .route(
             "/api/characters/{id}/position",
             get(routes::player::position),

@@ -3,17 +3,17 @@
 //! task writes (`mirror_*`). The sim is the truth while a player is online; the record is its copy
 //! for saving and for `player:sync`.
 
-use wayfarer_content::{Content, EquipSlot};
+use wayfarer_content::{Content, EquipSlot, QuestStatus};
 use wayfarer_protocol::ws::{
-    BankItem, BankUpdate, EquipmentUpdate, EquippedItem, SkillState, SkillXp,
+    BankItem, BankUpdate, EquipmentUpdate, EquippedItem, QuestUpdate, SkillState, SkillXp,
 };
 use wayfarer_protocol::Skill;
 use wayfarer_sim::combat::formulas::CombatStyle;
 use wayfarer_sim::equipment::{parse_slot, slot_name, Equipment};
 use wayfarer_sim::inventory::{Inventory, Stack, INVENTORY_SLOTS, MAX_STACK};
 use wayfarer_sim::skills::{Skills, Xp, XpGain};
-use wayfarer_sim::{Joining, PlayerStats};
-use wayfarer_store::{CharacterSnapshot, StoredBankItem, StoredEquipment, StoredSlot};
+use wayfarer_sim::{Joining, PlayerStats, QuestRecord};
+use wayfarer_store::{CharacterSnapshot, StoredBankItem, StoredEquipment, StoredQuest, StoredSlot};
 
 use crate::player_view;
 
@@ -84,6 +84,26 @@ pub fn joining(snapshot: &CharacterSnapshot, ignored: Vec<String>) -> Joining {
         inventory,
         equipment,
         style: CombatStyle::parse(&c.combat_style).unwrap_or_default(),
+        prayer_points: c
+            .prayer_points
+            .map(|p| u32::try_from(p.max(0)).unwrap_or(u32::MAX)),
+        quests: snapshot
+            .quests
+            .iter()
+            .filter_map(|q| match QuestStatus::parse(&q.status) {
+                Some(status) => Some(QuestRecord {
+                    quest_id: q.quest_id.clone(),
+                    status,
+                    stage_id: q.stage.clone(),
+                    progress: u32::try_from(q.progress.max(0)).unwrap_or(0),
+                    completions: u32::try_from(q.completions.max(0)).unwrap_or(0),
+                }),
+                None => {
+                    tracing::warn!(character = %c.id, quest = %q.quest_id, status = %q.status, "quest row with an unknown status left out");
+                    None
+                }
+            })
+            .collect(),
         bank: snapshot
             .bank
             .iter()
@@ -194,6 +214,36 @@ pub fn mirror_stats(snapshot: &mut CharacterSnapshot, stats: &PlayerStats) {
     c.combat_style = stats.style.to_owned();
 }
 
+/// The record's quests after an `Event::QuestUpdated`, and the `quest:update` to send.
+pub fn mirror_quest(
+    snapshot: &mut CharacterSnapshot,
+    record: &QuestRecord,
+    count: u32,
+) -> QuestUpdate {
+    let stored = StoredQuest {
+        quest_id: record.quest_id.clone(),
+        status: record.status.as_str().to_owned(),
+        stage: record.stage_id.clone(),
+        progress: i64::from(record.progress),
+        completions: i64::from(record.completions),
+    };
+    match snapshot
+        .quests
+        .iter_mut()
+        .find(|q| q.quest_id == record.quest_id)
+    {
+        Some(q) => *q = stored,
+        None => snapshot.quests.push(stored),
+    }
+    QuestUpdate {
+        quest_id: record.quest_id.clone(),
+        status: record.status.as_str().to_owned(),
+        stage_id: record.stage_id.clone(),
+        progress: record.progress,
+        count,
+    }
+}
+
 /// Item names for messages, from content.
 pub fn item_name(content: &Content, item_id: &str) -> String {
     content
@@ -251,6 +301,7 @@ mod tests {
                 coins: 0,
                 position: [3.5, 0.0, 4.5],
                 combat_style: "aggressive".into(),
+                prayer_points: None,
                 created_at_ms: 0,
                 last_login_at_ms: None,
             },
@@ -279,6 +330,7 @@ mod tests {
                 },
             ],
             bank: vec![],
+            quests: vec![],
         }
     }
 

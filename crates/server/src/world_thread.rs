@@ -15,7 +15,10 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc as tokio_mpsc, oneshot};
 use wayfarer_content::Content;
-use wayfarer_protocol::ws::{InventoryUpdate, Player, ServerMessage, ShopClosed};
+use wayfarer_protocol::ws::{
+    DialogueClose, InventoryUpdate, Player, PrayerUpdate, QuestComplete, QuestList, QuestRewards,
+    QuestSummary, RewardItem, ServerMessage, ShopClosed,
+};
 use wayfarer_sim::{Command, Event, Phase, World};
 use wayfarer_store::CharacterSnapshot;
 
@@ -48,6 +51,9 @@ struct PendingLeave {
 /// Close code for a connection refused because the character's previous session is not saved yet
 /// (RFC 6455 1013, "try again later").
 pub const CLOSE_TRY_AGAIN: u16 = 1013;
+/// The close reason of a client that does not read (its outbound queue stayed full, or a socket
+/// write did not finish in time): its session closes as `slow_client`.
+pub const TOO_SLOW: &str = "too slow";
 /// Most inputs taken from the queue in one tick; the rest wait for the next, so a flood cannot
 /// stretch a tick.
 const MAX_INPUTS_PER_TICK: usize = 50_000;
@@ -914,6 +920,108 @@ impl Runner {
                         save_now.push(id);
                     }
                 }
+                Event::Prayer {
+                    to,
+                    points,
+                    max_points,
+                    active,
+                } => {
+                    if let Some(record) = self.players.get_mut(&to) {
+                        record.snapshot.character.prayer_points = Some(i64::from(points));
+                        record.dirty = true;
+                        send_to(
+                            &self.players,
+                            &to,
+                            Arc::new(ServerMessage::PrayerUpdate(PrayerUpdate {
+                                points,
+                                max_points,
+                                active,
+                            })),
+                        );
+                    }
+                }
+                Event::DialogueOpened { to, view } => {
+                    send_to(
+                        &self.players,
+                        &to,
+                        Arc::new(ServerMessage::DialogueOpen(view)),
+                    );
+                }
+                Event::DialogueClosed { to, npc_id, reason } => {
+                    send_to(
+                        &self.players,
+                        &to,
+                        Arc::new(ServerMessage::DialogueClose(DialogueClose {
+                            npc_id,
+                            reason: reason.as_str().to_owned(),
+                        })),
+                    );
+                }
+                Event::QuestUpdated { to, record, count } => {
+                    if let Some(record_of) = self.players.get_mut(&to) {
+                        let update =
+                            character_state::mirror_quest(&mut record_of.snapshot, &record, count);
+                        record_of.dirty = true;
+                        send_to(
+                            &self.players,
+                            &to,
+                            Arc::new(ServerMessage::QuestUpdate(update)),
+                        );
+                    }
+                }
+                Event::QuestCompleted {
+                    to,
+                    quest_id,
+                    rewards,
+                    quest_points,
+                } => {
+                    tracing::info!(character = %to, quest = %quest_id, "quest completed");
+                    metrics::counter!("quests_completed_total").increment(1);
+                    let message = QuestComplete {
+                        quest_id,
+                        rewards: QuestRewards {
+                            quest_points: rewards.quest_points,
+                            items: rewards
+                                .items
+                                .into_iter()
+                                .map(|(item_id, quantity)| RewardItem { item_id, quantity })
+                                .collect(),
+                            xp: rewards.xp.into_iter().collect(),
+                        },
+                        quest_points,
+                    };
+                    send_to(
+                        &self.players,
+                        &to,
+                        Arc::new(ServerMessage::QuestComplete(message)),
+                    );
+                }
+                Event::QuestList {
+                    to,
+                    quests,
+                    quest_points,
+                } => {
+                    let list = QuestList {
+                        quests: quests
+                            .into_iter()
+                            .map(|(quest_id, name, record)| QuestSummary {
+                                quest_id,
+                                name,
+                                status: record
+                                    .as_ref()
+                                    .map_or("not_started", |r| r.status.as_str())
+                                    .to_owned(),
+                                stage_id: record.as_ref().and_then(|r| r.stage_id.clone()),
+                                progress: record
+                                    .as_ref()
+                                    .filter(|r| r.stage_id.is_some())
+                                    .map(|r| r.progress),
+                            })
+                            .collect(),
+                        quest_points,
+                    };
+                    send_to(&self.players, &to, Arc::new(ServerMessage::QuestList(list)));
+                }
                 Event::ShopOpened { to, view } => {
                     send_to(&self.players, &to, Arc::new(ServerMessage::ShopOpen(view)));
                 }
@@ -1019,7 +1127,7 @@ impl Runner {
                 tracing::warn!(character = %id, "outbound queue full: disconnecting a slow client");
                 metrics::counter!("ws_slow_client_disconnects_total").increment(1);
                 // The close travels out of band: the queue is full, so a closed channel is the signal.
-                let _ = record.outbound.try_send(Outbound::Close(1008, "too slow"));
+                let _ = record.outbound.try_send(Outbound::Close(1008, TOO_SLOW));
             }
             if let Some(session_id) = self.players.get(&id).map(|r| r.session_id.clone()) {
                 self.leave(&id, &session_id, "slow_client", None);
@@ -1375,12 +1483,14 @@ mod tests {
                 coins: 0,
                 position: [0.5, 10.0, 0.5],
                 combat_style: "accurate".into(),
+                prayer_points: None,
                 created_at_ms: 0,
                 last_login_at_ms: None,
             },
             inventory: Vec::new(),
             equipment: Vec::new(),
             bank: Vec::new(),
+            quests: Vec::new(),
         }
     }
 

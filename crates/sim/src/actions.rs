@@ -167,7 +167,8 @@ impl IntentKind {
             IntentKind::Cook { .. } | IntentKind::UseOn { .. } => {
                 matches!(kind, EntityKind::Resource | EntityKind::Npc)
             }
-            IntentKind::Interact => kind == EntityKind::Npc,
+            // NPCs talk; an altar (a station) is prayed at.
+            IntentKind::Interact => matches!(kind, EntityKind::Npc | EntityKind::Resource),
             IntentKind::Follow => kind == EntityKind::Player,
             IntentKind::LightFire { .. } => false,
         }

@@ -32,6 +32,10 @@ pub struct Joining {
     pub style: CombatStyle,
     /// The bank, in bank order (one entry per item).
     pub bank: Vec<Stack>,
+    /// Prayer points left (`None`: full, the Prayer level; more than that is capped).
+    pub prayer_points: Option<u32>,
+    /// Quests started or done.
+    pub quests: Vec<crate::quests::QuestRecord>,
 }
 
 impl Joining {
@@ -50,6 +54,8 @@ impl Joining {
             equipment: Equipment::new(),
             style: CombatStyle::default(),
             bank: Vec::new(),
+            prayer_points: None,
+            quests: Vec::new(),
         }
     }
 }
@@ -306,6 +312,54 @@ pub enum Command {
         /// Echoed in a `tradeError`.
         reference: Option<u64>,
     },
+    /// `prayer:toggle`: switch a prayer on (switching its conflicts off) or off.
+    Prayer {
+        /// Character id.
+        id: String,
+        /// The prayer's content id.
+        prayer_id: String,
+        /// On or off.
+        active: bool,
+        /// Echoed in a rejection.
+        reference: Option<u64>,
+    },
+    /// `inventory:use {slot, skill}`: rub the XP lamp in `slot` on `skill`.
+    RubLamp {
+        /// Character id.
+        id: String,
+        /// Inventory slot of the lamp.
+        slot: usize,
+        /// The skill that gets the XP.
+        skill: wayfarer_content::Skill,
+        /// Echoed in a rejection.
+        reference: Option<u64>,
+    },
+    /// `dialogue:respond`: choose response `index` of the open dialogue with `npc_id` (the NPC's
+    /// content id or entity id).
+    DialogueRespond {
+        /// Character id.
+        id: String,
+        /// The NPC talked to.
+        npc_id: String,
+        /// The response's index as sent in `dialogue:open`.
+        index: u32,
+        /// Echoed in a rejection.
+        reference: Option<u64>,
+    },
+    /// `dialogue:close` from the client.
+    DialogueClose {
+        /// Character id.
+        id: String,
+        /// The NPC (empty: whatever is open).
+        npc_id: String,
+        /// Echoed in a rejection.
+        reference: Option<u64>,
+    },
+    /// `quest:list` from the client.
+    QuestList {
+        /// Character id.
+        id: String,
+    },
     /// The outcome of a committing trade's database transaction (`Event::TradeCommit`).
     TradeCommitted {
         /// The trade.
@@ -331,7 +385,12 @@ impl Command {
             | Command::Chat { id, .. }
             | Command::Trade { id, .. }
             | Command::Bank { id, .. }
-            | Command::Shop { id, .. } => Some(id),
+            | Command::Shop { id, .. }
+            | Command::Prayer { id, .. }
+            | Command::DialogueRespond { id, .. }
+            | Command::DialogueClose { id, .. }
+            | Command::RubLamp { id, .. }
+            | Command::QuestList { id } => Some(id),
             Command::SystemMessage { to, .. } => to.as_deref(),
             // The owner is usually offline: the pile is the world's, not a player's request.
             Command::RestoreDeathPile { .. } => None,

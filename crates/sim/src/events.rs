@@ -173,6 +173,63 @@ pub enum Event {
         /// Character id.
         id: String,
     },
+    /// A player's prayer points or active prayers changed (`prayer:update`), or they entered.
+    Prayer {
+        /// Character id.
+        to: String,
+        /// Points left.
+        points: u32,
+        /// The Prayer level.
+        max_points: u32,
+        /// Active prayers, in the order switched on.
+        active: Vec<String>,
+    },
+    /// A dialogue node for a player (`dialogue:open`).
+    DialogueOpened {
+        /// Character id.
+        to: String,
+        /// The node and the responses shown.
+        view: wayfarer_protocol::ws::DialogueOpen,
+    },
+    /// A player's dialogue ended (`dialogue:close`).
+    DialogueClosed {
+        /// Character id.
+        to: String,
+        /// The NPC's content id.
+        npc_id: String,
+        /// Why.
+        reason: crate::dialogue::CloseReason,
+    },
+    /// A player's progress in a quest changed (`quest:update`); the server mirrors it into the
+    /// record it saves.
+    QuestUpdated {
+        /// Character id.
+        to: String,
+        /// The quest as saved.
+        record: crate::quests::QuestRecord,
+        /// The current stage's count (0 when not in progress).
+        count: u32,
+    },
+    /// A player completed a quest (`quest:complete`), rewards granted.
+    QuestCompleted {
+        /// Character id.
+        to: String,
+        /// The quest.
+        quest_id: String,
+        /// What was granted.
+        rewards: crate::quests::QuestRewards,
+        /// The player's quest points now.
+        quest_points: u32,
+    },
+    /// Every quest of content with the player's status (`quest:list`), on entry and when asked.
+    QuestList {
+        /// Character id.
+        to: String,
+        /// (quest id, name, the player's record if started or done).
+        quests: Vec<(String, String, Option<crate::quests::QuestRecord>)>,
+        /// The player's quest points.
+        quest_points: u32,
+    },
     /// A shop was opened for a player (`shop:open`).
     ShopOpened {
         /// Character id.

@@ -141,6 +141,7 @@ impl World {
             return Flow::Done;
         };
         self.spawn_fire(tile, fire_ticks);
+        self.quest_trigger(index, crate::quests::Trigger::Fire, events);
         self.system_message(
             Some(&id),
             "The fire catches and the logs begin to burn.".into(),

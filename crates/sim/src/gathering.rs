@@ -250,6 +250,11 @@ impl World {
             self.flow(FlowKind::Left, "consumed", bait, 1u32);
         }
         self.flow(FlowKind::Entered, "gathered", &got.item_id, got.quantity);
+        self.quest_trigger(
+            index,
+            crate::quests::Trigger::Gather(&got.item_id, got.quantity),
+            events,
+        );
         let xp = Xp::from_f64(got.xp * f64::from(got.quantity));
         self.grant_xp(index, node.skill, xp, events);
         if node.deplete_chance > 0.0 && self.rng.random::<f64>() < node.deplete_chance {

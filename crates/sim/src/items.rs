@@ -307,6 +307,15 @@ impl World {
                 events,
             );
         };
+        if item.use_effect.as_ref().is_some_and(|e| e.kind == XP_LAMP) {
+            return Self::reject(
+                id,
+                codes::INVALID_MESSAGE,
+                "rub the lamp on a skill: inventory:use with `skill`",
+                reference,
+                events,
+            );
+        }
         if let Some(heal) = item.heal_amount {
             return self.eat(index, slot, heal, reference, events);
         }
@@ -329,6 +338,46 @@ impl World {
             reference,
             events,
         )
+    }
+
+    /// `inventory:use {slot, skill}`: an XP lamp's XP to the chosen skill.
+    pub(crate) fn use_lamp(
+        &mut self,
+        id: &str,
+        slot: usize,
+        skill: Skill,
+        reference: Option<u64>,
+        events: &mut Vec<Event>,
+    ) {
+        let Some(&index) = self.player_index.get(id) else {
+            return;
+        };
+        let Some(stack) = self.stack_in(index, slot, reference, events) else {
+            return;
+        };
+        let effect = self
+            .content
+            .items
+            .get(stack.item_id.as_str())
+            .and_then(|i| i.use_effect.clone())
+            .filter(|e| e.kind == XP_LAMP);
+        let Some(effect) = effect else {
+            return Self::reject(
+                id,
+                codes::CANNOT_DO,
+                "that is not an XP lamp",
+                reference,
+                events,
+            );
+        };
+        self.rub_lamp(
+            index,
+            slot,
+            effect.xp_amount,
+            effect.consume_on_use,
+            skill,
+            events,
+        );
     }
 
     /// Eats one of the food in `slot`: heals up to the maximum; one bite a tick.
@@ -412,6 +461,10 @@ impl World {
         });
         if gain.leveled_up {
             player.dirty.stats = true;
+            if skill == Skill::Prayer {
+                let levels = u32::from(gain.level).saturating_sub(u32::from(gain.previous_level));
+                self.prayer_levelled(index, levels);
+            }
             if skill == Skill::Constitution {
                 // A higher Constitution level raises the maximum; current health rises with it.
                 let added = i64::from(gain.level) - i64::from(gain.previous_level);
@@ -520,6 +573,23 @@ impl World {
                 },
             });
         }
+        if dirty.prayer {
+            let max_points = self.max_prayer_points(index);
+            let player = &self.players[index];
+            events.push(Event::Prayer {
+                to: player.id.clone(),
+                points: player.prayer.points,
+                max_points,
+                active: player.prayer.active.clone(),
+            });
+        }
+        if dirty.quest_list {
+            events.push(Event::QuestList {
+                to: self.players[index].id.clone(),
+                quests: self.quest_list(index),
+                quest_points: self.quest_points(index),
+            });
+        }
         if dirty.save_now {
             events.push(Event::SaveNow {
                 id: self.players[index].id.clone(),
@@ -576,6 +646,9 @@ impl World {
             .is_some_and(|&i| self.players[i].intent.is_some())
     }
 }
+
+/// The `useEffect` kind of XP lamps.
+pub const XP_LAMP: &str = "xp_lamp";
 
 /// The title-case name of a skill for messages.
 pub(crate) fn skill_title(skill: Skill) -> String {

@@ -70,7 +70,9 @@ mod map;
 mod movement;
 mod npcs;
 mod pathfinding;
+mod prayer;
 mod processing;
+mod quests;
 mod reload;
 mod resources;
 mod shops;
@@ -85,6 +87,7 @@ pub use bank::{Bank, BANK_CAPACITY, BANK_REACH_TILES};
 pub use chat::{clean_chat_text, SYSTEM_SENDER_ID, SYSTEM_SENDER_NAME};
 pub use combat::GRAVESTONE_TICKS;
 pub use commands::{Action, BankRequest, Command, Joining, ShopRequest};
+pub use dialogue::{CloseReason, DIALOGUE_RANGE_TILES};
 pub use events::{EntityCounts, Event, Heard, Phase, PlayerStats};
 pub use fires::STEP_ASIDE_ORDER;
 pub use grid::CELL_TILES;
@@ -98,7 +101,12 @@ pub use map::{chebyshev, MAX_MAP_SIDE_TILES, NEAREST_WALKABLE_SEARCH_TILES};
 pub use movement::{RUN_TILES_PER_TICK, WALK_TILES_PER_TICK};
 pub use npcs::{MOB_PLACEMENT_ATTEMPTS, WANDER_ODDS};
 pub use pathfinding::{MAX_PATH_EXPANSIONS, PATH_WINDOW_MARGIN_TILES};
+pub use prayer::{
+    drain_resistance, drain_tick, ALTAR, PRAYER_DRAIN_RESISTANCE_BASE,
+    PRAYER_DRAIN_RESISTANCE_PER_BONUS,
+};
 pub use processing::HAMMER;
+pub use quests::{stage_count, QuestRecord, QuestRewards};
 pub use resources::{
     ASHES, FISHING_SPOT_MAX_STAY_TICKS, FISHING_SPOT_MIN_STAY_TICKS, FISHING_SPOT_MOVE_RADIUS,
 };

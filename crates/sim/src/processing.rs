@@ -164,6 +164,9 @@ impl World {
         if !success {
             return Ok(Outcome::Failed);
         }
+        if let Some((id, quantity)) = &output {
+            self.quest_trigger(index, crate::quests::Trigger::Make(id, *quantity), events);
+        }
         if let Some(skill) = recipe.skill {
             self.grant_xp(index, skill, Xp::from_f64(recipe.xp), events);
         }

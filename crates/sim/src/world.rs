@@ -62,6 +62,12 @@ pub(crate) struct PlayerState {
     pub bank: crate::bank::Bank,
     /// The store the player has open (`shops`).
     pub shop: Option<crate::shops::OpenShop>,
+    /// Prayer points and active prayers (`prayer`).
+    pub prayer: crate::prayer::PrayerState,
+    /// The dialogue open with an NPC (`dialogue`).
+    pub dialogue: Option<crate::dialogue::OpenDialogue>,
+    /// Quests started or done (`quests`).
+    pub quests: crate::quests::QuestLog,
 }
 
 /// Which parts of a player changed this tick (reported once, at the end of the actions phase).
@@ -74,6 +80,10 @@ pub(crate) struct Dirty {
     pub bank: bool,
     /// Items moved by a bank operation, purchase or sale: save the record at once.
     pub save_now: bool,
+    /// Prayer points or active prayers changed (`prayer:update`).
+    pub prayer: bool,
+    /// The quest list is due (`quest:list`: on entry and when asked).
+    pub quest_list: bool,
 }
 
 /// A gathering resource in the world.
@@ -129,6 +139,8 @@ pub struct World {
     pub(crate) trades: crate::trade::Trades,
     /// Live stock of limited shop lines (`shops`).
     pub(crate) shop_stocks: crate::shops::ShopStocks,
+    /// Players who entered this tick: their prayer and quest list follow their first view.
+    pub(crate) entering: Vec<String>,
 }
 
 impl World {
@@ -163,6 +175,7 @@ impl World {
             extents: HashMap::new(),
             trades: crate::trade::Trades::default(),
             shop_stocks: Default::default(),
+            entering: Vec::new(),
         };
         let layout = world.layout.clone();
         for placement in &layout.npcs {
@@ -222,9 +235,13 @@ impl World {
         self.advance_ground_items(&mut events);
         self.advance_resources(&mut events);
         self.advance_shops(&mut events);
+        self.advance_prayers(&mut events);
+        self.advance_dialogues(&mut events);
+        self.advance_travel(&mut events);
         self.report_player_changes(&mut events);
         phase(Phase::View);
         self.push_views(&mut events);
+        self.report_entries(&mut events);
         self.entities.release_retired();
         self.completed += 1;
         events
@@ -304,6 +321,34 @@ impl World {
                 reference,
             } => self.trade_command(&id, command, reference, events),
             Command::TradeCommitted { trade_id, ok } => self.trade_committed(&trade_id, ok, events),
+            Command::Prayer {
+                id,
+                prayer_id,
+                active,
+                reference,
+            } => self.toggle_prayer(&id, &prayer_id, active, reference, events),
+            Command::DialogueRespond {
+                id,
+                npc_id,
+                index,
+                reference,
+            } => self.respond(&id, &npc_id, index, reference, events),
+            Command::DialogueClose {
+                id,
+                npc_id,
+                reference,
+            } => self.dialogue_closed_by_client(&id, &npc_id, reference, events),
+            Command::RubLamp {
+                id,
+                slot,
+                skill,
+                reference,
+            } => self.use_lamp(&id, slot, skill, reference, events),
+            Command::QuestList { id } => {
+                if let Some(&index) = self.player_index.get(&id) {
+                    self.players[index].dirty.quest_list = true;
+                }
+            }
         }
     }
 
@@ -327,7 +372,10 @@ impl World {
             equipment,
             style,
             bank,
+            prayer_points,
+            quests,
         } = joining;
+        let quests = crate::quests::log_from(quests, &self.content);
         let bank = crate::bank::Bank::from_stacks(bank);
         let now = self.now();
         let max_health = i64::from(skills.level(wayfarer_content::Skill::Constitution));
@@ -336,6 +384,11 @@ impl World {
             health
         } else {
             max_health
+        };
+        let max_prayer = u32::from(skills.level(wayfarer_content::Skill::Prayer));
+        let prayer = crate::prayer::PrayerState {
+            points: prayer_points.map_or(max_prayer, |p| p.min(max_prayer)),
+            ..Default::default()
         };
         let name_key = name.to_lowercase();
         let ignored: HashSet<String> = ignored.into_iter().map(|n| n.to_lowercase()).collect();
@@ -360,12 +413,16 @@ impl World {
             player.style = style;
             player.bank = bank;
             player.shop = None;
+            player.prayer = prayer;
+            player.dialogue = None;
+            player.quests = quests;
             player.dirty = Dirty {
                 inventory: true,
                 equipment: true,
                 stats: true,
                 ..Dirty::default()
             };
+            self.entering.push(id.clone());
             self.fresh_viewers.push(handle);
             if let Some(body) = self.entities.get_mut(handle) {
                 let current = body.tile();
@@ -411,6 +468,7 @@ impl World {
         self.grid.insert(handle, placed, Class::Player, now);
         self.fresh_viewers.push(handle);
         self.names.insert(name_key.clone(), id.clone());
+        self.entering.push(id.clone());
         self.player_index.insert(id.clone(), self.players.len());
         set_player_slot(&mut self.player_by_slot, handle, self.players.len());
         self.players.push(PlayerState {
@@ -436,6 +494,9 @@ impl World {
             },
             bank,
             shop: None,
+            prayer,
+            dialogue: None,
+            quests,
         });
     }
 
@@ -487,6 +548,19 @@ impl World {
         self.players[index].walk.clear();
         self.players[index].intent = None;
         self.place_player(index, placed);
+    }
+
+    /// What a player who entered this tick learns after their first view: prayer points and the
+    /// quest list.
+    fn report_entries(&mut self, events: &mut Vec<Event>) {
+        for id in std::mem::take(&mut self.entering) {
+            if let Some(&index) = self.player_index.get(&id) {
+                let player = &mut self.players[index];
+                player.dirty.prayer = true;
+                player.dirty.quest_list = true;
+                self.report_changes_of(index, events);
+            }
+        }
     }
 
     /// Emits [`Event::PlayerMoved`] for every player whose tile differs from the last one reported.

@@ -199,6 +199,11 @@ impl Store {
         Ignores::new(self)
     }
 
+    /// Quest progress.
+    pub fn quests(&self) -> crate::repo::quests::Quests<'_> {
+        crate::repo::quests::Quests::new(self)
+    }
+
     /// Login and logout records.
     pub fn sessions(&self) -> Sessions<'_> {
         Sessions::new(self)

@@ -21,6 +21,7 @@ pub use repo::ignores::MAX_IGNORED;
 pub use repo::inventory::{
     CharacterSnapshot, SaveBatch, StoredBankItem, StoredEquipment, StoredSlot, INVENTORY_SLOTS,
 };
+pub use repo::quests::StoredQuest;
 pub use repo::sessions::PlayerSession;
 pub use repo::trades::TradeAudit;
 pub use repo::users::{NewUser, User};

@@ -25,6 +25,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "death_pvp",
         sql: include_str!("../migrations/0002_death_pvp.sql"),
     },
+    Migration {
+        version: 3,
+        name: "prayer_points",
+        sql: include_str!("../migrations/0003_prayer_points.sql"),
+    },
 ];
 
 /// Any constant works; it only has to be the same in every server process sharing a database.

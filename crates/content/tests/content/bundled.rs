@@ -142,16 +142,47 @@ fn quests_prayers_and_unlocks_are_complete() {
             Objective::Kill { .. } => "kill",
             Objective::Gather { .. } => "gather",
             Objective::Interact { .. } => "interact",
+            Objective::Travel { .. } => "travel",
         })
         .collect();
-    assert_eq!(kinds.len(), 4);
+    assert_eq!(kinds.len(), 5, "every stage type: {kinds:?}");
+    // Every quest can be started and completed from its giver's dialogue.
+    let effects: Vec<String> = content
+        .npcs
+        .values()
+        .filter_map(|n| n.dialogue.as_ref())
+        .flat_map(|d| d.nodes.iter())
+        .flat_map(|n| {
+            n.responses
+                .iter()
+                .flat_map(|r| r.effects.iter())
+                .chain(&n.effects)
+        })
+        .map(|e| e.to_string())
+        .collect();
     for quest in content.quests.values() {
         assert!(
             content.npcs[&quest.start_npc].dialogue.is_some(),
             "{} giver talks",
             quest.id
         );
+        for effect in ["startQuest", "completeQuest"] {
+            let wanted = format!("{effect}:{}", quest.id);
+            assert!(effects.contains(&wanted), "no {wanted}");
+        }
     }
+    // Some response is conditional and some has an item effect.
+    let responses = || {
+        content
+            .npcs
+            .values()
+            .filter_map(|n| n.dialogue.as_ref())
+            .flat_map(|d| d.nodes.iter())
+            .flat_map(|n| n.responses.iter())
+    };
+    assert!(responses().any(|r| !r.conditions.is_empty()));
+    assert!(effects.iter().any(|e| e.starts_with("takeItem:")));
+    assert!(effects.iter().any(|e| e.starts_with("giveItem:")));
     assert!(content.prayers.len() >= 5);
     for skill in Skill::ALL {
         assert!(

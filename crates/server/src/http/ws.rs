@@ -31,7 +31,7 @@ use crate::connections::{wait_saved, CloseRequest, FINAL_SAVE_WAIT};
 use crate::http::error::ApiError;
 use crate::outbound_queue::{self, OutboundReceiver, OutboundSender};
 use crate::rate_limit::WS_PER_SECOND;
-use crate::world_thread::{Outbound, WorldInput};
+use crate::world_thread::{Outbound, WorldInput, TOO_SLOW};
 
 /// Frames above this are a protocol violation and end the connection; between `MAX_FRAME_BYTES` and
 /// this they are answered with `message_too_large`.
@@ -278,6 +278,7 @@ impl Connection {
         let inventory = store.inventories().get(&self.character_id).await?;
         let equipment = store.inventories().equipment(&self.character_id).await?;
         let bank = store.inventories().bank(&self.character_id).await?;
+        let quests = store.quests().list(&self.character_id).await?;
         let session = store
             .sessions()
             .open(&self.character_id, &self.user_id, Some(&self.address))
@@ -290,6 +291,7 @@ impl Connection {
             inventory,
             equipment,
             bank,
+            quests,
         };
         // The world keeps this record for the whole session, and rows collected from the database
         // have room to spare (16 inventory rows for a starter's 7: 360 bytes a player).
@@ -390,6 +392,7 @@ impl Connection {
                     crate::connections::CLOSE_KICKED => "kicked",
                     crate::connections::CLOSE_BANNED => "banned",
                     1001 => "shutdown",
+                    1008 if reason == TOO_SLOW => "slow_client",
                     1008 => "policy",
                     _ => "closed",
                 };
@@ -398,10 +401,7 @@ impl Connection {
     }
 
     async fn send(&self, socket: &mut Socket, message: &ServerMessage) -> Flow {
-        match tokio::time::timeout(SEND_TIMEOUT, socket.send_text(&message.to_json())).await {
-            Ok(Ok(())) => Flow::Continue,
-            _ => Flow::Close(1011, "send failed"),
-        }
+        sent(tokio::time::timeout(SEND_TIMEOUT, socket.send_text(&message.to_json())).await)
     }
 
     async fn reply_error(
@@ -428,11 +428,10 @@ impl Connection {
         };
         let mut frames = Frames::default();
         let close = self.format(&mut frames, message);
-        if !matches!(
-            tokio::time::timeout(SEND_TIMEOUT, socket.send(frames)).await,
-            Ok(Ok(()))
-        ) {
-            return Flow::Close(1011, "send failed");
+        if let Flow::Close(code, reason) =
+            sent(tokio::time::timeout(SEND_TIMEOUT, socket.send(frames)).await)
+        {
+            return Flow::Close(code, reason);
         }
         if let Some((asked_at, tick_wait)) = timing {
             self.state
@@ -699,6 +698,50 @@ impl Connection {
                 },
                 reference,
             ),
+            ClientMessage::DialogueRespond(m) => WorldInput::Sim(Command::DialogueRespond {
+                id,
+                npc_id: m.npc_id,
+                index: m.index,
+                reference: self.remember_ref(reference),
+            }),
+            ClientMessage::DialogueClose(m) => WorldInput::Sim(Command::DialogueClose {
+                id,
+                npc_id: m.npc_id.unwrap_or_default(),
+                reference: self.remember_ref(reference),
+            }),
+            ClientMessage::QuestList => WorldInput::Sim(Command::QuestList { id }),
+            ClientMessage::Use(request) if request.skill.is_some() => {
+                let skill_name = request.skill.as_deref().unwrap_or_default();
+                let Some(skill) = wayfarer_protocol::Skill::parse(skill_name) else {
+                    return self
+                        .reply_error(
+                            socket,
+                            codes::INVALID_MESSAGE,
+                            &format!("{skill_name:?} is not a skill"),
+                            reference,
+                        )
+                        .await;
+                };
+                match request.slot.index() {
+                    Ok(slot) => WorldInput::Sim(Command::RubLamp {
+                        id,
+                        slot,
+                        skill,
+                        reference: self.remember_ref(reference),
+                    }),
+                    Err(err) => {
+                        return self
+                            .reply_error(socket, err.code, &err.message, reference)
+                            .await
+                    }
+                }
+            }
+            ClientMessage::PrayerToggle(m) => WorldInput::Sim(Command::Prayer {
+                id,
+                prayer_id: m.prayer_id,
+                active: m.active,
+                reference: self.remember_ref(reference),
+            }),
             ClientMessage::Move(m) => WorldInput::Sim(Command::Move {
                 id,
                 x: m.x,
@@ -938,4 +981,15 @@ fn trade_frame(text: &str) -> Option<(Option<String>, Option<Value>)> {
     let trade_id = peek.data["tradeId"].as_str().map(str::to_owned);
     let reference = peek.reference.filter(|r| r.is_string() || r.is_number());
     Some((trade_id, reference))
+}
+
+/// What a bounded socket write came to: a write that did not finish within [`SEND_TIMEOUT`] is a
+/// client that stopped reading (1008, as a full outbound queue is); a failed one ends the
+/// connection (1011).
+fn sent<E>(result: Result<Result<(), E>, tokio::time::error::Elapsed>) -> Flow {
+    match result {
+        Ok(Ok(())) => Flow::Continue,
+        Ok(Err(_)) => Flow::Close(1011, "send failed"),
+        Err(_) => Flow::Close(1008, TOO_SLOW),
+    }
 }

@@ -3,16 +3,12 @@
 
 use std::collections::BTreeMap;
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::IntoResponse;
 use serde_json::{json, Value};
 
-use crate::support::{assert_error, AppOptions, TestApp};
+use crate::support::{assert_error, AppOptions, Cdn, TestApp};
 
 #[tokio::test]
 async fn manifests_are_served_with_cache_control_a_strong_etag_and_304() {
@@ -147,63 +143,6 @@ async fn world_areas_need_a_token_and_list_the_content_areas() {
     }
     assert!(areas.iter().any(|a| a["safeZone"] == true));
     assert!(areas.iter().any(|a| a["pvp"] == true));
-}
-
-/// A CDN in the test: serves a mutable manifest set at /manifests/<file> with strong ETags and 304s,
-/// counting full downloads.
-#[derive(Clone)]
-struct Cdn {
-    files: Arc<Mutex<BTreeMap<String, Vec<u8>>>>,
-    downloads: Arc<AtomicUsize>,
-    not_modified: Arc<AtomicUsize>,
-}
-
-fn etag_of(bytes: &[u8]) -> String {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    bytes.hash(&mut h);
-    format!("\"{:016x}\"", h.finish())
-}
-
-async fn serve_manifest(
-    State(cdn): State<Cdn>,
-    Path(file): Path<String>,
-    headers: HeaderMap,
-) -> axum::response::Response {
-    let Some(bytes) = cdn.files.lock().unwrap().get(&file).cloned() else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
-    let etag = etag_of(&bytes);
-    if headers.get("if-none-match").and_then(|v| v.to_str().ok()) == Some(etag.as_str()) {
-        cdn.not_modified.fetch_add(1, Ordering::SeqCst);
-        return (StatusCode::NOT_MODIFIED, [("etag", etag)]).into_response();
-    }
-    cdn.downloads.fetch_add(1, Ordering::SeqCst);
-    ([("etag", etag)], bytes).into_response()
-}
-
-impl Cdn {
-    async fn start() -> (Cdn, String) {
-        let cdn = Cdn {
-            files: Arc::new(Mutex::new(wayfarer_content::bundled().files)),
-            downloads: Arc::new(AtomicUsize::new(0)),
-            not_modified: Arc::new(AtomicUsize::new(0)),
-        };
-        let router = axum::Router::new()
-            .route("/manifests/{*file}", axum::routing::get(serve_manifest))
-            .with_state(cdn.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        tokio::spawn(async move { axum::serve(listener, router).await });
-        (cdn, url)
-    }
-
-    fn edit(&self, file: &str, f: impl FnOnce(&mut Value)) {
-        let mut files = self.files.lock().unwrap();
-        let mut value: Value = serde_json::from_slice(&files[file]).unwrap();
-        f(&mut value);
-        files.insert(file.into(), serde_json::to_vec_pretty(&value).unwrap());
-    }
 }
 
 async fn attack_unlocks(app: &TestApp) -> Vec<Value> {

@@ -4,6 +4,7 @@ mod support;
 
 mod auth;
 mod bank;
+mod bundled_quests;
 mod characters;
 mod config_errors;
 mod content;
@@ -17,6 +18,8 @@ mod load;
 mod local_postgres;
 mod operations;
 mod players;
+mod prayer;
+mod quests;
 mod races;
 mod rate_limits;
 mod restart;

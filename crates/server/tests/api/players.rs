@@ -81,6 +81,7 @@ async fn a_profile_is_public_live_while_online_and_reveals_nothing_private() {
     assert_eq!(offline["skills"].as_object().unwrap().len(), 17);
     // 16 skills at 1 and constitution at 10.
     assert_eq!(offline["totalLevel"], 16 + 10);
+    assert_eq!(offline["questPoints"], 0);
     for private in ["accountId", "inventory", "position", "coins", "id"] {
         assert!(offline.get(private).is_none(), "{private} is not public");
     }

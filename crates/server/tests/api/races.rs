@@ -308,6 +308,13 @@ async fn prepare(
                 None,
             )
             .await;
+            ws.expect_type("dialogue:open").await;
+            ws.send(
+                "dialogue:respond",
+                json!({"npcId": "merchant_tobin", "index": 0}),
+                None,
+            )
+            .await;
             ws.expect_type("shop:open").await;
             None
         }

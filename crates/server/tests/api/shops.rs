@@ -72,6 +72,16 @@ async fn buying_and_selling_at_the_general_store() {
         None,
     )
     .await;
+    // Tobin's dialogue: "Show me your wares." opens the store.
+    let dialogue = ws.expect_type("dialogue:open").await;
+    assert_eq!(dialogue["data"]["npcId"], "merchant_tobin");
+    assert_eq!(dialogue["data"]["responses"][0]["index"], 0);
+    ws.send(
+        "dialogue:respond",
+        json!({"npcId": "merchant_tobin", "index": 0}),
+        None,
+    )
+    .await;
     let open = ws.expect_type("shop:open").await;
     assert_eq!(open["data"]["storeId"], STORE);
     let hatchet = open["data"]["items"]

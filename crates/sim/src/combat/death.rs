@@ -95,6 +95,8 @@ impl World {
         player.dirty.stats = true;
         let (_, max) = self.player_health(index);
         self.set_player_health(index, max);
+        self.reset_prayer(index);
+        self.close_dialogue(index, crate::dialogue::CloseReason::Died, events);
         let spawn = self.layout.spawn;
         self.place_player(index, spawn);
         self.forget_player(handle);

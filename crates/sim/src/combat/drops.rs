@@ -87,6 +87,9 @@ impl World {
                 GROUND_LIFETIME_TICKS,
             );
         }
+        if let Some(k) = killer {
+            self.quest_trigger(k, crate::quests::Trigger::Kill(&npc.id), events);
+        }
         if let Some(killer) = owner {
             events.push(Event::NpcKilled {
                 killer,

@@ -10,7 +10,6 @@ use wayfarer_protocol::ws::{codes, CombatHit, TilePos};
 use crate::actions::{Flow, Intent};
 use crate::combat::formulas::{
     combat_xp, npc_defence_roll, roll_attack, AttackType, CombatStyle, PlayerCombatant,
-    PrayerBoosts,
 };
 use crate::entities::Handle;
 use crate::events::Event;
@@ -72,7 +71,7 @@ impl World {
                 strength_level: level(Skill::Strength),
                 defence_level: level(Skill::Defense),
                 ranged_level: level(Skill::Ranged),
-                prayer: PrayerBoosts::NONE,
+                prayer: self.prayer_boosts(index),
                 bonuses: player.equipment.bonuses(&self.content),
                 style,
                 attack_type: AttackType::of_weapon(weapon),
@@ -80,6 +79,13 @@ impl World {
             family,
             speed_ticks: style.attack_speed_ticks(weapon_ticks),
         }
+    }
+
+    /// How a player fights now (levels, active prayers, worn bonuses, style), as the formulas see
+    /// it.
+    pub fn player_combatant(&self, player: &str) -> Option<PlayerCombatant> {
+        let index = *self.player_index.get(player)?;
+        Some(self.loadout(index).combatant)
     }
 
     /// How far player `index` can attack from (1 for melee, the weapon's range for ranged).

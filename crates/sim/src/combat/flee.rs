@@ -16,7 +16,7 @@ pub const FLEE_DISTANCE_TILES: i32 = 8;
 impl World {
     /// The tiles of everything attacking player `index`: NPCs with it as their target and players
     /// with an attack intent on it.
-    fn attackers_of(&self, index: usize) -> Vec<TilePos> {
+    pub(crate) fn attackers_of(&self, index: usize) -> Vec<TilePos> {
         let handle = self.players[index].handle;
         let npcs = self
             .npcs

@@ -16,7 +16,7 @@ mod engage;
 mod flee;
 pub mod formulas;
 mod npc_ai;
-mod zones;
+pub(crate) mod zones;
 
 pub use death::GRAVESTONE_TICKS;
 pub use drops::roll_drops;

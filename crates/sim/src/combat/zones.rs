@@ -8,7 +8,7 @@ use crate::world::World;
 
 /// Whether `tile` lies within the area's bounds, as the map opens them (a tile is the floor of a
 /// world coordinate, so bounds 0..=40 cover tiles 0..=40).
-fn covers(area: &Area, tile: TilePos) -> bool {
+pub(crate) fn covers(area: &Area, tile: TilePos) -> bool {
     let b = &area.bounds;
     let (x, z) = (f64::from(tile.x), f64::from(tile.z));
     b.min_x.floor() <= x && x <= b.max_x.floor() && b.min_z.floor() <= z && z <= b.max_z.floor()

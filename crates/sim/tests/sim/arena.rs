@@ -71,8 +71,29 @@ fn items() -> Value {
         {"id": "coins", "name": "Coins", "value": 1, "type": "currency", "stackable": true,
          "maxStackSize": 2147483647},
         {"id": "bones", "name": "Bones", "value": 1, "type": "resource", "stackable": false, "prayerXp": 4.5},
-        {"id": "shrimp", "name": "Shrimp", "value": 1, "type": "food", "healAmount": 3}
+        {"id": "shrimp", "name": "Shrimp", "value": 1, "type": "food", "healAmount": 3},
+        {"id": "holy_symbol", "name": "Holy Symbol", "value": 1, "type": "armor", "equipSlot": "amulet",
+         "bonuses": {"prayer": 8}},
+        {"id": "monk_robe", "name": "Monk Robe", "value": 1, "type": "armor", "equipSlot": "body",
+         "bonuses": {"prayer": 6}}
     ])
+}
+
+/// The arena's prayers: the reference game's first five (drain effects 1, 1, 1, 6, 6) with their
+/// conflicts, so conflicting pairs exist in both directions.
+fn prayers() -> Value {
+    json!({"prayers": [
+        {"id": "thick_skin", "name": "Thick Skin", "level": 1, "category": "defensive", "drainEffect": 1,
+         "bonuses": {"defenseMultiplier": 1.05}, "conflicts": ["rock_skin"]},
+        {"id": "burst_of_strength", "name": "Burst of Strength", "level": 4, "category": "offensive",
+         "drainEffect": 1, "bonuses": {"strengthMultiplier": 1.05}, "conflicts": ["superhuman_strength"]},
+        {"id": "clarity_of_thought", "name": "Clarity of Thought", "level": 7, "category": "offensive",
+         "drainEffect": 1, "bonuses": {"attackMultiplier": 1.05}, "conflicts": []},
+        {"id": "rock_skin", "name": "Rock Skin", "level": 10, "category": "defensive", "drainEffect": 6,
+         "bonuses": {"defenseMultiplier": 1.10}, "conflicts": ["thick_skin"]},
+        {"id": "superhuman_strength", "name": "Superhuman Strength", "level": 13, "category": "offensive",
+         "drainEffect": 6, "bonuses": {"strengthMultiplier": 1.10}, "conflicts": ["burst_of_strength"]}
+    ]})
 }
 
 /// A mob placed at a tile.
@@ -87,6 +108,11 @@ pub fn content(mobs: &[Placed]) -> Arc<Content> {
     let mut set = ManifestSet::new();
     set.insert("items/arena.json", items().to_string());
     set.insert("npcs.json", npcs().to_string());
+    set.insert("prayers.json", prayers().to_string());
+    set.insert(
+        "stations.json",
+        json!({"stations": [{"type": "altar", "name": "Altar"}]}).to_string(),
+    );
     let spawns = |pvp: bool| -> Vec<Value> {
         mobs.iter()
             .filter(|m| (m.at.0 >= ARENA_X) == pvp)
@@ -104,6 +130,7 @@ pub fn content(mobs: &[Placed]) -> Arc<Content> {
                 "bounds": {"minX": 0, "maxX": ARENA_X - 1, "minZ": 0, "maxZ": 29},
                 "safeZone": true, "spawnPoint": {"x": 0, "y": 0, "z": 0},
                 "npcs": [{"id": "sage", "type": "talk", "position": {"x": 1, "y": 0, "z": 1}}],
+                "stations": [{"type": "altar", "position": {"x": 27, "y": 0, "z": 27}}],
                 "mobSpawns": spawns(false)
             }},
             "level1Areas": {"arena": {
@@ -125,6 +152,9 @@ pub fn content(mobs: &[Placed]) -> Arc<Content> {
 pub fn world(mobs: &[Placed], seed: u64) -> World {
     World::new(content(mobs), seed)
 }
+
+/// The altar's tile.
+pub const ALTAR_TILE: (i32, i32) = (27, 27);
 
 /// A mob of `kind` at `(x, z)`.
 pub fn mob(kind: &'static str, x: i32, z: i32) -> Placed {

@@ -221,7 +221,7 @@ fn banking_needs_a_bank_within_two_tiles_and_a_banker_opens_it() {
         |e| matches!(e, Event::Bank { to, items } if to == "near" && items == &vec![stack("coins", 5)])
     ));
     assert!(!events.iter().any(|e| matches!(e, Event::SaveNow { .. })));
-    // Talking to the banker (walking there first) sends the bank.
+    // Talking to the banker (walking there first) and asking sends the bank.
     let elsie = world
         .npcs()
         .into_iter()
@@ -232,7 +232,17 @@ fn banking_needs_a_bank_within_two_tiles_and_a_banker_opens_it() {
         action: Action::Interact { target: elsie.id },
         reference: None,
     }]);
-    let events = idle(&mut world, 10);
+    let mut events = idle(&mut world, 10);
+    assert!(!events
+        .iter()
+        .any(|e| matches!(e, Event::Bank { to, .. } if to == "far")));
+    // Her dialogue's first answer ("Yes, please.") opens the bank.
+    events.extend(world.tick(vec![Command::DialogueRespond {
+        id: "far".into(),
+        npc_id: "banker_elsie".into(),
+        index: 0,
+        reference: None,
+    }]));
     assert!(events
         .iter()
         .any(|e| matches!(e, Event::Bank { to, .. } if to == "far")));

@@ -12,11 +12,13 @@ mod gathering;
 mod inventory;
 mod items;
 mod movement;
+mod prayer;
 mod processing;
 mod properties;
 mod reload;
 mod shops;
 mod skills;
+mod talk;
 mod trade;
 mod view;
 

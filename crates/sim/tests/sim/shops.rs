@@ -85,6 +85,13 @@ fn open(world: &mut World, id: &str) -> Vec<Event> {
         reference: None,
     }]);
     events.extend(idle(world, 5));
+    // His dialogue's first answer ("Show me your wares.") opens the store.
+    events.extend(world.tick(vec![Command::DialogueRespond {
+        id: id.into(),
+        npc_id: "merchant_tobin".into(),
+        index: 0,
+        reference: None,
+    }]));
     assert_eq!(world.player_shop(id), Some(STORE), "{events:?}");
     events
 }

@@ -369,10 +369,16 @@ fn phases_are_observed_in_order() {
     let mut seen = Vec::new();
     let events = world.tick_observed(vec![join("ada", t(1, 1))], &mut |p| seen.push(p));
     assert_eq!(seen, Phase::ALL.to_vec());
-    // A joining player learns their derived stats (for the record) and sees the world.
+    // A joining player learns their derived stats (for the record), sees the world, then learns
+    // their prayer points and quests.
     assert!(matches!(
         &events[..],
-        [Event::Stats { .. }, Event::View { .. }]
+        [
+            Event::Stats { .. },
+            Event::View { .. },
+            Event::Prayer { .. },
+            Event::QuestList { .. }
+        ]
     ));
     assert_eq!(world.tick_number(), 1);
 }

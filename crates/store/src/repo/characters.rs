@@ -31,6 +31,8 @@ pub struct Character {
     /// World position `[x, y, z]`; y is height.
     pub position: [f64; 3],
     pub combat_style: String,
+    /// Prayer points left; `None` is full (the Prayer level).
+    pub prayer_points: Option<i64>,
     pub created_at_ms: i64,
     pub last_login_at_ms: Option<i64>,
 }
@@ -49,7 +51,7 @@ fn select_columns() -> &'static str {
     static COLUMNS: OnceLock<String> = OnceLock::new();
     COLUMNS.get_or_init(|| {
         let mut cols = String::from(
-            r#"id, "accountId", name, "combatLevel", health, "maxHealth", coins, "positionX", "positionY", "positionZ", "combatStyle", "createdAt", "lastLoginAt""#,
+            r#"id, "accountId", name, "combatLevel", health, "maxHealth", coins, "positionX", "positionY", "positionZ", "combatStyle", "prayerPoints", "createdAt", "lastLoginAt""#,
         );
         for skill in Skill::ALL {
             cols.push_str(&format!(r#", "{s}Level", "{s}Xp""#, s = skill.as_str()));
@@ -82,6 +84,7 @@ fn from_row(row: &AnyRow) -> Result<Character, sqlx::Error> {
             row.try_get_unchecked("positionZ")?,
         ],
         combat_style: row.try_get("combatStyle")?,
+        prayer_points: row.try_get("prayerPoints")?,
         created_at_ms: row.try_get("createdAt")?,
         last_login_at_ms: row.try_get("lastLoginAt")?,
     })
@@ -187,7 +190,7 @@ impl<'a> Characters<'a> {
         Ok(())
     }
 
-    /// Writes a character's mutable state (position, health, coins, skills, style) in one statement.
+    /// Writes a character's mutable state (position, health, coins, skills, style, prayer points) in one statement.
     pub async fn save(&self, character: &Character) -> Result<(), StoreError> {
         let mut tx = self.store.begin_write().await?;
         save_in(&mut tx, character).await?;
@@ -221,6 +224,7 @@ impl<'a> Characters<'a> {
             inventory,
             equipment: Vec::new(),
             bank: Vec::new(),
+            quests: Vec::new(),
         };
         let mut tx = self.store.begin_write().await?;
         let written = match save_in(&mut tx, &character).await {
@@ -245,9 +249,9 @@ pub(crate) async fn save_in(
 ) -> Result<(), StoreError> {
     let mut sql = String::from(
         r#"UPDATE characters SET "combatLevel" = $1, health = $2, "maxHealth" = $3, coins = $4,
-           "positionX" = $5, "positionY" = $6, "positionZ" = $7, "combatStyle" = $8"#,
+           "positionX" = $5, "positionY" = $6, "positionZ" = $7, "combatStyle" = $8, "prayerPoints" = $9"#,
     );
-    let mut n = 9;
+    let mut n = 10;
     for skill in Skill::ALL {
         sql.push_str(&format!(
             r#", "{s}Level" = ${a}, "{s}Xp" = ${b}"#,
@@ -266,7 +270,8 @@ pub(crate) async fn save_in(
         .bind(character.position[0])
         .bind(character.position[1])
         .bind(character.position[2])
-        .bind(&character.combat_style);
+        .bind(&character.combat_style)
+        .bind(character.prayer_points);
     for skill in Skill::ALL {
         let s = character.skills.get(&skill).copied().unwrap_or(SkillLevel {
             level: i64::from(skill.starting_level()),

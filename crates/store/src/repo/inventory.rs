@@ -42,6 +42,8 @@ pub struct CharacterSnapshot {
     pub equipment: Vec<StoredEquipment>,
     /// The bank, in bank order (written with the inventory, in the same transaction).
     pub bank: Vec<StoredBankItem>,
+    /// Quests started or done (written with the items, in the same transaction).
+    pub quests: Vec<crate::repo::quests::StoredQuest>,
 }
 
 /// Everything one save writes, in one transaction (see [`Inventories::save`]).
@@ -256,5 +258,6 @@ pub(crate) async fn replace_items(
         .execute(&mut **tx)
         .await?;
     }
+    crate::repo::quests::replace_in(tx, id, &snapshot.quests).await?;
     Ok(())
 }

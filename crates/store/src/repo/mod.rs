@@ -7,6 +7,7 @@ pub mod deaths;
 pub mod friends;
 pub mod ignores;
 pub mod inventory;
+pub mod quests;
 pub mod sessions;
 pub mod trades;
 pub mod users;

@@ -69,6 +69,7 @@ test_both_backends!(save_batch_is_all_or_nothing, |store| {
                 quantity: 1,
             }],
             bank: vec![],
+            quests: vec![],
         });
     }
     snapshots[0].character.position = [1.5, 0.0, 2.5];
@@ -136,6 +137,7 @@ test_both_backends!(
             inventory: vec![slot(4, "logs", 1)],
             equipment: vec![],
             bank: vec![banked("zinc", 3), banked("coins", 100), banked("apple", 7)],
+            quests: vec![],
         };
         store
             .inventories()

@@ -8,6 +8,7 @@ mod friends;
 mod ignores;
 mod inventory;
 mod migrations;
+mod quests;
 mod sessions;
 mod trades;
 mod users;
@@ -61,6 +62,7 @@ pub async fn new_character_with(
         inventory: store.inventories().get(&character.id).await.unwrap(),
         equipment: vec![],
         bank: vec![],
+        quests: vec![],
         character,
     }
 }

@@ -80,6 +80,7 @@ pub async fn current_state(
             inventory: state.store.inventories().get(&character.id).await?,
             equipment: state.store.inventories().equipment(&character.id).await?,
             bank: Vec::new(),
+            quests: state.store.quests().list(&character.id).await?,
         },
         false,
     ))
@@ -380,7 +381,78 @@ pub async fn skills(
             )
         })
         .collect();
-    Ok(Json(json!({"characterId": character.id, "skills": skills})))
+    let quest_points = quest_points(&state.content.get().content, &snapshot.quests);
+    Ok(Json(json!({
+        "characterId": character.id,
+        "skills": skills,
+        "questPoints": quest_points,
+    })))
+}
+
+/// Quest points of stored quests: those of every quest completed at least once that content has.
+pub(crate) fn quest_points(
+    content: &wayfarer_content::Content,
+    stored: &[wayfarer_store::StoredQuest],
+) -> u32 {
+    stored
+        .iter()
+        .filter(|q| q.completions > 0)
+        .filter_map(|q| content.quests.get(&q.quest_id))
+        .map(|q| q.quest_points)
+        .sum()
+}
+
+/// `GET /api/characters/<id>/quests` (the owning account only; 404 to anyone else): every quest
+/// of content with the character's status as last saved (starts and completions are saved at
+/// once, progress counts with the periodic save), and quests the character has that content no
+/// longer lists.
+pub async fn quests(
+    State(state): State<AppState>,
+    auth: AuthUser,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let character = own_character(&state, &auth, &id).await?;
+    let stored = state.store.quests().list(&character.id).await?;
+    let content = state.content.get();
+    let content = &content.content;
+    let mut quests: Vec<Value> = Vec::new();
+    for quest in content.quests.values() {
+        let mine = stored.iter().find(|q| q.quest_id == quest.id);
+        let stage = mine.and_then(|q| q.stage.as_deref());
+        let count = stage
+            .and_then(|s| quest.stages.iter().find(|st| st.id == s))
+            .map(|st| wayfarer_sim::stage_count(&st.objective));
+        quests.push(json!({
+            "questId": quest.id,
+            "name": quest.name,
+            "status": mine.map_or("not_started", |q| q.status.as_str()),
+            "stageId": stage,
+            "progress": mine.filter(|q| q.stage.is_some()).map(|q| q.progress),
+            "count": count,
+            "completions": mine.map_or(0, |q| q.completions),
+            "questPoints": quest.quest_points,
+        }));
+    }
+    for q in stored
+        .iter()
+        .filter(|q| !content.quests.contains_key(&q.quest_id))
+    {
+        quests.push(json!({
+            "questId": q.quest_id,
+            "name": q.quest_id,
+            "status": q.status,
+            "stageId": q.stage,
+            "progress": q.stage.as_ref().map(|_| q.progress),
+            "count": null,
+            "completions": q.completions,
+            "questPoints": 0,
+        }));
+    }
+    Ok(Json(json!({
+        "characterId": character.id,
+        "questPoints": quest_points(content, &stored),
+        "quests": quests,
+    })))
 }
 
 /// `GET /api/characters/<id>/position` (the owning account only; 404 to anyone else).

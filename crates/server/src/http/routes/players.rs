@@ -1,6 +1,6 @@
 //! `/api/player/*`, public player data: who is online (`GET /api/player/online`, paged) and a
 //! player's public profile (`GET /api/player/<name>`: name, combat level, skill levels, total
-//! level, online). A profile is live while the player is online (the world's record, see
+//! level, quest points, online). A profile is live while the player is online (the world's record, see
 //! `player::current_state`), the store's otherwise. Nothing here reveals an account, a position or
 //! holdings.
 
@@ -86,11 +86,13 @@ pub async fn profile(
         .map(|(skill, s)| (*skill, s.level))
         .collect();
     let total_level: i64 = skills.values().sum();
+    let quest_points = super::player::quest_points(&state.content.get().content, &snapshot.quests);
     Ok(Json(json!({
         "name": c.name,
         "combatLevel": c.combat_level,
         "skills": skills,
         "totalLevel": total_level,
+        "questPoints": quest_points,
         "online": online,
     })))
 }

@@ -1,0 +1,95 @@
+//! Quest progress (`quest_progress`): one row per character and quest started or done. Rows are
+//! written with the character's snapshot (`Inventories::save`), in the same transaction as its
+//! items, so a quest's start items or rewards and its new status are stored together or not at all.
+
+use sqlx::{Any, Row, Transaction};
+
+use crate::{Store, StoreError};
+
+/// One quest of a character.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredQuest {
+    pub quest_id: String,
+    /// `in_progress`, `ready_to_complete` or `completed`.
+    pub status: String,
+    /// The current stage's id while in progress.
+    pub stage: Option<String>,
+    /// Count towards the current stage.
+    pub progress: i64,
+    /// Times completed (replayable quests may be done again).
+    pub completions: i64,
+}
+
+/// The `data` column's JSON.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+struct Data {
+    #[serde(default)]
+    progress: i64,
+    #[serde(default)]
+    completions: i64,
+}
+
+/// The quest progress repository.
+pub struct Quests<'a> {
+    store: &'a Store,
+}
+
+impl<'a> Quests<'a> {
+    pub(crate) fn new(store: &'a Store) -> Self {
+        Self { store }
+    }
+
+    /// A character's quests, by quest id.
+    pub async fn list(&self, character_id: &str) -> Result<Vec<StoredQuest>, StoreError> {
+        let rows = sqlx::query(
+            r#"SELECT "questId", status, stage, data FROM quest_progress WHERE "characterId" = $1 ORDER BY "questId""#,
+        )
+        .bind(character_id)
+        .fetch_all(self.store.pool())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let data: String = r.try_get("data")?;
+                // A row whose data cannot be read keeps its status; its counts start over.
+                let data: Data = serde_json::from_str(&data).unwrap_or_default();
+                Ok(StoredQuest {
+                    quest_id: r.try_get("questId")?,
+                    status: r.try_get("status")?,
+                    stage: r.try_get("stage")?,
+                    progress: data.progress,
+                    completions: data.completions,
+                })
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(Into::into)
+    }
+}
+
+/// Rewrites a character's quest rows inside `tx`.
+pub(crate) async fn replace_in(
+    tx: &mut Transaction<'static, Any>,
+    character_id: &str,
+    quests: &[StoredQuest],
+) -> Result<(), StoreError> {
+    sqlx::query(r#"DELETE FROM quest_progress WHERE "characterId" = $1"#)
+        .bind(character_id)
+        .execute(&mut **tx)
+        .await?;
+    let now = crate::now_ms();
+    for quest in quests {
+        let data =
+            serde_json::json!({"progress": quest.progress, "completions": quest.completions});
+        sqlx::query(
+            r#"INSERT INTO quest_progress ("characterId", "questId", status, stage, data, "updatedAt") VALUES ($1, $2, $3, $4, $5, $6)"#,
+        )
+        .bind(character_id)
+        .bind(&quest.quest_id)
+        .bind(&quest.status)
+        .bind(quest.stage.as_deref())
+        .bind(data.to_string())
+        .bind(now)
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(())
+}
