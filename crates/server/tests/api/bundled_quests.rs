@@ -479,7 +479,38 @@ async fn first_catch_is_played_to_its_reward() {
     p.expect("paid", |m| m["type"] == "inventory:update").await;
     assert_eq!(p.count("shrimp"), shrimp - 5);
     assert_eq!(p.count("trout"), 2);
+    assert_eq!(p.count("lamp_of_knowledge"), 1);
     saved_completed(&app, &p.id.clone(), "first_catch").await;
+
+    // The reward lamp, rubbed over the socket on a skill of the player's choosing: its XP goes
+    // there, the lamp is used up, and both are saved at once.
+    let lamp = p.slot_of("lamp_of_knowledge").unwrap();
+    p.send("inventory:use", json!({"slot": lamp, "skill": "agility"}))
+        .await;
+    let xp = p.expect("the lamp's XP", |m| m["type"] == "skill:xp").await;
+    assert_eq!(xp["data"]["skill"], "agility");
+    assert_eq!(xp["data"]["xpGained"].as_f64(), Some(250.0));
+    p.expect("the lamp used up", |m| m["type"] == "inventory:update")
+        .await;
+    assert_eq!(p.count("lamp_of_knowledge"), 0);
+    let id = p.id.clone();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let stored = app.store().inventories().get(&id).await.unwrap();
+        if stored.iter().all(|s| s.item_id != "lamp_of_knowledge") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the rubbed lamp was not saved");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // A skill that does not exist is refused, nothing used.
+    p.send(
+        "inventory:use",
+        json!({"slot": p.slot_of("trout").unwrap(), "skill": "juggling"}),
+    )
+    .await;
+    let refused = p.expect("refused", |m| m["type"] == "error").await;
+    assert_eq!(refused["data"]["code"], "invalid_message");
 }
 
 impl Script {

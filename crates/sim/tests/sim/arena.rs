@@ -52,7 +52,8 @@ fn npcs() -> Value {
          "combat": {"attackable": true, "aggressive": true, "retaliates": true, "aggroRange": 2,
                     "leashRange": 20, "attackSpeedTicks": 1, "respawnTicks": 10},
          "movement": {"type": "stationary"}},
-        {"id": "sage", "name": "Sage", "category": "neutral", "stats": {"health": 10}}
+        {"id": "sage", "name": "Sage", "category": "neutral", "stats": {"health": 10},
+         "services": {"enabled": true, "types": ["altar"]}}
     ])
 }
 

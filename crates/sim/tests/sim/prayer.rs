@@ -211,6 +211,30 @@ fn at_zero_points_every_prayer_switches_off_and_an_altar_restores_them() {
 }
 
 #[test]
+fn a_priest_npc_with_the_altar_service_restores_points_as_an_altar_does() {
+    let mut world = world();
+    world.tick(vec![{
+        let mut f = Fighter::new("a", t(3, 3)).level(Skill::Prayer, 12);
+        f.joining.prayer_points = Some(2);
+        f.join()
+    }]);
+    assert_eq!(prayer_of(&world, "a").0, 2);
+    // The arena's sage, at (1, 1), offers the `altar` service and has no dialogue.
+    let sage = world
+        .npcs()
+        .into_iter()
+        .find(|n| n.type_id.as_deref() == Some("sage"))
+        .map(|n| n.id)
+        .expect("the sage");
+    let mut events = world.tick(vec![act("a", Action::Interact { target: sage })]);
+    for _ in 0..5 {
+        events.extend(world.tick(vec![]));
+    }
+    assert_eq!(prayer_of(&world, "a"), (12, 12, vec![]));
+    assert_eq!(updates(&events, "a"), vec![(12, 12, vec![])]);
+}
+
+#[test]
 fn prayers_raise_the_rolls_and_max_hit_as_the_formulas_say() {
     let mut world = world();
     world.tick(vec![Fighter::new("a", t(2, 2))
