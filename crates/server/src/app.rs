@@ -97,6 +97,10 @@ pub fn router(state: AppState) -> Router {
         .route("/api/config", get(routes::config::config))
         .route("/api/player/online", get(routes::players::online))
         .route("/api/player/{name}", get(routes::players::profile))
+        .route(
+            "/api/player/{name}/hiscores",
+            get(routes::players::hiscores),
+        )
         .route("/api/template", get(routes::templates::list))
         .route("/api/template/{id}", get(routes::templates::get))
         .route("/api/admin/ban", post(routes::admin::ban))

@@ -184,11 +184,22 @@ pub fn mirror_equipment(
 }
 
 /// The record's skill after an XP gain, and the `skill:xp` to send.
-pub fn mirror_xp(snapshot: &mut CharacterSnapshot, skill: Skill, gain: &XpGain) -> SkillXp {
+pub fn mirror_xp(
+    snapshot: &mut CharacterSnapshot,
+    skill: Skill,
+    gain: &XpGain,
+    now_ms: i64,
+) -> SkillXp {
     let state = SkillState {
         level: i64::from(gain.level),
         xp: i64::from(gain.xp.points()),
     };
+    // When this XP was reached, for the hiscores' tie-break (saved with the record). A gain of a
+    // fraction of a point leaves the whole points, and so the standing, as they were.
+    let before = snapshot.character.skills.get(&skill).map(|s| s.xp);
+    if before != Some(state.xp) {
+        snapshot.xp_reached_at.insert(skill, now_ms);
+    }
     snapshot.character.skills.insert(
         skill,
         wayfarer_store::SkillLevel {
@@ -331,6 +342,7 @@ mod tests {
             ],
             bank: vec![],
             quests: vec![],
+            xp_reached_at: Default::default(),
         }
     }
 
@@ -372,7 +384,7 @@ mod tests {
         assert_eq!(s.character.coins, 9);
         assert_eq!(s.inventory.len(), 1);
         let gain = wayfarer_sim::skills::add_xp(Xp::from_points(80), Xp::from_f64(17.5));
-        let wire = mirror_xp(&mut s, Skill::Mining, &gain);
+        let wire = mirror_xp(&mut s, Skill::Mining, &gain, 1_000);
         assert_eq!(wire.xp_gained, 17.5);
         assert_eq!(wire.xp, 97);
         assert!(wire.leveled_up);

@@ -59,16 +59,14 @@ impl RunningServer {
             Some(pg) => pg.url(),
             None => config.effective_database_url(),
         };
-        let store = Store::connect(&database_url).await.with_context(|| {
-            format!(
-                "cannot open the database {}",
-                wayfarer_store::redact_url(&database_url)
-            )
-        })?;
-        let applied = store
-            .migrate()
+        let (store, applied) = Store::connect_migrated(&database_url)
             .await
-            .context("database migrations failed")?;
+            .with_context(|| {
+                format!(
+                    "cannot open and migrate the database {}",
+                    wayfarer_store::redact_url(&database_url)
+                )
+            })?;
         let recovered = store.sessions().close_dangling().await?;
         if recovered > 0 {
             tracing::warn!(

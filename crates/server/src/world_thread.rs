@@ -856,7 +856,12 @@ impl Runner {
                 }
                 Event::Xp { to, skill, gain } => {
                     if let Some(record) = self.players.get_mut(&to) {
-                        let xp = character_state::mirror_xp(&mut record.snapshot, skill, &gain);
+                        let xp = character_state::mirror_xp(
+                            &mut record.snapshot,
+                            skill,
+                            &gain,
+                            now_ms(),
+                        );
                         record.dirty = true;
                         send_to(&self.players, &to, Arc::new(ServerMessage::SkillXp(xp)));
                     }
@@ -1491,6 +1496,7 @@ mod tests {
             equipment: Vec::new(),
             bank: Vec::new(),
             quests: Vec::new(),
+            xp_reached_at: Default::default(),
         }
     }
 

@@ -105,6 +105,22 @@ impl Store {
         Ok(Store { pool, backend })
     }
 
+    /// Connects to `url` and applies the pending migrations; returns the store and the versions
+    /// applied. On SQLite, when migrations changed the schema, the pool is opened again, so that
+    /// every connection the caller gets was opened on the final schema: a connection that lived
+    /// through an `ALTER TABLE` can describe a statement with the old columns (sqlx keeps a
+    /// statement's columns per connection; CI once saw `ColumnNotFound("prayerPoints")` right after
+    /// the migration that added it).
+    pub async fn connect_migrated(url: &str) -> Result<(Store, Vec<i64>), StoreError> {
+        let store = Store::connect(url).await?;
+        let applied = store.migrate().await?;
+        if applied.is_empty() || store.backend != Backend::Sqlite {
+            return Ok((store, applied));
+        }
+        store.close().await;
+        Ok((Store::connect(url).await?, applied))
+    }
+
     /// Connects to the SQLite file at `path`, creating it when missing.
     pub async fn open_sqlite(path: &Path) -> Result<Store, StoreError> {
         Store::connect(&format!("sqlite://{}", path.display())).await
@@ -192,6 +208,11 @@ impl Store {
     /// The item catalogue: the active content's item definitions, for SQL queries by name.
     pub fn catalog(&self) -> crate::repo::catalog::Catalog<'_> {
         crate::repo::catalog::Catalog::new(self)
+    }
+
+    /// Ranks per skill among all characters.
+    pub fn hiscores(&self) -> crate::repo::hiscores::Hiscores<'_> {
+        crate::repo::hiscores::Hiscores::new(self)
     }
 
     /// Ignore lists.

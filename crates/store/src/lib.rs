@@ -17,6 +17,7 @@ pub use repo::catalog::CatalogItem;
 pub use repo::characters::{Character, NewCharacter, SkillLevel};
 pub use repo::deaths::{DeathLock, DeathTake, LockedItem, NpcKill};
 pub use repo::friends::{Contact, RequestOutcome, MAX_FRIENDS};
+pub use repo::hiscores::Standing;
 pub use repo::ignores::MAX_IGNORED;
 pub use repo::inventory::{
     CharacterSnapshot, SaveBatch, StoredBankItem, StoredEquipment, StoredSlot, INVENTORY_SLOTS,

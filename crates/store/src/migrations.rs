@@ -30,6 +30,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "prayer_points",
         sql: include_str!("../migrations/0003_prayer_points.sql"),
     },
+    Migration {
+        version: 4,
+        name: "skill_records",
+        sql: include_str!("../migrations/0004_skill_records.sql"),
+    },
 ];
 
 /// Any constant works; it only has to be the same in every server process sharing a database.

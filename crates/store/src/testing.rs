@@ -139,10 +139,9 @@ impl TestDb {
     }
 
     async fn open(db: FreshDatabase) -> TestDb {
-        let store = Store::connect(&db.url)
+        let (store, _) = Store::connect_migrated(&db.url)
             .await
-            .expect("connect test database");
-        store.migrate().await.expect("migrate test database");
+            .expect("connect and migrate the test database");
         TestDb { store, db }
     }
 }

@@ -292,6 +292,7 @@ impl Connection {
             equipment,
             bank,
             quests,
+            xp_reached_at: Default::default(),
         };
         // The world keeps this record for the whole session, and rows collected from the database
         // have room to spare (16 inventory rows for a starter's 7: 360 bytes a player).

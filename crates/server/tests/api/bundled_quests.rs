@@ -62,6 +62,7 @@ impl Script {
                         completions: 1,
                     })
                     .collect(),
+                xp_reached_at: Default::default(),
             };
             store.inventories().save_batch(&[snapshot]).await.unwrap();
         }

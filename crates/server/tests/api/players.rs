@@ -99,3 +99,90 @@ async fn a_profile_is_public_live_while_online_and_reveals_nothing_private() {
     }
     assert_error(app.get("/api/player/nobody").await, 404, "not_found").await;
 }
+
+/// Buries one bone over the socket (admin `/give`): a few prayer XP.
+async fn bury_a_bone(app: &TestApp, token: &str) -> crate::support::WsClient {
+    let (mut ws, _) = enter(app, token).await;
+    ws.send(
+        "player:chat",
+        serde_json::json!({"text": "/admin hiscores"}),
+        None,
+    )
+    .await;
+    ws.send(
+        "player:chat",
+        serde_json::json!({"text": "/give bones 1"}),
+        None,
+    )
+    .await;
+    let update = ws
+        .expect("the bone", |m| {
+            m["type"] == "inventory:update"
+                && m["data"]["inventory"]
+                    .as_array()
+                    .is_some_and(|a| a.iter().any(|s| s["itemId"] == "bones"))
+        })
+        .await;
+    let slot = update["data"]["inventory"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["itemId"] == "bones")
+        .unwrap()["slot"]
+        .clone();
+    ws.send("inventory:use", serde_json::json!({ "slot": slot }), None)
+        .await;
+    ws.expect_type("skill:xp").await;
+    ws
+}
+
+async fn prayer_rank(app: &TestApp, name: &str) -> Value {
+    let body: Value = app
+        .get(&format!("/api/player/{name}/hiscores"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    body["skills"]["prayer"].clone()
+}
+
+#[tokio::test]
+async fn hiscores_rank_by_xp_and_equal_xp_by_who_reached_it_first() {
+    let app = TestApp::spawn_with(crate::support::AppOptions {
+        env: vec![("ADMIN_CODE", "hiscores".into())],
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let (first, _) = player(&app, "Quick").await;
+    let (second, _) = player(&app, "Slow").await;
+    player(&app, "Idle").await;
+    let quick = bury_a_bone(&app, &first).await;
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let slow = bury_a_bone(&app, &second).await;
+    // Live while online: each sees its own XP at once (the others as the store has them).
+    let q = prayer_rank(&app, "quick").await;
+    let s = prayer_rank(&app, "slow").await;
+    assert_eq!(q["xp"], s["xp"]);
+    assert!(q["xp"].as_i64().unwrap() > 0);
+    // Once both are saved (logging out): the same XP, and Quick reached it first.
+    quick.close().await;
+    slow.close().await;
+    assert_eq!(prayer_rank(&app, "quick").await["rank"], 1);
+    assert_eq!(prayer_rank(&app, "slow").await["rank"], 2);
+    assert_eq!(prayer_rank(&app, "idle").await["rank"], 3);
+    let all: Value = app
+        .get("/api/player/idle/hiscores")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(all["skills"].as_object().unwrap().len(), 17);
+    assert_eq!(all["online"], false);
+    assert_error(
+        app.get("/api/player/nobody/hiscores").await,
+        404,
+        "not_found",
+    )
+    .await;
+}

@@ -225,6 +225,7 @@ impl<'a> Characters<'a> {
             equipment: Vec::new(),
             bank: Vec::new(),
             quests: Vec::new(),
+            xp_reached_at: Default::default(),
         };
         let mut tx = self.store.begin_write().await?;
         let written = match save_in(&mut tx, &character).await {

@@ -44,6 +44,10 @@ pub struct CharacterSnapshot {
     pub bank: Vec<StoredBankItem>,
     /// Quests started or done (written with the items, in the same transaction).
     pub quests: Vec<crate::repo::quests::StoredQuest>,
+    /// When the current XP of a skill was reached (epoch ms), for skills whose XP changed while
+    /// online: written to `skill_records` with the record, for the hiscores' tie-break. Empty when
+    /// read from the store.
+    pub xp_reached_at: std::collections::BTreeMap<wayfarer_protocol::Skill, i64>,
 }
 
 /// Everything one save writes, in one transaction (see [`Inventories::save`]).
@@ -189,6 +193,7 @@ impl<'a> Inventories<'a> {
         for snapshot in &batch.snapshots {
             save_in(&mut tx, &snapshot.character).await?;
             replace_items(&mut tx, snapshot).await?;
+            crate::repo::hiscores::record_in(&mut tx, snapshot).await?;
         }
         for lock in &batch.new_deaths {
             deaths::insert_in(&mut tx, lock).await?;

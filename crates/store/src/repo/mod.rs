@@ -5,6 +5,7 @@ pub mod catalog;
 pub mod characters;
 pub mod deaths;
 pub mod friends;
+pub mod hiscores;
 pub mod ignores;
 pub mod inventory;
 pub mod quests;

@@ -70,6 +70,7 @@ test_both_backends!(save_batch_is_all_or_nothing, |store| {
             }],
             bank: vec![],
             quests: vec![],
+            xp_reached_at: Default::default(),
         });
     }
     snapshots[0].character.position = [1.5, 0.0, 2.5];
@@ -138,6 +139,7 @@ test_both_backends!(
             equipment: vec![],
             bank: vec![banked("zinc", 3), banked("coins", 100), banked("apple", 7)],
             quests: vec![],
+            xp_reached_at: Default::default(),
         };
         store
             .inventories()

@@ -5,6 +5,7 @@ mod catalog;
 mod characters;
 mod deaths;
 mod friends;
+mod hiscores;
 mod ignores;
 mod inventory;
 mod migrations;
@@ -63,6 +64,7 @@ pub async fn new_character_with(
         equipment: vec![],
         bank: vec![],
         quests: vec![],
+        xp_reached_at: Default::default(),
         character,
     }
 }

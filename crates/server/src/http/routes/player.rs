@@ -81,6 +81,7 @@ pub async fn current_state(
             equipment: state.store.inventories().equipment(&character.id).await?,
             bank: Vec::new(),
             quests: state.store.quests().list(&character.id).await?,
+            xp_reached_at: Default::default(),
         },
         false,
     ))

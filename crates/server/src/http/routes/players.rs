@@ -1,6 +1,7 @@
-//! `/api/player/*`, public player data: who is online (`GET /api/player/online`, paged) and a
+//! `/api/player/*`, public player data: who is online (`GET /api/player/online`, paged), a
 //! player's public profile (`GET /api/player/<name>`: name, combat level, skill levels, total
-//! level, quest points, online). A profile is live while the player is online (the world's record, see
+//! level, quest points, online) and hiscores (`GET /api/player/<name>/hiscores`: rank per skill
+//! among all characters, by XP, ties to whoever reached it first). A profile is live while the player is online (the world's record, see
 //! `player::current_state`), the store's otherwise. Nothing here reveals an account, a position or
 //! holdings.
 
@@ -94,5 +95,40 @@ pub async fn profile(
         "totalLevel": total_level,
         "questPoints": quest_points,
         "online": online,
+    })))
+}
+
+/// `GET /api/player/<name>/hiscores`: `{"name","online","skills":{<skill>:{"rank","level","xp"}}}`.
+/// The player's own standing is live while online; the others' as stored.
+pub async fn hiscores(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let character = state
+        .store
+        .characters()
+        .find_by_name(&name)
+        .await?
+        .ok_or_else(|| ApiError::not_found("no player by that name"))?;
+    let (snapshot, online) = super::player::current_state(&state, &character).await?;
+    let skills: BTreeMap<_, _> = snapshot
+        .character
+        .skills
+        .iter()
+        .map(|(skill, s)| (*skill, (s.level, s.xp)))
+        .collect();
+    let standings = state
+        .store
+        .hiscores()
+        .standings(&character.id, &skills, &snapshot.xp_reached_at)
+        .await?;
+    let skills: BTreeMap<_, _> = standings
+        .into_iter()
+        .map(|(skill, s)| (skill, json!({"rank": s.rank, "level": s.level, "xp": s.xp})))
+        .collect();
+    Ok(Json(json!({
+        "name": snapshot.character.name,
+        "online": online,
+        "skills": skills,
     })))
 }
