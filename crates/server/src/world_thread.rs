@@ -1370,49 +1370,39 @@ fn saves_now(turn: u64, tick: u64, cycle: u64) -> bool {
 /// How long a REST handler waits for the world's answer (a tick at most, normally).
 const QUERY_WAIT: Duration = Duration::from_secs(5);
 
+/// Sends the world a question (an input carrying `reply`) and waits for the answer, which it
+/// gives between ticks; `service_unavailable` when the queue is full or no answer comes in time.
+async fn ask<T>(
+    world: &WorldSender,
+    question: impl FnOnce(oneshot::Sender<T>) -> WorldInput,
+) -> Result<T, crate::http::error::ApiError> {
+    let (reply, answer) = oneshot::channel();
+    if world.send(question(reply)) {
+        if let Ok(Ok(answer)) = tokio::time::timeout(QUERY_WAIT, answer).await {
+            return Ok(answer);
+        }
+    }
+    Err(crate::http::error::ApiError::new(
+        wayfarer_protocol::ErrorCode::ServiceUnavailable,
+        "the world did not answer",
+    ))
+}
+
 /// An online character's live record from the world thread; `None` when it is not in the world
 /// (the store then holds its state).
 pub async fn live_snapshot(
     world: &WorldSender,
     id: &str,
 ) -> Result<Option<Box<CharacterSnapshot>>, crate::http::error::ApiError> {
-    let (reply, answer) = oneshot::channel();
-    let busy = || {
-        crate::http::error::ApiError::new(
-            wayfarer_protocol::ErrorCode::ServiceUnavailable,
-            "the world did not answer",
-        )
-    };
-    if !world.send(WorldInput::Snapshot {
-        id: id.to_owned(),
-        reply,
-    }) {
-        return Err(busy());
-    }
-    match tokio::time::timeout(QUERY_WAIT, answer).await {
-        Ok(Ok(live)) => Ok(live),
-        _ => Err(busy()),
-    }
+    let id = id.to_owned();
+    ask(world, |reply| WorldInput::Snapshot { id, reply }).await
 }
 
 /// Asks the world thread for the units of each item on the ground outside death piles.
 pub async fn ground_totals(
     world: &WorldSender,
 ) -> Result<Vec<(String, i64)>, crate::http::error::ApiError> {
-    let (reply, answer) = oneshot::channel();
-    let busy = || {
-        crate::http::error::ApiError::new(
-            wayfarer_protocol::ErrorCode::ServiceUnavailable,
-            "the world did not answer",
-        )
-    };
-    if !world.send(WorldInput::GroundTotals { reply }) {
-        return Err(busy());
-    }
-    match tokio::time::timeout(QUERY_WAIT, answer).await {
-        Ok(Ok(totals)) => Ok(totals),
-        _ => Err(busy()),
-    }
+    ask(world, |reply| WorldInput::GroundTotals { reply }).await
 }
 
 /// Adds `message` to what player `to` gets at the end of this dispatch (see [`Runner::flush_pending`]).

@@ -103,33 +103,7 @@ async fn a_profile_is_public_live_while_online_and_reveals_nothing_private() {
 /// Buries one bone over the socket (admin `/give`): a few prayer XP.
 async fn bury_a_bone(app: &TestApp, token: &str) -> crate::support::WsClient {
     let (mut ws, _) = enter(app, token).await;
-    ws.send(
-        "player:chat",
-        serde_json::json!({"text": "/admin hiscores"}),
-        None,
-    )
-    .await;
-    ws.send(
-        "player:chat",
-        serde_json::json!({"text": "/give bones 1"}),
-        None,
-    )
-    .await;
-    let update = ws
-        .expect("the bone", |m| {
-            m["type"] == "inventory:update"
-                && m["data"]["inventory"]
-                    .as_array()
-                    .is_some_and(|a| a.iter().any(|s| s["itemId"] == "bones"))
-        })
-        .await;
-    let slot = update["data"]["inventory"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["itemId"] == "bones")
-        .unwrap()["slot"]
-        .clone();
+    let slot = crate::support::admin_give(&mut ws, "hiscores", "bones", 1).await;
     ws.send("inventory:use", serde_json::json!({ "slot": slot }), None)
         .await;
     ws.expect_type("skill:xp").await;

@@ -207,25 +207,7 @@ async fn rest_shows_xp_gained_over_the_socket_at_once_while_online() {
     .unwrap();
     let (token, id) = player(&app, "Digger").await;
     let (mut ws, _) = crate::support::enter(&app, &token).await;
-    ws.send("player:chat", json!({"text": "/admin bones"}), None)
-        .await;
-    ws.send("player:chat", json!({"text": "/give bones 1"}), None)
-        .await;
-    let update = ws
-        .expect("the bones", |m| {
-            m["type"] == "inventory:update"
-                && m["data"]["inventory"]
-                    .as_array()
-                    .is_some_and(|a| a.iter().any(|s| s["itemId"] == "bones"))
-        })
-        .await;
-    let slot = update["data"]["inventory"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["itemId"] == "bones")
-        .unwrap()["slot"]
-        .clone();
+    let slot = crate::support::admin_give(&mut ws, "bones", "bones", 1).await;
     ws.send("inventory:use", json!({ "slot": slot }), None)
         .await;
     let xp = ws.expect_type("skill:xp").await;

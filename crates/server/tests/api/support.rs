@@ -540,3 +540,38 @@ impl Cdn {
         files.insert(file.into(), serde_json::to_vec_pretty(&value).unwrap());
     }
 }
+
+/// `/admin <code>` and `/give <item> <quantity>` on a player's socket; returns the inventory slot
+/// holding the item once an `inventory:update` shows it.
+pub async fn admin_give(
+    ws: &mut WsClient,
+    code: &str,
+    item: &str,
+    quantity: i64,
+) -> serde_json::Value {
+    use serde_json::json;
+    ws.send(
+        "player:chat",
+        json!({ "text": format!("/admin {code}") }),
+        None,
+    )
+    .await;
+    ws.send(
+        "player:chat",
+        json!({ "text": format!("/give {item} {quantity}") }),
+        None,
+    )
+    .await;
+    let holds = |m: &serde_json::Value| {
+        m["data"]["inventory"]
+            .as_array()
+            .and_then(|a| a.iter().find(|s| s["itemId"] == item))
+            .map(|s| s["slot"].clone())
+    };
+    let update = ws
+        .expect(item, |m| {
+            m["type"] == "inventory:update" && holds(m).is_some()
+        })
+        .await;
+    holds(&update).unwrap()
+}
