@@ -17,16 +17,22 @@ use wayfarer_store::{CharacterSnapshot, StoredBankItem, StoredEquipment, StoredQ
 
 use crate::player_view;
 
+/// The sim's skills of a stored character (its whole XP points per skill).
+fn sim_skills(character: &wayfarer_store::Character) -> Skills {
+    let mut skills = Skills::new();
+    for (skill, state) in &character.skills {
+        let points = u32::try_from(state.xp.max(0)).unwrap_or(u32::MAX);
+        skills.set_xp(*skill, Xp::from_points(points));
+    }
+    skills
+}
+
 /// What the world needs of a stored character. Slots the sim cannot hold (a slot out of range, a
 /// quantity out of bounds, an unknown equipment slot) are logged and left out of the world; the
 /// stored rows stay until the next save, so nothing is silently rewritten at login.
 pub fn joining(snapshot: &CharacterSnapshot, ignored: Vec<String>) -> Joining {
     let c = &snapshot.character;
-    let mut skills = Skills::new();
-    for (skill, state) in &c.skills {
-        let points = u32::try_from(state.xp.max(0)).unwrap_or(u32::MAX);
-        skills.set_xp(*skill, Xp::from_points(points));
-    }
+    let skills = sim_skills(c);
     let mut stacks: Vec<(usize, Stack)> = Vec::new();
     for slot in &snapshot.inventory {
         match u32::try_from(slot.quantity) {
@@ -269,11 +275,7 @@ pub fn apply_levels(
     character: &mut wayfarer_store::Character,
     levels: &std::collections::BTreeMap<wayfarer_content::Skill, u8>,
 ) {
-    let mut skills = Skills::new();
-    for (skill, state) in &character.skills {
-        let points = u32::try_from(state.xp.max(0)).unwrap_or(u32::MAX);
-        skills.set_xp(*skill, Xp::from_points(points));
-    }
+    let mut skills = sim_skills(character);
     for (&skill, &level) in levels {
         let xp = wayfarer_sim::skills::xp_for_level(level);
         skills.set_xp(skill, Xp::from_points(xp));
