@@ -45,13 +45,24 @@ impl<'a> Hiscores<'a> {
             .map(|row| row.try_get("createdAt"))
             .transpose()?
             .ok_or_else(|| StoreError::NotFound(format!("character {character_id}")))?;
+        // Its stored dates, all skills in one read.
+        let mut stored: BTreeMap<String, i64> = BTreeMap::new();
+        for row in
+            sqlx::query(r#"SELECT skill, "reachedAt" FROM skill_records WHERE "characterId" = $1"#)
+                .bind(character_id)
+                .fetch_all(self.store.pool())
+                .await?
+        {
+            stored.insert(row.try_get("skill")?, row.try_get("reachedAt")?);
+        }
         let mut out = BTreeMap::new();
         for skill in Skill::ALL {
             let (level, xp) = skills.get(&skill).copied().unwrap_or((1, 0));
-            let mine = match reached_at.get(&skill) {
-                Some(&at) => at,
-                None => self.stored_reached_at(character_id, skill, created).await?,
-            };
+            let mine = reached_at
+                .get(&skill)
+                .or_else(|| stored.get(skill.as_str()))
+                .copied()
+                .unwrap_or(created);
             // Ahead of this character: more XP, or the same XP reached earlier (then the older
             // id, so that ranks are a strict order).
             let sql = format!(
@@ -80,25 +91,6 @@ impl<'a> Hiscores<'a> {
             );
         }
         Ok(out)
-    }
-
-    async fn stored_reached_at(
-        &self,
-        character_id: &str,
-        skill: Skill,
-        created: i64,
-    ) -> Result<i64, StoreError> {
-        let row = sqlx::query(
-            r#"SELECT "reachedAt" FROM skill_records WHERE "characterId" = $1 AND skill = $2"#,
-        )
-        .bind(character_id)
-        .bind(skill.as_str())
-        .fetch_optional(self.store.pool())
-        .await?;
-        Ok(match row {
-            Some(row) => row.try_get("reachedAt")?,
-            None => created,
-        })
     }
 }
 
