@@ -1,0 +1,356 @@
+//! The connection loop: registers the connection, enters the world, then reads frames and writes what
+//! the world sends until either side ends it; every socket write and close is bounded in time.
+
+use std::collections::VecDeque;
+use std::num::NonZeroU32;
+use std::time::{Duration, Instant};
+
+use governor::{Quota, RateLimiter};
+use serde_json::Value;
+use tokio::sync::oneshot;
+use wayfarer_protocol::ws::{codes, ServerMessage};
+use wayfarer_store::User;
+
+use crate::app::AppState;
+use crate::connections::{wait_saved, CloseRequest, FINAL_SAVE_WAIT};
+use crate::http::social;
+use crate::http::ws_transport::{Frames, Incoming, Socket};
+use crate::outbound_queue::{self, OutboundReceiver};
+use crate::rate_limit::WS_PER_SECOND;
+use crate::world_thread::{Outbound, WorldInput, TOO_SLOW};
+
+use super::{Connection, Flow, ABUSE_LIMIT, CLOSE_TIMEOUT, REMEMBERED_REFS, SEND_TIMEOUT};
+
+/// What a bounded socket write came to: a write that did not finish within [`SEND_TIMEOUT`] is a
+/// client that stopped reading (1008, as a full outbound queue is); a failed one ends the
+/// connection (1011).
+pub(super) fn sent<E>(result: Result<Result<(), E>, tokio::time::error::Elapsed>) -> Flow {
+    match result {
+        Ok(Ok(())) => Flow::Continue,
+        Ok(Err(_)) => Flow::Close(1011, "send failed"),
+        Err(_) => Flow::Close(1008, TOO_SLOW),
+    }
+}
+
+impl Connection {
+    pub(super) fn new(
+        state: AppState,
+        user: User,
+        character_id: String,
+        name: String,
+        address: String,
+    ) -> Self {
+        Connection {
+            is_admin: user.has_role(crate::auth::ADMIN_ROLE),
+            state,
+            user_id: user.id,
+            character_id,
+            name,
+            address,
+            limiter: RateLimiter::direct(Quota::per_second(
+                NonZeroU32::new(WS_PER_SECOND).unwrap_or(NonZeroU32::MIN),
+            )),
+            last_limited_notice: None,
+            abuse_started: None,
+            last_drop: None,
+            refs: VecDeque::new(),
+            next_ref: 0,
+        }
+    }
+
+    pub(super) async fn run(mut self: Box<Self>, mut socket: Socket) {
+        let registration = self
+            .state
+            .connections
+            .register(&self.character_id, &self.name);
+        // One owner of a character's state at every moment: the character is loaded only once the
+        // session it replaces has left the world and its final state is written (see
+        // docs/architecture.md, "One owner per character").
+        if let Some(replaced) = registration.replaced {
+            if !wait_saved(replaced).await {
+                tracing::warn!(character = %self.character_id, "the replaced connection's final save was not confirmed: entry refused");
+                metrics::counter!("ws_joins_refused_total").increment(1);
+                let _ = tokio::time::timeout(
+                    CLOSE_TIMEOUT,
+                    socket.close(
+                        crate::world_thread::CLOSE_TRY_AGAIN,
+                        "the previous session is still being saved; try again",
+                    ),
+                )
+                .await;
+                // `registration.saved` is dropped unsent: a connection that replaced this one
+                // meanwhile is refused as well, since the state is still unconfirmed.
+                self.state
+                    .connections
+                    .unregister(&self.character_id, registration.connection);
+                return;
+            }
+        }
+        let connection = &mut *self;
+        let (outbound_tx, outbound_rx) = outbound_queue::channel();
+        let mut session_id = None;
+        // Boxed: entering awaits database calls whose futures are large, and an unboxed await would
+        // keep room for them in this task for the whole connection (memory per idle player).
+        let entered = Box::pin(connection.enter(&mut socket, outbound_tx, &mut session_id)).await;
+        let reason = match entered {
+            Ok(()) => {
+                metrics::gauge!("ws_connections").increment(1.0);
+                let reason = connection
+                    .serve(&mut socket, outbound_rx, registration.close_requests)
+                    .await;
+                metrics::gauge!("ws_connections").decrement(1.0);
+                reason
+            }
+            Err(err) => {
+                tracing::error!(character = %connection.character_id, error = %err, "entering the world failed");
+                let _ = tokio::time::timeout(
+                    CLOSE_TIMEOUT,
+                    socket.close(1011, "could not load the character"),
+                )
+                .await;
+                "load_failed"
+            }
+        };
+        // Leave the world: the world takes the player out after the commands this connection sent
+        // before, hands the final state to the save task, and reports whether it was written. Only
+        // then may a connection that replaces this one load the character.
+        let saved = match session_id {
+            Some(session_id) => {
+                let (done_tx, done_rx) = oneshot::channel();
+                let sent = connection.state.world_sender.send(WorldInput::Leave {
+                    id: connection.character_id.clone(),
+                    session_id,
+                    reason,
+                    done: Some(done_tx),
+                });
+                sent && matches!(
+                    tokio::time::timeout(FINAL_SAVE_WAIT, done_rx).await,
+                    Ok(Ok(true))
+                )
+            }
+            // Never had a session, so never entered the world: nothing to save.
+            None => true,
+        };
+        if saved {
+            let _ = registration.saved.send(());
+        } else {
+            tracing::error!(character = %connection.character_id, reason, "the final save was not confirmed");
+        }
+        if reason != "load_failed" && reason != "replaced" {
+            Box::pin(social::announce(
+                &connection.state,
+                &connection.character_id,
+                &connection.name,
+                false,
+            ))
+            .await;
+        }
+        connection
+            .state
+            .connections
+            .unregister(&connection.character_id, registration.connection);
+        tracing::info!(
+            character = %connection.character_id,
+            name = %connection.name,
+            address = %connection.address,
+            reason,
+            "player logged out"
+        );
+    }
+
+    /// The connection's main loop; returns why it ended.
+    pub(super) async fn serve(
+        &mut self,
+        socket: &mut Socket,
+        mut outbound: OutboundReceiver,
+        mut close_requests: oneshot::Receiver<CloseRequest>,
+    ) -> &'static str {
+        let mut shutdown = self.state.shutdown.clone();
+        // A oneshot must not be polled again once it has answered (its sender gone without a request).
+        let mut may_be_closed = true;
+        loop {
+            let flow = tokio::select! {
+                frame = socket.recv() => match frame {
+                    // Boxed for the same reason as `enter`: handling may await the database.
+                    Incoming::Text(text) => Box::pin(self.on_text(socket, text.as_str())).await,
+                    // Boxed: the error reply's future is the largest of this loop's and would
+                    // size every idle connection for a message that rarely comes.
+                    Incoming::Binary => {
+                        Box::pin(self.reply_error(socket, codes::INVALID_MESSAGE, "frames are JSON text", None)).await
+                    }
+                    Incoming::Control => Flow::Continue,
+                    Incoming::Closed => return "logout",
+                    Incoming::Error(err) => {
+                        tracing::debug!(character = %self.character_id, error = %err, "socket error");
+                        return "socket_error";
+                    }
+                },
+                message = outbound.recv() => match message {
+                    Some(message) => self.deliver(socket, message).await,
+                    None => Flow::Close(1011, "removed from the world"),
+                },
+                request = &mut close_requests, if may_be_closed => match request {
+                    Ok(CloseRequest { code, reason }) => Flow::Close(code, reason),
+                    Err(_) => {
+                        may_be_closed = false;
+                        Flow::Continue
+                    }
+                },
+                // The watch guard is dropped inside the block: it must not live across the select.
+                () = async { let _ = shutdown.wait_for(|stopping| *stopping).await; } => {
+                    Flow::Close(1001, "server shutting down")
+                }
+            };
+            if let Flow::Close(code, reason) = flow {
+                let _ = tokio::time::timeout(CLOSE_TIMEOUT, socket.close(code, reason)).await;
+                return match code {
+                    crate::connections::CLOSE_REPLACED => "replaced",
+                    crate::connections::CLOSE_KICKED => "kicked",
+                    crate::connections::CLOSE_BANNED => "banned",
+                    1001 => "shutdown",
+                    1008 if reason == TOO_SLOW => "slow_client",
+                    1008 => "policy",
+                    _ => "closed",
+                };
+            }
+        }
+    }
+
+    pub(super) async fn send(&self, socket: &mut Socket, message: &ServerMessage) -> Flow {
+        sent(tokio::time::timeout(SEND_TIMEOUT, socket.send_text(&message.to_json())).await)
+    }
+
+    pub(super) async fn reply_error(
+        &self,
+        socket: &mut Socket,
+        code: &str,
+        message: &str,
+        reference: Option<Value>,
+    ) -> Flow {
+        self.send(socket, &ServerMessage::error(code, message, reference))
+            .await
+    }
+
+    /// Writes what the world sent (one message, or a tick's batch) with one write; a close in it
+    /// ends the connection after what came before it.
+    pub(super) async fn deliver(&mut self, socket: &mut Socket, message: Outbound) -> Flow {
+        let timing = match &message {
+            Outbound::Reply {
+                asked_at,
+                tick_wait,
+                ..
+            } => Some((*asked_at, *tick_wait)),
+            _ => None,
+        };
+        let mut frames = Frames::default();
+        let close = self.format(&mut frames, message);
+        if let Flow::Close(code, reason) =
+            sent(tokio::time::timeout(SEND_TIMEOUT, socket.send(frames)).await)
+        {
+            return Flow::Close(code, reason);
+        }
+        if let Some((asked_at, tick_wait)) = timing {
+            self.state
+                .world
+                .record_sync_reply(asked_at.elapsed(), tick_wait);
+        }
+        match close {
+            Some((code, reason)) => Flow::Close(code, reason),
+            None => Flow::Continue,
+        }
+    }
+
+    /// Appends `message` to `frames`; returns the close it asks for, if any (what follows is dropped).
+    pub(super) fn format(
+        &mut self,
+        frames: &mut Frames,
+        message: Outbound,
+    ) -> Option<(u16, &'static str)> {
+        match message {
+            Outbound::Message(message) => match self.with_client_ref(&message) {
+                Some(text) => frames.push(&text),
+                // Encoded straight into the frame: no `String` per message (a crowd's
+                // `world:update` is most of what the server encodes).
+                None => frames.push_with(|buf| message.write_json(buf)),
+            },
+            Outbound::Reply { message, .. } => frames.push_with(|buf| message.write_json(buf)),
+            Outbound::Text(text) => frames.push(&text),
+            Outbound::Picks { texts, picks } => {
+                for text in picks.iter().filter_map(|&i| texts.get(i as usize)) {
+                    frames.push(text);
+                }
+            }
+            Outbound::Close(code, reason) => return Some((code, reason)),
+            Outbound::Batch(batch) => {
+                for message in batch {
+                    if let Some(close) = self.format(frames, message) {
+                        return Some(close);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// An error from the world that carries the id of a remembered `ref`, as JSON with the
+    /// client's own `ref` restored; `None` for every other message, which is sent as it is. (Errors
+    /// are rare, so they keep the plain `String` path.)
+    pub(super) fn with_client_ref(&mut self, message: &ServerMessage) -> Option<String> {
+        if let ServerMessage::Error(error) = message {
+            if let Some(Value::Number(n)) = &error.reference {
+                let mut error = error.clone();
+                error.reference = n.as_u64().and_then(|id| self.take_ref(id));
+                return Some(ServerMessage::Error(error).to_json());
+            }
+        }
+        if let ServerMessage::TradeError(error) = message {
+            if let Some(Value::Number(n)) = &error.reference {
+                let mut error = error.clone();
+                error.reference = n.as_u64().and_then(|id| self.take_ref(id));
+                return Some(ServerMessage::TradeError(error).to_json());
+            }
+        }
+        None
+    }
+
+    pub(super) fn remember_ref(&mut self, reference: Option<Value>) -> Option<u64> {
+        let reference = reference?;
+        let id = self.next_ref;
+        self.next_ref += 1;
+        if self.refs.len() == REMEMBERED_REFS {
+            self.refs.pop_front();
+        }
+        self.refs.push_back((id, reference));
+        Some(id)
+    }
+
+    pub(super) fn take_ref(&mut self, id: u64) -> Option<Value> {
+        let at = self.refs.iter().position(|(i, _)| *i == id)?;
+        self.refs.remove(at).map(|(_, v)| v)
+    }
+
+    /// Counts one message against 60 a second; `false` means drop it.
+    pub(super) fn admit(&mut self) -> Result<bool, Flow> {
+        // `DISABLE_RATE_LIMIT` (development and test only) switches this limit off too.
+        if self.state.limits.disabled {
+            return Ok(true);
+        }
+        let now = Instant::now();
+        if self.limiter.check().is_ok() {
+            // A full second without drops ends an abuse streak.
+            if self
+                .last_drop
+                .is_some_and(|d| now - d > Duration::from_secs(1))
+            {
+                self.abuse_started = None;
+            }
+            return Ok(true);
+        }
+        self.last_drop = Some(now);
+        let started = *self.abuse_started.get_or_insert(now);
+        if now - started > ABUSE_LIMIT {
+            return Err(Flow::Close(1008, "message rate exceeded for too long"));
+        }
+        Ok(false)
+    }
+}

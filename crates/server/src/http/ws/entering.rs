@@ -1,0 +1,97 @@
+//! Entering the world: wait for the character's previous session to be saved, load the record, join
+//! the world thread and send the first `player:sync`.
+
+use wayfarer_protocol::ws::{Player, ServerMessage};
+use wayfarer_store::CharacterSnapshot;
+
+use crate::http::social;
+use crate::http::ws_transport::Socket;
+use crate::outbound_queue::OutboundSender;
+use crate::world_thread::WorldInput;
+
+use super::{Connection, SEND_TIMEOUT};
+
+impl Connection {
+    /// Loads the character, opens its session, sends `player:sync` and joins the world.
+    /// `session_id` is set as soon as the session row exists: the leave names it, so that only the
+    /// session that entered takes the character out of the world.
+    pub(super) async fn enter(
+        &mut self,
+        socket: &mut Socket,
+        outbound: OutboundSender,
+        session_id: &mut Option<String>,
+    ) -> anyhow::Result<()> {
+        let store = &self.state.store;
+        let character = store
+            .characters()
+            .get(&self.character_id)
+            .await?
+            .ok_or_else(|| anyhow::anyhow!("character vanished"))?;
+        let inventory = store.inventories().get(&self.character_id).await?;
+        let equipment = store.inventories().equipment(&self.character_id).await?;
+        let bank = store.inventories().bank(&self.character_id).await?;
+        let quests = store.quests().list(&self.character_id).await?;
+        let session = store
+            .sessions()
+            .open(&self.character_id, &self.user_id, Some(&self.address))
+            .await?;
+        *session_id = Some(session.clone());
+        store.users().touch_login(&self.user_id).await?;
+        let ignored = store.ignores().names(&self.character_id).await?;
+        let mut snapshot = CharacterSnapshot {
+            character,
+            inventory,
+            equipment,
+            bank,
+            quests,
+            xp_reached_at: Default::default(),
+        };
+        // The world keeps this record for the whole session, and rows collected from the database
+        // have room to spare (16 inventory rows for a starter's 7: 360 bytes a player).
+        snapshot.inventory.shrink_to_fit();
+        snapshot.equipment.shrink_to_fit();
+        snapshot.bank.shrink_to_fit();
+        let sync = self.initial_sync(&snapshot);
+        tokio::time::timeout(
+            SEND_TIMEOUT,
+            socket.send_text(&ServerMessage::PlayerSync(Box::new(sync)).to_json()),
+        )
+        .await??;
+        let joined = self.state.world_sender.send(WorldInput::Join {
+            snapshot: Box::new(snapshot),
+            session_id: session,
+            ignored,
+            outbound,
+        });
+        if !joined {
+            anyhow::bail!("the world is not accepting players");
+        }
+        // After player:sync and the first world:update (notices follow the next tick's events).
+        if let Err(refusal) = social::push_list(&self.state, &self.character_id).await {
+            tracing::warn!(character = %self.character_id, reason = %refusal.message, "friends list not sent");
+        }
+        social::announce(&self.state, &self.character_id, &self.name, true).await;
+        tracing::info!(
+            character = %self.character_id,
+            name = %self.name,
+            address = %self.address,
+            "player logged in"
+        );
+        Ok(())
+    }
+
+    pub(super) fn initial_sync(&self, snapshot: &CharacterSnapshot) -> Player {
+        let c = &snapshot.character;
+        crate::player_view::player(
+            &self.state.content.get().content,
+            snapshot,
+            wayfarer_protocol::ws::WorldPos {
+                x: c.position[0],
+                y: c.position[1],
+                z: c.position[2],
+            },
+            Some(crate::player_view::tile_of(c.position)),
+            true,
+        )
+    }
+}

@@ -1,0 +1,129 @@
+//! Taking the world's inputs between ticks: bookkeeping at once, game changes as commands for the
+//! next tick.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use wayfarer_protocol::ws::ServerMessage;
+use wayfarer_sim::Command;
+
+use crate::character_state;
+use crate::online::{OnlineEntry, Presence};
+use crate::player_view;
+
+use super::{Outbound, PlayerRecord, Runner, WorldInput};
+
+impl Runner {
+    /// Takes one input: bookkeeping here, game changes as commands for the next tick.
+    pub(super) fn accept(&mut self, input: WorldInput) {
+        match input {
+            WorldInput::Join {
+                snapshot,
+                session_id,
+                ignored,
+                outbound,
+            } => {
+                let c = &snapshot.character;
+                let id = c.id.clone();
+                if self.players.contains_key(&id)
+                    || self.leaving.contains_key(&id)
+                    || self.deferred.contains_key(&id)
+                {
+                    self.refuse_join(&id, &session_id, &outbound);
+                    return;
+                }
+                let requested = player_view::tile_of(c.position);
+                self.commands
+                    .push(Command::Join(Box::new(character_state::joining(
+                        &snapshot, ignored,
+                    ))));
+                self.presence.push(Presence::Joined(
+                    id.clone(),
+                    OnlineEntry {
+                        account_id: c.account_id.clone(),
+                        name: c.name.clone(),
+                        tile: requested,
+                        combat_level: c.combat_level,
+                    },
+                ));
+                self.entered += 1;
+                self.players.insert(
+                    id,
+                    PlayerRecord {
+                        snapshot: *snapshot,
+                        session_id,
+                        outbound,
+                        dirty: false,
+                        save_turn: self.entered,
+                        pending: RefCell::new(Vec::new()),
+                    },
+                );
+            }
+            WorldInput::Leave {
+                id,
+                session_id,
+                reason,
+                done,
+            } => self.leave(&id, &session_id, reason, done),
+            WorldInput::Sim(command) => self.commands.push(command),
+            WorldInput::Sync { id, asked_at } => {
+                if let Some(record) = self.players.get(&id) {
+                    let sync = self.player_sync(record);
+                    let _ = record.outbound.try_send(Outbound::Reply {
+                        message: Arc::new(ServerMessage::PlayerSync(Box::new(sync))),
+                        asked_at,
+                        tick_wait: self.last_tick.wait_of(asked_at),
+                    });
+                }
+            }
+            WorldInput::Give {
+                id,
+                item_id,
+                quantity,
+            } => self.commands.push(Command::Give {
+                id,
+                item_id,
+                quantity: u32::try_from(quantity.max(0)).unwrap_or(u32::MAX),
+            }),
+            WorldInput::Notify { to, message } => self.notices.push((to, message)),
+            WorldInput::Snapshot { id, reply } => {
+                let live = self
+                    .players
+                    .get(&id)
+                    .map(|record| Box::new(self.finished_snapshot(record.snapshot.clone())));
+                let _ = reply.send(live);
+            }
+            WorldInput::GroundTotals { reply } => {
+                let mut totals: HashMap<String, i64> = HashMap::new();
+                for item in self.world.ground_items() {
+                    if item.death.is_none() {
+                        *totals.entry(item.stack.item_id).or_default() +=
+                            i64::from(item.stack.quantity);
+                    }
+                }
+                let _ = reply.send(totals.into_iter().collect());
+            }
+            WorldInput::SaveFailed { ids } => {
+                for id in ids {
+                    if let Some(record) = self.players.remove(&id) {
+                        tracing::error!(character = %id, "save failed: the player leaves unsaved");
+                        self.commands.push(Command::Leave { id: id.clone() });
+                        self.presence.push(Presence::Left(id));
+                        let _ = record
+                            .outbound
+                            .try_send(Outbound::Close(1011, "save failed"));
+                    }
+                }
+            }
+            WorldInput::ReplaceContent(content) => {
+                self.world.replace_content(content.clone());
+                self.context.content = content;
+                tracing::info!(
+                    tick = self.world.tick_number(),
+                    "content replaced at a tick boundary"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,728 @@
+//! The world thread: advances the sim every `TICK_MS` on a dedicated OS thread (never on the async
+//! runtime), with drift correction. It owns the online players' records, turns socket messages into sim
+//! commands, routes the sim's events into each connection's bounded outbound queue (a full queue
+//! disconnects that client, it never slows the tick), publishes presence for REST, and hands dirty
+//! characters to the save task. Timings go out through atomics and histograms that `/status` and
+//! `/metrics` read without taking any lock the tick holds.
+//!
+//! This file holds the thread, its schedule and the tick; the submodules each hold one concern of it
+//! (see docs/architecture.md, "The tick").
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError, TryRecvError};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use tokio::sync::{mpsc as tokio_mpsc, oneshot};
+use wayfarer_content::Content;
+use wayfarer_protocol::ws::{Player, ServerMessage};
+use wayfarer_sim::{Command, Phase, World};
+use wayfarer_store::CharacterSnapshot;
+
+use crate::deaths::DeathBook;
+use crate::online::{OnlinePlayers, Presence};
+use crate::outbound_queue::{OutboundSender, OutboundWaker};
+use crate::player_view;
+use crate::saver::SaveJob;
+use crate::trades::TradeBook;
+
+mod inputs;
+mod queries;
+mod routing;
+mod saves;
+mod sessions;
+mod trade_commits;
+
+pub use queries::{ground_totals, live_snapshot};
+use sessions::{DeferredLeave, PendingLeave};
+
+/// Close code for a connection refused because the character's previous session is not saved yet
+/// (RFC 6455 1013, "try again later").
+pub const CLOSE_TRY_AGAIN: u16 = 1013;
+/// The close reason of a client that does not read (its outbound queue stayed full, or a socket
+/// write did not finish in time): its session closes as `slow_client`.
+pub const TOO_SLOW: &str = "too slow";
+/// Most inputs taken from the queue in one tick; the rest wait for the next, so a flood cannot
+/// stretch a tick.
+const MAX_INPUTS_PER_TICK: usize = 50_000;
+/// Capacity of the inbound queue shared by every connection.
+pub const INBOUND_QUEUE: usize = 65_536;
+/// Capacity of each connection's outbound queue, in entries: a tick's messages for a player are one
+/// entry (a batch), replies between ticks one each (up to 60 a second: the message rate). A client
+/// that stops reading is dropped when it fills (within about a minute at 600 ms ticks, sooner
+/// when it keeps asking).
+pub const OUTBOUND_QUEUE: usize = 128;
+
+/// A message for one connection.
+#[derive(Debug, Clone)]
+pub enum Outbound {
+    Message(Arc<ServerMessage>),
+    /// A message already encoded: one sent to many players (chat, hits, notices) is encoded once.
+    Text(Arc<str>),
+    /// Some of a tick's shared texts, in order: a listener's local chat lines are one entry
+    /// holding the tick's lines once and the listener's picks (the sim's own list), rather than a
+    /// reference-counted copy per line per listener (~37 lines to each of 2,000 players a tick).
+    Picks {
+        texts: Arc<[Arc<str>]>,
+        picks: Vec<u32>,
+    },
+    /// Close the socket with this code and reason.
+    Close(u16, &'static str),
+    /// A `player:sync` reply, with what its timing needs (see [`TickStats::record_sync_reply`]).
+    Reply {
+        message: Arc<ServerMessage>,
+        /// When the connection read the request.
+        asked_at: Instant,
+        /// How long the request waited for a running tick.
+        tick_wait: Duration,
+    },
+    /// Everything one tick has for a player, in order: one queue slot, one wake-up and one socket
+    /// write per player per tick instead of one per message.
+    Batch(Vec<Outbound>),
+}
+
+/// What sockets and the server send to the world thread.
+pub enum WorldInput {
+    /// A player enters with their loaded state and outbound queue.
+    Join {
+        snapshot: Box<CharacterSnapshot>,
+        session_id: String,
+        ignored: Vec<String>,
+        outbound: OutboundSender,
+    },
+    /// A connection leaves. Only the session that owns the character's record takes it out of
+    /// the world (a connection refused entry has nothing to take out); `done` fires once the final
+    /// state is saved, with whether it was written.
+    Leave {
+        id: String,
+        session_id: String,
+        reason: &'static str,
+        done: Option<oneshot::Sender<bool>>,
+    },
+    /// A command for the sim.
+    Sim(Command),
+    /// `player:sync`: the player's full state.
+    Sync {
+        id: String,
+        /// When the connection read the request (for the reply's timing).
+        asked_at: Instant,
+    },
+    /// Admin `/give`.
+    Give {
+        id: String,
+        item_id: String,
+        quantity: i64,
+    },
+    /// New content, applied at the next tick boundary.
+    ReplaceContent(Arc<Content>),
+    /// An immediate save (bank, shop) could not be written: these characters leave the world
+    /// without saving, so the store keeps their last durable state and nothing of the failed
+    /// operation survives (their connection is closed with 1011).
+    SaveFailed { ids: Vec<String> },
+    /// An online player's live record (what the sim has reported up to the last tick, with the
+    /// tile written into the position), for REST routes that show a character; `None` when the
+    /// character is not in the world. Answered between ticks.
+    Snapshot {
+        id: String,
+        reply: oneshot::Sender<Option<Box<CharacterSnapshot>>>,
+    },
+    /// The units of each item lying on the ground outside death piles (whose items the store
+    /// counts in their death locks), for the economy audit; answered between ticks.
+    GroundTotals {
+        reply: oneshot::Sender<Vec<(String, i64)>>,
+    },
+    /// Messages for players who are online (others are skipped), sent after the next tick's
+    /// events, so a player entering gets `player:sync` and `world:update` before them.
+    Notify {
+        to: Vec<String>,
+        message: Arc<ServerMessage>,
+    },
+}
+
+/// The sending side of the inbound queue.
+#[derive(Clone)]
+pub struct WorldSender {
+    tx: mpsc::SyncSender<WorldInput>,
+}
+
+impl WorldSender {
+    /// Queues without waiting; `false` when the queue is full or the world has stopped.
+    pub fn send(&self, input: WorldInput) -> bool {
+        self.tx.try_send(input).is_ok()
+    }
+}
+
+use crate::tick_stats::{PhaseTimes, TickFigures, TickRecorder, PHASES};
+pub use crate::tick_stats::{TickSnapshot, TickStats, WorldCounts};
+
+/// What the world thread needs besides the world.
+pub struct WorldContext {
+    pub tick: Duration,
+    pub save_interval: Duration,
+    pub content: Arc<Content>,
+    pub online: Arc<OnlinePlayers>,
+    pub saves: tokio_mpsc::UnboundedSender<SaveJob>,
+    /// Economy audit counters (shop trades, expired death piles).
+    pub economy: Arc<crate::economy::EconomyCounters>,
+}
+
+/// The running world thread.
+pub struct WorldThread {
+    stats: Arc<TickStats>,
+    sender: WorldSender,
+    stop: Arc<AtomicBool>,
+    join: Option<JoinHandle<World>>,
+}
+
+impl WorldThread {
+    /// Starts ticking `world`.
+    pub fn spawn(world: World, context: WorldContext) -> std::io::Result<WorldThread> {
+        let stats = Arc::new(TickStats::default());
+        let (tx, rx) = mpsc::sync_channel(INBOUND_QUEUE);
+        let thread_stats = stats.clone();
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread_stop = stop.clone();
+        // The task that wakes connections for the world thread (see `Runner::wake`).
+        let wakes = tokio::runtime::Handle::try_current().ok().map(|runtime| {
+            let (wakes, mut batches) = tokio_mpsc::unbounded_channel::<Vec<OutboundWaker>>();
+            runtime.spawn(async move {
+                while let Some(batch) = batches.recv().await {
+                    for waker in batch {
+                        waker.wake();
+                    }
+                }
+            });
+            wakes
+        });
+        let join = std::thread::Builder::new().name("world".into()).spawn({
+            let own = WorldSender { tx: tx.clone() };
+            move || {
+                let mut runner = Runner::new(world, context, thread_stats);
+                runner.own_sender = Some(own);
+                runner.wakes = wakes;
+                runner.run(&rx, &thread_stop)
+            }
+        })?;
+        Ok(WorldThread {
+            stats,
+            sender: WorldSender { tx },
+            stop,
+            join: Some(join),
+        })
+    }
+
+    /// The shared tick figures.
+    pub fn stats(&self) -> Arc<TickStats> {
+        self.stats.clone()
+    }
+
+    /// A sender for the inbound queue.
+    pub fn sender(&self) -> WorldSender {
+        self.sender.clone()
+    }
+
+    /// Stops after the current tick, saving every online player, and hands back the world. Blocks until
+    /// the thread has finished; call from a blocking context.
+    pub fn stop(mut self) -> Option<World> {
+        // Connections hold senders too, so a closed channel cannot be the signal: a flag is, checked
+        // at least every `STOP_POLL`.
+        self.stop.store(true, Ordering::SeqCst);
+        self.join.take().and_then(|j| j.join().ok())
+    }
+}
+
+/// How often a waiting world thread looks at the stop flag.
+const STOP_POLL: Duration = Duration::from_millis(50);
+
+/// One online player's state held by the world thread.
+struct PlayerRecord {
+    snapshot: CharacterSnapshot,
+    session_id: String,
+    outbound: OutboundSender,
+    dirty: bool,
+    /// Which tick of the save cycle saves this player (see [`Runner::save_turn`]).
+    save_turn: u64,
+    /// This tick's messages for the player, queued as one batch when the dispatch ends.
+    pending: RefCell<Vec<Outbound>>,
+}
+
+/// The online players by character id. foldhash, not SipHash: ids are server-made UUIDs (nothing to
+/// defend against), and dispatch looks one up for every recipient of every message.
+type Players = HashMap<String, PlayerRecord, foldhash::fast::RandomState>;
+
+struct Runner {
+    world: World,
+    context: WorldContext,
+    stats: Arc<TickStats>,
+    players: Players,
+    presence: Vec<Presence>,
+    commands: Vec<Command>,
+    recorder: TickRecorder,
+    /// This tick's deaths, death-item takes and kills, written as one job.
+    deaths: DeathBook,
+    /// Notices for players, sent after the next dispatch.
+    notices: Vec<(Vec<String>, Arc<ServerMessage>)>,
+    /// This tick's phase durations in microseconds.
+    phase_us: PhaseTimes,
+    /// Committing trades, their held records and the channel of their outcomes.
+    trades: TradeBook,
+    /// Final saves of players who left while trading, until the trade is settled.
+    deferred: HashMap<String, DeferredLeave>,
+    /// Leaves taken since the last tick; their final saves follow the next tick.
+    leaving: HashMap<String, PendingLeave>,
+    /// When the last tick ran (the wait it caused the requests that came in meanwhile).
+    last_tick: TickSpan,
+    /// Players entered, dealing out save turns in order.
+    entered: u64,
+    /// The world's own inbound queue, for save jobs that report failure back.
+    own_sender: Option<WorldSender>,
+    /// To the runtime task that wakes connections after a dispatch (none outside a runtime).
+    wakes: Option<tokio_mpsc::UnboundedSender<Vec<OutboundWaker>>>,
+}
+
+impl Runner {
+    fn new(world: World, context: WorldContext, stats: Arc<TickStats>) -> Self {
+        Self {
+            world,
+            context,
+            stats,
+            players: Players::default(),
+            presence: Vec::new(),
+            commands: Vec::new(),
+            recorder: TickRecorder::default(),
+            notices: Vec::new(),
+            deaths: DeathBook::default(),
+            phase_us: [0; PHASES.len()],
+            last_tick: TickSpan::default(),
+            entered: 0,
+            trades: TradeBook::default(),
+            deferred: HashMap::new(),
+            leaving: HashMap::new(),
+            own_sender: None,
+            wakes: None,
+        }
+    }
+
+    fn run(mut self, rx: &mpsc::Receiver<WorldInput>, stop: &AtomicBool) -> World {
+        let tick = self.context.tick;
+        let mut next_deadline = Instant::now() + tick;
+        tracing::info!(tick_ms = tick.as_millis() as u64, "world thread started");
+        'ticks: loop {
+            // Wait for the deadline, taking inputs as they come (cheap bookkeeping only).
+            loop {
+                if stop.load(Ordering::SeqCst) {
+                    break 'ticks;
+                }
+                let wait = next_deadline.saturating_duration_since(Instant::now());
+                if wait.is_zero() {
+                    break;
+                }
+                match rx.recv_timeout(wait.min(STOP_POLL)) {
+                    Ok(input) => self.accept(input),
+                    Err(RecvTimeoutError::Timeout) => {}
+                    Err(RecvTimeoutError::Disconnected) => break 'ticks,
+                }
+            }
+            let started = Instant::now();
+            for _ in 0..MAX_INPUTS_PER_TICK {
+                match rx.try_recv() {
+                    Ok(input) => self.accept(input),
+                    Err(TryRecvError::Empty) => break,
+                    Err(TryRecvError::Disconnected) => break 'ticks,
+                }
+            }
+            self.step(started);
+            self.last_tick = TickSpan {
+                started,
+                ended: Instant::now(),
+            };
+
+            // Drift correction: the schedule advances by whole ticks from its start. A tick that
+            // starts more than a tick late is logged and the schedule re-based on now, so a stall
+            // never turns into a burst of catch-up ticks.
+            next_deadline += tick;
+            let now = Instant::now();
+            if now > next_deadline {
+                let late_by = now - next_deadline;
+                self.stats.count_late_tick();
+                metrics::counter!("tick_late_total").increment(1);
+                tracing::warn!(
+                    tick = self.world.tick_number(),
+                    late_ms = late_by.as_millis() as u64,
+                    "late tick: schedule re-based"
+                );
+                next_deadline = now + tick;
+            }
+        }
+        self.shutdown();
+        tracing::info!(tick = self.world.tick_number(), "world thread stopped");
+        self.world
+    }
+
+    fn step(&mut self, started: Instant) {
+        self.take_trade_outcomes();
+        let commands = std::mem::take(&mut self.commands);
+        // The leaves whose `Command::Leave` is in this tick (leaves taken during the dispatch
+        // below, such as slow clients', go into the next).
+        let leaving = std::mem::take(&mut self.leaving);
+        let mut phase_started = started;
+        let mut current: Option<Phase> = None;
+        let mut phase_us: PhaseTimes = [0; PHASES.len()];
+        let mut close = |done: Phase, now: Instant, since: Instant| {
+            let elapsed = now - since;
+            metrics::histogram!("tick_phase_ms", "phase" => phase_name(done))
+                .record(elapsed.as_secs_f64() * 1000.0);
+            phase_us[phase_index(done)] = elapsed.as_micros() as u64;
+        };
+        let mut observe = |next: Phase| {
+            let now = Instant::now();
+            if let Some(done) = current {
+                close(done, now, phase_started);
+            }
+            current = Some(next);
+            phase_started = now;
+        };
+        let events = self.world.tick_observed(commands, &mut observe);
+        if let Some(done) = current {
+            close(done, Instant::now(), phase_started);
+        }
+        let dispatch_started = Instant::now();
+        self.dispatch(events);
+        self.finish_leaves(leaving);
+        let dispatch = dispatch_started.elapsed();
+        metrics::histogram!("tick_phase_ms", "phase" => "dispatch")
+            .record(dispatch.as_secs_f64() * 1000.0);
+        phase_us[5] = dispatch.as_micros() as u64;
+
+        let persist_started = Instant::now();
+        self.save_turn();
+        self.context.online.try_publish(&mut self.presence);
+        let persist = persist_started.elapsed();
+        metrics::histogram!("tick_phase_ms", "phase" => "persist")
+            .record(persist.as_secs_f64() * 1000.0);
+        phase_us[6] = persist.as_micros() as u64;
+        self.phase_us = phase_us;
+
+        let elapsed = started.elapsed();
+        self.record_timing(elapsed);
+    }
+
+    fn record_timing(&mut self, elapsed: Duration) {
+        let counts = self.world.counts();
+        // Queue depth = capacity used; a connection's queue only grows when its client reads slowly.
+        let (mut outbound_max, mut outbound_total) = (0u64, 0u64);
+        for record in self.players.values() {
+            let used = record.outbound.len() as u64;
+            outbound_max = outbound_max.max(used);
+            outbound_total += used;
+        }
+        self.recorder.record(
+            &self.stats,
+            TickFigures {
+                number: self.world.tick_number(),
+                elapsed_us: elapsed.as_micros() as u64,
+                phases: self.phase_us,
+                players: self.players.len() as u64,
+                npcs: counts.npcs as u64,
+                resources: counts.resources as u64,
+                ground_items: counts.ground_items as u64,
+                outbound_max,
+                outbound_total,
+            },
+        );
+        metrics::histogram!("tick_duration_ms").record(elapsed.as_secs_f64() * 1000.0);
+        metrics::gauge!("tick_number").set(self.world.tick_number() as f64);
+        metrics::gauge!("players_online").set(self.players.len() as f64);
+        metrics::gauge!("ws_outbound_queue_max").set(outbound_max as f64);
+        metrics::gauge!("ws_outbound_queue_total").set(outbound_total as f64);
+    }
+
+    fn player_sync(&self, record: &PlayerRecord) -> Player {
+        let c = &record.snapshot.character;
+        let tile = self
+            .world
+            .player_tile(&c.id)
+            .unwrap_or_else(|| player_view::tile_of(c.position));
+        player_view::player(
+            &self.context.content,
+            &record.snapshot,
+            player_view::centre_of(tile, c.position[1]),
+            Some(tile),
+            true,
+        )
+    }
+
+    /// Saves everyone still online as the world stops.
+    fn shutdown(&mut self) {
+        // Committing trades first get their outcome, so no record is written from before it.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !self.trades.pending.is_empty() {
+            let wait = deadline.saturating_duration_since(Instant::now());
+            match self.trades.outcomes_rx.recv_timeout(wait) {
+                Ok((trade_id, ok)) => self.on_trade_outcome(&trade_id, ok),
+                Err(_) => {
+                    tracing::error!(
+                        trades = self.trades.pending.len(),
+                        "no outcome for committing trades; their players are not saved again"
+                    );
+                    break;
+                }
+            }
+        }
+        let deferred: Vec<DeferredLeave> = self.deferred.drain().map(|(_, d)| d).collect();
+        for leave in deferred {
+            if !self.trades.is_held(&leave.record.snapshot.character.id) {
+                self.save_now(vec![leave.record], leave.done, leave.reason);
+            }
+        }
+        // Leaves not yet ticked: their players are saved below with everyone else.
+        let leaving_done: Vec<oneshot::Sender<bool>> = self
+            .leaving
+            .drain()
+            .flat_map(|(_, leave)| leave.done)
+            .collect();
+        let held = &self.trades;
+        let records: Vec<PlayerRecord> = self
+            .players
+            .drain()
+            .map(|(_, r)| r)
+            .filter(|r| !held.is_held(&r.snapshot.character.id))
+            .collect();
+        if !records.is_empty() {
+            tracing::info!(
+                players = records.len(),
+                "saving every online player before stopping"
+            );
+            for record in &records {
+                let _ = record
+                    .outbound
+                    .try_send(Outbound::Close(1001, "server shutting down"));
+            }
+        }
+        // One job even with no records, so that the leaves' `done` fire after the saves before it.
+        self.save_now(records, leaving_done, "shutdown");
+    }
+}
+
+fn phase_name(phase: Phase) -> &'static str {
+    PHASES[phase_index(phase)]
+}
+
+/// The sim phase's position in [`PHASES`].
+fn phase_index(phase: Phase) -> usize {
+    match phase {
+        Phase::Input => 0,
+        Phase::Npcs => 1,
+        Phase::Movement => 2,
+        Phase::Actions => 3,
+        Phase::View => 4,
+    }
+}
+
+/// When a tick started and ended.
+#[derive(Debug, Clone, Copy)]
+struct TickSpan {
+    started: Instant,
+    ended: Instant,
+}
+
+impl Default for TickSpan {
+    fn default() -> Self {
+        let now = Instant::now();
+        TickSpan {
+            started: now,
+            ended: now,
+        }
+    }
+}
+
+impl TickSpan {
+    /// How long a request read at `asked_at` and answered after this tick waited for it: none if
+    /// it came after the tick, else until the tick's end (from its start at most).
+    fn wait_of(&self, asked_at: Instant) -> Duration {
+        if asked_at >= self.ended {
+            return Duration::ZERO;
+        }
+        self.ended - asked_at.max(self.started)
+    }
+}
+
+fn now_ms() -> i64 {
+    wayfarer_store::now_ms()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::saves::saves_now;
+    use super::*;
+
+    #[test]
+    fn a_request_waits_for_the_tick_it_came_in_during_and_no_other() {
+        let started = Instant::now();
+        let span = TickSpan {
+            started,
+            ended: started + Duration::from_millis(40),
+        };
+        assert_eq!(
+            span.wait_of(started + Duration::from_millis(10)),
+            Duration::from_millis(30)
+        );
+        assert_eq!(span.wait_of(started), Duration::from_millis(40));
+        assert_eq!(span.wait_of(span.ended), Duration::ZERO);
+        assert_eq!(
+            span.wait_of(span.ended + Duration::from_millis(5)),
+            Duration::ZERO
+        );
+    }
+
+    /// A runner without its thread, and the save task's end of the queue.
+    fn runner() -> (Runner, tokio_mpsc::UnboundedReceiver<SaveJob>) {
+        let content = Arc::new(wayfarer_content::load_bundled());
+        let (saves, jobs) = tokio_mpsc::unbounded_channel();
+        let context = WorldContext {
+            tick: Duration::from_millis(50),
+            save_interval: Duration::from_secs(3600),
+            content: content.clone(),
+            online: Arc::new(OnlinePlayers::default()),
+            saves,
+            economy: Arc::default(),
+        };
+        let world = World::new(content, 1);
+        (Runner::new(world, context, Arc::default()), jobs)
+    }
+
+    fn snapshot(id: &str) -> CharacterSnapshot {
+        CharacterSnapshot {
+            character: wayfarer_store::Character {
+                id: id.into(),
+                account_id: "acct".into(),
+                name: "Ada".into(),
+                combat_level: 3,
+                skills: Default::default(),
+                health: 10,
+                max_health: 10,
+                coins: 0,
+                position: [0.5, 10.0, 0.5],
+                combat_style: "accurate".into(),
+                prayer_points: None,
+                created_at_ms: 0,
+                last_login_at_ms: None,
+            },
+            inventory: Vec::new(),
+            equipment: Vec::new(),
+            bank: Vec::new(),
+            quests: Vec::new(),
+            xp_reached_at: Default::default(),
+        }
+    }
+
+    fn join(id: &str, session: &str) -> (WorldInput, crate::outbound_queue::OutboundReceiver) {
+        let (outbound, rx) = crate::outbound_queue::channel();
+        let input = WorldInput::Join {
+            snapshot: Box::new(snapshot(id)),
+            session_id: session.into(),
+            ignored: Vec::new(),
+            outbound,
+        };
+        (input, rx)
+    }
+
+    fn leave(id: &str, session: &str) -> (WorldInput, oneshot::Receiver<bool>) {
+        let (done, saved) = oneshot::channel();
+        let input = WorldInput::Leave {
+            id: id.into(),
+            session_id: session.into(),
+            reason: "logout",
+            done: Some(done),
+        };
+        (input, saved)
+    }
+
+    #[tokio::test]
+    async fn one_session_owns_a_character_until_its_final_save() {
+        let (mut runner, mut jobs) = runner();
+        let (first, _first_rx) = join("c1", "s1");
+        runner.accept(first);
+        runner.step(Instant::now());
+        assert!(runner.world.is_online("c1"));
+        // Whatever the first tick saved (the periodic save's turn).
+        while jobs.try_recv().is_ok() {}
+
+        // A second session's join while the first's record is held: refused with 1013, its
+        // session closed, the first untouched.
+        let (second, mut second_rx) = join("c1", "s2");
+        runner.accept(second);
+        match second_rx.recv().await {
+            Some(Outbound::Close(code, _)) => assert_eq!(code, CLOSE_TRY_AGAIN),
+            other => panic!("expected a close, got {other:?}"),
+        }
+        let job = jobs.recv().await.unwrap();
+        assert_eq!(job.sessions_to_close, vec![("s2".to_owned(), "refused")]);
+        assert!(job.snapshots.is_empty());
+
+        // That session's leave takes nothing out; it is answered after the saves queued so far.
+        let (stray, mut stray_saved) = leave("c1", "s2");
+        runner.accept(stray);
+        assert!(runner.players.contains_key("c1"));
+        let job = jobs.recv().await.unwrap();
+        assert!(job.snapshots.is_empty() && job.done.len() == 1);
+        job.done.into_iter().for_each(|d| d.send(true).unwrap());
+        assert_eq!(stray_saved.try_recv(), Ok(true));
+        runner.step(Instant::now());
+        assert!(runner.world.is_online("c1"));
+        while jobs.try_recv().is_ok() {}
+
+        // The owner's leave: the record stays until the tick that takes the player out, then
+        // its final save carries `done`.
+        let (owner, mut owner_saved) = leave("c1", "s1");
+        runner.accept(owner);
+        assert!(runner.players.contains_key("c1"), "kept until the tick");
+        assert!(jobs.try_recv().is_err(), "nothing saved before the tick");
+        runner.step(Instant::now());
+        assert!(!runner.players.contains_key("c1"));
+        assert!(!runner.world.is_online("c1"));
+        let job = jobs.recv().await.unwrap();
+        assert_eq!(job.snapshots.len(), 1);
+        assert_eq!(job.sessions_to_close, vec![("s1".to_owned(), "logout")]);
+        assert!(
+            owner_saved.try_recv().is_err(),
+            "not before the save is written"
+        );
+        job.done.into_iter().for_each(|d| d.send(true).unwrap());
+        assert_eq!(owner_saved.try_recv(), Ok(true));
+
+        // Now a new session may enter.
+        let (third, _third_rx) = join("c1", "s3");
+        runner.accept(third);
+        runner.step(Instant::now());
+        assert!(runner.world.is_online("c1"));
+    }
+
+    #[test]
+    fn every_player_is_saved_once_a_cycle_and_the_players_are_spread_over_it() {
+        for (players, cycle) in [(2_000u64, 100u64), (7, 3), (1, 1), (5, 10)] {
+            let mut saves = vec![0u32; players as usize];
+            let mut busiest = 0;
+            // Any window of `cycle` consecutive ticks, wherever the clock stands.
+            for tick in 1_234..1_234 + cycle {
+                let now = (0..players).filter(|&p| saves_now(p, tick, cycle)).count();
+                busiest = busiest.max(now as u64);
+                for p in (0..players).filter(|&p| saves_now(p, tick, cycle)) {
+                    saves[p as usize] += 1;
+                }
+            }
+            assert!(
+                saves.iter().all(|&n| n == 1),
+                "{players} players, cycle {cycle}"
+            );
+            assert_eq!(
+                busiest,
+                players.div_ceil(cycle),
+                "{players} players, cycle {cycle}"
+            );
+        }
+    }
+}

@@ -1,0 +1,47 @@
+//! Questions asked of the world from async code (a live snapshot for REST, the ground's item totals
+//! for the economy audit): sent as an input and answered between ticks, bounded by a wait.
+
+use std::time::Duration;
+
+use tokio::sync::oneshot;
+use wayfarer_store::CharacterSnapshot;
+
+use super::{WorldInput, WorldSender};
+
+/// How long a REST handler waits for the world's answer (a tick at most, normally).
+pub(super) const QUERY_WAIT: Duration = Duration::from_secs(5);
+
+/// Sends the world a question (an input carrying `reply`) and waits for the answer, which it
+/// gives between ticks; `service_unavailable` when the queue is full or no answer comes in time.
+pub(super) async fn ask<T>(
+    world: &WorldSender,
+    question: impl FnOnce(oneshot::Sender<T>) -> WorldInput,
+) -> Result<T, crate::http::error::ApiError> {
+    let (reply, answer) = oneshot::channel();
+    if world.send(question(reply)) {
+        if let Ok(Ok(answer)) = tokio::time::timeout(QUERY_WAIT, answer).await {
+            return Ok(answer);
+        }
+    }
+    Err(crate::http::error::ApiError::new(
+        wayfarer_protocol::ErrorCode::ServiceUnavailable,
+        "the world did not answer",
+    ))
+}
+
+/// An online character's live record from the world thread; `None` when it is not in the world
+/// (the store then holds its state).
+pub async fn live_snapshot(
+    world: &WorldSender,
+    id: &str,
+) -> Result<Option<Box<CharacterSnapshot>>, crate::http::error::ApiError> {
+    let id = id.to_owned();
+    ask(world, |reply| WorldInput::Snapshot { id, reply }).await
+}
+
+/// Asks the world thread for the units of each item on the ground outside death piles.
+pub async fn ground_totals(
+    world: &WorldSender,
+) -> Result<Vec<(String, i64)>, crate::http::error::ApiError> {
+    ask(world, |reply| WorldInput::GroundTotals { reply }).await
+}

@@ -1,0 +1,96 @@
+//! Trades that both players accepted: the world thread writes both post-swap records and the audit
+//! row in one save job and holds the two records until the outcome is back (see docs/architecture.md).
+
+use wayfarer_sim::Command;
+
+use crate::player_view;
+use crate::saver::SaveJob;
+
+use super::{now_ms, Runner};
+
+impl Runner {
+    /// Takes the outcomes of committed trades: the sim learns them at the next tick; held records
+    /// take the post-swap items when the trade committed.
+    pub(super) fn take_trade_outcomes(&mut self) {
+        while let Ok((trade_id, ok)) = self.trades.outcomes_rx.try_recv() {
+            self.on_trade_outcome(&trade_id, ok);
+        }
+    }
+
+    pub(super) fn on_trade_outcome(&mut self, trade_id: &str, ok: bool) {
+        let Some(pending) = self.trades.finish(trade_id) else {
+            return;
+        };
+        if ok {
+            metrics::counter!("trades_completed_total").increment(1);
+        } else {
+            tracing::error!(
+                trade = trade_id,
+                "a trade's transaction failed; trade cancelled"
+            );
+        }
+        for player in &pending.players {
+            let Some(after) = pending.after_of(player) else {
+                continue;
+            };
+            let record = match self.deferred.get_mut(player) {
+                Some(leave) => Some(&mut leave.record),
+                None => self.players.get_mut(player),
+            };
+            if let Some(record) = record {
+                if ok {
+                    record.snapshot.inventory = after.to_vec();
+                    record.snapshot.character.coins =
+                        player_view::coins_in(&record.snapshot.inventory);
+                }
+                // Both are written again (together, by the next periodic save): a write reported
+                // failed that did commit is undone whole rather than half.
+                record.dirty = true;
+            }
+        }
+        self.commands.push(Command::TradeCommitted {
+            trade_id: trade_id.to_owned(),
+            ok,
+        });
+        self.settle_deferred();
+    }
+
+    /// Both accepted on Screen 2: one job writes both post-swap records and the audit row; the
+    /// records stay held until the outcome.
+    pub(super) fn commit_trade(&mut self, commit: &wayfarer_sim::TradeCommit) {
+        let audit = self.trades.begin(commit, now_ms());
+        let mut job = SaveJob {
+            trade: Some(audit),
+            trade_outcome: Some((commit.trade_id.clone(), self.trades.outcomes_tx.clone())),
+            ..SaveJob::default()
+        };
+        for (side, player) in commit.players.iter().enumerate() {
+            let record = match self.deferred.get(player) {
+                Some(leave) => Some(&leave.record),
+                None => self.players.get(player),
+            };
+            let Some(record) = record else {
+                tracing::error!(trade = %commit.trade_id, character = %player, "a committing trade's player has no record");
+                continue;
+            };
+            let mut snapshot = self.finished_snapshot(record.snapshot.clone());
+            snapshot.inventory = crate::trades::rows(commit.after[side].stacks());
+            snapshot.character.coins = player_view::coins_in(&snapshot.inventory);
+            job.snapshots.push(snapshot);
+        }
+        if job.snapshots.len() != 2 {
+            // Cannot happen (both were online when the sim planned the swap); refuse the trade.
+            let _ = self
+                .trades
+                .outcomes_tx
+                .send((commit.trade_id.clone(), false));
+            return;
+        }
+        if let Err(err) = self.context.saves.send(job) {
+            tracing::error!("the save task has stopped; a trade could not be written");
+            if let Some((trade_id, tx)) = err.0.trade_outcome {
+                let _ = tx.send((trade_id, false));
+            }
+        }
+    }
+}
