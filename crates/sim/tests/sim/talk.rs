@@ -16,6 +16,11 @@ use crate::t;
 /// A town `x 0..=19` (the sage at (5, 5) keeping a store and a tanner's trade, a statue-like rat
 /// pen at (15, 15)) and a den area `x 20..=29` the quest asks to visit.
 fn content() -> Arc<Content> {
+    built(manifests(false))
+}
+
+/// The manifests of [`content`]; `pvp_town` makes the town a PvP area (for a death in dialogue).
+fn manifests(pvp_town: bool) -> ManifestSet {
     let mut set = ManifestSet::new();
     set.insert(
         "items/misc.json",
@@ -133,7 +138,8 @@ fn content() -> Arc<Content> {
             "starterTowns": {"town": {
                 "id": "town", "name": "Town",
                 "bounds": {"minX": 0, "maxX": 19, "minZ": 0, "maxZ": 19},
-                "safeZone": true, "spawnPoint": {"x": 0, "y": 0, "z": 0},
+                "safeZone": !pvp_town, "pvpEnabled": pvp_town,
+                "spawnPoint": {"x": 0, "y": 0, "z": 0},
                 "npcs": [{"id": "sage", "type": "talk", "storeId": "sage_store",
                           "position": {"x": 5, "y": 0, "z": 5}}],
                 "mobSpawns": [{"mobId": "rat", "position": {"x": 15, "y": 0, "z": 15},
@@ -147,6 +153,10 @@ fn content() -> Arc<Content> {
         })
         .to_string(),
     );
+    set
+}
+
+fn built(set: ManifestSet) -> Arc<Content> {
     match Content::from_files(&set) {
         Ok((content, report)) => {
             assert_eq!(report.error_count(), 0, "{report}");
@@ -372,6 +382,58 @@ fn walking_away_fighting_and_the_client_close_the_dialogue() {
         reference: None,
     }]);
     assert_eq!(closed(&events, "a"), Some(CloseReason::Combat));
+}
+
+/// A player killed while talking: the death closes the dialogue (`died`), not the fight. Only a
+/// blow that kills in the tick the fight starts gets there first (any later tick, the attack has
+/// already closed it as `combat`), so the victim has 1 hitpoint and talks again after each miss.
+#[test]
+fn a_death_closes_the_dialogue() {
+    let mut world = World::new(built(manifests(true)), 5);
+    let victim = || {
+        let mut joining = Joining::new("a", "A", t(4, 4));
+        joining.health = 1;
+        Command::Join(Box::new(joining))
+    };
+    world.tick(vec![victim()]);
+    let mut killer = Joining::new("k", "K", t(4, 6));
+    killer
+        .skills
+        .set_xp(Skill::Attack, Xp::from_points(xp_for_level(99)));
+    killer
+        .skills
+        .set_xp(Skill::Strength, Xp::from_points(xp_for_level(99)));
+    world.tick(vec![Command::Join(Box::new(killer))]);
+    let mut died = None;
+    for _ in 0..50 {
+        let mut events = talk(&mut world, "a");
+        assert!(opened(&events, "a").is_some());
+        assert!(world.player_dialogue("a").is_some());
+        events = world.tick(vec![crate::arena::attack("k", "a")]);
+        // At most a few ticks to walk next to the victim and swing once.
+        for _ in 0..4 {
+            if closed(&events, "a").is_some() {
+                break;
+            }
+            events.extend(world.tick(vec![]));
+        }
+        let reason =
+            closed(&events, "a").expect("the attack closes the dialogue one way or another");
+        world.tick(vec![Command::Stop { id: "k".into() }]);
+        if events
+            .iter()
+            .any(|e| matches!(e, Event::PlayerDied { id, .. } if id == "a"))
+        {
+            died = Some(reason);
+            break;
+        }
+        assert_eq!(reason, CloseReason::Combat, "a miss closes it as a fight");
+        // Back to 1 hitpoint, next to the sage, for another try.
+        world.tick(vec![Command::Leave { id: "a".into() }]);
+        world.tick(vec![victim()]);
+    }
+    assert_eq!(died, Some(CloseReason::Died));
+    assert!(world.player_dialogue("a").is_none());
 }
 
 #[test]
