@@ -46,6 +46,9 @@ pub struct Config {
     pub node_env: NodeEnv,
     /// The world directory (`WORLD`): SQLite file, manifest cache, generated secrets.
     pub world_dir: PathBuf,
+    /// The layout seed (`WORLD_SEED`): where the map's procedural parts go. Unset, one is generated at
+    /// the first start and kept in the world directory (`world_seed`).
+    pub world_seed: Option<u64>,
     pub database_url: Option<String>,
     pub use_local_postgres: bool,
     /// Where to look for `initdb`/`pg_ctl` for `USE_LOCAL_POSTGRES` (`PG_BIN_DIR`); PATH and Debian's
@@ -260,6 +263,13 @@ impl Config {
             host: get("HOST").unwrap_or_else(|| "0.0.0.0".into()),
             node_env,
             world_dir: PathBuf::from(get("WORLD").unwrap_or_else(|| "./world".into())),
+            world_seed: match get("WORLD_SEED") {
+                None => None,
+                Some(v) => Some(v.trim().parse::<u64>().map_err(|_| ConfigError {
+                    variable: "WORLD_SEED",
+                    message: format!("{v:?} is not a whole number from 0 to 2^64-1"),
+                })?),
+            },
             database_url,
             use_local_postgres,
             pg_bin_dir: get("PG_BIN_DIR").map(PathBuf::from),
@@ -317,6 +327,12 @@ impl Config {
             ("HOST", self.host.clone()),
             ("NODE_ENV", self.node_env.as_str().into()),
             ("WORLD", self.world_dir.display().to_string()),
+            (
+                "WORLD_SEED",
+                self.world_seed.map(|s| s.to_string()).unwrap_or_else(|| {
+                    "(unset: generated once, kept in the world directory)".into()
+                }),
+            ),
             (
                 "DATABASE_URL",
                 self.database_url

@@ -110,8 +110,13 @@ impl RunningServer {
         let (save_tx, save_rx) = tokio::sync::mpsc::unbounded_channel();
         let saver = tokio::spawn(crate::saver::run(store.clone(), save_rx));
         let initial_content = content.get().content.clone();
+        let layout_seed = crate::world_seed::resolve(&config)?;
         let world = WorldThread::spawn(
-            World::new(initial_content.clone(), wayfarer_store::now_ms() as u64),
+            World::with_seeds(
+                initial_content.clone(),
+                layout_seed,
+                crate::world_seed::dice(),
+            ),
             WorldContext {
                 tick: Duration::from_millis(config.tick_ms),
                 save_interval: Duration::from_secs(config.save_interval_secs),

@@ -147,13 +147,20 @@ impl World {
     /// A world laid out from `content`, with every fixed NPC, mob and resource spawned. All randomness
     /// (mob placement, wandering, procedural spawns) comes from `seed`.
     pub fn new(content: Arc<Content>, seed: u64) -> World {
-        let layout = Layout::build(&content, seed);
+        World::with_seeds(content, seed, seed)
+    }
+
+    /// A world whose map (procedural spots, kept across reloads) comes from `layout_seed` and whose
+    /// dice (mob placement, wandering, combat, drops) from `dice_seed`. A server keeps the layout
+    /// seed across restarts so the map stays where players left it, and rolls fresh dice.
+    pub fn with_seeds(content: Arc<Content>, layout_seed: u64, dice_seed: u64) -> World {
+        let layout = Layout::build(&content, layout_seed);
         let grid = SpatialGrid::covering(&layout.map);
         let mut world = World {
             content,
-            seed,
+            seed: layout_seed,
             completed: 0,
-            rng: ChaCha8Rng::seed_from_u64(seed),
+            rng: ChaCha8Rng::seed_from_u64(dice_seed),
             layout,
             entities: Entities::default(),
             grid,

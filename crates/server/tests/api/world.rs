@@ -5,7 +5,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::support::{enter, player, AppOptions, Backend, TestApp, WsClient, WAIT};
+use crate::support::{
+    enter, player, AppOptions, Backend, TestApp, WsClient, TEST_WORLD_SEED, WAIT,
+};
 
 fn has_entity(update: &Value, list: &str, id: &str) -> bool {
     update["data"][list]
@@ -390,6 +392,27 @@ async fn wait_for_tile(ws: &mut WsClient, x: i64, z: i64) {
             "never reached ({x}, {z}): {sync}"
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Tests walk a few tiles from the spawn by offset; with the test seed nothing procedural stands
+/// there (a fishing spot blocks its tile, and one on a walk's target once stopped a walk short).
+#[test]
+fn the_test_layout_keeps_the_spawn_open() {
+    let (content, _) = wayfarer_content::Content::from_files(&wayfarer_content::bundled()).unwrap();
+    let world = wayfarer_sim::World::with_seeds(std::sync::Arc::new(content), TEST_WORLD_SEED, 0);
+    let spawn = world.spawn_tile();
+    for dx in -5..=5 {
+        for dz in -5..=5 {
+            let tile = wayfarer_protocol::ws::TilePos {
+                x: spawn.x + dx,
+                z: spawn.z + dz,
+            };
+            assert!(
+                world.is_walkable(tile),
+                "{tile:?} is blocked near the spawn"
+            );
+        }
     }
 }
 
