@@ -16,12 +16,12 @@ export const PX = 16;
 
 /** Colours of each ground type: [base, variation, blocked]. Unknown types fall back to grass. */
 const PALETTE = /** @type {Record<string, [string, string, string]>} */ ({
-  void: ['#1d3a52', '#23445f', '#1d3a52'],
-  town: ['#6f8f47', '#7c9a50', '#4d5d34'],
-  grass: ['#5f8a3c', '#6b9644', '#415f2a'],
-  forest: ['#3f6b2f', '#4a7736', '#2d4c22'],
-  highlands: ['#7d8161', '#898d6b', '#5b5e45'],
-  wastes: ['#6e5a48', '#7a6552', '#4e4034'],
+  void: ['#1f4560', '#224a66', '#1f4560'],
+  town: ['#6a8c45', '#6e9148', '#4f5f3a'],
+  grass: ['#5f8a3c', '#638e3f', '#46602f'],
+  forest: ['#3f6b2f', '#426f31', '#2f4d25'],
+  highlands: ['#7d8161', '#81856a', '#5f624b'],
+  wastes: ['#6e5a48', '#73604d', '#524437'],
 });
 
 /** A stable pseudo-random value per tile, for texture that does not shimmer between frames. */
@@ -100,10 +100,19 @@ export class Terrain {
           if (at(x, z + 1) > 0) g.fillRect(x * PX, z * PX + PX - 3, PX, 3);
           if (at(x - 1, z) > 0) g.fillRect(x * PX, z * PX, 3, PX);
           if (at(x + 1, z) > 0) g.fillRect(x * PX + PX - 3, z * PX, 3, PX);
-        } else if (r > 0.9) {
-          // Tufts and pebbles: a little texture, fixed per tile.
-          g.fillStyle = 'rgba(0,0,0,0.12)';
-          g.fillRect(x * PX + Math.floor(r * 37) % 12, z * PX + Math.floor(r * 91) % 12, 2, 2);
+        } else {
+          // Tufts and pebbles: a little texture, fixed per tile, so the ground does not read as flat paint.
+          const r2 = noise(d.x + x + 7919, d.z + z);
+          g.fillStyle = name === 'wastes' || name === 'highlands' ? 'rgba(40,30,20,0.25)' : 'rgba(20,50,10,0.35)';
+          g.fillRect(x * PX + Math.floor(r * 13), z * PX + Math.floor(r2 * 13), 2, 3);
+          if (r2 > 0.6) g.fillRect(x * PX + Math.floor(r2 * 11), z * PX + Math.floor(r * 11), 1, 2);
+          g.fillStyle = 'rgba(255,255,220,0.06)';
+          if (r > 0.7) g.fillRect(x * PX + Math.floor(r2 * 12), z * PX + Math.floor(r * 12), 2, 2);
+          if (!walk) {
+            // The footprint under a station or resource: a worn patch.
+            g.fillStyle = 'rgba(0,0,0,0.12)';
+            g.fillRect(x * PX + 1, z * PX + 1, PX - 2, PX - 2);
+          }
         }
       }
     }

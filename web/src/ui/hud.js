@@ -133,7 +133,6 @@ export function mountHud(root, game, terrain, signOut) {
   const resize = () => renderer.resize();
   window.addEventListener('resize', resize);
   resize();
-  terrain.onLoaded = () => {};
 
   // One animation frame: the world, then the minimap at a quarter of the rate.
   let frame = 0;

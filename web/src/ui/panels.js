@@ -65,8 +65,10 @@ export function inventoryPanel(game, openMenu) {
   };
   for (const ev of ['inventory', 'use', 'bank', 'shop', 'trade']) game.on(ev, render);
   render();
-  return h('section.panel#panel-inventory', null, h('h2', null, 'Inventory'), root,
-    h('div.coins', null, h('span', { id: 'coin-count' }, ''), ''));
+  const coins = h('div.coins');
+  game.on('inventory', () => fill(coins, `${game.coins.toLocaleString()} coins`));
+  fill(coins, `${game.coins.toLocaleString()} coins`);
+  return h('section.panel#panel-inventory', null, h('h2', null, 'Inventory'), root, coins);
 }
 
 /** @param {Game} game @param {{slot: number, itemId: string, name: string, quantity: number}} s @param {string} op */
