@@ -185,6 +185,7 @@ test('a player chops a tree and sees the XP drop', async ({ base, open }) => {
   }, tree, { timeout: 20_000 });
   await clickEntity(page, tree);
   await page.waitForSelector('.xp-drop[data-skill=woodcutting]', { timeout: 60_000 });
+  await page.screenshot({ path: join(OUT, 'chopping.png') });
 });
 
 test('bank deposit and withdraw through the panel', async ({ base, open }) => {
@@ -197,6 +198,7 @@ test('bank deposit and withdraw through the panel', async ({ base, open }) => {
   const slot = await page.evaluate(() => window.__wayfarer.game.inventory.find((s) => s.itemId === 'bread').slot);
   await page.click(`.inv-grid .slot[data-slot="${slot}"]`);
   await page.waitForSelector('#bank .slot[data-item=bread]');
+  await page.screenshot({ path: join(OUT, 'bank.png') });
   await page.waitForFunction(() => !window.__wayfarer.game.inventory.some((s) => s.itemId === 'bread'));
   await page.click('#bank .slot[data-item=bread]');
   const held = () => page.evaluate(() => window.__wayfarer.game.inventory.filter((s) => s.itemId === 'bread').reduce((n, s) => n + s.quantity, 0));

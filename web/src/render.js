@@ -186,10 +186,14 @@ export class Renderer {
       g.fill();
       const body = e.kind === 'npc' ? (e.typeId && /rat|goblin|wolf|bandit|skeleton|knight|chicken/.test(e.typeId) ? '#a33b2b' : '#c99a2e') : hue(e.name ?? e.id);
       g.fillStyle = body;
-      g.fillRect(x - T * 0.2, y - T * 0.15, T * 0.4, T * 0.45);
+      g.beginPath();
+      g.roundRect(x - T * 0.24, y - T * 0.18, T * 0.48, T * 0.5, 4);
+      g.fill();
+      g.fillStyle = 'rgba(0,0,0,0.25)';
+      g.fillRect(x - T * 0.24, y + T * 0.12, T * 0.48, T * 0.06);
       g.fillStyle = '#e8c39e';
       g.beginPath();
-      g.arc(x, y - T * 0.28, T * 0.15, 0, Math.PI * 2);
+      g.arc(x, y - T * 0.32, T * 0.17, 0, Math.PI * 2);
       g.fill();
       if (self || e.id === this.hoverId) {
         g.strokeStyle = self ? '#fff' : '#ffe066';
@@ -211,18 +215,35 @@ export class Renderer {
     const type = e.resourceType ?? '';
     const depleted = !!e.depleted;
     if (type === 'tree') {
+      // Trunk and a layered canopy, taller than a tile like a real tree; a stump when felled.
+      g.fillStyle = 'rgba(0,0,0,0.28)';
+      g.beginPath();
+      g.ellipse(x + 3, y + T * 0.3, T * 0.55, T * 0.2, 0, 0, Math.PI * 2);
+      g.fill();
       g.fillStyle = '#5b3a1e';
-      g.fillRect(x - 3, y - 2, 6, 12);
-      if (!depleted) {
-        g.fillStyle = '#2f6e2a';
+      g.fillRect(x - T * 0.1, y - T * 0.2, T * 0.2, T * 0.5);
+      if (depleted) {
+        g.fillStyle = '#c9a26b';
         g.beginPath();
-        g.arc(x, y - 8, T * 0.45, 0, Math.PI * 2);
+        g.ellipse(x, y - T * 0.2, T * 0.1, T * 0.05, 0, 0, Math.PI * 2);
         g.fill();
-        g.fillStyle = '#3d8a35';
-        g.beginPath();
-        g.arc(x - 4, y - 12, T * 0.25, 0, Math.PI * 2);
-        g.fill();
+        return;
       }
+      const oak = /oak/.test(e.typeId ?? ''), willow = /willow/.test(e.typeId ?? '');
+      const dark = willow ? '#4f7a34' : oak ? '#2c5a22' : '#2f6e2a';
+      const light = willow ? '#6e9b45' : oak ? '#3f7a2e' : '#46913b';
+      g.fillStyle = dark;
+      g.beginPath();
+      g.arc(x, y - T * 0.45, T * 0.62, 0, Math.PI * 2);
+      g.fill();
+      g.fillStyle = light;
+      g.beginPath();
+      g.arc(x - T * 0.15, y - T * 0.6, T * 0.38, 0, Math.PI * 2);
+      g.fill();
+      g.fillStyle = 'rgba(255,255,255,0.12)';
+      g.beginPath();
+      g.arc(x - T * 0.25, y - T * 0.72, T * 0.15, 0, Math.PI * 2);
+      g.fill();
       return;
     }
     if (type === 'fire') {
@@ -256,6 +277,26 @@ export class Renderer {
     g.roundRect(x - T * 0.4, y - T * 0.4, T * 0.8, T * 0.8, 5);
     g.fill();
     g.stroke();
+    if (type === 'bank') {
+      // A counter with a coin sign.
+      g.fillStyle = '#5a3a1c';
+      g.fillRect(x - T * 0.4, y + T * 0.05, T * 0.8, T * 0.15);
+      g.fillStyle = '#f2c94c';
+      g.beginPath();
+      g.arc(x, y - T * 0.15, T * 0.14, 0, Math.PI * 2);
+      g.fill();
+    } else if (type === 'furnace' || type === 'range') {
+      g.fillStyle = `rgba(255,${120 + Math.floor(60 * Math.sin(now / 150))},30,0.9)`;
+      g.fillRect(x - T * 0.18, y, T * 0.36, T * 0.22);
+    } else if (type === 'altar') {
+      g.fillStyle = '#8a7f6a';
+      g.fillRect(x - 2, y - T * 0.3, 4, T * 0.5);
+      g.fillRect(x - T * 0.18, y - T * 0.18, T * 0.36, 4);
+    } else if (type === 'anvil') {
+      g.fillStyle = '#2b2f35';
+      g.fillRect(x - T * 0.3, y - T * 0.12, T * 0.6, T * 0.14);
+      g.fillRect(x - T * 0.1, y, T * 0.2, T * 0.25);
+    }
     if (!depleted && (type === 'rock' || type === 'ore' || /ore/.test(e.typeId ?? ''))) {
       g.fillStyle = /copper/.test(e.typeId ?? '') ? '#c8773a' : /tin/.test(e.typeId ?? '') ? '#cfd6db' : /iron/.test(e.typeId ?? '') ? '#8a5a4a' : '#333';
       g.fillRect(x - 5, y - 3, 4, 4);

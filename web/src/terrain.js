@@ -14,14 +14,14 @@ export const PX = 16;
  * @typedef {{cx:number, cz:number, x:number, z:number, size:number, walkable:string, ground:number[]}} ChunkData
  */
 
-/** Colours of each ground type: [base, variation, blocked]. Unknown types fall back to grass. */
-const PALETTE = /** @type {Record<string, [string, string, string]>} */ ({
-  void: ['#1f4560', '#224a66', '#1f4560'],
-  town: ['#6a8c45', '#6e9148', '#4f5f3a'],
-  grass: ['#5f8a3c', '#638e3f', '#46602f'],
-  forest: ['#3f6b2f', '#426f31', '#2f4d25'],
-  highlands: ['#7d8161', '#81856a', '#5f624b'],
-  wastes: ['#6e5a48', '#73604d', '#524437'],
+/** Colours of each ground type: [base, variation]. Unknown types fall back to grass. */
+const PALETTE = /** @type {Record<string, [string, string]>} */ ({
+  void: ['#1f4560', '#224a66'],
+  town: ['#6a8c45', '#6e9148'],
+  grass: ['#5f8a3c', '#638e3f'],
+  forest: ['#3f6b2f', '#426f31'],
+  highlands: ['#7d8161', '#81856a'],
+  wastes: ['#6e5a48', '#73604d'],
 });
 
 /** A stable pseudo-random value per tile, for texture that does not shimmer between frames. */
@@ -84,10 +84,11 @@ export class Terrain {
       for (let x = 0; x < d.size; x++) {
         const gi = d.ground[z * d.size + x];
         const name = grounds[gi] ?? 'grass';
-        const [base, vary, blocked] = PALETTE[name] ?? PALETTE.grass;
-        const walk = d.walkable[z * d.size + x] === '1';
+        const [base, vary] = PALETTE[name] ?? PALETTE.grass;
         const r = noise(d.x + x, d.z + z);
-        g.fillStyle = !walk && name !== 'void' ? blocked : r < 0.35 ? vary : base;
+        // Blocked land tiles are under a station or resource, which is drawn over them: the same
+        // ground, so footprints do not show as dark squares. A faint variation breaks up the grid.
+        g.fillStyle = r < 0.5 ? base : vary;
         g.fillRect(x * PX, z * PX, PX, PX);
         if (name === 'void') {
           if (r > 0.85) {
@@ -108,11 +109,6 @@ export class Terrain {
           if (r2 > 0.6) g.fillRect(x * PX + Math.floor(r2 * 11), z * PX + Math.floor(r * 11), 1, 2);
           g.fillStyle = 'rgba(255,255,220,0.06)';
           if (r > 0.7) g.fillRect(x * PX + Math.floor(r2 * 12), z * PX + Math.floor(r * 12), 2, 2);
-          if (!walk) {
-            // The footprint under a station or resource: a worn patch.
-            g.fillStyle = 'rgba(0,0,0,0.12)';
-            g.fillRect(x * PX + 1, z * PX + 1, PX - 2, PX - 2);
-          }
         }
       }
     }
