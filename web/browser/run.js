@@ -146,13 +146,14 @@ test('two players see each other, chat, and trade through both screens', async (
   await b.page.waitForSelector('#trade[data-screen=screen1]');
   const sword = await a.page.evaluate(() => window.__wayfarer.game.inventory.find((s) => s.itemId === 'bronze_sword'));
   await a.page.click(`.inv-grid .slot[data-slot="${sword.slot}"]`);
-  await b.page.waitForFunction(() => document.querySelector('#trade .side:nth-child(2) .offer .slot'));
+  await b.page.waitForFunction(() => document.querySelector('#trade .trade-side:nth-child(2) .offer .slot'));
   await a.page.click('#trade .accept');
   await b.page.click('#trade .accept');
   await a.page.waitForSelector('#trade[data-screen=screen2]');
   await b.page.waitForSelector('#trade[data-screen=screen2]');
   const confirm = await b.page.textContent('#trade .trade-body');
   if (!/Bronze Sword x 1/.test(confirm)) throw new Error(`screen 2 shows: ${confirm}`);
+  await b.page.screenshot({ path: join(OUT, 'trade-screen2.png') });
   await a.page.click('#trade .accept');
   await b.page.click('#trade .accept');
   await chatHas(a.page, 'Trade completed');

@@ -91,15 +91,15 @@ export function tradeWindow(game) {
     if (t.phase === 'screen1') {
       fill(title, `Trading with ${t.partnerName}`);
       fill(body,
-        h('div.side', null, h('h3', null, 'Your offer'), offerList(t.mine, true), h('div.worth', null, `Value: ${value(t.mine).toLocaleString()} gp`)),
-        h('div.side', null, h('h3', null, `${t.partnerName}'s offer`), offerList(t.theirs, false), h('div.worth', null, `Value: ${value(t.theirs).toLocaleString()} gp`)));
+        h('div.trade-side', null, h('h3', null, 'Your offer'), offerList(t.mine, true), h('div.worth', null, `Value: ${value(t.mine).toLocaleString()} gp`)),
+        h('div.trade-side', null, h('h3', null, `${t.partnerName}'s offer`), offerList(t.theirs, false), h('div.worth', null, `Value: ${value(t.theirs).toLocaleString()} gp`)));
       fill(status, t.message ?? (t.theirs.accepted ? 'Other player has accepted.' : t.mine.accepted ? 'Waiting for other player…' : 'Click inventory items to offer them.'));
     } else {
       fill(title, `Confirm trade with ${t.partnerName}`);
       const lines = (o) => h('ul.confirm', null, ...(o.items.length ? o.items.map((i) => h('li', null, `${i.name} x ${i.quantity.toLocaleString()}`)) : [h('li.none', null, 'Absolutely nothing!')]));
       fill(body,
-        h('div.side', null, h('h3', null, 'You are about to give:'), lines(t.mine), h('div.worth', null, `(Value: ${(t.values?.mine ?? 0).toLocaleString()} gp)`)),
-        h('div.side', null, h('h3', null, 'In return you will receive:'), lines(t.theirs), h('div.worth', null, `(Value: ${(t.values?.theirs ?? 0).toLocaleString()} gp)`)));
+        h('div.trade-side', null, h('h3', null, 'You are about to give:'), lines(t.mine), h('div.worth', null, `(Value: ${(t.values?.mine ?? 0).toLocaleString()} gp)`)),
+        h('div.trade-side', null, h('h3', null, 'In return you will receive:'), lines(t.theirs), h('div.worth', null, `(Value: ${(t.values?.theirs ?? 0).toLocaleString()} gp)`)));
       fill(status, t.message ?? (t.theirs.accepted ? 'Other player has accepted.' : t.mine.accepted ? 'Waiting for other player…' : 'Are you sure you want to make this trade?'));
     }
     accept.toggleAttribute('disabled', t.mine.accepted);
