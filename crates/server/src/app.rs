@@ -43,6 +43,10 @@ pub struct AppState {
     pub shutdown: watch::Receiver<bool>,
     /// Items entering and leaving players' hands since start (`GET /api/admin/economy`).
     pub economy: Arc<crate::economy::EconomyCounters>,
+    /// The browser client's files (embedded, or `WEB_DIR`).
+    pub web: http::web_assets::WebAssets,
+    /// The terrain clients draw, built from the current content when first asked for.
+    pub terrain: Arc<http::routes::map::TerrainCache>,
 }
 
 /// The HTTP side's read-only view of the world thread.
@@ -143,6 +147,9 @@ pub fn router(state: AppState) -> Router {
         .route("/status", get(http::health::status))
         .route("/metrics", get(http::metrics::render))
         .route("/manifests/{*file}", get(routes::content::manifest))
+        // Public content like the manifests, so outside the REST limit (see routes::map).
+        .route("/api/map", get(routes::map::summary))
+        .route("/api/map/chunk/{cx}/{cz}", get(routes::map::chunk))
         .route("/ws", get(http::ws::upgrade))
         .merge(api);
     if state.config.node_env == NodeEnv::Test {
@@ -152,7 +159,7 @@ pub fn router(state: AppState) -> Router {
     // Layers listed first run innermost: a panic becomes a JSON 500, oversized bodies a 413, every
     // non-JSON error gets the contract's body, then metrics see the final status, CORS wraps them all.
     routes
-        .fallback(http::error::not_found)
+        .fallback(fallback)
         .layer(CatchPanicLayer::custom(http::error::panic_response))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
@@ -161,4 +168,26 @@ pub fn router(state: AppState) -> Router {
         .layer(cors)
         .layer(TraceLayer::new_for_http())
         .with_state(state)
+}
+
+/// Unknown routes: the browser client's page and files where they apply (`http::web_assets`),
+/// otherwise the JSON 404.
+async fn fallback(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    method: axum::http::Method,
+    uri: axum::http::Uri,
+    headers: axum::http::HeaderMap,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    use http::web_assets;
+    let path = uri.path();
+    if (method == axum::http::Method::GET || method == axum::http::Method::HEAD)
+        && path.starts_with("/v/")
+    {
+        return web_assets::asset(&state.web, &uri, &headers).await;
+    }
+    if web_assets::is_page_request(&method, path, &headers) {
+        return web_assets::page(&state.web, &headers).await;
+    }
+    http::error::not_found(uri).await.into_response()
 }

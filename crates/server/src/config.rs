@@ -94,6 +94,9 @@ pub struct Config {
     pub manifest_refresh_secs: u64,
     /// A secret that lets load-generator bots skip the authentication rate limit (`LOAD_TEST_KEY`).
     pub load_test_key: Option<String>,
+    /// Serve the browser client from this directory instead of the copy built into the binary
+    /// (`WEB_DIR`, for client developers: edits show on reload).
+    pub web_dir: Option<PathBuf>,
 }
 
 /// Shortest `JWT_SECRET` accepted in production (CONTRACT.md section 4).
@@ -259,6 +262,7 @@ impl Config {
             rate_limit_window_secs,
             manifest_refresh_secs: positive_integer(&get, "MANIFEST_REFRESH_SECONDS", 300)?,
             load_test_key: get("LOAD_TEST_KEY"),
+            web_dir: get("WEB_DIR").map(PathBuf::from),
             port,
             host: get("HOST").unwrap_or_else(|| "0.0.0.0".into()),
             node_env,
@@ -325,6 +329,13 @@ impl Config {
         let mut out = vec![
             ("PORT", self.port.to_string()),
             ("HOST", self.host.clone()),
+            (
+                "WEB_DIR",
+                self.web_dir.as_ref().map_or_else(
+                    || "(unset: the client built into the binary)".into(),
+                    |d| d.display().to_string(),
+                ),
+            ),
             ("NODE_ENV", self.node_env.as_str().into()),
             ("WORLD", self.world_dir.display().to_string()),
             (

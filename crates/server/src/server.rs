@@ -161,6 +161,7 @@ impl RunningServer {
             .with_context(|| format!("cannot listen on {}:{}", config.host, config.port))?;
         let addr = listener.local_addr()?;
 
+        let web = crate::http::web_assets::WebAssets::new(config.web_dir.clone());
         let state = AppState {
             config: Arc::new(config),
             store: store.clone(),
@@ -175,6 +176,8 @@ impl RunningServer {
             cpu: Arc::default(),
             shutdown: shutdown_rx,
             economy,
+            web,
+            terrain: Arc::default(),
         };
         // Idle rate-limit keys are forgotten once a window so memory stays bounded.
         let pruner = tokio::spawn(async move {

@@ -375,9 +375,44 @@ impl Layout {
     }
 }
 
+/// The walkable map content lays out, as a client draws it: every fixed spawn's footprint blocked,
+/// procedural fishing spots left open. Their tiles depend on the running world's seed (the server
+/// seeds from the clock), and clients see those spots as entities anyway; reopening them gives the
+/// same map whatever the seed, so HTTP can build it from content without asking the world thread.
+pub fn content_map(content: &Content) -> TileMap {
+    let mut layout = Layout::build(content, 0);
+    for spot in layout.resources.iter().filter(|r| r.is_procedural_spot()) {
+        layout.map.set(spot.tile, true);
+    }
+    layout.map
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn content_map_is_the_same_for_every_seed_and_blocks_only_fixed_spawns() {
+        let content = wayfarer_content::load_bundled();
+        let map = content_map(&content);
+        assert_eq!(map, content_map(&content));
+        for seed in [1, 7, 99] {
+            let layout = Layout::build(&content, seed);
+            for r in &layout.resources {
+                if r.is_procedural_spot() {
+                    assert!(map.is_walkable(r.tile), "a fishing spot's tile stays open");
+                } else {
+                    assert!(!map.is_walkable(r.tile), "{} blocks its tile", r.key);
+                }
+            }
+            let spots = layout
+                .resources
+                .iter()
+                .filter(|r| r.is_procedural_spot())
+                .count();
+            assert_eq!(map.walkable_count(), layout.map.walkable_count() + spots);
+        }
+    }
 
     #[test]
     fn long_spans_are_clipped_around_the_centre() {

@@ -11,5 +11,6 @@ pub mod parse_errors;
 pub mod routes;
 pub mod social;
 pub mod test_hooks;
+pub mod web_assets;
 pub mod ws;
 pub mod ws_transport;

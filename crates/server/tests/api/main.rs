@@ -30,4 +30,5 @@ mod status_faults;
 mod strict_input;
 mod templates;
 mod trade;
+mod web;
 mod world;

@@ -4,6 +4,7 @@ pub mod admin;
 pub mod auth;
 pub mod config;
 pub mod content;
+pub mod map;
 pub mod player;
 pub mod players;
 pub mod templates;

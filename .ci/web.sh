@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# CI for the browser client (web/): npm ci, the type check (tsc --noEmit), the unit tests (node's
+# runner) and the browser tests (playwright-core driving Debian's chromium against a real server).
+# The server never needs Node: this is the only place npm runs.
+# Chromium comes from apt when missing (never a browser download); without it, a local run skips
+# the browser tests with a printed reason and a CI run (CI=true) fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  if [ "${CI:-}" = "true" ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
+  else
+    echo "web checks skipped: node and npm are not installed"
+    exit 0
+  fi
+fi
+if [ ! -x /usr/bin/chromium ] && [ "${CI:-}" = "true" ]; then
+  echo "installing chromium with apt"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
+
+cargo build -q -p wayfarer-server --bin wayfarer
+export WAYFARER_BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/wayfarer"
+
+cd web
+echo "-- npm ci"
+npm ci --no-audit --no-fund --silent
+echo "-- tsc --noEmit"
+npx tsc --noEmit -p .
+echo "-- unit tests"
+node --test test/*.test.js
+echo "-- browser tests"
+node browser/run.js

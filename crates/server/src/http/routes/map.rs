@@ -1,0 +1,320 @@
+//! The terrain a client draws: `GET /api/map` (the map's box, chunk size, spawn, ground types and
+//! areas) and `GET /api/map/chunk/<cx>/<cz>` (one square of tiles: walkable or not, and the ground
+//! type of each).
+//!
+//! Computed from the current content on the HTTP side (`wayfarer_sim::content_map`, the same layout
+//! the world walks on, without the seed-dependent fishing spots, which are entities) the first time
+//! it is asked for, and kept with that content version: the world thread is never asked or locked.
+//! Public and cacheable like the manifests (ETag/304, `max-age=300, must-revalidate`); not under the
+//! REST rate limit, since a client loads a few dozen chunks of public content at once, as it loads
+//! manifests.
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use axum::response::Response;
+use serde::Serialize;
+use wayfarer_content::Content;
+use wayfarer_protocol::ws::TilePos;
+use wayfarer_sim::TileMap;
+
+use crate::app::AppState;
+use crate::content_state::Tagged;
+use crate::http::error::ApiError;
+use crate::http::routes::content::conditional;
+
+/// Side of a chunk in tiles: the bundled world is 5 × 3 chunks.
+pub const CHUNK_TILES: i32 = 64;
+/// The ground type of tiles outside every area (never walkable).
+pub const VOID_GROUND: &str = "void";
+
+/// The terrain of one content version, with every chunk's answer made ready.
+pub struct Terrain {
+    /// `GET /api/map`.
+    pub summary: Tagged,
+    /// Chunk answers, row-major from the south-west chunk.
+    chunks: Vec<Tagged>,
+    /// The first chunk's coordinates and how many there are along x and z.
+    first: (i32, i32),
+    across: (i32, i32),
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Summary<'a> {
+    chunk_tiles: i32,
+    min: TilePos,
+    max: TilePos,
+    /// Chunk coordinates covering the box, inclusive.
+    chunks: ChunkRange,
+    spawn: TilePos,
+    grounds: &'a [String],
+    areas: Vec<AreaSummary<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ChunkRange {
+    min_x: i32,
+    max_x: i32,
+    min_z: i32,
+    max_z: i32,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AreaSummary<'a> {
+    id: &'a str,
+    name: &'a str,
+    ground: &'a str,
+    safe_zone: bool,
+    pvp: bool,
+    min: TilePos,
+    max: TilePos,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Chunk {
+    cx: i32,
+    cz: i32,
+    /// The south-west tile.
+    x: i32,
+    z: i32,
+    size: i32,
+    /// One character a tile, row by row from the south (z ascending), x ascending within a row:
+    /// `1` walkable, `0` not.
+    walkable: String,
+    /// The index into `grounds` of each tile, in the same order.
+    ground: Vec<u8>,
+}
+
+/// The chunk holding a tile coordinate.
+fn chunk_of(tile: i32) -> i32 {
+    tile.div_euclid(CHUNK_TILES)
+}
+
+/// The ground type name of an area: its biome label, else `grass`.
+fn area_ground(area: &wayfarer_content::Area) -> &str {
+    area.biome_type.as_deref().unwrap_or("grass")
+}
+
+/// The tile of a world-unit coordinate (the sim's rule: floor).
+fn tile(units: f64) -> i32 {
+    units
+        .floor()
+        .clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32
+}
+
+impl Terrain {
+    /// Lays out `content` and prepares every answer.
+    pub fn build(content: &Content) -> Terrain {
+        let map = wayfarer_sim::content_map(content);
+        let spawn = {
+            let p = content.spawn_point();
+            let hint = TilePos {
+                x: tile(p.x),
+                z: tile(p.z),
+            };
+            nearest_walkable(&map, hint)
+        };
+        let mut grounds = vec![VOID_GROUND.to_owned()];
+        let areas: Vec<(&wayfarer_content::Area, u8, TilePos, TilePos)> = content
+            .areas
+            .values()
+            .map(|a| {
+                let name = area_ground(a);
+                let index = grounds.iter().position(|g| g == name).unwrap_or_else(|| {
+                    grounds.push(name.to_owned());
+                    grounds.len() - 1
+                });
+                (
+                    a,
+                    u8::try_from(index).unwrap_or(u8::MAX),
+                    TilePos {
+                        x: tile(a.bounds.min_x),
+                        z: tile(a.bounds.min_z),
+                    },
+                    TilePos {
+                        x: tile(a.bounds.max_x),
+                        z: tile(a.bounds.max_z),
+                    },
+                )
+            })
+            .collect();
+        let (lo, hi) = (map.min(), map.max());
+        let first = (chunk_of(lo.x), chunk_of(lo.z));
+        let last = (chunk_of(hi.x), chunk_of(hi.z));
+        let across = (last.0 - first.0 + 1, last.1 - first.1 + 1);
+        let mut chunks = Vec::with_capacity((across.0 * across.1).max(0) as usize);
+        for cz in first.1..=last.1 {
+            for cx in first.0..=last.0 {
+                let (x0, z0) = (cx * CHUNK_TILES, cz * CHUNK_TILES);
+                let tiles = (CHUNK_TILES * CHUNK_TILES) as usize;
+                let mut walkable = String::with_capacity(tiles);
+                let mut ground = Vec::with_capacity(tiles);
+                for z in z0..z0 + CHUNK_TILES {
+                    for x in x0..x0 + CHUNK_TILES {
+                        let t = TilePos { x, z };
+                        walkable.push(if map.is_walkable(t) { '1' } else { '0' });
+                        // The first area (in content order) holding the tile names its ground,
+                        // as the first one decides a tile's area elsewhere.
+                        let g = areas
+                            .iter()
+                            .find(|(_, _, a, b)| x >= a.x && x <= b.x && z >= a.z && z <= b.z)
+                            .map_or(0, |(_, g, _, _)| *g);
+                        ground.push(g);
+                    }
+                }
+                let body = Chunk {
+                    cx,
+                    cz,
+                    x: x0,
+                    z: z0,
+                    size: CHUNK_TILES,
+                    walkable,
+                    ground,
+                };
+                chunks.push(Tagged::new(serde_json::to_vec(&body).unwrap_or_default()));
+            }
+        }
+        let summary = Summary {
+            chunk_tiles: CHUNK_TILES,
+            min: lo,
+            max: hi,
+            chunks: ChunkRange {
+                min_x: first.0,
+                max_x: last.0,
+                min_z: first.1,
+                max_z: last.1,
+            },
+            spawn,
+            grounds: &grounds,
+            areas: areas
+                .iter()
+                .map(|(a, _, min, max)| AreaSummary {
+                    id: a.id.as_str(),
+                    name: &a.name,
+                    ground: area_ground(a),
+                    safe_zone: a.safe_zone,
+                    pvp: a.pvp,
+                    min: *min,
+                    max: *max,
+                })
+                .collect(),
+        };
+        Terrain {
+            summary: Tagged::new(serde_json::to_vec(&summary).unwrap_or_default()),
+            chunks,
+            first,
+            across,
+        }
+    }
+
+    /// The answer for chunk (`cx`, `cz`), if it overlaps the map.
+    pub fn chunk(&self, cx: i32, cz: i32) -> Option<&Tagged> {
+        let (dx, dz) = (
+            i64::from(cx) - i64::from(self.first.0),
+            i64::from(cz) - i64::from(self.first.1),
+        );
+        if dx < 0 || dz < 0 || dx >= i64::from(self.across.0) || dz >= i64::from(self.across.1) {
+            return None;
+        }
+        self.chunks
+            .get((dz * i64::from(self.across.0) + dx) as usize)
+    }
+}
+
+/// The walkable tile nearest `hint` (where players appear), or `hint` itself.
+fn nearest_walkable(map: &TileMap, hint: TilePos) -> TilePos {
+    map.nearest_walkable(hint).unwrap_or(hint)
+}
+
+/// The terrain of the content version last asked about, rebuilt when content changes.
+#[derive(Default)]
+pub struct TerrainCache {
+    /// The content it was built from (compared by pointer: a new version is a new `Arc`).
+    current: Mutex<Option<(Arc<Content>, Arc<OnceLock<Arc<Terrain>>>)>>,
+}
+
+impl TerrainCache {
+    /// The terrain of `content`, built on a blocking thread the first time (the clipped map can be
+    /// 4096 × 4096 tiles; building it must not hold up the runtime's threads).
+    pub async fn get(&self, content: Arc<Content>) -> Result<Arc<Terrain>, ApiError> {
+        let cell = {
+            let mut current = self.current.lock().unwrap_or_else(|p| p.into_inner());
+            match &*current {
+                Some((c, cell)) if Arc::ptr_eq(c, &content) => cell.clone(),
+                _ => {
+                    let cell = Arc::new(OnceLock::new());
+                    *current = Some((content.clone(), cell.clone()));
+                    cell
+                }
+            }
+        };
+        if let Some(terrain) = cell.get() {
+            return Ok(terrain.clone());
+        }
+        tokio::task::spawn_blocking(move || {
+            cell.get_or_init(|| Arc::new(Terrain::build(&content)))
+                .clone()
+        })
+        .await
+        .map_err(|_| ApiError::internal("the map could not be built"))
+    }
+}
+
+/// `GET /api/map`.
+pub async fn summary(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let terrain = state
+        .terrain
+        .get(state.content.get().content.clone())
+        .await?;
+    Ok(conditional(&headers, &terrain.summary))
+}
+
+/// `GET /api/map/chunk/<cx>/<cz>`.
+pub async fn chunk(
+    State(state): State<AppState>,
+    Path((cx, cz)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let (Ok(cx), Ok(cz)) = (cx.parse::<i32>(), cz.parse::<i32>()) else {
+        return Err(ApiError::bad_request("chunk coordinates are whole numbers"));
+    };
+    let terrain = state
+        .terrain
+        .get(state.content.get().content.clone())
+        .await?;
+    let tagged = terrain
+        .chunk(cx, cz)
+        .ok_or_else(|| ApiError::not_found(format!("no chunk {cx},{cz}: outside the map")))?;
+    Ok(conditional(&headers, tagged))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_cover_the_map_and_agree_with_the_walkable_layout() {
+        let content = wayfarer_content::load_bundled();
+        let map = wayfarer_sim::content_map(&content);
+        let terrain = Terrain::build(&content);
+        let (lo, hi) = (map.min(), map.max());
+        for (x, z) in [(lo.x, lo.z), (hi.x, hi.z), (0, 0), (-5, 7)] {
+            let body = terrain.chunk(chunk_of(x), chunk_of(z)).expect("chunk");
+            let chunk: serde_json::Value = serde_json::from_slice(&body.body).expect("json");
+            let i = ((z - chunk["z"].as_i64().unwrap() as i32) * CHUNK_TILES
+                + (x - chunk["x"].as_i64().unwrap() as i32)) as usize;
+            let walkable = chunk["walkable"].as_str().unwrap().as_bytes()[i] == b'1';
+            assert_eq!(walkable, map.is_walkable(TilePos { x, z }), "({x},{z})");
+        }
+        assert!(terrain.chunk(chunk_of(hi.x) + 1, 0).is_none());
+        assert!(terrain.chunk(i32::MIN, i32::MAX).is_none());
+    }
+}

@@ -1,0 +1,300 @@
+//! The browser client (`web/`), served at `/`.
+//!
+//! The files are built into the binary (`build.rs` writes the table) unless `WEB_DIR` names a
+//! directory to serve from disk. URLs:
+//! - `/` and page paths (`/dashboard`, …): `index.html`, revalidated on every load (`no-cache` and an
+//!   ETag), with `__VERSION__` replaced by the build's version;
+//! - `/v/<version>/<path>`: a client file. The version is a digest of every embedded file, so the
+//!   bytes behind a URL never change: `Cache-Control: public, max-age=31536000, immutable`. A URL
+//!   of another version is a 404 (a page of an older build must not get newer modules mixed into
+//!   its cache under its own URLs). From `WEB_DIR` the version is `dev` and files are `no-cache`.
+//!
+//! The page fallback answers only `GET`/`HEAD` of paths outside the server's own prefixes
+//! ([`RESERVED_PREFIXES`]), whose last segment has no dot (a missing `favicon.ico` is not a page)
+//! and that a browser navigates to (`Accept` names `text/html`); everything else keeps the JSON 404.
+
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+
+use crate::http::error::ApiError;
+
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/web_assets.rs"));
+}
+
+/// Paths the client never shadows: they keep their own routes and their JSON 404s.
+pub const RESERVED_PREFIXES: &[&str] = &[
+    "/api",
+    "/ws",
+    "/health",
+    "/status",
+    "/metrics",
+    "/manifests",
+    "/v",
+    "/__test",
+];
+
+/// Cache policy of versioned assets: the URL changes whenever the bytes do.
+pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+/// Cache policy of the page and of files served from `WEB_DIR`: ask every time.
+pub const REVALIDATE: &str = "no-cache";
+
+/// The placeholder in `index.html` that becomes the version.
+const VERSION_PLACEHOLDER: &str = "__VERSION__";
+/// The version used for files served from `WEB_DIR`.
+const DEV_VERSION: &str = "dev";
+
+/// Where the client files come from.
+#[derive(Debug, Clone)]
+pub enum WebAssets {
+    /// The copy built into the binary.
+    Embedded,
+    /// A directory read at every request (`WEB_DIR`).
+    Dir(Arc<PathBuf>),
+}
+
+impl WebAssets {
+    /// The embedded client, or `dir` when set.
+    pub fn new(dir: Option<PathBuf>) -> WebAssets {
+        match dir {
+            Some(dir) => WebAssets::Dir(Arc::new(dir)),
+            None => WebAssets::Embedded,
+        }
+    }
+
+    /// The version in asset URLs.
+    pub fn version(&self) -> &'static str {
+        match self {
+            WebAssets::Embedded => embedded::VERSION,
+            WebAssets::Dir(_) => DEV_VERSION,
+        }
+    }
+
+    /// The bytes of `path` (relative to `web/`), if it is a served file.
+    async fn read(&self, path: &str) -> Option<Vec<u8>> {
+        match self {
+            WebAssets::Embedded => embedded::FILES
+                .iter()
+                .find(|(p, _)| *p == path)
+                .map(|(_, bytes)| bytes.to_vec()),
+            WebAssets::Dir(dir) => {
+                let relative = Path::new(path);
+                // Only plain names: no `..`, no absolute paths, nothing outside the directory.
+                if !relative
+                    .components()
+                    .all(|c| matches!(c, Component::Normal(_)))
+                {
+                    return None;
+                }
+                tokio::fs::read(dir.join(relative)).await.ok()
+            }
+        }
+    }
+
+    /// The page with the current version filled in, and its tag.
+    async fn index(&self) -> Option<(Vec<u8>, String)> {
+        let raw = self.read("index.html").await?;
+        let html = String::from_utf8_lossy(&raw).replace(VERSION_PLACEHOLDER, self.version());
+        let etag = match self {
+            WebAssets::Embedded => format!("\"{}\"", embedded::VERSION),
+            WebAssets::Dir(_) => format!("\"{}\"", digest(html.as_bytes())),
+        };
+        Some((html.into_bytes(), etag))
+    }
+}
+
+/// A short digest for ETags of files read from disk.
+fn digest(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)[..12]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The media type of a client file.
+fn content_type(path: &str) -> &'static str {
+    match path.rsplit('.').next().unwrap_or("") {
+        "html" => "text/html; charset=utf-8",
+        "js" | "mjs" => "text/javascript; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        "json" => "application/json",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "webp" => "image/webp",
+        "ico" => "image/x-icon",
+        "woff2" => "font/woff2",
+        _ => "application/octet-stream",
+    }
+}
+
+/// Whether `path` is `prefix` or lies under it (`/api` and `/api/x`, not `/apiary`).
+fn under(path: &str, prefix: &str) -> bool {
+    path.strip_prefix(prefix)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+/// Whether the page fallback may answer this request (see the module comment).
+pub fn is_page_request(method: &Method, path: &str, headers: &HeaderMap) -> bool {
+    if method != Method::GET && method != Method::HEAD {
+        return false;
+    }
+    if path == "/" {
+        return true;
+    }
+    if RESERVED_PREFIXES.iter().any(|p| under(path, p)) {
+        return false;
+    }
+    let last = path.rsplit('/').next().unwrap_or("");
+    if last.contains('.') {
+        return false;
+    }
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| v.contains("text/html"))
+}
+
+/// Whether `If-None-Match` names `etag` (or `*`).
+fn not_modified(headers: &HeaderMap, etag: &str) -> bool {
+    headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|t| t.trim().trim_start_matches("W/"))
+        .any(|t| t == "*" || t == etag)
+}
+
+/// 200 with `body` (or 304 on a matching `If-None-Match`) with the given type, cache policy and tag.
+fn respond(
+    headers: &HeaderMap,
+    body: Vec<u8>,
+    content_type: &'static str,
+    cache: &'static str,
+    etag: &str,
+) -> Response {
+    let mut response = if not_modified(headers, etag) {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        Response::new(Body::from(body))
+    };
+    let h = response.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+    if let Ok(tag) = HeaderValue::from_str(etag) {
+        h.insert(header::ETAG, tag);
+    }
+    // The client is one origin's own page; nothing else should frame or sniff it.
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    response
+}
+
+/// The page (`index.html`), or a JSON 404 when no client is there (an empty `WEB_DIR`).
+pub async fn page(assets: &WebAssets, headers: &HeaderMap) -> Response {
+    match assets.index().await {
+        Some((body, etag)) => respond(headers, body, "text/html; charset=utf-8", REVALIDATE, &etag),
+        None => ApiError::not_found("no client is installed").into_response(),
+    }
+}
+
+/// `GET /v/<version>/<path>`.
+pub async fn asset(assets: &WebAssets, uri: &Uri, headers: &HeaderMap) -> Response {
+    let missing = || ApiError::not_found(format!("no route for {}", uri.path())).into_response();
+    let Some((version, path)) = uri
+        .path()
+        .strip_prefix("/v/")
+        .and_then(|rest| rest.split_once('/'))
+    else {
+        return missing();
+    };
+    // index.html is only ever the page: served here it would escape its revalidation.
+    if version != assets.version() || path == "index.html" {
+        return missing();
+    }
+    let Some(body) = assets.read(path).await else {
+        return missing();
+    };
+    let (cache, etag) = match assets {
+        WebAssets::Embedded => (IMMUTABLE, format!("\"{}\"", embedded::VERSION)),
+        WebAssets::Dir(_) => (REVALIDATE, format!("\"{}\"", digest(&body))),
+    };
+    respond(headers, body, content_type(path), cache, &etag)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn html() -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::ACCEPT,
+            HeaderValue::from_static("text/html,application/xhtml+xml,*/*;q=0.8"),
+        );
+        h
+    }
+
+    #[test]
+    fn the_page_fallback_never_takes_the_servers_own_prefixes() {
+        for path in [
+            "/api",
+            "/api/nope",
+            "/ws",
+            "/ws/x",
+            "/health/x",
+            "/status/x",
+            "/metrics/x",
+            "/manifests/none.json",
+            "/v/old/src/main.js",
+            "/__test/x",
+        ] {
+            assert!(!is_page_request(&Method::GET, path, &html()), "{path}");
+        }
+        assert!(is_page_request(&Method::GET, "/", &HeaderMap::new()));
+        assert!(is_page_request(&Method::GET, "/dashboard", &html()));
+        assert!(is_page_request(&Method::GET, "/apiary", &html()));
+        assert!(!is_page_request(&Method::GET, "/favicon.ico", &html()));
+        assert!(!is_page_request(&Method::POST, "/dashboard", &html()));
+        // A program that does not ask for HTML keeps the JSON 404.
+        assert!(!is_page_request(&Method::GET, "/random", &HeaderMap::new()));
+    }
+
+    #[test]
+    fn the_embedded_client_has_its_page_and_entry_module() {
+        let names: Vec<&str> = embedded::FILES.iter().map(|(p, _)| *p).collect();
+        assert!(names.contains(&"index.html"), "{names:?}");
+        assert!(names.contains(&"src/main.js"), "{names:?}");
+        assert!(
+            !names
+                .iter()
+                .any(|n| n.contains("node_modules") || n.starts_with("test")),
+            "{names:?}"
+        );
+        let page = embedded::FILES
+            .iter()
+            .find(|(p, _)| *p == "index.html")
+            .map(|(_, b)| String::from_utf8_lossy(b).into_owned())
+            .unwrap_or_default();
+        assert!(page.contains("/v/__VERSION__/src/main.js"));
+    }
+
+    #[test]
+    fn if_none_match_compares_weakly() {
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::IF_NONE_MATCH,
+            HeaderValue::from_static("W/\"abc\", \"x\""),
+        );
+        assert!(not_modified(&h, "\"abc\""));
+        assert!(!not_modified(&h, "\"abd\""));
+    }
+}

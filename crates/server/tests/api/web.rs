@@ -1,0 +1,180 @@
+//! The browser client served at `/` (`http::web_assets`) and the terrain routes it draws from
+//! (`/api/map`, `/api/map/chunk/<cx>/<cz>`).
+
+use crate::support::{assert_error, AppOptions, TestApp};
+
+const HTML: &str = "text/html,application/xhtml+xml,*/*;q=0.8";
+
+/// The versioned URL of the entry module, as the page names it.
+fn entry_url(page: &str) -> String {
+    let start = page.find("/v/").expect("the page names a versioned asset");
+    let end = page[start..].find("/src/main.js").expect("entry module") + start;
+    format!("{}/src/main.js", &page[start..end])
+}
+
+#[tokio::test]
+async fn the_page_is_revalidated_and_its_assets_are_immutable() {
+    let app = TestApp::spawn().await;
+    let page = app.get("/").await;
+    assert_eq!(page.status(), 200);
+    assert_eq!(page.headers()["cache-control"], "no-cache");
+    assert!(page.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/html"));
+    let etag = page.headers()["etag"].to_str().unwrap().to_owned();
+    let html = page.text().await.unwrap();
+    assert!(!html.contains("__VERSION__"), "the version is filled in");
+    let again = app
+        .client
+        .get(app.url("/"))
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 304);
+
+    let entry = app.get(&entry_url(&html)).await;
+    assert_eq!(entry.status(), 200);
+    assert_eq!(
+        entry.headers()["cache-control"],
+        "public, max-age=31536000, immutable"
+    );
+    assert!(entry.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/javascript"));
+    // Another build's URL is not answered with this build's bytes.
+    assert_error(
+        app.get("/v/0000000000000000/src/main.js").await,
+        404,
+        "not_found",
+    )
+    .await;
+    assert_error(
+        app.get(&entry_url(&html).replace("main.js", "nothing.js"))
+            .await,
+        404,
+        "not_found",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn page_paths_fall_back_to_the_client_but_never_the_servers_own_prefixes() {
+    let app = TestApp::spawn().await;
+    let get_html = |path: &str| app.client.get(app.url(path)).header("accept", HTML).send();
+    let dashboard = get_html("/dashboard").await.unwrap();
+    assert_eq!(dashboard.status(), 200);
+    assert!(dashboard.text().await.unwrap().contains("/src/main.js"));
+    for path in [
+        "/api/nope",
+        "/api/map/chunk/9999/9999",
+        "/ws/x",
+        "/health/x",
+        "/status/x",
+        "/metrics/x",
+        "/manifests/none.json",
+        "/favicon.ico",
+    ] {
+        assert_error(get_html(path).await.unwrap(), 404, "not_found").await;
+    }
+    // The routes themselves still answer as before.
+    assert_eq!(get_html("/health").await.unwrap().status(), 200);
+    // A program that does not ask for HTML keeps the JSON 404.
+    assert_error(app.get("/dashboard").await, 404, "not_found").await;
+    // Other methods are never the page.
+    let post = app
+        .client
+        .post(app.url("/dashboard"))
+        .header("accept", HTML)
+        .send()
+        .await
+        .unwrap();
+    assert_error(post, 404, "not_found").await;
+}
+
+#[tokio::test]
+async fn web_dir_serves_a_directory_from_disk_unversioned() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("index.html"),
+        "<script src=\"/v/__VERSION__/src/main.js\"></script>",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("src/main.js"), "export const edited = 1;").unwrap();
+    let app = TestApp::spawn_with(AppOptions {
+        env: vec![("WEB_DIR", dir.path().display().to_string())],
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let html = app.get("/").await.text().await.unwrap();
+    assert!(html.contains("/v/dev/src/main.js"), "{html}");
+    let module = app.get("/v/dev/src/main.js").await;
+    assert_eq!(module.headers()["cache-control"], "no-cache");
+    assert_eq!(module.text().await.unwrap(), "export const edited = 1;");
+    std::fs::write(dir.path().join("src/main.js"), "export const edited = 2;").unwrap();
+    assert_eq!(
+        app.get("/v/dev/src/main.js").await.text().await.unwrap(),
+        "export const edited = 2;"
+    );
+    // Nothing outside the directory.
+    assert_error(app.get("/v/dev/../../etc/passwd").await, 404, "not_found").await;
+    assert_error(
+        app.get("/v/dev/src/%2e%2e/%2e%2e/x").await,
+        404,
+        "not_found",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn the_map_serves_the_walkable_grid_and_ground_types_by_chunk() {
+    let app = TestApp::spawn().await;
+    let summary = app.get("/api/map").await;
+    assert_eq!(summary.status(), 200);
+    assert!(summary.headers().contains_key("etag"));
+    let summary: serde_json::Value = summary.json().await.unwrap();
+    let size = summary["chunkTiles"].as_i64().unwrap();
+    let grounds: Vec<&str> = summary["grounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g.as_str().unwrap())
+        .collect();
+    assert_eq!(grounds[0], "void");
+    assert!(grounds.contains(&"town"), "{grounds:?}");
+    let spawn = &summary["spawn"];
+    let (sx, sz) = (spawn["x"].as_i64().unwrap(), spawn["z"].as_i64().unwrap());
+    let (cx, cz) = (sx.div_euclid(size), sz.div_euclid(size));
+    let chunk = app.get(&format!("/api/map/chunk/{cx}/{cz}")).await;
+    assert_eq!(chunk.status(), 200);
+    let etag = chunk.headers()["etag"].to_str().unwrap().to_owned();
+    let chunk: serde_json::Value = chunk.json().await.unwrap();
+    let walkable = chunk["walkable"].as_str().unwrap().as_bytes();
+    assert_eq!(walkable.len() as i64, size * size);
+    let i =
+        ((sz - chunk["z"].as_i64().unwrap()) * size + (sx - chunk["x"].as_i64().unwrap())) as usize;
+    assert_eq!(walkable[i], b'1', "players stand on the spawn tile");
+    let ground = chunk["ground"].as_array().unwrap()[i].as_u64().unwrap() as usize;
+    assert_eq!(grounds[ground], "town");
+    // A stored copy is confirmed, not sent again.
+    let again = app
+        .client
+        .get(app.url(&format!("/api/map/chunk/{cx}/{cz}")))
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 304);
+    let max = summary["chunks"]["maxX"].as_i64().unwrap();
+    assert_error(
+        app.get(&format!("/api/map/chunk/{}/{cz}", max + 1)).await,
+        404,
+        "not_found",
+    )
+    .await;
+    assert_error(app.get("/api/map/chunk/x/1").await, 400, "bad_request").await;
+}

@@ -1,0 +1,301 @@
+// The game session: holds the state the panels show, dispatches server messages through one
+// handler table keyed by type, and turns clicks into intents the server validates (the client
+// never decides an outcome: it says "walk to", "act on entity with option").
+
+import { GameSocket } from './socket.js';
+import { emptyWorld, applyWorldUpdate } from './state.js';
+import { noTrade, tradeReducer, requested } from './trade.js';
+
+/** @typedef {{slot: number, itemId: string, name: string, quantity: number}} InvSlot */
+
+export class Game {
+  /**
+   * @param {import('./api.js').Auth} auth
+   * @param {{id: string, name: string}} character
+   * @param {number} tickMs
+   */
+  constructor(auth, character, tickMs) {
+    this.auth = auth;
+    this.character = character;
+    this.tickMs = tickMs;
+    this.selfId = character.id;
+    this.world = emptyWorld();
+    /** @type {any} */
+    this.player = null;
+    /** @type {InvSlot[]} */
+    this.inventory = [];
+    this.coins = 0;
+    /** @type {Record<string, {itemId: string, quantity: number}>} */
+    this.equipment = {};
+    /** @type {Record<string, {level: number, xp: number}>} */
+    this.skills = {};
+    /** @type {{itemId: string, quantity: number}[]|null} null while closed */
+    this.bank = null;
+    /** @type {any} */
+    this.shop = null;
+    /** @type {any} */
+    this.dialogue = null;
+    /** @type {{quests: any[], questPoints: number}} */
+    this.quests = { quests: [], questPoints: 0 };
+    /** @type {{points: number, maxPoints: number, active: string[]}} */
+    this.prayer = { points: 0, maxPoints: 0, active: [] };
+    /** @type {{friends: any[], incoming: any[], outgoing: any[], ignored: any[]}} */
+    this.friends = { friends: [], incoming: [], outgoing: [], ignored: [] };
+    this.trade = noTrade();
+    /** @type {{channel: string, fromName: string, text: string, fromId: string}[]} */
+    this.chat = [];
+    /** @type {Map<string, Set<(detail?: any) => void>>} */
+    this.listeners = new Map();
+    this.socketState = 'connecting';
+    this.socketDetail = '';
+    this.firstWorldAt = 0;
+    /** @type {{slot: number, name: string}|null} an item chosen with "Use", waiting for a target */
+    this.pendingUse = null;
+    /** @type {string|null} a bank booth walked to, opened once in reach */
+    this.pendingBank = null;
+    this.socket = new GameSocket(
+      async () => {
+        const proto = location.protocol === 'https:' ? 'wss' : 'ws';
+        return `${proto}://${location.host}/ws?token=${encodeURIComponent(this.auth.token)}&characterId=${encodeURIComponent(character.id)}`;
+      },
+      (frame) => this.dispatch(frame),
+      (state, detail) => {
+        this.socketState = state;
+        this.socketDetail = detail;
+        if (state === 'open') this.world = emptyWorld();
+        this.emit('socket');
+      },
+    );
+  }
+
+  start() {
+    this.socket.connect();
+  }
+
+  /** @param {string} name @param {(detail?: any) => void} fn */
+  on(name, fn) {
+    let set = this.listeners.get(name);
+    if (!set) this.listeners.set(name, (set = new Set()));
+    set.add(fn);
+  }
+
+  /** @param {string} name @param {any} [detail] */
+  emit(name, detail) {
+    for (const fn of this.listeners.get(name) ?? []) fn(detail);
+  }
+
+  /** @param {string} type @param {object} [data] */
+  send(type, data = {}) {
+    if (!this.socket.send(type, data)) this.system('Not connected: the message was not sent.');
+  }
+
+  /** @param {string} text */
+  system(text) {
+    this.addChat({ channel: 'system', fromName: '', fromId: '', text });
+  }
+
+  /** @param {{channel: string, fromName: string, text: string, fromId: string}} m */
+  addChat(m) {
+    this.chat.push(m);
+    if (this.chat.length > 200) this.chat.splice(0, this.chat.length - 200);
+    this.emit('chat', m);
+  }
+
+  /** @param {{type: string, data: any}} frame */
+  dispatch(frame) {
+    const handler = HANDLERS[frame.type];
+    if (handler) handler(this, frame.data ?? {});
+  }
+
+  // Intents: the server paths, checks reach and refuses what is not possible.
+  /** @param {number} x @param {number} z */
+  walk(x, z) {
+    this.send('player:move', { x, z });
+  }
+  /** @param {string} action @param {object} fields */
+  act(action, fields = {}) {
+    this.cancelUse();
+    this.send('player:action', { action, ...fields });
+  }
+
+  /** @param {import('./state.js').Entity} e */
+  requestTrade(e) {
+    this.trade = requested(this.trade, e.id, e.name ?? e.id);
+    this.send('tradeRequest', { targetPlayerId: e.id });
+    this.emit('trade');
+  }
+
+  /** A bank booth: walk next to it (the server checks reach), then open the bank. 
+   * @param {import('./state.js').Entity} e */
+  openBankAt(e) {
+    const self = this.world.entities.get(this.selfId);
+    const near = self && Math.max(Math.abs(self.x - e.x), Math.abs(self.z - e.z)) <= 2;
+    if (near) return this.send('bank:open');
+    this.walk(e.x, e.z + 1);
+    this.pendingBank = e.id;
+  }
+
+  /** "Use" an inventory item: the next target chosen (item or entity) receives it. 
+   * @param {{slot: number, name: string}} slot */
+  beginUse(slot) {
+    this.pendingUse = { slot: slot.slot, name: slot.name };
+    this.emit('use');
+  }
+
+  cancelUse() {
+    if (!this.pendingUse) return;
+    this.pendingUse = null;
+    this.emit('use');
+  }
+
+  /** @param {import('./state.js').Entity} e */
+  useOnEntity(e) {
+    const use = this.pendingUse;
+    if (!use) return;
+    this.pendingUse = null;
+    this.emit('use');
+    this.send('inventory:use', { slot: use.slot, targetId: e.id });
+  }
+
+  /** @param {number} targetSlot */
+  useOnSlot(targetSlot) {
+    const use = this.pendingUse;
+    if (!use) return;
+    this.pendingUse = null;
+    this.emit('use');
+    if (use.slot !== targetSlot) this.send('inventory:use', { slot: use.slot, targetSlot });
+  }
+}
+
+/** @type {Record<string, (g: Game, d: any) => void>} */
+const HANDLERS = {
+  'player:sync': (g, d) => {
+    g.player = d;
+    g.inventory = d.inventory ?? [];
+    g.coins = d.coins ?? 0;
+    g.equipment = d.equipment ?? {};
+    g.skills = d.skills ?? {};
+    g.emit('inventory');
+    g.emit('equipment');
+    g.emit('skills');
+    g.emit('player');
+  },
+  'world:update': (g, d) => {
+    applyWorldUpdate(g.world, d, performance.now());
+    if (!g.firstWorldAt) {
+      g.firstWorldAt = performance.now();
+      g.emit('firstWorld');
+    }
+    const self = g.world.entities.get(g.selfId);
+    if (self && g.player) {
+      g.player.health = self.health ?? g.player.health;
+      g.player.maxHealth = self.maxHealth ?? g.player.maxHealth;
+    }
+    if (g.pendingBank && self) {
+      const booth = g.world.entities.get(g.pendingBank);
+      if (!booth) g.pendingBank = null;
+      else if (Math.max(Math.abs(self.x - booth.x), Math.abs(self.z - booth.z)) <= 2) {
+        g.pendingBank = null;
+        g.send('bank:open');
+      }
+    }
+    g.emit('world');
+  },
+  'chat:message': (g, d) => g.addChat(d),
+  'inventory:update': (g, d) => {
+    g.inventory = d.inventory;
+    g.coins = d.coins;
+    g.emit('inventory');
+  },
+  'equipment:update': (g, d) => {
+    g.equipment = d.equipment;
+    g.emit('equipment');
+  },
+  'skill:xp': (g, d) => {
+    g.skills[d.skill] = { level: d.level, xp: d.xp };
+    g.emit('skills');
+    g.emit('xp', d);
+    if (d.leveledUp) g.system(`Congratulations, you just advanced a ${d.skill} level. You are now level ${d.level}.`);
+  },
+  'combat:hit': (g, d) => {
+    const e = g.world.entities.get(d.targetId);
+    if (e) {
+      e.health = d.targetHealth;
+      e.maxHealth = d.targetMaxHealth;
+    }
+    g.emit('hit', d);
+  },
+  error: (g, d) => g.system(d.message ?? d.code),
+  'friend:list': (g, d) => {
+    g.friends = d;
+    g.emit('friends');
+  },
+  'friend:incoming': (g, d) => {
+    g.system(`${d.fromName} wants to be your friend.`);
+    g.send('friend:list');
+  },
+  'friend:status': (g, d) => {
+    const f = g.friends.friends.find((x) => x.id === d.id);
+    if (f) f.online = d.online;
+    g.system(`${d.name} has logged ${d.online ? 'in' : 'out'}.`);
+    g.emit('friends');
+  },
+  'bank:update': (g, d) => {
+    g.bank = d.items;
+    g.emit('bank');
+  },
+  'shop:open': (g, d) => {
+    g.shop = d;
+    g.emit('shop');
+  },
+  'shop:update': (g, d) => {
+    g.shop = d;
+    g.emit('shop');
+  },
+  'shop:close': (g) => {
+    g.shop = null;
+    g.emit('shop');
+  },
+  'prayer:update': (g, d) => {
+    g.prayer = d;
+    g.emit('prayer');
+  },
+  'dialogue:open': (g, d) => {
+    g.dialogue = d;
+    g.emit('dialogue');
+  },
+  'dialogue:close': (g, d) => {
+    // The final node's text stays readable until the player moves on, as in the classic games.
+    if (d.reason !== 'end') g.dialogue = null;
+    else if (g.dialogue) g.dialogue = { ...g.dialogue, ended: true };
+    g.emit('dialogue');
+  },
+  'quest:list': (g, d) => {
+    g.quests = d;
+    g.emit('quests');
+  },
+  'quest:update': (g, d) => {
+    const q = g.quests.quests.find((x) => x.questId === d.questId);
+    if (q) Object.assign(q, d);
+    else g.quests.quests.push(d);
+    g.emit('quests');
+  },
+  'quest:complete': (g, d) => {
+    g.quests.questPoints = d.questPoints;
+    const q = g.quests.quests.find((x) => x.questId === d.questId);
+    g.system(`Quest complete: ${q?.name ?? d.questId}!`);
+    g.emit('levelup', { text: `Quest complete: ${q?.name ?? d.questId}` });
+    g.emit('quests');
+  },
+};
+
+for (const type of ['tradeIncoming', 'tradeStarted', 'tradeUpdated', 'tradeConfirmScreen', 'tradeCompleted', 'tradeCancelled', 'tradeError']) {
+  HANDLERS[type] = (g, d) => {
+    g.trade = tradeReducer(g.trade, type, d, g.selfId);
+    if (type === 'tradeIncoming') g.system(`${d.fromPlayerName} wishes to trade with you.`);
+    g.emit('trade');
+  };
+}
+
+/** The message types this client handles (checked against docs/protocol.md by a unit test). */
+export const HANDLED_TYPES = Object.keys(HANDLERS);

@@ -1,0 +1,65 @@
+// The chat box: local, global and private channels. Enter focuses the input from anywhere;
+// "/g text" speaks globally, "/w name text" (or "@name text") whispers; the tab buttons filter.
+
+import { h } from '../dom.js';
+
+/** @typedef {import('../game.js').Game} Game */
+
+/**
+ * What a typed line means.
+ * @param {string} line
+ * @param {string} channel the selected tab
+ * @returns {{text: string, channel?: string, to?: string}|null}
+ */
+export function parseChatLine(line, channel) {
+  const text = line.trim();
+  if (!text) return null;
+  let m = /^\/g(?:lobal)?\s+(.+)$/i.exec(text);
+  if (m) return { text: m[1], channel: 'global' };
+  m = /^(?:\/w(?:hisper)?|@)\s*([A-Za-z0-9]+(?: [A-Za-z0-9]+)?)[:,]?\s+(.+)$/i.exec(text);
+  if (m && (text.startsWith('@') || /^\/w/i.test(text))) return { text: m[2], channel: 'private', to: m[1] };
+  if (channel === 'global') return { text, channel: 'global' };
+  return { text, channel: 'local' };
+}
+
+/** @param {Game} game */
+export function chatBox(game) {
+  let tab = 'all';
+  const log = h('div.chat-log', { role: 'log', 'aria-live': 'polite' });
+  const input = /** @type {HTMLInputElement} */ (h('input.chat-input', { maxlength: 200, placeholder: 'Press Enter to chat — /g global, @name private', 'aria-label': 'Chat message' }));
+  const tabs = ['all', 'local', 'global', 'private'].map((t) =>
+    h(`button.chat-tab${t === tab ? '.on' : ''}`, { 'data-tab': t, onclick: () => { tab = t; tabs.forEach((b) => b.classList.toggle('on', b.dataset.tab === t)); render(); } }, t[0].toUpperCase() + t.slice(1)));
+  const line = (m) => {
+    const cls = `msg.ch-${m.channel}`;
+    const from = m.channel === 'system' ? null : h('span.from', null, m.channel === 'private' ? (m.fromId === game.selfId ? `To ${m.toName ?? ''}: ` : `From ${m.fromName}: `) : `${m.fromName}: `);
+    return h(`div.${cls}`, null, from, m.text);
+  };
+  const visible = (m) => tab === 'all' || m.channel === tab || m.channel === 'system';
+  const render = () => {
+    log.replaceChildren(...game.chat.filter(visible).slice(-80).map(line));
+    log.scrollTop = log.scrollHeight;
+  };
+  game.on('chat', (m) => {
+    if (!visible(m)) return;
+    log.append(line(m));
+    while (log.childElementCount > 80) log.firstElementChild?.remove();
+    log.scrollTop = log.scrollHeight;
+  });
+  input.addEventListener('keydown', (ev) => {
+    if (ev.key === 'Enter') {
+      const parsed = parseChatLine(input.value, tab);
+      if (parsed) game.send('player:chat', parsed);
+      input.value = '';
+      input.blur();
+    } else if (ev.key === 'Escape') input.blur();
+    ev.stopPropagation();
+  });
+  window.addEventListener('keydown', (ev) => {
+    if (ev.key === 'Enter' && document.activeElement?.tagName !== 'INPUT' && document.activeElement?.tagName !== 'BUTTON') {
+      input.focus();
+      ev.preventDefault();
+    }
+  });
+  const el = h('section.chat', null, h('div.chat-tabs', null, ...tabs), log, input);
+  return { el, whisper: (name) => { input.value = `@${name} `; input.focus(); } };
+}

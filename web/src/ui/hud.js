@@ -1,0 +1,180 @@
+// The playing screen: the world canvas with its input, the minimap, the top bar with the socket
+// state, the side panel tabs, the chat box and the windows. Keyboard: Enter chat; I, E, K, Q, P, F
+// switch panels; Escape closes menus and windows.
+
+import { h, fill } from '../dom.js';
+import { Renderer } from '../render.js';
+import { ContextMenu, optionsAt } from './menu.js';
+import { inventoryPanel, equipmentPanel, skillsPanel, questsPanel, prayerPanel, friendsPanel } from './panels.js';
+import { bankWindow, shopWindow, tradeWindow, dialogueWindow } from './windows.js';
+import { chatBox } from './chat.js';
+import { effects } from './effects.js';
+
+const TABS = [
+  { id: 'inventory', key: 'i', label: 'Inventory' },
+  { id: 'equipment', key: 'e', label: 'Worn' },
+  { id: 'skills', key: 'k', label: 'Skills' },
+  { id: 'quests', key: 'q', label: 'Quests' },
+  { id: 'prayer', key: 'p', label: 'Prayer' },
+  { id: 'friends', key: 'f', label: 'Friends' },
+];
+
+const STATE_LABELS = { connecting: 'Connecting…', open: 'Connected', reconnecting: 'Reconnecting…', closed: 'Disconnected' };
+
+/**
+ * @param {HTMLElement} root
+ * @param {import('../game.js').Game} game
+ * @param {import('../terrain.js').Terrain} terrain
+ * @param {() => void} signOut
+ */
+export function mountHud(root, game, terrain, signOut) {
+  const canvas = /** @type {HTMLCanvasElement} */ (h('canvas.world', { 'aria-label': 'Game world', tabindex: 0 }));
+  const minimap = /** @type {HTMLCanvasElement} */ (h('canvas.minimap', { width: 168, height: 168, 'aria-label': 'Minimap' }));
+  const renderer = new Renderer(canvas, terrain);
+  const menu = new ContextMenu();
+  const openMenu = (x, y, entries, title) => menu.open(x, y, entries, title);
+  const chat = chatBox(game);
+
+  const status = h('span.net', { 'data-state': game.socketState, role: 'status' });
+  const hp = h('span.stat.hp');
+  const pray = h('span.stat.pr');
+  const useHint = h('div.use-hint', { hidden: true });
+  const panels = {
+    inventory: inventoryPanel(game, openMenu),
+    equipment: equipmentPanel(game),
+    skills: skillsPanel(game),
+    quests: questsPanel(game),
+    prayer: prayerPanel(game),
+    friends: friendsPanel(game, chat.whisper),
+  };
+  let current = 'inventory';
+  const tabButtons = TABS.map((t) => h('button.tab', { 'data-tab': t.id, title: `${t.label} (${t.key.toUpperCase()})`, onclick: () => show(t.id) }, t.label));
+  const panelHost = h('div.panel-host');
+  const show = (id) => {
+    current = id;
+    tabButtons.forEach((b) => b.classList.toggle('on', b.dataset.tab === id));
+    fill(panelHost, panels[id]);
+  };
+  show('inventory');
+
+  const top = h('header.topbar', null,
+    h('span.brand', null, 'Wayfarer'),
+    h('span.who', null, game.character.name), hp, pray, status,
+    h('button.small.reconnect', { title: 'Drop and reconnect the game socket', onclick: () => game.socket.drop() }, 'Reconnect'),
+    h('button.small', { onclick: signOut }, 'Sign out'));
+  const side = h('aside.side', null, minimap, h('nav.tabs', { role: 'tablist' }, ...tabButtons), panelHost);
+  const stage = h('div.stage', null, canvas, useHint, effects(game), bankWindow(game), shopWindow(game), tradeWindow(game), dialogueWindow(game), chat.el);
+  root.replaceChildren(h('div.game', null, top, stage, side));
+
+  const renderStatus = () => {
+    status.dataset.state = game.socketState;
+    fill(status, h('i'), STATE_LABELS[game.socketState] ?? game.socketState, game.socketDetail ? h('small', null, ` ${game.socketDetail}`) : '');
+  };
+  const renderStats = () => {
+    const p = game.player;
+    if (p) fill(hp, `HP ${p.health}/${p.maxHealth}`);
+    fill(pray, `Prayer ${game.prayer.points}/${game.prayer.maxPoints}`);
+  };
+  game.on('socket', renderStatus);
+  game.on('player', renderStats);
+  game.on('prayer', renderStats);
+  game.on('world', renderStats);
+  game.on('hit', (d) => renderer.splats.push({ id: d.targetId, damage: d.damage, at: performance.now() }));
+  game.on('use', () => {
+    useHint.hidden = !game.pendingUse;
+    if (game.pendingUse) fill(useHint, `Use ${game.pendingUse.name} -> … (Esc to cancel)`);
+  });
+  renderStatus();
+  renderStats();
+
+  // Mouse and touch: left click runs the first option, right click (or long press) opens the menu.
+  const tileAt = (ev) => {
+    const r = canvas.getBoundingClientRect();
+    return renderer.toTile(ev.clientX - r.left, ev.clientY - r.top);
+  };
+  canvas.addEventListener('click', (ev) => {
+    const t = tileAt(ev);
+    const entries = optionsAt(game, t.x, t.z);
+    const first = entries[0];
+    renderer.marker = { x: t.x, z: t.z, at: performance.now(), act: first.label !== 'Walk here' };
+    first.run();
+  });
+  canvas.addEventListener('contextmenu', (ev) => {
+    ev.preventDefault();
+    const t = tileAt(ev);
+    openMenu(ev.clientX, ev.clientY, optionsAt(game, t.x, t.z));
+  });
+  canvas.addEventListener('pointermove', (ev) => {
+    const t = tileAt(ev);
+    const e = [...game.world.entities.values()].find((x) => x.x === t.x && x.z === t.z && x.id !== game.selfId);
+    renderer.hoverId = e?.id ?? null;
+    canvas.style.cursor = e ? 'pointer' : 'default';
+  });
+  minimap.addEventListener('click', (ev) => {
+    const r = minimap.getBoundingClientRect();
+    const scale = 2;
+    const dx = Math.round((ev.clientX - r.left - r.width / 2) / scale), dz = Math.round((ev.clientY - r.top - r.height / 2) / scale);
+    game.walk(Math.round(renderer.cam.x) + dx, Math.round(renderer.cam.z) + dz);
+  });
+  window.addEventListener('keydown', (ev) => {
+    const tag = /** @type {HTMLElement} */ (ev.target).tagName;
+    if (tag === 'INPUT' || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const tab = TABS.find((t) => t.key === ev.key.toLowerCase());
+    if (tab) {
+      show(tab.id);
+      ev.preventDefault();
+    } else if (ev.key === 'Escape') {
+      game.cancelUse();
+      if (game.bank) { game.bank = null; game.emit('bank'); }
+      if (game.shop) game.send('shop:close');
+    }
+  });
+
+  const resize = () => renderer.resize();
+  window.addEventListener('resize', resize);
+  resize();
+
+  // One animation frame: the world, then the minimap at a quarter of the rate.
+  let frame = 0;
+  const loop = () => {
+    const now = performance.now();
+    renderer.draw(game.world, game.selfId, now, game.tickMs);
+    if (frame++ % 4 === 0) drawMinimap(minimap, terrain, game, renderer.cam);
+    requestAnimationFrame(loop);
+  };
+  requestAnimationFrame(loop);
+  return { renderer, show: () => current };
+}
+
+/**
+ * The minimap: terrain at 2 px a tile around the player, dots for what is around.
+ * @param {HTMLCanvasElement} c @param {import('../terrain.js').Terrain} terrain
+ * @param {import('../game.js').Game} game @param {{x: number, z: number}} cam
+ */
+function drawMinimap(c, terrain, game, cam) {
+  const g = /** @type {CanvasRenderingContext2D} */ (c.getContext('2d'));
+  const S = 2;
+  const W = c.width, H = c.height;
+  g.fillStyle = '#10202e';
+  g.fillRect(0, 0, W, H);
+  const s = terrain.summary;
+  if (s) {
+    const n = s.chunkTiles;
+    g.imageSmoothingEnabled = true;
+    for (const { data, image } of terrain.chunks.values()) {
+      const x = (data.x - cam.x) * S + W / 2, y = (data.z - cam.z) * S + H / 2;
+      if (x > W || y > H || x + n * S < 0 || y + n * S < 0) continue;
+      g.drawImage(image, x, y, n * S, n * S);
+    }
+  }
+  for (const e of game.world.entities.values()) {
+    const x = (e.x - cam.x) * S + W / 2, y = (e.z - cam.z) * S + H / 2;
+    if (x < 0 || y < 0 || x > W || y > H) continue;
+    g.fillStyle = e.kind === 'player' ? (e.id === game.selfId ? '#fff' : '#4fd1ff') : e.kind === 'npc' ? '#ffe066' : e.kind === 'groundItem' ? '#ff4d4d' : 'rgba(0,0,0,0)';
+    if (e.kind === 'resource') continue;
+    g.fillRect(x - 1.5, y - 1.5, 3, 3);
+  }
+  g.strokeStyle = '#c9a45c';
+  g.lineWidth = 3;
+  g.strokeRect(1.5, 1.5, W - 3, H - 3);
+}

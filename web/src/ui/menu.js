@@ -1,0 +1,123 @@
+// The right-click menu, rebuilt from what is under the cursor; a left click runs its first entry
+// (the classic games' rule). Entity options follow the protocol's actions.
+
+import { h } from '../dom.js';
+import { npcs, items } from '../content.js';
+import { entitiesAt } from '../state.js';
+
+/**
+ * @typedef {{label: string, target?: string, run: () => void}} MenuEntry
+ * @typedef {import('../state.js').Entity} Entity
+ */
+
+/**
+ * The options of one entity, default first.
+ * @param {import('../game.js').Game} game
+ * @param {Entity} e
+ * @param {(text: string) => void} examine
+ * @returns {MenuEntry[]}
+ */
+export function entityOptions(game, e, examine) {
+  const name = e.name ?? e.itemId ?? e.id;
+  /** @type {MenuEntry[]} */
+  const out = [];
+  const act = (action) => () => game.act(action, { targetId: e.id });
+  if (e.kind === 'player') {
+    if (e.id === game.selfId) return [];
+    out.push({ label: 'Trade with', target: name, run: () => game.requestTrade(e) });
+    out.push({ label: 'Follow', target: name, run: act('follow') });
+    out.push({ label: 'Attack', target: name, run: act('attack') });
+    out.push({ label: 'Add friend', target: name, run: () => game.send('friend:request', { name }) });
+  } else if (e.kind === 'npc') {
+    const def = npcs.get(e.typeId ?? '');
+    const attackable = def ? def.combat?.attackable !== false : true;
+    const talks = def ? !!def.dialogue || !!def.services?.types?.length : !attackable;
+    if (talks) out.push({ label: 'Talk-to', target: name, run: act('interact') });
+    if (attackable) out.push({ label: 'Attack', target: name, run: act('attack') });
+    if (!talks && !attackable) out.push({ label: 'Talk-to', target: name, run: act('interact') });
+  } else if (e.kind === 'groundItem') {
+    out.push({ label: 'Take', target: name, run: act('pickup') });
+  } else {
+    const t = e.resourceType ?? '';
+    if (t === 'tree') out.push({ label: 'Chop down', target: name, run: act('gather') });
+    else if (t === 'fishing' || /fish/.test(e.typeId ?? '')) out.push({ label: 'Fish', target: name, run: act('gather') });
+    else if (t === 'rock' || t === 'ore' || /ore|rock/.test(e.typeId ?? '')) out.push({ label: 'Mine', target: name, run: act('gather') });
+    else if (t === 'bank') out.push({ label: 'Bank', target: name, run: () => game.openBankAt(e) });
+    else if (t === 'altar') out.push({ label: 'Pray-at', target: name, run: act('interact') });
+    else if (t === 'fire' || t === 'range') out.push({ label: 'Cook-at', target: name, run: () => game.system('Use raw food on it to cook.') });
+    else out.push({ label: 'Use', target: name, run: act('interact') });
+  }
+  out.push({ label: 'Examine', target: name, run: () => examine(describe(e)) });
+  return out;
+}
+
+/** The examine text of an entity. @param {Entity} e */
+function describe(e) {
+  if (e.kind === 'npc') return npcs.get(e.typeId ?? '')?.description ?? `It's ${e.name}.`;
+  if (e.kind === 'groundItem') {
+    const d = items.get(e.itemId ?? '');
+    return `${d?.examine ?? d?.description ?? e.name ?? e.itemId} (x${e.quantity ?? 1})`;
+  }
+  if (e.kind === 'player') return `${e.name}, a fellow wayfarer.`;
+  return e.depleted ? `${e.name ?? 'It'}: depleted for now.` : `${e.name ?? e.resourceType}.`;
+}
+
+/**
+ * Everything a click on tile (x, z) could mean, default first: the entities on it (resources
+ * also by their footprint, one tile around), then walking.
+ * @param {import('../game.js').Game} game
+ * @param {number} x @param {number} z
+ * @returns {MenuEntry[]}
+ */
+export function optionsAt(game, x, z) {
+  const examine = (t) => game.system(t);
+  const here = entitiesAt(game.world, x, z, 0).filter((e) => e.id !== game.selfId);
+  const near = entitiesAt(game.world, x, z, 1).filter((e) => e.kind === 'resource' && !here.includes(e));
+  const pending = game.pendingUse;
+  /** @type {MenuEntry[]} */
+  const out = [];
+  for (const e of [...here, ...near]) {
+    if (pending) {
+      out.push({ label: `Use ${pending.name} ->`, target: e.name ?? e.itemId ?? e.id, run: () => game.useOnEntity(e) });
+      continue;
+    }
+    out.push(...entityOptions(game, e, examine));
+  }
+  out.push({ label: 'Walk here', run: () => game.walk(x, z) });
+  if (pending) out.push({ label: 'Cancel', run: () => game.cancelUse() });
+  return out;
+}
+
+/** The floating menu element (one per page). */
+export class ContextMenu {
+  constructor() {
+    this.el = h('div.menu', { role: 'menu', hidden: true });
+    document.body.append(this.el);
+    window.addEventListener('pointerdown', (ev) => {
+      if (!this.el.contains(/** @type {Node} */ (ev.target))) this.close();
+    });
+    window.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Escape') this.close();
+    });
+  }
+
+  /** @param {number} x @param {number} y @param {MenuEntry[]} entries @param {string} [title] */
+  open(x, y, entries, title = 'Choose option') {
+    this.el.replaceChildren(
+      h('div.menu-title', null, title),
+      ...entries.map((en, i) =>
+        h('button.menu-item', { role: 'menuitem', 'data-index': i, onclick: () => { this.close(); en.run(); } },
+          en.label, en.target ? h('span.menu-target', null, ` ${en.target}`) : null),
+      ),
+    );
+    this.el.hidden = false;
+    const r = this.el.getBoundingClientRect();
+    this.el.style.left = `${Math.min(x, window.innerWidth - r.width - 4)}px`;
+    this.el.style.top = `${Math.min(y, window.innerHeight - r.height - 4)}px`;
+    /** @type {HTMLElement|null} */ (this.el.querySelector('button'))?.focus();
+  }
+
+  close() {
+    this.el.hidden = true;
+  }
+}

@@ -1,0 +1,26 @@
+// The client's handler table against the protocol crate: a server message type the client does
+// not handle (or a handler for a type that no longer exists) fails here.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { HANDLED_TYPES } from '../src/game.js';
+import { parseChatLine } from '../src/ui/chat.js';
+
+test('every server message type has a handler, and every handler a type', () => {
+  const src = readFileSync(new URL('../../crates/protocol/src/ws.rs', import.meta.url), 'utf8');
+  const start = src.indexOf('pub enum ServerMessage');
+  assert.ok(start > 0, 'ServerMessage enum found');
+  const body = src.slice(start, src.indexOf('\n}', start));
+  const types = [...body.matchAll(/rename = "([^"]+)"/g)].map((m) => m[1]);
+  assert.ok(types.length > 20, `${types.length} types`);
+  assert.deepEqual([...HANDLED_TYPES].sort(), [...types].sort());
+});
+
+test('chat lines pick their channel', () => {
+  assert.deepEqual(parseChatLine('hello', 'all'), { text: 'hello', channel: 'local' });
+  assert.deepEqual(parseChatLine('/g hi all', 'all'), { text: 'hi all', channel: 'global' });
+  assert.deepEqual(parseChatLine('hi', 'global'), { text: 'hi', channel: 'global' });
+  assert.deepEqual(parseChatLine('@Ann psst', 'all'), { text: 'psst', channel: 'private', to: 'Ann' });
+  assert.deepEqual(parseChatLine('/w Ann psst', 'all'), { text: 'psst', channel: 'private', to: 'Ann' });
+  assert.equal(parseChatLine('   ', 'all'), null);
+});
