@@ -200,7 +200,7 @@ pub enum ClientMessage {
     /// `bank:deposit`.
     #[cfg_attr(feature = "schema", schemars(rename = "bank:deposit"))]
     BankDeposit(BankDepositRequest),
-/// `bank:withdraw`.
+    /// `bank:withdraw`.
     #[cfg_attr(feature = "schema", schemars(rename = "bank:withdraw"))]
     BankWithdraw(BankWithdrawRequest),
     /// `shop:buy`.
