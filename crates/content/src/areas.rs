@@ -8,6 +8,7 @@ use crate::common::{AreaId, Ctx, NpcId, Position, RefKind, ResourceId, StationTy
 
 /// Which group of `world-areas.json` an area is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub enum AreaGroup {
     /// `starterTowns`.
@@ -22,6 +23,7 @@ pub enum AreaGroup {
 
 /// An axis-aligned rectangle on the ground plane (inclusive).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Bounds {
     /// West edge.
@@ -52,6 +54,7 @@ impl Bounds {
 
 /// One world area.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Area {
     /// Unique id.
@@ -88,6 +91,7 @@ pub struct Area {
 
 /// A fixed NPC.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct NpcSpawn {
     /// The NPC.
@@ -102,6 +106,7 @@ pub struct NpcSpawn {
 
 /// A fixed gathering node.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceSpawn {
     /// The node definition.
@@ -114,6 +119,7 @@ pub struct ResourceSpawn {
 
 /// A mob spawner.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct MobSpawn {
     /// The mob.
@@ -128,6 +134,7 @@ pub struct MobSpawn {
 
 /// A fixed station.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct StationSpawn {
     /// Station type.
@@ -138,6 +145,7 @@ pub struct StationSpawn {
 
 /// Procedurally placed fishing spots.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct FishingConfig {
     /// Whether spots are placed.

@@ -27,6 +27,7 @@ pub type StationType = String;
 
 /// A world position in world units (one tile is one unit; `y` is height).
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Position {
     /// East-west.
     pub x: f64,
@@ -58,6 +59,7 @@ impl Position {
 
 /// An item id with a quantity.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ItemAmount {
     /// The item.

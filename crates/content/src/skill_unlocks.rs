@@ -9,6 +9,7 @@ use crate::skill::Skill;
 
 /// One thing a skill level unlocks (interface specification 2.2).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SkillUnlock {
     /// Level needed.
     pub level: u32,

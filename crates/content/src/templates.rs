@@ -24,6 +24,7 @@ pub const MAX_TEMPLATE_ITEMS: usize = 28;
 
 /// One character template.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CharacterTemplate {
     /// Unique id (`templateId` in `POST /api/character`).
@@ -42,6 +43,7 @@ pub struct CharacterTemplate {
 
 /// A goal as `POST /api/agents/<id>/goal` takes it (CONTRACT.md section 7).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct GoalPreset {
     /// One of [`GOAL_KINDS`].

@@ -3,6 +3,8 @@
 
 pub mod error;
 pub mod rest;
+#[cfg(feature = "schema")]
+pub mod schema;
 pub mod skills;
 pub mod strict;
 pub mod trade;

@@ -4,6 +4,8 @@ use serde::{Deserialize, Serialize};
 
 /// `GET /health`: the legacy liveness check.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Health {
     pub status: String,
     /// ISO 8601 UTC.
@@ -13,6 +15,8 @@ pub struct Health {
 
 /// Whether the database answered the status probe in time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum DatabaseHealth {
     Ok,
@@ -21,6 +25,8 @@ pub enum DatabaseHealth {
 
 /// Tick timing reported by `/status`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TickStatus {
     pub number: u64,
@@ -41,6 +47,8 @@ pub struct TickStatus {
 
 /// One tick phase's percentiles over the last 1,000 ticks.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PhaseStatus {
     pub p50_ms: f64,
@@ -50,6 +58,8 @@ pub struct PhaseStatus {
 
 /// Outbound queue depths, in messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct QueueStatus {
     /// The fullest connection's queue.
@@ -60,6 +70,8 @@ pub struct QueueStatus {
 
 /// The server process's resources (absent where the platform does not say).
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ProcessStatus {
     pub rss_bytes: u64,
@@ -70,6 +82,8 @@ pub struct ProcessStatus {
 
 /// `GET /status`: the health probe of the hosting platform.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Status {
     pub status: String,
@@ -95,6 +109,8 @@ pub struct Status {
 /// the reply, and the same less any wait for a tick that was running (the world answers between
 /// ticks). Milliseconds, over the last [`SYNC_REPLY_WINDOW`] replies.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SyncReplyStatus {
     /// Replies in the window.

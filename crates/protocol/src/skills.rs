@@ -4,6 +4,8 @@ use serde::{Deserialize, Serialize};
 
 /// One trainable skill. The wire name is the lower-case skill name (`"woodcutting"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Skill {
     Attack,

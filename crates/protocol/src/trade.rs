@@ -33,6 +33,7 @@ pub mod reasons {
 
 /// `tradeRequest`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TradeRequest {
     pub target_player_id: String,
@@ -40,6 +41,7 @@ pub struct TradeRequest {
 
 /// `tradeRequestRespond`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TradeRequestRespond {
     pub trade_id: String,
@@ -48,6 +50,7 @@ pub struct TradeRequestRespond {
 
 /// `tradeAddItem` (`quantity` defaults to the whole stack and is capped at it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TradeAddItem {
     pub trade_id: String,
@@ -58,6 +61,7 @@ pub struct TradeAddItem {
 
 /// `tradeRemoveItem`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TradeRemoveItem {
     pub trade_id: String,
@@ -66,6 +70,7 @@ pub struct TradeRemoveItem {
 
 /// `tradeAccept` and `tradeCancel`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TradeIdOnly {
     pub trade_id: String,
@@ -73,6 +78,7 @@ pub struct TradeIdOnly {
 
 /// One offered stack.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct OfferItem {
     pub inventory_slot: u8,
@@ -83,6 +89,7 @@ pub struct OfferItem {
 
 /// One side's offer.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Offer {
     pub items: Vec<OfferItem>,
     pub accepted: bool,
@@ -90,6 +97,7 @@ pub struct Offer {
 
 /// `tradeIncoming` (to the target of a request).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TradeIncoming {
     pub trade_id: String,
@@ -99,6 +107,7 @@ pub struct TradeIncoming {
 
 /// `tradeStarted` (to both).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TradeStarted {
     pub trade_id: String,
@@ -108,6 +117,7 @@ pub struct TradeStarted {
 
 /// `tradeUpdated` (to both, from each receiver's point of view).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TradeUpdated {
     pub trade_id: String,
@@ -117,6 +127,7 @@ pub struct TradeUpdated {
 
 /// Wealth indicators of the confirmation screen: Σ value × quantity of each offer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TradeValues {
     pub mine: i64,
     pub theirs: i64,
@@ -124,6 +135,7 @@ pub struct TradeValues {
 
 /// `tradeConfirmScreen` (Screen 2).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TradeConfirmScreen {
     pub trade_id: String,
@@ -134,6 +146,7 @@ pub struct TradeConfirmScreen {
 
 /// One received stack.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ReceivedItem {
     pub item_id: String,
@@ -142,6 +155,7 @@ pub struct ReceivedItem {
 
 /// `tradeCompleted`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TradeCompleted {
     pub trade_id: String,
@@ -150,6 +164,7 @@ pub struct TradeCompleted {
 
 /// `tradeCancelled`; `byPlayerId` names who cancelled (reason `cancelled`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TradeCancelled {
     pub trade_id: String,
@@ -160,6 +175,7 @@ pub struct TradeCancelled {
 
 /// `tradeError`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TradeError {
     pub code: String,

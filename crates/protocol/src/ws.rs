@@ -73,6 +73,8 @@ pub mod codes {
 
 /// A tile on the ground plane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TilePos {
     pub x: i32,
     pub z: i32,
@@ -80,6 +82,8 @@ pub struct TilePos {
 
 /// A world position; y is height.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct WorldPos {
     pub x: f64,
     pub y: f64,
@@ -88,6 +92,7 @@ pub struct WorldPos {
 
 /// The envelope of a client frame, before its data is read.
 #[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Envelope {
     #[serde(rename = "type")]
     pub kind: String,
@@ -99,6 +104,7 @@ pub struct Envelope {
 
 /// `player:move`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MoveRequest {
     pub x: i32,
     pub z: i32,
@@ -108,6 +114,7 @@ pub struct MoveRequest {
 
 /// Chat channels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum ChatChannel {
     Local,
@@ -118,6 +125,7 @@ pub enum ChatChannel {
 
 /// `player:chat`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ChatRequest {
     pub text: String,
     #[serde(default)]
@@ -128,6 +136,7 @@ pub struct ChatRequest {
 
 /// `player:action` (the actions of CONTRACT.md section 3).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ActionRequest {
     pub action: String,
@@ -142,52 +151,85 @@ pub struct ActionRequest {
 }
 
 /// A message from a client, its data already checked against the event's shape.
+///
+/// Its JSON Schema (feature `schema`) is the frame as sent: each variant's name below must be the
+/// one [`ClientMessage::parse`] reads (a test in `schema` holds the two together).
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(tag = "type", content = "data"))]
 pub enum ClientMessage {
+    #[cfg_attr(feature = "schema", schemars(rename = "player:move"))]
     Move(MoveRequest),
+    #[cfg_attr(feature = "schema", schemars(rename = "player:chat"))]
     Chat(ChatRequest),
+    #[cfg_attr(feature = "schema", schemars(rename = "player:action"))]
     Action(ActionRequest),
+    #[cfg_attr(feature = "schema", schemars(rename = "inventory:use"))]
     Use(UseRequest),
+    #[cfg_attr(feature = "schema", schemars(rename = "friend:request"))]
     FriendRequest(NameRequest),
+    #[cfg_attr(feature = "schema", schemars(rename = "friend:respond"))]
     FriendRespond(FriendRespond),
+    #[cfg_attr(feature = "schema", schemars(rename = "friend:remove"))]
     FriendRemove(NameRequest),
+    #[cfg_attr(feature = "schema", schemars(rename = "ignore:add"))]
     IgnoreAdd(NameRequest),
+    #[cfg_attr(feature = "schema", schemars(rename = "ignore:remove"))]
     IgnoreRemove(NameRequest),
     /// `friend:list` with empty data: the client asks for its lists.
+    #[cfg_attr(feature = "schema", schemars(rename = "friend:list"))]
     FriendList,
     /// `player:sync` with empty data: the client asks for its full state.
+    #[cfg_attr(feature = "schema", schemars(rename = "player:sync"))]
     Sync,
+    #[cfg_attr(feature = "schema", schemars(rename = "tradeRequest"))]
     TradeRequest(crate::trade::TradeRequest),
+    #[cfg_attr(feature = "schema", schemars(rename = "tradeRequestRespond"))]
     TradeRequestRespond(crate::trade::TradeRequestRespond),
+    #[cfg_attr(feature = "schema", schemars(rename = "tradeAddItem"))]
     TradeAddItem(crate::trade::TradeAddItem),
+    #[cfg_attr(feature = "schema", schemars(rename = "tradeRemoveItem"))]
     TradeRemoveItem(crate::trade::TradeRemoveItem),
+    #[cfg_attr(feature = "schema", schemars(rename = "tradeAccept"))]
     TradeAccept(crate::trade::TradeIdOnly),
+    #[cfg_attr(feature = "schema", schemars(rename = "tradeCancel"))]
     TradeCancel(crate::trade::TradeIdOnly),
     /// `bank:open`: the client asks for its bank (near a bank).
+    #[cfg_attr(feature = "schema", schemars(rename = "bank:open"))]
     BankOpen,
     /// `bank:deposit`.
+    #[cfg_attr(feature = "schema", schemars(rename = "bank:deposit"))]
     BankDeposit(BankDepositRequest),
     /// `bank:withdraw`.
+    #[cfg_attr(feature = "schema", schemars(rename = "bank:withdraw"))]
     BankWithdraw(BankWithdrawRequest),
     /// `shop:buy`.
+    #[cfg_attr(feature = "schema", schemars(rename = "shop:buy"))]
     ShopBuy(ShopBuyRequest),
     /// `shop:sell`.
+    #[cfg_attr(feature = "schema", schemars(rename = "shop:sell"))]
     ShopSell(ShopSellRequest),
     /// `shop:close`.
+    #[cfg_attr(feature = "schema", schemars(rename = "shop:close"))]
     ShopClose,
     /// `prayer:toggle`.
+    #[cfg_attr(feature = "schema", schemars(rename = "prayer:toggle"))]
     PrayerToggle(PrayerToggle),
     /// `dialogue:respond`.
+    #[cfg_attr(feature = "schema", schemars(rename = "dialogue:respond"))]
     DialogueRespond(DialogueRespond),
     /// `dialogue:close` from the client.
+    #[cfg_attr(feature = "schema", schemars(rename = "dialogue:close"))]
     DialogueClose(DialogueCloseRequest),
     /// `quest:list` with empty data: the client asks for its quests.
+    #[cfg_attr(feature = "schema", schemars(rename = "quest:list"))]
     QuestList,
 }
 
 /// `dialogue:respond`: the response `index` (as sent in `dialogue:open`) of the dialogue with
 /// `npcId` (the NPC's content id or entity id).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct DialogueRespond {
     pub npc_id: String,
@@ -196,6 +238,7 @@ pub struct DialogueRespond {
 
 /// `dialogue:close` from the client.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct DialogueCloseRequest {
     #[serde(default)]
@@ -204,6 +247,7 @@ pub struct DialogueCloseRequest {
 
 /// One response offered in `dialogue:open`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DialogueChoice {
     pub index: u32,
     pub text: String,
@@ -211,6 +255,7 @@ pub struct DialogueChoice {
 
 /// `dialogue:open`: a node of the NPC's tree and the responses the player may give.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct DialogueOpen {
     pub npc_id: String,
@@ -222,6 +267,7 @@ pub struct DialogueOpen {
 
 /// `dialogue:close` to the client.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct DialogueClose {
     pub npc_id: String,
@@ -230,6 +276,7 @@ pub struct DialogueClose {
 
 /// One quest in `quest:list`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct QuestSummary {
     pub quest_id: String,
@@ -243,6 +290,7 @@ pub struct QuestSummary {
 
 /// `quest:list`: every quest with the player's status.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct QuestList {
     pub quests: Vec<QuestSummary>,
@@ -251,6 +299,7 @@ pub struct QuestList {
 
 /// `quest:update`: progress in one quest.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct QuestUpdate {
     pub quest_id: String,
@@ -262,6 +311,7 @@ pub struct QuestUpdate {
 
 /// An item of a quest reward.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct RewardItem {
     pub item_id: String,
@@ -270,6 +320,7 @@ pub struct RewardItem {
 
 /// What a completed quest granted.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct QuestRewards {
     pub quest_points: u32,
@@ -279,6 +330,7 @@ pub struct QuestRewards {
 
 /// `quest:complete`.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct QuestComplete {
     pub quest_id: String,
@@ -289,6 +341,7 @@ pub struct QuestComplete {
 
 /// `prayer:toggle` (CONTRACT.md section 8).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PrayerToggle {
     pub prayer_id: String,
@@ -297,6 +350,7 @@ pub struct PrayerToggle {
 
 /// `prayer:update`: points left, the maximum (the Prayer level) and the active prayers.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PrayerUpdate {
     pub points: u32,
@@ -306,6 +360,7 @@ pub struct PrayerUpdate {
 
 /// `bank:deposit`: `slot` is an inventory slot number or `"all"` (everything held).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct BankDepositRequest {
     pub slot: DepositSlot,
@@ -367,8 +422,24 @@ impl<'de> Deserialize<'de> for DepositSlot {
     }
 }
 
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for DepositSlot {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "DepositSlot".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let slot = generator.subschema_for::<SlotNumber>();
+        schemars::json_schema!({
+            "description": "One slot's item, or `\"all\"`: everything in the inventory.",
+            "oneOf": [slot, {"const": "all"}]
+        })
+    }
+}
+
 /// `bank:withdraw`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct BankWithdrawRequest {
     pub item_id: String,
@@ -377,6 +448,7 @@ pub struct BankWithdrawRequest {
 
 /// `shop:buy`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ShopBuyRequest {
     pub store_id: String,
@@ -391,6 +463,7 @@ fn one() -> i64 {
 
 /// `shop:sell`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ShopSellRequest {
     pub store_id: String,
@@ -401,6 +474,7 @@ pub struct ShopSellRequest {
 
 /// One item in a bank (`bank:update`).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct BankItem {
     pub item_id: String,
@@ -409,6 +483,7 @@ pub struct BankItem {
 
 /// `bank:update`: the whole bank, in bank order.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct BankUpdate {
     pub items: Vec<BankItem>,
@@ -416,6 +491,7 @@ pub struct BankUpdate {
 
 /// One line of a shop (`shop:open`, `shop:update`).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ShopItem {
     pub item_id: String,
@@ -432,6 +508,7 @@ pub struct ShopItem {
 
 /// `shop:open` and `shop:update`: the shop as it stands.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ShopView {
     pub store_id: String,
@@ -444,6 +521,7 @@ pub struct ShopView {
 
 /// `shop:close`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ShopClosed {
     pub store_id: String,
@@ -486,6 +564,10 @@ pub const CLIENT_MESSAGE_TYPES: &[&str] = &[
     "shop:buy",
     "shop:sell",
     "shop:close",
+    "prayer:toggle",
+    "dialogue:respond",
+    "dialogue:close",
+    "quest:list",
 ];
 
 impl ClientMessage {
@@ -589,6 +671,7 @@ fn valid_ref(v: &Value) -> bool {
 
 /// What kind of thing an entity is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub enum EntityKind {
     Player,
@@ -599,6 +682,7 @@ pub enum EntityKind {
 
 /// An entity as a client first sees it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Entity {
     pub id: String,
@@ -626,6 +710,7 @@ pub struct Entity {
 
 /// An entity that moved to a new tile.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Moved {
     /// Shared with the entity: a crowd's update names the same ids hundreds of times a tick.
     pub id: std::sync::Arc<str>,
@@ -635,6 +720,7 @@ pub struct Moved {
 
 /// Fields of an entity that changed (only those present).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Changed {
     pub id: String,
@@ -652,6 +738,7 @@ pub struct Changed {
 
 /// `world:update`: what changed within the receiver's view this tick.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WorldUpdate {
     pub tick: u64,
     /// Shared with the world: one entity added to many views is one allocation.
@@ -674,6 +761,8 @@ impl WorldUpdate {
 
 /// A skill's level and XP.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SkillState {
     pub level: i64,
     pub xp: i64,
@@ -681,6 +770,8 @@ pub struct SkillState {
 
 /// One occupied inventory slot.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct InventorySlot {
     pub slot: u8,
@@ -691,6 +782,8 @@ pub struct InventorySlot {
 
 /// A worn item.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EquippedItem {
     pub item_id: String,
@@ -699,6 +792,8 @@ pub struct EquippedItem {
 
 /// The Player shape of CONTRACT.md section 2 (REST and `player:sync`, which adds `tile`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Player {
     pub id: String,
@@ -719,6 +814,7 @@ pub struct Player {
 
 /// `chat:message`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ChatMessage {
     pub channel: ChatChannel,
@@ -730,6 +826,7 @@ pub struct ChatMessage {
 
 /// `inventory:update`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct InventoryUpdate {
     pub inventory: Vec<InventorySlot>,
     pub coins: i64,
@@ -737,6 +834,7 @@ pub struct InventoryUpdate {
 
 /// `equipment:update`: every worn item by slot name (`weapon`, `shield`, `arrows`, `helmet`, …).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct EquipmentUpdate {
     pub equipment: BTreeMap<String, EquippedItem>,
 }
@@ -744,6 +842,7 @@ pub struct EquipmentUpdate {
 /// `skill:xp`: one XP gain. `xp` is the new total in whole points, `xpGained` may have a tenth
 /// (17.5 for copper ore).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SkillXp {
     pub skill: Skill,
@@ -755,6 +854,7 @@ pub struct SkillXp {
 
 /// `combat:hit`: one attack's outcome (damage 0 is a miss or a blocked hit), to everyone in view.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CombatHit {
     pub attacker_id: String,
@@ -766,6 +866,7 @@ pub struct CombatHit {
 
 /// `inventory:use`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct UseRequest {
     pub slot: SlotNumber,
@@ -780,12 +881,14 @@ pub struct UseRequest {
 
 /// `friend:request`, `friend:remove`, `ignore:add`, `ignore:remove`: another character by name.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct NameRequest {
     pub name: String,
 }
 
 /// `friend:respond`: an answer to a friend request from `name`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FriendRespond {
     pub name: String,
     pub accept: bool,
@@ -793,6 +896,7 @@ pub struct FriendRespond {
 
 /// Another character in a friends or ignore list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ContactEntry {
     pub id: String,
     pub name: String,
@@ -803,6 +907,7 @@ pub struct ContactEntry {
 
 /// `friend:list`: the whole social state, on entry and after every change.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FriendList {
     pub friends: Vec<ContactEntry>,
     /// Requests waiting for this player's answer.
@@ -814,6 +919,7 @@ pub struct FriendList {
 
 /// `friend:incoming`: someone asks this player to be friends.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct FriendIncoming {
     pub from_id: String,
@@ -822,6 +928,7 @@ pub struct FriendIncoming {
 
 /// `friend:status`: a friend came online or went offline.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FriendStatus {
     pub id: String,
     pub name: String,
@@ -830,6 +937,7 @@ pub struct FriendStatus {
 
 /// `error`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ErrorMessage {
     pub code: String,
     pub message: String,
@@ -839,6 +947,7 @@ pub struct ErrorMessage {
 
 /// A message to a client.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "type", content = "data")]
 pub enum ServerMessage {
     #[serde(rename = "player:sync")]

@@ -4,17 +4,18 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{get, post};
-use axum::Router;
+use axum::{Extension, Router};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::trace::TraceLayer;
+use utoipa_axum::routes;
 use wayfarer_store::Store;
 
 use crate::auth::AuthService;
 use crate::config::{Config, NodeEnv};
 use crate::connections::Connections;
 use crate::content_state::ContentHolder;
+use crate::http::route_table::RouteTable;
 use crate::http::{self, cors::OriginPolicy};
 use crate::online::OnlinePlayers;
 use crate::rate_limit::Limits;
@@ -88,73 +89,13 @@ impl WorldView {
 
 /// Every route and layer.
 pub fn router(state: AppState) -> Router {
-    use http::routes;
-    let auth_routes = Router::new()
-        .route("/api/auth/guest", post(routes::auth::guest))
-        .route("/api/auth/refresh", post(routes::auth::refresh))
-        .route("/api/auth/idp", post(routes::auth::idp))
-        .route_layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            http::limits::limit_auth,
-        ));
-    let api = Router::new()
-        .route("/api/config", get(routes::config::config))
-        .route("/api/player/online", get(routes::players::online))
-        .route("/api/player/{name}", get(routes::players::profile))
-        .route(
-            "/api/player/{name}/hiscores",
-            get(routes::players::hiscores),
-        )
-        .route("/api/template", get(routes::templates::list))
-        .route("/api/template/{id}", get(routes::templates::get))
-        .route("/api/admin/ban", post(routes::admin::ban))
-        .route("/api/admin/unban", post(routes::admin::unban))
-        .route("/api/admin/kick", post(routes::admin::kick))
-        .route("/api/admin/economy", get(routes::admin::economy))
-        .route(
-            "/api/v1/player",
-            get(routes::player::get_player).post(routes::player::post_player),
-        )
-        .route("/api/v1/world", get(routes::player::world))
-        .route(
-            "/api/character",
-            get(routes::player::list_characters).post(routes::player::create),
-        )
-        .route("/api/character/{id}/select", post(routes::player::select))
-        .route(
-            "/api/character/{id}",
-            axum::routing::delete(routes::player::delete),
-        )
-        .route("/api/characters/{id}/skills", get(routes::player::skills))
-        .route("/api/characters/{id}/quests", get(routes::player::quests))
-        .route(
-            "/api/characters/{id}/position",
-            get(routes::player::position),
-        )
-        .route("/api/voice/token", post(routes::voice::token))
-        .route(
-            "/api/data/skill-unlocks",
-            get(routes::content::skill_unlocks),
-        )
-        .route("/api/v1/world/areas", get(routes::content::world_areas))
-        .merge(auth_routes)
-        .route_layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            http::limits::limit_rest,
-        ));
-    let mut routes = Router::new()
-        .route("/health", get(http::health::health))
-        .route("/status", get(http::health::status))
-        .route("/metrics", get(http::metrics::render))
-        .route("/manifests/{*file}", get(routes::content::manifest))
-        // Public content like the manifests, so outside the REST limit (see routes::map).
-        .route("/api/map", get(routes::map::summary))
-        .route("/api/map/chunk/{cx}/{cz}", get(routes::map::chunk))
-        .route("/ws", get(http::ws::upgrade))
-        .merge(api);
-    if state.config.node_env == NodeEnv::Test {
-        routes = routes.merge(http::test_hooks::routes());
-    }
+    let (routes, document, registered) = route_table(&state).into_parts();
+    let documents = http::openapi::Documents::new(document);
+    let routes = routes
+        .layer(Extension(documents))
+        .layer(Extension(http::test_hooks::Registered(Arc::new(
+            registered,
+        ))));
     let cors = http::cors::layer(OriginPolicy::from_config(&state.config));
     // Layers listed first run innermost: a panic becomes a JSON 500, oversized bodies a 413, every
     // non-JSON error gets the contract's body, then metrics see the final status, CORS wraps them all.
@@ -190,4 +131,68 @@ async fn fallback(
         return web_assets::page(&state.web, &headers).await;
     }
     http::error::not_found(uri).await.into_response()
+}
+
+/// Every route of the server, each registered once, with its OpenAPI description, through the route
+/// table (`http::route_table`): the path and methods come from the handler's `#[utoipa::path]`.
+fn route_table(state: &AppState) -> RouteTable<AppState> {
+    use http::routes;
+    let auth_routes = RouteTable::new(http::openapi::base())
+        .documented(routes!(routes::auth::guest))
+        .documented(routes!(routes::auth::refresh))
+        .documented(routes!(routes::auth::idp))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            http::limits::limit_auth,
+        ));
+    let api = RouteTable::new(http::openapi::base())
+        .documented(routes!(http::openapi::openapi_json))
+        .documented(routes!(http::openapi::protocol_json))
+        .documented(routes!(routes::config::config))
+        .documented(routes!(routes::players::online))
+        .documented(routes!(routes::players::profile))
+        .documented(routes!(routes::players::hiscores))
+        .documented(routes!(routes::templates::list))
+        .documented(routes!(routes::templates::get))
+        .documented(routes!(routes::admin::ban))
+        .documented(routes!(routes::admin::unban))
+        .documented(routes!(routes::admin::kick))
+        .documented(routes!(routes::admin::economy))
+        .documented(routes!(
+            routes::player::get_player,
+            routes::player::post_player
+        ))
+        .documented(routes!(routes::player::world))
+        .documented(routes!(
+            routes::player::list_characters,
+            routes::player::create
+        ))
+        .documented(routes!(routes::player::select))
+        .documented(routes!(routes::player::delete))
+        .documented(routes!(routes::player::skills))
+        .documented(routes!(routes::player::quests))
+        .documented(routes!(routes::player::position))
+        .documented(routes!(routes::voice::token))
+        .documented(routes!(routes::content::skill_unlocks))
+        .documented(routes!(routes::content::world_areas))
+        .merge(auth_routes)
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            http::limits::limit_rest,
+        ));
+    let table = RouteTable::new(http::openapi::base())
+        .documented(routes!(http::health::health))
+        .documented(routes!(http::health::status))
+        .documented(routes!(http::metrics::render))
+        .documented(routes!(routes::content::manifest))
+        // Public content like the manifests, so outside the REST limit (see routes::map).
+        .documented(routes!(routes::map::summary))
+        .documented(routes!(routes::map::chunk))
+        .documented(routes!(http::game_socket_route::upgrade))
+        .merge(api);
+    if state.config.node_env == NodeEnv::Test {
+        http::test_hooks::add_routes(table)
+    } else {
+        table
+    }
 }

@@ -53,9 +53,9 @@ impl ActiveContent {
         let skill_unlocks =
             Tagged::new(serde_json::to_vec(&content.skill_unlocks).unwrap_or_default());
         let areas = Tagged::new(
-            serde_json::to_vec(&serde_json::json!({
-                "areas": content.areas.values().collect::<Vec<_>>()
-            }))
+            serde_json::to_vec(&crate::http::routes::content::WorldAreas {
+                areas: content.areas.values().cloned().collect(),
+            })
             .unwrap_or_default(),
         );
         ActiveContent {

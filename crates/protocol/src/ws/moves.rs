@@ -214,6 +214,22 @@ impl<'de> Deserialize<'de> for MovedList {
     }
 }
 
+// On the wire a list of moves is a plain array of `Moved` (the serde impls above).
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for MovedList {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "MovedList".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        generator.subschema_for::<Vec<super::Moved>>()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

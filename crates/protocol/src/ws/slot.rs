@@ -102,6 +102,25 @@ impl<'de> Deserialize<'de> for SlotNumber {
     }
 }
 
+// Hand-written like its serde impls: the schema says what a valid slot is (a whole number 0–27);
+// other whole numbers are read and answered with `invalid_slot`, see the module's rule.
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for SlotNumber {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "SlotNumber".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "An inventory slot: a whole number from 0 to 27 (`3.0` is 3). Other whole numbers are answered with `invalid_slot`, anything else with `invalid_message`.",
+            "type": "number",
+            "multipleOf": 1,
+            "minimum": 0,
+            "maximum": INVENTORY_SLOTS - 1
+        })
+    }
+}
+
 /// The slot in a field whose type the message leaves open (`player:action`'s `slot`, which names an
 /// equipment slot for `unequip`): [`SlotNumber`]'s rule, shape and range at once.
 pub fn inventory_slot(value: &Value) -> Result<usize, ParseError> {

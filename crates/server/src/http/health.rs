@@ -41,6 +41,13 @@ fn iso8601(at: time::OffsetDateTime) -> String {
 }
 
 /// `GET /health`.
+#[utoipa::path(
+    get,
+    path = "/health",
+    tag = crate::http::openapi::tags::SERVICE,
+    summary = "Liveness",
+    responses((status = 200, description = "The server is up", body = Health))
+)]
 pub async fn health() -> Json<Health> {
     Json(Health {
         status: "ok".into(),
@@ -50,6 +57,14 @@ pub async fn health() -> Json<Health> {
 }
 
 /// `GET /status`.
+#[utoipa::path(
+    get,
+    path = "/status",
+    tag = crate::http::openapi::tags::SERVICE,
+    summary = "Health probe with the tick, connections, process and database",
+    description = "Always 200 while the process serves; a database that does not answer within a second is reported as `degraded`.",
+    responses((status = 200, description = "The server's state", body = Status))
+)]
 pub async fn status(State(state): State<AppState>) -> Json<Status> {
     let started = Instant::now();
     let database = match tokio::time::timeout(DATABASE_PROBE_TIMEOUT, state.store.ping()).await {

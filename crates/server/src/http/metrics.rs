@@ -61,6 +61,13 @@ pub async fn track(request: Request, next: Next) -> Response {
 }
 
 /// `GET /metrics` in the Prometheus text format.
+#[utoipa::path(
+    get,
+    path = "/metrics",
+    tag = crate::http::openapi::tags::SERVICE,
+    summary = "Prometheus metrics",
+    responses((status = 200, description = "The Prometheus text exposition format", content_type = "text/plain", body = String))
+)]
 pub async fn render(State(state): State<AppState>) -> impl IntoResponse {
     let (size, idle) = state.store.pool_stats();
     metrics::gauge!("db_pool_connections").set(f64::from(size));

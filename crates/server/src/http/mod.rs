@@ -3,11 +3,14 @@
 pub mod bank_shop;
 pub mod cors;
 pub mod error;
+pub mod game_socket_route;
 pub mod health;
 pub mod json;
 pub mod limits;
 pub mod metrics;
+pub mod openapi;
 pub mod parse_errors;
+pub mod route_table;
 pub mod routes;
 pub mod social;
 pub mod test_hooks;

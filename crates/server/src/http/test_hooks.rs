@@ -1,16 +1,23 @@
 //! Routes that exist only with `NODE_ENV=test`, so integration tests can prove behaviour no real route
-//! should have on purpose: a handler that panics, one that is slow (for graceful shutdown) and a JSON
-//! echo (body parsing and limits independent of any feature's route).
+//! should have on purpose: a handler that panics, one that is slow (for graceful shutdown), a JSON
+//! echo (body parsing and limits independent of any feature's route) and the list of every route
+//! the router registered (for the test that holds the router and `/api/openapi.json` together).
+//! Being test-only, they are the one kind of route the OpenAPI document leaves out.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::Query;
 use axum::routing::get;
-use axum::Router;
+use axum::Extension;
 use serde::Deserialize;
 
 use crate::app::AppState;
 use crate::http::json::ApiJson;
+use crate::http::route_table::{RegisteredRoute, RouteTable};
+
+/// The prefix of every test-only route.
+pub const PREFIX: &str = "/__test/";
 
 /// The longest a test may ask the slow route to take.
 const MAX_SLEEP_MS: u64 = 10_000;
@@ -20,10 +27,23 @@ struct SleepQuery {
     ms: u64,
 }
 
-/// The test-only routes, under `/__test/`.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route(
+/// Every route the router registered (`GET /__test/routes`), as an extension the router adds once
+/// the table is complete.
+#[derive(Debug, Clone)]
+pub struct Registered(pub Arc<Vec<RegisteredRoute>>);
+
+/// Adds the test-only routes, under `/__test/`, to `table`.
+pub fn add_routes(table: RouteTable<AppState>) -> RouteTable<AppState> {
+    table
+        .undocumented(
+            "/__test/routes",
+            get(
+                |Extension(Registered(routes)): Extension<Registered>| async move {
+                    axum::Json(routes.as_ref().clone())
+                },
+            ),
+        )
+        .undocumented(
             "/__test/panic",
             get(|| async {
                 panic!("deliberate panic from /__test/panic");
@@ -31,13 +51,13 @@ pub fn routes() -> Router<AppState> {
                 ""
             }),
         )
-        .route(
+        .undocumented(
             "/__test/echo",
             axum::routing::post(|ApiJson(body): ApiJson<serde_json::Value>| async move {
                 axum::Json(body)
             }),
         )
-        .route(
+        .undocumented(
             "/__test/sleep",
             get(|Query(q): Query<SleepQuery>| async move {
                 tokio::time::sleep(Duration::from_millis(q.ms.min(MAX_SLEEP_MS))).await;

@@ -10,6 +10,7 @@ mod config_errors;
 mod content;
 mod cors;
 mod death_crash;
+mod descriptions;
 mod errors;
 mod friends;
 mod health;

@@ -1,5 +1,7 @@
 //! Admin-only routes: `POST /api/admin/ban` and `/api/admin/unban` (403 to everyone else).
 
+use std::collections::BTreeMap;
+
 use axum::extract::State;
 use axum::Json;
 use serde::{Deserialize, Serialize};
@@ -9,28 +11,40 @@ use crate::auth::AuthUser;
 use crate::http::error::ApiError;
 use crate::http::health::iso8601_from_ms;
 use crate::http::json::ApiJson;
+use crate::http::openapi::tags;
+use wayfarer_protocol::ErrorBody;
+
+/// Units of one item by reason (`gathered`, `sold`, …).
+type ByReason = BTreeMap<String, BTreeMap<&'static str, u64>>;
 
 /// Longest ban reason.
 const MAX_REASON_CHARS: usize = 500;
 /// Longest temporary ban: ten years, in minutes.
 const MAX_BAN_MINUTES: u64 = 10 * 365 * 24 * 60;
 
-#[derive(Debug, Deserialize)]
+/// `POST /api/admin/ban`'s body.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BanRequest {
     pub account_id: String,
+    /// 1–500 characters.
+    #[schema(min_length = 1, max_length = 500)]
     pub reason: String,
+    /// How long, 1 minute to 10 years; absent for a permanent ban.
     #[serde(default)]
+    #[schema(minimum = 1, maximum = 5_256_000)]
     pub minutes: Option<u64>,
 }
 
-#[derive(Debug, Deserialize)]
+/// `POST /api/admin/unban`'s body.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UnbanRequest {
     pub account_id: String,
 }
 
-#[derive(Debug, Serialize)]
+/// A ban as made.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BanView {
     pub id: String,
@@ -40,12 +54,49 @@ pub struct BanView {
     pub expires_at: Option<String>,
 }
 
+/// `POST /api/admin/ban`'s answer.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct Banned {
+    pub ban: BanView,
+}
+
+/// `POST /api/admin/unban`'s answer.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Unbanned {
+    pub account_id: String,
+    /// Bans in force that were lifted.
+    pub lifted: u64,
+}
+
+/// `POST /api/admin/kick`'s answer.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Kicked {
+    pub character_id: String,
+    pub kicked: bool,
+}
+
 /// `POST /api/admin/ban`.
+#[utoipa::path(
+    post,
+    path = "/api/admin/ban",
+    tag = tags::ADMIN,
+    summary = "Ban an account",
+    description = "Closes every connection of the account at once (4003); each leaves the world and is saved as on a logout.",
+    security(("bearer" = [])),
+    request_body = BanRequest,
+    responses(
+        (status = 200, description = "The ban", body = Banned),
+        (status = 403, description = "`forbidden`: not an admin, or banned", body = ErrorBody),
+        (status = 404, description = "`not_found`: no such account", body = ErrorBody)
+    )
+)]
 pub async fn ban(
     State(state): State<AppState>,
     admin: AuthUser,
     ApiJson(body): ApiJson<BanRequest>,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<Banned>, ApiError> {
     admin.require_admin()?;
     let reason = body.reason.trim();
     if reason.is_empty() || reason.chars().count() > MAX_REASON_CHARS {
@@ -101,54 +152,83 @@ pub async fn ban(
         connections_closed = closed,
         "account banned"
     );
-    Ok(Json(serde_json::json!({
-        "ban": BanView {
+    Ok(Json(Banned {
+        ban: BanView {
             id: ban.id,
             account_id: ban.account_id,
             reason: ban.reason,
             expires_at: ban.expires_at_ms.map(iso8601_from_ms),
-        }
-    })))
+        },
+    }))
 }
 
 /// `POST /api/admin/unban`: lifts every ban in force on the account.
+#[utoipa::path(
+    post,
+    path = "/api/admin/unban",
+    tag = tags::ADMIN,
+    summary = "Lift an account's bans",
+    security(("bearer" = [])),
+    request_body = UnbanRequest,
+    responses(
+        (status = 200, description = "How many bans were lifted", body = Unbanned),
+        (status = 403, description = "`forbidden`: not an admin, or banned", body = ErrorBody)
+    )
+)]
 pub async fn unban(
     State(state): State<AppState>,
     admin: AuthUser,
     ApiJson(body): ApiJson<UnbanRequest>,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<Unbanned>, ApiError> {
     admin.require_admin()?;
     let lifted = state.store.bans().lift(&body.account_id).await?;
     tracing::warn!(admin = admin.account_id(), account = %body.account_id, lifted, "bans lifted");
-    Ok(Json(
-        serde_json::json!({"accountId": body.account_id, "lifted": lifted}),
-    ))
+    Ok(Json(Unbanned {
+        account_id: body.account_id,
+        lifted,
+    }))
 }
 
-#[derive(Debug, Deserialize)]
+/// `POST /api/admin/kick`'s body.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct KickRequest {
     pub character_id: String,
 }
 
 /// `POST /api/admin/kick`: closes the character's connection (it is saved first, like any logout).
+#[utoipa::path(
+    post,
+    path = "/api/admin/kick",
+    tag = tags::ADMIN,
+    summary = "Kick an online character",
+    description = "Closes its connection with 4001; it is saved first, like any logout.",
+    security(("bearer" = [])),
+    request_body = KickRequest,
+    responses(
+        (status = 200, description = "The character was kicked", body = Kicked),
+        (status = 403, description = "`forbidden`: not an admin, or banned", body = ErrorBody),
+        (status = 404, description = "`not_found`: the character is not online", body = ErrorBody)
+    )
+)]
 pub async fn kick(
     State(state): State<AppState>,
     admin: AuthUser,
     ApiJson(body): ApiJson<KickRequest>,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<Kicked>, ApiError> {
     admin.require_admin()?;
     if !state.connections.kick(&body.character_id) {
         return Err(ApiError::not_found("that character is not online"));
     }
     tracing::warn!(admin = admin.account_id(), character = %body.character_id, "character kicked");
-    Ok(Json(
-        serde_json::json!({"characterId": body.character_id, "kicked": true}),
-    ))
+    Ok(Json(Kicked {
+        character_id: body.character_id,
+        kicked: true,
+    }))
 }
 
 /// One item's totals in the economy audit.
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Default, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ItemTotals {
     pub inventory: i64,
@@ -169,12 +249,24 @@ pub struct ItemTotals {
 /// `GET /api/admin/economy`: per item, the units held in inventories, equipment, banks and open
 /// death locks (from the store: the last saved state), and the counters of items entering and
 /// leaving players' hands since the server started (`crate::economy`).
+#[utoipa::path(
+    get,
+    path = "/api/admin/economy",
+    tag = tags::ADMIN,
+    summary = "The economy audit",
+    description = "Per item id, the units held (as last saved, plus the ground as the world has it now) and the units that entered, left and moved since the server started, by reason.",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The audit", body = EconomyReport),
+        (status = 403, description = "`forbidden`: not an admin, or banned", body = ErrorBody)
+    )
+)]
 pub async fn economy(
     State(state): State<AppState>,
     admin: AuthUser,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<EconomyReport>, ApiError> {
     admin.require_admin()?;
-    let mut items: std::collections::BTreeMap<String, ItemTotals> = Default::default();
+    let mut items: BTreeMap<String, ItemTotals> = Default::default();
     for (item, inventory, equipment, bank) in state.store.inventories().item_totals().await? {
         let entry = items.entry(item).or_default();
         entry.inventory += inventory;
@@ -194,13 +286,35 @@ pub async fn economy(
         totals.in_world = totals.total + totals.ground;
     }
     let flows = state.economy.snapshot();
-    Ok(Json(serde_json::json!({
-        "items": items,
-        "uptimeSeconds": state.started.elapsed().as_secs(),
-        "entered": flows.entered,
-        "left": flows.left,
-        "moved": flows.moved,
-        "purchases": flows.purchases,
-        "sales": flows.sales,
-    })))
+    Ok(Json(EconomyReport {
+        items,
+        uptime_seconds: state.started.elapsed().as_secs(),
+        entered: flows.entered,
+        left: flows.left,
+        moved: flows.moved,
+        purchases: flows.purchases,
+        sales: flows.sales,
+    }))
+}
+
+/// `GET /api/admin/economy`'s answer (docs/protocol.md, "Economy audit").
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EconomyReport {
+    /// Per item id.
+    pub items: BTreeMap<String, ItemTotals>,
+    /// Item id → reason → units that came into the world since start.
+    #[schema(value_type = BTreeMap<String, BTreeMap<String, u64>>)]
+    pub entered: ByReason,
+    /// Item id → reason → units that went out of the world since start.
+    #[schema(value_type = BTreeMap<String, BTreeMap<String, u64>>)]
+    pub left: ByReason,
+    /// Item id → reason → units that changed place inside the world since start.
+    #[schema(value_type = BTreeMap<String, BTreeMap<String, u64>>)]
+    pub moved: ByReason,
+    /// Completed shop purchases since start.
+    pub purchases: u64,
+    /// Completed shop sales since start.
+    pub sales: u64,
+    pub uptime_seconds: u64,
 }

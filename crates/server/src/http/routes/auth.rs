@@ -11,33 +11,45 @@ use crate::app::AppState;
 use crate::auth::{account_for_identity, AuthUser};
 use crate::http::error::ApiError;
 use crate::http::json::ApiJson;
+use crate::http::openapi::tags;
+use wayfarer_protocol::ErrorBody;
 
 /// Longest account display name.
 const MAX_ACCOUNT_NAME_CHARS: usize = 32;
 
-#[derive(Debug, Default, Deserialize)]
+/// `POST /api/auth/guest`'s body (may be empty).
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 pub struct GuestRequest {
+    /// The account's display name: 1–32 printable characters (default `Guest`).
     #[serde(default)]
+    #[schema(min_length = 1, max_length = 32)]
     pub name: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+/// A new or existing account's token.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AccountToken {
+    /// The bearer token (7 days).
     pub token: String,
     pub account_id: String,
+    /// ISO 8601 UTC.
     pub expires_at: String,
 }
 
-#[derive(Debug, Serialize)]
+/// A fresh token for the same account.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RefreshedToken {
     pub token: String,
+    /// ISO 8601 UTC.
     pub expires_at: String,
 }
 
-#[derive(Debug, Deserialize)]
+/// `POST /api/auth/idp`'s body.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct IdpRequest {
+    /// The identity provider's ES256 token.
     pub token: String,
 }
 
@@ -54,6 +66,15 @@ fn issue(state: &AppState, account_id: &str) -> Result<(String, String), ApiErro
 }
 
 /// `POST /api/auth/guest`: a new persistent guest account and its token.
+#[utoipa::path(
+    post,
+    path = "/api/auth/guest",
+    tag = tags::AUTH,
+    summary = "Create a guest account",
+    description = "Counts against the authentication limit (10 a minute per address).",
+    request_body(content = GuestRequest, description = "Optional: an empty body is `{}`"),
+    responses((status = 201, description = "The new account and its token", body = AccountToken))
+)]
 pub async fn guest(
     State(state): State<AppState>,
     ApiJson(body): ApiJson<GuestRequest>,
@@ -94,6 +115,14 @@ pub async fn guest(
 }
 
 /// `POST /api/auth/refresh`: a fresh token for the bearer's account.
+#[utoipa::path(
+    post,
+    path = "/api/auth/refresh",
+    tag = tags::AUTH,
+    summary = "Refresh the bearer token",
+    security(("bearer" = [])),
+    responses((status = 200, description = "A fresh token", body = RefreshedToken))
+)]
 pub async fn refresh(
     State(state): State<AppState>,
     auth: AuthUser,
@@ -104,6 +133,18 @@ pub async fn refresh(
 
 /// `POST /api/auth/idp`: exchanges an identity-provider token for a server token; the first valid
 /// token of an identity creates its account.
+#[utoipa::path(
+    post,
+    path = "/api/auth/idp",
+    tag = tags::AUTH,
+    summary = "Exchange an identity-provider token for a server token",
+    request_body = IdpRequest,
+    responses(
+        (status = 200, description = "The identity's account and a server token", body = AccountToken),
+        (status = 401, description = "`unauthorized`: the identity-provider token is not valid", body = ErrorBody),
+        (status = 503, description = "`idp_not_configured`: this server has no identity provider", body = ErrorBody)
+    )
+)]
 pub async fn idp(
     State(state): State<AppState>,
     ApiJson(body): ApiJson<IdpRequest>,

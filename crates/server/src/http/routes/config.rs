@@ -14,10 +14,11 @@ use serde::Serialize;
 use wayfarer_protocol::ws::{MAX_CHAT_CHARS, MAX_FRAME_BYTES, MAX_MOVE_TILES};
 
 use crate::app::AppState;
+use crate::http::openapi::tags;
 use crate::rate_limit::{AUTH_PER_WINDOW, REST_PER_WINDOW, WS_PER_SECOND};
 
 /// The answer of `GET /api/config`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ClientConfig {
     /// The game socket, `ws://…/ws` or `wss://…/ws`.
@@ -35,7 +36,7 @@ pub struct ClientConfig {
 }
 
 /// The limits of the specification a client must respect.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Limits {
     /// WebSocket messages a second per connection.
@@ -63,6 +64,13 @@ pub struct Limits {
 }
 
 /// `GET /api/config`.
+#[utoipa::path(
+    get,
+    path = "/api/config",
+    tag = tags::SERVICE,
+    summary = "What a client needs before logging in",
+    responses((status = 200, description = "Addresses, tick length and limits", body = ClientConfig))
+)]
 pub async fn config(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,

@@ -6,10 +6,27 @@ use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
+use serde::Serialize;
+use wayfarer_content::{Area, SkillUnlock};
+use wayfarer_protocol::Skill;
+
 use crate::app::AppState;
 use crate::auth::AuthUser;
 use crate::content_state::Tagged;
 use crate::http::error::ApiError;
+use crate::http::openapi::tags;
+use wayfarer_protocol::ErrorBody;
+
+/// The body of `GET /api/v1/world/areas` (rendered once per content version, `content_state`).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct WorldAreas {
+    pub areas: Vec<Area>,
+}
+
+/// The body of `GET /api/data/skill-unlocks`: for every skill, what its levels unlock.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)] // Only described: the body is the content's own map, rendered in `content_state`.
+pub struct SkillUnlocks(std::collections::BTreeMap<Skill, Vec<SkillUnlock>>);
 
 /// The manifest cache lifetime of specification section 1.
 pub const CACHE_CONTROL: &str = "public, max-age=300, must-revalidate";
@@ -85,6 +102,23 @@ pub fn conditional(headers: &HeaderMap, tagged: &Tagged) -> Response {
 }
 
 /// `GET /manifests/<file>`.
+#[utoipa::path(
+    get,
+    path = "/manifests/{*file}",
+    tag = tags::CONTENT,
+    summary = "A manifest file of the active content",
+    description = "So one server can be another's CDN. Cached for 300 s with a strong ETag; 304 when `If-None-Match` names it.",
+    params(
+        ("file" = String, Path, description = "The manifest's path, e.g. `items/tools.json`"),
+        ("If-None-Match" = Option<String>, Header, description = "Entity tags the client holds (compared weakly), or `*`")
+    ),
+    responses(
+        (status = 200, description = "The manifest as loaded", content_type = "application/json", body = Object,
+            headers(("ETag" = String, description = "Strong entity tag"), ("Cache-Control" = String))),
+        (status = 304, description = "The client's copy is current"),
+        (status = 404, description = "`not_found`: no such manifest", body = ErrorBody)
+    )
+)]
 pub async fn manifest(
     State(state): State<AppState>,
     Path(file): Path<String>,
@@ -99,11 +133,36 @@ pub async fn manifest(
 }
 
 /// `GET /api/data/skill-unlocks`.
+#[utoipa::path(
+    get,
+    path = "/api/data/skill-unlocks",
+    tag = tags::CONTENT,
+    summary = "What each skill's levels unlock",
+    params(("If-None-Match" = Option<String>, Header, description = "Entity tags the client holds, or `*`")),
+    responses(
+        (status = 200, description = "Every skill's unlocks", body = SkillUnlocks,
+            headers(("ETag" = String, description = "Strong entity tag"), ("Cache-Control" = String))),
+        (status = 304, description = "The client's copy is current")
+    )
+)]
 pub async fn skill_unlocks(State(state): State<AppState>, headers: HeaderMap) -> Response {
     conditional(&headers, &state.content.get().skill_unlocks)
 }
 
 /// `GET /api/v1/world/areas`.
+#[utoipa::path(
+    get,
+    path = "/api/v1/world/areas",
+    tag = tags::CONTENT,
+    summary = "The world's areas",
+    security(("bearer" = [])),
+    params(("If-None-Match" = Option<String>, Header, description = "Entity tags the client holds, or `*`")),
+    responses(
+        (status = 200, description = "Every area of the active content", body = WorldAreas,
+            headers(("ETag" = String, description = "Strong entity tag"), ("Cache-Control" = String))),
+        (status = 304, description = "The client's copy is current")
+    )
+)]
 pub async fn world_areas(
     State(state): State<AppState>,
     _auth: AuthUser,

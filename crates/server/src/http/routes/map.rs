@@ -22,7 +22,9 @@ use wayfarer_sim::TileMap;
 use crate::app::AppState;
 use crate::content_state::Tagged;
 use crate::http::error::ApiError;
+use crate::http::openapi::tags;
 use crate::http::routes::content::conditional;
+use wayfarer_protocol::ErrorBody;
 
 /// Side of a chunk in tiles: the bundled world is 5 × 3 chunks.
 pub const CHUNK_TILES: i32 = 64;
@@ -40,7 +42,7 @@ pub struct Terrain {
     across: (i32, i32),
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct Summary<'a> {
     chunk_tiles: i32,
@@ -53,7 +55,7 @@ struct Summary<'a> {
     areas: Vec<AreaSummary<'a>>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct ChunkRange {
     min_x: i32,
@@ -62,7 +64,7 @@ struct ChunkRange {
     max_z: i32,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct AreaSummary<'a> {
     id: &'a str,
@@ -74,7 +76,7 @@ struct AreaSummary<'a> {
     max: TilePos,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct Chunk {
     cx: i32,
@@ -266,6 +268,19 @@ impl TerrainCache {
 }
 
 /// `GET /api/map`.
+#[utoipa::path(
+    get,
+    path = "/api/map",
+    tag = tags::CONTENT,
+    summary = "The map's box, chunk size, spawn, ground types and areas",
+    description = "Public content like the manifests (not under the REST limit); ETag and 304.",
+    params(("If-None-Match" = Option<String>, Header, description = "Entity tags the client holds, or `*`")),
+    responses(
+        (status = 200, description = "The map's summary", body = Summary,
+            headers(("ETag" = String, description = "Strong entity tag"), ("Cache-Control" = String))),
+        (status = 304, description = "The client's copy is current")
+    )
+)]
 pub async fn summary(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -278,6 +293,24 @@ pub async fn summary(
 }
 
 /// `GET /api/map/chunk/<cx>/<cz>`.
+#[utoipa::path(
+    get,
+    path = "/api/map/chunk/{cx}/{cz}",
+    tag = tags::CONTENT,
+    summary = "One chunk of tiles: walkable or not, and each tile's ground type",
+    params(
+        ("cx" = String, Path, description = "The chunk's x (a whole number; chunks cover `chunkTiles` tiles)"),
+        ("cz" = String, Path, description = "The chunk's z"),
+        ("If-None-Match" = Option<String>, Header, description = "Entity tags the client holds, or `*`")
+    ),
+    responses(
+        (status = 200, description = "The chunk", body = Chunk,
+            headers(("ETag" = String, description = "Strong entity tag"), ("Cache-Control" = String))),
+        (status = 304, description = "The client's copy is current"),
+        (status = 400, description = "`bad_request`: a coordinate is not a whole number", body = ErrorBody),
+        (status = 404, description = "`not_found`: the chunk is outside the map", body = ErrorBody)
+    )
+)]
 pub async fn chunk(
     State(state): State<AppState>,
     Path((cx, cz)): Path<(String, String)>,

@@ -2,6 +2,7 @@
 
 pub mod admin;
 pub mod auth;
+pub mod character_bodies;
 pub mod config;
 pub mod content;
 pub mod map;

@@ -7,9 +7,8 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
 use serde::Deserialize;
-use serde_json::{json, Value};
 use wayfarer_protocol::ws::{Player, SkillState, WorldPos};
-use wayfarer_protocol::ErrorCode;
+use wayfarer_protocol::{ErrorBody, ErrorCode};
 use wayfarer_store::{Character, CharacterSnapshot, NewCharacter, StoredSlot};
 
 use crate::player_view::centre_of;
@@ -19,22 +18,42 @@ use crate::app::AppState;
 use crate::auth::AuthUser;
 use crate::http::error::ApiError;
 use crate::http::json::ApiJson;
+use crate::http::openapi::tags;
+
+use super::character_bodies::{
+    AreaName, CharacterList, CharacterPosition, CharacterQuests, CharacterSkills, CreatedCharacter,
+    DeletedCharacter, EntityCounts, PlayerBody, QuestStanding, WorldSummary,
+};
 
 /// Characters one account may have.
 pub const MAX_CHARACTERS_PER_ACCOUNT: usize = 3;
 /// Longest character name.
 pub const MAX_NAME_CHARS: usize = 12;
 
-#[derive(Debug, Deserialize)]
+/// `POST /api/v1/player`'s body.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct NameRequest {
+    /// 1–12 ASCII letters, digits and single spaces, no leading or trailing space.
+    #[schema(
+        min_length = 1,
+        max_length = 12,
+        pattern = r"^[A-Za-z0-9]+( [A-Za-z0-9]+)*$"
+    )]
     pub name: String,
 }
 
 /// `POST /api/character`: a name, and optionally a template to start from.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateRequest {
+    /// 1–12 ASCII letters, digits and single spaces, no leading or trailing space.
+    #[schema(
+        min_length = 1,
+        max_length = 12,
+        pattern = r"^[A-Za-z0-9]+( [A-Za-z0-9]+)*$"
+    )]
     pub name: String,
+    /// A template of `GET /api/template`.
     #[serde(default)]
     pub template_id: Option<String>,
 }
@@ -218,30 +237,58 @@ async fn create_character(
 }
 
 /// `GET /api/v1/player`.
+#[utoipa::path(
+    get,
+    path = "/api/v1/player",
+    tag = tags::CHARACTERS,
+    summary = "The active character",
+    description = "Live while the character is online, as last saved otherwise.",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The active character", body = PlayerBody),
+        (status = 404, description = "`not_found`: the account has no character", body = ErrorBody)
+    )
+)]
 pub async fn get_player(
     State(state): State<AppState>,
     auth: AuthUser,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<PlayerBody>, ApiError> {
     let character = active_character(&state, &auth)
         .await?
         .ok_or_else(|| ApiError::not_found("this account has no character yet"))?;
-    Ok(Json(
-        json!({"player": player_view(&state, &character).await?}),
-    ))
+    Ok(Json(PlayerBody {
+        player: player_view(&state, &character).await?,
+    }))
 }
 
 /// `POST /api/v1/player`: creates the first character (201) or renames the active one (200).
+#[utoipa::path(
+    post,
+    path = "/api/v1/player",
+    tag = tags::CHARACTERS,
+    summary = "Create the first character, or rename the active one",
+    security(("bearer" = [])),
+    request_body = NameRequest,
+    responses(
+        (status = 200, description = "The active character, renamed", body = PlayerBody),
+        (status = 201, description = "The account's first character", body = PlayerBody),
+        (status = 400, description = "`bad_request`: an invalid name; `invalid_json`: the body is not JSON", body = ErrorBody),
+        (status = 409, description = "`conflict`: the name is taken, or the character is online", body = ErrorBody)
+    )
+)]
 pub async fn post_player(
     State(state): State<AppState>,
     auth: AuthUser,
     ApiJson(body): ApiJson<NameRequest>,
-) -> Result<(StatusCode, Json<Value>), ApiError> {
+) -> Result<(StatusCode, Json<PlayerBody>), ApiError> {
     match active_character(&state, &auth).await? {
         None => {
             let character = create_character(&state, &auth, &body.name, None).await?;
             Ok((
                 StatusCode::CREATED,
-                Json(json!({"player": player_view(&state, &character).await?})),
+                Json(PlayerBody {
+                    player: player_view(&state, &character).await?,
+                }),
             ))
         }
         Some(mut character) => {
@@ -266,17 +313,27 @@ pub async fn post_player(
             character.name = body.name;
             Ok((
                 StatusCode::OK,
-                Json(json!({"player": player_view(&state, &character).await?})),
+                Json(PlayerBody {
+                    player: player_view(&state, &character).await?,
+                }),
             ))
         }
     }
 }
 
 /// `GET /api/character`: the account's characters.
+#[utoipa::path(
+    get,
+    path = "/api/character",
+    tag = tags::CHARACTERS,
+    summary = "The account's characters",
+    security(("bearer" = [])),
+    responses((status = 200, description = "Every character of the account and the active one", body = CharacterList))
+)]
 pub async fn list_characters(
     State(state): State<AppState>,
     auth: AuthUser,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<CharacterList>, ApiError> {
     let characters = state
         .store
         .characters()
@@ -287,22 +344,39 @@ pub async fn list_characters(
     for character in &characters {
         views.push(player_view(&state, character).await?);
     }
-    Ok(Json(
-        json!({"characters": views, "activeCharacterId": active}),
-    ))
+    Ok(Json(CharacterList {
+        characters: views,
+        active_character_id: active,
+    }))
 }
 
 /// `POST /api/character`.
+#[utoipa::path(
+    post,
+    path = "/api/character",
+    tag = tags::CHARACTERS,
+    summary = "Create a character",
+    description = "With `templateId` the character starts with the template's items and skill levels instead of the starter kit. It becomes the active character.",
+    security(("bearer" = [])),
+    request_body = CreateRequest,
+    responses(
+        (status = 201, description = "The new character", body = CreatedCharacter),
+        (status = 400, description = "`bad_request`: an invalid name or an unknown template; `invalid_json`: the body is not JSON", body = ErrorBody),
+        (status = 409, description = "`conflict`: the name is taken, or the account has 3 characters", body = ErrorBody)
+    )
+)]
 pub async fn create(
     State(state): State<AppState>,
     auth: AuthUser,
     ApiJson(body): ApiJson<CreateRequest>,
-) -> Result<(StatusCode, Json<Value>), ApiError> {
+) -> Result<(StatusCode, Json<CreatedCharacter>), ApiError> {
     let character =
         create_character(&state, &auth, &body.name, body.template_id.as_deref()).await?;
     Ok((
         StatusCode::CREATED,
-        Json(json!({"character": player_view(&state, &character).await?})),
+        Json(CreatedCharacter {
+            character: player_view(&state, &character).await?,
+        }),
     ))
 }
 
@@ -315,28 +389,53 @@ async fn own_character(state: &AppState, auth: &AuthUser, id: &str) -> Result<Ch
 }
 
 /// `POST /api/character/<id>/select`.
+#[utoipa::path(
+    post,
+    path = "/api/character/{id}/select",
+    tag = tags::CHARACTERS,
+    summary = "Make a character the active one",
+    security(("bearer" = [])),
+    params(("id" = String, Path, description = "One of the account's character ids")),
+    responses(
+        (status = 200, description = "The selected character", body = PlayerBody),
+        (status = 404, description = "`not_found`: not a character of this account", body = ErrorBody)
+    )
+)]
 pub async fn select(
     State(state): State<AppState>,
     auth: AuthUser,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<PlayerBody>, ApiError> {
     let character = own_character(&state, &auth, &id).await?;
     state
         .store
         .users()
         .set_active_character(auth.account_id(), Some(&character.id))
         .await?;
-    Ok(Json(
-        json!({"player": player_view(&state, &character).await?}),
-    ))
+    Ok(Json(PlayerBody {
+        player: player_view(&state, &character).await?,
+    }))
 }
 
 /// `DELETE /api/character/<id>` (not while online).
+#[utoipa::path(
+    delete,
+    path = "/api/character/{id}",
+    tag = tags::CHARACTERS,
+    summary = "Delete a character",
+    security(("bearer" = [])),
+    params(("id" = String, Path, description = "One of the account's character ids")),
+    responses(
+        (status = 200, description = "The character was deleted", body = DeletedCharacter),
+        (status = 404, description = "`not_found`: not a character of this account", body = ErrorBody),
+        (status = 409, description = "`conflict`: the character is online", body = ErrorBody)
+    )
+)]
 pub async fn delete(
     State(state): State<AppState>,
     auth: AuthUser,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<DeletedCharacter>, ApiError> {
     let character = own_character(&state, &auth, &id).await?;
     if state.online.is_online(&character.id) {
         return Err(ApiError::new(
@@ -353,14 +452,28 @@ pub async fn delete(
             .await?;
     }
     tracing::info!(account = auth.account_id(), character = %character.id, "character deleted");
-    Ok(Json(json!({"deleted": character.id})))
+    Ok(Json(DeletedCharacter {
+        deleted: character.id,
+    }))
 }
 
 /// `GET /api/characters/<id>/skills` (public, like hiscores; live while online).
+#[utoipa::path(
+    get,
+    path = "/api/characters/{id}/skills",
+    tag = tags::PLAYERS,
+    summary = "A character's skills",
+    description = "Public. Live while the character is online, as last saved otherwise.",
+    params(("id" = String, Path, description = "A character id")),
+    responses(
+        (status = 200, description = "Level and XP per skill, and quest points", body = CharacterSkills),
+        (status = 404, description = "`not_found`: no such character", body = ErrorBody)
+    )
+)]
 pub async fn skills(
     State(state): State<AppState>,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<CharacterSkills>, ApiError> {
     let character = state
         .store
         .characters()
@@ -383,11 +496,11 @@ pub async fn skills(
         })
         .collect();
     let quest_points = quest_points(&state.content.get().content, &snapshot.quests);
-    Ok(Json(json!({
-        "characterId": character.id,
-        "skills": skills,
-        "questPoints": quest_points,
-    })))
+    Ok(Json(CharacterSkills {
+        character_id: character.id,
+        skills,
+        quest_points,
+    }))
 }
 
 /// Quest points of stored quests: those of every quest completed at least once that content has.
@@ -407,103 +520,144 @@ pub(crate) fn quest_points(
 /// of content with the character's status as last saved (starts and completions are saved at
 /// once, progress counts with the periodic save), and quests the character has that content no
 /// longer lists.
+#[utoipa::path(
+    get,
+    path = "/api/characters/{id}/quests",
+    tag = tags::CHARACTERS,
+    summary = "A character's quests",
+    description = "Every quest of content (`not_started` when never started) as last saved.",
+    security(("bearer" = [])),
+    params(("id" = String, Path, description = "One of the account's character ids")),
+    responses(
+        (status = 200, description = "The quests", body = CharacterQuests),
+        (status = 404, description = "`not_found`: not a character of this account", body = ErrorBody)
+    )
+)]
 pub async fn quests(
     State(state): State<AppState>,
     auth: AuthUser,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<CharacterQuests>, ApiError> {
     let character = own_character(&state, &auth, &id).await?;
     let stored = state.store.quests().list(&character.id).await?;
     let content = state.content.get();
     let content = &content.content;
-    let mut quests: Vec<Value> = Vec::new();
+    let mut quests: Vec<QuestStanding> = Vec::new();
     for quest in content.quests.values() {
         let mine = stored.iter().find(|q| q.quest_id == quest.id);
         let stage = mine.and_then(|q| q.stage.as_deref());
         let count = stage
             .and_then(|s| quest.stages.iter().find(|st| st.id == s))
             .map(|st| wayfarer_sim::stage_count(&st.objective));
-        quests.push(json!({
-            "questId": quest.id,
-            "name": quest.name,
-            "status": mine.map_or("not_started", |q| q.status.as_str()),
-            "stageId": stage,
-            "progress": mine.filter(|q| q.stage.is_some()).map(|q| q.progress),
-            "count": count,
-            "completions": mine.map_or(0, |q| q.completions),
-            "questPoints": quest.quest_points,
-        }));
+        quests.push(QuestStanding {
+            quest_id: quest.id.clone(),
+            name: quest.name.clone(),
+            status: mine.map_or("not_started", |q| q.status.as_str()).to_owned(),
+            stage_id: stage.map(str::to_owned),
+            progress: mine.filter(|q| q.stage.is_some()).map(|q| q.progress),
+            count,
+            completions: mine.map_or(0, |q| q.completions),
+            quest_points: quest.quest_points,
+        });
     }
     for q in stored
         .iter()
         .filter(|q| !content.quests.contains_key(&q.quest_id))
     {
-        quests.push(json!({
-            "questId": q.quest_id,
-            "name": q.quest_id,
-            "status": q.status,
-            "stageId": q.stage,
-            "progress": q.stage.as_ref().map(|_| q.progress),
-            "count": null,
-            "completions": q.completions,
-            "questPoints": 0,
-        }));
+        quests.push(QuestStanding {
+            quest_id: q.quest_id.clone(),
+            name: q.quest_id.clone(),
+            status: q.status.clone(),
+            stage_id: q.stage.clone(),
+            progress: q.stage.as_ref().map(|_| q.progress),
+            count: None,
+            completions: q.completions,
+            quest_points: 0,
+        });
     }
-    Ok(Json(json!({
-        "characterId": character.id,
-        "questPoints": quest_points(content, &stored),
-        "quests": quests,
-    })))
+    Ok(Json(CharacterQuests {
+        character_id: character.id,
+        quest_points: quest_points(content, &stored),
+        quests,
+    }))
 }
 
 /// `GET /api/characters/<id>/position` (the owning account only; 404 to anyone else).
+#[utoipa::path(
+    get,
+    path = "/api/characters/{id}/position",
+    tag = tags::CHARACTERS,
+    summary = "Where a character is",
+    description = "Live while the character is online, as last saved otherwise.",
+    security(("bearer" = [])),
+    params(("id" = String, Path, description = "One of the account's character ids")),
+    responses(
+        (status = 200, description = "The position and tile", body = CharacterPosition),
+        (status = 404, description = "`not_found`: not a character of this account", body = ErrorBody)
+    )
+)]
 pub async fn position(
     State(state): State<AppState>,
     auth: AuthUser,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<CharacterPosition>, ApiError> {
     let character = own_character(&state, &auth, &id).await?;
     let (tile, online) = match state.online.get(&character.id) {
         Some(entry) => (entry.tile, true),
         None => (tile_of(character.position), false),
     };
     let position = if online {
-        json!({"x": f64::from(tile.x) + 0.5, "y": character.position[1], "z": f64::from(tile.z) + 0.5})
+        centre_of(tile, character.position[1])
     } else {
-        json!({"x": character.position[0], "y": character.position[1], "z": character.position[2]})
+        WorldPos {
+            x: character.position[0],
+            y: character.position[1],
+            z: character.position[2],
+        }
     };
-    Ok(Json(json!({
-        "characterId": character.id,
-        "position": position,
-        "tile": tile,
-        "online": online,
-    })))
+    Ok(Json(CharacterPosition {
+        character_id: character.id,
+        position,
+        tile,
+        online,
+    }))
 }
 
 /// `GET /api/v1/world`.
+#[utoipa::path(
+    get,
+    path = "/api/v1/world",
+    tag = tags::WORLD,
+    summary = "The running world at a glance",
+    security(("bearer" = [])),
+    responses((status = 200, description = "Tick, players online, areas and entity counts", body = WorldSummary))
+)]
 pub async fn world(
     State(state): State<AppState>,
     _auth: AuthUser,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<WorldSummary>, ApiError> {
     let content = state.content.get();
     let stats = state.world.stats();
     let counts = state.world.counts();
-    let areas: Vec<Value> = content
+    let areas = content
         .content
         .areas
         .values()
-        .map(|a| json!({"id": a.id.to_string(), "name": a.name}))
+        .map(|a| AreaName {
+            id: a.id.to_string(),
+            name: a.name.clone(),
+        })
         .collect();
-    Ok(Json(json!({
-        "tick": stats.number,
-        "time": crate::http::health::now_iso8601(),
-        "playersOnline": state.online.count(),
-        "areas": areas,
-        "entities": {
-            "players": counts.players,
-            "npcs": counts.npcs,
-            "resources": counts.resources,
-            "groundItems": counts.ground_items,
+    Ok(Json(WorldSummary {
+        tick: stats.number,
+        time: crate::http::health::now_iso8601(),
+        players_online: state.online.count(),
+        areas,
+        entities: EntityCounts {
+            players: counts.players,
+            npcs: counts.npcs,
+            resources: counts.resources,
+            ground_items: counts.ground_items,
         },
-    })))
+    }))
 }

@@ -9,11 +9,13 @@ use std::collections::BTreeMap;
 
 use axum::extract::{Path, Query, State};
 use axum::Json;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use wayfarer_protocol::{ErrorBody, Skill};
 
 use crate::app::AppState;
 use crate::http::error::ApiError;
+use crate::http::openapi::tags;
 
 /// Most entries on one page of `GET /api/player/online`.
 pub const MAX_PAGE: usize = 100;
@@ -47,32 +49,107 @@ fn positive(
     }
 }
 
+/// One player on a page of `GET /api/player/online`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OnlinePlayer {
+    pub name: String,
+    pub combat_level: i64,
+}
+
+/// A page of the players online, sorted by name ignoring case.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct OnlinePage {
+    pub players: Vec<OnlinePlayer>,
+    /// From 1.
+    pub page: usize,
+    pub limit: usize,
+    /// Players online in all.
+    pub total: usize,
+}
+
 /// `GET /api/player/online`: `{"players":[{"name","combatLevel"}],"page","limit","total"}`, sorted
 /// by name.
+#[utoipa::path(
+    get,
+    path = "/api/player/online",
+    tag = tags::PLAYERS,
+    summary = "Who is online, paged",
+    params(
+        ("page" = Option<u64>, Query, minimum = 1, description = "The page, from 1 (default 1)"),
+        ("limit" = Option<u64>, Query, minimum = 1, maximum = 100, description = "Players a page (default 50)")
+    ),
+    responses(
+        (status = 200, description = "One page of the players online", body = OnlinePage),
+        (status = 400, description = "`bad_request`: a page or limit that is not a whole number in range", body = ErrorBody)
+    )
+)]
 pub async fn online(
     State(state): State<AppState>,
     Query(query): Query<PageQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<OnlinePage>, ApiError> {
     let limit = positive(query.limit.as_deref(), "limit", DEFAULT_PAGE, MAX_PAGE)?;
     let page = positive(query.page.as_deref(), "page", 1, usize::MAX / MAX_PAGE)?;
     let (players, total) = state.online.page((page - 1) * limit, limit);
-    let players: Vec<Value> = players
+    let players = players
         .into_iter()
-        .map(|(name, level)| json!({"name": name, "combatLevel": level}))
+        .map(|(name, combat_level)| OnlinePlayer { name, combat_level })
         .collect();
-    Ok(Json(json!({
-        "players": players,
-        "page": page,
-        "limit": limit,
-        "total": total,
-    })))
+    Ok(Json(OnlinePage {
+        players,
+        page,
+        limit,
+        total,
+    }))
+}
+
+/// A player's public profile: nothing about the account, position or holdings.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PublicProfile {
+    pub name: String,
+    pub combat_level: i64,
+    /// Level per skill.
+    pub skills: BTreeMap<Skill, i64>,
+    pub total_level: i64,
+    pub quest_points: u32,
+    pub online: bool,
+}
+
+/// One skill's standing among all characters.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SkillStanding {
+    /// 1 for the most XP; equal XP ranks whoever reached it first higher.
+    pub rank: i64,
+    pub level: i64,
+    pub xp: i64,
+}
+
+/// A player's rank in every skill.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Hiscores {
+    pub name: String,
+    pub online: bool,
+    pub skills: BTreeMap<Skill, SkillStanding>,
 }
 
 /// `GET /api/player/<name>` (any letter case): the public profile.
+#[utoipa::path(
+    get,
+    path = "/api/player/{name}",
+    tag = tags::PLAYERS,
+    summary = "A player's public profile",
+    description = "Live while the player is online, as last saved otherwise.",
+    params(("name" = String, Path, description = "The character's name, in any letter case")),
+    responses(
+        (status = 200, description = "The profile", body = PublicProfile),
+        (status = 404, description = "`not_found`: no player by that name", body = ErrorBody)
+    )
+)]
 pub async fn profile(
     State(state): State<AppState>,
     Path(name): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<PublicProfile>, ApiError> {
     let character = state
         .store
         .characters()
@@ -88,22 +165,33 @@ pub async fn profile(
         .collect();
     let total_level: i64 = skills.values().sum();
     let quest_points = super::player::quest_points(&state.content.get().content, &snapshot.quests);
-    Ok(Json(json!({
-        "name": c.name,
-        "combatLevel": c.combat_level,
-        "skills": skills,
-        "totalLevel": total_level,
-        "questPoints": quest_points,
-        "online": online,
-    })))
+    Ok(Json(PublicProfile {
+        name: c.name.clone(),
+        combat_level: c.combat_level,
+        skills,
+        total_level,
+        quest_points,
+        online,
+    }))
 }
 
 /// `GET /api/player/<name>/hiscores`: `{"name","online","skills":{<skill>:{"rank","level","xp"}}}`.
 /// The player's own standing is live while online; the others' as stored.
+#[utoipa::path(
+    get,
+    path = "/api/player/{name}/hiscores",
+    tag = tags::PLAYERS,
+    summary = "A player's rank in every skill",
+    params(("name" = String, Path, description = "The character's name, in any letter case")),
+    responses(
+        (status = 200, description = "The ranks", body = Hiscores),
+        (status = 404, description = "`not_found`: no player by that name", body = ErrorBody)
+    )
+)]
 pub async fn hiscores(
     State(state): State<AppState>,
     Path(name): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Hiscores>, ApiError> {
     let character = state
         .store
         .characters()
@@ -122,13 +210,22 @@ pub async fn hiscores(
         .hiscores()
         .standings(&character.id, &skills, &snapshot.xp_reached_at)
         .await?;
-    let skills: BTreeMap<_, _> = standings
+    let skills = standings
         .into_iter()
-        .map(|(skill, s)| (skill, json!({"rank": s.rank, "level": s.level, "xp": s.xp})))
+        .map(|(skill, s)| {
+            (
+                skill,
+                SkillStanding {
+                    rank: s.rank,
+                    level: s.level,
+                    xp: s.xp,
+                },
+            )
+        })
         .collect();
-    Ok(Json(json!({
-        "name": snapshot.character.name,
-        "online": online,
-        "skills": skills,
-    })))
+    Ok(Json(Hiscores {
+        name: snapshot.character.name,
+        online,
+        skills,
+    }))
 }

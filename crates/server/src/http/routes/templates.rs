@@ -3,28 +3,62 @@
 
 use axum::extract::{Path, State};
 use axum::Json;
-use serde_json::{json, Value};
+use serde::Serialize;
+use wayfarer_content::CharacterTemplate;
+use wayfarer_protocol::ErrorBody;
 
 use crate::app::AppState;
 use crate::http::error::ApiError;
+use crate::http::openapi::tags;
+
+/// `GET /api/template`'s body.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct TemplateList {
+    pub templates: Vec<CharacterTemplate>,
+}
+
+/// `GET /api/template/<id>`'s body.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct OneTemplate {
+    pub template: CharacterTemplate,
+}
 
 /// `GET /api/template`: every template, by id order.
-pub async fn list(State(state): State<AppState>) -> Json<Value> {
+#[utoipa::path(
+    get,
+    path = "/api/template",
+    tag = tags::CONTENT,
+    summary = "Character templates",
+    responses((status = 200, description = "Every template of the active content", body = TemplateList))
+)]
+pub async fn list(State(state): State<AppState>) -> Json<TemplateList> {
     let content = state.content.get();
-    let templates: Vec<_> = content.content.templates.values().collect();
-    Json(json!({ "templates": templates }))
+    let templates = content.content.templates.values().cloned().collect();
+    Json(TemplateList { templates })
 }
 
 /// `GET /api/template/<id>`.
+#[utoipa::path(
+    get,
+    path = "/api/template/{id}",
+    tag = tags::CONTENT,
+    summary = "One character template",
+    params(("id" = String, Path, description = "The template's id, e.g. `skiller`")),
+    responses(
+        (status = 200, description = "The template", body = OneTemplate),
+        (status = 404, description = "`not_found`: no such template", body = ErrorBody)
+    )
+)]
 pub async fn get(
     State(state): State<AppState>,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<OneTemplate>, ApiError> {
     let content = state.content.get();
     let template = content
         .content
         .templates
         .get(&id)
+        .cloned()
         .ok_or_else(|| ApiError::not_found(format!("no template `{id}`")))?;
-    Ok(Json(json!({ "template": template })))
+    Ok(Json(OneTemplate { template }))
 }

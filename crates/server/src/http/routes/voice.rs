@@ -8,8 +8,11 @@ use wayfarer_protocol::ErrorCode;
 use crate::app::AppState;
 use crate::auth::{voice, AuthUser};
 use crate::http::error::ApiError;
+use crate::http::openapi::tags;
+use wayfarer_protocol::ErrorBody;
 
-#[derive(Debug, Serialize)]
+/// A voice-service access token for the active character.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct VoiceToken {
     pub token: String,
     pub url: String,
@@ -17,6 +20,19 @@ pub struct VoiceToken {
 }
 
 /// `POST /api/voice/token`.
+#[utoipa::path(
+    post,
+    path = "/api/voice/token",
+    tag = tags::WORLD,
+    summary = "A voice chat token",
+    description = "An HS256 token for the voice service's world room, 6 hours.",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The token, the service's address and the room", body = VoiceToken),
+        (status = 409, description = "`conflict`: the account has no character", body = ErrorBody),
+        (status = 503, description = "`voice_not_configured`: this server has no voice service", body = ErrorBody)
+    )
+)]
 pub async fn token(
     State(state): State<AppState>,
     auth: AuthUser,
