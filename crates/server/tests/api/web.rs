@@ -7,7 +7,9 @@ const HTML: &str = "text/html,application/xhtml+xml,*/*;q=0.8";
 
 /// The versioned URL of the entry module, as the page names it.
 fn entry_url(page: &str) -> String {
-    let end = page.find("/src/main.js").expect("the page names its entry module");
+    let end = page
+        .find("/src/main.js")
+        .expect("the page names its entry module");
     let start = page[..end].rfind("/v/").expect("under a versioned path");
     format!("{}/src/main.js", &page[start..end])
 }
