@@ -32,3 +32,4 @@ echo "-- unit tests"
 node --test test/*.test.js
 echo "-- browser tests"
 node browser/run.js
+echo "screenshot of the playing client: web/browser/out/playing.png"

@@ -135,6 +135,9 @@ export class Renderer {
     const crowd = shown.length > 60;
     g.textAlign = 'center';
     g.font = '600 11px system-ui, sans-serif';
+    // Several on one tile stack their names instead of printing over each other.
+    /** @type {Map<string, number>} */
+    const labelsAt = new Map();
     for (const { e, x, y } of shown) {
       if (e.kind !== 'player' && e.kind !== 'npc') continue;
       const hurt = e.health !== undefined && e.maxHealth && e.health < e.maxHealth;
@@ -147,10 +150,14 @@ export class Renderer {
       }
       if (!crowd || e.id === selfId || e.id === this.hoverId) {
         const label = e.name ?? e.id;
+        const key = `${Math.round(x)},${Math.round(y)}`;
+        const n = labelsAt.get(key) ?? 0;
+        labelsAt.set(key, n + 1);
+        const ly = y - T * 0.8 - n * 12;
         g.fillStyle = 'rgba(0,0,0,0.75)';
-        g.fillText(label, x + 1, y - T * 0.8 + 1);
+        g.fillText(label, x + 1, ly + 1);
         g.fillStyle = e.kind === 'npc' ? '#ffe066' : e.id === selfId ? '#ffffff' : '#9fe6ff';
-        g.fillText(label, x, y - T * 0.8);
+        g.fillText(label, x, ly);
       }
     }
 

@@ -24,6 +24,20 @@ const PALETTE = /** @type {Record<string, [string, string]>} */ ({
   wastes: ['#6e5a48', '#73604d'],
 });
 
+/** Pixels per tile on the minimap. */
+export const MINI_PX = 2;
+
+/** A copy of a chunk image at minimap size, made once (scaling 1024 px images every frame is not free). 
+ * @param {HTMLCanvasElement} image @param {number} side */
+function shrink(image, side) {
+  const c = document.createElement('canvas');
+  c.width = c.height = side;
+  const g = /** @type {CanvasRenderingContext2D} */ (c.getContext('2d'));
+  g.imageSmoothingEnabled = true;
+  g.drawImage(image, 0, 0, side, side);
+  return c;
+}
+
 /** A stable pseudo-random value per tile, for texture that does not shimmer between frames. */
 function noise(x, z) {
   let n = (x * 374761393 + z * 668265263) | 0;
@@ -35,7 +49,7 @@ export class Terrain {
   constructor() {
     /** @type {MapSummary|null} */
     this.summary = null;
-    /** @type {Map<string, {data: ChunkData, image: HTMLCanvasElement}>} */
+    /** @type {Map<string, {data: ChunkData, image: HTMLCanvasElement, mini: HTMLCanvasElement}>} */
     this.chunks = new Map();
     /** @type {Set<string>} */
     this.loading = new Set();
@@ -65,7 +79,8 @@ export class Terrain {
     this.loading.add(key);
     fetchOnce(`/api/map/chunk/${cx}/${cz}`)
       .then((data) => {
-        this.chunks.set(key, { data, image: this.paint(data) });
+        const image = this.paint(data);
+        this.chunks.set(key, { data, image, mini: shrink(image, data.size * MINI_PX) });
         this.onLoaded();
       })
       .catch(() => {})

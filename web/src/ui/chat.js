@@ -25,10 +25,17 @@ export function parseChatLine(line, channel) {
 /** @param {Game} game */
 export function chatBox(game) {
   let tab = 'all';
+  // The server echoes a whisper to its sender without the recipient's name: the names sent are
+  // kept in order and matched to the echoes as they come back.
+  /** @type {string[]} */
+  const whispersSent = [];
   const log = h('div.chat-log', { role: 'log', 'aria-live': 'polite' });
   const input = /** @type {HTMLInputElement} */ (h('input.chat-input', { maxlength: 200, placeholder: 'Press Enter to chat — /g global, @name private', 'aria-label': 'Chat message' }));
   const tabs = ['all', 'local', 'global', 'private'].map((t) =>
     h(`button.chat-tab${t === tab ? '.on' : ''}`, { 'data-tab': t, onclick: () => { tab = t; tabs.forEach((b) => b.classList.toggle('on', b.dataset.tab === t)); render(); } }, t[0].toUpperCase() + t.slice(1)));
+  game.on('chat', (m) => {
+    if (m.channel === 'private' && m.fromId === game.selfId && m.toName === undefined) m.toName = whispersSent.shift() ?? '';
+  });
   const line = (m) => {
     const cls = `msg.ch-${m.channel}`;
     const from = m.channel === 'system' ? null : h('span.from', null, m.channel === 'private' ? (m.fromId === game.selfId ? `To ${m.toName ?? ''}: ` : `From ${m.fromName}: `) : `${m.fromName}: `);
@@ -48,7 +55,10 @@ export function chatBox(game) {
   input.addEventListener('keydown', (ev) => {
     if (ev.key === 'Enter') {
       const parsed = parseChatLine(input.value, tab);
-      if (parsed) game.send('player:chat', parsed);
+      if (parsed) {
+        if (parsed.to) whispersSent.push(parsed.to);
+        game.send('player:chat', parsed);
+      }
       input.value = '';
       input.blur();
     } else if (ev.key === 'Escape') input.blur();

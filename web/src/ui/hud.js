@@ -4,6 +4,7 @@
 
 import { h, fill } from '../dom.js';
 import { Renderer } from '../render.js';
+import { MINI_PX } from '../terrain.js';
 import { ContextMenu, optionsAt } from './menu.js';
 import { inventoryPanel, equipmentPanel, skillsPanel, questsPanel, prayerPanel, friendsPanel } from './panels.js';
 import { bankWindow, shopWindow, tradeWindow, dialogueWindow } from './windows.js';
@@ -112,7 +113,7 @@ export function mountHud(root, game, terrain, signOut) {
   });
   minimap.addEventListener('click', (ev) => {
     const r = minimap.getBoundingClientRect();
-    const scale = 2;
+    const scale = MINI_PX;
     const dx = Math.round((ev.clientX - r.left - r.width / 2) / scale), dz = Math.round((ev.clientY - r.top - r.height / 2) / scale);
     game.walk(Math.round(renderer.cam.x) + dx, Math.round(renderer.cam.z) + dz);
   });
@@ -153,18 +154,17 @@ export function mountHud(root, game, terrain, signOut) {
  */
 function drawMinimap(c, terrain, game, cam) {
   const g = /** @type {CanvasRenderingContext2D} */ (c.getContext('2d'));
-  const S = 2;
+  const S = MINI_PX;
   const W = c.width, H = c.height;
   g.fillStyle = '#10202e';
   g.fillRect(0, 0, W, H);
   const s = terrain.summary;
   if (s) {
     const n = s.chunkTiles;
-    g.imageSmoothingEnabled = true;
-    for (const { data, image } of terrain.chunks.values()) {
+    for (const { data, mini } of terrain.chunks.values()) {
       const x = (data.x - cam.x) * S + W / 2, y = (data.z - cam.z) * S + H / 2;
       if (x > W || y > H || x + n * S < 0 || y + n * S < 0) continue;
-      g.drawImage(image, x, y, n * S, n * S);
+      g.drawImage(mini, x, y);
     }
   }
   for (const e of game.world.entities.values()) {

@@ -7,8 +7,10 @@ const HTML: &str = "text/html,application/xhtml+xml,*/*;q=0.8";
 
 /// The versioned URL of the entry module, as the page names it.
 fn entry_url(page: &str) -> String {
-    let start = page.find("/v/").expect("the page names a versioned asset");
-    let end = page[start..].find("/src/main.js").expect("entry module") + start;
+    let end = page
+        .find("/src/main.js")
+        .expect("the page names its entry module");
+    let start = page[..end].rfind("/v/").expect("under a versioned path");
     format!("{}/src/main.js", &page[start..end])
 }
 

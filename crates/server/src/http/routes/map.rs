@@ -233,11 +233,14 @@ fn nearest_walkable(map: &TileMap, hint: TilePos) -> TilePos {
     map.nearest_walkable(hint).unwrap_or(hint)
 }
 
+/// A terrain being built or built once, shared by the requests that wait for it.
+type TerrainCell = Arc<OnceLock<Arc<Terrain>>>;
+
 /// The terrain of the content version last asked about, rebuilt when content changes.
 #[derive(Default)]
 pub struct TerrainCache {
     /// The content it was built from (compared by pointer: a new version is a new `Arc`).
-    current: Mutex<Option<(Arc<Content>, Arc<OnceLock<Arc<Terrain>>>)>>,
+    current: Mutex<Option<(Arc<Content>, TerrainCell)>>,
 }
 
 impl TerrainCache {
