@@ -183,6 +183,8 @@ pub enum ClientMessage {
     DialogueClose(DialogueCloseRequest),
     /// `quest:list` with empty data: the client asks for its quests.
     QuestList,
+    /// `agent:status`: an agent's report (agent connections only).
+    AgentStatus(Box<crate::agent::AgentStatus>),
 }
 
 /// `dialogue:respond`: the response `index` (as sent in `dialogue:open`) of the dialogue with
@@ -574,6 +576,7 @@ impl ClientMessage {
             "dialogue:respond" => data(kind, envelope.data).map(ClientMessage::DialogueRespond),
             "dialogue:close" => data(kind, envelope.data).map(ClientMessage::DialogueClose),
             "quest:list" => empty(kind, envelope.data, ClientMessage::QuestList),
+            "agent:status" => data(kind, envelope.data).map(ClientMessage::AgentStatus),
             other => Err(ParseError {
                 code: codes::UNKNOWN_TYPE,
                 message: format!("unknown message type {other:?}"),
@@ -897,6 +900,14 @@ pub enum ServerMessage {
     QuestUpdate(QuestUpdate),
     #[serde(rename = "quest:complete")]
     QuestComplete(QuestComplete),
+    #[serde(rename = "agent:goal")]
+    AgentGoal(crate::agent::AgentGoal),
+    #[serde(rename = "agent:stop")]
+    AgentStop(crate::agent::AgentPause),
+    #[serde(rename = "agent:resume")]
+    AgentResume(crate::agent::AgentPause),
+    #[serde(rename = "agent:message")]
+    AgentMessage(crate::agent::AgentMessage),
 }
 
 impl ServerMessage {
