@@ -43,6 +43,8 @@ pub struct AppState {
     pub shutdown: watch::Receiver<bool>,
     /// Items entering and leaving players' hands since start (`GET /api/admin/economy`).
     pub economy: Arc<crate::economy::EconomyCounters>,
+    /// Connected agents, their reports and decisions (`crate::agents`).
+    pub agents: Arc<crate::agents::AgentHub>,
 }
 
 /// The HTTP side's read-only view of the world thread.
@@ -128,6 +130,21 @@ pub fn router(state: AppState) -> Router {
             get(routes::player::position),
         )
         .route("/api/voice/token", post(routes::voice::token))
+        .route("/api/agent", get(routes::agents::list))
+        .route("/api/agent/register", post(routes::agents::register))
+        .route("/api/agent/{id}/decisions", get(routes::agents::decisions))
+        .route(
+            "/api/agents/{id}/goal",
+            get(routes::agents::get_goal).post(routes::agents::set_goal),
+        )
+        .route("/api/agents/{id}/goal/stop", post(routes::agents::stop))
+        .route("/api/agents/{id}/goal/resume", post(routes::agents::resume))
+        .route("/api/agents/{id}/message", post(routes::agents::message))
+        .route(
+            "/api/agents/{id}/quick-actions",
+            get(routes::agents::quick_actions),
+        )
+        .route("/api/agents/mapping/{id}", get(routes::agents::mapping))
         .route(
             "/api/data/skill-unlocks",
             get(routes::content::skill_unlocks),

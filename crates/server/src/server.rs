@@ -170,6 +170,7 @@ impl RunningServer {
             cpu: Arc::default(),
             shutdown: shutdown_rx,
             economy,
+            agents: Arc::default(),
         };
         // Idle rate-limit keys are forgotten once a window so memory stays bounded.
         let pruner = tokio::spawn(async move {
