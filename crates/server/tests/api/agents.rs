@@ -760,3 +760,31 @@ async fn agent_routes_count_against_the_accounts_rest_limit() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn an_in_process_agent_registers_without_http_and_plays_over_its_socket() {
+    let app = TestApp::spawn().await;
+    let account = app
+        .store()
+        .users()
+        .create(&wayfarer_store::NewUser::default())
+        .await
+        .unwrap();
+    let (mapping, registered) = wayfarer_server::agents::registration::register_new_character(
+        app.state(),
+        &account.id,
+        "Embedded",
+    )
+    .await
+    .unwrap();
+    assert_eq!(registered.agent_id, mapping.agent_id);
+    let bot = Agent {
+        owner: String::new(),
+        character_id: registered.character_id,
+        agent_id: registered.agent_id,
+        token: registered.token,
+    };
+    let (ws, entry) = connect(&app, &bot).await;
+    assert_eq!(entry["goal"], Value::Null);
+    ws.close().await;
+}
