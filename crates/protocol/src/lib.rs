@@ -1,6 +1,7 @@
 //! Wire types shared by the server, the agent, the load generator and the tests: every JSON shape of
 //! the REST API and the WebSocket channel is defined here once (see docs/protocol.md).
 
+pub mod agent;
 pub mod error;
 pub mod rest;
 #[cfg(feature = "schema")]

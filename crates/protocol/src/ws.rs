@@ -224,6 +224,9 @@ pub enum ClientMessage {
     /// `quest:list` with empty data: the client asks for its quests.
     #[cfg_attr(feature = "schema", schemars(rename = "quest:list"))]
     QuestList,
+    /// `agent:status`: an agent's report (agent connections only).
+    #[cfg_attr(feature = "schema", schemars(rename = "agent:status"))]
+    AgentStatus(Box<crate::agent::AgentStatus>),
 }
 
 /// `dialogue:respond`: the response `index` (as sent in `dialogue:open`) of the dialogue with
@@ -568,6 +571,7 @@ pub const CLIENT_MESSAGE_TYPES: &[&str] = &[
     "dialogue:respond",
     "dialogue:close",
     "quest:list",
+    "agent:status",
 ];
 
 impl ClientMessage {
@@ -656,6 +660,7 @@ impl ClientMessage {
             "dialogue:respond" => data(kind, envelope.data).map(ClientMessage::DialogueRespond),
             "dialogue:close" => data(kind, envelope.data).map(ClientMessage::DialogueClose),
             "quest:list" => empty(kind, envelope.data, ClientMessage::QuestList),
+            "agent:status" => data(kind, envelope.data).map(ClientMessage::AgentStatus),
             other => Err(ParseError {
                 code: codes::UNKNOWN_TYPE,
                 message: format!("unknown message type {other:?}"),
@@ -1006,6 +1011,14 @@ pub enum ServerMessage {
     QuestUpdate(QuestUpdate),
     #[serde(rename = "quest:complete")]
     QuestComplete(QuestComplete),
+    #[serde(rename = "agent:goal")]
+    AgentGoal(crate::agent::AgentGoal),
+    #[serde(rename = "agent:stop")]
+    AgentStop(crate::agent::AgentPause),
+    #[serde(rename = "agent:resume")]
+    AgentResume(crate::agent::AgentPause),
+    #[serde(rename = "agent:message")]
+    AgentMessage(crate::agent::AgentMessage),
 }
 
 impl ServerMessage {

@@ -48,6 +48,8 @@ pub struct AppState {
     pub web: http::web_assets::WebAssets,
     /// The terrain clients draw, built from the current content when first asked for.
     pub terrain: Arc<http::routes::map::TerrainCache>,
+    /// Connected agents, their reports and decisions (`crate::agents`).
+    pub agents: Arc<crate::agents::AgentHub>,
 }
 
 /// The HTTP side's read-only view of the world thread.
@@ -173,6 +175,15 @@ fn route_table(state: &AppState) -> RouteTable<AppState> {
         .documented(routes!(routes::player::quests))
         .documented(routes!(routes::player::position))
         .documented(routes!(routes::voice::token))
+        .documented(routes!(routes::agents::list))
+        .documented(routes!(routes::agents::register))
+        .documented(routes!(routes::agents::decisions))
+        .documented(routes!(routes::agents::get_goal, routes::agents::set_goal))
+        .documented(routes!(routes::agents::stop))
+        .documented(routes!(routes::agents::resume))
+        .documented(routes!(routes::agents::message))
+        .documented(routes!(routes::agents::quick_actions))
+        .documented(routes!(routes::agents::mapping))
         .documented(routes!(routes::content::skill_unlocks))
         .documented(routes!(routes::content::world_areas))
         .merge(auth_routes)

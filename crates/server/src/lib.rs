@@ -2,6 +2,7 @@
 //! sim and bridges it to sockets and the store. `main.rs` is only the command line around [`server`].
 
 pub mod admin_cli;
+pub mod agents;
 pub mod app;
 pub mod auth;
 pub mod character_state;

@@ -33,6 +33,9 @@ pub struct RunningServer {
     pub addr: SocketAddr,
     /// The database it uses.
     pub store: Store,
+    /// What the handlers reach, for in-process callers such as embedded agents, which register
+    /// through `agents::registration` without an HTTP request.
+    pub state: AppState,
     stop_tx: Option<oneshot::Sender<()>>,
     task: JoinHandle<anyhow::Result<()>>,
 }
@@ -178,6 +181,7 @@ impl RunningServer {
             economy,
             web,
             terrain: Arc::default(),
+            agents: Arc::default(),
         };
         // Idle rate-limit keys are forgotten once a window so memory stays bounded.
         let pruner = tokio::spawn(async move {
@@ -187,6 +191,7 @@ impl RunningServer {
                 limits.prune();
             }
         });
+        let in_process = state.clone();
         let router = app::router(state);
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
         let task_store = store.clone();
@@ -258,6 +263,7 @@ impl RunningServer {
         Ok(RunningServer {
             addr,
             store,
+            state: in_process,
             stop_tx: Some(stop_tx),
             task,
         })

@@ -68,6 +68,7 @@ mod items;
 mod layout;
 mod map;
 mod movement;
+mod nearby;
 mod npcs;
 mod pathfinding;
 mod prayer;

@@ -180,6 +180,11 @@ impl Store {
         Characters::new(self)
     }
 
+    /// Agent registrations and their control state.
+    pub fn agents(&self) -> crate::repo::agents::Agents<'_> {
+        crate::repo::agents::Agents::new(self)
+    }
+
     /// Account bans.
     pub fn bans(&self) -> Bans<'_> {
         Bans::new(self)

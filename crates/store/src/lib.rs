@@ -12,6 +12,7 @@ pub mod testing;
 pub use database::{redact_url, Backend, Store};
 pub use error::StoreError;
 pub use migrations::{Migration, MIGRATIONS};
+pub use repo::agents::AgentMapping;
 pub use repo::bans::Ban;
 pub use repo::catalog::CatalogItem;
 pub use repo::characters::{Character, NewCharacter, SkillLevel};

@@ -1,11 +1,14 @@
 //! `AuthUser`: the extractor every authenticated route takes. Missing or invalid token → 401
-//! `unauthorized`; a banned account → 403 `forbidden` with the ban's reason and end.
+//! `unauthorized`; a banned account → 403 `forbidden` with the ban's reason and end; an agent token
+//! → 403 `forbidden` (it acts for one character, on the socket and the agent routes only, which
+//! take [`AccountOrAgent`]).
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use wayfarer_protocol::ErrorCode;
 use wayfarer_store::User;
 
+use super::tokens::AgentClaim;
 use super::{bearer_token, Subject, ADMIN_ROLE};
 use crate::app::AppState;
 use crate::http::error::ApiError;
@@ -15,6 +18,30 @@ use crate::http::error::ApiError;
 pub struct AuthUser {
     pub user: User,
     pub subject: Subject,
+}
+
+/// The caller of a route an agent token may use too: the account, or one of its agents.
+#[derive(Debug, Clone)]
+pub struct AccountOrAgent(pub AuthUser);
+
+impl AccountOrAgent {
+    /// The agent the token is limited to, when it is an agent token.
+    pub fn agent(&self) -> Option<&AgentClaim> {
+        match &self.0.subject {
+            Subject::Agent { claim, .. } => Some(claim),
+            _ => None,
+        }
+    }
+}
+
+impl FromRequestParts<AppState> for AccountOrAgent {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        authenticate_scoped(state, bearer_token(&parts.headers)?)
+            .await
+            .map(AccountOrAgent)
+    }
 }
 
 impl AuthUser {
@@ -49,10 +76,39 @@ impl FromRequestParts<AppState> for AuthUser {
     }
 }
 
-/// The one check of a bearer token for REST and the game socket alike: a valid token (ours or the
-/// identity provider's), its account, and no active ban (403 naming the ban's end and reason).
+/// The one check of a bearer token for REST: a valid token (ours or the identity provider's) of
+/// the account itself, its account, and no active ban (403 naming the ban's end and reason). An
+/// agent token is refused with 403: it cannot act as the account.
 pub async fn authenticate(state: &AppState, token: &str) -> Result<AuthUser, ApiError> {
+    let caller = authenticate_scoped(state, token).await?;
+    if matches!(caller.subject, Subject::Agent { .. }) {
+        return Err(ApiError::new(
+            ErrorCode::Forbidden,
+            "an agent token is limited to its character: it opens /ws and the agent routes only",
+        ));
+    }
+    Ok(caller)
+}
+
+/// [`authenticate`] that also accepts an agent token, for the game socket and the agent routes:
+/// the token's agent must still be registered with this token id (registering again, or deleting
+/// the character, revokes it: 401), for the same account and character.
+pub async fn authenticate_scoped(state: &AppState, token: &str) -> Result<AuthUser, ApiError> {
     let subject = state.auth.verify(token).await?;
+    if let Subject::Agent { account_id, claim } = &subject {
+        let current = state.store.agents().get(&claim.agent_id).await?;
+        let valid = current.is_some_and(|m| {
+            m.account_id == *account_id
+                && m.character_id == claim.character_id
+                && crate::auth::constant_time_eq(m.token_id.as_bytes(), claim.token_id.as_bytes())
+        });
+        if !valid {
+            return Err(super::AuthError::Invalid(
+                "this agent token was revoked (the agent was registered again or removed)".into(),
+            )
+            .into());
+        }
+    }
     let user = state.auth.account(&state.store, &subject).await?;
     if let Some(ban) = state
         .store

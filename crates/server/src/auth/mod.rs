@@ -12,7 +12,7 @@ use wayfarer_protocol::ErrorCode;
 use wayfarer_store::{NewUser, Store, User};
 
 use crate::http::error::ApiError;
-pub use extractor::{authenticate, AuthUser};
+pub use extractor::{authenticate, authenticate_scoped, AccountOrAgent, AuthUser};
 use idp::IdpVerifier;
 use tokens::ServerTokens;
 
@@ -57,13 +57,21 @@ pub enum Subject {
     Account(String),
     /// An identity-provider token: the provider's subject.
     Identity(String),
+    /// Our agent token: an account's agent, limited to its character (`docs/agent-control.md`).
+    Agent {
+        account_id: String,
+        claim: tokens::AgentClaim,
+    },
 }
 
 impl Subject {
-    /// A stable key for per-account rate limits.
+    /// A stable key for per-account rate limits. An agent's requests count against its account,
+    /// like any other request the account makes.
     pub fn rate_key(&self) -> String {
         match self {
-            Subject::Account(id) => format!("account:{id}"),
+            Subject::Account(id) | Subject::Agent { account_id: id, .. } => {
+                format!("account:{id}")
+            }
             Subject::Identity(sub) => format!("identity:{sub}"),
         }
     }
@@ -76,7 +84,12 @@ impl AuthService {
     pub async fn verify(&self, token: &str) -> Result<Subject, AuthError> {
         let header = jsonwebtoken::decode_header(token).map_err(|_| AuthError::Malformed)?;
         match header.alg {
-            Algorithm::HS256 => self.tokens.verify(token).map(Subject::Account),
+            Algorithm::HS256 => self.tokens.verify(token).map(|verified| match verified {
+                tokens::Verified::Account(id) => Subject::Account(id),
+                tokens::Verified::Agent { account_id, claim } => {
+                    Subject::Agent { account_id, claim }
+                }
+            }),
             Algorithm::ES256 => match &self.idp {
                 Some(idp) => idp.verify(token).await.map(Subject::Identity),
                 None => Err(AuthError::IdpDisabled),
@@ -88,7 +101,7 @@ impl AuthService {
     /// The account behind a verified subject; an identity seen for the first time gets an account.
     pub async fn account(&self, store: &Store, subject: &Subject) -> Result<User, ApiError> {
         match subject {
-            Subject::Account(id) => store
+            Subject::Account(id) | Subject::Agent { account_id: id, .. } => store
                 .users()
                 .get(id)
                 .await?

@@ -14,6 +14,9 @@ use super::AuthError;
 pub const ISSUER: &str = "wayfarer";
 /// How long a server token lives.
 pub const TOKEN_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
+/// How long an agent token lives: agents run unattended for long stretches, so longer than an
+/// account's token; registering the agent again issues a new one and revokes the old at once.
+pub const AGENT_TOKEN_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
 
 /// The claims of a server token.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -22,6 +25,31 @@ pub struct Claims {
     pub iat: u64,
     pub exp: u64,
     pub iss: String,
+    /// Present only on agent tokens: what the token is limited to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<AgentClaim>,
+}
+
+/// The limit an agent token carries: one agent, playing one character, with the token id that
+/// registration stored (a token whose id is no longer stored is revoked).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentClaim {
+    pub agent_id: String,
+    pub character_id: String,
+    pub token_id: String,
+}
+
+/// What a valid server token stands for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verified {
+    /// The account itself (`sub`).
+    Account(String),
+    /// An agent of the account `account_id`, limited by the claim.
+    Agent {
+        account_id: String,
+        claim: AgentClaim,
+    },
 }
 
 /// A freshly issued token.
@@ -57,12 +85,31 @@ impl ServerTokens {
 
     /// A token for `account_id`, valid for [`TOKEN_TTL`].
     pub fn issue(&self, account_id: &str) -> Result<IssuedToken, jsonwebtoken::errors::Error> {
+        self.sign(account_id, TOKEN_TTL, None)
+    }
+
+    /// A token limited to one agent of `account_id`, valid for [`AGENT_TOKEN_TTL`].
+    pub fn issue_agent(
+        &self,
+        account_id: &str,
+        claim: AgentClaim,
+    ) -> Result<IssuedToken, jsonwebtoken::errors::Error> {
+        self.sign(account_id, AGENT_TOKEN_TTL, Some(claim))
+    }
+
+    fn sign(
+        &self,
+        account_id: &str,
+        ttl: Duration,
+        agent: Option<AgentClaim>,
+    ) -> Result<IssuedToken, jsonwebtoken::errors::Error> {
         let now = jsonwebtoken::get_current_timestamp();
         let claims = Claims {
             sub: account_id.to_owned(),
             iat: now,
-            exp: now + TOKEN_TTL.as_secs(),
+            exp: now + ttl.as_secs(),
             iss: ISSUER.into(),
+            agent,
         };
         let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)?;
         Ok(IssuedToken {
@@ -71,11 +118,18 @@ impl ServerTokens {
         })
     }
 
-    /// The account id of a valid token.
-    pub fn verify(&self, token: &str) -> Result<String, AuthError> {
-        jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
-            .map(|data| data.claims.sub)
-            .map_err(|e| AuthError::Invalid(e.to_string()))
+    /// What a valid token stands for.
+    pub fn verify(&self, token: &str) -> Result<Verified, AuthError> {
+        let claims = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
+            .map(|data| data.claims)
+            .map_err(|e| AuthError::Invalid(e.to_string()))?;
+        Ok(match claims.agent {
+            None => Verified::Account(claims.sub),
+            Some(claim) => Verified::Agent {
+                account_id: claims.sub,
+                claim,
+            },
+        })
     }
 }
 
@@ -87,7 +141,10 @@ mod tests {
     fn issued_tokens_verify_and_carry_the_contract_claims() {
         let tokens = ServerTokens::new(b"0123456789abcdef0123456789abcdef");
         let issued = tokens.issue("acct-1").unwrap();
-        assert_eq!(tokens.verify(&issued.token).unwrap(), "acct-1");
+        assert_eq!(
+            tokens.verify(&issued.token).unwrap(),
+            Verified::Account("acct-1".into())
+        );
         let claims = jsonwebtoken::dangerous::insecure_decode::<Claims>(&issued.token)
             .unwrap()
             .claims;
@@ -114,7 +171,30 @@ mod tests {
             .unwrap()
         };
         assert!(tokens.verify(&sign(now + 60)).is_err(), "not valid yet");
-        assert_eq!(tokens.verify(&sign(now)).unwrap(), "acct-1");
-        assert_eq!(tokens.verify(&sign(now - 60)).unwrap(), "acct-1");
+        let account = Verified::Account("acct-1".into());
+        assert_eq!(tokens.verify(&sign(now)).unwrap(), account);
+        assert_eq!(tokens.verify(&sign(now - 60)).unwrap(), account);
+    }
+
+    #[test]
+    fn an_agent_token_says_it_is_one() {
+        let tokens = ServerTokens::new(b"0123456789abcdef0123456789abcdef");
+        let claim = AgentClaim {
+            agent_id: "agent-1".into(),
+            character_id: "char-1".into(),
+            token_id: "tok-1".into(),
+        };
+        let issued = tokens.issue_agent("acct-1", claim.clone()).unwrap();
+        assert_eq!(
+            tokens.verify(&issued.token).unwrap(),
+            Verified::Agent {
+                account_id: "acct-1".into(),
+                claim
+            }
+        );
+        let claims = jsonwebtoken::dangerous::insecure_decode::<Claims>(&issued.token)
+            .unwrap()
+            .claims;
+        assert_eq!(claims.exp - claims.iat, AGENT_TOKEN_TTL.as_secs());
     }
 }

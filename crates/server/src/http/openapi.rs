@@ -33,6 +33,7 @@ pub mod tags {
     pub const WORLD: &str = "world";
     pub const ADMIN: &str = "admin";
     pub const GAME_SOCKET: &str = "game socket";
+    pub const AGENTS: &str = "agents";
 }
 
 /// The document before any route: its info, the bearer scheme and the error body schemas.
@@ -55,7 +56,8 @@ pub mod tags {
         (name = "players", description = "Public data about any player"),
         (name = "world", description = "The running world"),
         (name = "admin", description = "Operations for accounts with the admin role"),
-        (name = "game socket", description = "The WebSocket game channel")
+        (name = "game socket", description = "The WebSocket game channel"),
+        (name = "agents", description = "Registering agents and steering them (an account's token, or its agent's)")
     )
 )]
 struct Base;

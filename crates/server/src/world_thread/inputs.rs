@@ -94,6 +94,25 @@ impl Runner {
                     .map(|record| Box::new(self.finished_snapshot(record.snapshot.clone())));
                 let _ = reply.send(live);
             }
+            WorldInput::Surroundings {
+                id,
+                radius_tiles,
+                reply,
+            } => {
+                let around = self.players.get(&id).and_then(|record| {
+                    let tile = self.world.player_tile(&id)?;
+                    let nearby = self.world.entities_near(&id, radius_tiles)?;
+                    let c = &record.snapshot.character;
+                    Some(Box::new(super::Surroundings {
+                        tile,
+                        health: c.health,
+                        max_health: c.max_health,
+                        inventory: record.snapshot.inventory.clone(),
+                        nearby,
+                    }))
+                });
+                let _ = reply.send(around);
+            }
             WorldInput::GroundTotals { reply } => {
                 let mut totals: HashMap<String, i64> = HashMap::new();
                 for item in self.world.ground_items() {

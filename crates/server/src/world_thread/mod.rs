@@ -36,7 +36,7 @@ mod saves;
 mod sessions;
 mod trade_commits;
 
-pub use queries::{ground_totals, live_snapshot};
+pub use queries::{ground_totals, live_snapshot, surroundings, Surroundings};
 use sessions::{DeferredLeave, PendingLeave};
 
 /// Close code for a connection refused because the character's previous session is not saved yet
@@ -133,6 +133,13 @@ pub enum WorldInput {
     /// counts in their death locks), for the economy audit; answered between ticks.
     GroundTotals {
         reply: oneshot::Sender<Vec<(String, i64)>>,
+    },
+    /// What is around an online player (its tile, inventory and the entities within a radius),
+    /// for an agent's quick actions; `None` when it is not in the world. Answered between ticks.
+    Surroundings {
+        id: String,
+        radius_tiles: i32,
+        reply: oneshot::Sender<Option<Box<Surroundings>>>,
     },
     /// Messages for players who are online (others are skipped), sent after the next tick's
     /// events, so a player entering gets `player:sync` and `world:update` before them.

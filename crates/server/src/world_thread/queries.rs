@@ -4,7 +4,8 @@
 use std::time::Duration;
 
 use tokio::sync::oneshot;
-use wayfarer_store::CharacterSnapshot;
+use wayfarer_protocol::ws::{Entity, TilePos};
+use wayfarer_store::{CharacterSnapshot, StoredSlot};
 
 use super::{WorldInput, WorldSender};
 
@@ -44,4 +45,32 @@ pub async fn ground_totals(
     world: &WorldSender,
 ) -> Result<Vec<(String, i64)>, crate::http::error::ApiError> {
     ask(world, |reply| WorldInput::GroundTotals { reply }).await
+}
+
+/// What is around an online player, as the world has it between two ticks.
+#[derive(Debug, Clone)]
+pub struct Surroundings {
+    pub tile: TilePos,
+    pub health: i64,
+    pub max_health: i64,
+    pub inventory: Vec<StoredSlot>,
+    /// NPCs, resources, stations and ground items within the radius, nearest first, with their
+    /// distance in tiles.
+    pub nearby: Vec<(Entity, u32)>,
+}
+
+/// Asks the world what is within `radius_tiles` of an online character; `None` when it is not in
+/// the world.
+pub async fn surroundings(
+    world: &WorldSender,
+    id: &str,
+    radius_tiles: i32,
+) -> Result<Option<Box<Surroundings>>, crate::http::error::ApiError> {
+    let id = id.to_owned();
+    ask(world, |reply| WorldInput::Surroundings {
+        id,
+        radius_tiles,
+        reply,
+    })
+    .await
 }

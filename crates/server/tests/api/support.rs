@@ -131,6 +131,11 @@ impl TestApp {
         &self.server.as_ref().unwrap().store
     }
 
+    /// The running server's handler state (for in-process callers).
+    pub fn state(&self) -> &wayfarer_server::app::AppState {
+        &self.server.as_ref().unwrap().state
+    }
+
     /// Graceful shutdown; keeps the world directory and database for a restart.
     pub async fn stop(mut self) -> StoppedApp {
         self.server.take().unwrap().shutdown().await.unwrap();

@@ -147,9 +147,9 @@ async fn active_character(
 
 /// Creates a character at the spawn point with the starter kit (or a template's items and skill
 /// levels), and makes it active.
-async fn create_character(
+pub(crate) async fn create_character(
     state: &AppState,
-    auth: &AuthUser,
+    account_id: &str,
     name: &str,
     template_id: Option<&str>,
 ) -> Result<Character, ApiError> {
@@ -166,7 +166,7 @@ async fn create_character(
     let existing = state
         .store
         .characters()
-        .list_for_account(auth.account_id())
+        .list_for_account(account_id)
         .await?;
     if existing.len() >= MAX_CHARACTERS_PER_ACCOUNT {
         return Err(ApiError::new(
@@ -208,7 +208,7 @@ async fn create_character(
         .characters()
         .create_with(
             &NewCharacter {
-                account_id: auth.account_id().to_owned(),
+                account_id: account_id.to_owned(),
                 name: name.to_owned(),
                 position: Some([spawn.x, spawn.y, spawn.z]),
             },
@@ -230,9 +230,9 @@ async fn create_character(
     state
         .store
         .users()
-        .set_active_character(auth.account_id(), Some(&character.id))
+        .set_active_character(account_id, Some(&character.id))
         .await?;
-    tracing::info!(account = auth.account_id(), character = %character.id, name, "character created");
+    tracing::info!(account = account_id, character = %character.id, name, "character created");
     Ok(character)
 }
 
@@ -283,7 +283,7 @@ pub async fn post_player(
 ) -> Result<(StatusCode, Json<PlayerBody>), ApiError> {
     match active_character(&state, &auth).await? {
         None => {
-            let character = create_character(&state, &auth, &body.name, None).await?;
+            let character = create_character(&state, auth.account_id(), &body.name, None).await?;
             Ok((
                 StatusCode::CREATED,
                 Json(PlayerBody {
@@ -370,8 +370,13 @@ pub async fn create(
     auth: AuthUser,
     ApiJson(body): ApiJson<CreateRequest>,
 ) -> Result<(StatusCode, Json<CreatedCharacter>), ApiError> {
-    let character =
-        create_character(&state, &auth, &body.name, body.template_id.as_deref()).await?;
+    let character = create_character(
+        &state,
+        auth.account_id(),
+        &body.name,
+        body.template_id.as_deref(),
+    )
+    .await?;
     Ok((
         StatusCode::CREATED,
         Json(CreatedCharacter {

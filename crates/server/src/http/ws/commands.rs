@@ -90,6 +90,9 @@ impl Connection {
                     .await
             }
         };
+        if let ClientMessage::AgentStatus(status) = message {
+            return Box::pin(self.agent_status(socket, *status, reference)).await;
+        }
         let social = match &message {
             ClientMessage::FriendRequest(r) => Some(SocialRequest::Request(r.name.clone())),
             ClientMessage::FriendRespond(r) => Some(SocialRequest::Respond {
@@ -144,7 +147,8 @@ impl Connection {
             | ClientMessage::BankWithdraw(_)
             | ClientMessage::ShopBuy(_)
             | ClientMessage::ShopSell(_)
-            | ClientMessage::ShopClose => return Flow::Continue,
+            | ClientMessage::ShopClose
+            | ClientMessage::AgentStatus(_) => return Flow::Continue,
             ClientMessage::Sync => WorldInput::Sync {
                 id,
                 asked_at: std::time::Instant::now(),
@@ -326,6 +330,41 @@ impl Connection {
                 .await;
         }
         Flow::Continue
+    }
+
+    /// `agent:status`: kept for the owner's routes (agent connections only; checked strictly).
+    async fn agent_status(
+        &mut self,
+        socket: &mut Socket,
+        status: wayfarer_protocol::agent::AgentStatus,
+        reference: Option<Value>,
+    ) -> Flow {
+        let Some(agent_id) = self.agent_id.clone() else {
+            return self
+                .reply_error(
+                    socket,
+                    codes::FORBIDDEN,
+                    "agent:status is for connections opened with an agent token",
+                    reference,
+                )
+                .await;
+        };
+        if let Err(problem) = status.validate() {
+            return self
+                .reply_error(socket, codes::INVALID_MESSAGE, &problem, reference)
+                .await;
+        }
+        match crate::agents::control::record_status(&self.state, &agent_id, status).await {
+            Ok(()) => Flow::Continue,
+            Err(err) => {
+                let code = match err.code {
+                    wayfarer_protocol::ErrorCode::BadRequest => codes::INVALID_MESSAGE,
+                    _ => "server_busy",
+                };
+                self.reply_error(socket, code, &err.message, reference)
+                    .await
+            }
+        }
     }
 
     /// A trade message whose slot is out of range: a `tradeError`, like the trade's other errors.

@@ -39,9 +39,13 @@ impl Connection {
         character_id: String,
         name: String,
         address: String,
+        agent_id: Option<Box<str>>,
     ) -> Self {
         Connection {
-            is_admin: user.has_role(crate::auth::ADMIN_ROLE),
+            // The account's admin role is not lent to its agents: an agent token cannot act as
+            // the account (it may still use `/admin <code>` like any player).
+            is_admin: agent_id.is_none() && user.has_role(crate::auth::ADMIN_ROLE),
+            agent_id,
             state,
             user_id: user.id,
             character_id,
@@ -95,9 +99,28 @@ impl Connection {
         let reason = match entered {
             Ok(()) => {
                 metrics::gauge!("ws_connections").increment(1.0);
+                if let Some(agent_id) = &connection.agent_id {
+                    // Boxed for the same reason as `enter`.
+                    let told = Box::pin(crate::agents::control::entered(
+                        &connection.state,
+                        agent_id,
+                        registration.connection,
+                        &connection.character_id,
+                    ))
+                    .await;
+                    if let Err(err) = told {
+                        tracing::warn!(agent = %agent_id, error = %err.message, "agent not told its goal");
+                    }
+                }
                 let reason = connection
                     .serve(&mut socket, outbound_rx, registration.close_requests)
                     .await;
+                if let Some(agent_id) = &connection.agent_id {
+                    connection
+                        .state
+                        .agents
+                        .disconnected(agent_id, registration.connection);
+                }
                 metrics::gauge!("ws_connections").decrement(1.0);
                 reason
             }

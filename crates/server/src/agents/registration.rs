@@ -1,0 +1,83 @@
+//! Registering an agent: an account names one of its characters (or a name for a new one) and gets
+//! a token limited to that character. One agent per character; registering it again keeps the
+//! agent (its id, goal and pause) and issues a new token, which revokes the old one at once (the
+//! token carries the id stored in `agent_mappings`, checked on every use). Deleting the character
+//! removes the agent and so its token. The token lives [`AGENT_TOKEN_TTL`] (30 days).
+//!
+//! [`register_character`] needs no HTTP request: an agent the server starts inside its own process
+//! gets its token the same way as one an owner registers over REST.
+
+use wayfarer_protocol::agent::Registered;
+use wayfarer_protocol::ErrorCode;
+use wayfarer_store::{AgentMapping, Character};
+
+use crate::app::AppState;
+use crate::auth::tokens::AgentClaim;
+pub use crate::auth::tokens::AGENT_TOKEN_TTL;
+use crate::http::error::ApiError;
+
+/// Registers (or re-registers) the agent of `character`, which belongs to `account_id`, and
+/// issues its token.
+pub async fn register_character(
+    state: &AppState,
+    account_id: &str,
+    character: &Character,
+) -> Result<(AgentMapping, Registered), ApiError> {
+    if character.account_id != account_id {
+        return Err(ApiError::not_found("no such character"));
+    }
+    let mapping = state
+        .store
+        .agents()
+        .register(account_id, &character.id, &character.name)
+        .await?;
+    let issued = state
+        .auth
+        .tokens
+        .issue_agent(
+            account_id,
+            AgentClaim {
+                agent_id: mapping.agent_id.clone(),
+                character_id: mapping.character_id.clone(),
+                token_id: mapping.token_id.clone(),
+            },
+        )
+        .map_err(ApiError::internal)?;
+    tracing::info!(account = account_id, agent = %mapping.agent_id, character = %character.id, "agent registered");
+    let registered = Registered {
+        agent_id: mapping.agent_id.clone(),
+        character_id: mapping.character_id.clone(),
+        token: issued.token,
+        expires_at: crate::http::health::iso8601_from_ms(
+            i64::try_from(issued.expires_at.saturating_mul(1000)).unwrap_or(i64::MAX),
+        ),
+    };
+    Ok((mapping, registered))
+}
+
+/// Creates a character named `name` for the account (with the starter kit, at the spawn point)
+/// and registers its agent. The account's active character stays what it was: the owner's own
+/// client must not open the agent's character and replace the agent's connection.
+pub async fn register_new_character(
+    state: &AppState,
+    account_id: &str,
+    name: &str,
+) -> Result<(AgentMapping, Registered), ApiError> {
+    let previous = state
+        .store
+        .users()
+        .get(account_id)
+        .await?
+        .ok_or_else(|| ApiError::new(ErrorCode::Unauthorized, "the account no longer exists"))?
+        .active_character_id;
+    let character =
+        crate::http::routes::player::create_character(state, account_id, name, None).await?;
+    if previous.is_some() {
+        state
+            .store
+            .users()
+            .set_active_character(account_id, previous.as_deref())
+            .await?;
+    }
+    register_character(state, account_id, &character).await
+}
