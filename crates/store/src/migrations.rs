@@ -35,6 +35,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "skill_records",
         sql: include_str!("../migrations/0004_skill_records.sql"),
     },
+    Migration {
+        version: 5,
+        name: "character_leases",
+        sql: include_str!("../migrations/0005_character_leases.sql"),
+    },
 ];
 
 /// Any constant works; it only has to be the same in every server process sharing a database.
