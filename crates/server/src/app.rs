@@ -43,6 +43,8 @@ pub struct AppState {
     pub shutdown: watch::Receiver<bool>,
     /// Items entering and leaving players' hands since start (`GET /api/admin/economy`).
     pub economy: Arc<crate::economy::EconomyCounters>,
+    /// Several worlds (`NATS_URL` set): this world's link to the others; `None` for a single world.
+    pub cluster: Option<Arc<crate::cluster::Cluster>>,
 }
 
 /// The HTTP side's read-only view of the world thread.
@@ -95,6 +97,7 @@ pub fn router(state: AppState) -> Router {
         ));
     let api = Router::new()
         .route("/api/config", get(routes::config::config))
+        .route("/api/worlds", get(routes::worlds::list))
         .route("/api/player/online", get(routes::players::online))
         .route("/api/player/{name}", get(routes::players::profile))
         .route(
