@@ -242,8 +242,7 @@ impl Cluster {
         if !self.is_connected() {
             return Err(ClusterError::Unavailable);
         }
-        match tokio::time::timeout(PUBLISH_WAIT, self.client.publish(subject, payload.into()))
-            .await
+        match tokio::time::timeout(PUBLISH_WAIT, self.client.publish(subject, payload.into())).await
         {
             Ok(Ok(())) => Ok(()),
             _ => Err(ClusterError::Unavailable),
@@ -333,7 +332,11 @@ impl Cluster {
                     .await?;
                 metrics::histogram!("cross_world_release_seconds")
                     .record(started.elapsed().as_secs_f64());
-                tracing::debug!(character = character_id, answered = reply.is_some(), "release asked");
+                tracing::debug!(
+                    character = character_id,
+                    answered = reply.is_some(),
+                    "release asked"
+                );
                 continue;
             }
             tokio::time::sleep(LEASE_RETRY).await;
@@ -358,7 +361,12 @@ impl Cluster {
 
     /// Sends messages to players on any world (friends' news): delivered here directly, and
     /// published for the others. A world that cannot reach NATS still delivers its own.
-    pub async fn notify_everywhere(&self, state: &AppState, to: Vec<String>, message: ServerMessage) {
+    pub async fn notify_everywhere(
+        &self,
+        state: &AppState,
+        to: Vec<String>,
+        message: ServerMessage,
+    ) {
         let payload = serde_json::to_vec(&Delivery {
             from_world: self.world_id,
             to: to.clone(),
@@ -369,7 +377,11 @@ impl Cluster {
             message: Arc::new(message),
         });
         if let Ok(payload) = payload {
-            if self.publish(SUBJECT_NOTIFY.to_owned(), payload).await.is_err() {
+            if self
+                .publish(SUBJECT_NOTIFY.to_owned(), payload)
+                .await
+                .is_err()
+            {
                 tracing::debug!("friends' news not sent to the other worlds: NATS unavailable");
             }
         }
@@ -387,7 +399,7 @@ impl Cluster {
             to,
             message,
         })
-            .map_err(|e| ClusterError::Store(e.to_string()))?;
+        .map_err(|e| ClusterError::Store(e.to_string()))?;
         self.publish(Self::subject(world, "deliver"), payload).await
     }
 
@@ -438,8 +450,14 @@ pub fn spawn(cluster: Arc<Cluster>, state: AppState) -> ClusterTasks {
     for (subject, kind) in [
         (SUBJECT_WORLDS.to_owned(), Listener::Worlds),
         (SUBJECT_NOTIFY.to_owned(), Listener::Deliver),
-        (Cluster::subject(cluster.world_id, "deliver"), Listener::Deliver),
-        (Cluster::subject(cluster.world_id, "release"), Listener::Release),
+        (
+            Cluster::subject(cluster.world_id, "deliver"),
+            Listener::Deliver,
+        ),
+        (
+            Cluster::subject(cluster.world_id, "release"),
+            Listener::Release,
+        ),
         (Cluster::subject(cluster.world_id, "kick"), Listener::Kick),
     ] {
         tasks.push(tokio::spawn(listen(
@@ -563,7 +581,9 @@ async fn listen(cluster: Arc<Cluster>, state: AppState, subject: String, kind: L
                         });
                     }
                 }
-                Err(err) => tracing::warn!(subject, error = %err, "bad delivery from another world"),
+                Err(err) => {
+                    tracing::warn!(subject, error = %err, "bad delivery from another world")
+                }
             },
             Listener::Release | Listener::Kick => {
                 let Ok(request) = serde_json::from_slice::<CharacterRequest>(&message.payload)
@@ -580,7 +600,9 @@ async fn listen(cluster: Arc<Cluster>, state: AppState, subject: String, kind: L
                 // other characters are not held up behind it.
                 tokio::spawn(async move {
                     let done = match kind {
-                        Listener::Release => release_for(&cluster, &state, &request.character_id).await,
+                        Listener::Release => {
+                            release_for(&cluster, &state, &request.character_id).await
+                        }
                         _ => state.connections.close(
                             &request.character_id,
                             if request.banned {
@@ -615,7 +637,11 @@ async fn release_for(cluster: &Cluster, state: &AppState, character_id: &str) ->
             reason: "replaced by a login on another world",
         },
     );
-    tracing::info!(character = character_id, connected = closing, "another world asked for a character");
+    tracing::info!(
+        character = character_id,
+        connected = closing,
+        "another world asked for a character"
+    );
     let deadline = Instant::now() + RELEASE_WAIT;
     loop {
         let ours = {
@@ -627,7 +653,11 @@ async fn release_for(cluster: &Cluster, state: &AppState, character_id: &str) ->
             // connection's release failed) is an orphan, and letting it go loses nothing.
             if let Ok(Some(holder)) = state.store.leases().holder(character_id).await {
                 if holder.world_id == cluster.world_id {
-                    let _ = state.store.leases().release(character_id, &holder.holder).await;
+                    let _ = state
+                        .store
+                        .leases()
+                        .release(character_id, &holder.holder)
+                        .await;
                 }
             }
             return true;

@@ -278,8 +278,9 @@ impl Config {
             if !shared {
                 return Err(ConfigError {
                     variable: "NATS_URL",
-                    message: "several worlds share one PostgreSQL: set DATABASE_URL=postgres://… too"
-                        .into(),
+                    message:
+                        "several worlds share one PostgreSQL: set DATABASE_URL=postgres://… too"
+                            .into(),
                 });
             }
             if get("WORLD_ID").is_none() {

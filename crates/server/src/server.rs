@@ -274,7 +274,9 @@ impl RunningServer {
             if let Some(world) = lease_world {
                 match task_store.leases().clear_world(world).await {
                     Ok(released) => tracing::info!(world, released, "character leases released"),
-                    Err(err) => tracing::error!(world, error = %err, "releasing character leases failed; they expire by themselves"),
+                    Err(err) => {
+                        tracing::error!(world, error = %err, "releasing character leases failed; they expire by themselves")
+                    }
                 }
             }
             task_store.close().await;

@@ -468,7 +468,10 @@ async fn private_messages_and_presence_cross_worlds() {
     // Ignored everywhere: Bob ignores Ann, and her message is refused on her world.
     bob.send("ignore:add", json!({"name": "Ann"})).await;
     bob.expect("Bob's list with Ann ignored", |m| {
-        m["type"] == "friend:list" && m["data"]["ignored"].as_array().is_some_and(|i| !i.is_empty())
+        m["type"] == "friend:list"
+            && m["data"]["ignored"]
+                .as_array()
+                .is_some_and(|i| !i.is_empty())
     })
     .await;
     ann.send(
@@ -520,7 +523,10 @@ async fn one_character_racing_into_two_worlds_is_held_by_exactly_one() {
                 }
             };
             if outcome.is_none() {
-                assert!(entered, "round {round}: world {world}'s socket neither entered nor closed");
+                assert!(
+                    entered,
+                    "round {round}: world {world}'s socket neither entered nor closed"
+                );
                 open.push((world, ws));
             }
         }
@@ -530,13 +536,20 @@ async fn one_character_racing_into_two_worlds_is_held_by_exactly_one() {
             "round {round}: exactly one world keeps the character"
         );
         let holder = store.leases().holder(&id).await.unwrap().unwrap();
-        assert_eq!(holder.world_id, open[0].0, "round {round}: the lease names it");
+        assert_eq!(
+            holder.world_id, open[0].0,
+            "round {round}: the lease names it"
+        );
         drop(open);
         eventually("the round's session left", || async {
             store.leases().holder(&id).await.unwrap().is_none()
         })
         .await;
-        assert_eq!(owned(&store, &id).await, kit, "round {round}: nothing duplicated");
+        assert_eq!(
+            owned(&store, &id).await,
+            kit,
+            "round {round}: nothing duplicated"
+        );
     }
 }
 
@@ -551,7 +564,10 @@ async fn a_killed_world_frees_its_characters_when_the_lease_expires() {
     let store = cluster.store().await;
     let (token, id) = player(http, &one, "Survivor").await;
     let (_ws, sync) = enter(&one, &token).await;
-    assert_eq!(store.leases().holder(&id).await.unwrap().unwrap().world_id, 1);
+    assert_eq!(
+        store.leases().holder(&id).await.unwrap().unwrap().world_id,
+        1
+    );
     one.crash();
     let killed_at = Instant::now();
     let (_ws, sync_two) = enter(&two, &token).await;
@@ -561,7 +577,10 @@ async fn a_killed_world_frees_its_characters_when_the_lease_expires() {
         "entered after {waited:?}, the lease is {LEASE_SECS} s"
     );
     assert_eq!(synced_items(&sync_two), synced_items(&sync));
-    assert_eq!(store.leases().holder(&id).await.unwrap().unwrap().world_id, 2);
+    assert_eq!(
+        store.leases().holder(&id).await.unwrap().unwrap().world_id,
+        2
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -582,7 +601,8 @@ async fn a_hop_under_kill_minus_nine_keeps_every_item_exactly_once() {
         for kill_source in [true, false] {
             let (ws, _) = enter(&one, &token).await;
             let hop = Ws::connect(&two, &token);
-            let (mut hop, ()) = tokio::join!(hop, tokio::time::sleep(Duration::from_millis(delay_ms)));
+            let (mut hop, ()) =
+                tokio::join!(hop, tokio::time::sleep(Duration::from_millis(delay_ms)));
             if kill_source {
                 one.crash();
                 one = cluster.world(1).await;
@@ -634,7 +654,10 @@ async fn nats_down_keeps_each_world_playing_and_recovers() {
     )
     .await;
     let refused = ann.expect("the refusal", |m| m["type"] == "error").await;
-    assert_eq!(refused["data"]["code"], "cross_world_unavailable", "{refused}");
+    assert_eq!(
+        refused["data"]["code"], "cross_world_unavailable",
+        "{refused}"
+    );
     // The game goes on in each world.
     ann.send("player:sync", json!({})).await;
     ann.expect("a sync without NATS", |m| m["type"] == "player:sync")

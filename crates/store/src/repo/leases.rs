@@ -114,7 +114,8 @@ impl<'a> Leases<'a> {
             return Ok(HashMap::new());
         }
         let now = now_ms_sql(self.store.backend());
-        let placeholders: Vec<String> = (1..=character_ids.len()).map(|i| format!("${i}")).collect();
+        let placeholders: Vec<String> =
+            (1..=character_ids.len()).map(|i| format!("${i}")).collect();
         let sql = format!(
             r#"SELECT "characterId", "worldId" FROM character_leases WHERE "expiresAt" >= {now} AND "characterId" IN ({})"#,
             placeholders.join(", ")

@@ -97,7 +97,9 @@ pub async fn ban(
             match kick_elsewhere(&state, &character.id, true).await {
                 Ok(true) => closed += 1,
                 Ok(false) => {}
-                Err(_) => tracing::warn!(character = %character.id, "banned character may still be online in another world: the link to the other worlds is down"),
+                Err(_) => {
+                    tracing::warn!(character = %character.id, "banned character may still be online in another world: the link to the other worlds is down")
+                }
             }
         }
     }

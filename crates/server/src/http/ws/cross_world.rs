@@ -45,7 +45,11 @@ impl Connection {
             }
         };
         let reply = |code: &'static str, message: String| (code, message);
-        let refusal = match store.ignores().ignores(&target.id, &self.character_id).await {
+        let refusal = match store
+            .ignores()
+            .ignores(&target.id, &self.character_id)
+            .await
+        {
             Ok(true) => Some(reply(
                 codes::IGNORED,
                 format!("{} is not receiving your messages", target.name),
