@@ -302,21 +302,6 @@ impl Ws {
             }
         }
     }
-
-    /// Reads until the socket closes (its code), skipping messages.
-    async fn closed(&mut self) -> Option<u16> {
-        let deadline = Instant::now() + WAIT;
-        loop {
-            match self
-                .read(deadline.saturating_duration_since(Instant::now()))
-                .await
-            {
-                Read::Message(_) => continue,
-                Read::Closed(code) => return code,
-                Read::TimedOut => panic!("the socket did not close"),
-            }
-        }
-    }
 }
 
 /// Enters `world` as `token`, retrying while the character is still held by another world
