@@ -622,4 +622,34 @@ mod tests {
         assert_eq!(value("DATABASE_URL"), "postgres://u:***@h/db");
         assert_eq!(value("CLIENT_URL"), "http://localhost:3333");
     }
+    #[test]
+    fn several_worlds_need_postgres_and_a_world_number() {
+        let pg = ("DATABASE_URL", "postgres://u:p@h/db");
+        let nats = ("NATS_URL", "nats://127.0.0.1:4222");
+        assert_eq!(config(&[nats]).unwrap_err().variable, "NATS_URL");
+        assert_eq!(
+            config(&[nats, ("DATABASE_URL", "sqlite://w.db"), ("WORLD_ID", "2")])
+                .unwrap_err()
+                .variable,
+            "NATS_URL"
+        );
+        assert_eq!(config(&[nats, pg]).unwrap_err().variable, "WORLD_ID");
+        assert_eq!(
+            config(&[nats, pg, ("WORLD_ID", "0")]).unwrap_err().variable,
+            "WORLD_ID"
+        );
+        assert_eq!(
+            config(&[nats, pg, ("WORLD_ID", "70000")])
+                .unwrap_err()
+                .variable,
+            "WORLD_ID"
+        );
+        let c = config(&[nats, pg, ("WORLD_ID", "3"), ("WORLD_LEASE_SECS", "5")]).unwrap();
+        assert_eq!((c.world_id, c.world_name.as_str()), (3, "World 3"));
+        assert_eq!(c.world_lease_secs, 5);
+        assert_eq!(c.nats_url.as_deref(), Some("nats://127.0.0.1:4222"));
+        // A single world needs none of it.
+        let single = config(&[]).unwrap();
+        assert_eq!((single.world_id, single.nats_url), (1, None));
+    }
 }
