@@ -99,7 +99,7 @@ impl Connection {
                     let _ = tokio::time::timeout(
                         SEND_TIMEOUT,
                         socket.send_text(
-                            &ServerMessage::error(err.code(), &err.to_string(), None).to_json(),
+                            &ServerMessage::error(err.code(), err.to_string(), None).to_json(),
                         ),
                     )
                     .await;
