@@ -26,6 +26,8 @@ pub enum ErrorCode {
     ServiceUnavailable,
     IdpNotConfigured,
     VoiceNotConfigured,
+    /// 503: several worlds run and the link between them (NATS) is down.
+    CrossWorldUnavailable,
 }
 
 impl ErrorCode {
@@ -48,6 +50,7 @@ impl ErrorCode {
             ErrorCode::ServiceUnavailable => "service_unavailable",
             ErrorCode::IdpNotConfigured => "idp_not_configured",
             ErrorCode::VoiceNotConfigured => "voice_not_configured",
+            ErrorCode::CrossWorldUnavailable => "cross_world_unavailable",
         }
     }
 
@@ -68,7 +71,8 @@ impl ErrorCode {
             ErrorCode::Internal => 500,
             ErrorCode::ServiceUnavailable
             | ErrorCode::IdpNotConfigured
-            | ErrorCode::VoiceNotConfigured => 503,
+            | ErrorCode::VoiceNotConfigured
+            | ErrorCode::CrossWorldUnavailable => 503,
         }
     }
 }

@@ -31,6 +31,9 @@ pub mod codes {
     pub const MOVE_TOO_FAR: &str = "move_too_far";
     pub const INVALID_TEXT: &str = "invalid_text";
     pub const PLAYER_OFFLINE: &str = "player_offline";
+    /// Several worlds: the link between worlds (NATS) is down, so what needs another world
+    /// (a private message to a player there, entering while online there) cannot be done now.
+    pub const CROSS_WORLD_UNAVAILABLE: &str = "cross_world_unavailable";
     pub const IGNORED: &str = "ignored";
     pub const FORBIDDEN: &str = "forbidden";
     pub const UNKNOWN_COMMAND: &str = "unknown_command";
@@ -908,6 +911,9 @@ pub struct ContactEntry {
     /// Friends only: whether they are in the world now.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub online: Option<bool>,
+    /// Friends online, when several worlds run: the number of the world they are on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub world: Option<i64>,
 }
 
 /// `friend:list`: the whole social state, on entry and after every change.
@@ -938,6 +944,9 @@ pub struct FriendStatus {
     pub id: String,
     pub name: String,
     pub online: bool,
+    /// When several worlds run and the friend came online: the number of their world.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub world: Option<i64>,
 }
 
 /// `error`.

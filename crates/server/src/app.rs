@@ -50,6 +50,8 @@ pub struct AppState {
     pub terrain: Arc<http::routes::map::TerrainCache>,
     /// Connected agents, their reports and decisions (`crate::agents`).
     pub agents: Arc<crate::agents::AgentHub>,
+    /// Several worlds (`NATS_URL` set): this world's link to the others; `None` for a single world.
+    pub cluster: Option<Arc<crate::cluster::Cluster>>,
 }
 
 /// The HTTP side's read-only view of the world thread.
@@ -151,6 +153,7 @@ fn route_table(state: &AppState) -> RouteTable<AppState> {
         .documented(routes!(http::openapi::openapi_json))
         .documented(routes!(http::openapi::protocol_json))
         .documented(routes!(routes::config::config))
+        .documented(routes!(routes::worlds::list))
         .documented(routes!(routes::players::online))
         .documented(routes!(routes::players::profile))
         .documented(routes!(routes::players::hiscores))

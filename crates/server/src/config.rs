@@ -97,6 +97,16 @@ pub struct Config {
     /// Serve the browser client from this directory instead of the copy built into the binary
     /// (`WEB_DIR`, for client developers: edits show on reload).
     pub web_dir: Option<PathBuf>,
+    /// This world's number among several sharing a database (`WORLD_ID`, 1 alone).
+    pub world_id: i64,
+    /// The name players see in the world list (`WORLD_NAME`).
+    pub world_name: String,
+    /// NATS for several worlds (`NATS_URL`); unset: a single world, no NATS code runs.
+    pub nats_url: Option<String>,
+    /// How long a character's lease outlives its world's last heartbeat (`WORLD_LEASE_SECS`).
+    pub world_lease_secs: u64,
+    /// Players at which the world list shows this world as full (`WORLD_CAPACITY`).
+    pub world_capacity: u64,
 }
 
 /// Shortest `JWT_SECRET` accepted in production (CONTRACT.md section 4).
@@ -118,6 +128,13 @@ pub const DEFAULT_PORT: u16 = 5555;
 pub const DEFAULT_SAVE_INTERVAL_SECS: u64 = 60;
 /// The classic game tick.
 pub const DEFAULT_TICK_MS: u64 = 600;
+/// Default lease time: a world killed with -9 frees its players for other worlds this long after
+/// its last heartbeat (renewals run every third of it).
+pub const DEFAULT_WORLD_LEASE_SECS: u64 = 30;
+/// Default number of players at which a world is listed as full.
+pub const DEFAULT_WORLD_CAPACITY: u64 = 2000;
+/// World numbers are small: players read them in the world list.
+pub const MAX_WORLD_ID: u64 = 65_535;
 
 impl Config {
     /// Reads the process environment (after a `.env` file, when present, has been merged into it).
@@ -247,7 +264,50 @@ impl Config {
             }
             _ => positive_integer(&get, "RATE_LIMIT_WINDOW_SECS", 60)?,
         };
+        let nats_url = get("NATS_URL").map(|v| v.trim().to_owned());
+        if let Some(nats) = &nats_url {
+            if !nats.contains("://") && !nats.contains(':') {
+                return Err(ConfigError {
+                    variable: "NATS_URL",
+                    message: format!("{nats:?} is not a NATS address (nats://host:4222)"),
+                });
+            }
+            // The character leases that keep a character in one world live in the shared
+            // database; a SQLite file is one machine's, so several worlds need PostgreSQL.
+            let shared = database_url
+                .as_deref()
+                .and_then(|u| wayfarer_store::Backend::from_url(u).ok())
+                == Some(wayfarer_store::Backend::Postgres);
+            if !shared {
+                return Err(ConfigError {
+                    variable: "NATS_URL",
+                    message:
+                        "several worlds share one PostgreSQL: set DATABASE_URL=postgres://… too"
+                            .into(),
+                });
+            }
+            if get("WORLD_ID").is_none() {
+                return Err(ConfigError {
+                    variable: "WORLD_ID",
+                    message: "is required with NATS_URL: give each world its own number".into(),
+                });
+            }
+        }
+        let world_id = positive_integer(&get, "WORLD_ID", 1)?;
+        if world_id > MAX_WORLD_ID {
+            return Err(ConfigError {
+                variable: "WORLD_ID",
+                message: format!("{world_id} is above {MAX_WORLD_ID}"),
+            });
+        }
         Ok(Config {
+            world_id: world_id as i64,
+            world_name: get("WORLD_NAME")
+                .map(|v| v.trim().to_owned())
+                .unwrap_or_else(|| format!("World {world_id}")),
+            nats_url,
+            world_lease_secs: positive_integer(&get, "WORLD_LEASE_SECS", DEFAULT_WORLD_LEASE_SECS)?,
+            world_capacity: positive_integer(&get, "WORLD_CAPACITY", DEFAULT_WORLD_CAPACITY)?,
             idp_verification_key,
             idp_jwks_url,
             idp_issuer: get("IDP_ISSUER").unwrap_or_else(|| "privy.io".into()),
@@ -386,6 +446,17 @@ impl Config {
                 "MANIFEST_REFRESH_SECONDS",
                 self.manifest_refresh_secs.to_string(),
             ),
+            ("WORLD_ID", self.world_id.to_string()),
+            ("WORLD_NAME", self.world_name.clone()),
+            (
+                "NATS_URL",
+                self.nats_url
+                    .as_deref()
+                    .map(wayfarer_store::redact_url)
+                    .unwrap_or_else(|| "(unset: a single world)".into()),
+            ),
+            ("WORLD_LEASE_SECS", self.world_lease_secs.to_string()),
+            ("WORLD_CAPACITY", self.world_capacity.to_string()),
         ];
         for (name, value) in &mut out {
             if SECRET_VARIABLES.contains(name) && value != "(unset)" {
@@ -561,5 +632,35 @@ mod tests {
         }
         assert_eq!(value("DATABASE_URL"), "postgres://u:***@h/db");
         assert_eq!(value("CLIENT_URL"), "http://localhost:3333");
+    }
+    #[test]
+    fn several_worlds_need_postgres_and_a_world_number() {
+        let pg = ("DATABASE_URL", "postgres://u:p@h/db");
+        let nats = ("NATS_URL", "nats://127.0.0.1:4222");
+        assert_eq!(config(&[nats]).unwrap_err().variable, "NATS_URL");
+        assert_eq!(
+            config(&[nats, ("DATABASE_URL", "sqlite://w.db"), ("WORLD_ID", "2")])
+                .unwrap_err()
+                .variable,
+            "NATS_URL"
+        );
+        assert_eq!(config(&[nats, pg]).unwrap_err().variable, "WORLD_ID");
+        assert_eq!(
+            config(&[nats, pg, ("WORLD_ID", "0")]).unwrap_err().variable,
+            "WORLD_ID"
+        );
+        assert_eq!(
+            config(&[nats, pg, ("WORLD_ID", "70000")])
+                .unwrap_err()
+                .variable,
+            "WORLD_ID"
+        );
+        let c = config(&[nats, pg, ("WORLD_ID", "3"), ("WORLD_LEASE_SECS", "5")]).unwrap();
+        assert_eq!((c.world_id, c.world_name.as_str()), (3, "World 3"));
+        assert_eq!(c.world_lease_secs, 5);
+        assert_eq!(c.nats_url.as_deref(), Some("nats://127.0.0.1:4222"));
+        // A single world needs none of it.
+        let single = config(&[]).unwrap();
+        assert_eq!((single.world_id, single.nats_url), (1, None));
     }
 }

@@ -143,6 +143,14 @@ impl Connections {
             .map(|(id, _)| id.clone())
     }
 
+    /// Whether a character has a live connection here.
+    pub fn is_connected(&self, character_id: &str) -> bool {
+        self.by_character
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains_key(character_id)
+    }
+
     /// How many connections are live.
     pub fn count(&self) -> usize {
         self.by_character

@@ -7,6 +7,7 @@ pub mod app;
 pub mod auth;
 pub mod character_state;
 pub mod client_addr;
+pub mod cluster;
 pub mod config;
 pub mod connections;
 pub mod content_state;

@@ -70,7 +70,27 @@ impl RunningServer {
                     wayfarer_store::redact_url(&database_url)
                 )
             })?;
-        let recovered = store.sessions().close_dangling().await?;
+        // Several worlds: saves write only characters leased to this world, and a world that
+        // starts drops the leases it held before (a crash: no session of it survives).
+        let store = match config.nats_url {
+            Some(_) => {
+                let cleared = store.leases().clear_world(config.world_id).await?;
+                if cleared > 0 {
+                    tracing::warn!(
+                        world = config.world_id,
+                        leases = cleared,
+                        "released the character leases an unclean stop left"
+                    );
+                }
+                store.with_lease_world(config.world_id)
+            }
+            None => store,
+        };
+        let recovered = match store.lease_world() {
+            // Other worlds' players have open sessions too: leave those alone.
+            Some(world) => store.sessions().close_dangling_of_world(world).await?,
+            None => store.sessions().close_dangling().await?,
+        };
         if recovered > 0 {
             tracing::warn!(
                 sessions = recovered,
@@ -165,6 +185,9 @@ impl RunningServer {
         let addr = listener.local_addr()?;
 
         let web = crate::http::web_assets::WebAssets::new(config.web_dir.clone());
+        let cluster = crate::cluster::Cluster::connect(&config)
+            .await
+            .context("cannot set up the NATS client")?;
         let state = AppState {
             config: Arc::new(config),
             store: store.clone(),
@@ -182,7 +205,10 @@ impl RunningServer {
             web,
             terrain: Arc::default(),
             agents: Arc::default(),
+            cluster: cluster.clone(),
         };
+        let cluster_tasks = cluster.map(|c| crate::cluster::spawn(c, state.clone()));
+        let lease_world = store.lease_world();
         // Idle rate-limit keys are forgotten once a window so memory stays bounded.
         let pruner = tokio::spawn(async move {
             let mut every = tokio::time::interval(crate::rate_limit::WINDOW);
@@ -247,6 +273,19 @@ impl RunningServer {
             // The world saved everyone still online; once it is gone the save task drains and ends.
             if tokio::time::timeout(SHUTDOWN_GRACE, saver).await.is_err() {
                 tracing::error!("pending saves did not finish in time");
+            }
+            if let Some(tasks) = cluster_tasks {
+                tasks.abort();
+            }
+            // Everyone still online was saved (or could not be): their leases go, so they can
+            // enter another world at once instead of after the lease time.
+            if let Some(world) = lease_world {
+                match task_store.leases().clear_world(world).await {
+                    Ok(released) => tracing::info!(world, released, "character leases released"),
+                    Err(err) => {
+                        tracing::error!(world, error = %err, "releasing character leases failed; they expire by themselves")
+                    }
+                }
             }
             task_store.close().await;
             if let Some(pg) = local_postgres {

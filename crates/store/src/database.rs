@@ -50,6 +50,9 @@ const SQLITE_BUSY_TIMEOUT_MS: u32 = 5_000;
 pub struct Store {
     pool: AnyPool,
     backend: Backend,
+    /// Set when several worlds share the database: saves write only characters whose lease this
+    /// world holds (`repo::leases`).
+    lease_world: Option<i64>,
 }
 
 impl std::fmt::Debug for Store {
@@ -102,7 +105,11 @@ impl Store {
             })
             .connect_with(options)
             .await?;
-        Ok(Store { pool, backend })
+        Ok(Store {
+            pool,
+            backend,
+            lease_world: None,
+        })
     }
 
     /// Connects to `url` and applies the pending migrations; returns the store and the versions
@@ -124,6 +131,17 @@ impl Store {
     /// Connects to the SQLite file at `path`, creating it when missing.
     pub async fn open_sqlite(path: &Path) -> Result<Store, StoreError> {
         Store::connect(&format!("sqlite://{}", path.display())).await
+    }
+
+    /// This store, saving only characters leased to `world_id` (several worlds on one database).
+    pub fn with_lease_world(mut self, world_id: i64) -> Store {
+        self.lease_world = Some(world_id);
+        self
+    }
+
+    /// The world whose leases guard saves, when several worlds share the database.
+    pub fn lease_world(&self) -> Option<i64> {
+        self.lease_world
     }
 
     /// The engine behind this store.
@@ -228,6 +246,11 @@ impl Store {
     /// Quest progress.
     pub fn quests(&self) -> crate::repo::quests::Quests<'_> {
         crate::repo::quests::Quests::new(self)
+    }
+
+    /// Which world holds each online character (several worlds on one database).
+    pub fn leases(&self) -> crate::repo::leases::Leases<'_> {
+        crate::repo::leases::Leases::new(self)
     }
 
     /// Login and logout records.

@@ -23,6 +23,7 @@ pub use repo::ignores::MAX_IGNORED;
 pub use repo::inventory::{
     CharacterSnapshot, SaveBatch, StoredBankItem, StoredEquipment, StoredSlot, INVENTORY_SLOTS,
 };
+pub use repo::leases::{LeaseHolder, LeaseOutcome};
 pub use repo::quests::StoredQuest;
 pub use repo::sessions::PlayerSession;
 pub use repo::trades::TradeAudit;

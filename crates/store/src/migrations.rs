@@ -40,6 +40,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "agent_control",
         sql: include_str!("../migrations/0005_agent_control.sql"),
     },
+    Migration {
+        version: 6,
+        name: "character_leases",
+        sql: include_str!("../migrations/0006_character_leases.sql"),
+    },
 ];
 
 /// Any constant works; it only has to be the same in every server process sharing a database.

@@ -81,7 +81,8 @@ pub async fn handle(state: &AppState, me: Me<'_>, request: SocialRequest) -> Res
                         from_id: me.id.to_owned(),
                         from_name: me.name.to_owned(),
                     }),
-                );
+                )
+                .await;
             }
             push_list(state, me.id).await?;
             push_list(state, &target.id).await?;
@@ -126,15 +127,23 @@ pub async fn handle(state: &AppState, me: Me<'_>, request: SocialRequest) -> Res
 /// Tells a player's online friends that they came online or went offline.
 pub async fn announce(state: &AppState, id: &str, name: &str, online: bool) {
     match state.store.friends().list(id).await {
-        Ok(friends) if !friends.is_empty() => notify(
-            state,
-            friends.into_iter().map(|f| f.id).collect(),
-            ServerMessage::FriendStatus(FriendStatus {
-                id: id.to_owned(),
-                name: name.to_owned(),
-                online,
-            }),
-        ),
+        Ok(friends) if !friends.is_empty() => {
+            notify(
+                state,
+                friends.into_iter().map(|f| f.id).collect(),
+                ServerMessage::FriendStatus(FriendStatus {
+                    id: id.to_owned(),
+                    name: name.to_owned(),
+                    online,
+                    world: state
+                        .cluster
+                        .as_ref()
+                        .filter(|_| online)
+                        .map(|c| c.world_id),
+                }),
+            )
+            .await
+        }
         Ok(_) => {}
         Err(err) => tracing::warn!(character = id, error = %err, "friends: status not announced"),
     }
@@ -175,38 +184,53 @@ async fn refresh_ignored(state: &AppState, id: &str) -> Result<(), Refusal> {
 /// Sends `id` (if online) its whole list.
 pub async fn push_list(state: &AppState, id: &str) -> Result<(), Refusal> {
     let list = list_of(state, id).await?;
-    notify(state, vec![id.to_owned()], ServerMessage::FriendList(list));
+    notify(state, vec![id.to_owned()], ServerMessage::FriendList(list)).await;
     Ok(())
 }
 
 async fn list_of(state: &AppState, id: &str) -> Result<FriendList, StoreError> {
-    let entry = |c: Contact, online: Option<bool>| ContactEntry {
+    let entry = |c: Contact, online: Option<bool>, world: Option<i64>| ContactEntry {
         id: c.id,
         name: c.name,
         online,
+        world,
     };
     let friends = state.store.friends();
+    let friend_list = friends.list(id).await?;
+    // Several worlds: a friend is online when some world holds their lease (presence from the
+    // shared database, so a world that just started knows it without having heard anything).
+    let elsewhere = match &state.cluster {
+        Some(_) => {
+            let ids: Vec<String> = friend_list.iter().map(|c| c.id.clone()).collect();
+            state.store.leases().worlds_of(&ids).await?
+        }
+        None => Default::default(),
+    };
+    let my_world = state.cluster.as_ref().map(|c| c.world_id);
     Ok(FriendList {
-        friends: friends
-            .list(id)
-            .await?
+        friends: friend_list
             .into_iter()
             .map(|c| {
-                let online = state.online.is_online(&c.id);
-                entry(c, Some(online))
+                let world = match elsewhere.get(&c.id) {
+                    Some(&w) => Some(w),
+                    None if state.online.is_online(&c.id) => my_world,
+                    None => None,
+                };
+                let online = world.is_some() || state.online.is_online(&c.id);
+                entry(c, Some(online), world)
             })
             .collect(),
         incoming: friends
             .incoming(id)
             .await?
             .into_iter()
-            .map(|c| entry(c, None))
+            .map(|c| entry(c, None, None))
             .collect(),
         outgoing: friends
             .outgoing(id)
             .await?
             .into_iter()
-            .map(|c| entry(c, None))
+            .map(|c| entry(c, None, None))
             .collect(),
         ignored: state
             .store
@@ -214,14 +238,21 @@ async fn list_of(state: &AppState, id: &str) -> Result<FriendList, StoreError> {
             .list(id)
             .await?
             .into_iter()
-            .map(|c| entry(c, None))
+            .map(|c| entry(c, None, None))
             .collect(),
     })
 }
 
-fn notify(state: &AppState, to: Vec<String>, message: ServerMessage) {
-    state.world_sender.send(WorldInput::Notify {
-        to,
-        message: Arc::new(message),
-    });
+/// Sends `message` to those of `to` who are online: in this world, and with several worlds in
+/// whichever world they are on.
+async fn notify(state: &AppState, to: Vec<String>, message: ServerMessage) {
+    match &state.cluster {
+        Some(cluster) => cluster.notify_everywhere(state, to, message).await,
+        None => {
+            state.world_sender.send(WorldInput::Notify {
+                to,
+                message: Arc::new(message),
+            });
+        }
+    }
 }

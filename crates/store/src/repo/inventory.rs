@@ -191,6 +191,15 @@ impl<'a> Inventories<'a> {
         let now = crate::now_ms();
         let mut tx = self.store.begin_write().await?;
         for snapshot in &batch.snapshots {
+            if let Some(world) = self.store.lease_world() {
+                crate::repo::leases::check_held_in(
+                    &mut tx,
+                    self.store.backend(),
+                    &snapshot.character.id,
+                    world,
+                )
+                .await?;
+            }
             save_in(&mut tx, &snapshot.character).await?;
             replace_items(&mut tx, snapshot).await?;
             crate::repo::hiscores::record_in(&mut tx, snapshot).await?;

@@ -9,6 +9,7 @@ pub mod friends;
 pub mod hiscores;
 pub mod ignores;
 pub mod inventory;
+pub mod leases;
 pub mod quests;
 pub mod sessions;
 pub mod trades;

@@ -85,6 +85,22 @@ impl<'a> Sessions<'a> {
         Ok(done.rows_affected())
     }
 
+    /// [`Sessions::close_dangling`] for one world of several on a database: leaves open the
+    /// sessions of characters that another world holds a lease of (they are that world's, and it
+    /// is alive or its leases will expire).
+    pub async fn close_dangling_of_world(&self, world_id: i64) -> Result<u64, StoreError> {
+        let done = sqlx::query(
+            r#"UPDATE "playerSessions" SET "logoutAt" = $1, "closeReason" = 'crash_recovered'
+               WHERE "logoutAt" IS NULL AND "characterId" NOT IN
+                 (SELECT "characterId" FROM character_leases WHERE "worldId" <> $2)"#,
+        )
+        .bind(now_ms())
+        .bind(world_id)
+        .execute(self.store.pool())
+        .await?;
+        Ok(done.rows_affected())
+    }
+
     /// A character's sessions, newest first.
     pub async fn for_character(
         &self,

@@ -142,6 +142,16 @@ pub async fn ban(
             .close(&character.id, crate::connections::CloseRequest::BANNED)
         {
             closed += 1;
+        } else {
+            // The ban is in the shared database already, so a world that cannot be told now
+            // refuses the account at its next login anyway: a link that is down is logged, not fatal.
+            match kick_elsewhere(&state, &character.id, true).await {
+                Ok(true) => closed += 1,
+                Ok(false) => {}
+                Err(_) => {
+                    tracing::warn!(character = %character.id, "banned character may still be online in another world: the link to the other worlds is down")
+                }
+            }
         }
     }
     tracing::warn!(
@@ -217,7 +227,9 @@ pub async fn kick(
     ApiJson(body): ApiJson<KickRequest>,
 ) -> Result<Json<Kicked>, ApiError> {
     admin.require_admin()?;
-    if !state.connections.kick(&body.character_id) {
+    if !state.connections.kick(&body.character_id)
+        && !kick_elsewhere(&state, &body.character_id, false).await?
+    {
         return Err(ApiError::not_found("that character is not online"));
     }
     tracing::warn!(admin = admin.account_id(), character = %body.character_id, "character kicked");
@@ -225,6 +237,33 @@ pub async fn kick(
         character_id: body.character_id,
         kicked: true,
     }))
+}
+
+/// Several worlds: closes a character's connection on the world holding its lease (with 4003
+/// when `banned`, else 4001). False when it is online nowhere else.
+async fn kick_elsewhere(
+    state: &AppState,
+    character_id: &str,
+    banned: bool,
+) -> Result<bool, ApiError> {
+    let Some(cluster) = &state.cluster else {
+        return Ok(false);
+    };
+    let Some(holder) = state.store.leases().holder(character_id).await? else {
+        return Ok(false);
+    };
+    if holder.world_id == cluster.world_id {
+        return Ok(false);
+    }
+    cluster
+        .kick_on(holder.world_id, character_id, banned)
+        .await
+        .map_err(|err| {
+            ApiError::new(
+                wayfarer_protocol::ErrorCode::CrossWorldUnavailable,
+                err.to_string(),
+            )
+        })
 }
 
 /// One item's totals in the economy audit.

@@ -11,3 +11,4 @@ pub mod player;
 pub mod players;
 pub mod templates;
 pub mod voice;
+pub mod worlds;

@@ -283,6 +283,14 @@ impl Connection {
                         )
                         .await;
                 }
+                if channel == ChatChannel::Private && self.state.cluster.is_some() {
+                    let to = chat.to.as_deref().unwrap_or_default();
+                    if let Some(flow) =
+                        Box::pin(self.private_elsewhere(socket, to, &chat.text, &reference)).await
+                    {
+                        return flow;
+                    }
+                }
                 WorldInput::Sim(Command::Chat {
                     id,
                     channel,

@@ -26,6 +26,7 @@ use crate::http::error::ApiError;
 
 mod commands;
 mod connection;
+mod cross_world;
 mod entering;
 mod slash;
 
