@@ -98,7 +98,7 @@ async fn actions_succeed_and_are_refused_with_reason_codes() {
         ("stopMovement", json!({})),
         ("moveTo", json!({"x": 3, "z": 2})),
         ("idle", json!({"ticks": 2})),
-        ("setGoal", json!({"kind": "bank"})),
+        ("setGoal", json!({"kind": "idle", "description": "stay put for the test"})),
         ("listQuests", json!({})),
     ] {
         let outcome = agent.command(action, params.clone()).await;
