@@ -12,7 +12,9 @@ use wayfarer_agent::goals::Goal;
 use wayfarer_agent::knowledge::Knowledge;
 use wayfarer_agent::model::Model;
 use wayfarer_agent::planner::Planner;
-use wayfarer_protocol::ws::{Entity, EntityKind, InventorySlot, Player, ServerMessage, TilePos, WorldPos, WorldUpdate};
+use wayfarer_protocol::ws::{
+    Entity, EntityKind, InventorySlot, Player, ServerMessage, TilePos, WorldPos, WorldUpdate,
+};
 
 fn entity(id: String, kind: EntityKind, x: i32, z: i32) -> Entity {
     Entity {
@@ -45,9 +47,18 @@ fn scene() -> (Model, Knowledge) {
         health: 10,
         max_health: 10,
         coins: 0,
-        position: WorldPos { x: 0.5, y: 0.0, z: 0.5 },
+        position: WorldPos {
+            x: 0.5,
+            y: 0.0,
+            z: 0.5,
+        },
         skills: Default::default(),
-        inventory: vec![InventorySlot { slot: 0, item_id: "bronze_hatchet".into(), name: "Bronze Hatchet".into(), quantity: 1 }],
+        inventory: vec![InventorySlot {
+            slot: 0,
+            item_id: "bronze_hatchet".into(),
+            name: "Bronze Hatchet".into(),
+            quantity: 1,
+        }],
         equipment: Default::default(),
         online: true,
         tile: Some(TilePos { x: 0, z: 0 }),
@@ -56,7 +67,15 @@ fn scene() -> (Model, Knowledge) {
     model.apply(&ServerMessage::PlayerSync(Box::new(player)));
     let mut added = Vec::new();
     for i in 0..60 {
-        added.push(entity(format!("res-{i}"), EntityKind::Resource, (i % 30) - 15, i / 2 - 15).into());
+        added.push(
+            entity(
+                format!("res-{i}"),
+                EntityKind::Resource,
+                (i % 30) - 15,
+                i / 2 - 15,
+            )
+            .into(),
+        );
     }
     for i in 0..40 {
         added.push(entity(format!("npc-{i}"), EntityKind::Npc, i - 20, 10).into());
@@ -65,19 +84,29 @@ fn scene() -> (Model, Knowledge) {
     for i in 0..30 {
         added.push(entity(format!("g-{i}"), EntityKind::GroundItem, -5, i - 15).into());
     }
-    model.apply(&ServerMessage::WorldUpdate(WorldUpdate { tick: 1, added, ..Default::default() }));
+    model.apply(&ServerMessage::WorldUpdate(WorldUpdate {
+        tick: 1,
+        added,
+        ..Default::default()
+    }));
     (model, knowledge)
 }
 
 fn planner(c: &mut Criterion) {
     let (model, knowledge) = scene();
-    let goal = Goal::from_request(&json!({"kind": "skill", "target": {"skill": "woodcutting", "level": 5}})).expect("a valid goal");
+    let goal = Goal::from_request(
+        &json!({"kind": "skill", "target": {"skill": "woodcutting", "level": 5}}),
+    )
+    .expect("a valid goal");
     let mut planner = Planner::new();
     let mut now = 0;
     c.bench_function("planner_decision_woodcutting_crowded_view", |b| {
         b.iter(|| {
             now += 1;
-            let ctx = Ctx { model: &model, knowledge: &knowledge };
+            let ctx = Ctx {
+                model: &model,
+                knowledge: &knowledge,
+            };
             let reflex = planner.reflex(ctx, now);
             black_box(reflex);
             black_box(planner.decide(ctx, &goal, now))

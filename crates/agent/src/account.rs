@@ -44,7 +44,10 @@ pub enum LoginError {
 
 /// The default token file for a named agent.
 pub fn default_token_file(name: &str) -> PathBuf {
-    PathBuf::from(format!(".wayfarer-agent-{}.token", name.to_lowercase().replace(' ', "_")))
+    PathBuf::from(format!(
+        ".wayfarer-agent-{}.token",
+        name.to_lowercase().replace(' ', "_")
+    ))
 }
 
 impl Login {
@@ -80,7 +83,11 @@ fn stored_token(path: &Path) -> Option<String> {
     (!token.is_empty()).then(|| token.to_owned())
 }
 
-async fn has_character(http: &reqwest::Client, base: &str, token: &str) -> Result<bool, LoginError> {
+async fn has_character(
+    http: &reqwest::Client,
+    base: &str,
+    token: &str,
+) -> Result<bool, LoginError> {
     let url = format!("{base}/api/v1/player");
     let response = http
         .get(&url)
@@ -101,14 +108,18 @@ async fn post(
     if let Some(token) = token {
         request = request.bearer_auth(token);
     }
-    let response = request
-        .send()
-        .await
-        .map_err(|source| LoginError::Http { url: url.clone(), source })?;
+    let response = request.send().await.map_err(|source| LoginError::Http {
+        url: url.clone(),
+        source,
+    })?;
     let status = response.status().as_u16();
     let text = response.text().await.unwrap_or_default();
     if !(200..300).contains(&status) {
-        return Err(LoginError::Refused { url, status, body: text });
+        return Err(LoginError::Refused {
+            url,
+            status,
+            body: text,
+        });
     }
     Ok(serde_json::from_str(&text).unwrap_or_default())
 }
@@ -119,7 +130,13 @@ async fn create(
     name: &str,
     template: Option<&str>,
 ) -> Result<String, LoginError> {
-    let guest = post(http, format!("{base}/api/auth/guest"), None, json!({"name": name})).await?;
+    let guest = post(
+        http,
+        format!("{base}/api/auth/guest"),
+        None,
+        json!({"name": name}),
+    )
+    .await?;
     let token = guest
         .get("token")
         .and_then(Value::as_str)

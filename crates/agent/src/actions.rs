@@ -705,7 +705,8 @@ pub fn find(name: &str) -> Option<&'static ActionDef> {
 
 /// Checks and plans `name` with `params`.
 pub fn plan(ctx: Ctx<'_>, name: &str, params: &Value) -> Result<Planned, Outcome> {
-    let def = find(name).ok_or_else(|| Outcome::refused("unknown_action", format!("no action {name}")))?;
+    let def = find(name)
+        .ok_or_else(|| Outcome::refused("unknown_action", format!("no action {name}")))?;
     if !ctx.model.synced {
         return Err(Outcome::refused("not_connected", "not in the world yet"));
     }
@@ -741,7 +742,14 @@ fn plan_explore(ctx: Ctx<'_>, p: &Value) -> Result<Planned, Outcome> {
             ctx.knowledge
                 .areas
                 .iter()
-                .max_by_key(|a| chebyshev(here.x, here.z, (a.min.x + a.max.x) / 2, (a.min.z + a.max.z) / 2))
+                .max_by_key(|a| {
+                    chebyshev(
+                        here.x,
+                        here.z,
+                        (a.min.x + a.max.x) / 2,
+                        (a.min.z + a.max.z) / 2,
+                    )
+                })
                 .ok_or_else(|| Outcome::refused("not_available", "no areas known"))?
         }
     };
@@ -758,25 +766,39 @@ fn plan_gather(ctx: Ctx<'_>, p: &Value, skill: Skill, kind: &str) -> Result<Plan
     }
     let node = match p.get("targetId").and_then(Value::as_str) {
         Some(_) => entity(ctx, p, &[EntityKind::Resource])?,
-        None => usable_nodes(ctx, skill)
-            .into_iter()
-            .next()
-            .ok_or_else(|| Outcome::refused("not_available", format!("no usable {kind} in view")))?,
+        None => usable_nodes(ctx, skill).into_iter().next().ok_or_else(|| {
+            Outcome::refused("not_available", format!("no usable {kind} in view"))
+        })?,
     };
     if node.depleted == Some(true) {
-        return Err(Outcome::refused("depleted", format!("{} is depleted", label(node))));
+        return Err(Outcome::refused(
+            "depleted",
+            format!("{} is depleted", label(node)),
+        ));
     }
-    let facts = node.type_id.as_deref().and_then(|t| ctx.knowledge.nodes.get(t));
+    let facts = node
+        .type_id
+        .as_deref()
+        .and_then(|t| ctx.knowledge.nodes.get(t));
     if let Some(facts) = facts {
         if facts.skill != skill.to_string() {
-            return Err(Outcome::refused("invalid_target", format!("{} is not for {skill}", label(node))));
+            return Err(Outcome::refused(
+                "invalid_target",
+                format!("{} is not for {skill}", label(node)),
+            ));
         }
         if facts.level > ctx.model.level(skill) {
-            return Err(Outcome::refused("level_too_low", format!("{} needs level {}", label(node), facts.level)));
+            return Err(Outcome::refused(
+                "level_too_low",
+                format!("{} needs level {}", label(node), facts.level),
+            ));
         }
         if let Some(tool) = &facts.tool {
             if !has_tool(ctx, tool, skill) {
-                return Err(Outcome::refused("no_tool", format!("{} needs a {tool}", label(node))));
+                return Err(Outcome::refused(
+                    "no_tool",
+                    format!("{} needs a {tool}", label(node)),
+                ));
             }
         }
     }
@@ -784,25 +806,44 @@ fn plan_gather(ctx: Ctx<'_>, p: &Value, skill: Skill, kind: &str) -> Result<Plan
     let watch = id.clone();
     let until = Until::when(
         move |m: &Model| {
-            m.free_slots() == 0 || m.entities.get(&watch).is_none_or(|e| e.depleted == Some(true))
+            m.free_slots() == 0
+                || m.entities
+                    .get(&watch)
+                    .is_none_or(|e| e.depleted == Some(true))
         },
         GATHER_STALL_TICKS,
         format!("gathered at {}", label(node)),
     )
     .with_progress(move |m| m.xp_events.get(&skill).copied().unwrap_or(0));
-    Ok(Planned::Run(Procedure::send(action_frame("gather", json!({"targetId": id})), until)))
+    Ok(Planned::Run(Procedure::send(
+        action_frame("gather", json!({"targetId": id})),
+        until,
+    )))
 }
 
-fn plan_use_on_station(ctx: Ctx<'_>, p: &Value, station: &str, item: fn(&str) -> bool) -> Result<Planned, Outcome> {
+fn plan_use_on_station(
+    ctx: Ctx<'_>,
+    p: &Value,
+    station: &str,
+    item: fn(&str) -> bool,
+) -> Result<Planned, Outcome> {
     let slot = slot_or(ctx, p, item)?;
     let target = match p.get("targetId").and_then(Value::as_str) {
         Some(_) => entity(ctx, p, &[EntityKind::Resource])?,
-        None => nearest_resource(ctx.model, &[station]).ok_or_else(|| Outcome::refused("not_available", format!("no {station} in view")))?,
+        None => nearest_resource(ctx.model, &[station])
+            .ok_or_else(|| Outcome::refused("not_available", format!("no {station} in view")))?,
     };
     let version = ctx.model.inventory_version;
     Ok(Planned::Run(Procedure::send(
-        Frame::new("inventory:use", json!({"slot": slot, "targetId": target.id})),
-        Until::when(move |m: &Model| m.inventory_version > version, PROCESS_TICKS, format!("used at the {station}")),
+        Frame::new(
+            "inventory:use",
+            json!({"slot": slot, "targetId": target.id}),
+        ),
+        Until::when(
+            move |m: &Model| m.inventory_version > version,
+            PROCESS_TICKS,
+            format!("used at the {station}"),
+        ),
     )))
 }
 
@@ -810,7 +851,10 @@ fn plan_pickup(ctx: Ctx<'_>, p: &Value) -> Result<Planned, Outcome> {
     if ctx.model.free_slots() == 0 {
         return Err(Outcome::refused("inventory_full", "no free slot"));
     }
-    let item = match (p.get("targetId").and_then(Value::as_str), p.get("itemId").and_then(Value::as_str)) {
+    let item = match (
+        p.get("targetId").and_then(Value::as_str),
+        p.get("itemId").and_then(Value::as_str),
+    ) {
         (Some(id), _) => ctx
             .model
             .entities
@@ -824,10 +868,20 @@ fn plan_pickup(ctx: Ctx<'_>, p: &Value) -> Result<Planned, Outcome> {
             .into_iter()
             .chain(ctx.model.remembered.values())
             .find(|e| e.item_id.as_deref() == Some(item))
-            .ok_or_else(|| Outcome::refused("not_found", format!("no {item} on the ground known")))?,
-        (None, None) => return Err(Outcome::refused("invalid_params", "targetId or itemId is required")),
+            .ok_or_else(|| {
+                Outcome::refused("not_found", format!("no {item} on the ground known"))
+            })?,
+        (None, None) => {
+            return Err(Outcome::refused(
+                "invalid_params",
+                "targetId or itemId is required",
+            ))
+        }
     };
-    let tile = TilePos { x: item.x, z: item.z };
+    let tile = TilePos {
+        x: item.x,
+        z: item.z,
+    };
     let id = item.id.clone();
     let watch = id.clone();
     let version = ctx.model.inventory_version;
@@ -842,7 +896,11 @@ fn plan_pickup(ctx: Ctx<'_>, p: &Value) -> Result<Planned, Outcome> {
     // Close enough for the server's own walk to the item: far ones are approached in legs first.
     let mut steps = VecDeque::new();
     if ctx.model.distance_to(tile.x, tile.z) > PICKUP_WALK_TILES {
-        steps.push_back(Procedure::Walk(Walk::new(tile, PICKUP_WALK_TILES / 2, true)));
+        steps.push_back(Procedure::Walk(Walk::new(
+            tile,
+            PICKUP_WALK_TILES / 2,
+            true,
+        )));
     }
     steps.push_back(pick);
     Ok(Planned::Run(Procedure::Chain(steps)))
@@ -858,7 +916,13 @@ fn plan_deposit(ctx: Ctx<'_>, p: &Value) -> Result<Planned, Outcome> {
         return Err(Outcome::refused("not_available", "nothing to deposit"));
     }
     let version = ctx.model.bank_version;
-    let until = |detail: String| Until::when(move |m: &Model| m.bank_version > version, GRACE_WAIT, detail);
+    let until = |detail: String| {
+        Until::when(
+            move |m: &Model| m.bank_version > version,
+            GRACE_WAIT,
+            detail,
+        )
+    };
     if p.get("all").and_then(Value::as_bool) == Some(true) {
         if p.get("keepTools").and_then(Value::as_bool) == Some(true) {
             // Everything but tools: one deposit per item kind (each deposits every slot of it).
@@ -882,14 +946,22 @@ fn plan_deposit(ctx: Ctx<'_>, p: &Value) -> Result<Planned, Outcome> {
             }
             return at_bank(ctx, Procedure::Chain(steps));
         }
-        return at_bank(ctx, Procedure::send(Frame::new("bank:deposit", json!({"slot": "all"})), until("deposited everything".into())));
+        return at_bank(
+            ctx,
+            Procedure::send(
+                Frame::new("bank:deposit", json!({"slot": "all"})),
+                until("deposited everything".into()),
+            ),
+        );
     }
     let item = str_param(p, "itemId")?.to_owned();
     if ctx.model.slot_of(&item).is_none() {
         return Err(Outcome::refused("not_available", format!("no {item} held")));
     }
     let mut step = DepositItem::step(item);
-    if let (Some(q), Procedure::Deferred(d)) = (p.get("quantity").and_then(Value::as_i64), &mut step) {
+    if let (Some(q), Procedure::Deferred(d)) =
+        (p.get("quantity").and_then(Value::as_i64), &mut step)
+    {
         d.quantity = Some(q);
     }
     at_bank(ctx, step)
@@ -921,7 +993,11 @@ impl DepositItem {
         let version = model.bank_version;
         Procedure::send(
             Frame::new("bank:deposit", data),
-            Until::when(move |m: &Model| m.bank_version > version, GRACE_WAIT, format!("deposited {}", self.item_id)),
+            Until::when(
+                move |m: &Model| m.bank_version > version,
+                GRACE_WAIT,
+                format!("deposited {}", self.item_id),
+            ),
         )
     }
 }
@@ -939,21 +1015,37 @@ fn at_bank(ctx: Ctx<'_>, then: Procedure) -> Result<Planned, Outcome> {
 
 /// The nearest bank: a booth or banker in view, else one from the areas.
 pub fn known_bank(ctx: Ctx<'_>) -> Option<TilePos> {
-    let in_view = ctx.model.nearest_of(EntityKind::Resource).into_iter().chain(ctx.model.nearest_of(EntityKind::Npc)).find(|e| {
-        e.resource_type.as_deref() == Some("bank")
-            || e.type_id.as_deref().is_some_and(|t| ctx.knowledge.places.iter().any(|p| p.kind == "bank" && p.id == t))
-    });
+    let in_view = ctx
+        .model
+        .nearest_of(EntityKind::Resource)
+        .into_iter()
+        .chain(ctx.model.nearest_of(EntityKind::Npc))
+        .find(|e| {
+            e.resource_type.as_deref() == Some("bank")
+                || e.type_id.as_deref().is_some_and(|t| {
+                    ctx.knowledge
+                        .places
+                        .iter()
+                        .any(|p| p.kind == "bank" && p.id == t)
+                })
+        });
     if let Some(e) = in_view {
         return Some(TilePos { x: e.x, z: e.z });
     }
-    ctx.knowledge.places_of("bank", ctx.model.me.tile.into()).first().map(|p| p.tile)
+    ctx.knowledge
+        .places_of("bank", ctx.model.me.tile.into())
+        .first()
+        .map(|p| p.tile)
 }
 
 // --- Helpers ----------------------------------------------------------------------------------
 
 /// A JSON schema of an object with these (name, type, required) properties.
 pub fn schema(fields: &[(&str, &str, bool)]) -> Value {
-    let properties: serde_json::Map<String, Value> = fields.iter().map(|(name, kind, _)| ((*name).to_owned(), json!({"type": kind}))).collect();
+    let properties: serde_json::Map<String, Value> = fields
+        .iter()
+        .map(|(name, kind, _)| ((*name).to_owned(), json!({"type": kind})))
+        .collect();
     let required: Vec<&str> = fields.iter().filter(|f| f.2).map(|f| f.0).collect();
     json!({"type": "object", "properties": properties, "required": required})
 }
@@ -964,22 +1056,38 @@ fn action_frame(action: &str, mut data: Value) -> Frame {
 }
 
 fn str_param<'a>(p: &'a Value, name: &str) -> Result<&'a str, Outcome> {
-    p.get(name).and_then(Value::as_str).ok_or_else(|| Outcome::refused("invalid_params", format!("{name} (a string) is required")))
+    p.get(name)
+        .and_then(Value::as_str)
+        .ok_or_else(|| Outcome::refused("invalid_params", format!("{name} (a string) is required")))
 }
 
 fn tile_param(p: &Value) -> Result<TilePos, Outcome> {
-    let coord = |k: &str| p.get(k).and_then(Value::as_i64).and_then(|v| i32::try_from(v).ok());
+    let coord = |k: &str| {
+        p.get(k)
+            .and_then(Value::as_i64)
+            .and_then(|v| i32::try_from(v).ok())
+    };
     match (coord("x"), coord("z")) {
         (Some(x), Some(z)) => Ok(TilePos { x, z }),
-        _ => Err(Outcome::refused("invalid_params", "x and z (whole numbers) are required")),
+        _ => Err(Outcome::refused(
+            "invalid_params",
+            "x and z (whole numbers) are required",
+        )),
     }
 }
 
 fn entity<'a>(ctx: Ctx<'a>, p: &Value, kinds: &[EntityKind]) -> Result<&'a Entity, Outcome> {
     let id = str_param(p, "targetId")?;
-    let e = ctx.model.entities.get(id).ok_or_else(|| Outcome::refused("not_found", format!("{id} is not in view")))?;
+    let e = ctx
+        .model
+        .entities
+        .get(id)
+        .ok_or_else(|| Outcome::refused("not_found", format!("{id} is not in view")))?;
     if !kinds.is_empty() && !kinds.contains(&e.kind) {
-        return Err(Outcome::refused("invalid_target", format!("{id} is a {:?}", e.kind)));
+        return Err(Outcome::refused(
+            "invalid_target",
+            format!("{id} is a {:?}", e.kind),
+        ));
     }
     Ok(e)
 }
@@ -994,13 +1102,25 @@ fn label(e: &Entity) -> String {
 /// The slot named by `slot` or `itemId`, which must hold something.
 fn item_slot(ctx: Ctx<'_>, p: &Value) -> Result<u8, Outcome> {
     if let Some(slot) = p.get("slot").and_then(Value::as_u64) {
-        let slot = u8::try_from(slot).map_err(|_| Outcome::refused("invalid_slot", "slots are 0–27"))?;
-        return ctx.model.slot(slot).map(|s| s.slot).ok_or_else(|| Outcome::refused("invalid_slot", format!("slot {slot} is empty")));
+        let slot =
+            u8::try_from(slot).map_err(|_| Outcome::refused("invalid_slot", "slots are 0–27"))?;
+        return ctx
+            .model
+            .slot(slot)
+            .map(|s| s.slot)
+            .ok_or_else(|| Outcome::refused("invalid_slot", format!("slot {slot} is empty")));
     }
     if let Some(item) = p.get("itemId").and_then(Value::as_str) {
-        return ctx.model.slot_of(item).map(|s| s.slot).ok_or_else(|| Outcome::refused("not_available", format!("no {item} held")));
+        return ctx
+            .model
+            .slot_of(item)
+            .map(|s| s.slot)
+            .ok_or_else(|| Outcome::refused("not_available", format!("no {item} held")));
     }
-    Err(Outcome::refused("invalid_params", "slot or itemId is required"))
+    Err(Outcome::refused(
+        "invalid_params",
+        "slot or itemId is required",
+    ))
 }
 
 /// `slot` when given, else the first slot whose item passes `matches`.
@@ -1008,11 +1128,22 @@ fn slot_or(ctx: Ctx<'_>, p: &Value, matches: fn(&str) -> bool) -> Result<u8, Out
     if p.get("slot").is_some() || p.get("itemId").is_some() {
         return item_slot(ctx, p);
     }
-    ctx.model.me.inventory.iter().find(|s| matches(&s.item_id)).map(|s| s.slot).ok_or_else(|| Outcome::refused("not_available", "nothing suitable held"))
+    ctx.model
+        .me
+        .inventory
+        .iter()
+        .find(|s| matches(&s.item_id))
+        .map(|s| s.slot)
+        .ok_or_else(|| Outcome::refused("not_available", "nothing suitable held"))
 }
 
 fn logs_slot(model: &Model) -> Option<u8> {
-    model.me.inventory.iter().find(|s| s.item_id == "logs" || s.item_id.ends_with("_logs")).map(|s| s.slot)
+    model
+        .me
+        .inventory
+        .iter()
+        .find(|s| s.item_id == "logs" || s.item_id.ends_with("_logs"))
+        .map(|s| s.slot)
 }
 
 /// The slot of the food that heals most.
@@ -1021,25 +1152,49 @@ pub fn food_slot(ctx: Ctx<'_>) -> Option<u8> {
         .me
         .inventory
         .iter()
-        .filter_map(|s| ctx.knowledge.items.get(&s.item_id).and_then(|i| i.heal).map(|h| (h, s.slot)))
+        .filter_map(|s| {
+            ctx.knowledge
+                .items
+                .get(&s.item_id)
+                .and_then(|i| i.heal)
+                .map(|h| (h, s.slot))
+        })
         .max_by_key(|(h, slot)| (*h, std::cmp::Reverse(*slot)))
         .map(|(_, slot)| slot)
 }
 
 fn is_tool(knowledge: &Knowledge, item: &str) -> bool {
-    knowledge.items.get(item).is_some_and(|i| i.tool_for.is_some() || i.kind == "tool") || item == "tinderbox"
+    knowledge
+        .items
+        .get(item)
+        .is_some_and(|i| i.tool_for.is_some() || i.kind == "tool")
+        || item == "tinderbox"
 }
 
 fn has_tool(ctx: Ctx<'_>, tool: &str, skill: Skill) -> bool {
     let skill = skill.to_string();
     let fits = |id: &str| {
-        id.contains(tool) || ctx.knowledge.items.get(id).is_some_and(|i| i.tool_for.as_deref() == Some(skill.as_str()))
+        id.contains(tool)
+            || ctx
+                .knowledge
+                .items
+                .get(id)
+                .is_some_and(|i| i.tool_for.as_deref() == Some(skill.as_str()))
     };
-    ctx.model.me.inventory.iter().any(|s| fits(&s.item_id)) || ctx.model.me.equipment.values().any(|e| fits(&e.item_id))
+    ctx.model.me.inventory.iter().any(|s| fits(&s.item_id))
+        || ctx.model.me.equipment.values().any(|e| fits(&e.item_id))
 }
 
 fn nearest_resource<'a>(model: &'a Model, types: &[&str]) -> Option<&'a Entity> {
-    model.nearest_of(EntityKind::Resource).into_iter().find(|e| e.resource_type.as_deref().is_some_and(|t| types.contains(&t)) && e.depleted != Some(true))
+    model
+        .nearest_of(EntityKind::Resource)
+        .into_iter()
+        .find(|e| {
+            e.resource_type
+                .as_deref()
+                .is_some_and(|t| types.contains(&t))
+                && e.depleted != Some(true)
+        })
 }
 
 /// Resources in view for `skill` that the agent's level allows and that are not depleted, nearest first.
@@ -1050,13 +1205,20 @@ pub fn usable_nodes(ctx: Ctx<'_>, skill: Skill) -> Vec<&Entity> {
         .into_iter()
         .filter(|e| e.depleted != Some(true))
         .filter(|e| {
-            e.type_id.as_deref().and_then(|t| ctx.knowledge.nodes.get(t)).is_some_and(|n| n.skill == skill_name && n.level <= ctx.model.level(skill))
+            e.type_id
+                .as_deref()
+                .and_then(|t| ctx.knowledge.nodes.get(t))
+                .is_some_and(|n| n.skill == skill_name && n.level <= ctx.model.level(skill))
         })
         .collect()
 }
 
 fn gatherable(ctx: Ctx<'_>, skill: Skill) -> Option<Value> {
-    let ids: Vec<&str> = usable_nodes(ctx, skill).into_iter().take(5).map(|e| e.id.as_str()).collect();
+    let ids: Vec<&str> = usable_nodes(ctx, skill)
+        .into_iter()
+        .take(5)
+        .map(|e| e.id.as_str())
+        .collect();
     (!ids.is_empty() && ctx.model.free_slots() > 0).then(|| json!({"targetIds": ids}))
 }
 
@@ -1067,10 +1229,22 @@ fn station_use(ctx: Ctx<'_>, station: &str, item: fn(&str) -> bool) -> Option<Va
 }
 
 fn ids_of(ctx: Ctx<'_>, kind: EntityKind, keep: fn(&Entity) -> bool) -> Option<Value> {
-    let ids: Vec<Value> = ctx.model.nearest_of(kind).into_iter().filter(|e| keep(e)).take(10).map(|e| json!({"id": e.id, "name": e.name, "distance": ctx.model.distance_to(e.x, e.z)})).collect();
+    let ids: Vec<Value> = ctx
+        .model
+        .nearest_of(kind)
+        .into_iter()
+        .filter(|e| keep(e))
+        .take(10)
+        .map(|e| json!({"id": e.id, "name": e.name, "distance": ctx.model.distance_to(e.x, e.z)}))
+        .collect();
     (!ids.is_empty()).then(|| json!({"targets": ids}))
 }
 
 fn open_trade(ctx: Ctx<'_>) -> Result<String, Outcome> {
-    ctx.model.trade.as_ref().filter(|t| t.stage != "requested").map(|t| t.trade_id.clone()).ok_or_else(|| Outcome::refused("invalid_trade", "no trade is open"))
+    ctx.model
+        .trade
+        .as_ref()
+        .filter(|t| t.stage != "requested")
+        .map(|t| t.trade_id.clone())
+        .ok_or_else(|| Outcome::refused("invalid_trade", "no trade is open"))
 }

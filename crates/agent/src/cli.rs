@@ -55,7 +55,9 @@ pub fn parse_goal(text: &str) -> Result<Goal, String> {
     let text_at = |i: usize| parts.get(i).map(|s| (*s).to_owned());
     let request = match parts[0] {
         "skill" => json!({"kind": "skill", "target": {"skill": text_at(1), "level": number(2)?}}),
-        "gather" => json!({"kind": "gather", "target": {"itemId": text_at(1), "quantity": number(2)?}}),
+        "gather" => {
+            json!({"kind": "gather", "target": {"itemId": text_at(1), "quantity": number(2)?}})
+        }
         "earn" => json!({"kind": "earn", "target": {"coins": number(1)?}}),
         "follow" => json!({"kind": "follow", "target": {"playerName": text_at(1)}}),
         "combat" => json!({"kind": "combat", "target": {"npcId": text_at(1)}}),
@@ -86,7 +88,11 @@ pub fn config(options: &CliOptions) -> Result<AgentConfig, CliError> {
         .map(parse_goal)
         .transpose()
         .map_err(CliError::Goal)?;
-    let brain = Brain::select(options.brain, |k| std::env::var(k).ok(), options.model.clone())?;
+    let brain = Brain::select(
+        options.brain,
+        |k| std::env::var(k).ok(),
+        options.model.clone(),
+    )?;
     Ok(AgentConfig {
         server: options.server.clone(),
         login,
@@ -116,13 +122,18 @@ mod tests {
     fn short_goals_read_like_their_json() {
         assert_eq!(
             parse_goal("skill:woodcutting:10").unwrap().kind,
-            GoalKind::Skill { skill: Skill::Woodcutting, level: 10 }
+            GoalKind::Skill {
+                skill: Skill::Woodcutting,
+                level: 10
+            }
         );
         assert_eq!(parse_goal("bank").unwrap().kind, GoalKind::Bank);
         assert!(parse_goal("skill:woodcutting").is_err());
         assert!(parse_goal("dance").is_err());
         assert_eq!(
-            parse_goal(r#"{"kind":"earn","target":{"coins":5}}"#).unwrap().kind,
+            parse_goal(r#"{"kind":"earn","target":{"coins":5}}"#)
+                .unwrap()
+                .kind,
             GoalKind::Earn { coins: 5 }
         );
     }

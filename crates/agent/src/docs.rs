@@ -10,7 +10,8 @@ pub const END: &str = "<!-- end of action table -->";
 
 /// The table: name, category, parameters, description.
 pub fn action_table() -> String {
-    let mut out = String::from("| action | kind | parameters | what it does |\n|---|---|---|---|\n");
+    let mut out =
+        String::from("| action | kind | parameters | what it does |\n|---|---|---|---|\n");
     for action in ACTIONS {
         let schema = (action.params)();
         let required: Vec<&str> = schema
@@ -27,7 +28,11 @@ pub fn action_table() -> String {
             .flatten()
             .map(|(name, spec)| {
                 let kind = spec.get("type").and_then(|t| t.as_str()).unwrap_or("any");
-                let optional = if required.contains(&name.as_str()) { "" } else { "?" };
+                let optional = if required.contains(&name.as_str()) {
+                    ""
+                } else {
+                    "?"
+                };
                 format!("`{name}{optional}`: {kind}")
             })
             .collect();
@@ -35,7 +40,11 @@ pub fn action_table() -> String {
             "| `{}` | {} | {} | {} |\n",
             action.name,
             action.category,
-            if params.is_empty() { "—".to_owned() } else { params.join(", ") },
+            if params.is_empty() {
+                "—".to_owned()
+            } else {
+                params.join(", ")
+            },
             action.description
         ));
     }

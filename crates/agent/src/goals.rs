@@ -15,14 +15,31 @@ pub const GOAL_KINDS: &[&str] = &[
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", content = "target", rename_all = "camelCase")]
 pub enum GoalKind {
-    Skill { skill: Skill, level: i64 },
-    Combat { npc_id: Option<String>, area_id: Option<String> },
-    Gather { item_id: String, quantity: i64 },
-    Cook { item_id: Option<String> },
+    Skill {
+        skill: Skill,
+        level: i64,
+    },
+    Combat {
+        npc_id: Option<String>,
+        area_id: Option<String>,
+    },
+    Gather {
+        item_id: String,
+        quantity: i64,
+    },
+    Cook {
+        item_id: Option<String>,
+    },
     Bank,
-    Earn { coins: i64 },
-    Follow { player_name: String },
-    Explore { area_id: Option<String> },
+    Earn {
+        coins: i64,
+    },
+    Follow {
+        player_name: String,
+    },
+    Explore {
+        area_id: Option<String>,
+    },
     Idle,
 }
 

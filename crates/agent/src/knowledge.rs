@@ -99,7 +99,8 @@ impl Knowledge {
                 knowledge.add_nodes(&doc);
             }
         }
-        if let Some(doc) = get_json(http, &format!("{base}/api/v1/world/areas"), Some(token)).await?
+        if let Some(doc) =
+            get_json(http, &format!("{base}/api/v1/world/areas"), Some(token)).await?
         {
             knowledge.add_areas(&doc);
         }

@@ -65,10 +65,18 @@ impl Planner {
         }
         let health = me.health as f64 / me.max_health as f64;
         let candidate = if health <= FLEE_HEALTH && ctx.model.in_combat() {
-            Some(Decision::new("flee", json!({}), format!("health {}/{}", me.health, me.max_health)))
+            Some(Decision::new(
+                "flee",
+                json!({}),
+                format!("health {}/{}", me.health, me.max_health),
+            ))
         } else if health < EAT_HEALTH {
             food_slot(ctx).map(|slot| {
-                Decision::new("eatFood", json!({"slot": slot}), format!("health {}/{}", me.health, me.max_health))
+                Decision::new(
+                    "eatFood",
+                    json!({"slot": slot}),
+                    format!("health {}/{}", me.health, me.max_health),
+                )
             })
         } else {
             None
@@ -127,8 +135,18 @@ impl Planner {
                 .model
                 .nearest_of(EntityKind::Player)
                 .into_iter()
-                .find(|p| p.name.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(player_name)))
-                .map(|p| Decision::new("followEntity", json!({"targetId": p.id}), format!("following {player_name}")))
+                .find(|p| {
+                    p.name
+                        .as_deref()
+                        .is_some_and(|n| n.eq_ignore_ascii_case(player_name))
+                })
+                .map(|p| {
+                    Decision::new(
+                        "followEntity",
+                        json!({"targetId": p.id}),
+                        format!("following {player_name}"),
+                    )
+                })
                 .unwrap_or_else(|| idle(&format!("{player_name} is not in view"))),
             GoalKind::Explore { area_id } => Decision::new(
                 "explore",
@@ -162,14 +180,18 @@ impl Planner {
             if let Some(bank) = self.bank(ctx) {
                 return bank;
             }
-            let produce = ctx
-                .model
-                .me
-                .inventory
-                .iter()
-                .find(|s| ctx.knowledge.nodes.values().any(|n| n.yields.contains(&s.item_id)));
+            let produce = ctx.model.me.inventory.iter().find(|s| {
+                ctx.knowledge
+                    .nodes
+                    .values()
+                    .any(|n| n.yields.contains(&s.item_id))
+            });
             if let Some(slot) = produce {
-                return Decision::new("dropItem", json!({"itemId": slot.item_id}), "full and no bank known");
+                return Decision::new(
+                    "dropItem",
+                    json!({"itemId": slot.item_id}),
+                    "full and no bank known",
+                );
             }
         }
         let action = match skill {
@@ -181,7 +203,11 @@ impl Planner {
             .into_iter()
             .find(|e| !self.avoided(&e.id, now))
         {
-            return Decision::new(action, json!({"targetId": node.id}), format!("nearest usable {skill} node"));
+            return Decision::new(
+                action,
+                json!({"targetId": node.id}),
+                format!("nearest usable {skill} node"),
+            );
         }
         // None in view: walk to the nearest known place with a node this level allows.
         let here: wayfarer_protocol::ws::TilePos = ctx.model.me.tile.into();
@@ -218,7 +244,12 @@ impl Planner {
     }
 
     fn cook(&mut self, ctx: Ctx<'_>, now: u64) -> Decision {
-        let raw = ctx.model.me.inventory.iter().any(|s| s.item_id.starts_with("raw_"));
+        let raw = ctx
+            .model
+            .me
+            .inventory
+            .iter()
+            .any(|s| s.item_id.starts_with("raw_"));
         let fire = ctx
             .model
             .nearest_of(EntityKind::Resource)
@@ -243,7 +274,11 @@ impl Planner {
             .filter(|e| npc.is_none_or(|n| e.type_id.as_deref() == Some(n)))
             .find(|e| !self.avoided(&e.id, now));
         match target {
-            Some(e) => Decision::new("attackEntity", json!({"targetId": e.id}), "nearest living NPC"),
+            Some(e) => Decision::new(
+                "attackEntity",
+                json!({"targetId": e.id}),
+                "nearest living NPC",
+            ),
             None => Decision::new("explore", json!({}), "no NPC to fight in view"),
         }
     }

@@ -108,7 +108,10 @@ impl Until {
     }
 
     /// The timeout counts from the last time `progress` moved.
-    pub fn with_progress(mut self, progress: impl Fn(&Model) -> u64 + Send + Sync + 'static) -> Until {
+    pub fn with_progress(
+        mut self,
+        progress: impl Fn(&Model) -> u64 + Send + Sync + 'static,
+    ) -> Until {
         self.progress = Some(Box::new(progress));
         self
     }

@@ -103,14 +103,21 @@ pub fn equipment(ctx: Ctx<'_>) -> Value {
 pub fn available_actions(ctx: Ctx<'_>) -> Value {
     let actions: Vec<Value> = ACTIONS
         .iter()
-        .filter_map(|a| (a.available)(ctx).map(|hint| json!({"name": a.name, "category": a.category, "with": hint})))
+        .filter_map(|a| {
+            (a.available)(ctx)
+                .map(|hint| json!({"name": a.name, "category": a.category, "with": hint}))
+        })
         .collect();
     json!({"actions": actions})
 }
 
 /// The names of the actions possible now (the tools offered to a model).
 pub fn available_names(ctx: Ctx<'_>) -> Vec<&'static str> {
-    ACTIONS.iter().filter(|a| (a.available)(ctx).is_some()).map(|a| a.name).collect()
+    ACTIONS
+        .iter()
+        .filter(|a| (a.available)(ctx).is_some())
+        .map(|a| a.name)
+        .collect()
 }
 
 /// The bank as last seen.

@@ -34,6 +34,8 @@ pub const BACKOFF_START: Duration = Duration::from_secs(1);
 pub const BACKOFF_CAP: Duration = Duration::from_secs(30);
 /// Decisions kept for the status.
 pub const RECENT_DECISIONS: usize = 20;
+/// Ticks between two status updates when nothing else published one.
+pub const STATUS_EVERY_TICKS: u64 = 5;
 /// Tick length assumed when the server does not say.
 pub const DEFAULT_TICK_MS: u64 = 600;
 
@@ -184,12 +186,21 @@ impl Agent {
             Brain::Llm(c) => Some(Arc::new(c.clone())),
             Brain::Planner => None,
         };
-        let (calls, tokens, failures, open) = llm.as_ref().map_or(
-            (0, 0, 3, Duration::from_secs(60)),
-            |c| (c.calls_per_minute, c.tokens_per_hour, c.breaker_failures, c.breaker_open),
-        );
+        let (calls, tokens, failures, open) =
+            llm.as_ref()
+                .map_or((0, 0, 3, Duration::from_secs(60)), |c| {
+                    (
+                        c.calls_per_minute,
+                        c.tokens_per_hour,
+                        c.breaker_failures,
+                        c.breaker_open,
+                    )
+                });
         Agent {
-            goal: config.goal.clone().unwrap_or_else(|| Goal::choose(&Model::default())),
+            goal: config
+                .goal
+                .clone()
+                .unwrap_or_else(|| Goal::choose(&Model::default())),
             config,
             http: reqwest::Client::new(),
             model: Model::default(),
@@ -302,7 +313,7 @@ impl Agent {
                             return self.lost(synced_once, format!("write: {e}"));
                         }
                     }
-                    if self.now % 5 == 0 {
+                    if self.now.is_multiple_of(STATUS_EVERY_TICKS) {
                         self.publish(true);
                     }
                 }
@@ -377,14 +388,26 @@ impl Agent {
         };
         self.model.apply(&message);
         let refused = match &message {
-            ServerMessage::Error(e) => e.reference.as_ref().map(|r| (ref_text(r), e.code.clone(), e.message.clone())),
-            ServerMessage::TradeError(e) => e.reference.as_ref().map(|r| (ref_text(r), e.code.clone(), e.message.clone())),
+            ServerMessage::Error(e) => e
+                .reference
+                .as_ref()
+                .map(|r| (ref_text(r), e.code.clone(), e.message.clone())),
+            ServerMessage::TradeError(e) => e
+                .reference
+                .as_ref()
+                .map(|r| (ref_text(r), e.code.clone(), e.message.clone())),
             _ => None,
         };
         if let Some((reference, code, text)) = refused {
-            let ours = self.running.as_ref().is_some_and(|r| r.refs.contains(&reference));
+            let ours = self
+                .running
+                .as_ref()
+                .is_some_and(|r| r.refs.contains(&reference));
             if ours {
-                let outcome = self.running.as_mut().and_then(|r| r.procedure.on_rejected(&code, &text));
+                let outcome = self
+                    .running
+                    .as_mut()
+                    .and_then(|r| r.procedure.on_rejected(&code, &text));
                 if let Some(outcome) = outcome {
                     let running = self.running.take().expect("checked above");
                     self.finish(running, outcome);
@@ -399,12 +422,23 @@ impl Agent {
         if !self.model.synced {
             return out;
         }
-        let ctx = Ctx { model: &self.model, knowledge: &self.knowledge };
+        let ctx = Ctx {
+            model: &self.model,
+            knowledge: &self.knowledge,
+        };
         if let Some(reflex) = self.planner.reflex(ctx, self.now) {
-            let same = self.running.as_ref().is_some_and(|r| r.decision.action == reflex.action);
+            let same = self
+                .running
+                .as_ref()
+                .is_some_and(|r| r.decision.action == reflex.action);
             if !same {
                 if let Some(running) = self.running.take() {
-                    self.finish(running, Outcome::Failed { reason: format!("preempted by the {} reflex", reflex.action) });
+                    self.finish(
+                        running,
+                        Outcome::Failed {
+                            reason: format!("preempted by the {} reflex", reflex.action),
+                        },
+                    );
                 }
                 self.thinking = None;
                 self.start(reflex, "reflex", &mut out);
@@ -421,7 +455,11 @@ impl Agent {
                 self.finish(running, outcome);
             }
         }
-        if self.running.is_some() || self.thinking.is_some() || self.now < self.idle_until || self.paused {
+        if self.running.is_some()
+            || self.thinking.is_some()
+            || self.now < self.idle_until
+            || self.paused
+        {
             return out;
         }
         if self.goal.is_reached(&self.model) {
@@ -435,7 +473,14 @@ impl Agent {
             }
             return out;
         }
-        let decision = self.planner.decide(Ctx { model: &self.model, knowledge: &self.knowledge }, &self.goal, self.now);
+        let decision = self.planner.decide(
+            Ctx {
+                model: &self.model,
+                knowledge: &self.knowledge,
+            },
+            &self.goal,
+            self.now,
+        );
         self.start(decision, "planner", &mut out);
         out
     }
@@ -454,14 +499,18 @@ impl Agent {
         if let Some(failure) = failure {
             return Some(self.fall_back(failure));
         }
-        let ctx = Ctx { model: &self.model, knowledge: &self.knowledge };
+        let ctx = Ctx {
+            model: &self.model,
+            knowledge: &self.knowledge,
+        };
         let mut names = providers::available_names(ctx);
         for always in ["setGoal", "idle"] {
             if !names.contains(&always) {
                 names.push(always);
             }
         }
-        let tools: Vec<&'static actions::ActionDef> = names.iter().filter_map(|n| actions::find(n)).collect();
+        let tools: Vec<&'static actions::ActionDef> =
+            names.iter().filter_map(|n| actions::find(n)).collect();
         let prompt = Prompt {
             system: format!(
                 "You play {} in Wayfarer, a multiplayer RPG, as an autonomous player. Each turn, call exactly one tool: \
@@ -489,7 +538,11 @@ impl Agent {
     }
 
     /// The model answered (or failed): its action, checked by the table, or the planner's.
-    fn on_answer(&mut self, number: u64, answer: Result<(ToolCall, Usage), LlmFailure>) -> Vec<String> {
+    fn on_answer(
+        &mut self,
+        number: u64,
+        answer: Result<(ToolCall, Usage), LlmFailure>,
+    ) -> Vec<String> {
         let now = Instant::now();
         if let Ok((_, usage)) = &answer {
             self.stats.input_tokens += usage.input;
@@ -508,11 +561,19 @@ impl Agent {
                 return self.fall_back(failure);
             }
         };
-        let ctx = Ctx { model: &self.model, knowledge: &self.knowledge };
-        let offered = actions::find(&call.name).is_some_and(|a| a.name == "setGoal" || a.name == "idle" || (a.available)(ctx).is_some());
+        let ctx = Ctx {
+            model: &self.model,
+            knowledge: &self.knowledge,
+        };
+        let offered = actions::find(&call.name).is_some_and(|a| {
+            a.name == "setGoal" || a.name == "idle" || (a.available)(ctx).is_some()
+        });
         if !offered {
             self.breaker.record(false, now);
-            return self.fall_back(LlmFailure::Refused(format!("{} was not offered", call.name)));
+            return self.fall_back(LlmFailure::Refused(format!(
+                "{} was not offered",
+                call.name
+            )));
         }
         if let Err(refusal) = actions::plan(ctx, &call.name, &call.arguments) {
             self.breaker.record(false, now);
@@ -521,7 +582,12 @@ impl Agent {
         self.breaker.record(true, now);
         self.stats.decisions += 1;
         let name = actions::find(&call.name).map_or("idle", |a| a.name);
-        let decision = Decision { action: name, params: call.arguments, reason: "the model's choice".into(), reflex: false };
+        let decision = Decision {
+            action: name,
+            params: call.arguments,
+            reason: "the model's choice".into(),
+            reflex: false,
+        };
         let mut out = Vec::new();
         self.start(decision, "llm", &mut out);
         out
@@ -531,7 +597,14 @@ impl Agent {
         *self.stats.fallbacks.entry(failure.kind()).or_default() += 1;
         self.stats.breaker_opened = self.breaker.opened;
         tracing::info!(agent = %self.config.label, why = failure.kind(), detail = ?failure, "model step fell back to the planner");
-        let decision = self.planner.decide(Ctx { model: &self.model, knowledge: &self.knowledge }, &self.goal, self.now);
+        let decision = self.planner.decide(
+            Ctx {
+                model: &self.model,
+                knowledge: &self.knowledge,
+            },
+            &self.goal,
+            self.now,
+        );
         let mut out = Vec::new();
         self.start(decision, "planner", &mut out);
         out
@@ -552,10 +625,19 @@ impl Agent {
             by,
             "decided"
         );
-        let ctx = Ctx { model: &self.model, knowledge: &self.knowledge };
+        let ctx = Ctx {
+            model: &self.model,
+            knowledge: &self.knowledge,
+        };
         match actions::plan(ctx, decision.action, &decision.params) {
             Err(refusal) => {
-                let running = Running { decision, number, by, procedure: Procedure::Finished(refusal.clone()), refs: HashSet::new() };
+                let running = Running {
+                    decision,
+                    number,
+                    by,
+                    procedure: Procedure::Finished(refusal.clone()),
+                    refs: HashSet::new(),
+                };
                 self.finish(running, refusal);
             }
             Ok(Planned::Goal(goal)) => {
@@ -563,21 +645,43 @@ impl Agent {
                     Outcome::refused("paused", "goals are not set while paused")
                 } else {
                     self.goal = goal;
-                    Outcome::Accepted { detail: format!("goal: {}", self.goal.description) }
+                    Outcome::Accepted {
+                        detail: format!("goal: {}", self.goal.description),
+                    }
                 };
-                let running = Running { decision, number, by, procedure: Procedure::Finished(outcome.clone()), refs: HashSet::new() };
+                let running = Running {
+                    decision,
+                    number,
+                    by,
+                    procedure: Procedure::Finished(outcome.clone()),
+                    refs: HashSet::new(),
+                };
                 self.finish(running, outcome);
             }
             Ok(Planned::Wait(ticks)) => {
                 self.idle_until = self.now + ticks;
-                let outcome = Outcome::Accepted { detail: format!("idle {ticks} ticks") };
-                let running = Running { decision, number, by, procedure: Procedure::Finished(outcome.clone()), refs: HashSet::new() };
+                let outcome = Outcome::Accepted {
+                    detail: format!("idle {ticks} ticks"),
+                };
+                let running = Running {
+                    decision,
+                    number,
+                    by,
+                    procedure: Procedure::Finished(outcome.clone()),
+                    refs: HashSet::new(),
+                };
                 self.finish(running, outcome);
             }
             Ok(Planned::Run(mut procedure)) => {
                 let mut frames = Vec::new();
                 let poll = procedure.poll(&self.model, self.now, &mut frames);
-                let mut running = Running { decision, number, by, procedure, refs: HashSet::new() };
+                let mut running = Running {
+                    decision,
+                    number,
+                    by,
+                    procedure,
+                    refs: HashSet::new(),
+                };
                 for frame in frames {
                     let (text, reference) = self.encode_with_ref(frame);
                     running.refs.insert(reference);
@@ -650,7 +754,8 @@ impl Agent {
                 self.paused = true;
                 self.drop_plan();
                 // The movement path stops now, not when the next decision would have.
-                let (text, _) = self.encode_with_ref(Frame::new("player:action", json!({"action": "stop"})));
+                let (text, _) =
+                    self.encode_with_ref(Frame::new("player:action", json!({"action": "stop"})));
                 frames.push(text);
                 tracing::info!(agent = %self.config.label, "paused");
             }
@@ -661,9 +766,18 @@ impl Agent {
             Control::Message(text) => {
                 let (name, rest) = text.trim().split_once(' ').unwrap_or((text.trim(), ""));
                 if let Some(def) = actions::find(name) {
-                    let params: Value = if rest.trim().is_empty() { json!({}) } else { serde_json::from_str(rest).unwrap_or_else(|_| json!({})) };
+                    let params: Value = if rest.trim().is_empty() {
+                        json!({})
+                    } else {
+                        serde_json::from_str(rest).unwrap_or_else(|_| json!({}))
+                    };
                     self.drop_plan();
-                    let decision = Decision { action: def.name, params, reason: "the owner's command".into(), reflex: false };
+                    let decision = Decision {
+                        action: def.name,
+                        params,
+                        reason: "the owner's command".into(),
+                        reflex: false,
+                    };
                     self.start(decision, "owner", &mut frames);
                 } else {
                     tracing::info!(agent = %self.config.label, %text, "owner message");
@@ -684,7 +798,12 @@ impl Agent {
     /// Abandons the running action and any model call (a goal change or a pause).
     fn drop_plan(&mut self) {
         if let Some(running) = self.running.take() {
-            self.finish(running, Outcome::Failed { reason: "interrupted by the owner".into() });
+            self.finish(
+                running,
+                Outcome::Failed {
+                    reason: "interrupted by the owner".into(),
+                },
+            );
         }
         self.thinking = None;
         self.decisions += 1;
@@ -692,7 +811,10 @@ impl Agent {
     }
 
     fn publish(&self, connected: bool) {
-        let ctx = Ctx { model: &self.model, knowledge: &self.knowledge };
+        let ctx = Ctx {
+            model: &self.model,
+            knowledge: &self.knowledge,
+        };
         let mut stats = self.stats.clone();
         stats.breaker_opened = self.breaker.opened;
         let status = AgentStatus {

@@ -656,9 +656,7 @@ impl World {
                     update,
                 }),
                 Some(update) => self.push_run_energy(i, update, now, events),
-                None if energy_too => {
-                    self.push_run_energy(i, WorldUpdate::default(), now, events)
-                }
+                None if energy_too => self.push_run_energy(i, WorldUpdate::default(), now, events),
                 None => {}
             }
         }

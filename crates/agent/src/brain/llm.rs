@@ -23,7 +23,12 @@ impl Provider {
     /// The provider's key variable, base-URL variable and default address and model.
     fn defaults(self) -> (&'static str, &'static str, &'static str, &'static str) {
         match self {
-            Provider::OpenAi => ("OPENAI_API_KEY", "OPENAI_BASE_URL", "https://api.openai.com/v1", "gpt-4o-mini"),
+            Provider::OpenAi => (
+                "OPENAI_API_KEY",
+                "OPENAI_BASE_URL",
+                "https://api.openai.com/v1",
+                "gpt-4o-mini",
+            ),
             Provider::Anthropic => (
                 "ANTHROPIC_API_KEY",
                 "ANTHROPIC_BASE_URL",
@@ -79,7 +84,10 @@ pub const DEFAULT_BREAKER_OPEN: Duration = Duration::from_secs(60);
 impl LlmConfig {
     /// The first provider whose key is set in `lookup` (OpenAI, then Anthropic, then OpenRouter),
     /// with its base URL variable or default, and `model` or the provider's default.
-    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>, model: Option<String>) -> Option<LlmConfig> {
+    pub fn from_lookup(
+        lookup: impl Fn(&str) -> Option<String>,
+        model: Option<String>,
+    ) -> Option<LlmConfig> {
         [Provider::OpenAi, Provider::Anthropic, Provider::OpenRouter]
             .into_iter()
             .find_map(|provider| {
@@ -260,10 +268,22 @@ pub fn read_openai(answer: &Value) -> Result<(ToolCall, Usage), LlmFailure> {
         return Err(LlmFailure::Malformed("arguments are not an object".into()));
     }
     let usage = Usage {
-        input: answer.pointer("/usage/prompt_tokens").and_then(Value::as_u64).unwrap_or(0),
-        output: answer.pointer("/usage/completion_tokens").and_then(Value::as_u64).unwrap_or(0),
+        input: answer
+            .pointer("/usage/prompt_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
+        output: answer
+            .pointer("/usage/completion_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
     };
-    Ok((ToolCall { name: name.to_owned(), arguments }, usage))
+    Ok((
+        ToolCall {
+            name: name.to_owned(),
+            arguments,
+        },
+        usage,
+    ))
 }
 
 /// The tool use of an Anthropic messages answer.
@@ -284,10 +304,22 @@ pub fn read_anthropic(answer: &Value) -> Result<(ToolCall, Usage), LlmFailure> {
         return Err(LlmFailure::Malformed("input is not an object".into()));
     }
     let usage = Usage {
-        input: answer.pointer("/usage/input_tokens").and_then(Value::as_u64).unwrap_or(0),
-        output: answer.pointer("/usage/output_tokens").and_then(Value::as_u64).unwrap_or(0),
+        input: answer
+            .pointer("/usage/input_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
+        output: answer
+            .pointer("/usage/output_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
     };
-    Ok((ToolCall { name: name.to_owned(), arguments }, usage))
+    Ok((
+        ToolCall {
+            name: name.to_owned(),
+            arguments,
+        },
+        usage,
+    ))
 }
 
 #[cfg(test)]
@@ -297,16 +329,31 @@ mod tests {
     #[test]
     fn the_first_key_set_chooses_the_provider_and_its_base_url() {
         let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| (*v).to_owned())
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| (*v).to_owned())
+            }
         };
         assert!(LlmConfig::from_lookup(env(&[]), None).is_none());
         let c = LlmConfig::from_lookup(
-            env(&[("ANTHROPIC_API_KEY", "a"), ("ANTHROPIC_BASE_URL", "http://x/")]),
+            env(&[
+                ("ANTHROPIC_API_KEY", "a"),
+                ("ANTHROPIC_BASE_URL", "http://x/"),
+            ]),
             Some("m".into()),
         )
         .unwrap();
-        assert_eq!((c.provider, c.base_url.as_str(), c.model.as_str()), (Provider::Anthropic, "http://x", "m"));
-        let c = LlmConfig::from_lookup(env(&[("OPENROUTER_API_KEY", "k"), ("OPENAI_API_KEY", "")]), None).unwrap();
+        assert_eq!(
+            (c.provider, c.base_url.as_str(), c.model.as_str()),
+            (Provider::Anthropic, "http://x", "m")
+        );
+        let c = LlmConfig::from_lookup(
+            env(&[("OPENROUTER_API_KEY", "k"), ("OPENAI_API_KEY", "")]),
+            None,
+        )
+        .unwrap();
         assert_eq!(c.provider, Provider::OpenRouter);
         assert_eq!(c.base_url, "https://openrouter.ai/api/v1");
     }
@@ -317,11 +364,23 @@ mod tests {
         let (call, usage) = read_openai(&ok).unwrap();
         assert_eq!(call.name, "chopTree");
         assert_eq!(call.arguments, json!({"targetId": "res-1"}));
-        assert_eq!(usage, Usage { input: 10, output: 2 });
+        assert_eq!(
+            usage,
+            Usage {
+                input: 10,
+                output: 2
+            }
+        );
         let text_only = json!({"choices": [{"message": {"content": "I would chop a tree"}}]});
-        assert!(matches!(read_openai(&text_only), Err(LlmFailure::Malformed(_))));
+        assert!(matches!(
+            read_openai(&text_only),
+            Err(LlmFailure::Malformed(_))
+        ));
         let bad_args = json!({"choices": [{"message": {"tool_calls": [{"function": {"name": "x", "arguments": "{oops"}}]}}]});
-        assert!(matches!(read_openai(&bad_args), Err(LlmFailure::Malformed(_))));
+        assert!(matches!(
+            read_openai(&bad_args),
+            Err(LlmFailure::Malformed(_))
+        ));
         let anthropic = json!({"content": [{"type": "text", "text": "ok"}, {"type": "tool_use", "name": "idle", "input": {}}], "usage": {"input_tokens": 5, "output_tokens": 1}});
         assert_eq!(read_anthropic(&anthropic).unwrap().0.name, "idle");
     }

@@ -63,7 +63,12 @@ impl Brain {
     pub fn describe(&self) -> String {
         match self {
             Brain::Planner => "the built-in planner (no model key set, or --brain planner)".into(),
-            Brain::Llm(c) => format!("{} model {} at {}, the planner as fallback", c.provider.name(), c.model, c.base_url),
+            Brain::Llm(c) => format!(
+                "{} model {} at {}, the planner as fallback",
+                c.provider.name(),
+                c.model,
+                c.base_url
+            ),
         }
     }
 }
@@ -90,10 +95,18 @@ impl Budget {
 
     /// Whether a call may be made now (and counts it when so).
     pub fn try_call(&mut self, now: Instant) -> bool {
-        while self.calls.front().is_some_and(|t| now.duration_since(*t) >= Duration::from_secs(60)) {
+        while self
+            .calls
+            .front()
+            .is_some_and(|t| now.duration_since(*t) >= Duration::from_secs(60))
+        {
             self.calls.pop_front();
         }
-        while self.tokens.front().is_some_and(|(t, _)| now.duration_since(*t) >= Duration::from_secs(3600)) {
+        while self
+            .tokens
+            .front()
+            .is_some_and(|(t, _)| now.duration_since(*t) >= Duration::from_secs(3600))
+        {
             self.tokens.pop_front();
         }
         let spent: u64 = self.tokens.iter().map(|(_, n)| n).sum();
@@ -223,9 +236,18 @@ mod tests {
     fn llm_without_a_key_stops_and_auto_falls_back_to_the_planner() {
         let none = |_: &str| None;
         assert!(Brain::select(BrainChoice::Llm, none, None).is_err());
-        assert!(matches!(Brain::select(BrainChoice::Auto, none, None), Ok(Brain::Planner)));
+        assert!(matches!(
+            Brain::select(BrainChoice::Auto, none, None),
+            Ok(Brain::Planner)
+        ));
         let key = |k: &str| (k == "OPENAI_API_KEY").then(|| "k".to_owned());
-        assert!(matches!(Brain::select(BrainChoice::Auto, key, None), Ok(Brain::Llm(_))));
-        assert!(matches!(Brain::select(BrainChoice::Planner, key, None), Ok(Brain::Planner)));
+        assert!(matches!(
+            Brain::select(BrainChoice::Auto, key, None),
+            Ok(Brain::Llm(_))
+        ));
+        assert!(matches!(
+            Brain::select(BrainChoice::Planner, key, None),
+            Ok(Brain::Planner)
+        ));
     }
 }

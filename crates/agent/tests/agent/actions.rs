@@ -17,7 +17,12 @@ fn code(outcome: &Outcome) -> (&'static str, String) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn navigate_and_pickup_cross_more_than_200_tiles_in_legs() {
     let server = TestServer::start(20).await;
-    let mut agent = server.agent("Strider", Some(goal(json!({"kind": "idle"}))), Brain::Planner, None);
+    let mut agent = server.agent(
+        "Strider",
+        Some(goal(json!({"kind": "idle"}))),
+        Brain::Planner,
+        None,
+    );
     agent.entered().await;
     agent.become_admin().await;
     // moveTo refuses what one move cannot reach; navigateTo walks it in legs.
@@ -28,16 +33,27 @@ async fn navigate_and_pickup_cross_more_than_200_tiles_in_legs() {
     agent.give("logs", 1).await;
     let dropped = agent.command("dropItem", json!({"itemId": "logs"})).await;
     assert!(dropped.is_success(), "{dropped}");
-    let walked = agent.command("navigateTo", json!({"x": 130, "z": 0, "run": true})).await;
+    let walked = agent
+        .command("navigateTo", json!({"x": 130, "z": 0, "run": true}))
+        .await;
     assert!(walked.is_success(), "{walked}");
-    let Outcome::Accepted { detail } = &walked else { unreachable!() };
-    assert!(detail.contains("2 leg") || detail.contains("3 leg"), "{detail}");
+    let Outcome::Accepted { detail } = &walked else {
+        unreachable!()
+    };
+    assert!(
+        detail.contains("2 leg") || detail.contains("3 leg"),
+        "{detail}"
+    );
     assert_eq!(position(&agent.status()), (130, 0));
     let picked = agent.command("pickupItem", json!({"itemId": "logs"})).await;
     assert!(picked.is_success(), "{picked}");
     let status = agent.status();
     assert_eq!(holds(&status, "logs"), 1);
-    assert!(position(&status).0 < -100, "it walked back west: {:?}", position(&status));
+    assert!(
+        position(&status).0 < -100,
+        "it walked back west: {:?}",
+        position(&status)
+    );
     agent.handle.shutdown().await;
     server.stop().await;
 }
@@ -45,22 +61,40 @@ async fn navigate_and_pickup_cross_more_than_200_tiles_in_legs() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn drop_item_drops_one_stack_one_type_or_everything() {
     let server = TestServer::start(20).await;
-    let mut agent = server.agent("Dropper", Some(goal(json!({"kind": "idle"}))), Brain::Planner, None);
+    let mut agent = server.agent(
+        "Dropper",
+        Some(goal(json!({"kind": "idle"}))),
+        Brain::Planner,
+        None,
+    );
     agent.entered().await;
     agent.become_admin().await;
     agent.give("logs", 4).await;
     agent.give("bones", 2).await;
     let by_type = agent.command("dropItem", json!({"itemId": "logs"})).await;
     assert!(by_type.is_success(), "{by_type}");
-    assert_eq!(by_type, Outcome::Accepted { detail: "dropped 4".into() });
+    assert_eq!(
+        by_type,
+        Outcome::Accepted {
+            detail: "dropped 4".into()
+        }
+    );
     let status = agent.status();
     assert_eq!(holds(&status, "logs"), 0);
     assert_eq!(holds(&status, "bones"), 2);
-    let one = agent.command("dropItem", json!({"itemId": "bones", "slot": null})).await;
+    let one = agent
+        .command("dropItem", json!({"itemId": "bones", "slot": null}))
+        .await;
     assert!(one.is_success(), "{one}");
     let all = agent.command("dropItem", json!({"all": true})).await;
     assert!(all.is_success(), "{all}");
-    let empty = agent.wait_for(Duration::from_secs(5), "an empty inventory", |s| s.state["inventory"]["items"].as_array().is_some_and(|i| i.is_empty())).await;
+    let empty = agent
+        .wait_for(Duration::from_secs(5), "an empty inventory", |s| {
+            s.state["inventory"]["items"]
+                .as_array()
+                .is_some_and(|i| i.is_empty())
+        })
+        .await;
     assert_eq!(empty.state["inventory"]["freeSlots"], 28);
     let nothing = agent.command("dropItem", json!({"all": true})).await;
     assert_eq!(code(&nothing), ("agent", "not_available".to_owned()));
@@ -71,15 +105,28 @@ async fn drop_item_drops_one_stack_one_type_or_everything() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn actions_succeed_and_are_refused_with_reason_codes() {
     let server = TestServer::start(20).await;
-    let mut agent = server.agent("Tester", Some(goal(json!({"kind": "idle"}))), Brain::Planner, None);
+    let mut agent = server.agent(
+        "Tester",
+        Some(goal(json!({"kind": "idle"}))),
+        Brain::Planner,
+        None,
+    );
     let entered = agent.entered().await;
     // Refused by the agent's own check, before sending.
     let cases = [
         ("chopTree", json!({"targetId": "res-999999"}), "not_found"),
         ("attackEntity", json!({}), "invalid_params"),
-        ("changeCombatStyle", json!({"style": "sideways"}), "invalid_params"),
+        (
+            "changeCombatStyle",
+            json!({"style": "sideways"}),
+            "invalid_params",
+        ),
         ("flee", json!({}), "cannot_do"),
-        ("bankWithdraw", json!({"itemId": "logs", "quantity": 0}), "invalid_params"),
+        (
+            "bankWithdraw",
+            json!({"itemId": "logs", "quantity": 0}),
+            "invalid_params",
+        ),
         ("chatMessage", json!({"text": "   "}), "invalid_text"),
         ("buyItem", json!({"itemId": "logs"}), "not_near_shop"),
         ("respondDialogue", json!({"index": 0}), "invalid_dialogue"),
@@ -89,7 +136,11 @@ async fn actions_succeed_and_are_refused_with_reason_codes() {
     ];
     for (action, params, expected) in cases {
         let outcome = agent.command(action, params.clone()).await;
-        assert_eq!(code(&outcome), ("agent", expected.to_owned()), "{action} {params}: {outcome}");
+        assert_eq!(
+            code(&outcome),
+            ("agent", expected.to_owned()),
+            "{action} {params}: {outcome}"
+        );
     }
     // Accepted.
     for (action, params) in [
@@ -98,27 +149,48 @@ async fn actions_succeed_and_are_refused_with_reason_codes() {
         ("stopMovement", json!({})),
         ("moveTo", json!({"x": 3, "z": 2})),
         ("idle", json!({"ticks": 2})),
-        ("setGoal", json!({"kind": "idle", "description": "stay put for the test"})),
+        (
+            "setGoal",
+            json!({"kind": "idle", "description": "stay put for the test"}),
+        ),
         ("listQuests", json!({})),
     ] {
         let outcome = agent.command(action, params.clone()).await;
         assert!(outcome.is_success(), "{action} {params}: {outcome}");
     }
     // Refused by the server, matched by ref: a prayer that does not exist.
-    let outcome = agent.command("togglePrayer", json!({"prayerId": "no_such_prayer", "active": true})).await;
-    assert_eq!(code(&outcome), ("server", "unknown_prayer".to_owned()), "{outcome}");
+    let outcome = agent
+        .command(
+            "togglePrayer",
+            json!({"prayerId": "no_such_prayer", "active": true}),
+        )
+        .await;
+    assert_eq!(
+        code(&outcome),
+        ("server", "unknown_prayer".to_owned()),
+        "{outcome}"
+    );
     // Equip and eat from the starter kit.
-    let sword = entered.state["inventory"]["items"].as_array().and_then(|i| i.iter().find(|s| s["itemId"] == "bronze_sword")).map(|s| s["slot"].clone());
+    let sword = entered.state["inventory"]["items"]
+        .as_array()
+        .and_then(|i| i.iter().find(|s| s["itemId"] == "bronze_sword"))
+        .map(|s| s["slot"].clone());
     if let Some(slot) = sword {
         let outcome = agent.command("equipItem", json!({"slot": slot})).await;
         assert!(outcome.is_success(), "{outcome}");
-        let outcome = agent.command("unequipItem", json!({"slot": "weapon"})).await;
+        let outcome = agent
+            .command("unequipItem", json!({"slot": "weapon"}))
+            .await;
         assert!(outcome.is_success(), "{outcome}");
     }
     // The bank: walked to and used.
-    let outcome = agent.command("bankDeposit", json!({"itemId": "bread"})).await;
+    let outcome = agent
+        .command("bankDeposit", json!({"itemId": "bread"}))
+        .await;
     assert!(outcome.is_success(), "{outcome}");
-    let outcome = agent.command("bankWithdraw", json!({"itemId": "bread", "quantity": 1})).await;
+    let outcome = agent
+        .command("bankWithdraw", json!({"itemId": "bread", "quantity": 1}))
+        .await;
     assert!(outcome.is_success(), "{outcome}");
     let outcome = agent.command("eatFood", json!({})).await;
     assert!(outcome.is_success(), "{outcome}");
@@ -129,13 +201,26 @@ async fn actions_succeed_and_are_refused_with_reason_codes() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stamina_drains_running_and_comes_back_resting() {
     let server = TestServer::start(20).await;
-    let mut agent = server.agent("Runner", Some(goal(json!({"kind": "idle"}))), Brain::Planner, None);
+    let mut agent = server.agent(
+        "Runner",
+        Some(goal(json!({"kind": "idle"}))),
+        Brain::Planner,
+        None,
+    );
     let start = agent.entered().await;
     assert_eq!(start.state["gameState"]["stamina"], 100);
-    agent.command("moveTo", json!({"x": 35, "z": 35, "run": true})).await;
-    let tired = agent.status().state["gameState"]["stamina"].as_u64().unwrap_or(100);
+    agent
+        .command("moveTo", json!({"x": 35, "z": 35, "run": true}))
+        .await;
+    let tired = agent.status().state["gameState"]["stamina"]
+        .as_u64()
+        .unwrap_or(100);
     assert!(tired < 100, "running drained energy: {tired}");
-    agent.wait_for(Duration::from_secs(30), "energy coming back", move |s| s.state["gameState"]["stamina"].as_u64().unwrap_or(0) > tired).await;
+    agent
+        .wait_for(Duration::from_secs(30), "energy coming back", move |s| {
+            s.state["gameState"]["stamina"].as_u64().unwrap_or(0) > tired
+        })
+        .await;
     agent.handle.shutdown().await;
     server.stop().await;
 }

@@ -39,12 +39,17 @@ impl TestServer {
             ("DISABLE_RATE_LIMIT", "true".to_owned()),
             ("ADMIN_CODE", ADMIN_CODE.to_owned()),
             ("WORLD", dir.display().to_string()),
-            ("DATABASE_URL", format!("sqlite://{}", dir.join("wayfarer.db").display())),
+            (
+                "DATABASE_URL",
+                format!("sqlite://{}", dir.join("wayfarer.db").display()),
+            ),
         ]
         .into_iter()
         .collect();
         let config = Config::from_lookup(|k| vars.get(k).cloned()).expect("a valid test config");
-        let server = RunningServer::start(config).await.expect("the server starts");
+        let server = RunningServer::start(config)
+            .await
+            .expect("the server starts");
         TestServer {
             base: format!("http://{}", server.addr),
             dir,
@@ -54,7 +59,13 @@ impl TestServer {
     }
 
     /// An agent of its own guest account and character `name`, playing with `brain`.
-    pub fn agent(&self, name: &str, goal: Option<Goal>, brain: Brain, template: Option<&str>) -> TestAgent {
+    pub fn agent(
+        &self,
+        name: &str,
+        goal: Option<Goal>,
+        brain: Brain,
+        template: Option<&str>,
+    ) -> TestAgent {
         let handle = wayfarer_agent::spawn(AgentConfig {
             server: self.base.clone(),
             login: Login::Name {
@@ -89,7 +100,12 @@ impl TestAgent {
     }
 
     /// Waits until `check` holds for the status, or panics after `limit`.
-    pub async fn wait_for(&mut self, limit: Duration, what: &str, check: impl Fn(&AgentStatus) -> bool) -> AgentStatus {
+    pub async fn wait_for(
+        &mut self,
+        limit: Duration,
+        what: &str,
+        check: impl Fn(&AgentStatus) -> bool,
+    ) -> AgentStatus {
         let deadline = tokio::time::Instant::now() + limit;
         loop {
             {
@@ -98,61 +114,110 @@ impl TestAgent {
                     return status.clone();
                 }
             }
-            if tokio::time::timeout_at(deadline, self.handle.status.changed()).await.is_err() {
+            if tokio::time::timeout_at(deadline, self.handle.status.changed())
+                .await
+                .is_err()
+            {
                 let status = self.status();
-                panic!("{what}: not within {limit:?}; last decisions {:#?}; state {}", status.recent_decisions, status.state);
+                panic!(
+                    "{what}: not within {limit:?}; last decisions {:#?}; state {}",
+                    status.recent_decisions, status.state
+                );
             }
         }
     }
 
     /// Waits until the agent is in the world.
     pub async fn entered(&mut self) -> AgentStatus {
-        self.wait_for(Duration::from_secs(30), "entering", |s| s.character_id.is_some() && s.state["gameState"]["maxHealth"].as_i64().unwrap_or(0) > 0).await
+        self.wait_for(Duration::from_secs(30), "entering", |s| {
+            s.character_id.is_some() && s.state["gameState"]["maxHealth"].as_i64().unwrap_or(0) > 0
+        })
+        .await
     }
 
     /// Runs `action` with `params` as an owner's command and returns its outcome.
     pub async fn command(&mut self, action: &str, params: Value) -> Outcome {
-        let before = self.status().recent_decisions.back().map_or(0, |d| d.number);
+        let before = self
+            .status()
+            .recent_decisions
+            .back()
+            .map_or(0, |d| d.number);
         self.handle
             .control
             .send(Control::Message(format!("{action} {params}")))
             .await
             .expect("the agent runs");
         let status = self
-            .wait_for(Duration::from_secs(60), &format!("{action} to finish"), |s| owner_decision(s, action, before).is_some())
+            .wait_for(
+                Duration::from_secs(60),
+                &format!("{action} to finish"),
+                |s| owner_decision(s, action, before).is_some(),
+            )
             .await;
-        owner_decision(&status, action, before).and_then(|d| d.outcome.clone()).expect("checked")
+        owner_decision(&status, action, before)
+            .and_then(|d| d.outcome.clone())
+            .expect("checked")
     }
 
     /// Grants admin for this session (`/admin`), so `/tp` and `/give` work.
     pub async fn become_admin(&mut self) {
-        let outcome = self.command("chatMessage", serde_json::json!({"text": format!("/admin {ADMIN_CODE}")})).await;
+        let outcome = self
+            .command(
+                "chatMessage",
+                serde_json::json!({"text": format!("/admin {ADMIN_CODE}")}),
+            )
+            .await;
         assert!(outcome.is_success(), "{outcome}");
     }
 
     /// `/give item quantity` and waits until the inventory holds it.
     pub async fn give(&mut self, item: &str, quantity: i64) {
-        self.command("chatMessage", serde_json::json!({"text": format!("/give {item} {quantity}")})).await;
+        self.command(
+            "chatMessage",
+            serde_json::json!({"text": format!("/give {item} {quantity}")}),
+        )
+        .await;
         let item = item.to_owned();
-        self.wait_for(Duration::from_secs(10), "the gift", move |s| holds(s, &item) > 0).await;
+        self.wait_for(Duration::from_secs(10), "the gift", move |s| {
+            holds(s, &item) > 0
+        })
+        .await;
     }
 
     /// `/tp x z` and waits until the agent stands there.
     pub async fn teleport(&mut self, x: i64, z: i64) {
-        self.command("chatMessage", serde_json::json!({"text": format!("/tp {x} {z}")})).await;
-        self.wait_for(Duration::from_secs(10), "the teleport", move |s| position(s) == (x, z)).await;
+        self.command(
+            "chatMessage",
+            serde_json::json!({"text": format!("/tp {x} {z}")}),
+        )
+        .await;
+        self.wait_for(Duration::from_secs(10), "the teleport", move |s| {
+            position(s) == (x, z)
+        })
+        .await;
     }
 
     /// Sets a goal through the control channel.
     pub async fn set_goal(&self, goal: Goal) -> Result<(), String> {
         let (tx, rx) = oneshot::channel();
-        self.handle.control.send(Control::SetGoal(goal, tx)).await.expect("the agent runs");
+        self.handle
+            .control
+            .send(Control::SetGoal(goal, tx))
+            .await
+            .expect("the agent runs");
         rx.await.expect("an answer")
     }
 }
 
-fn owner_decision<'a>(status: &'a AgentStatus, action: &str, after: u64) -> Option<&'a DecisionRecord> {
-    status.recent_decisions.iter().find(|d| d.number > after && d.by == "owner" && d.action == action && d.outcome.is_some())
+fn owner_decision<'a>(
+    status: &'a AgentStatus,
+    action: &str,
+    after: u64,
+) -> Option<&'a DecisionRecord> {
+    status
+        .recent_decisions
+        .iter()
+        .find(|d| d.number > after && d.by == "owner" && d.action == action && d.outcome.is_some())
 }
 
 /// How many of `item` the status's inventory holds.
@@ -169,12 +234,17 @@ pub fn holds(status: &AgentStatus, item: &str) -> i64 {
 /// The agent's tile.
 pub fn position(status: &AgentStatus) -> (i64, i64) {
     let p = &status.state["gameState"]["position"];
-    (p["x"].as_i64().unwrap_or(i64::MIN), p["z"].as_i64().unwrap_or(i64::MIN))
+    (
+        p["x"].as_i64().unwrap_or(i64::MIN),
+        p["z"].as_i64().unwrap_or(i64::MIN),
+    )
 }
 
 /// The agent's level in `skill`.
 pub fn level(status: &AgentStatus, skill: &str) -> i64 {
-    status.state["skills"]["skills"][skill]["level"].as_i64().unwrap_or(1)
+    status.state["skills"]["skills"][skill]["level"]
+        .as_i64()
+        .unwrap_or(1)
 }
 
 /// A goal from its JSON.

@@ -31,9 +31,17 @@ async fn answer(State(mock): State<Mock>, Json(request): Json<Value>) -> Respons
         .as_array()
         .into_iter()
         .flatten()
-        .filter_map(|t| t.pointer("/function/name").or_else(|| t.get("name")).and_then(Value::as_str).map(str::to_owned))
+        .filter_map(|t| {
+            t.pointer("/function/name")
+                .or_else(|| t.get("name"))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        })
         .collect();
-    assert!(tools.contains(&"idle".to_owned()) && tools.contains(&"chatMessage".to_owned()), "{tools:?}");
+    assert!(
+        tools.contains(&"idle".to_owned()) && tools.contains(&"chatMessage".to_owned()),
+        "{tools:?}"
+    );
     match n {
         1 => return Json(text_only(mock.provider)).into_response(),
         2 => return (StatusCode::INTERNAL_SERVER_ERROR, "boom").into_response(),
@@ -42,20 +50,33 @@ async fn answer(State(mock): State<Mock>, Json(request): Json<Value>) -> Respons
         }
         _ => {}
     }
-    Json(tool_call(mock.provider, "chatMessage", json!({"text": "the model speaks"}))).into_response()
+    Json(tool_call(
+        mock.provider,
+        "chatMessage",
+        json!({"text": "the model speaks"}),
+    ))
+    .into_response()
 }
 
 fn tool_call(provider: Provider, name: &str, arguments: Value) -> Value {
     match provider {
-        Provider::Anthropic => json!({"content": [{"type": "tool_use", "id": "t1", "name": name, "input": arguments}], "usage": {"input_tokens": 100, "output_tokens": 10}}),
-        _ => json!({"choices": [{"message": {"tool_calls": [{"id": "c1", "type": "function", "function": {"name": name, "arguments": arguments.to_string()}}]}}], "usage": {"prompt_tokens": 100, "completion_tokens": 10}}),
+        Provider::Anthropic => {
+            json!({"content": [{"type": "tool_use", "id": "t1", "name": name, "input": arguments}], "usage": {"input_tokens": 100, "output_tokens": 10}})
+        }
+        _ => {
+            json!({"choices": [{"message": {"tool_calls": [{"id": "c1", "type": "function", "function": {"name": name, "arguments": arguments.to_string()}}]}}], "usage": {"prompt_tokens": 100, "completion_tokens": 10}})
+        }
     }
 }
 
 fn text_only(provider: Provider) -> Value {
     match provider {
-        Provider::Anthropic => json!({"content": [{"type": "text", "text": "I think I will chop."}], "usage": {"input_tokens": 50, "output_tokens": 5}}),
-        _ => json!({"choices": [{"message": {"content": "I think I will chop."}}], "usage": {"prompt_tokens": 50, "completion_tokens": 5}}),
+        Provider::Anthropic => {
+            json!({"content": [{"type": "text", "text": "I think I will chop."}], "usage": {"input_tokens": 50, "output_tokens": 5}})
+        }
+        _ => {
+            json!({"choices": [{"message": {"content": "I think I will chop."}}], "usage": {"prompt_tokens": 50, "completion_tokens": 5}})
+        }
     }
 }
 
@@ -64,8 +85,13 @@ async fn mock_server(provider: Provider) -> (String, Arc<AtomicUsize>) {
     let app = Router::new()
         .route("/chat/completions", post(answer))
         .route("/v1/messages", post(answer))
-        .with_state(Mock { provider, calls: Arc::clone(&calls) });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port");
+        .with_state(Mock {
+            provider,
+            calls: Arc::clone(&calls),
+        });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a port");
     let addr = listener.local_addr().expect("an address");
     tokio::spawn(async move { axum::serve(listener, app).await });
     (format!("http://{addr}"), calls)
@@ -87,22 +113,40 @@ async fn backend_falls_back_and_counts(provider: Provider, name: &str) {
         breaker_failures: 10,
         breaker_open: Duration::from_secs(60),
     };
-    let mut agent = server.agent(name, Some(goal(json!({"kind": "idle"}))), Brain::Llm(config), None);
+    let mut agent = server.agent(
+        name,
+        Some(goal(json!({"kind": "idle"}))),
+        Brain::Llm(config),
+        None,
+    );
     agent.entered().await;
     let status = agent
         .wait_for(Duration::from_secs(60), "every kind of fallback", |s| {
             let f = &s.model.fallbacks;
-            ["malformed", "http_error", "timeout", "budget_exhausted"].iter().all(|k| f.contains_key(k)) && s.model.decisions >= 1
+            ["malformed", "http_error", "timeout", "budget_exhausted"]
+                .iter()
+                .all(|k| f.contains_key(k))
+                && s.model.decisions >= 1
         })
         .await;
     assert!(calls.load(Ordering::SeqCst) >= 5);
-    assert!(status.model.input_tokens >= 100, "tokens are counted: {:?}", status.model);
     assert!(
-        status.recent_decisions.iter().any(|d| d.by == "llm" && d.action == "chatMessage"),
+        status.model.input_tokens >= 100,
+        "tokens are counted: {:?}",
+        status.model
+    );
+    assert!(
+        status
+            .recent_decisions
+            .iter()
+            .any(|d| d.by == "llm" && d.action == "chatMessage"),
         "the model's choice was played: {:#?}",
         status.recent_decisions
     );
-    assert!(status.recent_decisions.iter().any(|d| d.by == "planner"), "the planner stood in");
+    assert!(
+        status.recent_decisions.iter().any(|d| d.by == "planner"),
+        "the planner stood in"
+    );
     agent.handle.shutdown().await;
     server.stop().await;
 }

@@ -17,7 +17,9 @@ async fn the_planner_takes_a_fresh_character_from_woodcutting_1_to_5_then_banks_
     // Level 7 needs more logs than a starter's free slots hold: the agent must bank on the way.
     let mut agent = server.agent(
         "Woody",
-        Some(goal(json!({"kind": "skill", "target": {"skill": "woodcutting", "level": 7}}))),
+        Some(goal(
+            json!({"kind": "skill", "target": {"skill": "woodcutting", "level": 7}}),
+        )),
         Brain::Planner,
         None,
     );
@@ -25,17 +27,29 @@ async fn the_planner_takes_a_fresh_character_from_woodcutting_1_to_5_then_banks_
     assert_eq!(level(&start, "woodcutting"), 1);
     let start_tick = start.state["gameState"]["tick"].as_u64().unwrap_or(0);
     let at_5 = agent
-        .wait_for(Duration::from_secs(240), "woodcutting level 5", |s| level(s, "woodcutting") >= 5)
+        .wait_for(Duration::from_secs(240), "woodcutting level 5", |s| {
+            level(s, "woodcutting") >= 5
+        })
         .await;
     let ticks = at_5.state["gameState"]["tick"].as_u64().unwrap_or(0) - start_tick;
     assert!(ticks <= TICKS_TO_LEVEL_5, "level 5 took {ticks} ticks");
     let banked = agent
         .wait_for(Duration::from_secs(240), "a bank deposit of logs", |s| {
-            s.recent_decisions.iter().any(|d| d.action == "bankDeposit" && d.outcome.as_ref().is_some_and(|o| o.is_success()))
+            s.recent_decisions.iter().any(|d| {
+                d.action == "bankDeposit" && d.outcome.as_ref().is_some_and(|o| o.is_success())
+            })
         })
         .await;
-    assert!(holds(&banked, "logs") < 5, "the logs went to the bank: {}", banked.state["inventory"]);
-    assert_eq!(holds(&banked, "bronze_hatchet"), 1, "the hatchet stays in hand");
+    assert!(
+        holds(&banked, "logs") < 5,
+        "the logs went to the bank: {}",
+        banked.state["inventory"]
+    );
+    assert_eq!(
+        holds(&banked, "bronze_hatchet"),
+        1,
+        "the hatchet stays in hand"
+    );
     agent.handle.shutdown().await;
     server.stop().await;
 }

@@ -247,6 +247,7 @@ mod tests {
                     ..Default::default()
                 }],
                 removed: vec![id.into(), "plain".into()],
+                stamina: Some(0),
             });
         }
     }
@@ -343,6 +344,7 @@ mod tests {
                 moved: moved.into(),
                 changed,
                 removed,
+                stamina: (tick % 2 == 0).then_some((tick % 101) as u32),
             });
         }
     }

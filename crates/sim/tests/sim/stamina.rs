@@ -2,8 +2,7 @@
 //! once it is gone.
 
 use wayfarer_sim::{
-    drain_per_tick, regen_per_tick, RUN_ENERGY_PER_PERCENT, RUN_TILES_PER_TICK,
-    WALK_TILES_PER_TICK,
+    drain_per_tick, regen_per_tick, RUN_ENERGY_PER_PERCENT, RUN_TILES_PER_TICK, WALK_TILES_PER_TICK,
 };
 
 use crate::{join, run, t, views, walk, Field};
@@ -25,7 +24,11 @@ fn running_drains_energy_by_the_classic_rate_and_reports_it_in_world_updates() {
     }
     let expected = (10_000 - 21 * drain_per_tick(0.0)) / RUN_ENERGY_PER_PERCENT;
     assert_eq!(world.player_run_energy("ada"), Some(expected));
-    assert_eq!(reported, Some(expected), "the last change reached the client");
+    assert_eq!(
+        reported,
+        Some(expected),
+        "the last change reached the client"
+    );
 }
 
 #[test]
@@ -59,7 +62,10 @@ fn out_of_energy_a_run_goes_on_as_a_walk() {
     world.tick(vec![join("ada", t(0, 0))]);
     world.set_run_energy_units("ada", 150);
     world.tick(vec![run("ada", t(80, 0))]);
-    assert_eq!(world.player_tile("ada"), Some(t(RUN_TILES_PER_TICK as i32, 0)));
+    assert_eq!(
+        world.player_tile("ada"),
+        Some(t(RUN_TILES_PER_TICK as i32, 0))
+    );
     // 150 - 64 = 86 units: under one percent, so the next tick is a walk (and regains).
     assert_eq!(world.player_run_energy("ada"), Some(0));
     world.tick(vec![]);
