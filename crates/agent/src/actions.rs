@@ -123,12 +123,14 @@ pub static ACTIONS: &[ActionDef] = &[
     ActionDef {
         name: "navigateTo",
         category: "movement",
-        description: "Go to any tile, however far: routes longer than 200 tiles are walked in legs of at most 200.",
-        params: || schema(&[("x", "integer", true), ("z", "integer", true), ("run", "boolean", false)]),
+        description: "Go to any tile, however far (within: stop that many tiles short): routes longer than 200 tiles are walked in legs of at most 200.",
+        params: || schema(&[("x", "integer", true), ("z", "integer", true), ("run", "boolean", false), ("within", "integer", false)]),
         plan: |_, p| {
             let target = tile_param(p)?;
             let run = p.get("run").and_then(Value::as_bool).unwrap_or(false);
-            Ok(Planned::Run(Procedure::Walk(Walk::new(target, 0, run))))
+            // A tree or a booth blocks its own tile: a walk to it ends beside it.
+            let within = p.get("within").and_then(Value::as_u64).map_or(0, |w| w.min(32) as u32);
+            Ok(Planned::Run(Procedure::Walk(Walk::new(target, within, run))))
         },
         available: |_| Some(json!({})),
     },

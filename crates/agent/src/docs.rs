@@ -50,3 +50,55 @@ pub fn action_table() -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn docs_agents_md_holds_the_table_as_generated() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/agents.md");
+        let doc = std::fs::read_to_string(path).expect("docs/agents.md exists");
+        let start = doc.find(BEGIN).expect("the begin mark") + BEGIN.len();
+        let end = doc.find(END).expect("the end mark");
+        assert_eq!(
+            doc[start..end].trim(),
+            action_table().trim(),
+            "docs/agents.md's action table is stale: paste `action_table()` between the marks"
+        );
+    }
+
+    #[test]
+    fn the_table_names_the_22_actions_of_the_specification() {
+        for name in [
+            "moveTo",
+            "followEntity",
+            "stopMovement",
+            "explore",
+            "approachEntity",
+            "navigateTo",
+            "attackEntity",
+            "changeCombatStyle",
+            "flee",
+            "chopTree",
+            "catchFish",
+            "lightFire",
+            "cookFood",
+            "equipItem",
+            "useItem",
+            "dropItem",
+            "pickupItem",
+            "chatMessage",
+            "bankDeposit",
+            "bankWithdraw",
+            "setGoal",
+            "idle",
+        ] {
+            assert!(ACTIONS.iter().any(|a| a.name == name), "{name} is missing");
+        }
+        let mut names: Vec<&str> = ACTIONS.iter().map(|a| a.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), ACTIONS.len(), "names are unique");
+    }
+}

@@ -17,6 +17,8 @@ pub const FLEE_HEALTH: f64 = 0.3;
 pub const EAT_HEALTH: f64 = 0.6;
 /// Ticks a failed target is avoided.
 pub const AVOID_TICKS: u64 = 50;
+/// How close a walk to a known node goes before the node in view takes over.
+pub const NODE_APPROACH_TILES: u32 = 3;
 /// Ticks between two firings of the same reflex (Mindcraft's unstuck mode fired in a loop).
 pub const REFLEX_COOLDOWN_TICKS: u64 = 5;
 
@@ -227,7 +229,7 @@ impl Planner {
         match place {
             Some(p) => Decision::new(
                 "navigateTo",
-                json!({"x": p.tile.x, "z": p.tile.z}),
+                json!({"x": p.tile.x, "z": p.tile.z, "within": NODE_APPROACH_TILES}),
                 format!("{} at ({}, {}) in {}", p.id, p.tile.x, p.tile.z, p.area),
             ),
             None => Decision::new("explore", json!({}), format!("no {skill} node known")),

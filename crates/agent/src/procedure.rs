@@ -436,6 +436,124 @@ impl DropRun {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wayfarer_protocol::ws::InventorySlot;
+
+    fn slot(slot: u8, item: &str) -> InventorySlot {
+        InventorySlot {
+            slot,
+            item_id: item.into(),
+            name: item.into(),
+            quantity: 1,
+        }
+    }
+
+    fn full_of(item: &str) -> Vec<InventorySlot> {
+        (0..28).map(|s| slot(s, item)).collect()
+    }
+
+    #[test]
+    fn a_drop_run_stops_at_50_items_even_when_the_inventory_refills() {
+        let mut model = Model::default();
+        model.me.inventory = full_of("logs");
+        let mut run = Procedure::Drop(DropRun::new(DropWhat::Item("logs".into())));
+        let mut sent = 0;
+        let mut refill: Option<u8> = None;
+        for now in 0..500 {
+            let mut out = Vec::new();
+            if let Poll::Done(outcome) = run.poll(&model, now, &mut out) {
+                assert_eq!(
+                    outcome,
+                    Outcome::Accepted {
+                        detail: "dropped 50 (the most one command drops)".into()
+                    }
+                );
+                assert_eq!(sent, MAX_DROP_ITEMS);
+                return;
+            }
+            // Something refills the slot dropped a tick ago (a gift, a pickup).
+            if let Some(slot_number) = refill.take() {
+                model.me.inventory.push(slot(slot_number, "logs"));
+                model.inventory_version += 1;
+            }
+            for frame in out {
+                sent += 1;
+                let dropped = frame.data["slot"].as_u64().unwrap() as u8;
+                model.me.inventory.retain(|s| s.slot != dropped);
+                model.inventory_version += 1;
+                refill = Some(dropped);
+            }
+        }
+        panic!("never finished");
+    }
+
+    #[test]
+    fn a_drop_run_stops_after_three_consecutive_failures() {
+        let mut model = Model::default();
+        model.me.inventory = vec![
+            slot(0, "logs"),
+            slot(1, "logs"),
+            slot(2, "bones"),
+            slot(3, "logs"),
+            slot(4, "logs"),
+        ];
+        let mut run = Procedure::Drop(DropRun::new(DropWhat::All));
+        // The first drop works.
+        let mut out = Vec::new();
+        assert!(matches!(run.poll(&model, 0, &mut out), Poll::Pending));
+        model.me.inventory.remove(0);
+        model.inventory_version += 1;
+        // Then the server refuses three in a row (say, a trade opened).
+        let mut refusals = 0;
+        for now in 1..20 {
+            out.clear();
+            if let Poll::Done(outcome) = run.poll(&model, now, &mut out) {
+                panic!("ended early: {outcome}");
+            }
+            if !out.is_empty() {
+                refusals += 1;
+                if let Some(outcome) = run.on_rejected("in_trade", "you are trading") {
+                    assert_eq!(refusals, MAX_DROP_FAILURES);
+                    let Outcome::Failed { reason } = outcome else {
+                        panic!("{outcome}")
+                    };
+                    assert!(
+                        reason.contains("3 consecutive failures (1 dropped)"),
+                        "{reason}"
+                    );
+                    return;
+                }
+            }
+        }
+        panic!("never stopped");
+    }
+
+    #[test]
+    fn drop_by_type_leaves_other_items_and_one_slot_drops_once() {
+        let mut model = Model::default();
+        model.me.inventory = vec![slot(0, "logs"), slot(1, "bones"), slot(2, "logs")];
+        let mut run = Procedure::Drop(DropRun::new(DropWhat::Item("logs".into())));
+        let mut dropped = Vec::new();
+        for now in 0..20 {
+            let mut out = Vec::new();
+            if let Poll::Done(outcome) = run.poll(&model, now, &mut out) {
+                assert_eq!(
+                    outcome,
+                    Outcome::Accepted {
+                        detail: "dropped 2".into()
+                    }
+                );
+                assert_eq!(dropped, vec![0, 2]);
+                break;
+            }
+            for frame in out {
+                let s = frame.data["slot"].as_u64().unwrap() as u8;
+                dropped.push(s);
+                model.me.inventory.retain(|x| x.slot != s);
+                model.inventory_version += 1;
+            }
+        }
+        assert_eq!(model.me.inventory, vec![slot(1, "bones")]);
+    }
 
     #[test]
     fn legs_stay_within_the_move_limit_and_end_on_the_target() {
