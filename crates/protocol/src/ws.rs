@@ -755,6 +755,9 @@ pub struct WorldUpdate {
     pub moved: MovedList,
     pub changed: Vec<Changed>,
     pub removed: Vec<std::sync::Arc<str>>,
+    /// The receiver's own run energy in percent (0–100), present in the ticks it changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stamina: Option<u32>,
 }
 
 impl WorldUpdate {
@@ -764,6 +767,7 @@ impl WorldUpdate {
             && self.moved.is_empty()
             && self.changed.is_empty()
             && self.removed.is_empty()
+            && self.stamina.is_none()
     }
 }
 
@@ -818,6 +822,9 @@ pub struct Player {
     pub online: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tile: Option<TilePos>,
+    /// Run energy in percent (0–100): `player:sync` only, like `tile`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stamina: Option<u32>,
 }
 
 /// `chat:message`.

@@ -72,6 +72,33 @@ enum Command {
         #[arg(long)]
         json: Option<std::path::PathBuf>,
     },
+    /// Run an agent: a program that plays as an ordinary player over the socket (docs/agents.md).
+    Agent {
+        /// The server's base URL, e.g. http://127.0.0.1:5555.
+        #[arg(long)]
+        server: String,
+        /// Play the character of a registered agent with its token.
+        #[arg(long, conflicts_with = "name", required_unless_present = "name")]
+        token: Option<String>,
+        /// Create (or reuse) a guest account and character of this name.
+        #[arg(long)]
+        name: Option<String>,
+        /// The goal: JSON, or short forms such as skill:woodcutting:10, bank, earn:500.
+        #[arg(long)]
+        goal: Option<String>,
+        /// The character template for a new character (--name).
+        #[arg(long)]
+        template: Option<String>,
+        /// planner, llm (needs a model key) or auto (the model when a key is set).
+        #[arg(long, default_value = "auto")]
+        brain: wayfarer_agent::BrainChoice,
+        /// The language model (default: the provider's small model).
+        #[arg(long, env = "AGENT_MODEL")]
+        model: Option<String>,
+        /// Where --name keeps its token (default .wayfarer-agent-<name>.token).
+        #[arg(long)]
+        token_file: Option<std::path::PathBuf>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -95,6 +122,7 @@ fn main() -> ExitCode {
             out,
         } => return bounds(models, stations, out),
         Command::Load { .. } => return load(cli.command),
+        Command::Agent { .. } => return agent(cli.command),
         Command::Serve | Command::Migrate | Command::Admin { .. } => {}
     }
     let config = match Config::from_env() {
@@ -125,7 +153,10 @@ fn main() -> ExitCode {
             Command::Serve => serve(config).await,
             Command::Migrate => migrate(config).await,
             Command::Admin { action } => admin(config, action).await,
-            Command::CheckContent { .. } | Command::Bounds { .. } | Command::Load { .. } => Ok(()),
+            Command::CheckContent { .. }
+            | Command::Bounds { .. }
+            | Command::Load { .. }
+            | Command::Agent { .. } => Ok(()),
         }
     });
     match result {
@@ -225,6 +256,59 @@ fn bounds(models: &std::path::Path, stations: &std::path::Path, out: &std::path:
         manifest.models.len(),
         out.display()
     );
+    ExitCode::SUCCESS
+}
+
+/// `wayfarer agent`: checks the options (a missing model key for `--brain llm` stops here with
+/// one line), then plays until Ctrl-C.
+fn agent(command: Command) -> ExitCode {
+    let Command::Agent {
+        server,
+        token,
+        name,
+        goal,
+        template,
+        brain,
+        model,
+        token_file,
+    } = command
+    else {
+        return ExitCode::FAILURE;
+    };
+    let options = wayfarer_agent::cli::CliOptions {
+        server,
+        token,
+        name,
+        goal,
+        template,
+        brain,
+        model,
+        token_file,
+    };
+    let config = match wayfarer_agent::cli::config(&options) {
+        Ok(config) => config,
+        Err(err) => {
+            eprintln!("error: {err}");
+            return ExitCode::from(2);
+        }
+    };
+    let json_logs = std::env::var("LOG_FORMAT").is_ok_and(|f| f.trim() == "json");
+    telemetry::init(if json_logs {
+        wayfarer_server::config::LogFormat::Json
+    } else {
+        wayfarer_server::config::LogFormat::Human
+    });
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(err) => {
+            eprintln!("error: cannot start the async runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(wayfarer_agent::cli::run(config));
     ExitCode::SUCCESS
 }
 

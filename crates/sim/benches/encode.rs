@@ -98,6 +98,7 @@ fn update(added: usize, moved: usize, changed: usize, removed: usize) -> ServerM
             })
             .collect(),
         removed: (0..removed).map(|i| entity(500 + i).id.into()).collect(),
+        stamina: None,
     })
 }
 
@@ -155,6 +156,7 @@ fn full_sync() -> ServerMessage {
         equipment,
         online: true,
         tile: Some(TilePos { x: 3_222, z: 3_218 }),
+        stamina: Some(87),
     }))
 }
 

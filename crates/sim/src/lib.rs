@@ -79,6 +79,7 @@ mod resources;
 mod shops;
 pub mod skilling;
 pub mod skills;
+mod stamina;
 mod trade;
 mod view;
 mod world;
@@ -112,6 +113,10 @@ pub use resources::{
     ASHES, FISHING_SPOT_MAX_STAY_TICKS, FISHING_SPOT_MIN_STAY_TICKS, FISHING_SPOT_MOVE_RADIUS,
 };
 pub use shops::{COINS, SHOP_REACH_TILES};
+pub use stamina::{
+    drain_per_tick, regen_per_tick, MAX_RUN_ENERGY, RUN_DRAIN_BASE, RUN_ENERGY_PER_PERCENT,
+    RUN_REGEN_BASE,
+};
 pub use trade::{
     TradeCommand, TradeCommit, INACTIVITY_TIMEOUT_TICKS, REQUEST_TIMEOUT_TICKS,
     TRADE_DISTANCE_TILES,

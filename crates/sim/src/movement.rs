@@ -88,60 +88,90 @@ impl World {
         player.walk.requested = Some((target, run));
     }
 
-    /// Plans this tick's requested walks, then moves every walking player along its path.
+    /// Plans this tick's requested walks, then moves every walking player along its path; each
+    /// player's run energy drains for a tick of running and regains otherwise (`stamina`).
     pub(crate) fn advance_players(&mut self) {
+        self.run_energy_changed.clear();
         for index in 0..self.players.len() {
-            let handle = self.players[index].handle;
-            let Some(start) = self.entities.get(handle).map(|b| b.tile()) else {
-                continue;
-            };
-            let walk = &mut self.players[index].walk;
-            if let Some((target, run)) = walk.requested.take() {
-                self.pathfinder
-                    .find(&self.layout.map, start, target, &mut walk.path);
-                walk.target = (!walk.path.is_empty()).then_some(target);
-                walk.run = run;
-            }
-            if walk.path.is_empty() {
-                continue;
-            }
-            let mut at = start;
-            let mut replanned = false;
-            let steps = if walk.run {
-                RUN_TILES_PER_TICK
+            let ran = self.advance_player(index);
+            let player = &mut self.players[index];
+            if ran {
+                let weight = crate::stamina::carried_weight_kg(
+                    &self.content,
+                    &player.inventory,
+                    &player.equipment,
+                );
+                player.run_energy.drain(weight);
+            } else if !player.run_energy.is_full() {
+                player
+                    .run_energy
+                    .regenerate(crate::stamina::agility(&player.skills));
             } else {
-                WALK_TILES_PER_TICK
-            };
-            let mut taken = 0;
-            while taken < steps {
-                let Some(&next) = walk.path.last() else {
-                    break;
-                };
-                if self.layout.map.can_step(at, next) {
-                    at = next;
-                    walk.path.pop();
-                    taken += 1;
-                    continue;
-                }
-                // The map changed under the path (a content reload): plan again once from here.
-                match walk.target {
-                    Some(target) if !replanned => {
-                        replanned = true;
-                        self.pathfinder
-                            .find(&self.layout.map, at, target, &mut walk.path);
-                    }
-                    _ => {
-                        walk.path.clear();
-                        break;
-                    }
-                }
+                // Rested and not running: nothing to do or report (most players, most ticks).
+                continue;
             }
-            if walk.path.is_empty() {
-                walk.target = None;
-            }
-            if at != start {
-                self.place_player(index, at);
+            if player.run_energy.take_change().is_some() {
+                self.run_energy_changed.push(index);
             }
         }
+    }
+
+    /// Moves player `index` along its path for this tick; whether it ran (took more steps than a
+    /// walk allows, which is what costs energy: a run of two steps is a walk).
+    fn advance_player(&mut self, index: usize) -> bool {
+        let handle = self.players[index].handle;
+        let Some(start) = self.entities.get(handle).map(|b| b.tile()) else {
+            return false;
+        };
+        let can_run = self.players[index].run_energy.can_run();
+        let walk = &mut self.players[index].walk;
+        if let Some((target, run)) = walk.requested.take() {
+            self.pathfinder
+                .find(&self.layout.map, start, target, &mut walk.path);
+            walk.target = (!walk.path.is_empty()).then_some(target);
+            walk.run = run;
+        }
+        if walk.path.is_empty() {
+            return false;
+        }
+        let mut at = start;
+        let mut replanned = false;
+        // Out of energy, a run goes on as a walk until energy returns.
+        let steps = if walk.run && can_run {
+            RUN_TILES_PER_TICK
+        } else {
+            WALK_TILES_PER_TICK
+        };
+        let mut taken = 0;
+        while taken < steps {
+            let Some(&next) = walk.path.last() else {
+                break;
+            };
+            if self.layout.map.can_step(at, next) {
+                at = next;
+                walk.path.pop();
+                taken += 1;
+                continue;
+            }
+            // The map changed under the path (a content reload): plan again once from here.
+            match walk.target {
+                Some(target) if !replanned => {
+                    replanned = true;
+                    self.pathfinder
+                        .find(&self.layout.map, at, target, &mut walk.path);
+                }
+                _ => {
+                    walk.path.clear();
+                    break;
+                }
+            }
+        }
+        if walk.path.is_empty() {
+            walk.target = None;
+        }
+        if at != start {
+            self.place_player(index, at);
+        }
+        taken > WALK_TILES_PER_TICK
     }
 }

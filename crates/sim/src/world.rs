@@ -8,7 +8,7 @@ use std::sync::Arc;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use wayfarer_content::Content;
-use wayfarer_protocol::ws::{Entity, EntityKind, TilePos};
+use wayfarer_protocol::ws::{Entity, EntityKind, TilePos, WorldUpdate};
 
 use crate::actions::Intent;
 use crate::combat::formulas::CombatStyle;
@@ -68,6 +68,8 @@ pub(crate) struct PlayerState {
     pub dialogue: Option<crate::dialogue::OpenDialogue>,
     /// Quests started or done (`quests`).
     pub quests: crate::quests::QuestLog,
+    /// Run energy (`stamina`).
+    pub run_energy: crate::stamina::RunEnergy,
 }
 
 /// Which parts of a player changed this tick (reported once, at the end of the actions phase).
@@ -127,6 +129,9 @@ pub struct World {
     pub(crate) fresh_viewers: Vec<Handle>,
     /// Indices of the players whose view may have changed this tick (reused buffer).
     pub(crate) views_due: Vec<usize>,
+    /// Indices of the players whose shown run energy changed this tick, reported in their
+    /// `world:update` (reused buffer).
+    pub(crate) run_energy_changed: Vec<usize>,
     /// Source of NPC and resource entity ids.
     pub(crate) next_serial: u64,
     /// Items lying on the ground, in the order they appeared.
@@ -176,6 +181,7 @@ impl World {
             view_workers: ViewWorkers::for_this_machine(),
             fresh_viewers: Vec::new(),
             views_due: Vec::new(),
+            run_energy_changed: Vec::new(),
             next_serial: 0,
             ground: Vec::new(),
             flows: Vec::new(),
@@ -504,6 +510,7 @@ impl World {
             prayer,
             dialogue: None,
             quests,
+            run_energy: crate::stamina::RunEnergy::default(),
         });
     }
 
@@ -608,6 +615,9 @@ impl World {
         due.sort_unstable();
         due.dedup();
         if due.is_empty() {
+            for &j in &self.run_energy_changed {
+                self.push_run_energy(j, WorldUpdate::default(), now, events);
+            }
             self.views_due = due;
             return;
         }
@@ -632,15 +642,45 @@ impl World {
         };
         let updates = self.view_workers.refresh_all(&mut viewers, inputs);
         drop(viewers);
+        // Both lists are in index order: a player's run energy rides in its update, or in one
+        // of its own when nothing in view changed.
+        let mut energy = self.run_energy_changed.iter().copied().peekable();
         for (&i, update) in due.iter().zip(updates) {
-            if let Some(update) = update {
-                events.push(Event::View {
+            while let Some(j) = energy.next_if(|&j| j < i) {
+                self.push_run_energy(j, WorldUpdate::default(), now, events);
+            }
+            let energy_too = energy.next_if_eq(&i).is_some();
+            match update {
+                Some(update) if !energy_too => events.push(Event::View {
                     to: self.players[i].id.clone(),
                     update,
-                });
+                }),
+                Some(update) => self.push_run_energy(i, update, now, events),
+                None if energy_too => self.push_run_energy(i, WorldUpdate::default(), now, events),
+                None => {}
             }
         }
+        for j in energy {
+            self.push_run_energy(j, WorldUpdate::default(), now, events);
+        }
         self.views_due = due;
+    }
+
+    /// Sends player `index` its `update` with its run energy as it now shows.
+    fn push_run_energy(
+        &self,
+        index: usize,
+        mut update: WorldUpdate,
+        now: u64,
+        events: &mut Vec<Event>,
+    ) {
+        let player = &self.players[index];
+        update.tick = now;
+        update.stamina = Some(player.run_energy.percent());
+        events.push(Event::View {
+            to: player.id.clone(),
+            update,
+        });
     }
 
     /// A fresh entity id with a prefix naming its kind (`npc-12`, `res-3`); character ids are UUIDs,
@@ -690,6 +730,19 @@ impl World {
         self.entities
             .get(self.players[index].handle)
             .map(|b| b.tile())
+    }
+
+    /// Player `player`'s run energy in percent, when online.
+    pub fn player_run_energy(&self, player: &str) -> Option<u32> {
+        let &index = self.player_index.get(player)?;
+        Some(self.players[index].run_energy.percent())
+    }
+
+    /// Sets player `player`'s run energy in units (0–10,000; tests and admin tools).
+    pub fn set_run_energy_units(&mut self, player: &str, units: u32) {
+        if let Some(&index) = self.player_index.get(player) {
+            self.players[index].run_energy.set_units(units);
+        }
     }
 
     /// True when the player is in the world.

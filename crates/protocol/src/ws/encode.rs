@@ -53,7 +53,13 @@ pub(super) fn world_update(update: &WorldUpdate, out: &mut Vec<u8>) -> serde_jso
         }
         write_str(id, out);
     }
-    out.extend_from_slice(b"]}}");
+    out.push(b']');
+    // The receiver's own run energy, only in the ticks it changed (as serde skips `None`).
+    if let Some(stamina) = update.stamina {
+        out.extend_from_slice(br#","stamina":"#);
+        out.extend_from_slice(itoa::Buffer::new().format(stamina).as_bytes());
+    }
+    out.extend_from_slice(b"}}");
     Ok(())
 }
 
@@ -185,6 +191,11 @@ mod tests {
             tick: 7,
             ..Default::default()
         });
+        assert_same_as_serde(&WorldUpdate {
+            tick: 8,
+            stamina: Some(42),
+            ..Default::default()
+        });
     }
 
     #[test]
@@ -236,6 +247,7 @@ mod tests {
                     ..Default::default()
                 }],
                 removed: vec![id.into(), "plain".into()],
+                stamina: Some(0),
             });
         }
     }
@@ -332,6 +344,7 @@ mod tests {
                 moved: moved.into(),
                 changed,
                 removed,
+                stamina: (tick % 2 == 0).then_some((tick % 101) as u32),
             });
         }
     }

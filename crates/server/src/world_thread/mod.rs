@@ -453,13 +453,16 @@ impl Runner {
             .world
             .player_tile(&c.id)
             .unwrap_or_else(|| player_view::tile_of(c.position));
-        player_view::player(
+        let mut sync = player_view::player(
             &self.context.content,
             &record.snapshot,
             player_view::centre_of(tile, c.position[1]),
             Some(tile),
             true,
-        )
+        );
+        // Run energy lives only in the sim (it is not saved): a sync asked for later reads it there.
+        sync.stamina = self.world.player_run_energy(&c.id).or(sync.stamina);
+        sync
     }
 
     /// Saves everyone still online as the world stops.

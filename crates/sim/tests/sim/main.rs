@@ -18,6 +18,7 @@ mod properties;
 mod reload;
 mod shops;
 mod skills;
+mod stamina;
 mod talk;
 mod trade;
 mod view;

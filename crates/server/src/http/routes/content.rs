@@ -11,7 +11,7 @@ use wayfarer_content::{Area, SkillUnlock};
 use wayfarer_protocol::Skill;
 
 use crate::app::AppState;
-use crate::auth::AuthUser;
+use crate::auth::AccountOrAgent;
 use crate::content_state::Tagged;
 use crate::http::error::ApiError;
 use crate::http::openapi::tags;
@@ -165,7 +165,8 @@ pub async fn skill_unlocks(State(state): State<AppState>, headers: HeaderMap) ->
 )]
 pub async fn world_areas(
     State(state): State<AppState>,
-    _auth: AuthUser,
+    // Public content: an agent's limited token may read it too (agents learn the map from it).
+    _auth: AccountOrAgent,
     headers: HeaderMap,
 ) -> Response {
     conditional(&headers, &state.content.get().areas)

@@ -1,0 +1,151 @@
+//! Getting a token to play with: a given one (a registered agent's), or a guest account and
+//! character of the agent's own, its token kept in a file so the next start plays the same
+//! character.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+/// How the agent logs in.
+#[derive(Debug, Clone)]
+pub enum Login {
+    /// A bearer token the socket accepts (a registered agent's character-limited token).
+    Token(String),
+    /// A guest account and character named `name`, with its token in `token_file`.
+    Name {
+        name: String,
+        template: Option<String>,
+        token_file: PathBuf,
+    },
+}
+
+/// Why no token could be had.
+#[derive(Debug, thiserror::Error)]
+pub enum LoginError {
+    #[error("request to {url} failed: {source}")]
+    Http {
+        url: String,
+        #[source]
+        source: reqwest::Error,
+    },
+    #[error("{url} answered {status}: {body}")]
+    Refused {
+        url: String,
+        status: u16,
+        body: String,
+    },
+    #[error("cannot write the token file {path}: {source}")]
+    TokenFile {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// The default token file for a named agent.
+pub fn default_token_file(name: &str) -> PathBuf {
+    PathBuf::from(format!(
+        ".wayfarer-agent-{}.token",
+        name.to_lowercase().replace(' ', "_")
+    ))
+}
+
+impl Login {
+    /// A token for the socket: the given one, the stored one when it still works, or a new
+    /// guest account with a character of that name.
+    pub async fn token(&self, http: &reqwest::Client, base: &str) -> Result<String, LoginError> {
+        match self {
+            Login::Token(token) => Ok(token.clone()),
+            Login::Name {
+                name,
+                template,
+                token_file,
+            } => {
+                if let Some(token) = stored_token(token_file) {
+                    if has_character(http, base, &token).await? {
+                        return Ok(token);
+                    }
+                }
+                let token = create(http, base, name, template.as_deref()).await?;
+                std::fs::write(token_file, &token).map_err(|source| LoginError::TokenFile {
+                    path: token_file.clone(),
+                    source,
+                })?;
+                Ok(token)
+            }
+        }
+    }
+}
+
+fn stored_token(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let token = text.trim();
+    (!token.is_empty()).then(|| token.to_owned())
+}
+
+async fn has_character(
+    http: &reqwest::Client,
+    base: &str,
+    token: &str,
+) -> Result<bool, LoginError> {
+    let url = format!("{base}/api/v1/player");
+    let response = http
+        .get(&url)
+        .bearer_auth(token)
+        .send()
+        .await
+        .map_err(|source| LoginError::Http { url, source })?;
+    Ok(response.status().is_success())
+}
+
+async fn post(
+    http: &reqwest::Client,
+    url: String,
+    token: Option<&str>,
+    body: Value,
+) -> Result<Value, LoginError> {
+    let mut request = http.post(&url).json(&body);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let response = request.send().await.map_err(|source| LoginError::Http {
+        url: url.clone(),
+        source,
+    })?;
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap_or_default();
+    if !(200..300).contains(&status) {
+        return Err(LoginError::Refused {
+            url,
+            status,
+            body: text,
+        });
+    }
+    Ok(serde_json::from_str(&text).unwrap_or_default())
+}
+
+async fn create(
+    http: &reqwest::Client,
+    base: &str,
+    name: &str,
+    template: Option<&str>,
+) -> Result<String, LoginError> {
+    let guest = post(
+        http,
+        format!("{base}/api/auth/guest"),
+        None,
+        json!({"name": name}),
+    )
+    .await?;
+    let token = guest
+        .get("token")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let mut body = json!({"name": name});
+    if let Some(template) = template {
+        body["templateId"] = json!(template);
+    }
+    post(http, format!("{base}/api/character"), Some(&token), body).await?;
+    Ok(token)
+}

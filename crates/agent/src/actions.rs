@@ -1,0 +1,1252 @@
+//! The one action table: name, description, JSON-schema parameters, the check against the model,
+//! and the messages each action sends (as a [`Procedure`]). The planner, the model's tool
+//! definitions, the availableActions provider and docs/agents.md all read this table.
+
+use std::collections::VecDeque;
+
+use serde_json::{json, Value};
+use wayfarer_protocol::ws::{Entity, EntityKind, TilePos, MAX_CHAT_CHARS, MAX_MOVE_TILES};
+use wayfarer_protocol::Skill;
+
+use crate::goals::Goal;
+use crate::knowledge::Knowledge;
+use crate::model::{chebyshev, Model};
+use crate::outcome::Outcome;
+use crate::procedure::{DropRun, DropWhat, Frame, Procedure, Until, Walk};
+
+/// Tiles within which a bank or shopkeeper answers (protocol: 2, Chebyshev).
+pub const SERVICE_REACH_TILES: u32 = 2;
+/// Ticks a gathering action may go without XP before it counts as failed.
+pub const GATHER_STALL_TICKS: u64 = 80;
+/// Ticks an attack may go without a hit before it counts as failed.
+pub const FIGHT_STALL_TICKS: u64 = 40;
+/// Ticks to wait for a processing action (fire, cook, smelt, smith) to show its effect.
+pub const PROCESS_TICKS: u64 = 40;
+/// Ticks `idle` waits by default.
+pub const IDLE_TICKS: u64 = 5;
+
+/// What an action needs to check itself and plan: the model and the static knowledge.
+#[derive(Clone, Copy)]
+pub struct Ctx<'a> {
+    pub model: &'a Model,
+    pub knowledge: &'a Knowledge,
+}
+
+/// What an accepted request turns into.
+pub enum Planned {
+    /// Messages to the server, run by the runtime.
+    Run(Procedure),
+    /// A new goal for the agent (setGoal).
+    Goal(Goal),
+    /// Nothing to send: wait this many ticks (idle).
+    Wait(u64),
+}
+
+/// A row of the action table.
+pub struct ActionDef {
+    /// The name, exactly as specification section 1 spells it (also the tool name).
+    pub name: &'static str,
+    /// Movement, combat, skill, inventory, social, banking, goal, shop, trade, npc, prayer.
+    pub category: &'static str,
+    pub description: &'static str,
+    /// JSON schema of the parameters.
+    pub params: fn() -> Value,
+    /// Checks the request against the model and plans it.
+    pub plan: fn(Ctx<'_>, &Value) -> Result<Planned, Outcome>,
+    /// Whether it is possible here and now, with the ids it would need (`None`: not now).
+    pub available: fn(Ctx<'_>) -> Option<Value>,
+}
+
+/// The table.
+pub static ACTIONS: &[ActionDef] = &[
+    // Movement
+    ActionDef {
+        name: "moveTo",
+        category: "movement",
+        description: "Walk (or run) to a tile at most 200 tiles away.",
+        params: || schema(&[("x", "integer", true), ("z", "integer", true), ("run", "boolean", false)]),
+        plan: plan_move_to,
+        available: |_| Some(json!({"maxTiles": MAX_MOVE_TILES})),
+    },
+    ActionDef {
+        name: "followEntity",
+        category: "movement",
+        description: "Follow another player, staying one tile behind.",
+        params: || schema(&[("targetId", "string", true)]),
+        plan: |ctx, p| {
+            let e = entity(ctx, p, &[EntityKind::Player])?;
+            Ok(Planned::Run(Procedure::quiet(
+                action_frame("follow", json!({"targetId": e.id})),
+                format!("following {}", label(e)),
+            )))
+        },
+        available: |ctx| ids_of(ctx, EntityKind::Player, |_| true),
+    },
+    ActionDef {
+        name: "stopMovement",
+        category: "movement",
+        description: "Stop walking and whatever the character is doing.",
+        params: || schema(&[]),
+        plan: |_, _| {
+            Ok(Planned::Run(Procedure::quiet(
+                action_frame("stop", json!({})),
+                "stopped",
+            )))
+        },
+        available: |_| Some(json!({})),
+    },
+    ActionDef {
+        name: "explore",
+        category: "movement",
+        description: "Walk to an area (by id) or to the nearest unvisited-looking part of this one.",
+        params: || schema(&[("areaId", "string", false)]),
+        plan: plan_explore,
+        available: |ctx| {
+            Some(json!({"areaIds": ctx.knowledge.areas.iter().map(|a| a.id.clone()).collect::<Vec<_>>()}))
+        },
+    },
+    ActionDef {
+        name: "approachEntity",
+        category: "movement",
+        description: "Walk next to an entity in view (player, NPC, resource or ground item).",
+        params: || schema(&[("targetId", "string", true)]),
+        plan: |ctx, p| {
+            let e = entity(ctx, p, &[])?;
+            let target = TilePos { x: e.x, z: e.z };
+            Ok(Planned::Run(Procedure::Walk(Walk::new(target, 1, false))))
+        },
+        available: |ctx| {
+            let ids: Vec<&str> = ctx.model.entities.keys().map(String::as_str).take(20).collect();
+            (!ids.is_empty()).then(|| json!({"targetIds": ids}))
+        },
+    },
+    ActionDef {
+        name: "navigateTo",
+        category: "movement",
+        description: "Go to any tile, however far (within: stop that many tiles short): routes longer than 200 tiles are walked in legs of at most 200.",
+        params: || schema(&[("x", "integer", true), ("z", "integer", true), ("run", "boolean", false), ("within", "integer", false)]),
+        plan: |_, p| {
+            let target = tile_param(p)?;
+            let run = p.get("run").and_then(Value::as_bool).unwrap_or(false);
+            // A tree or a booth blocks its own tile: a walk to it ends beside it.
+            let within = p.get("within").and_then(Value::as_u64).map_or(0, |w| w.min(32) as u32);
+            Ok(Planned::Run(Procedure::Walk(Walk::new(target, within, run))))
+        },
+        available: |_| Some(json!({})),
+    },
+    // Combat
+    ActionDef {
+        name: "attackEntity",
+        category: "combat",
+        description: "Attack an NPC (or a player in a PvP area) until it dies or the fight stalls.",
+        params: || schema(&[("targetId", "string", true)]),
+        plan: |ctx, p| {
+            let e = entity(ctx, p, &[EntityKind::Npc, EntityKind::Player])?;
+            if e.health == Some(0) {
+                return Err(Outcome::refused("invalid_target", "it is already dead"));
+            }
+            let id = e.id.clone();
+            let watch = id.clone();
+            let until = Until::when(
+                move |m: &Model| m.entities.get(&watch).is_none_or(|e| e.health == Some(0)),
+                FIGHT_STALL_TICKS,
+                format!("defeated {}", label(e)),
+            )
+            .with_progress(|m| m.last_hit_tick.unwrap_or(0));
+            Ok(Planned::Run(Procedure::send(
+                action_frame("attack", json!({"targetId": id})),
+                until,
+            )))
+        },
+        available: |ctx| ids_of(ctx, EntityKind::Npc, |e| e.health.is_some_and(|h| h > 0)),
+    },
+    ActionDef {
+        name: "changeCombatStyle",
+        category: "combat",
+        description: "Choose the combat style: accurate, aggressive, defensive, controlled, rapid or longrange.",
+        params: || {
+            json!({"type": "object", "properties": {"style": {"type": "string", "enum": ["accurate", "aggressive", "defensive", "controlled", "rapid", "longrange"]}}, "required": ["style"]})
+        },
+        plan: |_, p| {
+            let style = str_param(p, "style")?;
+            if !["accurate", "aggressive", "defensive", "controlled", "rapid", "longrange"]
+                .contains(&style)
+            {
+                return Err(Outcome::refused("invalid_params", format!("unknown style {style}")));
+            }
+            Ok(Planned::Run(Procedure::quiet(
+                action_frame("combat_style", json!({"style": style})),
+                format!("style {style}"),
+            )))
+        },
+        available: |_| Some(json!({})),
+    },
+    ActionDef {
+        name: "flee",
+        category: "combat",
+        description: "Run away from whoever is attacking.",
+        params: || schema(&[]),
+        plan: |ctx, _| {
+            if !ctx.model.in_combat() {
+                return Err(Outcome::refused("cannot_do", "nobody is attacking"));
+            }
+            Ok(Planned::Run(Procedure::quiet(action_frame("flee", json!({})), "fled")))
+        },
+        available: |ctx| ctx.model.in_combat().then(|| json!({})),
+    },
+    // Skills
+    ActionDef {
+        name: "chopTree",
+        category: "skill",
+        description: "Chop a tree (the nearest one the Woodcutting level allows when no targetId) until it falls or the inventory is full.",
+        params: || schema(&[("targetId", "string", false)]),
+        plan: |ctx, p| plan_gather(ctx, p, Skill::Woodcutting, "tree"),
+        available: |ctx| gatherable(ctx, Skill::Woodcutting),
+    },
+    ActionDef {
+        name: "catchFish",
+        category: "skill",
+        description: "Fish at a fishing spot (the nearest usable one when no targetId).",
+        params: || schema(&[("targetId", "string", false)]),
+        plan: |ctx, p| plan_gather(ctx, p, Skill::Fishing, "fishing"),
+        available: |ctx| gatherable(ctx, Skill::Fishing),
+    },
+    ActionDef {
+        name: "mineRock",
+        category: "skill",
+        description: "Mine a rock (the nearest usable one when no targetId).",
+        params: || schema(&[("targetId", "string", false)]),
+        plan: |ctx, p| plan_gather(ctx, p, Skill::Mining, "ore"),
+        available: |ctx| gatherable(ctx, Skill::Mining),
+    },
+    ActionDef {
+        name: "lightFire",
+        category: "skill",
+        description: "Light logs (slot, or the first logs held) with a tinderbox.",
+        params: || schema(&[("slot", "integer", false)]),
+        plan: |ctx, p| {
+            if ctx.model.slot_of("tinderbox").is_none() {
+                return Err(Outcome::refused("cannot_do", "no tinderbox"));
+            }
+            let slot = slot_or(ctx, p, |id| id == "logs" || id.ends_with("_logs"))?;
+            let before = ctx.model.xp_events.get(&Skill::Firemaking).copied().unwrap_or(0);
+            Ok(Planned::Run(Procedure::send(
+                action_frame("light_fire", json!({"slot": slot})),
+                Until::when(
+                    move |m: &Model| m.xp_events.get(&Skill::Firemaking).copied().unwrap_or(0) > before,
+                    PROCESS_TICKS,
+                    "lit a fire",
+                ),
+            )))
+        },
+        available: |ctx| {
+            (ctx.model.slot_of("tinderbox").is_some() && logs_slot(ctx.model).is_some())
+                .then(|| json!({"slot": logs_slot(ctx.model)}))
+        },
+    },
+    ActionDef {
+        name: "cookFood",
+        category: "skill",
+        description: "Cook raw food (slot, or the first raw food held) on a fire or range (targetId, or the nearest).",
+        params: || schema(&[("slot", "integer", false), ("targetId", "string", false)]),
+        plan: |ctx, p| {
+            let slot = slot_or(ctx, p, |id| id.starts_with("raw_"))?;
+            let fire = match p.get("targetId").and_then(Value::as_str) {
+                Some(_) => entity(ctx, p, &[EntityKind::Resource])?,
+                None => nearest_resource(ctx.model, &["fire", "range"])
+                    .ok_or_else(|| Outcome::refused("not_available", "no fire or range in view"))?,
+            };
+            let version = ctx.model.inventory_version;
+            Ok(Planned::Run(Procedure::send(
+                action_frame("cook", json!({"slot": slot, "targetId": fire.id})),
+                Until::when(move |m: &Model| m.inventory_version > version, PROCESS_TICKS, "cooked"),
+            )))
+        },
+        available: |ctx| {
+            let fire = nearest_resource(ctx.model, &["fire", "range"])?;
+            let raw = ctx.model.me.inventory.iter().find(|s| s.item_id.starts_with("raw_"))?;
+            Some(json!({"slot": raw.slot, "targetId": fire.id}))
+        },
+    },
+    ActionDef {
+        name: "smeltOre",
+        category: "skill",
+        description: "Use ore (slot) on a furnace (targetId, or the nearest) to smelt bars.",
+        params: || schema(&[("slot", "integer", false), ("targetId", "string", false)]),
+        plan: |ctx, p| plan_use_on_station(ctx, p, "furnace", |id| id.ends_with("_ore")),
+        available: |ctx| station_use(ctx, "furnace", |id| id.ends_with("_ore")),
+    },
+    ActionDef {
+        name: "smithBar",
+        category: "skill",
+        description: "Use bars (slot) on an anvil (targetId, or the nearest) to smith.",
+        params: || schema(&[("slot", "integer", false), ("targetId", "string", false)]),
+        plan: |ctx, p| plan_use_on_station(ctx, p, "anvil", |id| id.ends_with("_bar")),
+        available: |ctx| station_use(ctx, "anvil", |id| id.ends_with("_bar")),
+    },
+    // Inventory
+    ActionDef {
+        name: "equipItem",
+        category: "inventory",
+        description: "Wear or wield an item (slot, or itemId).",
+        params: || schema(&[("slot", "integer", false), ("itemId", "string", false)]),
+        plan: |ctx, p| {
+            let slot = item_slot(ctx, p)?;
+            let item = ctx.model.slot(slot).map(|s| s.item_id.clone()).unwrap_or_default();
+            if ctx.knowledge.items.get(&item).is_some_and(|i| i.equip_slot.is_none()) {
+                return Err(Outcome::refused("cannot_do", format!("{item} cannot be worn")));
+            }
+            let watch = item.clone();
+            Ok(Planned::Run(Procedure::send(
+                action_frame("equip", json!({"slot": slot})),
+                Until::when(
+                    move |m: &Model| m.me.equipment.values().any(|e| e.item_id == watch),
+                    GRACE_WAIT,
+                    format!("wearing {item}"),
+                ),
+            )))
+        },
+        available: |ctx| {
+            let slots: Vec<u8> = ctx
+                .model
+                .me
+                .inventory
+                .iter()
+                .filter(|s| ctx.knowledge.items.get(&s.item_id).is_some_and(|i| i.equip_slot.is_some()))
+                .map(|s| s.slot)
+                .collect();
+            (!slots.is_empty()).then(|| json!({"slots": slots}))
+        },
+    },
+    ActionDef {
+        name: "unequipItem",
+        category: "inventory",
+        description: "Take off what is worn in an equipment slot (weapon, shield, helmet, …).",
+        params: || schema(&[("slot", "string", true)]),
+        plan: |ctx, p| {
+            let slot = str_param(p, "slot")?;
+            if !ctx.model.me.equipment.contains_key(slot) {
+                return Err(Outcome::refused("invalid_slot", format!("nothing worn in {slot}")));
+            }
+            let watch = slot.to_owned();
+            Ok(Planned::Run(Procedure::send(
+                action_frame("unequip", json!({"slot": slot})),
+                Until::when(move |m: &Model| !m.me.equipment.contains_key(&watch), GRACE_WAIT, "taken off"),
+            )))
+        },
+        available: |ctx| {
+            (!ctx.model.me.equipment.is_empty())
+                .then(|| json!({"slots": ctx.model.me.equipment.keys().collect::<Vec<_>>()}))
+        },
+    },
+    ActionDef {
+        name: "useItem",
+        category: "inventory",
+        description: "Use an item: alone (eat, bury, rub), on another item (targetSlot) or on an entity (targetId).",
+        params: || schema(&[("slot", "integer", true), ("targetSlot", "integer", false), ("targetId", "string", false)]),
+        plan: |ctx, p| {
+            let slot = item_slot(ctx, p)?;
+            let mut data = json!({"slot": slot});
+            if let Some(target) = p.get("targetSlot").and_then(Value::as_u64) {
+                if ctx.model.slot(target as u8).is_none() {
+                    return Err(Outcome::refused("invalid_slot", format!("slot {target} is empty")));
+                }
+                data["targetSlot"] = json!(target);
+            }
+            if let Some(target) = p.get("targetId").and_then(Value::as_str) {
+                entity(ctx, p, &[])?;
+                data["targetId"] = json!(target);
+            }
+            let version = ctx.model.inventory_version;
+            Ok(Planned::Run(Procedure::send(
+                Frame::new("inventory:use", data),
+                Until::when(move |m: &Model| m.inventory_version > version, PROCESS_TICKS, "used"),
+            )))
+        },
+        available: |ctx| {
+            (!ctx.model.me.inventory.is_empty())
+                .then(|| json!({"slots": ctx.model.me.inventory.iter().map(|s| s.slot).collect::<Vec<_>>()}))
+        },
+    },
+    ActionDef {
+        name: "eatFood",
+        category: "inventory",
+        description: "Eat food (slot, or the best-healing food held).",
+        params: || schema(&[("slot", "integer", false)]),
+        plan: |ctx, p| {
+            let slot = match p.get("slot") {
+                Some(_) => item_slot(ctx, p)?,
+                None => food_slot(ctx).ok_or_else(|| Outcome::refused("not_available", "no food"))?,
+            };
+            let version = ctx.model.inventory_version;
+            Ok(Planned::Run(Procedure::send(
+                Frame::new("inventory:use", json!({"slot": slot})),
+                Until::when(move |m: &Model| m.inventory_version > version, GRACE_WAIT, "ate"),
+            )))
+        },
+        available: |ctx| food_slot(ctx).map(|slot| json!({"slot": slot})),
+    },
+    ActionDef {
+        name: "buryBones",
+        category: "inventory",
+        description: "Bury bones (slot, or the first bones held) for Prayer XP.",
+        params: || schema(&[("slot", "integer", false)]),
+        plan: |ctx, p| {
+            let slot = slot_or(ctx, p, |id| id.contains("bones"))?;
+            let before = ctx.model.xp_events.get(&Skill::Prayer).copied().unwrap_or(0);
+            Ok(Planned::Run(Procedure::send(
+                Frame::new("inventory:use", json!({"slot": slot})),
+                Until::when(
+                    move |m: &Model| m.xp_events.get(&Skill::Prayer).copied().unwrap_or(0) > before,
+                    GRACE_WAIT,
+                    "buried",
+                ),
+            )))
+        },
+        available: |ctx| ctx.model.me.inventory.iter().find(|s| s.item_id.contains("bones")).map(|s| json!({"slot": s.slot})),
+    },
+    ActionDef {
+        name: "dropItem",
+        category: "inventory",
+        description: "Drop one stack (slot), every stack of one item (itemId), or everything (all); at most 50 per command, stopping after 3 consecutive failures.",
+        params: || schema(&[("slot", "integer", false), ("itemId", "string", false), ("all", "boolean", false)]),
+        plan: |ctx, p| {
+            let what = if p.get("all").and_then(Value::as_bool) == Some(true) {
+                DropWhat::All
+            } else if let Some(item) = p.get("itemId").and_then(Value::as_str) {
+                if ctx.model.slot_of(item).is_none() {
+                    return Err(Outcome::refused("not_available", format!("no {item} held")));
+                }
+                DropWhat::Item(item.to_owned())
+            } else {
+                DropWhat::Slot(item_slot(ctx, p)?)
+            };
+            if ctx.model.me.inventory.is_empty() {
+                return Err(Outcome::refused("not_available", "the inventory is empty"));
+            }
+            Ok(Planned::Run(Procedure::Drop(DropRun::new(what))))
+        },
+        available: |ctx| (!ctx.model.me.inventory.is_empty()).then(|| json!({"all": true})),
+    },
+    ActionDef {
+        name: "pickupItem",
+        category: "inventory",
+        description: "Pick up a ground item (targetId, or the nearest of itemId), walking there in legs within the 200-tile move limit.",
+        params: || schema(&[("targetId", "string", false), ("itemId", "string", false)]),
+        plan: plan_pickup,
+        available: |ctx| ids_of(ctx, EntityKind::GroundItem, |_| true),
+    },
+    // Social
+    ActionDef {
+        name: "chatMessage",
+        category: "social",
+        description: "Say something: local (default), global, or private to a player (to).",
+        params: || {
+            json!({"type": "object", "properties": {"text": {"type": "string", "maxLength": MAX_CHAT_CHARS}, "channel": {"type": "string", "enum": ["local", "global", "private"]}, "to": {"type": "string"}}, "required": ["text"]})
+        },
+        plan: |_, p| {
+            let text = str_param(p, "text")?.trim();
+            if text.is_empty() || text.chars().count() > MAX_CHAT_CHARS {
+                return Err(Outcome::refused("invalid_text", format!("text must be 1–{MAX_CHAT_CHARS} characters")));
+            }
+            let mut data = json!({"text": text});
+            if let Some(channel) = p.get("channel").and_then(Value::as_str) {
+                data["channel"] = json!(channel);
+            }
+            if let Some(to) = p.get("to").and_then(Value::as_str) {
+                data["to"] = json!(to);
+                data["channel"] = json!("private");
+            }
+            Ok(Planned::Run(Procedure::quiet(Frame::new("player:chat", data), "said")))
+        },
+        available: |_| Some(json!({})),
+    },
+    // Banking
+    ActionDef {
+        name: "bankDeposit",
+        category: "banking",
+        description: "Deposit at the nearest bank (walking there first): one item (itemId, quantity) or everything (all).",
+        params: || schema(&[("itemId", "string", false), ("quantity", "integer", false), ("all", "boolean", false), ("keepTools", "boolean", false)]),
+        plan: plan_deposit,
+        available: |ctx| (!ctx.model.me.inventory.is_empty() && known_bank(ctx).is_some()).then(|| json!({})),
+    },
+    ActionDef {
+        name: "bankWithdraw",
+        category: "banking",
+        description: "Withdraw an item from the bank (walking to the nearest bank first).",
+        params: || schema(&[("itemId", "string", true), ("quantity", "integer", true)]),
+        plan: |ctx, p| {
+            let item = str_param(p, "itemId")?.to_owned();
+            let quantity = p.get("quantity").and_then(Value::as_i64).unwrap_or(1);
+            if quantity < 1 {
+                return Err(Outcome::refused("invalid_params", "quantity must be at least 1"));
+            }
+            if ctx.model.free_slots() == 0 {
+                return Err(Outcome::refused("inventory_full", "no free slot"));
+            }
+            if let Some(bank) = &ctx.model.bank {
+                if !bank.iter().any(|b| b.item_id == item) {
+                    return Err(Outcome::refused("not_found", format!("no {item} banked")));
+                }
+            }
+            let version = ctx.model.bank_version;
+            at_bank(ctx, Procedure::send(
+                Frame::new("bank:withdraw", json!({"itemId": item, "quantity": quantity})),
+                Until::when(move |m: &Model| m.bank_version > version, GRACE_WAIT, format!("withdrew {item}")),
+            ))
+        },
+        available: |ctx| ctx.model.bank.as_ref().filter(|b| !b.is_empty()).map(|b| json!({"itemIds": b.iter().map(|i| i.item_id.clone()).collect::<Vec<_>>()})),
+    },
+    // Shops, NPCs, trade, prayer, quests
+    ActionDef {
+        name: "talkToNpc",
+        category: "npc",
+        description: "Talk to an NPC (opens its dialogue, shop or bank).",
+        params: || schema(&[("targetId", "string", true)]),
+        plan: |ctx, p| {
+            let e = entity(ctx, p, &[EntityKind::Npc])?;
+            let id = e.id.clone();
+            Ok(Planned::Run(Procedure::send(
+                action_frame("interact", json!({"targetId": id})),
+                Until::when(|m: &Model| m.dialogue.is_some() || m.shop.is_some(), PROCESS_TICKS, format!("talking to {}", label(e))),
+            )))
+        },
+        available: |ctx| ids_of(ctx, EntityKind::Npc, |e| e.health.is_none()),
+    },
+    ActionDef {
+        name: "respondDialogue",
+        category: "npc",
+        description: "Answer the open dialogue with one of its responses (index).",
+        params: || schema(&[("index", "integer", true)]),
+        plan: |ctx, p| {
+            let Some(open) = &ctx.model.dialogue else {
+                return Err(Outcome::refused("invalid_dialogue", "no dialogue is open"));
+            };
+            let index = p.get("index").and_then(Value::as_u64).ok_or_else(|| Outcome::refused("invalid_params", "index is required"))?;
+            if !open.responses.iter().any(|r| u64::from(r.index) == index) {
+                return Err(Outcome::refused("invalid_dialogue", format!("response {index} is not offered")));
+            }
+            let node = open.node_id.clone();
+            Ok(Planned::Run(Procedure::send(
+                Frame::new("dialogue:respond", json!({"npcId": open.npc_id, "index": index})),
+                Until::when(move |m: &Model| m.dialogue.as_ref().is_none_or(|d| d.node_id != node), GRACE_WAIT, "answered"),
+            )))
+        },
+        available: |ctx| ctx.model.dialogue.as_ref().map(|d| json!({"responses": d.responses})),
+    },
+    ActionDef {
+        name: "closeDialogue",
+        category: "npc",
+        description: "End the open dialogue.",
+        params: || schema(&[]),
+        plan: |ctx, _| {
+            let open = ctx.model.dialogue.as_ref().ok_or_else(|| Outcome::refused("invalid_dialogue", "no dialogue is open"))?;
+            Ok(Planned::Run(Procedure::send(
+                Frame::new("dialogue:close", json!({"npcId": open.npc_id})),
+                Until::when(|m: &Model| m.dialogue.is_none(), GRACE_WAIT, "closed"),
+            )))
+        },
+        available: |ctx| ctx.model.dialogue.as_ref().map(|_| json!({})),
+    },
+    ActionDef {
+        name: "buyItem",
+        category: "shop",
+        description: "Buy from the open shop (itemId, quantity).",
+        params: || schema(&[("itemId", "string", true), ("quantity", "integer", false)]),
+        plan: |ctx, p| {
+            let shop = ctx.model.shop.as_ref().ok_or_else(|| Outcome::refused("not_near_shop", "no shop is open"))?;
+            let item = str_param(p, "itemId")?;
+            let quantity = p.get("quantity").and_then(Value::as_i64).unwrap_or(1).max(1);
+            let line = shop.items.iter().find(|i| i.item_id == item).ok_or_else(|| Outcome::refused("out_of_stock", format!("the shop does not sell {item}")))?;
+            if (line.price as i64).saturating_mul(quantity) > ctx.model.me.coins {
+                return Err(Outcome::refused("not_enough_coins", format!("{quantity} × {} costs more than {} coins", line.price, ctx.model.me.coins)));
+            }
+            let version = ctx.model.inventory_version;
+            Ok(Planned::Run(Procedure::send(
+                Frame::new("shop:buy", json!({"storeId": shop.store_id, "itemId": item, "quantity": quantity})),
+                Until::when(move |m: &Model| m.inventory_version > version, GRACE_WAIT, format!("bought {quantity} {item}")),
+            )))
+        },
+        available: |ctx| ctx.model.shop.as_ref().map(|s| json!({"storeId": s.store_id, "items": s.items.iter().map(|i| json!({"itemId": i.item_id, "price": i.price})).collect::<Vec<_>>()})),
+    },
+    ActionDef {
+        name: "sellItem",
+        category: "shop",
+        description: "Sell to the open shop (slot or itemId, quantity optional).",
+        params: || schema(&[("slot", "integer", false), ("itemId", "string", false), ("quantity", "integer", false)]),
+        plan: |ctx, p| {
+            let shop = ctx.model.shop.as_ref().ok_or_else(|| Outcome::refused("not_near_shop", "no shop is open"))?;
+            let slot = item_slot(ctx, p)?;
+            let mut data = json!({"storeId": shop.store_id, "slot": slot});
+            if let Some(q) = p.get("quantity").and_then(Value::as_i64) {
+                data["quantity"] = json!(q);
+            }
+            let coins = ctx.model.me.coins;
+            Ok(Planned::Run(Procedure::send(
+                Frame::new("shop:sell", data),
+                Until::when(move |m: &Model| m.me.coins > coins, GRACE_WAIT, "sold"),
+            )))
+        },
+        available: |ctx| ctx.model.shop.as_ref().filter(|s| s.buyback).map(|_| json!({})),
+    },
+    ActionDef {
+        name: "requestTrade",
+        category: "trade",
+        description: "Ask a player within 2 tiles to trade.",
+        params: || schema(&[("targetId", "string", true)]),
+        plan: |ctx, p| {
+            let e = entity(ctx, p, &[EntityKind::Player])?;
+            if ctx.model.distance_to(e.x, e.z) > SERVICE_REACH_TILES {
+                return Err(Outcome::refused("too_far", "trades start within 2 tiles"));
+            }
+            Ok(Planned::Run(Procedure::quiet(Frame::new("tradeRequest", json!({"targetPlayerId": e.id})), "asked")))
+        },
+        available: |ctx| {
+            let ids: Vec<&str> = ctx.model.nearest_of(EntityKind::Player).into_iter().filter(|e| ctx.model.distance_to(e.x, e.z) <= SERVICE_REACH_TILES).map(|e| e.id.as_str()).collect();
+            (!ids.is_empty() && ctx.model.trade.is_none()).then(|| json!({"targetIds": ids}))
+        },
+    },
+    ActionDef {
+        name: "respondTrade",
+        category: "trade",
+        description: "Answer the trade request waiting for you (accept true or false).",
+        params: || schema(&[("accept", "boolean", true)]),
+        plan: |ctx, p| {
+            let trade = ctx.model.trade.as_ref().filter(|t| t.stage == "requested").ok_or_else(|| Outcome::refused("invalid_trade", "no trade request is waiting"))?;
+            let accept = p.get("accept").and_then(Value::as_bool).unwrap_or(false);
+            Ok(Planned::Run(Procedure::quiet(Frame::new("tradeRequestRespond", json!({"tradeId": trade.trade_id, "accept": accept})), "answered")))
+        },
+        available: |ctx| ctx.model.trade.as_ref().filter(|t| t.stage == "requested").map(|t| json!({"from": t.partner_name})),
+    },
+    ActionDef {
+        name: "offerTradeItem",
+        category: "trade",
+        description: "Offer an inventory slot (quantity optional) in the open trade.",
+        params: || schema(&[("slot", "integer", true), ("quantity", "integer", false)]),
+        plan: |ctx, p| {
+            let trade = open_trade(ctx)?;
+            let slot = item_slot(ctx, p)?;
+            let mut data = json!({"tradeId": trade, "inventorySlot": slot});
+            if let Some(q) = p.get("quantity").and_then(Value::as_i64) {
+                data["quantity"] = json!(q);
+            }
+            Ok(Planned::Run(Procedure::quiet(Frame::new("tradeAddItem", data), "offered")))
+        },
+        available: |ctx| open_trade(ctx).ok().map(|_| json!({})),
+    },
+    ActionDef {
+        name: "acceptTrade",
+        category: "trade",
+        description: "Accept the open trade's current screen.",
+        params: || schema(&[]),
+        plan: |ctx, _| {
+            let trade = open_trade(ctx)?;
+            Ok(Planned::Run(Procedure::quiet(Frame::new("tradeAccept", json!({"tradeId": trade})), "accepted the screen")))
+        },
+        available: |ctx| open_trade(ctx).ok().map(|_| json!({})),
+    },
+    ActionDef {
+        name: "cancelTrade",
+        category: "trade",
+        description: "Cancel the open trade or request.",
+        params: || schema(&[]),
+        plan: |ctx, _| {
+            let trade = ctx.model.trade.as_ref().ok_or_else(|| Outcome::refused("invalid_trade", "no trade is open"))?;
+            Ok(Planned::Run(Procedure::quiet(Frame::new("tradeCancel", json!({"tradeId": trade.trade_id})), "cancelled")))
+        },
+        available: |ctx| ctx.model.trade.as_ref().map(|_| json!({})),
+    },
+    ActionDef {
+        name: "togglePrayer",
+        category: "prayer",
+        description: "Switch a prayer on or off.",
+        params: || schema(&[("prayerId", "string", true), ("active", "boolean", true)]),
+        plan: |_, p| {
+            let prayer = str_param(p, "prayerId")?;
+            let active = p.get("active").and_then(Value::as_bool).unwrap_or(true);
+            Ok(Planned::Run(Procedure::quiet(Frame::new("prayer:toggle", json!({"prayerId": prayer, "active": active})), format!("{prayer} {}", if active { "on" } else { "off" }))))
+        },
+        available: |ctx| ctx.model.prayer.as_ref().filter(|p| p.points > 0).map(|p| json!({"points": p.points})),
+    },
+    ActionDef {
+        name: "listQuests",
+        category: "quest",
+        description: "Ask for the quest log (quest:list).",
+        params: || schema(&[]),
+        plan: |_, _| Ok(Planned::Run(Procedure::quiet(Frame::new("quest:list", json!({})), "asked"))),
+        available: |_| Some(json!({})),
+    },
+    // Goals
+    ActionDef {
+        name: "setGoal",
+        category: "goal",
+        description: "Set the agent's goal: kind skill {skill, level}, combat {npcId?, areaId?}, gather {itemId, quantity}, cook {itemId?}, bank {}, earn {coins}, follow {playerName}, explore {areaId?}, idle {}.",
+        params: || {
+            json!({"type": "object", "properties": {"kind": {"type": "string", "enum": crate::goals::GOAL_KINDS}, "target": {"type": "object"}, "description": {"type": "string"}}, "required": ["kind"]})
+        },
+        plan: |_, p| Goal::from_request(p).map(Planned::Goal).map_err(|e| Outcome::refused("invalid_params", e)),
+        available: |_| Some(json!({"kinds": crate::goals::GOAL_KINDS})),
+    },
+    ActionDef {
+        name: "idle",
+        category: "goal",
+        description: "Do nothing for a few ticks.",
+        params: || schema(&[("ticks", "integer", false)]),
+        plan: |_, p| Ok(Planned::Wait(p.get("ticks").and_then(Value::as_u64).unwrap_or(IDLE_TICKS).clamp(1, 100))),
+        available: |_| Some(json!({})),
+    },
+];
+
+/// Ticks to wait for an instant act's visible effect.
+const GRACE_WAIT: u64 = 6;
+
+/// The table row named `name`.
+pub fn find(name: &str) -> Option<&'static ActionDef> {
+    ACTIONS.iter().find(|a| a.name == name)
+}
+
+/// Checks and plans `name` with `params`.
+pub fn plan(ctx: Ctx<'_>, name: &str, params: &Value) -> Result<Planned, Outcome> {
+    let def = find(name)
+        .ok_or_else(|| Outcome::refused("unknown_action", format!("no action {name}")))?;
+    if !ctx.model.synced {
+        return Err(Outcome::refused("not_connected", "not in the world yet"));
+    }
+    (def.plan)(ctx, params)
+}
+
+// --- Plans -------------------------------------------------------------------------------------
+
+fn plan_move_to(ctx: Ctx<'_>, p: &Value) -> Result<Planned, Outcome> {
+    let target = tile_param(p)?;
+    let distance = ctx.model.distance_to(target.x, target.z);
+    if distance > MAX_MOVE_TILES as u32 {
+        return Err(Outcome::refused(
+            "move_too_far",
+            format!("{distance} tiles away; one move goes at most {MAX_MOVE_TILES} (navigateTo walks in legs)"),
+        ));
+    }
+    let run = p.get("run").and_then(Value::as_bool).unwrap_or(false);
+    Ok(Planned::Run(Procedure::Walk(Walk::new(target, 0, run))))
+}
+
+fn plan_explore(ctx: Ctx<'_>, p: &Value) -> Result<Planned, Outcome> {
+    let here: TilePos = ctx.model.me.tile.into();
+    let area = match p.get("areaId").and_then(Value::as_str) {
+        Some(id) => ctx
+            .knowledge
+            .areas
+            .iter()
+            .find(|a| a.id == id)
+            .ok_or_else(|| Outcome::refused("not_found", format!("no area {id}")))?,
+        None => {
+            // The area whose centre is farthest from here: a wander with somewhere to go.
+            ctx.knowledge
+                .areas
+                .iter()
+                .max_by_key(|a| {
+                    chebyshev(
+                        here.x,
+                        here.z,
+                        (a.min.x + a.max.x) / 2,
+                        (a.min.z + a.max.z) / 2,
+                    )
+                })
+                .ok_or_else(|| Outcome::refused("not_available", "no areas known"))?
+        }
+    };
+    let centre = TilePos {
+        x: (area.min.x + area.max.x) / 2,
+        z: (area.min.z + area.max.z) / 2,
+    };
+    Ok(Planned::Run(Procedure::Walk(Walk::new(centre, 3, false))))
+}
+
+fn plan_gather(ctx: Ctx<'_>, p: &Value, skill: Skill, kind: &str) -> Result<Planned, Outcome> {
+    if ctx.model.free_slots() == 0 {
+        return Err(Outcome::refused("inventory_full", "no free slot"));
+    }
+    let node = match p.get("targetId").and_then(Value::as_str) {
+        Some(_) => entity(ctx, p, &[EntityKind::Resource])?,
+        None => usable_nodes(ctx, skill).into_iter().next().ok_or_else(|| {
+            Outcome::refused("not_available", format!("no usable {kind} in view"))
+        })?,
+    };
+    if node.depleted == Some(true) {
+        return Err(Outcome::refused(
+            "depleted",
+            format!("{} is depleted", label(node)),
+        ));
+    }
+    let facts = node
+        .type_id
+        .as_deref()
+        .and_then(|t| ctx.knowledge.nodes.get(t));
+    if let Some(facts) = facts {
+        if facts.skill != skill.to_string() {
+            return Err(Outcome::refused(
+                "invalid_target",
+                format!("{} is not for {skill}", label(node)),
+            ));
+        }
+        if facts.level > ctx.model.level(skill) {
+            return Err(Outcome::refused(
+                "level_too_low",
+                format!("{} needs level {}", label(node), facts.level),
+            ));
+        }
+        if let Some(tool) = &facts.tool {
+            if !has_tool(ctx, tool, skill) {
+                return Err(Outcome::refused(
+                    "no_tool",
+                    format!("{} needs a {tool}", label(node)),
+                ));
+            }
+        }
+    }
+    let id = node.id.clone();
+    let watch = id.clone();
+    let until = Until::when(
+        move |m: &Model| {
+            m.free_slots() == 0
+                || m.entities
+                    .get(&watch)
+                    .is_none_or(|e| e.depleted == Some(true))
+        },
+        GATHER_STALL_TICKS,
+        format!("gathered at {}", label(node)),
+    )
+    .with_progress(move |m| m.xp_events.get(&skill).copied().unwrap_or(0));
+    Ok(Planned::Run(Procedure::send(
+        action_frame("gather", json!({"targetId": id})),
+        until,
+    )))
+}
+
+fn plan_use_on_station(
+    ctx: Ctx<'_>,
+    p: &Value,
+    station: &str,
+    item: fn(&str) -> bool,
+) -> Result<Planned, Outcome> {
+    let slot = slot_or(ctx, p, item)?;
+    let target = match p.get("targetId").and_then(Value::as_str) {
+        Some(_) => entity(ctx, p, &[EntityKind::Resource])?,
+        None => nearest_resource(ctx.model, &[station])
+            .ok_or_else(|| Outcome::refused("not_available", format!("no {station} in view")))?,
+    };
+    let version = ctx.model.inventory_version;
+    Ok(Planned::Run(Procedure::send(
+        Frame::new(
+            "inventory:use",
+            json!({"slot": slot, "targetId": target.id}),
+        ),
+        Until::when(
+            move |m: &Model| m.inventory_version > version,
+            PROCESS_TICKS,
+            format!("used at the {station}"),
+        ),
+    )))
+}
+
+fn plan_pickup(ctx: Ctx<'_>, p: &Value) -> Result<Planned, Outcome> {
+    if ctx.model.free_slots() == 0 {
+        return Err(Outcome::refused("inventory_full", "no free slot"));
+    }
+    let item = match (
+        p.get("targetId").and_then(Value::as_str),
+        p.get("itemId").and_then(Value::as_str),
+    ) {
+        (Some(id), _) => ctx
+            .model
+            .entities
+            .get(id)
+            .or_else(|| ctx.model.remembered.get(id))
+            .filter(|e| e.kind == EntityKind::GroundItem)
+            .ok_or_else(|| Outcome::refused("not_found", format!("no ground item {id} known")))?,
+        (None, Some(item)) => ctx
+            .model
+            .nearest_of(EntityKind::GroundItem)
+            .into_iter()
+            .chain(ctx.model.remembered.values())
+            .find(|e| e.item_id.as_deref() == Some(item))
+            .ok_or_else(|| {
+                Outcome::refused("not_found", format!("no {item} on the ground known"))
+            })?,
+        (None, None) => {
+            return Err(Outcome::refused(
+                "invalid_params",
+                "targetId or itemId is required",
+            ))
+        }
+    };
+    let tile = TilePos {
+        x: item.x,
+        z: item.z,
+    };
+    let id = item.id.clone();
+    let watch = id.clone();
+    let version = ctx.model.inventory_version;
+    let pick = Procedure::send(
+        action_frame("pickup", json!({"targetId": id})),
+        Until::when(
+            move |m: &Model| m.inventory_version > version && !m.entities.contains_key(&watch),
+            PICKUP_TICKS,
+            format!("picked up {}", label(item)),
+        ),
+    );
+    // Close enough for the server's own walk to the item: far ones are approached in legs first.
+    let mut steps = VecDeque::new();
+    if ctx.model.distance_to(tile.x, tile.z) > PICKUP_WALK_TILES {
+        steps.push_back(Procedure::Walk(Walk::new(
+            tile,
+            PICKUP_WALK_TILES / 2,
+            true,
+        )));
+    }
+    steps.push_back(pick);
+    Ok(Planned::Run(Procedure::Chain(steps)))
+}
+
+/// Distance from which pickupItem lets the server walk to the item itself.
+const PICKUP_WALK_TILES: u32 = 20;
+/// Ticks to wait for a pickup once within that distance.
+const PICKUP_TICKS: u64 = 30;
+
+fn plan_deposit(ctx: Ctx<'_>, p: &Value) -> Result<Planned, Outcome> {
+    if ctx.model.me.inventory.is_empty() {
+        return Err(Outcome::refused("not_available", "nothing to deposit"));
+    }
+    let version = ctx.model.bank_version;
+    let until = |detail: String| {
+        Until::when(
+            move |m: &Model| m.bank_version > version,
+            GRACE_WAIT,
+            detail,
+        )
+    };
+    if p.get("all").and_then(Value::as_bool) == Some(true) {
+        if p.get("keepTools").and_then(Value::as_bool) == Some(true) {
+            // Everything but tools: one deposit per item kind (each deposits every slot of it).
+            let mut kinds: Vec<String> = ctx
+                .model
+                .me
+                .inventory
+                .iter()
+                .filter(|s| !is_tool(ctx.knowledge, &s.item_id))
+                .map(|s| s.item_id.clone())
+                .collect();
+            kinds.dedup();
+            kinds.sort();
+            kinds.dedup();
+            if kinds.is_empty() {
+                return Err(Outcome::refused("not_available", "nothing but tools held"));
+            }
+            let mut steps = VecDeque::new();
+            for item in kinds {
+                steps.push_back(DepositItem::step(item));
+            }
+            return at_bank(ctx, Procedure::Chain(steps));
+        }
+        return at_bank(
+            ctx,
+            Procedure::send(
+                Frame::new("bank:deposit", json!({"slot": "all"})),
+                until("deposited everything".into()),
+            ),
+        );
+    }
+    let item = str_param(p, "itemId")?.to_owned();
+    if ctx.model.slot_of(&item).is_none() {
+        return Err(Outcome::refused("not_available", format!("no {item} held")));
+    }
+    let mut step = DepositItem::step(item);
+    if let (Some(q), Procedure::Deferred(d)) =
+        (p.get("quantity").and_then(Value::as_i64), &mut step)
+    {
+        d.quantity = Some(q);
+    }
+    at_bank(ctx, step)
+}
+
+/// A deposit of one item kind, whose slot is looked up when it runs (slots move as others go).
+pub struct DepositItem {
+    pub item_id: String,
+    pub quantity: Option<i64>,
+}
+
+impl DepositItem {
+    fn step(item_id: String) -> Procedure {
+        Procedure::Deferred(DepositItem {
+            item_id,
+            quantity: None,
+        })
+    }
+
+    /// The procedure to run now.
+    pub fn resolve(&self, model: &Model) -> Procedure {
+        let Some(slot) = model.slot_of(&self.item_id) else {
+            return Procedure::quiet_done(format!("no {} left", self.item_id));
+        };
+        let mut data = json!({"slot": slot.slot});
+        if let Some(q) = self.quantity {
+            data["quantity"] = json!(q);
+        }
+        let version = model.bank_version;
+        Procedure::send(
+            Frame::new("bank:deposit", data),
+            Until::when(
+                move |m: &Model| m.bank_version > version,
+                GRACE_WAIT,
+                format!("deposited {}", self.item_id),
+            ),
+        )
+    }
+}
+
+/// Walks to the nearest known bank first when not already within reach.
+fn at_bank(ctx: Ctx<'_>, then: Procedure) -> Result<Planned, Outcome> {
+    let bank = known_bank(ctx).ok_or_else(|| Outcome::refused("not_near_bank", "no bank known"))?;
+    let mut steps = VecDeque::new();
+    if ctx.model.distance_to(bank.x, bank.z) > SERVICE_REACH_TILES {
+        steps.push_back(Procedure::Walk(Walk::new(bank, SERVICE_REACH_TILES, false)));
+    }
+    steps.push_back(then);
+    Ok(Planned::Run(Procedure::Chain(steps)))
+}
+
+/// The nearest bank: a booth or banker in view, else one from the areas.
+pub fn known_bank(ctx: Ctx<'_>) -> Option<TilePos> {
+    let in_view = ctx
+        .model
+        .nearest_of(EntityKind::Resource)
+        .into_iter()
+        .chain(ctx.model.nearest_of(EntityKind::Npc))
+        .find(|e| {
+            e.resource_type.as_deref() == Some("bank")
+                || e.type_id.as_deref().is_some_and(|t| {
+                    ctx.knowledge
+                        .places
+                        .iter()
+                        .any(|p| p.kind == "bank" && p.id == t)
+                })
+        });
+    if let Some(e) = in_view {
+        return Some(TilePos { x: e.x, z: e.z });
+    }
+    ctx.knowledge
+        .places_of("bank", ctx.model.me.tile.into())
+        .first()
+        .map(|p| p.tile)
+}
+
+// --- Helpers ----------------------------------------------------------------------------------
+
+/// A JSON schema of an object with these (name, type, required) properties.
+pub fn schema(fields: &[(&str, &str, bool)]) -> Value {
+    let properties: serde_json::Map<String, Value> = fields
+        .iter()
+        .map(|(name, kind, _)| ((*name).to_owned(), json!({"type": kind})))
+        .collect();
+    let required: Vec<&str> = fields.iter().filter(|f| f.2).map(|f| f.0).collect();
+    json!({"type": "object", "properties": properties, "required": required})
+}
+
+fn action_frame(action: &str, mut data: Value) -> Frame {
+    data["action"] = json!(action);
+    Frame::new("player:action", data)
+}
+
+fn str_param<'a>(p: &'a Value, name: &str) -> Result<&'a str, Outcome> {
+    p.get(name)
+        .and_then(Value::as_str)
+        .ok_or_else(|| Outcome::refused("invalid_params", format!("{name} (a string) is required")))
+}
+
+fn tile_param(p: &Value) -> Result<TilePos, Outcome> {
+    let coord = |k: &str| {
+        p.get(k)
+            .and_then(Value::as_i64)
+            .and_then(|v| i32::try_from(v).ok())
+    };
+    match (coord("x"), coord("z")) {
+        (Some(x), Some(z)) => Ok(TilePos { x, z }),
+        _ => Err(Outcome::refused(
+            "invalid_params",
+            "x and z (whole numbers) are required",
+        )),
+    }
+}
+
+fn entity<'a>(ctx: Ctx<'a>, p: &Value, kinds: &[EntityKind]) -> Result<&'a Entity, Outcome> {
+    let id = str_param(p, "targetId")?;
+    let e = ctx
+        .model
+        .entities
+        .get(id)
+        .ok_or_else(|| Outcome::refused("not_found", format!("{id} is not in view")))?;
+    if !kinds.is_empty() && !kinds.contains(&e.kind) {
+        return Err(Outcome::refused(
+            "invalid_target",
+            format!("{id} is a {:?}", e.kind),
+        ));
+    }
+    Ok(e)
+}
+
+fn label(e: &Entity) -> String {
+    match &e.name {
+        Some(name) => format!("{name} ({})", e.id),
+        None => e.id.clone(),
+    }
+}
+
+/// The slot named by `slot` or `itemId`, which must hold something.
+fn item_slot(ctx: Ctx<'_>, p: &Value) -> Result<u8, Outcome> {
+    if let Some(slot) = p.get("slot").and_then(Value::as_u64) {
+        let slot =
+            u8::try_from(slot).map_err(|_| Outcome::refused("invalid_slot", "slots are 0–27"))?;
+        return ctx
+            .model
+            .slot(slot)
+            .map(|s| s.slot)
+            .ok_or_else(|| Outcome::refused("invalid_slot", format!("slot {slot} is empty")));
+    }
+    if let Some(item) = p.get("itemId").and_then(Value::as_str) {
+        return ctx
+            .model
+            .slot_of(item)
+            .map(|s| s.slot)
+            .ok_or_else(|| Outcome::refused("not_available", format!("no {item} held")));
+    }
+    Err(Outcome::refused(
+        "invalid_params",
+        "slot or itemId is required",
+    ))
+}
+
+/// `slot` when given, else the first slot whose item passes `matches`.
+fn slot_or(ctx: Ctx<'_>, p: &Value, matches: fn(&str) -> bool) -> Result<u8, Outcome> {
+    if p.get("slot").is_some() || p.get("itemId").is_some() {
+        return item_slot(ctx, p);
+    }
+    ctx.model
+        .me
+        .inventory
+        .iter()
+        .find(|s| matches(&s.item_id))
+        .map(|s| s.slot)
+        .ok_or_else(|| Outcome::refused("not_available", "nothing suitable held"))
+}
+
+fn logs_slot(model: &Model) -> Option<u8> {
+    model
+        .me
+        .inventory
+        .iter()
+        .find(|s| s.item_id == "logs" || s.item_id.ends_with("_logs"))
+        .map(|s| s.slot)
+}
+
+/// The slot of the food that heals most.
+pub fn food_slot(ctx: Ctx<'_>) -> Option<u8> {
+    ctx.model
+        .me
+        .inventory
+        .iter()
+        .filter_map(|s| {
+            ctx.knowledge
+                .items
+                .get(&s.item_id)
+                .and_then(|i| i.heal)
+                .map(|h| (h, s.slot))
+        })
+        .max_by_key(|(h, slot)| (*h, std::cmp::Reverse(*slot)))
+        .map(|(_, slot)| slot)
+}
+
+fn is_tool(knowledge: &Knowledge, item: &str) -> bool {
+    knowledge
+        .items
+        .get(item)
+        .is_some_and(|i| i.tool_for.is_some() || i.kind == "tool")
+        || item == "tinderbox"
+}
+
+fn has_tool(ctx: Ctx<'_>, tool: &str, skill: Skill) -> bool {
+    let skill = skill.to_string();
+    let fits = |id: &str| {
+        id.contains(tool)
+            || ctx
+                .knowledge
+                .items
+                .get(id)
+                .is_some_and(|i| i.tool_for.as_deref() == Some(skill.as_str()))
+    };
+    ctx.model.me.inventory.iter().any(|s| fits(&s.item_id))
+        || ctx.model.me.equipment.values().any(|e| fits(&e.item_id))
+}
+
+fn nearest_resource<'a>(model: &'a Model, types: &[&str]) -> Option<&'a Entity> {
+    model
+        .nearest_of(EntityKind::Resource)
+        .into_iter()
+        .find(|e| {
+            e.resource_type
+                .as_deref()
+                .is_some_and(|t| types.contains(&t))
+                && e.depleted != Some(true)
+        })
+}
+
+/// Resources in view for `skill` that the agent's level allows and that are not depleted, nearest first.
+pub fn usable_nodes(ctx: Ctx<'_>, skill: Skill) -> Vec<&Entity> {
+    let skill_name = skill.to_string();
+    ctx.model
+        .nearest_of(EntityKind::Resource)
+        .into_iter()
+        .filter(|e| e.depleted != Some(true))
+        .filter(|e| {
+            e.type_id
+                .as_deref()
+                .and_then(|t| ctx.knowledge.nodes.get(t))
+                .is_some_and(|n| n.skill == skill_name && n.level <= ctx.model.level(skill))
+        })
+        .collect()
+}
+
+fn gatherable(ctx: Ctx<'_>, skill: Skill) -> Option<Value> {
+    let ids: Vec<&str> = usable_nodes(ctx, skill)
+        .into_iter()
+        .take(5)
+        .map(|e| e.id.as_str())
+        .collect();
+    (!ids.is_empty() && ctx.model.free_slots() > 0).then(|| json!({"targetIds": ids}))
+}
+
+fn station_use(ctx: Ctx<'_>, station: &str, item: fn(&str) -> bool) -> Option<Value> {
+    let target = nearest_resource(ctx.model, &[station])?;
+    let slot = ctx.model.me.inventory.iter().find(|s| item(&s.item_id))?;
+    Some(json!({"slot": slot.slot, "targetId": target.id}))
+}
+
+fn ids_of(ctx: Ctx<'_>, kind: EntityKind, keep: fn(&Entity) -> bool) -> Option<Value> {
+    let ids: Vec<Value> = ctx
+        .model
+        .nearest_of(kind)
+        .into_iter()
+        .filter(|e| keep(e))
+        .take(10)
+        .map(|e| json!({"id": e.id, "name": e.name, "distance": ctx.model.distance_to(e.x, e.z)}))
+        .collect();
+    (!ids.is_empty()).then(|| json!({"targets": ids}))
+}
+
+fn open_trade(ctx: Ctx<'_>) -> Result<String, Outcome> {
+    ctx.model
+        .trade
+        .as_ref()
+        .filter(|t| t.stage != "requested")
+        .map(|t| t.trade_id.clone())
+        .ok_or_else(|| Outcome::refused("invalid_trade", "no trade is open"))
+}

@@ -1,0 +1,387 @@
+//! Language-model backends: OpenAI-compatible chat completions, Anthropic messages and
+//! OpenRouter (OpenAI-compatible at its own address). The tools are the action table's rows
+//! available now, named exactly as the actions; the model must answer with one tool call.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::actions::ActionDef;
+
+/// Which API a key belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Provider {
+    OpenAi,
+    Anthropic,
+    OpenRouter,
+}
+
+/// The three key variables, in the order they are looked for.
+pub const KEY_VARIABLES: [&str; 3] = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY"];
+
+impl Provider {
+    /// The provider's key variable, base-URL variable and default address and model.
+    fn defaults(self) -> (&'static str, &'static str, &'static str, &'static str) {
+        match self {
+            Provider::OpenAi => (
+                "OPENAI_API_KEY",
+                "OPENAI_BASE_URL",
+                "https://api.openai.com/v1",
+                "gpt-4o-mini",
+            ),
+            Provider::Anthropic => (
+                "ANTHROPIC_API_KEY",
+                "ANTHROPIC_BASE_URL",
+                "https://api.anthropic.com",
+                "claude-3-5-haiku-latest",
+            ),
+            Provider::OpenRouter => (
+                "OPENROUTER_API_KEY",
+                "OPENROUTER_BASE_URL",
+                "https://openrouter.ai/api/v1",
+                "openai/gpt-4o-mini",
+            ),
+        }
+    }
+
+    /// Its name in logs and the status.
+    pub fn name(self) -> &'static str {
+        match self {
+            Provider::OpenAi => "openai",
+            Provider::Anthropic => "anthropic",
+            Provider::OpenRouter => "openrouter",
+        }
+    }
+}
+
+/// How to reach a model and how much it may cost.
+#[derive(Debug, Clone)]
+pub struct LlmConfig {
+    pub provider: Provider,
+    pub api_key: String,
+    pub base_url: String,
+    pub model: String,
+    /// Longest wait for one answer; a later answer is dropped.
+    pub timeout: Duration,
+    pub calls_per_minute: u32,
+    pub tokens_per_hour: u64,
+    /// Failures in a row that open the circuit breaker, and how long it stays open.
+    pub breaker_failures: u32,
+    pub breaker_open: Duration,
+}
+
+/// Default longest wait for an answer.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(15);
+/// Default calls a minute.
+pub const DEFAULT_CALLS_PER_MINUTE: u32 = 20;
+/// Default tokens an hour.
+pub const DEFAULT_TOKENS_PER_HOUR: u64 = 200_000;
+/// Default failures in a row before the breaker opens.
+pub const DEFAULT_BREAKER_FAILURES: u32 = 3;
+/// Default time the breaker stays open.
+pub const DEFAULT_BREAKER_OPEN: Duration = Duration::from_secs(60);
+
+impl LlmConfig {
+    /// The first provider whose key is set in `lookup` (OpenAI, then Anthropic, then OpenRouter),
+    /// with its base URL variable or default, and `model` or the provider's default.
+    pub fn from_lookup(
+        lookup: impl Fn(&str) -> Option<String>,
+        model: Option<String>,
+    ) -> Option<LlmConfig> {
+        [Provider::OpenAi, Provider::Anthropic, Provider::OpenRouter]
+            .into_iter()
+            .find_map(|provider| {
+                let (key_var, url_var, url, default_model) = provider.defaults();
+                let key = lookup(key_var).filter(|k| !k.trim().is_empty())?;
+                Some(LlmConfig {
+                    provider,
+                    api_key: key,
+                    base_url: lookup(url_var)
+                        .filter(|u| !u.trim().is_empty())
+                        .unwrap_or_else(|| url.to_owned())
+                        .trim_end_matches('/')
+                        .to_owned(),
+                    model: model.clone().unwrap_or_else(|| default_model.to_owned()),
+                    timeout: DEFAULT_TIMEOUT,
+                    calls_per_minute: DEFAULT_CALLS_PER_MINUTE,
+                    tokens_per_hour: DEFAULT_TOKENS_PER_HOUR,
+                    breaker_failures: DEFAULT_BREAKER_FAILURES,
+                    breaker_open: DEFAULT_BREAKER_OPEN,
+                })
+            })
+    }
+
+    /// From the process environment.
+    pub fn from_env(model: Option<String>) -> Option<LlmConfig> {
+        LlmConfig::from_lookup(|k| std::env::var(k).ok(), model)
+    }
+}
+
+/// The model's choice: one action and its parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    pub name: String,
+    pub arguments: Value,
+}
+
+/// Tokens one call used.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub input: u64,
+    pub output: u64,
+}
+
+/// Why a call gave no usable action (each is counted as a fallback to the planner).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LlmFailure {
+    Timeout,
+    /// The API answered with an error status.
+    Status(u16),
+    /// The answer had no tool call, or its arguments were not a JSON object.
+    Malformed(String),
+    /// The tool named is not one offered, or the action table refused its arguments.
+    Refused(String),
+    /// The request did not reach the API.
+    Transport(String),
+    BudgetExhausted,
+    CircuitOpen,
+}
+
+impl LlmFailure {
+    /// The counter name.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            LlmFailure::Timeout => "timeout",
+            LlmFailure::Status(_) => "http_error",
+            LlmFailure::Malformed(_) => "malformed",
+            LlmFailure::Refused(_) => "refused",
+            LlmFailure::Transport(_) => "transport",
+            LlmFailure::BudgetExhausted => "budget_exhausted",
+            LlmFailure::CircuitOpen => "circuit_open",
+        }
+    }
+}
+
+/// A prompt: what the agent sees and the tools it may call.
+pub struct Prompt {
+    pub system: String,
+    pub user: String,
+    pub tools: Vec<&'static ActionDef>,
+}
+
+/// Asks the model once, within the configured timeout.
+pub async fn ask(
+    http: &reqwest::Client,
+    config: &LlmConfig,
+    prompt: &Prompt,
+) -> Result<(ToolCall, Usage), LlmFailure> {
+    match tokio::time::timeout(config.timeout, request(http, config, prompt)).await {
+        Ok(result) => result,
+        Err(_) => Err(LlmFailure::Timeout),
+    }
+}
+
+async fn request(
+    http: &reqwest::Client,
+    config: &LlmConfig,
+    prompt: &Prompt,
+) -> Result<(ToolCall, Usage), LlmFailure> {
+    let (url, body, builder) = match config.provider {
+        Provider::OpenAi | Provider::OpenRouter => {
+            let tools: Vec<Value> = prompt
+                .tools
+                .iter()
+                .map(|a| json!({"type": "function", "function": {"name": a.name, "description": a.description, "parameters": (a.params)()}}))
+                .collect();
+            let url = format!("{}/chat/completions", config.base_url);
+            let body = json!({
+                "model": config.model,
+                "messages": [
+                    {"role": "system", "content": prompt.system},
+                    {"role": "user", "content": prompt.user},
+                ],
+                "tools": tools,
+                "tool_choice": "required",
+            });
+            let builder = http.post(&url).bearer_auth(&config.api_key);
+            (url, body, builder)
+        }
+        Provider::Anthropic => {
+            let tools: Vec<Value> = prompt
+                .tools
+                .iter()
+                .map(|a| json!({"name": a.name, "description": a.description, "input_schema": (a.params)()}))
+                .collect();
+            let url = format!("{}/v1/messages", config.base_url);
+            let body = json!({
+                "model": config.model,
+                "max_tokens": 512,
+                "system": prompt.system,
+                "messages": [{"role": "user", "content": prompt.user}],
+                "tools": tools,
+                "tool_choice": {"type": "any"},
+            });
+            let builder = http
+                .post(&url)
+                .header("x-api-key", &config.api_key)
+                .header("anthropic-version", "2023-06-01");
+            (url, body, builder)
+        }
+    };
+    let response = builder
+        .json(&body)
+        .send()
+        .await
+        .map_err(|e| LlmFailure::Transport(format!("{url}: {e}")))?;
+    let status = response.status();
+    if !status.is_success() {
+        return Err(LlmFailure::Status(status.as_u16()));
+    }
+    let answer: Value = response
+        .json()
+        .await
+        .map_err(|e| LlmFailure::Malformed(format!("not JSON: {e}")))?;
+    match config.provider {
+        Provider::OpenAi | Provider::OpenRouter => read_openai(&answer),
+        Provider::Anthropic => read_anthropic(&answer),
+    }
+}
+
+/// The tool call of a chat-completions answer.
+pub fn read_openai(answer: &Value) -> Result<(ToolCall, Usage), LlmFailure> {
+    let call = answer
+        .pointer("/choices/0/message/tool_calls/0/function")
+        .ok_or_else(|| LlmFailure::Malformed("no tool call in the answer".into()))?;
+    let name = call
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| LlmFailure::Malformed("a tool call without a name".into()))?;
+    // Arguments come as a JSON text; a model may also send the object itself.
+    let arguments = match call.get("arguments") {
+        Some(Value::String(text)) if text.trim().is_empty() => json!({}),
+        Some(Value::String(text)) => serde_json::from_str(text)
+            .map_err(|e| LlmFailure::Malformed(format!("arguments are not JSON: {e}")))?,
+        Some(other) => other.clone(),
+        None => json!({}),
+    };
+    if !arguments.is_object() {
+        return Err(LlmFailure::Malformed("arguments are not an object".into()));
+    }
+    let usage = Usage {
+        input: answer
+            .pointer("/usage/prompt_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
+        output: answer
+            .pointer("/usage/completion_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
+    };
+    Ok((
+        ToolCall {
+            name: name.to_owned(),
+            arguments,
+        },
+        usage,
+    ))
+}
+
+/// The tool use of an Anthropic messages answer.
+pub fn read_anthropic(answer: &Value) -> Result<(ToolCall, Usage), LlmFailure> {
+    let block = answer
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+        .ok_or_else(|| LlmFailure::Malformed("no tool_use block in the answer".into()))?;
+    let name = block
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| LlmFailure::Malformed("a tool_use without a name".into()))?;
+    let arguments = block.get("input").cloned().unwrap_or_else(|| json!({}));
+    if !arguments.is_object() {
+        return Err(LlmFailure::Malformed("input is not an object".into()));
+    }
+    let usage = Usage {
+        input: answer
+            .pointer("/usage/input_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
+        output: answer
+            .pointer("/usage/output_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
+    };
+    Ok((
+        ToolCall {
+            name: name.to_owned(),
+            arguments,
+        },
+        usage,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_key_set_chooses_the_provider_and_its_base_url() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| (*v).to_owned())
+            }
+        };
+        assert!(LlmConfig::from_lookup(env(&[]), None).is_none());
+        let c = LlmConfig::from_lookup(
+            env(&[
+                ("ANTHROPIC_API_KEY", "a"),
+                ("ANTHROPIC_BASE_URL", "http://x/"),
+            ]),
+            Some("m".into()),
+        )
+        .unwrap();
+        assert_eq!(
+            (c.provider, c.base_url.as_str(), c.model.as_str()),
+            (Provider::Anthropic, "http://x", "m")
+        );
+        let c = LlmConfig::from_lookup(
+            env(&[("OPENROUTER_API_KEY", "k"), ("OPENAI_API_KEY", "")]),
+            None,
+        )
+        .unwrap();
+        assert_eq!(c.provider, Provider::OpenRouter);
+        assert_eq!(c.base_url, "https://openrouter.ai/api/v1");
+    }
+
+    #[test]
+    fn answers_are_read_or_called_malformed() {
+        let ok = json!({"choices": [{"message": {"tool_calls": [{"function": {"name": "chopTree", "arguments": "{\"targetId\":\"res-1\"}"}}]}}], "usage": {"prompt_tokens": 10, "completion_tokens": 2}});
+        let (call, usage) = read_openai(&ok).unwrap();
+        assert_eq!(call.name, "chopTree");
+        assert_eq!(call.arguments, json!({"targetId": "res-1"}));
+        assert_eq!(
+            usage,
+            Usage {
+                input: 10,
+                output: 2
+            }
+        );
+        let text_only = json!({"choices": [{"message": {"content": "I would chop a tree"}}]});
+        assert!(matches!(
+            read_openai(&text_only),
+            Err(LlmFailure::Malformed(_))
+        ));
+        let bad_args = json!({"choices": [{"message": {"tool_calls": [{"function": {"name": "x", "arguments": "{oops"}}]}}]});
+        assert!(matches!(
+            read_openai(&bad_args),
+            Err(LlmFailure::Malformed(_))
+        ));
+        let anthropic = json!({"content": [{"type": "text", "text": "ok"}, {"type": "tool_use", "name": "idle", "input": {}}], "usage": {"input_tokens": 5, "output_tokens": 1}});
+        assert_eq!(read_anthropic(&anthropic).unwrap().0.name, "idle");
+    }
+}

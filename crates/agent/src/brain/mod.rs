@@ -1,0 +1,253 @@
+//! Which brain picks the next action: the built-in planner, or a language model with the planner
+//! as its fallback for every step the model cannot serve (and alone while the breaker is open).
+
+pub mod llm;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+pub use llm::{LlmConfig, LlmFailure, Provider, KEY_VARIABLES};
+
+/// `--brain`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BrainChoice {
+    Planner,
+    Llm,
+    /// The model when a key is set, else the planner.
+    Auto,
+}
+
+impl std::str::FromStr for BrainChoice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "planner" => Ok(BrainChoice::Planner),
+            "llm" => Ok(BrainChoice::Llm),
+            "auto" => Ok(BrainChoice::Auto),
+            other => Err(format!("--brain must be planner, llm or auto, not {other}")),
+        }
+    }
+}
+
+/// The brain chosen at start.
+#[derive(Debug, Clone)]
+pub enum Brain {
+    Planner,
+    Llm(LlmConfig),
+}
+
+/// `--brain llm` with none of the three keys set.
+#[derive(Debug, thiserror::Error)]
+#[error("--brain llm needs one of OPENAI_API_KEY, ANTHROPIC_API_KEY or OPENROUTER_API_KEY")]
+pub struct NoModelKey;
+
+impl Brain {
+    /// Resolves `--brain` against the keys `lookup` finds.
+    pub fn select(
+        choice: BrainChoice,
+        lookup: impl Fn(&str) -> Option<String>,
+        model: Option<String>,
+    ) -> Result<Brain, NoModelKey> {
+        let config = LlmConfig::from_lookup(lookup, model);
+        match (choice, config) {
+            (BrainChoice::Planner, _) => Ok(Brain::Planner),
+            (BrainChoice::Llm, None) => Err(NoModelKey),
+            (_, Some(config)) => Ok(Brain::Llm(config)),
+            (BrainChoice::Auto, None) => Ok(Brain::Planner),
+        }
+    }
+
+    /// One line for the start-up log.
+    pub fn describe(&self) -> String {
+        match self {
+            Brain::Planner => "the built-in planner (no model key set, or --brain planner)".into(),
+            Brain::Llm(c) => format!(
+                "{} model {} at {}, the planner as fallback",
+                c.provider.name(),
+                c.model,
+                c.base_url
+            ),
+        }
+    }
+}
+
+/// Calls a minute and tokens an hour, over sliding windows.
+#[derive(Debug)]
+pub struct Budget {
+    calls_per_minute: u32,
+    tokens_per_hour: u64,
+    calls: VecDeque<Instant>,
+    tokens: VecDeque<(Instant, u64)>,
+}
+
+impl Budget {
+    /// A budget with these limits.
+    pub fn new(calls_per_minute: u32, tokens_per_hour: u64) -> Budget {
+        Budget {
+            calls_per_minute,
+            tokens_per_hour,
+            calls: VecDeque::new(),
+            tokens: VecDeque::new(),
+        }
+    }
+
+    /// Whether a call may be made now (and counts it when so).
+    pub fn try_call(&mut self, now: Instant) -> bool {
+        while self
+            .calls
+            .front()
+            .is_some_and(|t| now.duration_since(*t) >= Duration::from_secs(60))
+        {
+            self.calls.pop_front();
+        }
+        while self
+            .tokens
+            .front()
+            .is_some_and(|(t, _)| now.duration_since(*t) >= Duration::from_secs(3600))
+        {
+            self.tokens.pop_front();
+        }
+        let spent: u64 = self.tokens.iter().map(|(_, n)| n).sum();
+        if self.calls.len() as u32 >= self.calls_per_minute || spent >= self.tokens_per_hour {
+            return false;
+        }
+        self.calls.push_back(now);
+        true
+    }
+
+    /// Records tokens a call used.
+    pub fn spend(&mut self, now: Instant, tokens: u64) {
+        self.tokens.push_back((now, tokens));
+    }
+}
+
+/// After repeated failures, the planner alone for a while.
+#[derive(Debug)]
+pub struct Breaker {
+    threshold: u32,
+    open_for: Duration,
+    failures: u32,
+    open_until: Option<Instant>,
+    /// Times it opened.
+    pub opened: u64,
+}
+
+impl Breaker {
+    /// Opens after `threshold` failures in a row, for `open_for`.
+    pub fn new(threshold: u32, open_for: Duration) -> Breaker {
+        Breaker {
+            threshold,
+            open_for,
+            failures: 0,
+            open_until: None,
+            opened: 0,
+        }
+    }
+
+    /// Whether the model may be asked.
+    pub fn allows(&mut self, now: Instant) -> bool {
+        match self.open_until {
+            Some(until) if now < until => false,
+            Some(_) => {
+                // Half-open: one more try; a failure opens it again at once.
+                self.open_until = None;
+                self.failures = self.threshold.saturating_sub(1);
+                true
+            }
+            None => true,
+        }
+    }
+
+    /// Records a call's result.
+    pub fn record(&mut self, ok: bool, now: Instant) {
+        if ok {
+            self.failures = 0;
+            return;
+        }
+        self.failures += 1;
+        if self.failures >= self.threshold {
+            self.open_until = Some(now + self.open_for);
+            self.opened += 1;
+            self.failures = 0;
+        }
+    }
+
+    /// Whether it is open now.
+    pub fn is_open(&self, now: Instant) -> bool {
+        self.open_until.is_some_and(|u| now < u)
+    }
+}
+
+/// What the model has cost and how often the planner stood in (part of the agent's status).
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelStats {
+    pub calls: u64,
+    pub decisions: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// Steps the planner took instead, by why.
+    pub fallbacks: BTreeMap<&'static str, u64>,
+    pub breaker_opened: u64,
+}
+
+impl ModelStats {
+    /// Total fallbacks.
+    pub fn fallback_total(&self) -> u64 {
+        self.fallbacks.values().sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_budget_counts_calls_a_minute_and_tokens_an_hour() {
+        let start = Instant::now();
+        let mut b = Budget::new(2, 100);
+        assert!(b.try_call(start));
+        assert!(b.try_call(start));
+        assert!(!b.try_call(start));
+        assert!(b.try_call(start + Duration::from_secs(61)));
+        b.spend(start + Duration::from_secs(61), 100);
+        assert!(!b.try_call(start + Duration::from_secs(200)));
+        assert!(b.try_call(start + Duration::from_secs(3700)));
+    }
+
+    #[test]
+    fn the_breaker_opens_after_failures_and_half_opens_later() {
+        let t = Instant::now();
+        let mut b = Breaker::new(3, Duration::from_secs(10));
+        for _ in 0..3 {
+            assert!(b.allows(t));
+            b.record(false, t);
+        }
+        assert!(!b.allows(t));
+        assert!(b.allows(t + Duration::from_secs(11)));
+        b.record(false, t + Duration::from_secs(11));
+        assert!(!b.allows(t + Duration::from_secs(12)));
+        assert_eq!(b.opened, 2);
+    }
+
+    #[test]
+    fn llm_without_a_key_stops_and_auto_falls_back_to_the_planner() {
+        let none = |_: &str| None;
+        assert!(Brain::select(BrainChoice::Llm, none, None).is_err());
+        assert!(matches!(
+            Brain::select(BrainChoice::Auto, none, None),
+            Ok(Brain::Planner)
+        ));
+        let key = |k: &str| (k == "OPENAI_API_KEY").then(|| "k".to_owned());
+        assert!(matches!(
+            Brain::select(BrainChoice::Auto, key, None),
+            Ok(Brain::Llm(_))
+        ));
+        assert!(matches!(
+            Brain::select(BrainChoice::Planner, key, None),
+            Ok(Brain::Planner)
+        ));
+    }
+}

@@ -1,0 +1,417 @@
+//! What the agent knows of the world, built only from the server's messages (ARCHITECTURE.md: a
+//! view of the world from server messages; providers are pure functions of it).
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+use wayfarer_protocol::trade::{Offer, TradeStarted};
+use wayfarer_protocol::ws::{
+    ChatMessage, DialogueOpen, Entity, EntityKind, EquippedItem, InventorySlot, PrayerUpdate,
+    QuestSummary, ServerMessage, ShopView, SkillState, TilePos, INVENTORY_SLOTS,
+};
+use wayfarer_protocol::Skill;
+
+/// Chat lines kept for the providers and the model's prompt.
+pub const CHAT_LINES_KEPT: usize = 20;
+/// Server errors kept (matched to actions by `ref` as they arrive; kept for the status).
+pub const ERRORS_KEPT: usize = 20;
+/// The server's view distance (Chebyshev tiles, CONTRACT.md section 3).
+pub const VIEW_TILES: u32 = 32;
+/// Most out-of-view ground items remembered.
+pub const REMEMBERED_ITEMS: usize = 256;
+/// How long after a hit the agent counts itself in combat, in ticks.
+pub const COMBAT_MEMORY_TICKS: u64 = 8;
+
+/// The agent's own character.
+#[derive(Debug, Clone, Default)]
+pub struct Me {
+    pub id: String,
+    pub name: String,
+    pub tile: TilePos0,
+    pub health: i64,
+    pub max_health: i64,
+    /// Run energy in percent (0–100).
+    pub stamina: u32,
+    pub combat_level: i64,
+    pub coins: i64,
+    pub skills: BTreeMap<Skill, SkillState>,
+    pub inventory: Vec<InventorySlot>,
+    pub equipment: BTreeMap<String, EquippedItem>,
+}
+
+/// A tile that defaults to the origin (the model before the first sync).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct TilePos0 {
+    pub x: i32,
+    pub z: i32,
+}
+
+impl From<TilePos0> for TilePos {
+    fn from(t: TilePos0) -> TilePos {
+        TilePos { x: t.x, z: t.z }
+    }
+}
+
+impl From<TilePos> for TilePos0 {
+    fn from(t: TilePos) -> TilePos0 {
+        TilePos0 { x: t.x, z: t.z }
+    }
+}
+
+/// A trade the agent is part of.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TradeState {
+    pub trade_id: String,
+    pub partner_id: String,
+    pub partner_name: String,
+    /// `requested` (an incoming request), `offer` (screen 1), `confirm` (screen 2).
+    pub stage: &'static str,
+    pub mine: Option<Offer>,
+    pub theirs: Option<Offer>,
+}
+
+/// A server error, as received.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerError {
+    pub code: String,
+    pub message: String,
+    pub reference: Option<String>,
+}
+
+/// The agent's model of the world.
+#[derive(Debug, Clone, Default)]
+pub struct Model {
+    /// Whether a `player:sync` has arrived on the current connection.
+    pub synced: bool,
+    pub me: Me,
+    /// Everything in view but the agent itself, by id.
+    pub entities: HashMap<String, Entity>,
+    /// Ground items that went out of view (not picked up): where they were last seen, for a
+    /// pickup from afar.
+    pub remembered: HashMap<String, Entity>,
+    /// The last tick a `world:update` named.
+    pub tick: u64,
+    /// The bank as last sent (`None` until a bank was opened this session).
+    pub bank: Option<Vec<wayfarer_protocol::ws::BankItem>>,
+    pub shop: Option<ShopView>,
+    pub trade: Option<TradeState>,
+    pub dialogue: Option<DialogueOpen>,
+    pub quests: Vec<QuestSummary>,
+    pub quest_points: u32,
+    pub prayer: Option<PrayerUpdate>,
+    pub chat: VecDeque<ChatMessage>,
+    pub errors: VecDeque<ServerError>,
+    /// The tick of the last `combat:hit` the agent dealt or took.
+    pub last_hit_tick: Option<u64>,
+    /// Who last attacked the agent.
+    pub last_attacker: Option<String>,
+    /// Counters the actions read to see progress: bumped by every `skill:xp` of a skill.
+    pub xp_events: BTreeMap<Skill, u64>,
+    /// Bumped by every `inventory:update`.
+    pub inventory_version: u64,
+    /// Bumped by every `bank:update`.
+    pub bank_version: u64,
+}
+
+impl Model {
+    /// Applies one server message.
+    pub fn apply(&mut self, message: &ServerMessage) {
+        match message {
+            // The control plane is the runtime's business (`control_plane`), not the world's.
+            ServerMessage::AgentGoal(_)
+            | ServerMessage::AgentStop(_)
+            | ServerMessage::AgentResume(_)
+            | ServerMessage::AgentMessage(_) => {}
+            ServerMessage::PlayerSync(player) => {
+                let me = &mut self.me;
+                me.id.clone_from(&player.id);
+                me.name.clone_from(&player.name);
+                if let Some(tile) = player.tile {
+                    me.tile = tile.into();
+                }
+                me.health = player.health;
+                me.max_health = player.max_health;
+                me.stamina = player.stamina.unwrap_or(100);
+                me.combat_level = player.combat_level;
+                me.coins = player.coins;
+                me.skills = player.skills.clone();
+                me.inventory = player.inventory.clone();
+                me.equipment = player.equipment.clone();
+                self.inventory_version += 1;
+                self.synced = true;
+            }
+            ServerMessage::WorldUpdate(update) => {
+                self.tick = update.tick;
+                for entity in &update.added {
+                    if entity.id == self.me.id {
+                        self.me.tile = TilePos0 {
+                            x: entity.x,
+                            z: entity.z,
+                        };
+                        continue;
+                    }
+                    self.remembered.remove(&entity.id);
+                    self.entities.insert(entity.id.clone(), (**entity).clone());
+                }
+                for moved in update.moved.iter() {
+                    if *moved.id == *self.me.id {
+                        self.me.tile = TilePos0 {
+                            x: moved.x,
+                            z: moved.z,
+                        };
+                    } else if let Some(e) = self.entities.get_mut(&*moved.id) {
+                        e.x = moved.x;
+                        e.z = moved.z;
+                    }
+                }
+                for changed in &update.changed {
+                    if changed.id == self.me.id {
+                        if let Some(h) = changed.health {
+                            self.me.health = h;
+                        }
+                        if let Some(h) = changed.max_health {
+                            self.me.max_health = h;
+                        }
+                        continue;
+                    }
+                    if let Some(e) = self.entities.get_mut(&changed.id) {
+                        if changed.health.is_some() {
+                            e.health = changed.health;
+                        }
+                        if changed.max_health.is_some() {
+                            e.max_health = changed.max_health;
+                        }
+                        if changed.name.is_some() {
+                            e.name.clone_from(&changed.name);
+                        }
+                        if changed.quantity.is_some() {
+                            e.quantity = changed.quantity;
+                        }
+                        if changed.depleted.is_some() {
+                            e.depleted = changed.depleted;
+                        }
+                    }
+                }
+                for id in &update.removed {
+                    let Some(gone) = self.entities.remove(&**id) else {
+                        continue;
+                    };
+                    // Near the edge of view it left the view; closer in it was taken or expired.
+                    let far = self.distance_to(gone.x, gone.z) + 2 >= VIEW_TILES;
+                    if gone.kind == EntityKind::GroundItem && far {
+                        if self.remembered.len() >= REMEMBERED_ITEMS {
+                            self.remembered.clear();
+                        }
+                        self.remembered.insert(gone.id.clone(), gone);
+                    }
+                }
+                if let Some(stamina) = update.stamina {
+                    self.me.stamina = stamina;
+                }
+            }
+            ServerMessage::InventoryUpdate(update) => {
+                self.me.inventory.clone_from(&update.inventory);
+                self.me.coins = update.coins;
+                self.inventory_version += 1;
+            }
+            ServerMessage::EquipmentUpdate(update) => {
+                self.me.equipment.clone_from(&update.equipment);
+            }
+            ServerMessage::SkillXp(xp) => {
+                self.me.skills.insert(
+                    xp.skill,
+                    SkillState {
+                        level: xp.level,
+                        xp: xp.xp,
+                    },
+                );
+                *self.xp_events.entry(xp.skill).or_default() += 1;
+            }
+            ServerMessage::CombatHit(hit) => {
+                if hit.target_id == self.me.id {
+                    self.me.health = hit.target_health;
+                    self.me.max_health = hit.target_max_health;
+                    self.last_attacker = Some(hit.attacker_id.clone());
+                    self.last_hit_tick = Some(self.tick);
+                } else if hit.attacker_id == self.me.id {
+                    self.last_hit_tick = Some(self.tick);
+                }
+                if let Some(e) = self.entities.get_mut(&hit.target_id) {
+                    e.health = Some(hit.target_health);
+                    e.max_health = Some(hit.target_max_health);
+                }
+            }
+            ServerMessage::Chat(line) => {
+                push_bounded(&mut self.chat, line.clone(), CHAT_LINES_KEPT);
+            }
+            ServerMessage::Error(error) => {
+                let error = ServerError {
+                    code: error.code.clone(),
+                    message: error.message.clone(),
+                    reference: error.reference.as_ref().map(ref_text),
+                };
+                push_bounded(&mut self.errors, error, ERRORS_KEPT);
+            }
+            ServerMessage::TradeError(error) => {
+                let error = ServerError {
+                    code: error.code.clone(),
+                    message: error.message.clone(),
+                    reference: error.reference.as_ref().map(ref_text),
+                };
+                push_bounded(&mut self.errors, error, ERRORS_KEPT);
+            }
+            ServerMessage::BankUpdate(bank) => {
+                self.bank = Some(bank.items.clone());
+                self.bank_version += 1;
+            }
+            ServerMessage::ShopOpen(shop) | ServerMessage::ShopUpdate(shop) => {
+                self.shop = Some(shop.clone());
+            }
+            ServerMessage::ShopClose(_) => self.shop = None,
+            ServerMessage::PrayerUpdate(prayer) => self.prayer = Some(prayer.clone()),
+            ServerMessage::DialogueOpen(open) => self.dialogue = Some(open.clone()),
+            ServerMessage::DialogueClose(_) => self.dialogue = None,
+            ServerMessage::QuestList(list) => {
+                self.quests.clone_from(&list.quests);
+                self.quest_points = list.quest_points;
+            }
+            ServerMessage::QuestUpdate(update) => {
+                if let Some(q) = self
+                    .quests
+                    .iter_mut()
+                    .find(|q| q.quest_id == update.quest_id)
+                {
+                    q.status.clone_from(&update.status);
+                    q.stage_id.clone_from(&update.stage_id);
+                    q.progress = Some(update.progress);
+                }
+            }
+            ServerMessage::QuestComplete(done) => {
+                self.quest_points = done.quest_points;
+                if let Some(q) = self.quests.iter_mut().find(|q| q.quest_id == done.quest_id) {
+                    q.status = "completed".into();
+                }
+            }
+            ServerMessage::TradeIncoming(incoming) => {
+                self.trade = Some(TradeState {
+                    trade_id: incoming.trade_id.clone(),
+                    partner_id: incoming.from_player_id.clone(),
+                    partner_name: incoming.from_player_name.clone(),
+                    stage: "requested",
+                    mine: None,
+                    theirs: None,
+                });
+            }
+            ServerMessage::TradeStarted(TradeStarted {
+                trade_id,
+                partner_id,
+                partner_name,
+            }) => {
+                self.trade = Some(TradeState {
+                    trade_id: trade_id.clone(),
+                    partner_id: partner_id.clone(),
+                    partner_name: partner_name.clone(),
+                    stage: "offer",
+                    mine: None,
+                    theirs: None,
+                });
+            }
+            ServerMessage::TradeUpdated(update) => {
+                if let Some(t) = self.trade.as_mut() {
+                    t.stage = "offer";
+                    t.mine = Some(update.my_offer.clone());
+                    t.theirs = Some(update.their_offer.clone());
+                }
+            }
+            ServerMessage::TradeConfirmScreen(screen) => {
+                if let Some(t) = self.trade.as_mut() {
+                    t.stage = "confirm";
+                    t.mine = Some(screen.my_offer.clone());
+                    t.theirs = Some(screen.their_offer.clone());
+                }
+            }
+            ServerMessage::TradeCompleted(_) | ServerMessage::TradeCancelled(_) => {
+                self.trade = None
+            }
+            ServerMessage::FriendList(_)
+            | ServerMessage::FriendIncoming(_)
+            | ServerMessage::FriendStatus(_) => {}
+        }
+    }
+
+    /// Forgets what only the old connection showed (a reconnect re-syncs from scratch).
+    pub fn reset_for_reconnect(&mut self) {
+        self.synced = false;
+        self.entities.clear();
+        self.shop = None;
+        self.trade = None;
+        self.dialogue = None;
+    }
+
+    /// Whether the agent took or dealt a hit lately.
+    pub fn in_combat(&self) -> bool {
+        self.last_hit_tick
+            .is_some_and(|t| self.tick.saturating_sub(t) <= COMBAT_MEMORY_TICKS)
+    }
+
+    /// Free inventory slots.
+    pub fn free_slots(&self) -> usize {
+        INVENTORY_SLOTS.saturating_sub(self.me.inventory.len())
+    }
+
+    /// The agent's level in `skill` (1 when never seen).
+    pub fn level(&self, skill: Skill) -> i64 {
+        self.me.skills.get(&skill).map_or(1, |s| s.level)
+    }
+
+    /// The first inventory slot holding `item_id`.
+    pub fn slot_of(&self, item_id: &str) -> Option<&InventorySlot> {
+        self.me.inventory.iter().find(|s| s.item_id == item_id)
+    }
+
+    /// How many of `item_id` the inventory holds.
+    pub fn count_of(&self, item_id: &str) -> i64 {
+        self.me
+            .inventory
+            .iter()
+            .filter(|s| s.item_id == item_id)
+            .map(|s| s.quantity)
+            .sum()
+    }
+
+    /// The inventory slot numbered `slot`.
+    pub fn slot(&self, slot: u8) -> Option<&InventorySlot> {
+        self.me.inventory.iter().find(|s| s.slot == slot)
+    }
+
+    /// Chebyshev distance from the agent to `tile`.
+    pub fn distance_to(&self, x: i32, z: i32) -> u32 {
+        chebyshev(self.me.tile.x, self.me.tile.z, x, z)
+    }
+
+    /// Entities of `kind` in view, nearest first.
+    pub fn nearest_of(&self, kind: EntityKind) -> Vec<&Entity> {
+        let mut found: Vec<&Entity> = self.entities.values().filter(|e| e.kind == kind).collect();
+        found.sort_by_key(|e| (self.distance_to(e.x, e.z), e.id.clone()));
+        found
+    }
+}
+
+/// Chebyshev distance between two tiles (the server's distance for reach and the move limit).
+pub fn chebyshev(ax: i32, az: i32, bx: i32, bz: i32) -> u32 {
+    ax.abs_diff(bx).max(az.abs_diff(bz))
+}
+
+/// A `ref` as text (the agent sends strings; a number comes back as its digits).
+pub fn ref_text(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn push_bounded<T>(list: &mut VecDeque<T>, item: T, cap: usize) {
+    if list.len() == cap {
+        list.pop_front();
+    }
+    list.push_back(item);
+}

@@ -1,0 +1,942 @@
+//! One agent: its socket (reconnecting with backoff), its model, one action at a time, the brain
+//! that picks the next, and the control events a host sends it (goal, stop, resume, message).
+//! No statics: any number of agents run in one process, each a task.
+
+use std::collections::{HashSet, VecDeque};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use serde::Serialize;
+use serde_json::{json, Value};
+use tokio::net::TcpStream;
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::task::JoinHandle;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use wayfarer_protocol::ws::ServerMessage;
+
+use crate::account::Login;
+use crate::actions::{self, Ctx, Planned};
+use crate::brain::llm::{self, LlmFailure, Prompt, ToolCall, Usage};
+use crate::brain::{Brain, Breaker, Budget, ModelStats};
+use crate::control_plane;
+use crate::goals::{Goal, GoalKind};
+use crate::knowledge::Knowledge;
+use crate::model::{ref_text, Model};
+use crate::outcome::Outcome;
+use crate::planner::{Decision, Planner};
+use crate::procedure::{Frame, Poll, Procedure};
+use crate::providers;
+
+/// First reconnect delay; doubled after each failure.
+pub const BACKOFF_START: Duration = Duration::from_secs(1);
+/// Longest reconnect delay.
+pub const BACKOFF_CAP: Duration = Duration::from_secs(30);
+/// Decisions kept for the status.
+pub const RECENT_DECISIONS: usize = 20;
+/// Ticks between two status updates when nothing else published one.
+pub const STATUS_EVERY_TICKS: u64 = 5;
+/// Tick length assumed when the server does not say.
+pub const DEFAULT_TICK_MS: u64 = 600;
+
+type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// How to run an agent.
+#[derive(Debug, Clone)]
+pub struct AgentConfig {
+    /// The server's HTTP address (`http://127.0.0.1:5555`); the socket is `/ws` there.
+    pub server: String,
+    pub login: Login,
+    /// The goal to start with; `None`: the agent chooses.
+    pub goal: Option<Goal>,
+    pub brain: Brain,
+    /// A label for logs (the character name when known).
+    pub label: String,
+}
+
+/// What a host may tell a running agent.
+#[derive(Debug)]
+pub enum Control {
+    /// A new goal; refused while paused (the control plane answers 409).
+    SetGoal(Goal, oneshot::Sender<Result<(), String>>),
+    /// Pause: the running action and the movement path are stopped at once; no goal-setting until resume.
+    Stop,
+    /// Back to autonomous play.
+    Resume,
+    /// A message from the owner: an action command (`chopTree {"targetId":"res-3"}`) runs even
+    /// while paused, then the agent returns to idle; other text goes to the model's next prompt.
+    Message(String),
+    /// Leave the world and end the task.
+    Shutdown,
+}
+
+/// One decision as the status keeps it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DecisionRecord {
+    pub number: u64,
+    pub tick: u64,
+    pub goal: Option<String>,
+    pub action: String,
+    pub params: Value,
+    pub reason: String,
+    /// planner, llm, reflex or owner.
+    pub by: &'static str,
+    pub outcome: Option<Outcome>,
+}
+
+/// What an agent reports about itself.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentStatus {
+    pub label: String,
+    pub character_id: Option<String>,
+    pub connected: bool,
+    pub reconnects: u64,
+    pub goal: Option<Value>,
+    pub paused: bool,
+    pub brain: String,
+    pub current_action: Option<String>,
+    pub model: ModelStats,
+    pub outcomes: std::collections::BTreeMap<&'static str, u64>,
+    pub recent_decisions: VecDeque<DecisionRecord>,
+    /// The providers' state at the last status update (gameState, inventory, skills).
+    pub state: Value,
+}
+
+/// A running agent, as its host holds it.
+pub struct AgentHandle {
+    pub control: mpsc::Sender<Control>,
+    pub status: watch::Receiver<AgentStatus>,
+    pub task: JoinHandle<()>,
+}
+
+impl AgentHandle {
+    /// Asks the agent to leave and waits for it.
+    pub async fn shutdown(self) {
+        let _ = self.control.send(Control::Shutdown).await;
+        let _ = self.task.await;
+    }
+}
+
+/// Starts an agent on the current tokio runtime.
+pub fn spawn(config: AgentConfig) -> AgentHandle {
+    let (control_tx, control_rx) = mpsc::channel(32);
+    let (status_tx, status_rx) = watch::channel(AgentStatus {
+        label: config.label.clone(),
+        brain: config.brain.describe(),
+        ..AgentStatus::default()
+    });
+    let task = tokio::spawn(Agent::new(config, status_tx).run(control_rx));
+    AgentHandle {
+        control: control_tx,
+        status: status_rx,
+        task,
+    }
+}
+
+/// The action running now.
+struct Running {
+    decision: Decision,
+    number: u64,
+    by: &'static str,
+    procedure: Procedure,
+    /// The refs its messages went with.
+    refs: HashSet<String>,
+}
+
+/// A model call in flight.
+struct Thinking {
+    number: u64,
+    task: JoinHandle<Result<(ToolCall, Usage), LlmFailure>>,
+}
+
+struct Agent {
+    config: AgentConfig,
+    http: reqwest::Client,
+    model: Model,
+    knowledge: Knowledge,
+    planner: Planner,
+    goal: Goal,
+    paused: bool,
+    running: Option<Running>,
+    /// Ticks left of an `idle`.
+    idle_until: u64,
+    /// The agent's tick clock (counted locally at the server's tick length).
+    now: u64,
+    decisions: u64,
+    next_ref: u64,
+    status: watch::Sender<AgentStatus>,
+    recent: VecDeque<DecisionRecord>,
+    outcomes: std::collections::BTreeMap<&'static str, u64>,
+    // The language model, when chosen.
+    llm: Option<Arc<llm::LlmConfig>>,
+    budget: Budget,
+    breaker: Breaker,
+    stats: ModelStats,
+    thinking: Option<Thinking>,
+    owner_notes: VecDeque<String>,
+    /// After an owner's command while paused, the agent goes back to idle.
+    reconnects: u64,
+    /// Whether this connection is a registered agent's (it heard `agent:goal`): only then does it
+    /// report `agent:status`.
+    control_plane: bool,
+    /// The id of the goal the server sent, while the agent pursues it.
+    server_goal_id: Option<String>,
+    /// The number of the last decision reported in an `agent:status`.
+    reported_up_to: u64,
+}
+
+impl Agent {
+    fn new(config: AgentConfig, status: watch::Sender<AgentStatus>) -> Agent {
+        let llm = match &config.brain {
+            Brain::Llm(c) => Some(Arc::new(c.clone())),
+            Brain::Planner => None,
+        };
+        let (calls, tokens, failures, open) =
+            llm.as_ref()
+                .map_or((0, 0, 3, Duration::from_secs(60)), |c| {
+                    (
+                        c.calls_per_minute,
+                        c.tokens_per_hour,
+                        c.breaker_failures,
+                        c.breaker_open,
+                    )
+                });
+        Agent {
+            goal: config
+                .goal
+                .clone()
+                .unwrap_or_else(|| Goal::choose(&Model::default())),
+            config,
+            http: reqwest::Client::new(),
+            model: Model::default(),
+            knowledge: Knowledge::default(),
+            planner: Planner::new(),
+            paused: false,
+            running: None,
+            idle_until: 0,
+            now: 0,
+            decisions: 0,
+            next_ref: 0,
+            status,
+            recent: VecDeque::new(),
+            outcomes: Default::default(),
+            llm,
+            budget: Budget::new(calls, tokens),
+            breaker: Breaker::new(failures, open),
+            stats: ModelStats::default(),
+            thinking: None,
+            owner_notes: VecDeque::new(),
+            reconnects: 0,
+            control_plane: false,
+            server_goal_id: None,
+            reported_up_to: 0,
+        }
+    }
+
+    async fn run(mut self, mut control: mpsc::Receiver<Control>) {
+        tracing::info!(agent = %self.config.label, brain = %self.config.brain.describe(), "agent starting");
+        let mut backoff = BACKOFF_START;
+        loop {
+            let reason = match self.session(&mut control).await {
+                SessionEnd::Shutdown => break,
+                SessionEnd::Lost(reason) => reason,
+                SessionEnd::Synced(reason) => {
+                    // It played on that connection: the backoff starts over.
+                    backoff = BACKOFF_START;
+                    reason
+                }
+            };
+            self.reconnects += 1;
+            tracing::warn!(agent = %self.config.label, %reason, retry_in_s = backoff.as_secs(), "connection lost");
+            self.connection_lost();
+            let sleep = tokio::time::sleep(backoff);
+            tokio::pin!(sleep);
+            // Control events still count while waiting to reconnect.
+            loop {
+                tokio::select! {
+                    _ = &mut sleep => break,
+                    event = control.recv() => match event {
+                        None | Some(Control::Shutdown) => return,
+                        Some(other) => self.on_control(other, None).await,
+                    },
+                }
+            }
+            backoff = (backoff * 2).min(BACKOFF_CAP);
+        }
+        tracing::info!(agent = %self.config.label, "agent stopped");
+    }
+
+    /// One connection, from login to its end.
+    async fn session(&mut self, control: &mut mpsc::Receiver<Control>) -> SessionEnd {
+        let base = self.config.server.trim_end_matches('/').to_owned();
+        let token = match self.config.login.token(&self.http, &base).await {
+            Ok(token) => token,
+            Err(e) => return SessionEnd::Lost(format!("login: {e}")),
+        };
+        let tick_ms = self.tick_ms(&base).await;
+        if self.knowledge.items.is_empty() {
+            match Knowledge::fetch(&self.http, &base, &token).await {
+                Ok(k) => self.knowledge = k,
+                Err(e) => return SessionEnd::Lost(format!("knowledge: {e}")),
+            }
+        }
+        let ws_url = format!("{}/ws?token={token}", base.replacen("http", "ws", 1));
+        let mut socket: Socket = match tokio_tungstenite::connect_async(ws_url.as_str()).await {
+            Ok((socket, _)) => socket,
+            Err(e) => return SessionEnd::Lost(format!("connect: {e}")),
+        };
+        self.model.reset_for_reconnect();
+        let mut ticker = tokio::time::interval(Duration::from_millis(tick_ms));
+        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut synced_once = false;
+        loop {
+            tokio::select! {
+                frame = socket.next() => {
+                    let text = match frame {
+                        Some(Ok(Message::Text(text))) => text,
+                        Some(Ok(Message::Close(close))) => {
+                            return self.lost(synced_once, format!("closed: {close:?}"));
+                        }
+                        Some(Ok(_)) => continue,
+                        Some(Err(e)) => return self.lost(synced_once, format!("read: {e}")),
+                        None => return self.lost(synced_once, "closed".into()),
+                    };
+                    if let Some(event) = self.on_message(text.as_str()) {
+                        let mut out = Vec::new();
+                        self.on_plane(event, &mut out).await;
+                        for frame in out {
+                            if let Err(e) = socket.send(Message::text(frame)).await {
+                                return self.lost(synced_once, format!("write: {e}"));
+                            }
+                        }
+                    }
+                    if self.model.synced && !synced_once {
+                        synced_once = true;
+                        if self.config.label.is_empty() || self.config.label != self.model.me.name {
+                            tracing::info!(agent = %self.config.label, character = %self.model.me.name, "in the world");
+                        }
+                        if self.config.goal.is_none() && self.goal.chosen_by_agent {
+                            self.goal = Goal::choose(&self.model);
+                            tracing::info!(agent = %self.config.label, goal = %self.goal.description, "chose a goal");
+                        }
+                    }
+                }
+                _ = ticker.tick() => {
+                    self.now += 1;
+                    let frames = self.step();
+                    for frame in frames {
+                        if let Err(e) = socket.send(Message::text(frame)).await {
+                            return self.lost(synced_once, format!("write: {e}"));
+                        }
+                    }
+                    if self.now.is_multiple_of(STATUS_EVERY_TICKS) {
+                        self.publish(true);
+                        if self.control_plane {
+                            let report = self.status_report();
+                            if let Err(e) = socket.send(Message::text(report)).await {
+                                return self.lost(synced_once, format!("write: {e}"));
+                            }
+                        }
+                    }
+                }
+                answer = async { (&mut self.thinking.as_mut().expect("guarded").task).await }, if self.thinking.is_some() => {
+                    let number = self.thinking.take().map_or(0, |t| t.number);
+                    let answer = answer.unwrap_or_else(|e| Err(LlmFailure::Transport(e.to_string())));
+                    let frames = self.on_answer(number, answer);
+                    for frame in frames {
+                        if let Err(e) = socket.send(Message::text(frame)).await {
+                            return self.lost(synced_once, format!("write: {e}"));
+                        }
+                    }
+                }
+                event = control.recv() => {
+                    match event {
+                        None | Some(Control::Shutdown) => {
+                            let _ = socket.close(None).await;
+                            return SessionEnd::Shutdown;
+                        }
+                        Some(event) => {
+                            let mut out = Vec::new();
+                            self.on_control(event, Some(&mut out)).await;
+                            for frame in out {
+                                if let Err(e) = socket.send(Message::text(frame)).await {
+                                    return self.lost(synced_once, format!("write: {e}"));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn lost(&self, synced: bool, reason: String) -> SessionEnd {
+        if synced {
+            return SessionEnd::Synced(reason);
+        }
+        SessionEnd::Lost(reason)
+    }
+
+    /// The running action's fate is unknown once the socket is gone.
+    fn connection_lost(&mut self) {
+        if let Some(running) = self.running.take() {
+            self.finish(running, Outcome::Unknown);
+        }
+        self.thinking = None;
+        self.publish(false);
+    }
+
+    async fn tick_ms(&self, base: &str) -> u64 {
+        let answer = self.http.get(format!("{base}/api/config")).send().await;
+        match answer {
+            Ok(response) => response
+                .json::<Value>()
+                .await
+                .ok()
+                .and_then(|v| v.get("tickMs").and_then(Value::as_u64))
+                .unwrap_or(DEFAULT_TICK_MS),
+            Err(_) => DEFAULT_TICK_MS,
+        }
+        .max(10)
+    }
+
+    /// Applies a server message; a control-plane event is handed back for the session to run.
+    fn on_message(&mut self, text: &str) -> Option<control_plane::PlaneEvent> {
+        let message: ServerMessage = match serde_json::from_str(text) {
+            Ok(m) => m,
+            Err(e) => {
+                tracing::debug!(agent = %self.config.label, error = %e, "a message this agent does not read");
+                return None;
+            }
+        };
+        if let Some(event) = control_plane::event_of(&message) {
+            return Some(event);
+        }
+        self.model.apply(&message);
+        let refused = match &message {
+            ServerMessage::Error(e) => e
+                .reference
+                .as_ref()
+                .map(|r| (ref_text(r), e.code.clone(), e.message.clone())),
+            ServerMessage::TradeError(e) => e
+                .reference
+                .as_ref()
+                .map(|r| (ref_text(r), e.code.clone(), e.message.clone())),
+            _ => None,
+        };
+        if let Some((reference, code, text)) = refused {
+            let ours = self
+                .running
+                .as_ref()
+                .is_some_and(|r| r.refs.contains(&reference));
+            if ours {
+                let outcome = self
+                    .running
+                    .as_mut()
+                    .and_then(|r| r.procedure.on_rejected(&code, &text));
+                if let Some(outcome) = outcome {
+                    let running = self.running.take().expect("checked above");
+                    self.finish(running, outcome);
+                }
+            }
+        }
+        None
+    }
+
+    /// One tick of the agent: reflexes, the running action, and a new decision when idle.
+    fn step(&mut self) -> Vec<String> {
+        let mut out = Vec::new();
+        if !self.model.synced {
+            return out;
+        }
+        let ctx = Ctx {
+            model: &self.model,
+            knowledge: &self.knowledge,
+        };
+        if let Some(reflex) = self.planner.reflex(ctx, self.now) {
+            let same = self
+                .running
+                .as_ref()
+                .is_some_and(|r| r.decision.action == reflex.action);
+            if !same {
+                if let Some(running) = self.running.take() {
+                    self.finish(
+                        running,
+                        Outcome::Failed {
+                            reason: format!("preempted by the {} reflex", reflex.action),
+                        },
+                    );
+                }
+                self.thinking = None;
+                self.start(reflex, "reflex", &mut out);
+            }
+        }
+        if let Some(running) = self.running.as_mut() {
+            let mut frames = Vec::new();
+            let poll = running.procedure.poll(&self.model, self.now, &mut frames);
+            for frame in frames {
+                out.push(self.encode(frame));
+            }
+            if let Poll::Done(outcome) = poll {
+                let running = self.running.take().expect("polled above");
+                self.finish(running, outcome);
+            }
+        }
+        if self.running.is_some()
+            || self.thinking.is_some()
+            || self.now < self.idle_until
+            || self.paused
+        {
+            return out;
+        }
+        if self.goal.is_reached(&self.model) {
+            tracing::info!(agent = %self.config.label, goal = %self.goal.description, "goal reached");
+            self.goal = Goal::choose(&self.model);
+            tracing::info!(agent = %self.config.label, goal = %self.goal.description, "chose a goal");
+        }
+        if self.llm.is_some() {
+            if let Some(frames) = self.think() {
+                out.extend(frames);
+            }
+            return out;
+        }
+        let decision = self.planner.decide(
+            Ctx {
+                model: &self.model,
+                knowledge: &self.knowledge,
+            },
+            &self.goal,
+            self.now,
+        );
+        self.start(decision, "planner", &mut out);
+        out
+    }
+
+    /// Starts a model call, or falls back to the planner for this step (counted).
+    fn think(&mut self) -> Option<Vec<String>> {
+        let config = Arc::clone(self.llm.as_ref()?);
+        let now = Instant::now();
+        let failure = if !self.breaker.allows(now) {
+            Some(LlmFailure::CircuitOpen)
+        } else if !self.budget.try_call(now) {
+            Some(LlmFailure::BudgetExhausted)
+        } else {
+            None
+        };
+        if let Some(failure) = failure {
+            return Some(self.fall_back(failure));
+        }
+        let ctx = Ctx {
+            model: &self.model,
+            knowledge: &self.knowledge,
+        };
+        let mut names = providers::available_names(ctx);
+        for always in ["setGoal", "idle"] {
+            if !names.contains(&always) {
+                names.push(always);
+            }
+        }
+        let tools: Vec<&'static actions::ActionDef> =
+            names.iter().filter_map(|n| actions::find(n)).collect();
+        let prompt = Prompt {
+            system: format!(
+                "You play {} in Wayfarer, a multiplayer RPG, as an autonomous player. Each turn, call exactly one tool: \
+                 the tools offered are the only actions possible right now (others exist but are not available here). \
+                 Pursue the goal; keep yourself alive.",
+                self.model.me.name
+            ),
+            user: serde_json::to_string(&json!({
+                "goal": self.goal.to_json(&self.model),
+                "state": providers::all(ctx),
+                "recentDecisions": self.recent.iter().rev().take(5).map(|d| json!({"action": d.action, "params": d.params, "outcome": d.outcome})).collect::<Vec<_>>(),
+                "ownerMessages": self.owner_notes.iter().collect::<Vec<_>>(),
+            }))
+            .unwrap_or_default(),
+            tools,
+        };
+        self.owner_notes.clear();
+        self.decisions += 1;
+        let number = self.decisions;
+        self.stats.calls += 1;
+        let http = self.http.clone();
+        let task = tokio::spawn(async move { llm::ask(&http, &config, &prompt).await });
+        self.thinking = Some(Thinking { number, task });
+        None
+    }
+
+    /// The model answered (or failed): its action, checked by the table, or the planner's.
+    fn on_answer(
+        &mut self,
+        number: u64,
+        answer: Result<(ToolCall, Usage), LlmFailure>,
+    ) -> Vec<String> {
+        let now = Instant::now();
+        if let Ok((_, usage)) = &answer {
+            self.stats.input_tokens += usage.input;
+            self.stats.output_tokens += usage.output;
+            self.budget.spend(now, usage.input + usage.output);
+        }
+        // A late answer (the goal changed, a reflex took over, the agent paused) is dropped.
+        if number != self.decisions || self.running.is_some() || self.paused {
+            tracing::debug!(agent = %self.config.label, number, "a stale model answer dropped");
+            return Vec::new();
+        }
+        let call = match answer {
+            Ok((call, _)) => call,
+            Err(failure) => {
+                self.breaker.record(false, now);
+                return self.fall_back(failure);
+            }
+        };
+        let ctx = Ctx {
+            model: &self.model,
+            knowledge: &self.knowledge,
+        };
+        let offered = actions::find(&call.name).is_some_and(|a| {
+            a.name == "setGoal" || a.name == "idle" || (a.available)(ctx).is_some()
+        });
+        if !offered {
+            self.breaker.record(false, now);
+            return self.fall_back(LlmFailure::Refused(format!(
+                "{} was not offered",
+                call.name
+            )));
+        }
+        if let Err(refusal) = actions::plan(ctx, &call.name, &call.arguments) {
+            self.breaker.record(false, now);
+            return self.fall_back(LlmFailure::Refused(refusal.to_string()));
+        }
+        self.breaker.record(true, now);
+        self.stats.decisions += 1;
+        let name = actions::find(&call.name).map_or("idle", |a| a.name);
+        let decision = Decision {
+            action: name,
+            params: call.arguments,
+            reason: "the model's choice".into(),
+            reflex: false,
+        };
+        let mut out = Vec::new();
+        self.start(decision, "llm", &mut out);
+        out
+    }
+
+    fn fall_back(&mut self, failure: LlmFailure) -> Vec<String> {
+        *self.stats.fallbacks.entry(failure.kind()).or_default() += 1;
+        self.stats.breaker_opened = self.breaker.opened;
+        tracing::info!(agent = %self.config.label, why = failure.kind(), detail = ?failure, "model step fell back to the planner");
+        let decision = self.planner.decide(
+            Ctx {
+                model: &self.model,
+                knowledge: &self.knowledge,
+            },
+            &self.goal,
+            self.now,
+        );
+        let mut out = Vec::new();
+        self.start(decision, "planner", &mut out);
+        out
+    }
+
+    /// Plans `decision` with the table and starts it (or records its refusal).
+    fn start(&mut self, decision: Decision, by: &'static str, out: &mut Vec<String>) {
+        if by != "llm" {
+            self.decisions += 1;
+        }
+        let number = self.decisions;
+        tracing::info!(
+            agent = %self.config.label,
+            goal = %self.goal.description,
+            action = decision.action,
+            params = %decision.params,
+            reason = %decision.reason,
+            by,
+            "decided"
+        );
+        let ctx = Ctx {
+            model: &self.model,
+            knowledge: &self.knowledge,
+        };
+        match actions::plan(ctx, decision.action, &decision.params) {
+            Err(refusal) => {
+                let running = Running {
+                    decision,
+                    number,
+                    by,
+                    procedure: Procedure::Finished(refusal.clone()),
+                    refs: HashSet::new(),
+                };
+                self.finish(running, refusal);
+            }
+            Ok(Planned::Goal(goal)) => {
+                let outcome = if self.paused {
+                    Outcome::refused("paused", "goals are not set while paused")
+                } else {
+                    self.goal = goal;
+                    Outcome::Accepted {
+                        detail: format!("goal: {}", self.goal.description),
+                    }
+                };
+                let running = Running {
+                    decision,
+                    number,
+                    by,
+                    procedure: Procedure::Finished(outcome.clone()),
+                    refs: HashSet::new(),
+                };
+                self.finish(running, outcome);
+            }
+            Ok(Planned::Wait(ticks)) => {
+                self.idle_until = self.now + ticks;
+                let outcome = Outcome::Accepted {
+                    detail: format!("idle {ticks} ticks"),
+                };
+                let running = Running {
+                    decision,
+                    number,
+                    by,
+                    procedure: Procedure::Finished(outcome.clone()),
+                    refs: HashSet::new(),
+                };
+                self.finish(running, outcome);
+            }
+            Ok(Planned::Run(mut procedure)) => {
+                let mut frames = Vec::new();
+                let poll = procedure.poll(&self.model, self.now, &mut frames);
+                let mut running = Running {
+                    decision,
+                    number,
+                    by,
+                    procedure,
+                    refs: HashSet::new(),
+                };
+                for frame in frames {
+                    let (text, reference) = self.encode_with_ref(frame);
+                    running.refs.insert(reference);
+                    out.push(text);
+                }
+                match poll {
+                    Poll::Pending => self.running = Some(running),
+                    Poll::Done(outcome) => self.finish(running, outcome),
+                }
+            }
+        }
+        self.publish(true);
+    }
+
+    fn encode(&mut self, frame: Frame) -> String {
+        let (text, reference) = self.encode_with_ref(frame);
+        if let Some(running) = self.running.as_mut() {
+            running.refs.insert(reference);
+        }
+        text
+    }
+
+    fn encode_with_ref(&mut self, frame: Frame) -> (String, String) {
+        self.next_ref += 1;
+        let reference = format!("a{}", self.next_ref);
+        let text = json!({"type": frame.kind, "data": frame.data, "ref": reference}).to_string();
+        (text, reference)
+    }
+
+    fn finish(&mut self, running: Running, outcome: Outcome) {
+        tracing::info!(
+            agent = %self.config.label,
+            action = running.decision.action,
+            outcome = outcome.kind(),
+            detail = %outcome,
+            "outcome"
+        );
+        self.planner.observe(&running.decision, &outcome, self.now);
+        *self.outcomes.entry(outcome.kind()).or_default() += 1;
+        if self.recent.len() == RECENT_DECISIONS {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(DecisionRecord {
+            number: running.number,
+            tick: self.model.tick,
+            goal: Some(self.goal.description.clone()),
+            action: running.decision.action.to_owned(),
+            params: running.decision.params,
+            reason: running.decision.reason,
+            by: running.by,
+            outcome: Some(outcome),
+        });
+    }
+
+    async fn on_control(&mut self, event: Control, out: Option<&mut Vec<String>>) {
+        let mut frames = Vec::new();
+        match event {
+            Control::SetGoal(goal, reply) => {
+                let answer = if self.paused {
+                    Err("paused".to_owned())
+                } else {
+                    tracing::info!(agent = %self.config.label, goal = %goal.description, "goal set by the owner");
+                    self.goal = goal;
+                    self.drop_plan();
+                    Ok(())
+                };
+                let _ = reply.send(answer);
+            }
+            Control::Stop => {
+                self.paused = true;
+                self.drop_plan();
+                // The movement path stops now, not when the next decision would have.
+                let (text, _) =
+                    self.encode_with_ref(Frame::new("player:action", json!({"action": "stop"})));
+                frames.push(text);
+                tracing::info!(agent = %self.config.label, "paused");
+            }
+            Control::Resume => {
+                self.paused = false;
+                tracing::info!(agent = %self.config.label, "resumed");
+            }
+            Control::Message(text) => {
+                let (name, rest) = text.trim().split_once(' ').unwrap_or((text.trim(), ""));
+                if let Some(def) = actions::find(name) {
+                    let params: Value = if rest.trim().is_empty() {
+                        json!({})
+                    } else {
+                        serde_json::from_str(rest).unwrap_or_else(|_| json!({}))
+                    };
+                    self.drop_plan();
+                    let decision = Decision {
+                        action: def.name,
+                        params,
+                        reason: "the owner's command".into(),
+                        reflex: false,
+                    };
+                    self.start(decision, "owner", &mut frames);
+                } else {
+                    tracing::info!(agent = %self.config.label, %text, "owner message");
+                    if self.owner_notes.len() == 5 {
+                        self.owner_notes.pop_front();
+                    }
+                    self.owner_notes.push_back(text);
+                }
+            }
+            Control::Shutdown => {}
+        }
+        if let Some(out) = out {
+            out.extend(frames);
+        }
+        self.publish(true);
+    }
+
+    /// A control-plane event from the server: the owner's goal, stop, resume or message, run as
+    /// the in-process control of the same name.
+    async fn on_plane(&mut self, event: control_plane::PlaneEvent, out: &mut Vec<String>) {
+        use control_plane::PlaneEvent;
+        self.control_plane = true;
+        match event {
+            PlaneEvent::Goal { id, goal, paused } => {
+                if paused && !self.paused {
+                    self.on_control(Control::Stop, Some(out)).await;
+                } else if !paused && self.paused {
+                    self.on_control(Control::Resume, Some(out)).await;
+                }
+                if let Some(goal) = goal {
+                    let same = self.server_goal_id.is_some() && self.server_goal_id == id;
+                    if !same {
+                        tracing::info!(agent = %self.config.label, goal = %goal.description, "goal from the owner");
+                        self.goal = goal;
+                        self.drop_plan();
+                    }
+                    self.server_goal_id = id;
+                } else {
+                    self.server_goal_id = None;
+                }
+                self.publish(true);
+            }
+            PlaneEvent::Stop => self.on_control(Control::Stop, Some(out)).await,
+            PlaneEvent::Resume => self.on_control(Control::Resume, Some(out)).await,
+            PlaneEvent::Message(text) => self.on_control(Control::Message(text), Some(out)).await,
+        }
+    }
+
+    /// The `agent:status` report for the server, with the decisions since the last one.
+    fn status_report(&mut self) -> String {
+        let tokens = self.stats.input_tokens + self.stats.output_tokens;
+        let frame = control_plane::status_frame(
+            &self.goal,
+            self.server_goal_id.as_deref(),
+            &self.model,
+            self.paused,
+            &self.recent,
+            self.reported_up_to,
+            tokens,
+        );
+        if let Some(last) = self.recent.back() {
+            self.reported_up_to = last.number;
+        }
+        self.encode(frame)
+    }
+
+    /// Abandons the running action and any model call (a goal change or a pause).
+    fn drop_plan(&mut self) {
+        if let Some(running) = self.running.take() {
+            self.finish(
+                running,
+                Outcome::Failed {
+                    reason: "interrupted by the owner".into(),
+                },
+            );
+        }
+        self.thinking = None;
+        self.decisions += 1;
+        self.idle_until = 0;
+    }
+
+    fn publish(&self, connected: bool) {
+        let ctx = Ctx {
+            model: &self.model,
+            knowledge: &self.knowledge,
+        };
+        let mut stats = self.stats.clone();
+        stats.breaker_opened = self.breaker.opened;
+        let status = AgentStatus {
+            label: self.config.label.clone(),
+            character_id: (!self.model.me.id.is_empty()).then(|| self.model.me.id.clone()),
+            connected,
+            reconnects: self.reconnects,
+            goal: Some(self.goal.to_json(&self.model)),
+            paused: self.paused,
+            brain: self.config.brain.describe(),
+            current_action: self.running.as_ref().map(|r| r.decision.action.to_owned()),
+            model: stats,
+            outcomes: self.outcomes.clone(),
+            recent_decisions: self.recent.clone(),
+            state: json!({
+                "gameState": providers::game_state(ctx),
+                "inventory": providers::inventory(ctx),
+                "skills": providers::skills(ctx),
+            }),
+        };
+        let _ = self.status.send(status);
+    }
+}
+
+enum SessionEnd {
+    Shutdown,
+    /// Never got in: back off longer.
+    Lost(String),
+    /// Played, then lost the connection: reconnect from the shortest delay.
+    Synced(String),
+}
+
+/// The goal kind name of a goal (`skill`, `bank`, …).
+pub fn goal_kind(goal: &Goal) -> &'static str {
+    match goal.kind {
+        GoalKind::Skill { .. } => "skill",
+        GoalKind::Combat { .. } => "combat",
+        GoalKind::Gather { .. } => "gather",
+        GoalKind::Cook { .. } => "cook",
+        GoalKind::Bank => "bank",
+        GoalKind::Earn { .. } => "earn",
+        GoalKind::Follow { .. } => "follow",
+        GoalKind::Explore { .. } => "explore",
+        GoalKind::Idle => "idle",
+    }
+}

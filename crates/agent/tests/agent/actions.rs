@@ -1,0 +1,226 @@
+//! Actions against the real server: success, the agent's own refusals, and the server's.
+
+use std::time::Duration;
+
+use serde_json::json;
+use wayfarer_agent::{Brain, Outcome};
+
+use crate::{goal, holds, position, TestServer};
+
+fn code(outcome: &Outcome) -> (&'static str, String) {
+    match outcome {
+        Outcome::Rejected { source, code, .. } => (source, code.clone()),
+        other => ("", other.kind().to_owned()),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn navigate_and_pickup_cross_more_than_200_tiles_in_legs() {
+    let server = TestServer::start(20).await;
+    let mut agent = server.agent(
+        "Strider",
+        Some(goal(json!({"kind": "idle"}))),
+        Brain::Planner,
+        None,
+    );
+    agent.entered().await;
+    agent.become_admin().await;
+    // moveTo refuses what one move cannot reach; navigateTo walks it in legs.
+    agent.teleport(-130, 0).await;
+    let far = agent.command("moveTo", json!({"x": 130, "z": 0})).await;
+    assert_eq!(code(&far), ("agent", "move_too_far".to_owned()));
+    // Drop something here, walk 260 tiles east, then pick it up from there.
+    agent.give("logs", 1).await;
+    let dropped = agent.command("dropItem", json!({"itemId": "logs"})).await;
+    assert!(dropped.is_success(), "{dropped}");
+    let walked = agent
+        .command("navigateTo", json!({"x": 130, "z": 0, "run": true}))
+        .await;
+    assert!(walked.is_success(), "{walked}");
+    let Outcome::Accepted { detail } = &walked else {
+        unreachable!()
+    };
+    assert!(
+        detail.contains("2 leg") || detail.contains("3 leg"),
+        "{detail}"
+    );
+    assert_eq!(position(&agent.status()), (130, 0));
+    let picked = agent.command("pickupItem", json!({"itemId": "logs"})).await;
+    assert!(picked.is_success(), "{picked}");
+    let status = agent.status();
+    assert_eq!(holds(&status, "logs"), 1);
+    assert!(
+        position(&status).0 < -100,
+        "it walked back west: {:?}",
+        position(&status)
+    );
+    agent.handle.shutdown().await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn drop_item_drops_one_stack_one_type_or_everything() {
+    let server = TestServer::start(20).await;
+    let mut agent = server.agent(
+        "Dropper",
+        Some(goal(json!({"kind": "idle"}))),
+        Brain::Planner,
+        None,
+    );
+    agent.entered().await;
+    agent.become_admin().await;
+    agent.give("logs", 4).await;
+    agent.give("bones", 2).await;
+    let by_type = agent.command("dropItem", json!({"itemId": "logs"})).await;
+    assert!(by_type.is_success(), "{by_type}");
+    assert_eq!(
+        by_type,
+        Outcome::Accepted {
+            detail: "dropped 4".into()
+        }
+    );
+    let status = agent.status();
+    assert_eq!(holds(&status, "logs"), 0);
+    assert_eq!(holds(&status, "bones"), 2);
+    let one = agent
+        .command("dropItem", json!({"itemId": "bones", "slot": null}))
+        .await;
+    assert!(one.is_success(), "{one}");
+    let all = agent.command("dropItem", json!({"all": true})).await;
+    assert!(all.is_success(), "{all}");
+    let empty = agent
+        .wait_for(Duration::from_secs(5), "an empty inventory", |s| {
+            s.state["inventory"]["items"]
+                .as_array()
+                .is_some_and(|i| i.is_empty())
+        })
+        .await;
+    assert_eq!(empty.state["inventory"]["freeSlots"], 28);
+    let nothing = agent.command("dropItem", json!({"all": true})).await;
+    assert_eq!(code(&nothing), ("agent", "not_available".to_owned()));
+    agent.handle.shutdown().await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn actions_succeed_and_are_refused_with_reason_codes() {
+    let server = TestServer::start(20).await;
+    let mut agent = server.agent(
+        "Tester",
+        Some(goal(json!({"kind": "idle"}))),
+        Brain::Planner,
+        None,
+    );
+    let entered = agent.entered().await;
+    // Refused by the agent's own check, before sending.
+    let cases = [
+        ("chopTree", json!({"targetId": "res-999999"}), "not_found"),
+        ("attackEntity", json!({}), "invalid_params"),
+        (
+            "changeCombatStyle",
+            json!({"style": "sideways"}),
+            "invalid_params",
+        ),
+        ("flee", json!({}), "cannot_do"),
+        (
+            "bankWithdraw",
+            json!({"itemId": "logs", "quantity": 0}),
+            "invalid_params",
+        ),
+        ("chatMessage", json!({"text": "   "}), "invalid_text"),
+        ("buyItem", json!({"itemId": "logs"}), "not_near_shop"),
+        ("respondDialogue", json!({"index": 0}), "invalid_dialogue"),
+        ("acceptTrade", json!({}), "invalid_trade"),
+        ("setGoal", json!({"kind": "fly"}), "invalid_params"),
+        ("unequipItem", json!({"slot": "cape"}), "invalid_slot"),
+    ];
+    for (action, params, expected) in cases {
+        let outcome = agent.command(action, params.clone()).await;
+        assert_eq!(
+            code(&outcome),
+            ("agent", expected.to_owned()),
+            "{action} {params}: {outcome}"
+        );
+    }
+    // Accepted.
+    for (action, params) in [
+        ("chatMessage", json!({"text": "hello from an agent"})),
+        ("changeCombatStyle", json!({"style": "defensive"})),
+        ("stopMovement", json!({})),
+        ("moveTo", json!({"x": 3, "z": 2})),
+        ("idle", json!({"ticks": 2})),
+        (
+            "setGoal",
+            json!({"kind": "idle", "description": "stay put for the test"}),
+        ),
+        ("listQuests", json!({})),
+    ] {
+        let outcome = agent.command(action, params.clone()).await;
+        assert!(outcome.is_success(), "{action} {params}: {outcome}");
+    }
+    // Refused by the server, matched by ref: a prayer that does not exist.
+    let outcome = agent
+        .command(
+            "togglePrayer",
+            json!({"prayerId": "no_such_prayer", "active": true}),
+        )
+        .await;
+    assert_eq!(
+        code(&outcome),
+        ("server", "unknown_prayer".to_owned()),
+        "{outcome}"
+    );
+    // Equip and eat from the starter kit.
+    let sword = entered.state["inventory"]["items"]
+        .as_array()
+        .and_then(|i| i.iter().find(|s| s["itemId"] == "bronze_sword"))
+        .map(|s| s["slot"].clone());
+    if let Some(slot) = sword {
+        let outcome = agent.command("equipItem", json!({"slot": slot})).await;
+        assert!(outcome.is_success(), "{outcome}");
+        let outcome = agent
+            .command("unequipItem", json!({"slot": "weapon"}))
+            .await;
+        assert!(outcome.is_success(), "{outcome}");
+    }
+    // The bank: walked to and used.
+    let outcome = agent
+        .command("bankDeposit", json!({"itemId": "bread"}))
+        .await;
+    assert!(outcome.is_success(), "{outcome}");
+    let outcome = agent
+        .command("bankWithdraw", json!({"itemId": "bread", "quantity": 1}))
+        .await;
+    assert!(outcome.is_success(), "{outcome}");
+    let outcome = agent.command("eatFood", json!({})).await;
+    assert!(outcome.is_success(), "{outcome}");
+    agent.handle.shutdown().await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stamina_drains_running_and_comes_back_resting() {
+    let server = TestServer::start(20).await;
+    let mut agent = server.agent(
+        "Runner",
+        Some(goal(json!({"kind": "idle"}))),
+        Brain::Planner,
+        None,
+    );
+    let start = agent.entered().await;
+    assert_eq!(start.state["gameState"]["stamina"], 100);
+    agent
+        .command("moveTo", json!({"x": 35, "z": 35, "run": true}))
+        .await;
+    let tired = agent.status().state["gameState"]["stamina"]
+        .as_u64()
+        .unwrap_or(100);
+    assert!(tired < 100, "running drained energy: {tired}");
+    agent
+        .wait_for(Duration::from_secs(30), "energy coming back", move |s| {
+            s.state["gameState"]["stamina"].as_u64().unwrap_or(0) > tired
+        })
+        .await;
+    agent.handle.shutdown().await;
+    server.stop().await;
+}

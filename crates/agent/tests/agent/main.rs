@@ -1,0 +1,254 @@
+//! Agents against the real server, started in-process on port 0 with a short tick (one test
+//! binary for the crate, to keep link time low).
+
+mod actions;
+mod control_plane;
+mod models;
+mod planner;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::oneshot;
+use wayfarer_agent::runtime::DecisionRecord;
+use wayfarer_agent::{AgentConfig, AgentHandle, AgentStatus, Brain, Control, Goal, Login, Outcome};
+use wayfarer_server::{Config, RunningServer};
+
+/// The admin code the test servers accept (`/admin`, then `/tp` and `/give`).
+pub const ADMIN_CODE: &str = "agent-tests-admin";
+
+/// A server for one test.
+pub struct TestServer {
+    pub base: String,
+    pub dir: PathBuf,
+    server: Option<RunningServer>,
+    _world: tempfile::TempDir,
+}
+
+impl TestServer {
+    /// A server ticking every `tick_ms`.
+    pub async fn start(tick_ms: u64) -> TestServer {
+        let world = tempfile::tempdir().expect("a temporary directory");
+        let dir = world.path().to_path_buf();
+        let vars: HashMap<&str, String> = [
+            ("PORT", "0".to_owned()),
+            ("HOST", "127.0.0.1".to_owned()),
+            ("NODE_ENV", "test".to_owned()),
+            ("TICK_MS", tick_ms.to_string()),
+            ("DISABLE_RATE_LIMIT", "true".to_owned()),
+            ("ADMIN_CODE", ADMIN_CODE.to_owned()),
+            ("WORLD", dir.display().to_string()),
+            (
+                "DATABASE_URL",
+                format!("sqlite://{}", dir.join("wayfarer.db").display()),
+            ),
+        ]
+        .into_iter()
+        .collect();
+        let config = Config::from_lookup(|k| vars.get(k).cloned()).expect("a valid test config");
+        let server = RunningServer::start(config)
+            .await
+            .expect("the server starts");
+        TestServer {
+            base: format!("http://{}", server.addr),
+            dir,
+            server: Some(server),
+            _world: world,
+        }
+    }
+
+    /// An agent of its own guest account and character `name`, playing with `brain`.
+    pub fn agent(
+        &self,
+        name: &str,
+        goal: Option<Goal>,
+        brain: Brain,
+        template: Option<&str>,
+    ) -> TestAgent {
+        let handle = wayfarer_agent::spawn(AgentConfig {
+            server: self.base.clone(),
+            login: Login::Name {
+                name: name.to_owned(),
+                template: template.map(str::to_owned),
+                token_file: self.dir.join(format!("{name}.token")),
+            },
+            goal,
+            brain,
+            label: name.to_owned(),
+        });
+        TestAgent { handle }
+    }
+
+    /// Stops the server.
+    pub async fn stop(mut self) {
+        if let Some(server) = self.server.take() {
+            let _ = server.shutdown().await;
+        }
+    }
+}
+
+/// A running agent with helpers to steer and watch it.
+pub struct TestAgent {
+    pub handle: AgentHandle,
+}
+
+impl TestAgent {
+    /// The latest status.
+    pub fn status(&self) -> AgentStatus {
+        self.handle.status.borrow().clone()
+    }
+
+    /// Waits until `check` holds for the status, or panics after `limit`.
+    pub async fn wait_for(
+        &mut self,
+        limit: Duration,
+        what: &str,
+        check: impl Fn(&AgentStatus) -> bool,
+    ) -> AgentStatus {
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            {
+                let status = self.handle.status.borrow_and_update();
+                if check(&status) {
+                    return status.clone();
+                }
+            }
+            if tokio::time::timeout_at(deadline, self.handle.status.changed())
+                .await
+                .is_err()
+            {
+                let status = self.status();
+                panic!(
+                    "{what}: not within {limit:?}; last decisions {:#?}; state {}",
+                    status.recent_decisions, status.state
+                );
+            }
+        }
+    }
+
+    /// Waits until the agent is in the world.
+    pub async fn entered(&mut self) -> AgentStatus {
+        self.wait_for(Duration::from_secs(30), "entering", |s| {
+            s.character_id.is_some() && s.state["gameState"]["maxHealth"].as_i64().unwrap_or(0) > 0
+        })
+        .await
+    }
+
+    /// Runs `action` with `params` as an owner's command and returns its outcome.
+    pub async fn command(&mut self, action: &str, params: Value) -> Outcome {
+        let before = self
+            .status()
+            .recent_decisions
+            .back()
+            .map_or(0, |d| d.number);
+        self.handle
+            .control
+            .send(Control::Message(format!("{action} {params}")))
+            .await
+            .expect("the agent runs");
+        let status = self
+            .wait_for(
+                Duration::from_secs(60),
+                &format!("{action} to finish"),
+                |s| owner_decision(s, action, before).is_some(),
+            )
+            .await;
+        owner_decision(&status, action, before)
+            .and_then(|d| d.outcome.clone())
+            .expect("checked")
+    }
+
+    /// Grants admin for this session (`/admin`), so `/tp` and `/give` work.
+    pub async fn become_admin(&mut self) {
+        let outcome = self
+            .command(
+                "chatMessage",
+                serde_json::json!({"text": format!("/admin {ADMIN_CODE}")}),
+            )
+            .await;
+        assert!(outcome.is_success(), "{outcome}");
+    }
+
+    /// `/give item quantity` and waits until the inventory holds it.
+    pub async fn give(&mut self, item: &str, quantity: i64) {
+        self.command(
+            "chatMessage",
+            serde_json::json!({"text": format!("/give {item} {quantity}")}),
+        )
+        .await;
+        let item = item.to_owned();
+        self.wait_for(Duration::from_secs(10), "the gift", move |s| {
+            holds(s, &item) > 0
+        })
+        .await;
+    }
+
+    /// `/tp x z` and waits until the agent stands there.
+    pub async fn teleport(&mut self, x: i64, z: i64) {
+        self.command(
+            "chatMessage",
+            serde_json::json!({"text": format!("/tp {x} {z}")}),
+        )
+        .await;
+        self.wait_for(Duration::from_secs(10), "the teleport", move |s| {
+            position(s) == (x, z)
+        })
+        .await;
+    }
+
+    /// Sets a goal through the control channel.
+    pub async fn set_goal(&self, goal: Goal) -> Result<(), String> {
+        let (tx, rx) = oneshot::channel();
+        self.handle
+            .control
+            .send(Control::SetGoal(goal, tx))
+            .await
+            .expect("the agent runs");
+        rx.await.expect("an answer")
+    }
+}
+
+fn owner_decision<'a>(
+    status: &'a AgentStatus,
+    action: &str,
+    after: u64,
+) -> Option<&'a DecisionRecord> {
+    status
+        .recent_decisions
+        .iter()
+        .find(|d| d.number > after && d.by == "owner" && d.action == action && d.outcome.is_some())
+}
+
+/// How many of `item` the status's inventory holds.
+pub fn holds(status: &AgentStatus, item: &str) -> i64 {
+    status.state["inventory"]["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|s| s["itemId"] == item)
+        .map(|s| s["quantity"].as_i64().unwrap_or(0))
+        .sum()
+}
+
+/// The agent's tile.
+pub fn position(status: &AgentStatus) -> (i64, i64) {
+    let p = &status.state["gameState"]["position"];
+    (
+        p["x"].as_i64().unwrap_or(i64::MIN),
+        p["z"].as_i64().unwrap_or(i64::MIN),
+    )
+}
+
+/// The agent's level in `skill`.
+pub fn level(status: &AgentStatus, skill: &str) -> i64 {
+    status.state["skills"]["skills"][skill]["level"]
+        .as_i64()
+        .unwrap_or(1)
+}
+
+/// A goal from its JSON.
+pub fn goal(value: Value) -> Goal {
+    Goal::from_request(&value).expect("a valid goal")
+}

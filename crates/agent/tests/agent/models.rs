@@ -1,0 +1,167 @@
+//! Each model backend against a mock HTTP server: a valid tool call is played, and a malformed
+//! answer, a 500, a timeout and an exhausted budget each fall back to the planner, counted.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Json, Router};
+use serde_json::{json, Value};
+use wayfarer_agent::brain::{LlmConfig, Provider};
+use wayfarer_agent::Brain;
+
+use crate::{goal, TestServer};
+
+/// How the mock answers its n-th call: a valid tool call, a text answer with no tool call, a
+/// 500, then nothing until the client gives up. Later calls are answered validly.
+#[derive(Clone)]
+struct Mock {
+    provider: Provider,
+    calls: Arc<AtomicUsize>,
+}
+
+async fn answer(State(mock): State<Mock>, Json(request): Json<Value>) -> Response {
+    let n = mock.calls.fetch_add(1, Ordering::SeqCst);
+    // The tools offered are named as the actions.
+    let tools: Vec<String> = request["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| {
+            t.pointer("/function/name")
+                .or_else(|| t.get("name"))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        })
+        .collect();
+    assert!(
+        tools.contains(&"idle".to_owned()) && tools.contains(&"chatMessage".to_owned()),
+        "{tools:?}"
+    );
+    match n {
+        1 => return Json(text_only(mock.provider)).into_response(),
+        2 => return (StatusCode::INTERNAL_SERVER_ERROR, "boom").into_response(),
+        3 => {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+        }
+        _ => {}
+    }
+    Json(tool_call(
+        mock.provider,
+        "chatMessage",
+        json!({"text": "the model speaks"}),
+    ))
+    .into_response()
+}
+
+fn tool_call(provider: Provider, name: &str, arguments: Value) -> Value {
+    match provider {
+        Provider::Anthropic => {
+            json!({"content": [{"type": "tool_use", "id": "t1", "name": name, "input": arguments}], "usage": {"input_tokens": 100, "output_tokens": 10}})
+        }
+        _ => {
+            json!({"choices": [{"message": {"tool_calls": [{"id": "c1", "type": "function", "function": {"name": name, "arguments": arguments.to_string()}}]}}], "usage": {"prompt_tokens": 100, "completion_tokens": 10}})
+        }
+    }
+}
+
+fn text_only(provider: Provider) -> Value {
+    match provider {
+        Provider::Anthropic => {
+            json!({"content": [{"type": "text", "text": "I think I will chop."}], "usage": {"input_tokens": 50, "output_tokens": 5}})
+        }
+        _ => {
+            json!({"choices": [{"message": {"content": "I think I will chop."}}], "usage": {"prompt_tokens": 50, "completion_tokens": 5}})
+        }
+    }
+}
+
+async fn mock_server(provider: Provider) -> (String, Arc<AtomicUsize>) {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let app = Router::new()
+        .route("/chat/completions", post(answer))
+        .route("/v1/messages", post(answer))
+        .with_state(Mock {
+            provider,
+            calls: Arc::clone(&calls),
+        });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a port");
+    let addr = listener.local_addr().expect("an address");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (format!("http://{addr}"), calls)
+}
+
+async fn backend_falls_back_and_counts(provider: Provider, name: &str) {
+    let server = TestServer::start(20).await;
+    let (base_url, calls) = mock_server(provider).await;
+    let config = LlmConfig {
+        provider,
+        api_key: "test-key".into(),
+        base_url,
+        model: "mock-model".into(),
+        timeout: Duration::from_millis(500),
+        // Five calls a minute: the sixth step finds the budget spent.
+        calls_per_minute: 5,
+        tokens_per_hour: 1_000_000,
+        // High enough that these failures do not open the breaker before the budget runs out.
+        breaker_failures: 10,
+        breaker_open: Duration::from_secs(60),
+    };
+    let mut agent = server.agent(
+        name,
+        Some(goal(json!({"kind": "idle"}))),
+        Brain::Llm(config),
+        None,
+    );
+    agent.entered().await;
+    let status = agent
+        .wait_for(Duration::from_secs(60), "every kind of fallback", |s| {
+            let f = &s.model.fallbacks;
+            ["malformed", "http_error", "timeout", "budget_exhausted"]
+                .iter()
+                .all(|k| f.contains_key(k))
+                && s.model.decisions >= 1
+        })
+        .await;
+    assert!(calls.load(Ordering::SeqCst) >= 5);
+    assert!(
+        status.model.input_tokens >= 100,
+        "tokens are counted: {:?}",
+        status.model
+    );
+    assert!(
+        status
+            .recent_decisions
+            .iter()
+            .any(|d| d.by == "llm" && d.action == "chatMessage"),
+        "the model's choice was played: {:#?}",
+        status.recent_decisions
+    );
+    assert!(
+        status.recent_decisions.iter().any(|d| d.by == "planner"),
+        "the planner stood in"
+    );
+    agent.handle.shutdown().await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openai_backend_plays_tool_calls_and_falls_back_on_failures() {
+    backend_falls_back_and_counts(Provider::OpenAi, "Oracle").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn anthropic_backend_plays_tool_calls_and_falls_back_on_failures() {
+    backend_falls_back_and_counts(Provider::Anthropic, "Sage").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openrouter_backend_plays_tool_calls_and_falls_back_on_failures() {
+    backend_falls_back_and_counts(Provider::OpenRouter, "Router").await;
+}

@@ -1,0 +1,77 @@
+//! Run energy: drained by running, regained walking or standing, and a run goes on as a walk
+//! once it is gone.
+
+use wayfarer_sim::{
+    drain_per_tick, regen_per_tick, RUN_ENERGY_PER_PERCENT, RUN_TILES_PER_TICK, WALK_TILES_PER_TICK,
+};
+
+use crate::{join, run, t, views, walk, Field};
+
+#[test]
+fn running_drains_energy_by_the_classic_rate_and_reports_it_in_world_updates() {
+    let mut world = Field::new(200).world();
+    world.tick(vec![join("ada", t(0, 0))]);
+    assert_eq!(world.player_run_energy("ada"), Some(100));
+    world.tick(vec![run("ada", t(190, 0))]);
+    // One tick of running with nothing carried: 64 of 10,000 units, shown as 99%.
+    assert_eq!(world.player_run_energy("ada"), Some(99));
+    let mut reported = None;
+    for _ in 0..20 {
+        let events = world.tick(vec![]);
+        if let Some(stamina) = views(&events).get("ada").and_then(|u| u.stamina) {
+            reported = Some(stamina);
+        }
+    }
+    let expected = (10_000 - 21 * drain_per_tick(0.0)) / RUN_ENERGY_PER_PERCENT;
+    assert_eq!(world.player_run_energy("ada"), Some(expected));
+    assert_eq!(
+        reported,
+        Some(expected),
+        "the last change reached the client"
+    );
+}
+
+#[test]
+fn walking_and_standing_regenerate_and_a_rested_player_sends_nothing() {
+    let mut world = Field::new(60).world();
+    world.tick(vec![join("ada", t(0, 0)), join("bob", t(5, 5))]);
+    world.set_run_energy_units("ada", 5_000);
+    // Standing: agility 1 regains 8 units a tick, so 50% becomes 51% after 13 ticks.
+    let ticks_per_percent = RUN_ENERGY_PER_PERCENT.div_ceil(regen_per_tick(1));
+    let mut seen = Vec::new();
+    for _ in 0..ticks_per_percent {
+        let events = world.tick(vec![]);
+        let views = views(&events);
+        assert!(
+            views.get("bob").and_then(|u| u.stamina).is_none(),
+            "bob is rested: nothing to report"
+        );
+        seen.extend(views.get("ada").and_then(|u| u.stamina));
+    }
+    // The first tick tells the client of the drop to 50%, the last of the percent regained.
+    assert_eq!(seen, vec![50, 51]);
+    // Walking regenerates too.
+    world.tick(vec![walk("ada", t(40, 0))]);
+    crate::idle(&mut world, 13);
+    assert_eq!(world.player_run_energy("ada"), Some(52));
+}
+
+#[test]
+fn out_of_energy_a_run_goes_on_as_a_walk() {
+    let mut world = Field::new(100).world();
+    world.tick(vec![join("ada", t(0, 0))]);
+    world.set_run_energy_units("ada", 150);
+    world.tick(vec![run("ada", t(80, 0))]);
+    assert_eq!(
+        world.player_tile("ada"),
+        Some(t(RUN_TILES_PER_TICK as i32, 0))
+    );
+    // 150 - 64 = 86 units: under one percent, so the next tick is a walk (and regains).
+    assert_eq!(world.player_run_energy("ada"), Some(0));
+    world.tick(vec![]);
+    assert_eq!(
+        world.player_tile("ada"),
+        Some(t((RUN_TILES_PER_TICK + WALK_TILES_PER_TICK) as i32, 0))
+    );
+    assert_eq!(world.player_run_energy("ada"), Some(0));
+}
