@@ -70,6 +70,7 @@ mod map;
 mod movement;
 mod npcs;
 mod pathfinding;
+mod persistence;
 mod prayer;
 mod processing;
 mod quests;
@@ -101,6 +102,9 @@ pub use map::{chebyshev, MAX_MAP_SIDE_TILES, NEAREST_WALKABLE_SEARCH_TILES};
 pub use movement::{RUN_TILES_PER_TICK, WALK_TILES_PER_TICK};
 pub use npcs::{MOB_PLACEMENT_ATTEMPTS, WANDER_ODDS};
 pub use pathfinding::{MAX_PATH_EXPANSIONS, PATH_WINDOW_MARGIN_TILES};
+pub use persistence::{
+    ChunkKey, ChunkState, DepletedResource, PersistedGroundItem, RestoreReport, CHUNK_TILES,
+};
 pub use prayer::{
     drain_resistance, drain_tick, ALTAR, PRAYER_DRAIN_RESISTANCE_BASE,
     PRAYER_DRAIN_RESISTANCE_PER_BONUS,
