@@ -110,8 +110,14 @@ impl RunningServer {
         let (save_tx, save_rx) = tokio::sync::mpsc::unbounded_channel();
         let saver = tokio::spawn(crate::saver::run(store.clone(), save_rx));
         let initial_content = content.get().content.clone();
+        let mut world = World::new(initial_content.clone(), wayfarer_store::now_ms() as u64);
+        // What of the world outlived the last run (depleted resources, ground items) goes back
+        // before the first tick.
+        crate::world_chunks::restore(&store, &mut world)
+            .await
+            .context("cannot restore the world chunks")?;
         let world = WorldThread::spawn(
-            World::new(initial_content.clone(), wayfarer_store::now_ms() as u64),
+            world,
             WorldContext {
                 tick: Duration::from_millis(config.tick_ms),
                 save_interval: Duration::from_secs(config.save_interval_secs),

@@ -36,7 +36,7 @@ impl Runner {
     /// leaving, or waiting on a trade). The connection normally waits for that save before loading
     /// (`connections::wait_saved`), so this is the guard behind it: the database snapshot it loaded
     /// may be older than the live record, so it must not enter. Its socket closes with 1013.
-    pub(super) fn refuse_join(&self, id: &str, session_id: &str, outbound: &OutboundSender) {
+    pub(super) fn refuse_join(&mut self, id: &str, session_id: &str, outbound: &OutboundSender) {
         tracing::warn!(character = %id, "a join arrived before the previous session was saved: refused");
         metrics::counter!("ws_joins_refused_total").increment(1);
         let _ = outbound.try_send(Outbound::Close(
@@ -47,7 +47,7 @@ impl Runner {
             sessions_to_close: vec![(session_id.to_owned(), "refused")],
             ..SaveJob::default()
         };
-        let _ = self.context.saves.send(job);
+        let _ = self.send_job(job);
     }
 
     /// Takes a leave: the player's `Command::Leave` goes into the next tick behind the commands
@@ -108,7 +108,7 @@ impl Runner {
             done: vec![done],
             ..SaveJob::default()
         };
-        if let Err(unsent) = self.context.saves.send(job) {
+        if let Err(unsent) = self.send_job(job) {
             for done in unsent.0.done {
                 let _ = done.send(false);
             }

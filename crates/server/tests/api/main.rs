@@ -31,3 +31,4 @@ mod strict_input;
 mod templates;
 mod trade;
 mod world;
+mod world_chunks;
