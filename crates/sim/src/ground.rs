@@ -68,7 +68,15 @@ impl World {
         private_ticks: u64,
         lifetime_ticks: u64,
     ) {
-        self.spawn_piles(tile, stack, owner, private_ticks, lifetime_ticks, None, false);
+        self.spawn_piles(
+            tile,
+            stack,
+            owner,
+            private_ticks,
+            lifetime_ticks,
+            None,
+            false,
+        );
     }
 
     /// A player's drop: like [`World::spawn_ground_items`], private to `by`, whose saved record
@@ -81,7 +89,15 @@ impl World {
         private_ticks: u64,
         lifetime_ticks: u64,
     ) {
-        self.spawn_piles(tile, stack, Some(by), private_ticks, lifetime_ticks, None, true);
+        self.spawn_piles(
+            tile,
+            stack,
+            Some(by),
+            private_ticks,
+            lifetime_ticks,
+            None,
+            true,
+        );
     }
 
     /// [`World::spawn_ground_items`] for items spilled by a death: each pile remembers `death`.
@@ -94,7 +110,15 @@ impl World {
         lifetime_ticks: u64,
         death: Option<&str>,
     ) {
-        self.spawn_piles(tile, stack, owner, private_ticks, lifetime_ticks, death, false);
+        self.spawn_piles(
+            tile,
+            stack,
+            owner,
+            private_ticks,
+            lifetime_ticks,
+            death,
+            false,
+        );
     }
 
     /// Puts the piles on the ground and records them for persistence: death piles are the
@@ -258,7 +282,11 @@ impl World {
         // A drop stays its dropper's until their record is saved without it, even past its
         // private minute (one tick before it, the world asked for that save).
         let held_by_owner = |o: &str| now < item.public_at || self.ledger.is_pending(item.key, o);
-        if item.owner.as_deref().is_some_and(|o| o != id && held_by_owner(o)) {
+        if item
+            .owner
+            .as_deref()
+            .is_some_and(|o| o != id && held_by_owner(o))
+        {
             Self::reject(
                 &id,
                 codes::CANNOT_DO,

@@ -172,7 +172,10 @@ impl Ledger {
 
     /// `by` dropped an item: it is theirs in the database until their record is written.
     pub fn dropped(&mut self, by: &str, key: u64, item: LedgerItem) {
-        self.drops.entry(by.to_owned()).or_default().push((key, item));
+        self.drops
+            .entry(by.to_owned())
+            .or_default()
+            .push((key, item));
     }
 
     /// Whether item `key` dropped by `owner` is still in `owner`'s saved record.
@@ -222,7 +225,10 @@ impl Ledger {
             .get(&chunk)
             .is_some_and(|c| c.ground.contains_key(&key))
         {
-            self.takes.entry(by.to_owned()).or_default().push((chunk, key));
+            self.takes
+                .entry(by.to_owned())
+                .or_default()
+                .push((chunk, key));
         }
     }
 
