@@ -103,7 +103,7 @@ impl Runner {
 
     /// Fires `done` once every save job queued so far is written (the save task runs jobs in
     /// order), so a replacing connection never loads before a final save still in the queue.
-    pub(super) fn after_queued_saves(&self, done: oneshot::Sender<bool>) {
+    pub(super) fn after_queued_saves(&mut self, done: oneshot::Sender<bool>) {
         let job = SaveJob {
             done: vec![done],
             ..SaveJob::default()
