@@ -23,11 +23,11 @@ impl Runner {
     pub(super) fn send_job(
         &mut self,
         mut job: SaveJob,
-    ) -> Result<(), tokio::sync::mpsc::error::SendError<SaveJob>> {
+    ) -> Result<(), Box<tokio::sync::mpsc::error::SendError<SaveJob>>> {
         job.chunks = self
             .world
             .persist_for(job.snapshots.iter().map(|s| s.character.id.as_str()));
-        self.context.saves.send(job)
+        self.context.saves.send(job).map_err(Box::new)
     }
 
     /// Hands final states to the save task, closing their sessions.
