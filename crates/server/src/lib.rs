@@ -27,6 +27,7 @@ pub mod server;
 pub mod telemetry;
 pub mod tick_stats;
 pub mod trades;
+pub mod world_chunks;
 pub mod world_seed;
 pub mod world_thread;
 

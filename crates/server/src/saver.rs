@@ -37,6 +37,9 @@ pub struct SaveJob {
     /// When the job cannot be written, these characters are taken out of the world unsaved (see
     /// `WorldInput::SaveFailed`): a bank operation, purchase or sale that is not durable is undone.
     pub on_failure: Option<(crate::world_thread::WorldSender, Vec<String>)>,
+    /// World chunks changed since the last job, as they stand with the records in `snapshots`
+    /// (`World::persist_for`): written in the same transaction.
+    pub chunks: Vec<wayfarer_sim::ChunkState>,
 }
 
 /// Runs until every sender (the world thread) is gone and the queue is drained.
@@ -55,6 +58,8 @@ async fn save(store: &Store, job: SaveJob) {
         death_takes: job.death_takes,
         kills: job.kills,
         trade: job.trade,
+        // Encoded here, off the tick.
+        chunks: job.chunks.iter().map(crate::world_chunks::encode).collect(),
     };
     let mut saved = batch.is_empty();
     for attempt in 1..=SAVE_ATTEMPTS {
@@ -98,6 +103,10 @@ async fn save(store: &Store, job: SaveJob) {
         if let Err(err) = store.sessions().close(session, reason).await {
             tracing::warn!(session, error = %err, "closing a player session failed");
         }
+    }
+    if saved && !batch.chunks.is_empty() {
+        metrics::counter!("world_chunk_writes_total").increment(batch.chunks.len() as u64);
+        metrics::histogram!("world_chunk_writes_per_save").record(batch.chunks.len() as f64);
     }
     metrics::histogram!("db_save_batch_seconds").record(started.elapsed().as_secs_f64());
     for done in job.done {

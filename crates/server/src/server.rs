@@ -134,12 +134,18 @@ impl RunningServer {
         let saver = tokio::spawn(crate::saver::run(store.clone(), save_rx));
         let initial_content = content.get().content.clone();
         let layout_seed = crate::world_seed::resolve(&config)?;
+        let mut world = World::with_seeds(
+            initial_content.clone(),
+            layout_seed,
+            crate::world_seed::dice(),
+        );
+        // What of the world outlived the last run (depleted resources, ground items) goes back
+        // before the first tick.
+        crate::world_chunks::restore(&store, &mut world)
+            .await
+            .context("cannot restore the world chunks")?;
         let world = WorldThread::spawn(
-            World::with_seeds(
-                initial_content.clone(),
-                layout_seed,
-                crate::world_seed::dice(),
-            ),
+            world,
             WorldContext {
                 tick: Duration::from_millis(config.tick_ms),
                 save_interval: Duration::from_secs(config.save_interval_secs),

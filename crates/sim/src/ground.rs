@@ -13,6 +13,7 @@ use crate::events::Event;
 use crate::flows::FlowKind;
 use crate::grid::Class;
 use crate::inventory::{Stack, Stacking};
+use crate::persistence::LedgerItem;
 use crate::world::World;
 
 /// Ticks a dropped item stays visible to everyone but takeable only by its owner (60 s).
@@ -24,6 +25,8 @@ pub const GROUND_LIFETIME_TICKS: u64 = 300;
 #[derive(Debug, Clone)]
 pub(crate) struct GroundItem {
     pub handle: Handle,
+    /// Its key in the persistence ledger (unique in this world's run).
+    pub key: u64,
     pub stack: Stack,
     /// Who may take it before `public_at` (`None`: anyone at once).
     pub owner: Option<String>,
@@ -65,7 +68,36 @@ impl World {
         private_ticks: u64,
         lifetime_ticks: u64,
     ) {
-        self.spawn_tagged_ground_items(tile, stack, owner, private_ticks, lifetime_ticks, None);
+        self.spawn_piles(
+            tile,
+            stack,
+            owner,
+            private_ticks,
+            lifetime_ticks,
+            None,
+            false,
+        );
+    }
+
+    /// A player's drop: like [`World::spawn_ground_items`], private to `by`, whose saved record
+    /// still holds the items until it is written again (see `persistence`).
+    pub(crate) fn spawn_dropped_items(
+        &mut self,
+        tile: TilePos,
+        stack: Stack,
+        by: &str,
+        private_ticks: u64,
+        lifetime_ticks: u64,
+    ) {
+        self.spawn_piles(
+            tile,
+            stack,
+            Some(by),
+            private_ticks,
+            lifetime_ticks,
+            None,
+            true,
+        );
     }
 
     /// [`World::spawn_ground_items`] for items spilled by a death: each pile remembers `death`.
@@ -77,6 +109,30 @@ impl World {
         private_ticks: u64,
         lifetime_ticks: u64,
         death: Option<&str>,
+    ) {
+        self.spawn_piles(
+            tile,
+            stack,
+            owner,
+            private_ticks,
+            lifetime_ticks,
+            death,
+            false,
+        );
+    }
+
+    /// Puts the piles on the ground and records them for persistence: death piles are the
+    /// server's (death locks), a drop is pending on its dropper, anything else enters the ledger.
+    #[allow(clippy::too_many_arguments)]
+    fn spawn_piles(
+        &mut self,
+        tile: TilePos,
+        stack: Stack,
+        owner: Option<&str>,
+        private_ticks: u64,
+        lifetime_ticks: u64,
+        death: Option<&str>,
+        dropped: bool,
     ) {
         let stacking = self
             .content
@@ -115,8 +171,23 @@ impl World {
                 type_id: None,
             });
             self.grid.insert(handle, tile, Class::Static, now);
+            let key = self.next_serial;
+            if death.is_none() {
+                let item = LedgerItem {
+                    stack: pile.clone(),
+                    tile,
+                    owner: owner.map(str::to_owned),
+                    public_at: now + private_ticks,
+                    despawn_at: now + lifetime_ticks,
+                };
+                match owner {
+                    Some(by) if dropped => self.ledger.dropped(by, key, item),
+                    _ => self.ledger.appeared(key, item),
+                }
+            }
             self.ground.push(GroundItem {
                 handle,
+                key,
                 stack: pile,
                 owner: owner.map(str::to_owned),
                 public_at: now + private_ticks,
@@ -136,12 +207,37 @@ impl World {
         item
     }
 
+    /// Where the ground item at `position` lies.
+    fn ground_tile(&self, position: usize) -> Option<TilePos> {
+        self.entities
+            .get(self.ground[position].handle)
+            .map(|b| b.tile())
+    }
+
     /// Makes expired ground items disappear (reporting those a death spilled).
     pub(crate) fn advance_ground_items(&mut self, events: &mut Vec<Event>) {
         let now = self.now();
         let mut position = 0;
         while position < self.ground.len() {
+            let due = &self.ground[position];
+            // A drop about to go public while its dropper's saved record still holds it: ask for
+            // that record's save now, so anyone may take it on time (see `persistence`).
+            if due.public_at == now + 1 && due.death.is_none() {
+                if let Some(owner) = due.owner.as_deref() {
+                    if self.ledger.is_pending(due.key, owner) && self.is_online(owner) {
+                        events.push(Event::SaveNow {
+                            id: owner.to_owned(),
+                        });
+                    }
+                }
+            }
             if self.ground[position].despawn_at <= now {
+                if let Some(tile) = self.ground_tile(position) {
+                    let g = &self.ground[position];
+                    if g.death.is_none() {
+                        self.ledger.vanished(g.key, tile, g.owner.as_deref());
+                    }
+                }
                 let item = self.remove_ground_item(position);
                 self.flow(
                     FlowKind::Left,
@@ -183,7 +279,14 @@ impl World {
             return Flow::Done;
         };
         let item = &self.ground[position];
-        if now < item.public_at && item.owner.as_deref().is_some_and(|o| o != id) {
+        // A drop stays its dropper's until their record is saved without it, even past its
+        // private minute (one tick before it, the world asked for that save).
+        let held_by_owner = |o: &str| now < item.public_at || self.ledger.is_pending(item.key, o);
+        if item
+            .owner
+            .as_deref()
+            .is_some_and(|o| o != id && held_by_owner(o))
+        {
             Self::reject(
                 &id,
                 codes::CANNOT_DO,
@@ -215,6 +318,12 @@ impl World {
             return Flow::Done;
         }
         player.dirty.inventory = true;
+        if let Some(tile) = self.ground_tile(position) {
+            let g = &self.ground[position];
+            if g.death.is_none() {
+                self.ledger.taken(g.key, tile, g.owner.as_deref(), &id);
+            }
+        }
         let item = self.remove_ground_item(position);
         self.flow(
             FlowKind::Moved,

@@ -72,10 +72,10 @@ impl World {
         let Some(tile) = self.entities.get(player.handle).map(|b| b.tile()) else {
             return;
         };
-        self.spawn_ground_items(
+        self.spawn_dropped_items(
             tile,
             taken,
-            Some(&owner),
+            &owner,
             GROUND_PRIVATE_TICKS,
             GROUND_LIFETIME_TICKS,
         );

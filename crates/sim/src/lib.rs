@@ -71,6 +71,7 @@ mod movement;
 mod nearby;
 mod npcs;
 mod pathfinding;
+mod persistence;
 mod prayer;
 mod processing;
 mod quests;
@@ -103,6 +104,9 @@ pub use map::{chebyshev, TileMap, MAX_MAP_SIDE_TILES, NEAREST_WALKABLE_SEARCH_TI
 pub use movement::{RUN_TILES_PER_TICK, WALK_TILES_PER_TICK};
 pub use npcs::{MOB_PLACEMENT_ATTEMPTS, WANDER_ODDS};
 pub use pathfinding::{MAX_PATH_EXPANSIONS, PATH_WINDOW_MARGIN_TILES};
+pub use persistence::{
+    ChunkKey, ChunkState, DepletedResource, PersistedGroundItem, RestoreReport, CHUNK_TILES,
+};
 pub use prayer::{
     drain_resistance, drain_tick, ALTAR, PRAYER_DRAIN_RESISTANCE_BASE,
     PRAYER_DRAIN_RESISTANCE_PER_BONUS,

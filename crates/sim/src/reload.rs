@@ -114,6 +114,9 @@ impl World {
                 Some(resource) if resource.placement == *placement => self.resources.push(resource),
                 Some(resource) => {
                     self.entities.retire(resource.handle);
+                    // Respawned fresh: no longer depleted in the persisted world either.
+                    self.ledger
+                        .respawned(resource.placement.tile, &resource.placement.key);
                     spawn_resources.push(placement.clone());
                 }
                 None => spawn_resources.push(placement.clone()),
@@ -125,6 +128,8 @@ impl World {
                 self.resources.push(resource);
             } else {
                 self.entities.retire(resource.handle);
+                self.ledger
+                    .respawned(resource.placement.tile, &resource.placement.key);
             }
         }
         self.resources_reloaded(now);

@@ -84,7 +84,15 @@ impl World {
     /// Depletes the resource at `position` for its node's respawn time (at least one tick).
     pub(crate) fn deplete(&mut self, position: usize, respawn_ticks: u32) {
         let now = self.now();
-        self.resources[position].life.respawn_at = Some(now + u64::from(respawn_ticks).max(1));
+        let respawn_at = now + u64::from(respawn_ticks).max(1);
+        self.resources[position].life.respawn_at = Some(respawn_at);
+        let placement = &self.resources[position].placement;
+        self.ledger.depleted(
+            placement.tile,
+            &placement.key,
+            &placement.resource_id,
+            respawn_at,
+        );
         self.set_depleted(position, true);
     }
 
@@ -119,6 +127,8 @@ impl World {
             }
             if life.respawn_at.is_some_and(|at| at <= now) {
                 self.resources[position].life.respawn_at = None;
+                let placement = &self.resources[position].placement;
+                self.ledger.respawned(placement.tile, &placement.key);
                 self.set_depleted(position, false);
             }
             if self.moves_about(position) {

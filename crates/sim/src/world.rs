@@ -146,6 +146,8 @@ pub struct World {
     pub(crate) shop_stocks: crate::shops::ShopStocks,
     /// Players who entered this tick: their prayer and quest list follow their first view.
     pub(crate) entering: Vec<String>,
+    /// What of the world the database holds, by chunk (`persistence`).
+    pub(crate) ledger: crate::persistence::Ledger,
 }
 
 impl World {
@@ -189,6 +191,7 @@ impl World {
             trades: crate::trade::Trades::default(),
             shop_stocks: Default::default(),
             entering: Vec::new(),
+            ledger: Default::default(),
         };
         let layout = world.layout.clone();
         for placement in &layout.npcs {

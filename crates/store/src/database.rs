@@ -228,6 +228,11 @@ impl Store {
         crate::repo::trades::Trades::new(self)
     }
 
+    /// The persistent world modifications, by chunk.
+    pub fn world_chunks(&self) -> crate::repo::world_chunks::WorldChunks<'_> {
+        crate::repo::world_chunks::WorldChunks::new(self)
+    }
+
     /// The item catalogue: the active content's item definitions, for SQL queries by name.
     pub fn catalog(&self) -> crate::repo::catalog::Catalog<'_> {
         crate::repo::catalog::Catalog::new(self)

@@ -28,6 +28,7 @@ pub use repo::quests::StoredQuest;
 pub use repo::sessions::PlayerSession;
 pub use repo::trades::TradeAudit;
 pub use repo::users::{NewUser, User};
+pub use repo::world_chunks::{ChunkWrite, StoredChunk};
 
 /// Milliseconds since the Unix epoch, the unit of every stored time.
 pub fn now_ms() -> i64 {

@@ -45,6 +45,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "character_leases",
         sql: include_str!("../migrations/0006_character_leases.sql"),
     },
+    Migration {
+        version: 7,
+        name: "world_chunks_by_world",
+        sql: include_str!("../migrations/0007_world_chunks_by_world.sql"),
+    },
 ];
 
 /// Any constant works; it only has to be the same in every server process sharing a database.

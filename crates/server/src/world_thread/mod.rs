@@ -512,7 +512,9 @@ impl Runner {
                     .try_send(Outbound::Close(1001, "server shutting down"));
             }
         }
-        // One job even with no records, so that the leaves' `done` fire after the saves before it.
+        // One job even with no records, so that the leaves' `done` fire after the saves before it;
+        // it writes every changed world chunk with the times left as the world stops.
+        self.world.persist_everything_next();
         self.save_now(records, leaving_done, "shutdown");
     }
 }

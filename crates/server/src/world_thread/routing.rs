@@ -357,6 +357,11 @@ impl Runner {
                 ..SaveJob::default()
             };
             for id in &save_now {
+                // A record held by a committing trade is written by the trade's job (a drop's
+                // due save then waits for it).
+                if self.trades.is_held(id) {
+                    continue;
+                }
                 if let Some(record) = self.players.get_mut(id) {
                     record.dirty = false;
                     let snapshot = record.snapshot.clone();
@@ -365,7 +370,7 @@ impl Runner {
             }
             if !job.snapshots.is_empty() {
                 metrics::counter!("character_saves_total").increment(job.snapshots.len() as u64);
-                if self.context.saves.send(job).is_err() {
+                if self.send_job(job).is_err() {
                     tracing::error!(
                         "the save task has stopped; a bank or shop change could not be saved"
                     );
@@ -381,7 +386,7 @@ impl Runner {
                         .push(self.finished_snapshot(record.snapshot.clone()));
                 }
             }
-            if self.context.saves.send(job).is_err() {
+            if self.send_job(job).is_err() {
                 tracing::error!("the save task has stopped; a death could not be recorded");
             }
         }

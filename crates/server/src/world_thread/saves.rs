@@ -16,9 +16,23 @@ pub(super) fn saves_now(turn: u64, tick: u64, cycle: u64) -> bool {
 }
 
 impl Runner {
+    /// Hands a job to the save task, with the world chunks it must carry: the drops and pickups of
+    /// the players whose records it writes, and every other chunk change since the last job (see
+    /// `wayfarer_sim::World::persist_for`). Every job goes through here, in the order the save
+    /// task writes them, so the database never holds an item both on the ground and in a record.
+    pub(super) fn send_job(
+        &mut self,
+        mut job: SaveJob,
+    ) -> Result<(), Box<tokio::sync::mpsc::error::SendError<SaveJob>>> {
+        job.chunks = self
+            .world
+            .persist_for(job.snapshots.iter().map(|s| s.character.id.as_str()));
+        self.context.saves.send(job).map_err(Box::new)
+    }
+
     /// Hands final states to the save task, closing their sessions.
     pub(super) fn save_now(
-        &self,
+        &mut self,
         records: Vec<PlayerRecord>,
         done: Vec<oneshot::Sender<bool>>,
         reason: &'static str,
@@ -30,7 +44,7 @@ impl Runner {
             job.snapshots.push(self.finished_snapshot(record.snapshot));
         }
         job.done = done;
-        if let Err(unsent) = self.context.saves.send(job) {
+        if let Err(unsent) = self.send_job(job) {
             tracing::error!("the save task has stopped; final states could not be saved");
             for done in unsent.0.done {
                 let _ = done.send(false);
@@ -71,7 +85,11 @@ impl Runner {
         }
         if !job.snapshots.is_empty() {
             metrics::counter!("character_saves_total").increment(job.snapshots.len() as u64);
-            let _ = self.context.saves.send(job);
+        }
+        // Chunk changes no record waits for (a respawn, loot) go out with this turn's job, or
+        // alone when nobody is due.
+        if !job.snapshots.is_empty() || self.world.has_chunks_to_persist() {
+            let _ = self.send_job(job);
         }
     }
 }

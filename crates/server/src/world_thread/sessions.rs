@@ -36,7 +36,7 @@ impl Runner {
     /// leaving, or waiting on a trade). The connection normally waits for that save before loading
     /// (`connections::wait_saved`), so this is the guard behind it: the database snapshot it loaded
     /// may be older than the live record, so it must not enter. Its socket closes with 1013.
-    pub(super) fn refuse_join(&self, id: &str, session_id: &str, outbound: &OutboundSender) {
+    pub(super) fn refuse_join(&mut self, id: &str, session_id: &str, outbound: &OutboundSender) {
         tracing::warn!(character = %id, "a join arrived before the previous session was saved: refused");
         metrics::counter!("ws_joins_refused_total").increment(1);
         let _ = outbound.try_send(Outbound::Close(
@@ -47,7 +47,7 @@ impl Runner {
             sessions_to_close: vec![(session_id.to_owned(), "refused")],
             ..SaveJob::default()
         };
-        let _ = self.context.saves.send(job);
+        let _ = self.send_job(job);
     }
 
     /// Takes a leave: the player's `Command::Leave` goes into the next tick behind the commands
@@ -103,12 +103,12 @@ impl Runner {
 
     /// Fires `done` once every save job queued so far is written (the save task runs jobs in
     /// order), so a replacing connection never loads before a final save still in the queue.
-    pub(super) fn after_queued_saves(&self, done: oneshot::Sender<bool>) {
+    pub(super) fn after_queued_saves(&mut self, done: oneshot::Sender<bool>) {
         let job = SaveJob {
             done: vec![done],
             ..SaveJob::default()
         };
-        if let Err(unsent) = self.context.saves.send(job) {
+        if let Err(unsent) = self.send_job(job) {
             for done in unsent.0.done {
                 let _ = done.send(false);
             }

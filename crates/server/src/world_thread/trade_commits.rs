@@ -86,7 +86,7 @@ impl Runner {
                 .send((commit.trade_id.clone(), false));
             return;
         }
-        if let Err(err) = self.context.saves.send(job) {
+        if let Err(err) = self.send_job(job) {
             tracing::error!("the save task has stopped; a trade could not be written");
             if let Some((trade_id, tx)) = err.0.trade_outcome {
                 let _ = tx.send((trade_id, false));

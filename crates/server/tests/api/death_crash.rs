@@ -19,7 +19,17 @@ pub(crate) struct ServerProcess {
 
 impl ServerProcess {
     pub(crate) async fn start(world: &std::path::Path, port: u16) -> ServerProcess {
-        let child = Command::new(env!("CARGO_BIN_EXE_wayfarer"))
+        ServerProcess::start_with(world, port, &[]).await
+    }
+
+    /// [`ServerProcess::start`] with more environment variables (set last, so they win).
+    pub(crate) async fn start_with(
+        world: &std::path::Path,
+        port: u16,
+        env: &[(&str, &str)],
+    ) -> ServerProcess {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_wayfarer"));
+        command
             .arg("serve")
             .current_dir(world)
             .env("WORLD", world)
@@ -32,9 +42,11 @@ impl ServerProcess {
             .env("RUST_LOG", "warn")
             .env_remove("DATABASE_URL")
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+            .stderr(Stdio::null());
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        let child = command.spawn().unwrap();
         let base = format!("http://127.0.0.1:{port}");
         let client = reqwest::Client::new();
         let deadline = Instant::now() + Duration::from_secs(30);

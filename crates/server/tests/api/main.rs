@@ -34,3 +34,4 @@ mod templates;
 mod trade;
 mod web;
 mod world;
+mod world_chunks;

@@ -12,6 +12,7 @@ mod gathering;
 mod inventory;
 mod items;
 mod movement;
+mod persistence;
 mod prayer;
 mod processing;
 mod properties;
@@ -222,5 +223,27 @@ pub fn added_ids(update: &WorldUpdate) -> Vec<String> {
 
 /// Ticks with no commands `n` times, returning every event.
 pub fn idle(world: &mut World, n: usize) -> Vec<Event> {
-    (0..n).flat_map(|_| world.tick(vec![])).collect()
+    (0..n)
+        .flat_map(|_| {
+            let events = world.tick(vec![]);
+            save_as_asked(world, &events);
+            events
+        })
+        .collect()
+}
+
+/// What the server does on [`Event::SaveNow`]: writes the record, and with it the player's drops
+/// and pickups (`World::persist_for`); a drop goes public only once its dropper's record is saved
+/// without it.
+pub fn save_as_asked(world: &mut World, events: &[Event]) {
+    let ids: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::SaveNow { id } => Some(id.as_str()),
+            _ => None,
+        })
+        .collect();
+    if !ids.is_empty() {
+        world.persist_for(ids);
+    }
 }

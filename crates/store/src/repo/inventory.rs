@@ -64,6 +64,9 @@ pub struct SaveBatch {
     /// A completed trade's audit row, written with both participants' post-swap snapshots (in
     /// `snapshots`).
     pub trade: Option<TradeAudit>,
+    /// World chunks whose persisted state changed, written with the records of the players whose
+    /// drops and pickups changed them (`repo::world_chunks`).
+    pub chunks: Vec<crate::repo::world_chunks::ChunkWrite>,
 }
 
 impl SaveBatch {
@@ -74,6 +77,7 @@ impl SaveBatch {
             && self.death_takes.is_empty()
             && self.kills.is_empty()
             && self.trade.is_none()
+            && self.chunks.is_empty()
     }
 }
 
@@ -216,6 +220,8 @@ impl<'a> Inventories<'a> {
         if let Some(trade) = &batch.trade {
             trades::insert_in(&mut tx, trade).await?;
         }
+        let world = crate::repo::world_chunks::chunk_world(self.store);
+        crate::repo::world_chunks::write_in(&mut tx, world, &batch.chunks, now).await?;
         tx.commit().await?;
         Ok(())
     }

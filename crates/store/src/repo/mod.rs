@@ -14,3 +14,4 @@ pub mod quests;
 pub mod sessions;
 pub mod trades;
 pub mod users;
+pub mod world_chunks;

@@ -14,6 +14,7 @@ mod quests;
 mod sessions;
 mod trades;
 mod users;
+mod world_chunks;
 
 // Fixtures shared by the repository tests.
 
