@@ -57,7 +57,11 @@ fn main() {
     let mut found = Vec::new();
     for part in SERVED {
         let path = web.join(part);
-        println!("cargo:rerun-if-changed={}", path.display());
+        // A path that does not exist would make cargo rerun this script (and rebuild the server)
+        // at every build; `web` itself is watched, so a part created later is still noticed.
+        if path.exists() {
+            println!("cargo:rerun-if-changed={}", path.display());
+        }
         if path.is_dir() {
             collect(&path, part, &mut found);
         } else if path.is_file() {
