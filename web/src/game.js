@@ -297,5 +297,11 @@ for (const type of ['tradeIncoming', 'tradeStarted', 'tradeUpdated', 'tradeConfi
   };
 }
 
+// The agent control plane (docs/agent-control.md) speaks only to sockets opened with an agent's
+// token; a player's browser never hears it. Listed so the table stays complete against the protocol.
+for (const type of ['agent:goal', 'agent:stop', 'agent:resume', 'agent:message']) {
+  HANDLERS[type] = () => {};
+}
+
 /** The message types this client handles (checked against docs/protocol.md by a unit test). */
 export const HANDLED_TYPES = Object.keys(HANDLERS);
