@@ -2,8 +2,9 @@
 # Fuzzes the live REST API against its own description: starts `wayfarer serve` (own port, temporary
 # world, SQLite, rate limits off), makes a guest account with a character and the admin role, and runs
 # schemathesis on the server's GET /api/openapi.json with that bearer token. Fails on any 5xx
-# (`not_a_server_error`) and on any response that does not match its documented schema
-# (`response_schema_conformance`). Bounded: a few examples per operation and an overall timeout.
+# (`not_a_server_error`), on any response that does not match its documented schema
+# (`response_schema_conformance`), and on a status or content type the document does not give for
+# the operation. Bounded: a few examples per operation and an overall timeout.
 #
 # schemathesis comes from PyPI into a virtual environment this script creates. Without python3's
 # venv or PyPI the run is skipped with the reason, except under CI=true, where that is a failure.
@@ -69,8 +70,9 @@ WORLD="$world" RUST_LOG=warn "$bin" admin grant-role "$account" admin >/dev/null
 # ("AST constructor recursion depth mismatch"), a runtime error that is no finding about the server.
 echo "schemathesis $SCHEMATHESIS_VERSION against $base/api/openapi.json (at most $MAX_EXAMPLES examples an operation, ${TIME_LIMIT_SECS}s)"
 set +e
-timeout "$TIME_LIMIT_SECS" "$venv/bin/schemathesis" run "$base/api/openapi.json" \
-  --checks not_a_server_error,response_schema_conformance \
+# From the temporary world: schemathesis keeps a cache of its findings in its working directory.
+(cd "$world" && timeout "$TIME_LIMIT_SECS" "$venv/bin/schemathesis" run "$base/api/openapi.json" \
+  --checks not_a_server_error,response_schema_conformance,status_code_conformance,content_type_conformance \
   --header "Authorization: Bearer $token" \
   --exclude-path /api/admin/ban \
   --phases examples,coverage,fuzzing \
@@ -79,7 +81,7 @@ timeout "$TIME_LIMIT_SECS" "$venv/bin/schemathesis" run "$base/api/openapi.json"
   --seed 17 \
   --generation-database none \
   --request-timeout 10 \
-  --no-color
+  --no-color)
 status=$?
 set -e
 if [ "$status" -eq 124 ]; then
