@@ -33,19 +33,25 @@ async fn navigate_and_pickup_cross_more_than_200_tiles_in_legs() {
     agent.give("logs", 1).await;
     let dropped = agent.command("dropItem", json!({"itemId": "logs"})).await;
     assert!(dropped.is_success(), "{dropped}");
-    let walked = agent
-        .command("navigateTo", json!({"x": 130, "z": 0, "run": true}))
+    // The walk crosses areas with aggressive mobs: a reflex may preempt it (then it is sent again).
+    let (walked, sent) = agent
+        .command_through_reflexes("navigateTo", json!({"x": 130, "z": 0, "run": true}))
         .await;
     assert!(walked.is_success(), "{walked}");
     let Outcome::Accepted { detail } = &walked else {
         unreachable!()
     };
-    assert!(
-        detail.contains("2 leg") || detail.contains("3 leg"),
-        "{detail}"
-    );
+    // Sent once, the 260 tiles are 2 or 3 legs; resent after a reflex, the rest may be one.
+    let legs_ok = if sent == 1 {
+        detail.contains("2 leg") || detail.contains("3 leg")
+    } else {
+        detail.contains(" leg")
+    };
+    assert!(legs_ok, "{detail} (sent {sent} times)");
     assert_eq!(position(&agent.status()), (130, 0));
-    let picked = agent.command("pickupItem", json!({"itemId": "logs"})).await;
+    let (picked, _) = agent
+        .command_through_reflexes("pickupItem", json!({"itemId": "logs"}))
+        .await;
     assert!(picked.is_success(), "{picked}");
     let status = agent.status();
     assert_eq!(holds(&status, "logs"), 1);

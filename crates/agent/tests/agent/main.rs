@@ -160,6 +160,28 @@ impl TestAgent {
             .expect("checked")
     }
 
+    /// Runs an owner's command again when a reflex preempted it (a mob met on a long walk makes the
+    /// agent eat or flee first, as it should), at most a few times; the last outcome and how many
+    /// times it was sent.
+    pub async fn command_through_reflexes(
+        &mut self,
+        action: &str,
+        params: Value,
+    ) -> (Outcome, usize) {
+        let mut outcome = self.command(action, params.clone()).await;
+        let mut sent = 1;
+        while sent < 5 {
+            match &outcome {
+                Outcome::Failed { reason } if reason.contains("preempted by") => {
+                    outcome = self.command(action, params.clone()).await;
+                    sent += 1;
+                }
+                _ => break,
+            }
+        }
+        (outcome, sent)
+    }
+
     /// Grants admin for this session (`/admin`), so `/tp` and `/give` work.
     pub async fn become_admin(&mut self) {
         let outcome = self
