@@ -63,7 +63,7 @@ async fn fell_a_tree(ws: &mut WsClient, first_view: &Value, at: (i64, i64)) -> V
         if m["type"] == "inventory:update" {
             logs = slots_of(&m, "logs");
         }
-        if m["type"] == "chat"
+        if m["type"] == "chat:message"
             && m["data"]["text"]
                 .as_str()
                 .is_some_and(|t| t.contains("inventory"))
