@@ -5,8 +5,9 @@
 //! in one transaction: the death lock with the dead character's emptied record, each take with the
 //! picker's record. The save task writes jobs in order, so at any moment the database holds every
 //! item exactly once — in a character's rows or in a lock — and a crash at any point can neither
-//! lose nor duplicate one. At start-up, [`restore`] puts the items of every lock still open back on
-//! the ground.
+//! lose nor duplicate one. At start-up, [`restore`] puts the items of every lock of this world
+//! still open back on the ground (locks carry their world: with several worlds on one database,
+//! a pile lies in the world where its player died, and nowhere else).
 //!
 //! The world names deaths `<character>-<tick>`; ticks start again at 0 after a restart, so each
 //! death gets a fresh UUID in the store, and the book translates.
@@ -127,8 +128,8 @@ fn merge(items: &[Stack]) -> Vec<LockedItem> {
     out
 }
 
-/// Puts the items of every open death lock back on the ground: private to the dead player for
-/// what is left of their 15 minutes (PvP piles: public). Returns how many piles.
+/// Puts the items of this world's open death locks back on the ground: private to the dead
+/// player for what is left of their 15 minutes (PvP piles: public). Returns how many piles.
 pub async fn restore(
     store: &Store,
     world: &WorldSender,
@@ -161,7 +162,11 @@ pub async fn restore(
         }));
     }
     if !locks.is_empty() {
-        tracing::info!(piles = locks.len(), "death piles restored from their locks");
+        tracing::info!(
+            piles = locks.len(),
+            world = store.world_id(),
+            "death piles restored from their locks"
+        );
     }
     Ok(locks.len())
 }

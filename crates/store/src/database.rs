@@ -144,6 +144,12 @@ impl Store {
         self.lease_world
     }
 
+    /// The world whose own rows (world chunks, death locks) this store reads and writes: its
+    /// lease world with several worlds, else 1, a single world's id.
+    pub fn world_id(&self) -> i64 {
+        self.lease_world.unwrap_or(1)
+    }
+
     /// The engine behind this store.
     pub fn backend(&self) -> Backend {
         self.backend

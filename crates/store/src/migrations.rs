@@ -50,6 +50,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "world_chunks_by_world",
         sql: include_str!("../migrations/0007_world_chunks_by_world.sql"),
     },
+    Migration {
+        version: 8,
+        name: "death_locks_by_world",
+        sql: include_str!("../migrations/0008_death_locks_by_world.sql"),
+    },
 ];
 
 /// Any constant works; it only has to be the same in every server process sharing a database.

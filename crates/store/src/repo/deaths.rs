@@ -8,6 +8,10 @@
 //! exactly one place in the database: a crash between any two steps can neither lose nor duplicate
 //! it, and after a restart the server puts the remaining items of every open lock back on the
 //! ground.
+//!
+//! A lock belongs to the world whose ground holds its pile (`worldId`, the store's
+//! [`Store::world_id`]): with several worlds on one database each world reads and takes from its
+//! own locks only, so a pile is never restored in two worlds.
 
 use serde::{Deserialize, Serialize};
 use sqlx::{Any, Row, Transaction};
@@ -65,12 +69,14 @@ impl<'a> Deaths<'a> {
         Self { store }
     }
 
-    /// Every lock still holding items, oldest first.
+    /// Every lock of this store's world still holding items, oldest first.
     pub async fn locked(&self) -> Result<Vec<DeathLock>, StoreError> {
         let rows = sqlx::query(
             r#"SELECT id, "characterId", "diedAt", "tileX", "tileZ", "areaId", pvp, items
-               FROM "playerDeaths" WHERE status = 'locked' ORDER BY "diedAt", id"#,
+               FROM "playerDeaths" WHERE status = 'locked' AND "worldId" = $1
+               ORDER BY "diedAt", id"#,
         )
+        .bind(self.store.world_id())
         .fetch_all(self.store.pool())
         .await?;
         rows.iter()
@@ -123,9 +129,10 @@ fn items_text(items: &[LockedItem]) -> String {
     serde_json::to_string(items).unwrap_or_else(|_| "[]".into())
 }
 
-/// Writes a new lock inside `tx`.
+/// Writes a new lock of `world` inside `tx`.
 pub(crate) async fn insert_in(
     tx: &mut Transaction<'static, Any>,
+    world: i64,
     lock: &DeathLock,
 ) -> Result<(), StoreError> {
     let items: Vec<LockedItem> = lock
@@ -140,8 +147,8 @@ pub(crate) async fn insert_in(
         "locked"
     };
     sqlx::query(
-        r#"INSERT INTO "playerDeaths" (id, "characterId", "diedAt", "tileX", "tileZ", "areaId", items, status, "releasedAt", pvp)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"#,
+        r#"INSERT INTO "playerDeaths" (id, "characterId", "diedAt", "tileX", "tileZ", "areaId", items, status, "releasedAt", pvp, "worldId")
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"#,
     )
     .bind(&lock.id)
     .bind(&lock.character_id)
@@ -153,19 +160,22 @@ pub(crate) async fn insert_in(
     .bind(status)
     .bind(items.is_empty().then_some(lock.died_at_ms))
     .bind(i64::from(lock.pvp))
+    .bind(world)
     .execute(&mut **tx)
     .await?;
     Ok(())
 }
 
-/// Subtracts items from a lock inside `tx`, releasing it when nothing is left. Taking more than
-/// the lock holds (or from a released or unknown lock) is refused: the batch rolls back.
+/// Subtracts items from a lock of `world` inside `tx`, releasing it when nothing is left. Taking
+/// more than the lock holds (or from a released or unknown lock, or another world's) is refused:
+/// the batch rolls back.
 pub(crate) async fn take_in(
     tx: &mut Transaction<'static, Any>,
+    world: i64,
     take: &DeathTake,
     now_ms: i64,
 ) -> Result<(), StoreError> {
-    let row = sqlx::query(r#"SELECT items, status FROM "playerDeaths" WHERE id = $1"#)
+    let row = sqlx::query(r#"SELECT items, status, "worldId" FROM "playerDeaths" WHERE id = $1"#)
         .bind(&take.death_id)
         .fetch_optional(&mut **tx)
         .await?;
@@ -175,6 +185,14 @@ pub(crate) async fn take_in(
             take.death_id
         )));
     };
+    let lock_world: i64 = row.try_get("worldId")?;
+    if lock_world != world {
+        // Only a world that restored the pile can see its items: this is a bug, never a race.
+        return Err(StoreError::Conflict(format!(
+            "death lock {} belongs to world {lock_world}, not {world}",
+            take.death_id
+        )));
+    }
     let status: String = row.try_get("status")?;
     if status != "locked" {
         return Err(StoreError::Conflict(format!(

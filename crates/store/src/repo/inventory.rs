@@ -208,11 +208,13 @@ impl<'a> Inventories<'a> {
             replace_items(&mut tx, snapshot).await?;
             crate::repo::hiscores::record_in(&mut tx, snapshot).await?;
         }
+        // Death locks, like chunks, belong to this store's world (its ground holds the pile).
+        let world = self.store.world_id();
         for lock in &batch.new_deaths {
-            deaths::insert_in(&mut tx, lock).await?;
+            deaths::insert_in(&mut tx, world, lock).await?;
         }
         for take in &batch.death_takes {
-            deaths::take_in(&mut tx, take, now).await?;
+            deaths::take_in(&mut tx, world, take, now).await?;
         }
         for kill in &batch.kills {
             deaths::kill_in(&mut tx, kill).await?;
@@ -220,7 +222,6 @@ impl<'a> Inventories<'a> {
         if let Some(trade) = &batch.trade {
             trades::insert_in(&mut tx, trade).await?;
         }
-        let world = crate::repo::world_chunks::chunk_world(self.store);
         crate::repo::world_chunks::write_in(&mut tx, world, &batch.chunks, now).await?;
         tx.commit().await?;
         Ok(())

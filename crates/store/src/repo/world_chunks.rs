@@ -41,7 +41,7 @@ impl<'a> WorldChunks<'a> {
             r#"SELECT "chunkX", "chunkZ", data FROM "worldChunks" WHERE "worldId" = $1
                ORDER BY "chunkX", "chunkZ""#,
         )
-        .bind(chunk_world(self.store))
+        .bind(self.store.world_id())
         .fetch_all(self.store.pool())
         .await?;
         rows.iter()
@@ -59,15 +59,10 @@ impl<'a> WorldChunks<'a> {
     /// Writes `chunks` in one transaction of their own.
     pub async fn write(&self, chunks: &[ChunkWrite]) -> Result<(), StoreError> {
         let mut tx = self.store.begin_write().await?;
-        write_in(&mut tx, chunk_world(self.store), chunks, crate::now_ms()).await?;
+        write_in(&mut tx, self.store.world_id(), chunks, crate::now_ms()).await?;
         tx.commit().await?;
         Ok(())
     }
-}
-
-/// The world whose rows this store reads and writes: its lease world with several worlds, else 1.
-pub(crate) fn chunk_world(store: &Store) -> i64 {
-    store.lease_world().unwrap_or(1)
 }
 
 /// Writes (or deletes) each of `world`'s chunk rows inside `tx`.

@@ -203,3 +203,71 @@ test_both_backends!(kills_are_counted_per_character_and_npc, |store| {
         vec![("cow".to_string(), 1), ("goblin".to_string(), 3)]
     );
 });
+
+test_both_backends!(
+    each_world_reads_and_takes_only_its_own_death_locks,
+    |store| {
+        // World 1 is the plain store (a single world); world 2 shares the database.
+        let two = store.clone().with_lease_world(2);
+        let mut ann = new_character_with(&store, "Annis", vec![slot(0, "coins", 7)]).await;
+        let mut bob = new_character_with(&store, "Bobbin", vec![slot(0, "sword", 1)]).await;
+        let ids = [ann.character.id.clone(), bob.character.id.clone()];
+        let refs = [ids[0].as_str(), ids[1].as_str()];
+        // World 2 saves only what it leases.
+        two.leases()
+            .acquire(&ids[1], 2, "bob-session", 60_000)
+            .await
+            .unwrap();
+
+        ann.inventory.clear();
+        store
+            .inventories()
+            .save(&SaveBatch {
+                snapshots: vec![ann.clone()],
+                new_deaths: vec![lock("w1-death", &ids[0], vec![locked("coins", 7)])],
+                ..SaveBatch::default()
+            })
+            .await
+            .unwrap();
+        bob.inventory.clear();
+        two.inventories()
+            .save(&SaveBatch {
+                snapshots: vec![bob.clone()],
+                new_deaths: vec![lock("w2-death", &ids[1], vec![locked("sword", 1)])],
+                ..SaveBatch::default()
+            })
+            .await
+            .unwrap();
+        let ids_of = |locks: Vec<DeathLock>| locks.into_iter().map(|l| l.id).collect::<Vec<_>>();
+        assert_eq!(ids_of(store.deaths().locked().await.unwrap()), ["w1-death"]);
+        assert_eq!(ids_of(two.deaths().locked().await.unwrap()), ["w2-death"]);
+
+        // World 2 cannot take world 1's coins (its ground never showed them): nothing is written.
+        let mut grabbing = bob.clone();
+        grabbing.inventory = vec![slot(0, "coins", 7)];
+        let err = two
+            .inventories()
+            .save(&SaveBatch {
+                snapshots: vec![grabbing],
+                death_takes: vec![DeathTake {
+                    death_id: "w1-death".into(),
+                    item_id: "coins".into(),
+                    quantity: 7,
+                }],
+                ..SaveBatch::default()
+            })
+            .await
+            .unwrap_err();
+        assert!(matches!(err, StoreError::Conflict(_)), "{err:?}");
+        assert!(two.inventories().get(&ids[1]).await.unwrap().is_empty());
+        assert_eq!(
+            store.deaths().status("w1-death").await.unwrap().as_deref(),
+            Some("locked")
+        );
+        // Every coin and sword is in the database once: in its world's lock.
+        for (item, units) in [("coins", 7), ("sword", 1)] {
+            let held = count(&store, &refs, item).await + count(&two, &[], item).await;
+            assert_eq!(held, units, "{item}");
+        }
+    }
+);

@@ -89,3 +89,33 @@ test_both_backends!(chunks_are_written_with_the_batch_or_not_at_all, |store| {
     store.inventories().save(&only_chunks).await.unwrap();
     assert!(store.world_chunks().all().await.unwrap().is_empty());
 });
+
+test_both_backends!(each_world_keeps_its_own_chunks, |store| {
+    let two = store.clone().with_lease_world(2);
+    store
+        .world_chunks()
+        .write(&[write(0, 0, Some("one"))])
+        .await
+        .unwrap();
+    two.world_chunks()
+        .write(&[write(0, 0, Some("two")), write(5, 5, Some("two"))])
+        .await
+        .unwrap();
+    assert_eq!(
+        store.world_chunks().all().await.unwrap(),
+        vec![stored(0, 0, "one")]
+    );
+    assert_eq!(
+        two.world_chunks().all().await.unwrap(),
+        vec![stored(0, 0, "two"), stored(5, 5, "two")]
+    );
+    // Back to pristine in world 2 leaves world 1's row alone.
+    two.world_chunks()
+        .write(&[write(0, 0, None)])
+        .await
+        .unwrap();
+    assert_eq!(
+        store.world_chunks().all().await.unwrap(),
+        vec![stored(0, 0, "one")]
+    );
+});
