@@ -3,11 +3,21 @@
 
 use axum::extract::State;
 use axum::Json;
-use serde_json::{json, Value};
+use serde::Serialize;
 
 use crate::app::AppState;
 use crate::cluster::WorldAnnouncement;
 use crate::http::openapi::tags;
+
+/// `GET /api/worlds`'s answer.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WorldList {
+    /// The live worlds, this one first, then by id.
+    pub worlds: Vec<WorldAnnouncement>,
+    /// Whether the link to the other worlds (NATS) is up now; always false for a single world.
+    pub cross_world: bool,
+}
 
 /// `GET /api/worlds` → `{"worlds":[{"id","name","wsUrl","apiUrl","players","capacity","full"}],
 /// "crossWorld": bool}` (`crossWorld`: whether the link to the other worlds is up now).
@@ -18,10 +28,10 @@ use crate::http::openapi::tags;
     summary = "The worlds a client can enter",
     description = "A single world lists itself; with several (`NATS_URL`), every world that announced itself within the last few seconds, this one first. `wsUrl`/`apiUrl` are the world's `PUBLIC_WS_URL`/`PUBLIC_API_URL` (null when unset).",
     responses(
-        (status = 200, description = "`{\"worlds\":[{id, name, wsUrl, apiUrl, players, capacity, full}], \"crossWorld\": bool}`", body = Object)
+        (status = 200, description = "The live worlds and whether this one is linked to the others", body = WorldList)
     )
 )]
-pub async fn list(State(state): State<AppState>) -> Json<Value> {
+pub async fn list(State(state): State<AppState>) -> Json<WorldList> {
     let players = state.online.count() as u64;
     let (worlds, cross_world) = match &state.cluster {
         Some(cluster) => (cluster.worlds(players), cluster.is_connected()),
@@ -42,5 +52,8 @@ pub async fn list(State(state): State<AppState>) -> Json<Value> {
             )
         }
     };
-    Json(json!({ "worlds": worlds, "crossWorld": cross_world }))
+    Json(WorldList {
+        worlds,
+        cross_world,
+    })
 }
