@@ -837,6 +837,10 @@ pub struct ChatMessage {
     pub from_name: String,
     pub text: String,
     pub ts: i64,
+    /// The world the line was said in: global lines when global chat crosses worlds
+    /// (`CROSS_WORLD_GLOBAL_CHAT`), absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub world: Option<i64>,
 }
 
 /// `inventory:update`.

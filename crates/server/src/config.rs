@@ -107,6 +107,9 @@ pub struct Config {
     pub world_lease_secs: u64,
     /// Players at which the world list shows this world as full (`WORLD_CAPACITY`).
     pub world_capacity: u64,
+    /// Global chat reaches every world, not only this one (`CROSS_WORLD_GLOBAL_CHAT`; needs
+    /// `NATS_URL`).
+    pub cross_world_global_chat: bool,
 }
 
 /// Shortest `JWT_SECRET` accepted in production (CONTRACT.md section 4).
@@ -293,6 +296,13 @@ impl Config {
                 });
             }
         }
+        let cross_world_global_chat = boolean(&get, "CROSS_WORLD_GLOBAL_CHAT")?;
+        if cross_world_global_chat && nats_url.is_none() {
+            return Err(ConfigError {
+                variable: "CROSS_WORLD_GLOBAL_CHAT",
+                message: "relays global chat between worlds over NATS: set NATS_URL too".into(),
+            });
+        }
         let world_id = positive_integer(&get, "WORLD_ID", 1)?;
         if world_id > MAX_WORLD_ID {
             return Err(ConfigError {
@@ -308,6 +318,7 @@ impl Config {
             nats_url,
             world_lease_secs: positive_integer(&get, "WORLD_LEASE_SECS", DEFAULT_WORLD_LEASE_SECS)?,
             world_capacity: positive_integer(&get, "WORLD_CAPACITY", DEFAULT_WORLD_CAPACITY)?,
+            cross_world_global_chat,
             idp_verification_key,
             idp_jwks_url,
             idp_issuer: get("IDP_ISSUER").unwrap_or_else(|| "privy.io".into()),
@@ -457,6 +468,10 @@ impl Config {
             ),
             ("WORLD_LEASE_SECS", self.world_lease_secs.to_string()),
             ("WORLD_CAPACITY", self.world_capacity.to_string()),
+            (
+                "CROSS_WORLD_GLOBAL_CHAT",
+                self.cross_world_global_chat.to_string(),
+            ),
         ];
         for (name, value) in &mut out {
             if SECRET_VARIABLES.contains(name) && value != "(unset)" {
@@ -659,6 +674,29 @@ mod tests {
         assert_eq!((c.world_id, c.world_name.as_str()), (3, "World 3"));
         assert_eq!(c.world_lease_secs, 5);
         assert_eq!(c.nats_url.as_deref(), Some("nats://127.0.0.1:4222"));
+        assert!(!c.cross_world_global_chat, "off unless asked for");
+        let chat = ("CROSS_WORLD_GLOBAL_CHAT", "true");
+        assert!(
+            config(&[nats, pg, ("WORLD_ID", "3"), chat])
+                .unwrap()
+                .cross_world_global_chat
+        );
+        // Relaying needs NATS; a bad flag names its variable.
+        assert_eq!(
+            config(&[chat]).unwrap_err().variable,
+            "CROSS_WORLD_GLOBAL_CHAT"
+        );
+        assert_eq!(
+            config(&[
+                nats,
+                pg,
+                ("WORLD_ID", "3"),
+                ("CROSS_WORLD_GLOBAL_CHAT", "maybe")
+            ])
+            .unwrap_err()
+            .variable,
+            "CROSS_WORLD_GLOBAL_CHAT"
+        );
         // A single world needs none of it.
         let single = config(&[]).unwrap();
         assert_eq!((single.world_id, single.nats_url), (1, None));

@@ -144,6 +144,7 @@ impl RunningServer {
         crate::world_chunks::restore(&store, &mut world)
             .await
             .context("cannot restore the world chunks")?;
+        let (global_chat, global_lines) = crate::cluster::global_chat::relay(&config).unzip();
         let world = WorldThread::spawn(
             world,
             WorldContext {
@@ -153,6 +154,7 @@ impl RunningServer {
                 online: online.clone(),
                 saves: save_tx,
                 economy: economy.clone(),
+                global_chat,
             },
         )
         .context("cannot start the world thread")?;
@@ -213,7 +215,7 @@ impl RunningServer {
             agents: Arc::default(),
             cluster: cluster.clone(),
         };
-        let cluster_tasks = cluster.map(|c| crate::cluster::spawn(c, state.clone()));
+        let cluster_tasks = cluster.map(|c| crate::cluster::spawn(c, state.clone(), global_lines));
         let lease_world = store.lease_world();
         // Idle rate-limit keys are forgotten once a window so memory stays bounded.
         let pruner = tokio::spawn(async move {

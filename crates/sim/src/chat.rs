@@ -71,6 +71,7 @@ impl World {
             from_name: sender_body.wire.name.clone().unwrap_or_default(),
             text,
             ts: 0,
+            world: None,
         };
         let sender_key = sender.name_key.as_str();
         let recipients = match channel {
@@ -145,6 +146,33 @@ impl World {
         });
     }
 
+    /// A global line from another world: everyone here but those ignoring its sender (by name,
+    /// as ignore lists are kept).
+    pub(crate) fn relayed_global_chat(&mut self, message: ChatMessage, events: &mut Vec<Event>) {
+        let Some(text) = clean_chat_text(&message.text) else {
+            return;
+        };
+        let sender_key = message.from_name.to_lowercase();
+        let recipients: Vec<std::sync::Arc<str>> = self
+            .players
+            .iter()
+            .filter(|p| p.id != message.from_id && !p.ignored.contains(&sender_key))
+            .map(|p| p.shared_id.clone())
+            .collect();
+        if recipients.is_empty() {
+            return;
+        }
+        events.push(Event::Chat {
+            to: recipients,
+            message: ChatMessage {
+                channel: ChatChannel::Global,
+                text,
+                ts: 0,
+                ..message
+            },
+        });
+    }
+
     /// A system message to one player (by character id) or to everyone.
     pub(crate) fn system_message(
         &mut self,
@@ -170,6 +198,7 @@ impl World {
                 from_name: SYSTEM_SENDER_NAME.to_owned(),
                 text,
                 ts: 0,
+                world: None,
             },
         });
     }

@@ -2,7 +2,7 @@
 //! order at the start of a tick.
 
 use wayfarer_content::EquipSlot;
-use wayfarer_protocol::ws::{ChatChannel, TilePos};
+use wayfarer_protocol::ws::{ChatChannel, ChatMessage, TilePos};
 
 use crate::combat::formulas::CombatStyle;
 use crate::equipment::Equipment;
@@ -268,6 +268,13 @@ pub enum Command {
         /// The text, sent as given.
         text: String,
     },
+    /// A global line said in another world (`CROSS_WORLD_GLOBAL_CHAT`): heard by every player
+    /// here except those ignoring its sender. The sender's world checked it; it is cleaned
+    /// again here all the same, and dropped when nothing is left.
+    RelayedGlobalChat {
+        /// The line, with its sender's id, name and world.
+        message: ChatMessage,
+    },
     /// A bank request.
     Bank {
         /// Character id.
@@ -392,6 +399,8 @@ impl Command {
             | Command::RubLamp { id, .. }
             | Command::QuestList { id } => Some(id),
             Command::SystemMessage { to, .. } => to.as_deref(),
+            // The sender is in another world.
+            Command::RelayedGlobalChat { .. } => None,
             // The owner is usually offline: the pile is the world's, not a player's request.
             Command::RestoreDeathPile { .. } => None,
             Command::TradeCommitted { .. } => None,

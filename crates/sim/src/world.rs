@@ -324,6 +324,7 @@ impl World {
                 reference,
             } => self.chat(&id, channel, &text, to.as_deref(), reference, events),
             Command::SystemMessage { to, text } => self.system_message(to.as_deref(), text, events),
+            Command::RelayedGlobalChat { message } => self.relayed_global_chat(message, events),
             Command::RestoreDeathPile {
                 death_id,
                 owner,

@@ -13,7 +13,14 @@
 //!   release its lease, then reply;
 //! - `wayfarer.world.<id>.kick`: request — an admin's kick or ban of a character on that world;
 //! - `wayfarer.world.<id>.deliver`: messages for players on that world (private messages);
-//! - `wayfarer.notify`: messages for players on whichever world they are (friends' news, lists).
+//! - `wayfarer.notify`: messages for players on whichever world they are (friends' news, lists);
+//! - `wayfarer.chat.global`: global chat lines, when `CROSS_WORLD_GLOBAL_CHAT` is on
+//!   ([`global_chat`]).
+//!
+//! A world announces itself only once its subscriptions are made: a world that lists another
+//! knows that messages for it are heard (NATS drops what nobody is subscribed to).
+
+pub mod global_chat;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -50,15 +57,22 @@ const SUBJECT_WORLDS: &str = "wayfarer.worlds";
 const SUBJECT_NOTIFY: &str = "wayfarer.notify";
 
 /// What a world says about itself, and what `GET /api/worlds` lists.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WorldAnnouncement {
+    /// The world's number (`WORLD_ID`).
     pub id: i64,
+    /// What players see in the list (`WORLD_NAME`).
     pub name: String,
+    /// The world's game socket (`PUBLIC_WS_URL`), null when unset.
     pub ws_url: Option<String>,
+    /// The world's HTTP base (`PUBLIC_API_URL`), null when unset.
     pub api_url: Option<String>,
+    /// Players online there now.
     pub players: u64,
+    /// Population at which it counts as full (`WORLD_CAPACITY`).
     pub capacity: u64,
+    /// `players >= capacity`.
     pub full: bool,
 }
 
@@ -441,13 +455,15 @@ impl ClusterTasks {
     }
 }
 
-/// Starts the announcer, the lease heartbeat and the listeners.
-pub fn spawn(cluster: Arc<Cluster>, state: AppState) -> ClusterTasks {
-    let mut tasks = vec![
-        tokio::spawn(announce_loop(cluster.clone(), state.clone())),
-        tokio::spawn(heartbeat_loop(cluster.clone(), state.clone())),
-    ];
-    for (subject, kind) in [
+/// Starts the listeners, the announcer (once the listeners are subscribed), the lease heartbeat
+/// and, with `CROSS_WORLD_GLOBAL_CHAT`, the global chat relay.
+pub fn spawn(
+    cluster: Arc<Cluster>,
+    state: AppState,
+    global_lines: Option<global_chat::RelayLines>,
+) -> ClusterTasks {
+    let mut tasks = vec![tokio::spawn(heartbeat_loop(cluster.clone(), state.clone()))];
+    let mut listeners = vec![
         (SUBJECT_WORLDS.to_owned(), Listener::Worlds),
         (SUBJECT_NOTIFY.to_owned(), Listener::Deliver),
         (
@@ -459,18 +475,44 @@ pub fn spawn(cluster: Arc<Cluster>, state: AppState) -> ClusterTasks {
             Listener::Release,
         ),
         (Cluster::subject(cluster.world_id, "kick"), Listener::Kick),
-    ] {
+    ];
+    if let Some(lines) = global_lines {
+        listeners.push((
+            global_chat::SUBJECT_GLOBAL_CHAT.to_owned(),
+            Listener::GlobalChat,
+        ));
+        tasks.push(tokio::spawn(global_chat::relay_loop(
+            cluster.clone(),
+            state.clone(),
+            lines,
+        )));
+    }
+    let mut subscribed = Vec::new();
+    for (subject, kind) in listeners {
+        let (ready, is_ready) = tokio::sync::oneshot::channel();
+        subscribed.push(is_ready);
         tasks.push(tokio::spawn(listen(
             cluster.clone(),
             state.clone(),
             subject,
             kind,
+            ready,
         )));
     }
+    tasks.push(tokio::spawn(announce_loop(cluster, state, subscribed)));
     ClusterTasks(tasks)
 }
 
-async fn announce_loop(cluster: Arc<Cluster>, state: AppState) {
+async fn announce_loop(
+    cluster: Arc<Cluster>,
+    state: AppState,
+    subscribed: Vec<tokio::sync::oneshot::Receiver<()>>,
+) {
+    // The subscriptions go out on the same connection before the first announcement, so NATS
+    // has them by the time another world hears of this one.
+    for listener in subscribed {
+        let _ = listener.await;
+    }
     let mut every = tokio::time::interval(ANNOUNCE_EVERY);
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -542,10 +584,17 @@ enum Listener {
     Deliver,
     Release,
     Kick,
+    GlobalChat,
 }
 
 /// One subscription, kept for the life of the server (the client resubscribes after a reconnect).
-async fn listen(cluster: Arc<Cluster>, state: AppState, subject: String, kind: Listener) {
+async fn listen(
+    cluster: Arc<Cluster>,
+    state: AppState,
+    subject: String,
+    kind: Listener,
+    ready: tokio::sync::oneshot::Sender<()>,
+) {
     let mut subscription = loop {
         match cluster.client.subscribe(subject.clone()).await {
             Ok(s) => break s,
@@ -555,8 +604,10 @@ async fn listen(cluster: Arc<Cluster>, state: AppState, subject: String, kind: L
             }
         }
     };
+    let _ = ready.send(());
     while let Some(message) = subscription.next().await {
         match kind {
+            Listener::GlobalChat => global_chat::heard(&cluster, &state, &message.payload),
             Listener::Worlds => {
                 if let Ok(world) = serde_json::from_slice::<WorldAnnouncement>(&message.payload) {
                     if world.id != cluster.world_id {

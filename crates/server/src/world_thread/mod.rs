@@ -174,6 +174,8 @@ pub struct WorldContext {
     pub saves: tokio_mpsc::UnboundedSender<SaveJob>,
     /// Economy audit counters (shop trades, expired death piles).
     pub economy: Arc<crate::economy::EconomyCounters>,
+    /// Where global lines said here go to reach the other worlds (`CROSS_WORLD_GLOBAL_CHAT`).
+    pub global_chat: Option<crate::cluster::global_chat::GlobalChatRelay>,
 }
 
 /// The running world thread.
@@ -601,6 +603,7 @@ mod tests {
             online: Arc::new(OnlinePlayers::default()),
             saves,
             economy: Arc::default(),
+            global_chat: None,
         };
         let world = World::new(content, 1);
         (Runner::new(world, context, Arc::default()), jobs)

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use wayfarer_protocol::ws::{
-    DialogueClose, InventoryUpdate, PrayerUpdate, QuestComplete, QuestList, QuestRewards,
-    QuestSummary, RewardItem, ServerMessage, ShopClosed,
+    ChatChannel, ChatMessage, DialogueClose, InventoryUpdate, PrayerUpdate, QuestComplete,
+    QuestList, QuestRewards, QuestSummary, RewardItem, ServerMessage, ShopClosed,
 };
 use wayfarer_sim::Event;
 
@@ -41,6 +41,26 @@ pub(super) fn encoded(message: &ServerMessage) -> Arc<str> {
 }
 
 impl Runner {
+    /// A global line said in this world also goes to the other worlds, carrying this world's id
+    /// (`CROSS_WORLD_GLOBAL_CHAT`); one heard from another world already carries its own and is
+    /// not sent on. The sender of a line that cannot be queued is told at once.
+    fn relay_global(&self, message: &mut ChatMessage) {
+        let Some(relay) = &self.context.global_chat else {
+            return;
+        };
+        if message.channel != ChatChannel::Global || message.world.is_some() {
+            return;
+        }
+        message.world = Some(relay.world_id());
+        if !relay.offer(message.clone()) {
+            send_to(
+                &self.players,
+                &message.from_id,
+                crate::cluster::global_chat::unrelayed(),
+            );
+        }
+    }
+
     pub(super) fn dispatch(&mut self, events: Vec<Event>) {
         let mut slow: Vec<String> = Vec::new();
         // Records to save at once, in one job (bank operations, purchases, sales).
@@ -56,6 +76,7 @@ impl Runner {
                 }
                 Event::Chat { to, mut message } => {
                     message.ts = now_ms();
+                    self.relay_global(&mut message);
                     let text = encode_once(&ServerMessage::Chat(message));
                     for id in &to {
                         send_to(&self.players, id.as_ref(), text.clone());

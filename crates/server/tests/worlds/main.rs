@@ -14,10 +14,15 @@ use tokio_tungstenite::tungstenite::Message;
 use wayfarer_store::testing::{in_ci, FreshDatabase};
 use wayfarer_store::Store;
 
+mod death_piles;
+mod global_chat;
+
 /// The same secret on every world: a token from one is good on all.
 const JWT_SECRET: &str = "several-worlds-test-secret-0123456789abcdef";
 /// Short leases so a killed world's characters are free within seconds.
 const LEASE_SECS: u64 = 3;
+/// `/admin <code>` in chat grants admin commands (`/tp`).
+const ADMIN_CODE: &str = "worlds-admin";
 /// Longest wait for anything a test expects.
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -123,6 +128,11 @@ impl Cluster {
         World::start(id, &self.db.url, &self.nats.url(), None).await
     }
 
+    /// A world with more settings (`env`, set last).
+    async fn world_with(&self, id: i64, env: &[(&str, &str)]) -> World {
+        World::start_with(id, &self.db.url, &self.nats.url(), None, env).await
+    }
+
     async fn store(&self) -> Store {
         Store::connect(&self.db.url).await.unwrap()
     }
@@ -138,10 +148,20 @@ struct World {
 
 impl World {
     async fn start(id: i64, db: &str, nats: &str, port: Option<u16>) -> World {
+        World::start_with(id, db, nats, port, &[]).await
+    }
+
+    async fn start_with(
+        id: i64,
+        db: &str,
+        nats: &str,
+        port: Option<u16>,
+        env: &[(&str, &str)],
+    ) -> World {
         let dir = tempfile::tempdir().unwrap();
         let port = port.unwrap_or_else(free_port);
         let base = format!("http://127.0.0.1:{port}");
-        let child = spawn_world(id, db, nats, port, dir.path());
+        let child = spawn_world(id, db, nats, port, dir.path(), env);
         let world = World {
             id,
             child,
@@ -179,8 +199,16 @@ impl World {
     }
 }
 
-fn spawn_world(id: i64, db: &str, nats: &str, port: u16, dir: &Path) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_wayfarer"))
+fn spawn_world(
+    id: i64,
+    db: &str,
+    nats: &str,
+    port: u16,
+    dir: &Path,
+    env: &[(&str, &str)],
+) -> Child {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_wayfarer"));
+    command
         .arg("serve")
         .current_dir(dir)
         .env("WORLD", dir)
@@ -191,6 +219,7 @@ fn spawn_world(id: i64, db: &str, nats: &str, port: u16, dir: &Path) -> Child {
         .env("WORLD_SEED", "7")
         .env("DISABLE_RATE_LIMIT", "true")
         .env("JWT_SECRET", JWT_SECRET)
+        .env("ADMIN_CODE", ADMIN_CODE)
         .env("DATABASE_URL", db)
         .env("NATS_URL", nats)
         .env("WORLD_ID", id.to_string())
@@ -207,9 +236,11 @@ fn spawn_world(id: i64, db: &str, nats: &str, port: u16, dir: &Path) -> Child {
             Stdio::inherit()
         } else {
             Stdio::null()
-        })
-        .spawn()
-        .expect("the wayfarer binary starts")
+        });
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command.spawn().expect("the wayfarer binary starts")
 }
 
 impl Drop for World {
@@ -366,6 +397,29 @@ where
     }
 }
 
+/// Waits until every one of `worlds` is linked to NATS and lists all of them. A world announces
+/// itself only once its subscriptions are made, so from then on a message for it is heard: a
+/// world that has merely answered `/health` may still be connecting (and would drop what it
+/// publishes meanwhile).
+async fn linked(http: &reqwest::Client, worlds: &[&World]) {
+    let mut ids: Vec<i64> = worlds.iter().map(|w| w.id).collect();
+    ids.sort();
+    for world in worlds {
+        eventually(&format!("world {} linked to {ids:?}", world.id), || async {
+            let list = world.worlds(http).await;
+            let mut listed: Vec<i64> = list["worlds"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|w| w["id"].as_i64())
+                .collect();
+            listed.sort();
+            list["crossWorld"] == true && listed == ids
+        })
+        .await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn world_list_shows_live_worlds_and_drops_a_silent_one() {
     let Some(cluster) = Cluster::new().await else {
@@ -408,6 +462,9 @@ async fn private_messages_and_presence_cross_worlds() {
     let one = cluster.world(1).await;
     let two = cluster.world(2).await;
     let http = &cluster.http;
+    // Friends' news and private messages go over NATS, which loses what is sent to a world not
+    // yet subscribed: begin once both are linked (a busy machine may take seconds to connect).
+    linked(http, &[&one, &two]).await;
     let (ann_token, _) = player(http, &one, "Ann").await;
     let (bob_token, bob_id) = player(http, &two, "Bob").await;
     let (mut ann, _) = enter(&one, &ann_token).await;
@@ -624,6 +681,7 @@ async fn nats_down_keeps_each_world_playing_and_recovers() {
     let one = cluster.world(1).await;
     let two = cluster.world(2).await;
     let http = cluster.http.clone();
+    linked(&http, &[&one, &two]).await;
     let (ann_token, _) = player(&http, &one, "Annie").await;
     let (bob_token, _) = player(&http, &two, "Bobby").await;
     let (mut ann, _) = enter(&one, &ann_token).await;
@@ -651,11 +709,9 @@ async fn nats_down_keeps_each_world_playing_and_recovers() {
     bob.expect("a sync without NATS", |m| m["type"] == "player:sync")
         .await;
     cluster.nats.resume().await;
-    eventually("world 1 back in touch", || async {
-        let list = one.worlds(&http).await;
-        list["crossWorld"] == true && list["worlds"].as_array().unwrap().len() == 2
-    })
-    .await;
+    // Both worlds, not only the sender: world 2 must have reconnected (and so resubscribed) before
+    // a message for it is published, or NATS drops it.
+    linked(&http, &[&one, &two]).await;
     ann.send(
         "player:chat",
         json!({"channel": "private", "to": "Bobby", "text": "back again"}),
@@ -681,6 +737,7 @@ async fn pm_latency() {
     let one = cluster.world(1).await;
     let two = cluster.world(2).await;
     let http = &cluster.http;
+    linked(http, &[&one, &two]).await;
     let (ann_token, _) = player(http, &one, "Sender").await;
     let (bob_token, _) = player(http, &two, "Receiver").await;
     let (mut ann, _) = enter(&one, &ann_token).await;

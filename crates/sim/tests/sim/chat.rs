@@ -65,6 +65,7 @@ fn message(from: &str, channel: ChatChannel, text: &str) -> ChatMessage {
         from_name: name_of(from),
         text: text.into(),
         ts: 0,
+        world: None,
     }
 }
 
@@ -158,6 +159,42 @@ fn global_chat_reaches_everyone_but_those_ignoring_the_sender() {
         chats(&events)[0].0,
         ids(&["ada", "bob", "cy", "dee", "eve"])
     );
+}
+
+#[test]
+fn a_global_line_from_another_world_reaches_everyone_but_those_ignoring_its_sender() {
+    let mut world = world();
+    // ada's namesake in another world: eve ignores the name "ada" and so does not hear it.
+    let said_elsewhere = ChatMessage {
+        world: Some(2),
+        ts: 12,
+        ..message("ada-elsewhere", ChatChannel::Global, " from afar\u{7} ")
+    };
+    let said_elsewhere = ChatMessage {
+        from_name: name_of("ada"),
+        ..said_elsewhere
+    };
+    let events = world.tick(vec![Command::RelayedGlobalChat {
+        message: said_elsewhere.clone(),
+    }]);
+    assert_eq!(
+        chats(&events),
+        vec![(
+            ids(&["ada", "bob", "cy", "dee"]),
+            ChatMessage {
+                text: "from afar".into(),
+                ts: 0,
+                ..said_elsewhere
+            }
+        )],
+        "cleaned, stamped by the server, and kept with its world"
+    );
+    // Nothing left after cleaning: nobody hears it, nobody is told.
+    let events = world.tick(vec![Command::RelayedGlobalChat {
+        message: message("x", ChatChannel::Global, " \u{7} "),
+    }]);
+    assert!(chats(&events).is_empty());
+    assert!(rejections(&events).is_empty());
 }
 
 #[test]
@@ -272,6 +309,7 @@ fn system_messages_go_to_one_player_or_everyone() {
         from_name: "System".into(),
         text: text.into(),
         ts: 0,
+        world: None,
     };
     let events = world.tick(vec![
         Command::SystemMessage {

@@ -88,6 +88,7 @@ impl Connection {
             from_name: self.name.clone(),
             text,
             ts: wayfarer_store::now_ms(),
+            world: None,
         });
         match cluster
             .deliver(world, vec![target.id.clone()], message.clone())
