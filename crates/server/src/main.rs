@@ -49,10 +49,11 @@ enum Command {
     },
     /// Run a load test: N real WebSocket players against a running server.
     Load {
-        /// The server's base URL, e.g. http://127.0.0.1:5555.
-        #[arg(long)]
-        url: String,
-        /// How many bots to connect.
+        /// The server's base URL, e.g. http://127.0.0.1:5555. Several worlds: repeat `--url` or
+        /// separate them with commas; the bots are spread over them round-robin.
+        #[arg(long, required = true)]
+        url: Vec<String>,
+        /// How many bots to connect (in all, over every world).
         #[arg(long, default_value_t = wayfarer_bench::load::LoadOptions::DEFAULT_BOTS)]
         bots: usize,
         /// How long the test runs, in seconds.
@@ -335,7 +336,7 @@ fn load(command: Command) -> ExitCode {
         )
         .with_writer(std::io::stderr)
         .try_init();
-    let mut options = wayfarer_bench::load::LoadOptions::new(url);
+    let mut options = wayfarer_bench::load::LoadOptions::new(url.join(","));
     options.bots = bots;
     options.seconds = seconds;
     options.ramp_seconds = ramp;

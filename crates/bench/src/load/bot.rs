@@ -48,7 +48,8 @@ pub type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 /// What every bot of a run shares.
 pub(crate) struct Shared {
-    pub endpoints: Endpoints,
+    /// The worlds the bots are spread over (one for a single server).
+    pub worlds: Vec<Endpoints>,
     pub http: reqwest::Client,
     pub key: Option<String>,
     pub scenario: Scenario,
@@ -60,6 +61,13 @@ pub(crate) struct Shared {
     pub character_ids: Vec<OnceLock<String>>,
     /// When the steady window starts (the end of the ramp).
     pub steady_from: Instant,
+}
+
+impl Shared {
+    /// The world bot `index` plays in (see [`world_of`](super::options::world_of)).
+    pub fn endpoints_of(&self, index: usize) -> &Endpoints {
+        &self.worlds[super::options::world_of(self.scenario, index, self.worlds.len())]
+    }
 }
 
 /// Runs bot `index` to the end and returns what it counted.
@@ -151,7 +159,7 @@ pub async fn enter_world(url: &str, key: Option<&str>, index: usize) -> Result<S
         .build()
         .map_err(|e| format!("could not build the HTTP client: {e}"))?;
     let shared = Shared {
-        endpoints,
+        worlds: vec![endpoints],
         http,
         key: key.map(str::to_owned),
         scenario: Scenario::Wander,
@@ -255,7 +263,8 @@ async fn connect(
     rng: &mut Rng,
     stats: &mut BotStats,
 ) -> Result<Entered, ConnectFailure> {
-    let base = &shared.endpoints.http_base;
+    let endpoints = shared.endpoints_of(index);
+    let base = &endpoints.http_base;
 
     let mut request = shared
         .http
@@ -299,7 +308,7 @@ async fn connect(
         return Err(refused("character", response).await);
     }
 
-    let url = format!("{}?token={token}", shared.endpoints.ws);
+    let url = format!("{}?token={token}", endpoints.ws);
     let (mut socket, _) =
         tokio_tungstenite::connect_async_with_config(url, Some(bot_socket()), false)
             .await

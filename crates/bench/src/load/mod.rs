@@ -18,6 +18,10 @@
 //!   the cycle. The report adds trades completed (overall and after the ramp), their durations,
 //!   cancels and trade errors, and checks that the coins of the bots add up at the end.
 //!
+//! Several worlds (`url` lists them, comma-separated): bots are spread round-robin (trading
+//! pairs stay together), each world's `/status` is watched, and the report adds a line per world
+//! with its bots, errors and tick p99.
+//!
 //! Every bot but the idle ones also sends `player:sync` about every 2 s and times the reply (the round trip). At the
 //! end every bot closes its socket normally and waits for the server's close.
 //!
@@ -57,8 +61,8 @@ pub use bot::{
     enter_world, Socket, CLOSE_TIMEOUT, CONNECT_TIMEOUT, LOAD_TEST_KEY_HEADER, NAME_ATTEMPTS,
     PROBE_TIMEOUT, SEND_TIMEOUT,
 };
-pub use options::{Endpoints, LoadOptions, Scenario, UnknownScenario};
-pub use report::{CoinCheck, LoadReport, TradeReport};
+pub use options::{world_of, Endpoints, LoadOptions, Scenario, UnknownScenario};
+pub use report::{CoinCheck, LoadReport, TradeReport, WorldReport};
 pub use scenario::{
     bot_name, Rng, CHAT_EVERY, FIRST_SYNC_WITHIN, GLOBAL_CHAT_ONE_IN, MAX_NAME_CHARS, MOVE_EVERY,
     SYNC_EVERY, WANDER_RADIUS_TILES,
@@ -128,21 +132,24 @@ pub async fn run_until(
     options: LoadOptions,
     stop: impl Future<Output = ()>,
 ) -> Result<LoadReport, LoadError> {
-    let endpoints = options.validate()?;
+    let worlds = options.validate()?;
     let http = reqwest::Client::builder()
         .timeout(HTTP_TIMEOUT)
         .connect_timeout(HEALTH_TIMEOUT)
         .build()
         .map_err(|e| LoadError::Client(e.to_string()))?;
-    check_health(&http, &endpoints).await?;
-    let before = server_figures::sample(&http, &endpoints.http_base).await;
+    let mut before = Vec::with_capacity(worlds.len());
+    for world in &worlds {
+        check_health(&http, world).await?;
+        before.push(server_figures::sample(&http, &world.http_base).await);
+    }
 
     let start = Instant::now();
     let deadline = start + Duration::from_secs(options.seconds);
     let ramp = Duration::from_secs(options.ramp_seconds);
     let count = options.bots;
     let shared = Arc::new(Shared {
-        endpoints,
+        worlds,
         http,
         key: options.key.clone(),
         scenario: options.scenario,
@@ -157,14 +164,22 @@ pub async fn run_until(
     });
     let (stop_tx, stop_rx) = watch::channel(false);
     let (watch_done_tx, watch_done_rx) = watch::channel(false);
-    let watcher = before.map(|before| {
-        tokio::spawn(server_figures::watch_server(
-            shared.http.clone(),
-            shared.endpoints.http_base.clone(),
-            before,
-            watch_done_rx,
-        ))
-    });
+    // One watcher of `/status` per world.
+    let watchers: Vec<_> = shared
+        .worlds
+        .iter()
+        .zip(before)
+        .map(|(world, before)| {
+            before.map(|before| {
+                tokio::spawn(server_figures::watch_server(
+                    shared.http.clone(),
+                    world.http_base.clone(),
+                    before,
+                    watch_done_rx.clone(),
+                ))
+            })
+        })
+        .collect();
     let mut stop = std::pin::pin!(stop);
     let mut stopped_at: Option<Instant> = None;
     let mut bots = JoinSet::new();
@@ -189,11 +204,19 @@ pub async fn run_until(
                 break;
             }
         }
-        bots.spawn(bot::run_bot(index, shared.clone(), stop_rx.clone()));
+        let world = options::world_of(options.scenario, index, shared.worlds.len());
+        let bot = bot::run_bot(index, shared.clone(), stop_rx.clone());
+        bots.spawn(async move { (world, bot.await) });
         started += 1;
     }
 
     let mut total = BotStats::default();
+    // Each world's bots' outcomes, for the per-world lines of the report.
+    let mut by_world: Vec<WorldReport> = shared
+        .worlds
+        .iter()
+        .map(|w| WorldReport::new(&w.http_base))
+        .collect();
     let mut failure = None;
     loop {
         let next = if stopped_at.is_some() {
@@ -210,7 +233,10 @@ pub async fn run_until(
             }
         };
         match next {
-            Some(Ok(stats)) => total.merge(stats),
+            Some(Ok((world, stats))) => {
+                by_world[world].count(&stats);
+                total.merge(stats);
+            }
             Some(Err(e)) => failure = Some(e.to_string()),
             None => break,
         }
@@ -221,13 +247,21 @@ pub async fn run_until(
 
     let ended = stopped_at.unwrap_or(deadline).min(Instant::now());
     watch_done_tx.send_replace(true);
-    let server = match watcher {
-        Some(task) => task.await.ok(),
-        None => None,
-    };
+    let mut servers = Vec::with_capacity(watchers.len());
+    for watcher in watchers {
+        servers.push(match watcher {
+            Some(task) => task.await.ok(),
+            None => None,
+        });
+    }
     let mut report = LoadReport::new(
         RunFacts {
-            url: shared.endpoints.http_base.clone(),
+            url: shared
+                .worlds
+                .iter()
+                .map(|w| w.http_base.as_str())
+                .collect::<Vec<_>>()
+                .join(","),
             scenario: options.scenario,
             bots: count as u64,
             bots_started: started as u64,
@@ -238,7 +272,14 @@ pub async fn run_until(
         },
         total,
     );
-    report.server = server;
+    if servers.len() == 1 {
+        report.server = servers.pop().flatten();
+    } else {
+        for (world, server) in by_world.iter_mut().zip(servers) {
+            world.server = server;
+        }
+        report.worlds = by_world;
+    }
     tracing::info!(
         connected = report.connected,
         failed = report.failed_connects,

@@ -102,8 +102,9 @@ impl FromStr for Scenario {
 /// or fill every field from command-line arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoadOptions {
-    /// The server's base URL, `http://host:port` (no path). `https` is refused: the bots' WebSocket
-    /// client is built without TLS.
+    /// The server's base URL, `http://host:port` (no path), or several worlds' separated by
+    /// commas: the bots are spread over them round-robin ([`world_of`]). `https` is refused: the
+    /// bots' WebSocket client is built without TLS.
     pub url: String,
     /// How many bots connect.
     pub bots: usize,
@@ -143,8 +144,8 @@ impl LoadOptions {
     }
 
     /// Checks the options before anything connects: at least one bot, a duration, a ramp shorter
-    /// than the run, and an `http://host[:port]` URL. Returns the server's endpoints.
-    pub fn validate(&self) -> Result<Endpoints, LoadError> {
+    /// than the run, and `http://host[:port]` URLs, each once. Returns the worlds' endpoints.
+    pub fn validate(&self) -> Result<Vec<Endpoints>, LoadError> {
         if self.bots == 0 {
             return Err(LoadError::InvalidOptions(
                 "--bots must be at least 1".into(),
@@ -161,8 +162,30 @@ impl LoadOptions {
                 self.ramp_seconds, self.seconds
             )));
         }
-        Endpoints::from_base(&self.url)
+        let mut worlds: Vec<Endpoints> = Vec::new();
+        for url in self.url.split(',').map(str::trim) {
+            let endpoints = Endpoints::from_base(url)?;
+            if worlds.contains(&endpoints) {
+                return Err(LoadError::InvalidUrl {
+                    url: url.to_owned(),
+                    reason: "given twice: list each world once".into(),
+                });
+            }
+            worlds.push(endpoints);
+        }
+        Ok(worlds)
     }
+}
+
+/// The world (index into the URLs) bot `index` plays in: round-robin, except that the two bots
+/// of a trading pair (`2k`, `2k + 1`) share a world, since trades do not cross worlds.
+pub fn world_of(scenario: Scenario, index: usize, worlds: usize) -> usize {
+    let slot = if scenario == Scenario::Trade {
+        index / 2
+    } else {
+        index
+    };
+    slot % worlds.max(1)
 }
 
 /// The URLs a bot talks to, derived from [`LoadOptions::url`].
@@ -272,6 +295,33 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn several_worlds_share_the_bots_round_robin() {
+        let mut o = LoadOptions::new("http://127.0.0.1:1, http://127.0.0.1:2,http://127.0.0.1:3/");
+        let worlds = o.validate().unwrap();
+        assert_eq!(
+            worlds.iter().map(|w| w.ws.as_str()).collect::<Vec<_>>(),
+            [
+                "ws://127.0.0.1:1/ws",
+                "ws://127.0.0.1:2/ws",
+                "ws://127.0.0.1:3/ws"
+            ]
+        );
+        let spread = |scenario| (0..6).map(|i| world_of(scenario, i, 3)).collect::<Vec<_>>();
+        assert_eq!(spread(Scenario::Mixed), [0, 1, 2, 0, 1, 2]);
+        assert_eq!(
+            spread(Scenario::Trade),
+            [0, 0, 1, 1, 2, 2],
+            "pairs together"
+        );
+        assert_eq!(world_of(Scenario::Idle, 7, 1), 0);
+        // A world twice, or an empty entry, is a mistake worth naming.
+        o.url = "http://127.0.0.1:1,http://127.0.0.1:1/".into();
+        assert!(matches!(o.validate(), Err(LoadError::InvalidUrl { .. })));
+        o.url = "http://127.0.0.1:1,".into();
+        assert!(matches!(o.validate(), Err(LoadError::InvalidUrl { .. })));
     }
 
     #[test]

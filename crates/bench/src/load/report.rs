@@ -74,6 +74,62 @@ pub struct LoadReport {
     /// The `trade` scenario's trades and coin check (absent for other scenarios).
     #[serde(default)]
     pub trades: Option<TradeReport>,
+    /// With several worlds, each one's bots and server figures (empty for one server, whose
+    /// figures are `server`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub worlds: Vec<WorldReport>,
+}
+
+/// One world of a run over several.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorldReport {
+    /// The world's base URL.
+    pub url: String,
+    /// Bots that played there (started).
+    pub bots: u64,
+    /// Of those, the ones that entered.
+    pub connected: u64,
+    /// Bots that never entered.
+    pub failed_connects: u64,
+    /// Bots that lost their connection before the end.
+    pub disconnects: u64,
+    /// `error` messages its bots received, by code.
+    pub errors_by_code: Counts,
+    /// What its `/status` said during the run (absent when it could not be read).
+    #[serde(default)]
+    pub server: Option<crate::load::ServerFigures>,
+}
+
+impl WorldReport {
+    /// An empty line for the world at `url`.
+    pub fn new(url: &str) -> WorldReport {
+        WorldReport {
+            url: url.to_owned(),
+            bots: 0,
+            connected: 0,
+            failed_connects: 0,
+            disconnects: 0,
+            errors_by_code: Counts::default(),
+            server: None,
+        }
+    }
+
+    /// Counts one of its bots.
+    pub(crate) fn count(&mut self, bot: &BotStats) {
+        self.bots += 1;
+        self.connected += bot.connected;
+        self.failed_connects += total(&bot.connect_failures);
+        self.disconnects += total(&bot.disconnects);
+        for (code, n) in &bot.errors {
+            *self.errors_by_code.entry(code.clone()).or_default() += n;
+        }
+    }
+
+    /// `error` messages, in all.
+    pub fn errors(&self) -> u64 {
+        total(&self.errors_by_code)
+    }
 }
 
 /// Trades of a `trade` run, and whether the coins add up.
@@ -242,6 +298,7 @@ impl LoadReport {
             name_retries: stats.name_retries,
             server: None,
             trades,
+            worlds: Vec::new(),
         }
     }
 
@@ -414,6 +471,34 @@ impl fmt::Display for LoadReport {
                     } else {
                         "NOT CONSERVED"
                     }
+                ),
+            )?;
+        }
+        for world in &self.worlds {
+            let tick = world.server.as_ref().map_or_else(
+                || "status unreadable".to_owned(),
+                |s| {
+                    format!(
+                        "tick p99 at peak {:.2} ms, worst {:.2} ms, {} late ticks, {} players at peak",
+                        s.at_peak.tick_p99_ms,
+                        s.worst_tick_p99_ms,
+                        s.late_ticks,
+                        s.at_peak.players_online
+                    )
+                },
+            );
+            row(
+                f,
+                "world",
+                format!(
+                    "{}: {} bots, {} connected, {} failed, {} disconnected, errors {}: {}; {tick}",
+                    world.url,
+                    world.bots,
+                    world.connected,
+                    world.failed_connects,
+                    world.disconnects,
+                    world.errors(),
+                    counts_line(&world.errors_by_code)
                 ),
             )?;
         }
