@@ -307,10 +307,8 @@ impl Agent {
                     if let Some(event) = self.on_message(text.as_str()) {
                         let mut out = Vec::new();
                         self.on_plane(event, &mut out).await;
-                        for frame in out {
-                            if let Err(e) = socket.send(Message::text(frame)).await {
-                                return self.lost(synced_once, format!("write: {e}"));
-                            }
+                        if let Err(reason) = send_all(&mut socket, out).await {
+                            return self.lost(synced_once, reason);
                         }
                     }
                     if self.model.synced && !synced_once {
@@ -326,30 +324,23 @@ impl Agent {
                 }
                 _ = ticker.tick() => {
                     self.now += 1;
-                    let frames = self.step();
-                    for frame in frames {
-                        if let Err(e) = socket.send(Message::text(frame)).await {
-                            return self.lost(synced_once, format!("write: {e}"));
-                        }
-                    }
+                    let mut frames = self.step();
                     if self.now.is_multiple_of(STATUS_EVERY_TICKS) {
                         self.publish(true);
                         if self.control_plane {
-                            let report = self.status_report();
-                            if let Err(e) = socket.send(Message::text(report)).await {
-                                return self.lost(synced_once, format!("write: {e}"));
-                            }
+                            frames.push(self.status_report());
                         }
+                    }
+                    if let Err(reason) = send_all(&mut socket, frames).await {
+                        return self.lost(synced_once, reason);
                     }
                 }
                 answer = async { (&mut self.thinking.as_mut().expect("guarded").task).await }, if self.thinking.is_some() => {
                     let number = self.thinking.take().map_or(0, |t| t.number);
                     let answer = answer.unwrap_or_else(|e| Err(LlmFailure::Transport(e.to_string())));
                     let frames = self.on_answer(number, answer);
-                    for frame in frames {
-                        if let Err(e) = socket.send(Message::text(frame)).await {
-                            return self.lost(synced_once, format!("write: {e}"));
-                        }
+                    if let Err(reason) = send_all(&mut socket, frames).await {
+                        return self.lost(synced_once, reason);
                     }
                 }
                 event = control.recv() => {
@@ -361,10 +352,8 @@ impl Agent {
                         Some(event) => {
                             let mut out = Vec::new();
                             self.on_control(event, Some(&mut out)).await;
-                            for frame in out {
-                                if let Err(e) = socket.send(Message::text(frame)).await {
-                                    return self.lost(synced_once, format!("write: {e}"));
-                                }
+                            if let Err(reason) = send_all(&mut socket, out).await {
+                                return self.lost(synced_once, reason);
                             }
                         }
                     }
@@ -916,6 +905,17 @@ impl Agent {
         };
         let _ = self.status.send(status);
     }
+}
+
+/// Writes `frames` in order; the first write error ends the session (its reason for the log).
+async fn send_all(socket: &mut Socket, frames: Vec<String>) -> Result<(), String> {
+    for frame in frames {
+        socket
+            .send(Message::text(frame))
+            .await
+            .map_err(|e| format!("write: {e}"))?;
+    }
+    Ok(())
 }
 
 enum SessionEnd {
