@@ -67,6 +67,9 @@ pub enum Control {
     /// A message from the owner: an action command (`chopTree {"targetId":"res-3"}`) runs even
     /// while paused, then the agent returns to idle; other text goes to the model's next prompt.
     Message(String),
+    /// The full providers' state now (every provider, not only the status's three): for a host
+    /// or a test that needs entity ids, the dialogue or the trade; computed only when asked.
+    Inspect(oneshot::Sender<Value>),
     /// Leave the world and end the task.
     Shutdown,
 }
@@ -805,6 +808,13 @@ impl Agent {
                     }
                     self.owner_notes.push_back(text);
                 }
+            }
+            Control::Inspect(reply) => {
+                let ctx = Ctx {
+                    model: &self.model,
+                    knowledge: &self.knowledge,
+                };
+                let _ = reply.send(providers::all(ctx));
             }
             Control::Shutdown => {}
         }
