@@ -306,7 +306,7 @@ impl TestAgent {
             s["nearbyEntities"][kind]
                 .as_array()?
                 .iter()
-                .find(|e| keep(*e))
+                .find(|e| keep(e))
                 .and_then(|e| e["id"].as_str().map(str::to_owned))
         })
         .await
