@@ -150,6 +150,13 @@ async fn processing_actions_succeed_and_are_refused() {
         ("server", "cannot_do".to_owned()),
         "{nothing}"
     );
+    // Bread is no firewood: the agent sends it (a slot was named), the server refuses it.
+    let bread_fire = agent.command("lightFire", json!({"slot": bread})).await;
+    assert_eq!(
+        code(&bread_fire),
+        ("server", "cannot_do".to_owned()),
+        "{bread_fire}"
+    );
     // Without a tinderbox, lightFire is refused before sending.
     agent.give("logs", 1).await;
     let banked = agent
