@@ -258,6 +258,23 @@ async fn a_trade_between_two_agents_completes_with_items_conserved() {
         ("agent", "not_available".to_owned()),
         "{nothing}"
     );
+    // The bank is known now: what it lacks is refused before walking there.
+    let absent = seller
+        .command(
+            "bankWithdraw",
+            json!({"itemId": "dragon_bones", "quantity": 1}),
+        )
+        .await;
+    assert_eq!(code(&absent), ("agent", "not_found".to_owned()), "{absent}");
+    let withdrawn = seller
+        .command("bankWithdraw", json!({"itemId": "logs", "quantity": 2}))
+        .await;
+    assert!(withdrawn.is_success(), "{withdrawn}");
+    seller
+        .wait_for(Duration::from_secs(10), "two logs back", |s| {
+            holds(s, "logs") == 2
+        })
+        .await;
     seller.handle.shutdown().await;
     buyer.handle.shutdown().await;
     server.stop().await;
