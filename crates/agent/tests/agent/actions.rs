@@ -298,3 +298,38 @@ async fn pickup_in_range_succeeds_and_is_refused_with_reason_codes() {
     other.handle.shutdown().await;
     server.stop().await;
 }
+
+/// The cap counts stacks dropped (one `drop` message each): a full bag of 28 goes in one command,
+/// under the 50 (the cap itself, reached only when the bag refills during a run, is the unit test
+/// `procedure::a_drop_run_stops_at_50_items_even_when_the_inventory_refills`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_inventory_is_dropped_in_one_command_under_the_cap() {
+    let server = TestServer::start(20).await;
+    let mut agent = server.agent(
+        "Emptier",
+        Some(goal(json!({"kind": "idle"}))),
+        Brain::Planner,
+        None,
+    );
+    agent.entered().await;
+    agent.become_admin().await;
+    let free = agent.status().state["inventory"]["freeSlots"]
+        .as_i64()
+        .unwrap_or(0);
+    agent.give("logs", free).await;
+    agent
+        .wait_for(Duration::from_secs(10), "a full inventory", |s| {
+            s.state["inventory"]["freeSlots"] == 0
+        })
+        .await;
+    let all = agent.command("dropItem", json!({"all": true})).await;
+    assert_eq!(
+        all,
+        Outcome::Accepted {
+            detail: "dropped 28".into()
+        }
+    );
+    assert_eq!(agent.status().state["inventory"]["freeSlots"], 28);
+    agent.handle.shutdown().await;
+    server.stop().await;
+}
