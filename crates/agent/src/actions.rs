@@ -22,6 +22,10 @@ pub const GATHER_STALL_TICKS: u64 = 80;
 pub const FIGHT_STALL_TICKS: u64 = 40;
 /// Ticks to wait for a processing action (fire, cook, smelt, smith) to show its effect.
 pub const PROCESS_TICKS: u64 = 40;
+/// Ticks to wait for a fire: the server retries a failed light every 4 ticks until one takes,
+/// and normal logs light 65 times in 256 at level 1, so 60 attempts all fail about once in 10^8
+/// (a shorter wait reported failure while the server was still lighting).
+pub const LIGHT_FIRE_TICKS: u64 = 240;
 /// Ticks `idle` waits by default.
 pub const IDLE_TICKS: u64 = 5;
 
@@ -234,7 +238,7 @@ pub static ACTIONS: &[ActionDef] = &[
                 action_frame("light_fire", json!({"slot": slot})),
                 Until::when(
                     move |m: &Model| m.xp_events.get(&Skill::Firemaking).copied().unwrap_or(0) > before,
-                    PROCESS_TICKS,
+                    LIGHT_FIRE_TICKS,
                     "lit a fire",
                 ),
             )))
@@ -357,10 +361,16 @@ pub static ACTIONS: &[ActionDef] = &[
                 entity(ctx, p, &[])?;
                 data["targetId"] = json!(target);
             }
+            // A tinderbox on logs is lighting a fire: retried by the server until it takes.
+            let tinderbox = [Some(slot as u64), p.get("targetSlot").and_then(Value::as_u64)]
+                .into_iter()
+                .flatten()
+                .any(|s| ctx.model.slot(s as u8).is_some_and(|s| s.item_id == "tinderbox"));
+            let ticks = if tinderbox { LIGHT_FIRE_TICKS } else { PROCESS_TICKS };
             let version = ctx.model.inventory_version;
             Ok(Planned::Run(Procedure::send(
                 Frame::new("inventory:use", data),
-                Until::when(move |m: &Model| m.inventory_version > version, PROCESS_TICKS, "used"),
+                Until::when(move |m: &Model| m.inventory_version > version, ticks, "used"),
             )))
         },
         available: |ctx| {

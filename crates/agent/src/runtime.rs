@@ -67,6 +67,9 @@ pub enum Control {
     /// A message from the owner: an action command (`chopTree {"targetId":"res-3"}`) runs even
     /// while paused, then the agent returns to idle; other text goes to the model's next prompt.
     Message(String),
+    /// The full providers' state now (every provider, not only the status's three): for a host
+    /// or a test that needs entity ids, the dialogue or the trade; computed only when asked.
+    Inspect(oneshot::Sender<Value>),
     /// Leave the world and end the task.
     Shutdown,
 }
@@ -307,10 +310,8 @@ impl Agent {
                     if let Some(event) = self.on_message(text.as_str()) {
                         let mut out = Vec::new();
                         self.on_plane(event, &mut out).await;
-                        for frame in out {
-                            if let Err(e) = socket.send(Message::text(frame)).await {
-                                return self.lost(synced_once, format!("write: {e}"));
-                            }
+                        if let Err(reason) = send_all(&mut socket, out).await {
+                            return self.lost(synced_once, reason);
                         }
                     }
                     if self.model.synced && !synced_once {
@@ -326,30 +327,23 @@ impl Agent {
                 }
                 _ = ticker.tick() => {
                     self.now += 1;
-                    let frames = self.step();
-                    for frame in frames {
-                        if let Err(e) = socket.send(Message::text(frame)).await {
-                            return self.lost(synced_once, format!("write: {e}"));
-                        }
-                    }
+                    let mut frames = self.step();
                     if self.now.is_multiple_of(STATUS_EVERY_TICKS) {
                         self.publish(true);
                         if self.control_plane {
-                            let report = self.status_report();
-                            if let Err(e) = socket.send(Message::text(report)).await {
-                                return self.lost(synced_once, format!("write: {e}"));
-                            }
+                            frames.push(self.status_report());
                         }
+                    }
+                    if let Err(reason) = send_all(&mut socket, frames).await {
+                        return self.lost(synced_once, reason);
                     }
                 }
                 answer = async { (&mut self.thinking.as_mut().expect("guarded").task).await }, if self.thinking.is_some() => {
                     let number = self.thinking.take().map_or(0, |t| t.number);
                     let answer = answer.unwrap_or_else(|e| Err(LlmFailure::Transport(e.to_string())));
                     let frames = self.on_answer(number, answer);
-                    for frame in frames {
-                        if let Err(e) = socket.send(Message::text(frame)).await {
-                            return self.lost(synced_once, format!("write: {e}"));
-                        }
+                    if let Err(reason) = send_all(&mut socket, frames).await {
+                        return self.lost(synced_once, reason);
                     }
                 }
                 event = control.recv() => {
@@ -361,10 +355,8 @@ impl Agent {
                         Some(event) => {
                             let mut out = Vec::new();
                             self.on_control(event, Some(&mut out)).await;
-                            for frame in out {
-                                if let Err(e) = socket.send(Message::text(frame)).await {
-                                    return self.lost(synced_once, format!("write: {e}"));
-                                }
+                            if let Err(reason) = send_all(&mut socket, out).await {
+                                return self.lost(synced_once, reason);
                             }
                         }
                     }
@@ -817,6 +809,13 @@ impl Agent {
                     self.owner_notes.push_back(text);
                 }
             }
+            Control::Inspect(reply) => {
+                let ctx = Ctx {
+                    model: &self.model,
+                    knowledge: &self.knowledge,
+                };
+                let _ = reply.send(providers::all(ctx));
+            }
             Control::Shutdown => {}
         }
         if let Some(out) = out {
@@ -916,6 +915,17 @@ impl Agent {
         };
         let _ = self.status.send(status);
     }
+}
+
+/// Writes `frames` in order; the first write error ends the session (its reason for the log).
+async fn send_all(socket: &mut Socket, frames: Vec<String>) -> Result<(), String> {
+    for frame in frames {
+        socket
+            .send(Message::text(frame))
+            .await
+            .map_err(|e| format!("write: {e}"))?;
+    }
+    Ok(())
 }
 
 enum SessionEnd {

@@ -26,6 +26,7 @@ pub const MAX_NAME_CHARS: usize = 64;
 pub const MAX_REPORTED_ENTRIES: usize = 20;
 
 /// `POST /api/agents/<id>/goal`, and a goal an agent reports choosing itself.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GoalRequest {

@@ -181,52 +181,33 @@ pub async fn ask(
     }
 }
 
+/// The two request formats: OpenAI's chat completions (OpenAI and OpenRouter, and any
+/// OpenAI-compatible address) and Anthropic's messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WireFormat {
+    ChatCompletions,
+    Messages,
+}
+
+impl Provider {
+    /// The format its API speaks: OpenRouter is OpenAI-compatible, so the two share one path.
+    fn format(self) -> WireFormat {
+        match self {
+            Provider::OpenAi | Provider::OpenRouter => WireFormat::ChatCompletions,
+            Provider::Anthropic => WireFormat::Messages,
+        }
+    }
+}
+
 async fn request(
     http: &reqwest::Client,
     config: &LlmConfig,
     prompt: &Prompt,
 ) -> Result<(ToolCall, Usage), LlmFailure> {
-    let (url, body, builder) = match config.provider {
-        Provider::OpenAi | Provider::OpenRouter => {
-            let tools: Vec<Value> = prompt
-                .tools
-                .iter()
-                .map(|a| json!({"type": "function", "function": {"name": a.name, "description": a.description, "parameters": (a.params)()}}))
-                .collect();
-            let url = format!("{}/chat/completions", config.base_url);
-            let body = json!({
-                "model": config.model,
-                "messages": [
-                    {"role": "system", "content": prompt.system},
-                    {"role": "user", "content": prompt.user},
-                ],
-                "tools": tools,
-                "tool_choice": "required",
-            });
-            let builder = http.post(&url).bearer_auth(&config.api_key);
-            (url, body, builder)
-        }
-        Provider::Anthropic => {
-            let tools: Vec<Value> = prompt
-                .tools
-                .iter()
-                .map(|a| json!({"name": a.name, "description": a.description, "input_schema": (a.params)()}))
-                .collect();
-            let url = format!("{}/v1/messages", config.base_url);
-            let body = json!({
-                "model": config.model,
-                "max_tokens": 512,
-                "system": prompt.system,
-                "messages": [{"role": "user", "content": prompt.user}],
-                "tools": tools,
-                "tool_choice": {"type": "any"},
-            });
-            let builder = http
-                .post(&url)
-                .header("x-api-key", &config.api_key)
-                .header("anthropic-version", "2023-06-01");
-            (url, body, builder)
-        }
+    let format = config.provider.format();
+    let (url, body, builder) = match format {
+        WireFormat::ChatCompletions => chat_completions_request(http, config, prompt),
+        WireFormat::Messages => messages_request(http, config, prompt),
     };
     let response = builder
         .json(&body)
@@ -241,10 +222,64 @@ async fn request(
         .json()
         .await
         .map_err(|e| LlmFailure::Malformed(format!("not JSON: {e}")))?;
-    match config.provider {
-        Provider::OpenAi | Provider::OpenRouter => read_openai(&answer),
-        Provider::Anthropic => read_anthropic(&answer),
+    match format {
+        WireFormat::ChatCompletions => read_openai(&answer),
+        WireFormat::Messages => read_anthropic(&answer),
     }
+}
+
+/// A chat-completions request: its address, body and authorised builder.
+fn chat_completions_request(
+    http: &reqwest::Client,
+    config: &LlmConfig,
+    prompt: &Prompt,
+) -> (String, Value, reqwest::RequestBuilder) {
+    let tools: Vec<Value> = prompt
+        .tools
+        .iter()
+        .map(|a| json!({"type": "function", "function": {"name": a.name, "description": a.description, "parameters": (a.params)()}}))
+        .collect();
+    let url = format!("{}/chat/completions", config.base_url);
+    let body = json!({
+        "model": config.model,
+        "messages": [
+            {"role": "system", "content": prompt.system},
+            {"role": "user", "content": prompt.user},
+        ],
+        "tools": tools,
+        "tool_choice": "required",
+    });
+    let builder = http.post(&url).bearer_auth(&config.api_key);
+    (url, body, builder)
+}
+
+/// An Anthropic messages request: its address, body and authorised builder.
+fn messages_request(
+    http: &reqwest::Client,
+    config: &LlmConfig,
+    prompt: &Prompt,
+) -> (String, Value, reqwest::RequestBuilder) {
+    let tools: Vec<Value> = prompt
+        .tools
+        .iter()
+        .map(
+            |a| json!({"name": a.name, "description": a.description, "input_schema": (a.params)()}),
+        )
+        .collect();
+    let url = format!("{}/v1/messages", config.base_url);
+    let body = json!({
+        "model": config.model,
+        "max_tokens": 512,
+        "system": prompt.system,
+        "messages": [{"role": "user", "content": prompt.user}],
+        "tools": tools,
+        "tool_choice": {"type": "any"},
+    });
+    let builder = http
+        .post(&url)
+        .header("x-api-key", &config.api_key)
+        .header("anthropic-version", "2023-06-01");
+    (url, body, builder)
 }
 
 /// The tool call of a chat-completions answer.

@@ -5,14 +5,7 @@ use std::time::Duration;
 use serde_json::json;
 use wayfarer_agent::{Brain, Outcome};
 
-use crate::{goal, holds, position, TestServer};
-
-fn code(outcome: &Outcome) -> (&'static str, String) {
-    match outcome {
-        Outcome::Rejected { source, code, .. } => (source, code.clone()),
-        other => ("", other.kind().to_owned()),
-    }
-}
+use crate::{code, goal, holds, position, TestServer};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn navigate_and_pickup_cross_more_than_200_tiles_in_legs() {
@@ -227,6 +220,116 @@ async fn stamina_drains_running_and_comes_back_resting() {
             s.state["gameState"]["stamina"].as_u64().unwrap_or(0) > tired
         })
         .await;
+    agent.handle.shutdown().await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pickup_in_range_succeeds_and_is_refused_with_reason_codes() {
+    // A drop is its dropper's for 100 ticks: at 150 ms that leaves the other player 15 s to be
+    // refused it by the server.
+    let server = TestServer::start(150).await;
+    let mut owner = server.agent(
+        "Keeper",
+        Some(goal(json!({"kind": "idle"}))),
+        Brain::Planner,
+        None,
+    );
+    let mut other = server.agent(
+        "Grabber",
+        Some(goal(json!({"kind": "idle"}))),
+        Brain::Planner,
+        None,
+    );
+    owner.entered().await;
+    other.entered().await;
+    owner.become_admin().await;
+    owner.give("logs", 2).await;
+    let dropped = owner.command("dropItem", json!({"itemId": "logs"})).await;
+    assert!(dropped.is_success(), "{dropped}");
+    // Someone else's drop, still private: the server refuses it, matched by ref.
+    let theirs = other
+        .nearest_id("groundItems", |e| e["itemId"] == "logs")
+        .await;
+    let refused = other
+        .command("pickupItem", json!({"targetId": theirs}))
+        .await;
+    assert_eq!(
+        code(&refused),
+        ("server", "cannot_do".to_owned()),
+        "{refused}"
+    );
+    // The owner picks one up, within reach (no walk of its own first).
+    let picked = owner.command("pickupItem", json!({"itemId": "logs"})).await;
+    assert!(picked.is_success(), "{picked}");
+    assert_eq!(holds(&owner.status(), "logs"), 1);
+    let tree = owner
+        .nearest_id("resources", |e| e["resourceType"] == "tree")
+        .await;
+    for (params, expected) in [
+        (json!({}), "invalid_params"),
+        (json!({"itemId": "dragon_bones"}), "not_found"),
+        (json!({"targetId": tree}), "not_found"),
+    ] {
+        let outcome = owner.command("pickupItem", params.clone()).await;
+        assert_eq!(
+            code(&outcome),
+            ("agent", expected.to_owned()),
+            "{params}: {outcome}"
+        );
+    }
+    // With no free slot, refused before sending.
+    let free = owner.status().state["inventory"]["freeSlots"]
+        .as_i64()
+        .unwrap_or(0);
+    owner.give("bones", free).await;
+    owner
+        .wait_for(Duration::from_secs(10), "a full inventory", |s| {
+            s.state["inventory"]["freeSlots"] == 0
+        })
+        .await;
+    let full = owner.command("pickupItem", json!({"itemId": "logs"})).await;
+    assert_eq!(
+        code(&full),
+        ("agent", "inventory_full".to_owned()),
+        "{full}"
+    );
+    owner.handle.shutdown().await;
+    other.handle.shutdown().await;
+    server.stop().await;
+}
+
+/// The cap counts stacks dropped (one `drop` message each): a full bag of 28 goes in one command,
+/// under the 50 (the cap itself, reached only when the bag refills during a run, is the unit test
+/// `procedure::a_drop_run_stops_at_50_items_even_when_the_inventory_refills`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_inventory_is_dropped_in_one_command_under_the_cap() {
+    let server = TestServer::start(20).await;
+    let mut agent = server.agent(
+        "Emptier",
+        Some(goal(json!({"kind": "idle"}))),
+        Brain::Planner,
+        None,
+    );
+    agent.entered().await;
+    agent.become_admin().await;
+    let free = agent.status().state["inventory"]["freeSlots"]
+        .as_i64()
+        .unwrap_or(0);
+    agent.give("logs", free).await;
+    agent
+        .wait_for(Duration::from_secs(10), "a full inventory", |s| {
+            s.state["inventory"]["freeSlots"] == 0
+        })
+        .await;
+    let all = agent.command("dropItem", json!({"all": true})).await;
+    assert_eq!(
+        all,
+        Outcome::Accepted {
+            detail: "dropped 28".into()
+        }
+    );
+    assert_eq!(agent.status().state["inventory"]["freeSlots"], 28);
     agent.handle.shutdown().await;
     server.stop().await;
 }

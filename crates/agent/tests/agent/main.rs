@@ -2,9 +2,13 @@
 //! binary for the crate, to keep link time low).
 
 mod actions;
+mod combat;
 mod control_plane;
+mod economy;
 mod models;
 mod planner;
+mod skilling;
+mod social;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -39,6 +43,9 @@ impl TestServer {
             ("TICK_MS", tick_ms.to_string()),
             ("DISABLE_RATE_LIMIT", "true".to_owned()),
             ("ADMIN_CODE", ADMIN_CODE.to_owned()),
+            // One layout for every test (as the server's API tests use): procedural spots stay
+            // where the tests teleport and walk.
+            ("WORLD_SEED", "1".to_owned()),
             ("WORLD", dir.display().to_string()),
             (
                 "DATABASE_URL",
@@ -220,6 +227,91 @@ impl TestAgent {
         .await;
     }
 
+    /// Sends an owner's command without waiting for its outcome (to act while it runs).
+    pub async fn send(&self, action: &str, params: Value) {
+        self.handle
+            .control
+            .send(Control::Message(format!("{action} {params}")))
+            .await
+            .expect("the agent runs");
+    }
+
+    /// Runs `action` again while it fails (a chance-based action can stall with no result: a
+    /// gathering roll that keeps missing), at most `tries` times; the last outcome.
+    pub async fn command_until_success(
+        &mut self,
+        action: &str,
+        params: Value,
+        tries: usize,
+    ) -> Outcome {
+        let mut outcome = self.command(action, params.clone()).await;
+        for _ in 1..tries {
+            if !matches!(outcome, Outcome::Failed { .. }) {
+                break;
+            }
+            outcome = self.command(action, params.clone()).await;
+        }
+        outcome
+    }
+
+    /// Every provider's state now (nearby entities, dialogue, shop, trade, quests, prayer).
+    pub async fn inspect(&self) -> Value {
+        let (tx, rx) = oneshot::channel();
+        self.handle
+            .control
+            .send(Control::Inspect(tx))
+            .await
+            .expect("the agent runs");
+        rx.await.expect("an answer")
+    }
+
+    /// Polls the providers until `check` finds what it looks for, or panics after `limit`.
+    pub async fn wait_state<T>(
+        &self,
+        limit: Duration,
+        what: &str,
+        check: impl Fn(&Value) -> Option<T>,
+    ) -> T {
+        match self.poll_state(limit, &check).await {
+            Some(found) => found,
+            None => panic!(
+                "{what}: not within {limit:?}; state {:#}",
+                self.inspect().await
+            ),
+        }
+    }
+
+    /// Polls the providers until `check` finds what it looks for; `None` after `limit`.
+    pub async fn poll_state<T>(
+        &self,
+        limit: Duration,
+        check: impl Fn(&Value) -> Option<T>,
+    ) -> Option<T> {
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            if let Some(found) = check(&self.inspect().await) {
+                return Some(found);
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return None;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// The id of the nearest entity in view of `kind` (players, npcs, resources, groundItems)
+    /// for which `keep` holds, waiting for one to come into view.
+    pub async fn nearest_id(&self, kind: &str, keep: impl Fn(&Value) -> bool) -> String {
+        self.wait_state(Duration::from_secs(20), &format!("a {kind} in view"), |s| {
+            s["nearbyEntities"][kind]
+                .as_array()?
+                .iter()
+                .find(|e| keep(e))
+                .and_then(|e| e["id"].as_str().map(str::to_owned))
+        })
+        .await
+    }
+
     /// Sets a goal through the control channel.
     pub async fn set_goal(&self, goal: Goal) -> Result<(), String> {
         let (tx, rx) = oneshot::channel();
@@ -268,6 +360,23 @@ pub fn level(status: &AgentStatus, skill: &str) -> i64 {
     status.state["skills"]["skills"][skill]["level"]
         .as_i64()
         .unwrap_or(1)
+}
+
+/// The source and code of a refusal (`("", kind)` for any other outcome), for assertions.
+pub fn code(outcome: &Outcome) -> (&'static str, String) {
+    match outcome {
+        Outcome::Rejected { source, code, .. } => (source, code.clone()),
+        other => ("", other.kind().to_owned()),
+    }
+}
+
+/// The inventory slot of the first `item` in the status, if held.
+pub fn slot_of(status: &AgentStatus, item: &str) -> Option<i64> {
+    status.state["inventory"]["items"]
+        .as_array()?
+        .iter()
+        .find(|s| s["itemId"] == item)
+        .and_then(|s| s["slot"].as_i64())
 }
 
 /// A goal from its JSON.

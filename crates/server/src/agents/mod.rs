@@ -24,7 +24,7 @@ pub const KEPT_DECISIONS: usize = 100;
 pub const KEPT_MESSAGES: usize = 20;
 
 /// One decision as kept: what the agent reported and when the server received it.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct KeptDecision {
     #[serde(flatten)]
@@ -34,7 +34,7 @@ pub struct KeptDecision {
 }
 
 /// An agent's last report (`agent:status`), as its owner's routes show it.
-#[derive(Debug, Clone, PartialEq, Default, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LastReport {
     pub progress: Option<f64>,

@@ -1,11 +1,24 @@
 //! The agent control plane (docs/agent-control.md): registration and its limited token, the agent
-//! routes of CONTRACT.md section 7, and steering a live agent over its own socket.
+//! routes of CONTRACT.md section 7, and steering a live agent over its own socket. What is stored
+//! (registration, the mapping, goals across a restart, the reported status) is tested on SQLite
+//! and on PostgreSQL.
 
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::support::{admin_give, assert_error, enter, player, AppOptions, TestApp, WsClient};
+use crate::support::{
+    admin_give, assert_error, enter, player, AppOptions, Backend, TestApp, WsClient,
+};
+
+/// A server on `backend`: the tests that store agents (registration, mappings, goals, status)
+/// run on SQLite and on PostgreSQL.
+fn on(backend: Backend) -> AppOptions {
+    AppOptions {
+        backend: Some(backend),
+        ..Default::default()
+    }
+}
 
 /// A registered agent: its owner's token, its character, its id and its own token.
 struct Agent {
@@ -109,8 +122,20 @@ async fn tile(app: &TestApp, agent: &Agent) -> (i64, i64) {
 }
 
 #[tokio::test]
-async fn an_agent_is_registered_for_one_of_the_accounts_characters_or_a_new_one() {
-    let app = TestApp::spawn().await;
+async fn an_agent_is_registered_for_one_of_the_accounts_characters_or_a_new_one_on_sqlite() {
+    an_agent_is_registered_for_one_of_the_accounts_characters_or_a_new_one(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn an_agent_is_registered_for_one_of_the_accounts_characters_or_a_new_one_on_postgres() {
+    an_agent_is_registered_for_one_of_the_accounts_characters_or_a_new_one(Backend::Postgres).await;
+}
+
+async fn an_agent_is_registered_for_one_of_the_accounts_characters_or_a_new_one(backend: Backend) {
+    // `None`: PostgreSQL tests are skipped here (no TEST_DATABASE_URL).
+    let Some(app) = TestApp::spawn_with(on(backend)).await else {
+        return;
+    };
     let bot = agent(&app, "Owned").await;
     let mapping = json_of(
         get(
@@ -183,8 +208,24 @@ async fn an_agent_is_registered_for_one_of_the_accounts_characters_or_a_new_one(
 }
 
 #[tokio::test]
-async fn registration_refuses_each_bad_field_a_missing_token_and_a_foreign_character() {
-    let app = TestApp::spawn().await;
+async fn registration_refuses_each_bad_field_a_missing_token_and_a_foreign_character_on_sqlite() {
+    registration_refuses_each_bad_field_a_missing_token_and_a_foreign_character(Backend::Sqlite)
+        .await;
+}
+
+#[tokio::test]
+async fn registration_refuses_each_bad_field_a_missing_token_and_a_foreign_character_on_postgres() {
+    registration_refuses_each_bad_field_a_missing_token_and_a_foreign_character(Backend::Postgres)
+        .await;
+}
+
+async fn registration_refuses_each_bad_field_a_missing_token_and_a_foreign_character(
+    backend: Backend,
+) {
+    // `None`: PostgreSQL tests are skipped here (no TEST_DATABASE_URL).
+    let Some(app) = TestApp::spawn_with(on(backend)).await else {
+        return;
+    };
     let (owner, _) = player(&app, "Regger").await;
     let (_, foreign) = player(&app, "Stranger").await;
     for body in [
@@ -305,8 +346,20 @@ async fn an_agent_token_opens_its_own_socket_and_agent_routes_and_nothing_else()
 }
 
 #[tokio::test]
-async fn every_agent_route_answers_its_owner_and_refuses_others_and_unknown_ids() {
-    let app = TestApp::spawn().await;
+async fn every_agent_route_answers_its_owner_and_refuses_others_and_unknown_ids_on_sqlite() {
+    every_agent_route_answers_its_owner_and_refuses_others_and_unknown_ids(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn every_agent_route_answers_its_owner_and_refuses_others_and_unknown_ids_on_postgres() {
+    every_agent_route_answers_its_owner_and_refuses_others_and_unknown_ids(Backend::Postgres).await;
+}
+
+async fn every_agent_route_answers_its_owner_and_refuses_others_and_unknown_ids(backend: Backend) {
+    // `None`: PostgreSQL tests are skipped here (no TEST_DATABASE_URL).
+    let Some(app) = TestApp::spawn_with(on(backend)).await else {
+        return;
+    };
     let bot = agent(&app, "Routed").await;
     let (stranger, _) = player(&app, "Outsider").await;
     let id = bot.agent_id.as_str();
@@ -537,8 +590,20 @@ async fn ticks_after_stop(app: &TestApp, agent: &Agent) -> (i64, i64) {
 }
 
 #[tokio::test]
-async fn the_status_an_agent_reports_shows_in_its_owners_routes() {
-    let app = TestApp::spawn().await;
+async fn the_status_an_agent_reports_shows_in_its_owners_routes_on_sqlite() {
+    the_status_an_agent_reports_shows_in_its_owners_routes(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn the_status_an_agent_reports_shows_in_its_owners_routes_on_postgres() {
+    the_status_an_agent_reports_shows_in_its_owners_routes(Backend::Postgres).await;
+}
+
+async fn the_status_an_agent_reports_shows_in_its_owners_routes(backend: Backend) {
+    // `None`: PostgreSQL tests are skipped here (no TEST_DATABASE_URL).
+    let Some(app) = TestApp::spawn_with(on(backend)).await else {
+        return;
+    };
     let bot = agent(&app, "Reporter").await;
     let (mut ws, _) = connect(&app, &bot).await;
     let goal_path = format!("/api/agents/{}/goal", bot.agent_id);
@@ -640,8 +705,20 @@ async fn the_status_an_agent_reports_shows_in_its_owners_routes() {
 }
 
 #[tokio::test]
-async fn goal_pause_and_waiting_messages_survive_a_reconnect_and_a_restart() {
-    let app = TestApp::spawn().await;
+async fn goal_pause_and_waiting_messages_survive_a_reconnect_and_a_restart_on_sqlite() {
+    goal_pause_and_waiting_messages_survive_a_reconnect_and_a_restart(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn goal_pause_and_waiting_messages_survive_a_reconnect_and_a_restart_on_postgres() {
+    goal_pause_and_waiting_messages_survive_a_reconnect_and_a_restart(Backend::Postgres).await;
+}
+
+async fn goal_pause_and_waiting_messages_survive_a_reconnect_and_a_restart(backend: Backend) {
+    // `None`: PostgreSQL tests are skipped here (no TEST_DATABASE_URL).
+    let Some(app) = TestApp::spawn_with(on(backend)).await else {
+        return;
+    };
     let bot = agent(&app, "Sticky").await;
     let goal_path = format!("/api/agents/{}/goal", bot.agent_id);
     json_of(

@@ -234,3 +234,52 @@ async fn the_protocol_document_has_a_schema_for_every_event() {
         assert!(world_update.get(field).is_some(), "{field}: {world_update}");
     }
 }
+
+#[tokio::test]
+async fn every_agent_route_describes_its_success_body_with_a_named_schema() {
+    let app = TestApp::spawn().await;
+    let doc = json(&app, "/api/openapi.json").await;
+    let mut checked = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        if !path.starts_with("/api/agent") {
+            continue;
+        }
+        for method in METHODS.iter().filter(|m| item.get(**m).is_some()) {
+            let responses = item[*method]["responses"].as_object().unwrap();
+            let (status, success) = responses
+                .iter()
+                .find(|(status, _)| status.starts_with('2'))
+                .unwrap_or_else(|| panic!("{method} {path}: no success response"));
+            let schema = &success["content"]["application/json"]["schema"]["$ref"];
+            let name = schema
+                .as_str()
+                .and_then(|r| r.strip_prefix("#/components/schemas/"))
+                .unwrap_or_else(|| {
+                    panic!("{method} {path} {status}: not a named schema: {success}")
+                });
+            let described = &doc["components"]["schemas"][name];
+            assert!(
+                described["properties"].is_object() || described["allOf"].is_array(),
+                "{method} {path}: {name} has no properties: {described}"
+            );
+            checked += 1;
+        }
+    }
+    // register, list, decisions, goal (get, set), stop, resume, message, quick-actions, mapping.
+    assert!(checked >= 10, "agent operations checked: {checked}");
+    let summary = &doc["components"]["schemas"]["AgentSummary"]["properties"];
+    for field in [
+        "agentId",
+        "characterId",
+        "connected",
+        "goal",
+        "paused",
+        "status",
+        "createdAt",
+    ] {
+        assert!(
+            summary.get(field).is_some(),
+            "AgentSummary.{field}: {summary}"
+        );
+    }
+}

@@ -6,7 +6,6 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
-use serde_json::{json, Value};
 use wayfarer_protocol::agent::Registered;
 use wayfarer_protocol::agent::{GoalRequest, GoalState, MessageRequest, RegisterRequest};
 use wayfarer_protocol::{ErrorBody, ErrorCode};
@@ -18,6 +17,10 @@ use crate::auth::{AccountOrAgent, AuthUser};
 use crate::http::error::ApiError;
 use crate::http::json::ApiJson;
 use crate::http::openapi::tags;
+use crate::http::routes::agent_bodies::{
+    AgentDecisions, AgentList, AgentMappingBody, AgentSummary, GoalSet, MessageAccepted,
+    PauseState, QuickActions,
+};
 
 /// The agent `id` if the caller may read and steer it: 404 when there is none, 403 when it is
 /// another account's, or when an agent token names another agent.
@@ -63,7 +66,7 @@ pub async fn register(
     State(state): State<AppState>,
     auth: AuthUser,
     ApiJson(body): ApiJson<RegisterRequest>,
-) -> Result<(StatusCode, Json<Value>), ApiError> {
+) -> Result<(StatusCode, Json<Registered>), ApiError> {
     let (_, registered) = match (body.character_id, body.name) {
         (Some(_), Some(_)) => {
             return Err(ApiError::bad_request(
@@ -92,22 +95,22 @@ pub async fn register(
             registration::register_new_character(&state, auth.account_id(), &name).await?
         }
     };
-    Ok((StatusCode::CREATED, Json(json!(registered))))
+    Ok((StatusCode::CREATED, Json(registered)))
 }
 
 /// What the routes show of one agent.
-fn summary(state: &AppState, mapping: &AgentMapping) -> Value {
+fn summary(state: &AppState, mapping: &AgentMapping) -> AgentSummary {
     let goal = control::goal_state(state, mapping);
-    json!({
-        "agentId": mapping.agent_id,
-        "characterId": mapping.character_id,
-        "name": mapping.name,
-        "connected": state.agents.live_character(&mapping.agent_id).is_some(),
-        "goal": goal.goal,
-        "paused": goal.paused,
-        "status": state.agents.last_report(&mapping.agent_id),
-        "createdAt": crate::http::health::iso8601_from_ms(mapping.created_at_ms),
-    })
+    AgentSummary {
+        agent_id: mapping.agent_id.clone(),
+        character_id: mapping.character_id.clone(),
+        name: mapping.name.clone(),
+        connected: state.agents.live_character(&mapping.agent_id).is_some(),
+        goal: goal.goal,
+        paused: goal.paused,
+        status: state.agents.last_report(&mapping.agent_id),
+        created_at: crate::http::health::iso8601_from_ms(mapping.created_at_ms),
+    }
 }
 
 /// `GET /api/agent`: the account's agents (an agent token sees only its own), each with its goal,
@@ -120,19 +123,19 @@ fn summary(state: &AppState, mapping: &AgentMapping) -> Value {
     description = "Each with its goal, pause, whether it is connected and its last status report (`null` before the first). An agent token sees only its own agent.",
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "`{\"agents\":[{agentId, characterId, name, connected, goal, paused, status, createdAt}]}`", body = Object)
+        (status = 200, description = "The account's agents", body = AgentList)
     )
 )]
 pub async fn list(
     State(state): State<AppState>,
     caller: AccountOrAgent,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<AgentList>, ApiError> {
     let mappings = state
         .store
         .agents()
         .list_for_account(caller.0.account_id())
         .await?;
-    let agents: Vec<Value> = mappings
+    let agents = mappings
         .iter()
         .filter(|m| {
             caller
@@ -141,7 +144,7 @@ pub async fn list(
         })
         .map(|m| summary(&state, m))
         .collect();
-    Ok(Json(json!({ "agents": agents })))
+    Ok(Json(AgentList { agents }))
 }
 
 /// `GET /api/agent/<id>/decisions`: the decisions the agent reported (the last 100, oldest first,
@@ -155,7 +158,7 @@ pub async fn list(
     security(("bearer" = [])),
     params(("id" = String, Path, description = "The agent's id")),
     responses(
-        (status = 200, description = "`{\"agentId\",\"decisions\":[…]}`", body = Object),
+        (status = 200, description = "The agent's reported decisions", body = AgentDecisions),
         (status = 403, description = "`forbidden`: another account's agent", body = ErrorBody),
         (status = 404, description = "`not_found`: no such agent", body = ErrorBody)
     )
@@ -164,12 +167,12 @@ pub async fn decisions(
     State(state): State<AppState>,
     caller: AccountOrAgent,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<AgentDecisions>, ApiError> {
     let mapping = owned_agent(&state, &caller, &id).await?;
-    Ok(Json(json!({
-        "agentId": mapping.agent_id,
-        "decisions": state.agents.decisions(&mapping.agent_id),
-    })))
+    Ok(Json(AgentDecisions {
+        decisions: state.agents.decisions(&mapping.agent_id),
+        agent_id: mapping.agent_id,
+    }))
 }
 
 /// `GET /api/agents/<id>/goal`.
@@ -205,9 +208,9 @@ pub async fn get_goal(
     description = "Relayed to the agent's socket (`agent:goal`). 409 while the agent is stopped, until it is resumed.",
     security(("bearer" = [])),
     params(("id" = String, Path, description = "The agent's id")),
-    request_body(content = Object, description = "`{kind, target?, description?}`: a goal kind of CONTRACT.md section 7 and its target"),
+    request_body(content = GoalRequest, description = "`{kind, target?, description?}`: a goal kind of CONTRACT.md section 7 and its target"),
     responses(
-        (status = 200, description = "`{\"goal\": Goal}`", body = Object),
+        (status = 200, description = "The goal set", body = GoalSet),
         (status = 400, description = "`bad_request`: an unknown kind or a bad target", body = ErrorBody),
         (status = 403, description = "`forbidden`: another account's agent", body = ErrorBody),
         (status = 404, description = "`not_found`: no such agent", body = ErrorBody),
@@ -219,10 +222,10 @@ pub async fn set_goal(
     caller: AccountOrAgent,
     Path(id): Path<String>,
     ApiJson(body): ApiJson<GoalRequest>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<GoalSet>, ApiError> {
     let mapping = owned_agent(&state, &caller, &id).await?;
     let goal = control::set_goal(&state, &mapping, &body).await?;
-    Ok(Json(json!({ "goal": goal })))
+    Ok(Json(GoalSet { goal }))
 }
 
 /// `POST /api/agents/<id>/goal/stop` → `{"paused":true}`.
@@ -235,7 +238,7 @@ pub async fn set_goal(
     security(("bearer" = [])),
     params(("id" = String, Path, description = "The agent's id")),
     responses(
-        (status = 200, description = "`{\"paused\":true}`", body = Object),
+        (status = 200, description = "`{\"paused\":true}`", body = PauseState),
         (status = 403, description = "`forbidden`: another account's agent", body = ErrorBody),
         (status = 404, description = "`not_found`: no such agent", body = ErrorBody)
     )
@@ -244,10 +247,10 @@ pub async fn stop(
     State(state): State<AppState>,
     caller: AccountOrAgent,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<PauseState>, ApiError> {
     let mapping = owned_agent(&state, &caller, &id).await?;
     control::set_paused(&state, &mapping, true).await?;
-    Ok(Json(json!({ "paused": true })))
+    Ok(Json(PauseState { paused: true }))
 }
 
 /// `POST /api/agents/<id>/goal/resume` → `{"paused":false}`.
@@ -259,7 +262,7 @@ pub async fn stop(
     security(("bearer" = [])),
     params(("id" = String, Path, description = "The agent's id")),
     responses(
-        (status = 200, description = "`{\"paused\":false}`", body = Object),
+        (status = 200, description = "`{\"paused\":false}`", body = PauseState),
         (status = 403, description = "`forbidden`: another account's agent", body = ErrorBody),
         (status = 404, description = "`not_found`: no such agent", body = ErrorBody)
     )
@@ -268,10 +271,10 @@ pub async fn resume(
     State(state): State<AppState>,
     caller: AccountOrAgent,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<PauseState>, ApiError> {
     let mapping = owned_agent(&state, &caller, &id).await?;
     control::set_paused(&state, &mapping, false).await?;
-    Ok(Json(json!({ "paused": false })))
+    Ok(Json(PauseState { paused: false }))
 }
 
 /// `POST /api/agents/<id>/message` `{"text"}` → 202 `{"accepted":true}`: relayed to the agent now,
@@ -286,7 +289,7 @@ pub async fn resume(
     params(("id" = String, Path, description = "The agent's id")),
     request_body = MessageRequest,
     responses(
-        (status = 202, description = "`{\"accepted\":true}`", body = Object),
+        (status = 202, description = "`{\"accepted\":true}`", body = MessageAccepted),
         (status = 400, description = "`bad_request`: empty or too long text", body = ErrorBody),
         (status = 403, description = "`forbidden`: another account's agent", body = ErrorBody),
         (status = 404, description = "`not_found`: no such agent", body = ErrorBody)
@@ -297,7 +300,7 @@ pub async fn message(
     caller: AccountOrAgent,
     Path(id): Path<String>,
     ApiJson(body): ApiJson<MessageRequest>,
-) -> Result<(StatusCode, Json<Value>), ApiError> {
+) -> Result<(StatusCode, Json<MessageAccepted>), ApiError> {
     let mapping = owned_agent(&state, &caller, &id).await?;
     // The same rule as chat: control characters stripped, 1-200 characters after trimming.
     let text = wayfarer_sim::clean_chat_text(&body.text).ok_or_else(|| {
@@ -307,7 +310,10 @@ pub async fn message(
         ))
     })?;
     control::message(&state, &mapping, &text);
-    Ok((StatusCode::ACCEPTED, Json(json!({ "accepted": true }))))
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(MessageAccepted { accepted: true }),
+    ))
 }
 
 /// `GET /api/agents/<id>/quick-actions` → `{"actions":[{id, label, command}]}` from the
@@ -321,7 +327,7 @@ pub async fn message(
     security(("bearer" = [])),
     params(("id" = String, Path, description = "The agent's id")),
     responses(
-        (status = 200, description = "`{\"actions\":[{id, label, command}]}`", body = Object),
+        (status = 200, description = "Commands the owner can send now", body = QuickActions),
         (status = 403, description = "`forbidden`: another account's agent", body = ErrorBody),
         (status = 404, description = "`not_found`: no such agent", body = ErrorBody)
     )
@@ -330,7 +336,7 @@ pub async fn quick_actions(
     State(state): State<AppState>,
     caller: AccountOrAgent,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<QuickActions>, ApiError> {
     let mapping = owned_agent(&state, &caller, &id).await?;
     let around = if state.online.is_online(&mapping.character_id) {
         crate::world_thread::surroundings(
@@ -344,7 +350,7 @@ pub async fn quick_actions(
     };
     let content = state.content.get();
     let actions = quick_actions::quick_actions(&content.content, around.as_deref());
-    Ok(Json(json!({ "actions": actions })))
+    Ok(Json(QuickActions { actions }))
 }
 
 /// `GET /api/agents/mapping/<id>` → `{agentId, characterId, accountId, name}` (the character's
@@ -357,7 +363,7 @@ pub async fn quick_actions(
     security(("bearer" = [])),
     params(("id" = String, Path, description = "The agent's id")),
     responses(
-        (status = 200, description = "`{agentId, characterId, accountId, name}`", body = Object),
+        (status = 200, description = "The agent's character and account", body = AgentMappingBody),
         (status = 403, description = "`forbidden`: another account's agent", body = ErrorBody),
         (status = 404, description = "`not_found`: no such agent", body = ErrorBody)
     )
@@ -366,7 +372,7 @@ pub async fn mapping(
     State(state): State<AppState>,
     caller: AccountOrAgent,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<AgentMappingBody>, ApiError> {
     let mapping = owned_agent(&state, &caller, &id).await?;
     let name = state
         .store
@@ -374,10 +380,10 @@ pub async fn mapping(
         .get(&mapping.character_id)
         .await?
         .map_or(mapping.name.clone(), |c| c.name);
-    Ok(Json(json!({
-        "agentId": mapping.agent_id,
-        "characterId": mapping.character_id,
-        "accountId": mapping.account_id,
-        "name": name,
-    })))
+    Ok(Json(AgentMappingBody {
+        agent_id: mapping.agent_id,
+        character_id: mapping.character_id,
+        account_id: mapping.account_id,
+        name,
+    }))
 }

@@ -1,6 +1,7 @@
 //! REST route handlers, one module per area.
 
 pub mod admin;
+pub mod agent_bodies;
 pub mod agents;
 pub mod auth;
 pub mod character_bodies;

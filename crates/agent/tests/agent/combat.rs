@@ -1,0 +1,102 @@
+//! Combat against the real server: attackEntity on a mob until it dies, flee while fighting,
+//! and their refusals (the agent's own and the server's).
+
+use std::time::Duration;
+
+use serde_json::json;
+use wayfarer_agent::{Brain, Outcome};
+
+use crate::{code, goal, TestServer};
+
+/// Tries before giving up on catching a fight in progress (a mob may die between two looks).
+const FLEE_TRIES: usize = 6;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn attack_defeats_a_mob_and_flee_breaks_off_a_fight() {
+    let server = TestServer::start(20).await;
+    // The fighter: a sword, armour, food, melee skills at 10.
+    let mut agent = server.agent(
+        "Brawler",
+        Some(goal(json!({"kind": "idle"}))),
+        Brain::Planner,
+        Some("fighter"),
+    );
+    agent.entered().await;
+    agent.become_admin().await;
+    // Refusals before any fight, in town: nobody to attack, nothing to flee from.
+    let marta = agent
+        .nearest_id("npcs", |e| e["typeId"] == "old_marta")
+        .await;
+    let tree = agent
+        .nearest_id("resources", |e| e["resourceType"] == "tree")
+        .await;
+    let refused = [
+        (
+            "attackEntity",
+            json!({"targetId": "npc-999999"}),
+            "not_found",
+        ),
+        ("attackEntity", json!({"targetId": tree}), "invalid_target"),
+        ("flee", json!({}), "cannot_do"),
+    ];
+    for (action, params, expected) in refused {
+        let outcome = agent.command(action, params.clone()).await;
+        assert_eq!(
+            code(&outcome),
+            ("agent", expected.to_owned()),
+            "{action} {params}: {outcome}"
+        );
+    }
+    // A townsperson cannot be attacked: the server says so.
+    let peaceful = agent
+        .command("attackEntity", json!({"targetId": marta}))
+        .await;
+    assert_eq!(
+        code(&peaceful),
+        ("server", "cannot_do".to_owned()),
+        "{peaceful}"
+    );
+    // The chickens east of town: one attacked until it dies.
+    agent.teleport(52, 20).await;
+    let chicken = agent
+        .nearest_id("npcs", |e| {
+            e["typeId"] == "chicken" && e["health"].as_i64().unwrap_or(0) > 0
+        })
+        .await;
+    let (fought, _) = agent
+        .command_through_reflexes("attackEntity", json!({"targetId": chicken}))
+        .await;
+    assert!(fought.is_success(), "{fought}");
+    // Giant rats take a few hits: attack one, and flee once the fight is seen.
+    agent.teleport(66, -22).await;
+    let mut fled = None;
+    for _ in 0..FLEE_TRIES {
+        let rat = agent
+            .nearest_id("npcs", |e| {
+                e["typeId"] == "giant_rat" && e["health"].as_i64().unwrap_or(0) > 0
+            })
+            .await;
+        agent.send("attackEntity", json!({"targetId": rat})).await;
+        let fighting = agent
+            .poll_state(Duration::from_secs(15), |s| {
+                (s["gameState"]["inCombat"] == true).then_some(())
+            })
+            .await;
+        if fighting.is_none() {
+            continue;
+        }
+        let outcome = agent.command("flee", json!({})).await;
+        match &outcome {
+            // The rat died between the look and the command (seen by the agent or the server).
+            Outcome::Rejected { code, .. } if code == "cannot_do" => continue,
+            _ => {
+                fled = Some(outcome);
+                break;
+            }
+        }
+    }
+    let fled = fled.expect("a fight to flee from");
+    assert!(fled.is_success(), "{fled}");
+    agent.handle.shutdown().await;
+    server.stop().await;
+}

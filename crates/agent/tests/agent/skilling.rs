@@ -1,0 +1,226 @@
+//! Skill actions against the real server: gathering (mineRock, catchFish), firemaking
+//! (lightFire, useItem tinderbox on logs), cooking, smelting and smithing; each one's success,
+//! the agent's own refusals and the server's, matched by `ref`.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use wayfarer_agent::Brain;
+
+use crate::{code, goal, holds, slot_of, TestServer};
+
+/// A resource in view whose content type is `type_id`.
+fn of_type(type_id: &'static str) -> impl Fn(&Value) -> bool {
+    move |e: &Value| e["typeId"] == type_id
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gathering_actions_succeed_and_are_refused() {
+    // A copper rock is back 5 ticks after it is mined: ticks long enough for the agent to see it
+    // depleted.
+    let server = TestServer::start(50).await;
+    // The skiller starts with a pickaxe and a net, Mining 5 and Fishing 10.
+    let mut agent = server.agent(
+        "Gatherer",
+        Some(goal(json!({"kind": "idle"}))),
+        Brain::Planner,
+        Some("skiller"),
+    );
+    agent.entered().await;
+    agent.become_admin().await;
+    // By the rocks south-west of the spawn.
+    agent.teleport(-14, -25).await;
+    let copper = agent.nearest_id("resources", of_type("rock_copper")).await;
+    let iron = agent.nearest_id("resources", of_type("rock_iron")).await;
+    let refused = [
+        // Iron needs Mining 15: the agent knows the node's level from the content.
+        ("mineRock", json!({"targetId": iron}), "level_too_low"),
+        // A rock is no fishing spot.
+        ("catchFish", json!({"targetId": copper}), "invalid_target"),
+        ("mineRock", json!({"targetId": "res-999999"}), "not_found"),
+    ];
+    for (action, params, expected) in refused {
+        let outcome = agent.command(action, params.clone()).await;
+        assert_eq!(
+            code(&outcome),
+            ("agent", expected.to_owned()),
+            "{action} {params}: {outcome}"
+        );
+    }
+    // Mining copper: a chance per swing, so a stalled try is tried again.
+    let mined = agent
+        .command_until_success("mineRock", json!({"targetId": copper}), 4)
+        .await;
+    assert!(mined.is_success(), "{mined}");
+    assert!(holds(&agent.status(), "copper_ore") >= 1);
+    // Fishing at the net spots by the pier, with two free slots left: it ends when full.
+    agent.teleport(24, 16).await;
+    let free = agent.status().state["inventory"]["freeSlots"]
+        .as_i64()
+        .unwrap_or(0);
+    agent.give("logs", free - 2).await;
+    // A spot that moves on ends a try early too: fish until the bag is full.
+    for _ in 0..6 {
+        if agent.status().state["inventory"]["freeSlots"] == 0 {
+            break;
+        }
+        let fished = agent.command_until_success("catchFish", json!({}), 4).await;
+        assert!(fished.is_success(), "{fished}");
+    }
+    let status = agent.status();
+    assert!(holds(&status, "raw_shrimp") >= 1, "{:#}", status.state);
+    assert_eq!(status.state["inventory"]["freeSlots"], 0);
+    // Full now: a full inventory is refused before sending.
+    let full = agent.command("catchFish", json!({})).await;
+    assert_eq!(
+        code(&full),
+        ("agent", "inventory_full".to_owned()),
+        "{full}"
+    );
+    agent.handle.shutdown().await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn processing_actions_succeed_and_are_refused() {
+    let server = TestServer::start(20).await;
+    let mut agent = server.agent(
+        "Cook",
+        Some(goal(json!({"kind": "idle"}))),
+        Brain::Planner,
+        Some("skiller"),
+    );
+    agent.entered().await;
+    agent.become_admin().await;
+    // Nothing to process yet: refused by the agent's own checks.
+    let refused = [
+        ("cookFood", json!({}), "not_available"),
+        ("smeltOre", json!({}), "not_available"),
+        ("smithBar", json!({}), "not_available"),
+        ("lightFire", json!({}), "not_available"),
+        ("useItem", json!({}), "invalid_params"),
+        ("useItem", json!({"slot": 27}), "invalid_slot"),
+        (
+            "useItem",
+            json!({"itemId": "dragon_bones"}),
+            "not_available",
+        ),
+    ];
+    for (action, params, expected) in refused {
+        let outcome = agent.command(action, params.clone()).await;
+        assert_eq!(
+            code(&outcome),
+            ("agent", expected.to_owned()),
+            "{action} {params}: {outcome}"
+        );
+    }
+    // Firemaking: lightFire, then a tinderbox used on logs (useItem with targetSlot).
+    agent.give("logs", 2).await;
+    let lit = agent.command("lightFire", json!({})).await;
+    assert!(lit.is_success(), "{lit}");
+    let status = agent
+        .wait_for(Duration::from_secs(10), "one log burnt", |s| {
+            holds(s, "logs") == 1
+        })
+        .await;
+    let (tinderbox, logs) = (
+        slot_of(&status, "tinderbox").expect("a tinderbox"),
+        slot_of(&status, "logs").expect("logs"),
+    );
+    // Fires go where the player stands: step off the first one.
+    agent.command("moveTo", json!({"x": 3, "z": 3})).await;
+    let used = agent
+        .command("useItem", json!({"slot": tinderbox, "targetSlot": logs}))
+        .await;
+    assert!(used.is_success(), "{used}");
+    agent
+        .wait_for(Duration::from_secs(10), "the other log burnt", |s| {
+            holds(s, "logs") == 0
+        })
+        .await;
+    // Two items with no recipe together: the server says nothing interesting happens.
+    let status = agent.status();
+    let bread = slot_of(&status, "bread").expect("bread");
+    let pickaxe = slot_of(&status, "bronze_pickaxe").expect("a pickaxe");
+    let nothing = agent
+        .command("useItem", json!({"slot": bread, "targetSlot": pickaxe}))
+        .await;
+    assert_eq!(
+        code(&nothing),
+        ("server", "cannot_do".to_owned()),
+        "{nothing}"
+    );
+    // Bread is no firewood: the agent sends it (a slot was named), the server refuses it.
+    let bread_fire = agent.command("lightFire", json!({"slot": bread})).await;
+    assert_eq!(
+        code(&bread_fire),
+        ("server", "cannot_do".to_owned()),
+        "{bread_fire}"
+    );
+    // Without a tinderbox, lightFire is refused before sending.
+    agent.give("logs", 1).await;
+    let banked = agent
+        .command("bankDeposit", json!({"itemId": "tinderbox"}))
+        .await;
+    assert!(banked.is_success(), "{banked}");
+    let no_tinderbox = agent.command("lightFire", json!({})).await;
+    assert_eq!(
+        code(&no_tinderbox),
+        ("agent", "cannot_do".to_owned()),
+        "{no_tinderbox}"
+    );
+    // Cooking on the range in town.
+    agent.give("raw_shrimp", 2).await;
+    agent.teleport(6, -11).await;
+    let cooked = agent.command("cookFood", json!({})).await;
+    assert!(cooked.is_success(), "{cooked}");
+    agent
+        .wait_for(Duration::from_secs(20), "both shrimp cooked", |s| {
+            holds(s, "raw_shrimp") == 0
+        })
+        .await;
+    // Smelting and smithing at the furnace and anvil.
+    agent.teleport(-14, -17).await;
+    let furnace = agent
+        .nearest_id("resources", |e| e["resourceType"] == "furnace")
+        .await;
+    // Raw food on a furnace cooks nothing: refused by the server when the agent gets there.
+    agent.give("raw_shrimp", 1).await;
+    let wrong = agent
+        .command(
+            "cookFood",
+            json!({"itemId": "raw_shrimp", "targetId": furnace}),
+        )
+        .await;
+    assert_eq!(code(&wrong), ("server", "cannot_do".to_owned()), "{wrong}");
+    agent.give("copper_ore", 1).await;
+    agent.give("tin_ore", 1).await;
+    let smelted = agent
+        .command("smeltOre", json!({"itemId": "copper_ore"}))
+        .await;
+    assert!(smelted.is_success(), "{smelted}");
+    let status = agent
+        .wait_for(Duration::from_secs(20), "a bronze bar", |s| {
+            holds(s, "bronze_bar") == 1
+        })
+        .await;
+    assert_eq!(holds(&status, "copper_ore"), 0);
+    assert_eq!(holds(&status, "tin_ore"), 0);
+    // Logs on the furnace smelt nothing.
+    agent.give("logs", 1).await;
+    let no_recipe = agent
+        .command("smeltOre", json!({"itemId": "logs", "targetId": furnace}))
+        .await;
+    assert_eq!(
+        code(&no_recipe),
+        ("server", "cannot_do".to_owned()),
+        "{no_recipe}"
+    );
+    agent.give("hammer", 1).await;
+    let smithed = agent.command("smithBar", json!({})).await;
+    assert!(smithed.is_success(), "{smithed}");
+    let status = agent.status();
+    assert_eq!(holds(&status, "bronze_bar"), 0, "{:#}", status.state);
+    agent.handle.shutdown().await;
+    server.stop().await;
+}
