@@ -116,10 +116,11 @@ def main():
     loaded = run(binary, agents, seconds, port)
     mib = 1024 * 1024
     for r in (empty, loaded):
+        cpu = "?" if r["cpu_percent"] is None else f"{r['cpu_percent']:.0f}%"
         print(
             f"agents={r['agents']:>5} ready={r['ready_s']}s players(min)={r['players_min']} "
             f"tick p50/p95/p99={r['tick_p50_ms']:.2f}/{r['tick_p95_ms']:.2f}/{r['tick_p99_ms']:.2f} ms "
-            f"(worst p99 {r['tick_p99_worst_ms']:.2f}) late={r['late_ticks']} cpu={r['cpu_percent']}% "
+            f"(worst p99 {r['tick_p99_worst_ms']:.2f}) late={r['late_ticks']} cpu={cpu} "
             f"rss mean/max={r['rss_mean_bytes'] / mib:.1f}/{r['rss_max_bytes'] / mib:.1f} MiB"
         )
     per_agent = (loaded["rss_mean_bytes"] - empty["rss_mean_bytes"]) / agents
