@@ -3,6 +3,7 @@
 //! character.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 
@@ -11,6 +12,10 @@ use serde_json::{json, Value};
 pub enum Login {
     /// A bearer token the socket accepts (a registered agent's character-limited token).
     Token(String),
+    /// A token made fresh for every connection by the host (a server running agents inside its
+    /// own process mints them itself), so a token never outlives its use however long the agent
+    /// runs.
+    Mint(TokenMint),
     /// A guest account and character named `name`, with its token in `token_file`.
     Name {
         name: String,
@@ -19,9 +24,28 @@ pub enum Login {
     },
 }
 
+/// Makes a token on demand; its error is one line for the log.
+#[derive(Clone)]
+pub struct TokenMint(Arc<dyn Fn() -> Result<String, String> + Send + Sync>);
+
+impl TokenMint {
+    /// Wraps the function that makes a token.
+    pub fn new(mint: impl Fn() -> Result<String, String> + Send + Sync + 'static) -> TokenMint {
+        TokenMint(Arc::new(mint))
+    }
+}
+
+impl std::fmt::Debug for TokenMint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TokenMint")
+    }
+}
+
 /// Why no token could be had.
 #[derive(Debug, thiserror::Error)]
 pub enum LoginError {
+    #[error("no token could be minted: {0}")]
+    Mint(String),
     #[error("request to {url} failed: {source}")]
     Http {
         url: String,
@@ -56,6 +80,7 @@ impl Login {
     pub async fn token(&self, http: &reqwest::Client, base: &str) -> Result<String, LoginError> {
         match self {
             Login::Token(token) => Ok(token.clone()),
+            Login::Mint(mint) => (mint.0)().map_err(LoginError::Mint),
             Login::Name {
                 name,
                 template,

@@ -50,10 +50,13 @@ pub struct NodeFacts {
     pub yields: Vec<String>,
 }
 
+/// The [`Place::kind`] of a mob spawn (its `id` is the mob's NPC type).
+pub const MOB_SPAWN: &str = "mob_spawn";
+
 /// A place from the world's areas.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Place {
-    /// `bank`, `shop`, `tree`, `fishing`, `ore`, an NPC type…
+    /// `bank`, `shop`, `tree`, `fishing`, `ore`, an NPC type, [`MOB_SPAWN`]…
     pub kind: String,
     /// Content id (`banker_elsie`, `tree_normal`).
     pub id: String,
@@ -240,6 +243,23 @@ impl Knowledge {
                             .and_then(Value::as_str)
                             .unwrap_or_default()
                             .to_owned(),
+                        tile: t,
+                        area: id.clone(),
+                    });
+                }
+            }
+            // Where mobs spawn, so a fighter with none in view knows where to go.
+            for spawn in area
+                .get("mobSpawns")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let mob = spawn.get("mobId").and_then(Value::as_str);
+                if let (Some(mob), Some(t)) = (mob, tile(spawn)) {
+                    self.places.push(Place {
+                        kind: MOB_SPAWN.to_owned(),
+                        id: mob.to_owned(),
                         tile: t,
                         area: id.clone(),
                     });

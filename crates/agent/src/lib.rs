@@ -21,8 +21,8 @@ pub mod procedure;
 pub mod providers;
 pub mod runtime;
 
-pub use account::Login;
+pub use account::{Login, TokenMint};
 pub use brain::{Brain, BrainChoice};
 pub use goals::Goal;
 pub use outcome::Outcome;
-pub use runtime::{spawn, AgentConfig, AgentHandle, AgentStatus, Control};
+pub use runtime::{spawn, spawn_hosted, AgentConfig, AgentHandle, AgentStatus, Control, Host};

@@ -9,6 +9,7 @@ use wayfarer_protocol::Skill;
 
 use crate::actions::{food_slot, known_bank, usable_nodes, Ctx};
 use crate::goals::{Goal, GoalKind};
+use crate::knowledge::MOB_SPAWN;
 use crate::outcome::Outcome;
 
 /// Health fraction at or below which a fighting agent flees.
@@ -275,12 +276,38 @@ impl Planner {
             .filter(|e| e.health.is_some_and(|h| h > 0))
             .filter(|e| npc.is_none_or(|n| e.type_id.as_deref() == Some(n)))
             .find(|e| !self.avoided(&e.id, now));
-        match target {
-            Some(e) => Decision::new(
+        if let Some(e) = target {
+            return Decision::new(
                 "attackEntity",
                 json!({"targetId": e.id}),
                 "nearest living NPC",
-            ),
+            );
+        }
+        // None in view: walk to the nearest known spawn of such a mob (exploring at random
+        // rarely finds one beyond the view).
+        let here: wayfarer_protocol::ws::TilePos = ctx.model.me.tile.into();
+        let spawn = ctx
+            .knowledge
+            .places_of(MOB_SPAWN, here)
+            .into_iter()
+            .filter(|p| npc.is_none_or(|n| p.id == n))
+            .find(|p| !self.avoided(&format!("{},{}", p.tile.x, p.tile.z), now));
+        match spawn {
+            Some(p)
+                if crate::model::chebyshev(here.x, here.z, p.tile.x, p.tile.z)
+                    > NODE_APPROACH_TILES =>
+            {
+                Decision::new(
+                    "navigateTo",
+                    json!({"x": p.tile.x, "z": p.tile.z, "within": NODE_APPROACH_TILES}),
+                    format!(
+                        "{} spawn at ({}, {}) in {}",
+                        p.id, p.tile.x, p.tile.z, p.area
+                    ),
+                )
+            }
+            // At the spawn and nothing alive: wait for the respawn.
+            Some(_) => idle("waiting for a respawn"),
             None => Decision::new("explore", json!({}), "no NPC to fight in view"),
         }
     }

@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use wayfarer_protocol::ws::ServerMessage;
@@ -39,6 +40,21 @@ pub const RECENT_DECISIONS: usize = 20;
 pub const STATUS_EVERY_TICKS: u64 = 5;
 /// Tick length assumed when the server does not say.
 pub const DEFAULT_TICK_MS: u64 = 600;
+/// The socket's read buffer. Server messages are a few KiB; tungstenite's default (128 KiB a
+/// connection) would be most of an agent's memory when a process runs a thousand of them.
+pub const READ_BUFFER_BYTES: usize = 8 * 1024;
+
+/// Logs a per-agent line at info, or at debug for a host that runs many agents (`Host::quiet`):
+/// a thousand agents' decisions would drown everything else.
+macro_rules! chatty {
+    ($quiet:expr, $($arg:tt)+) => {
+        if $quiet {
+            tracing::debug!($($arg)+)
+        } else {
+            tracing::info!($($arg)+)
+        }
+    };
+}
 
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
@@ -123,15 +139,36 @@ impl AgentHandle {
     }
 }
 
+/// What a host running many agents in one process gives them to share, so that each agent costs
+/// only its own state: one HTTP client (connection pool, TLS roots), the public knowledge read
+/// once (it is the same for every player, and reading it per agent would also spend the REST
+/// rate limit of the account they share), and the tick length.
+#[derive(Debug, Clone, Default)]
+pub struct Host {
+    /// The client for REST and model calls; `None`: the agent makes its own.
+    pub http: Option<reqwest::Client>,
+    /// The manifests and areas; `None`: the agent reads them at its first connection.
+    pub knowledge: Option<Arc<Knowledge>>,
+    /// The server's tick length; `None`: asked of `/api/config` at each connection.
+    pub tick_ms: Option<u64>,
+    /// Per-agent lines (decisions, outcomes, goals, start and stop) at debug instead of info.
+    pub quiet: bool,
+}
+
 /// Starts an agent on the current tokio runtime.
 pub fn spawn(config: AgentConfig) -> AgentHandle {
+    spawn_hosted(config, Host::default())
+}
+
+/// Starts an agent that uses what its host shares ([`Host`]).
+pub fn spawn_hosted(config: AgentConfig, host: Host) -> AgentHandle {
     let (control_tx, control_rx) = mpsc::channel(32);
     let (status_tx, status_rx) = watch::channel(AgentStatus {
         label: config.label.clone(),
         brain: config.brain.describe(),
         ..AgentStatus::default()
     });
-    let task = tokio::spawn(Agent::new(config, status_tx).run(control_rx));
+    let task = tokio::spawn(Agent::new(config, host, status_tx).run(control_rx));
     AgentHandle {
         control: control_tx,
         status: status_rx,
@@ -159,7 +196,14 @@ struct Agent {
     config: AgentConfig,
     http: reqwest::Client,
     model: Model,
-    knowledge: Knowledge,
+    /// Shared with the other agents of a [`Host`], else this agent's own.
+    knowledge: Arc<Knowledge>,
+    /// Whether `knowledge` is loaded (given by the host, or read at a connection).
+    knows: bool,
+    /// The host's tick length, when it gave one.
+    host_tick_ms: Option<u64>,
+    /// Per-agent lines at debug ([`Host::quiet`]).
+    quiet: bool,
     planner: Planner,
     goal: Goal,
     paused: bool,
@@ -192,7 +236,7 @@ struct Agent {
 }
 
 impl Agent {
-    fn new(config: AgentConfig, status: watch::Sender<AgentStatus>) -> Agent {
+    fn new(config: AgentConfig, host: Host, status: watch::Sender<AgentStatus>) -> Agent {
         let llm = match &config.brain {
             Brain::Llm(c) => Some(Arc::new(c.clone())),
             Brain::Planner => None,
@@ -213,9 +257,12 @@ impl Agent {
                 .clone()
                 .unwrap_or_else(|| Goal::choose(&Model::default())),
             config,
-            http: reqwest::Client::new(),
+            http: host.http.unwrap_or_default(),
             model: Model::default(),
-            knowledge: Knowledge::default(),
+            knows: host.knowledge.is_some(),
+            knowledge: host.knowledge.unwrap_or_default(),
+            host_tick_ms: host.tick_ms,
+            quiet: host.quiet,
             planner: Planner::new(),
             paused: false,
             running: None,
@@ -240,7 +287,7 @@ impl Agent {
     }
 
     async fn run(mut self, mut control: mpsc::Receiver<Control>) {
-        tracing::info!(agent = %self.config.label, brain = %self.config.brain.describe(), "agent starting");
+        chatty!(self.quiet, agent = %self.config.label, brain = %self.config.brain.describe(), "agent starting");
         let mut backoff = BACKOFF_START;
         loop {
             let reason = match self.session(&mut control).await {
@@ -269,7 +316,7 @@ impl Agent {
             }
             backoff = (backoff * 2).min(BACKOFF_CAP);
         }
-        tracing::info!(agent = %self.config.label, "agent stopped");
+        chatty!(self.quiet, agent = %self.config.label, "agent stopped");
     }
 
     /// One connection, from login to its end.
@@ -279,15 +326,24 @@ impl Agent {
             Ok(token) => token,
             Err(e) => return SessionEnd::Lost(format!("login: {e}")),
         };
-        let tick_ms = self.tick_ms(&base).await;
-        if self.knowledge.items.is_empty() {
+        let tick_ms = match self.host_tick_ms {
+            Some(ms) => ms.max(10),
+            None => self.tick_ms(&base).await,
+        };
+        if !self.knows {
             match Knowledge::fetch(&self.http, &base, &token).await {
-                Ok(k) => self.knowledge = k,
+                Ok(k) => {
+                    self.knowledge = Arc::new(k);
+                    self.knows = !self.knowledge.items.is_empty();
+                }
                 Err(e) => return SessionEnd::Lost(format!("knowledge: {e}")),
             }
         }
         let ws_url = format!("{}/ws?token={token}", base.replacen("http", "ws", 1));
-        let mut socket: Socket = match tokio_tungstenite::connect_async(ws_url.as_str()).await {
+        let ws_config = WebSocketConfig::default().read_buffer_size(READ_BUFFER_BYTES);
+        let connect =
+            tokio_tungstenite::connect_async_with_config(ws_url.as_str(), Some(ws_config), true);
+        let mut socket: Socket = match connect.await {
             Ok((socket, _)) => socket,
             Err(e) => return SessionEnd::Lost(format!("connect: {e}")),
         };
@@ -317,11 +373,11 @@ impl Agent {
                     if self.model.synced && !synced_once {
                         synced_once = true;
                         if self.config.label.is_empty() || self.config.label != self.model.me.name {
-                            tracing::info!(agent = %self.config.label, character = %self.model.me.name, "in the world");
+                            chatty!(self.quiet, agent = %self.config.label, character = %self.model.me.name, "in the world");
                         }
                         if self.config.goal.is_none() && self.goal.chosen_by_agent {
                             self.goal = Goal::choose(&self.model);
-                            tracing::info!(agent = %self.config.label, goal = %self.goal.description, "chose a goal");
+                            chatty!(self.quiet, agent = %self.config.label, goal = %self.goal.description, "chose a goal");
                         }
                     }
                 }
@@ -485,9 +541,9 @@ impl Agent {
             return out;
         }
         if self.goal.is_reached(&self.model) {
-            tracing::info!(agent = %self.config.label, goal = %self.goal.description, "goal reached");
+            chatty!(self.quiet, agent = %self.config.label, goal = %self.goal.description, "goal reached");
             self.goal = Goal::choose(&self.model);
-            tracing::info!(agent = %self.config.label, goal = %self.goal.description, "chose a goal");
+            chatty!(self.quiet, agent = %self.config.label, goal = %self.goal.description, "chose a goal");
         }
         if self.llm.is_some() {
             if let Some(frames) = self.think() {
@@ -618,7 +674,7 @@ impl Agent {
     fn fall_back(&mut self, failure: LlmFailure) -> Vec<String> {
         *self.stats.fallbacks.entry(failure.kind()).or_default() += 1;
         self.stats.breaker_opened = self.breaker.opened;
-        tracing::info!(agent = %self.config.label, why = failure.kind(), detail = ?failure, "model step fell back to the planner");
+        chatty!(self.quiet, agent = %self.config.label, why = failure.kind(), detail = ?failure, "model step fell back to the planner");
         let decision = self.planner.decide(
             Ctx {
                 model: &self.model,
@@ -638,7 +694,8 @@ impl Agent {
             self.decisions += 1;
         }
         let number = self.decisions;
-        tracing::info!(
+        chatty!(
+            self.quiet,
             agent = %self.config.label,
             goal = %self.goal.description,
             action = decision.action,
@@ -734,7 +791,8 @@ impl Agent {
     }
 
     fn finish(&mut self, running: Running, outcome: Outcome) {
-        tracing::info!(
+        chatty!(
+            self.quiet,
             agent = %self.config.label,
             action = running.decision.action,
             outcome = outcome.kind(),
@@ -765,7 +823,7 @@ impl Agent {
                 let answer = if self.paused {
                     Err("paused".to_owned())
                 } else {
-                    tracing::info!(agent = %self.config.label, goal = %goal.description, "goal set by the owner");
+                    chatty!(self.quiet, agent = %self.config.label, goal = %goal.description, "goal set by the owner");
                     self.goal = goal;
                     self.drop_plan();
                     Ok(())
@@ -779,11 +837,11 @@ impl Agent {
                 let (text, _) =
                     self.encode_with_ref(Frame::new("player:action", json!({"action": "stop"})));
                 frames.push(text);
-                tracing::info!(agent = %self.config.label, "paused");
+                chatty!(self.quiet, agent = %self.config.label, "paused");
             }
             Control::Resume => {
                 self.paused = false;
-                tracing::info!(agent = %self.config.label, "resumed");
+                chatty!(self.quiet, agent = %self.config.label, "resumed");
             }
             Control::Message(text) => {
                 let (name, rest) = text.trim().split_once(' ').unwrap_or((text.trim(), ""));
@@ -802,7 +860,7 @@ impl Agent {
                     };
                     self.start(decision, "owner", &mut frames);
                 } else {
-                    tracing::info!(agent = %self.config.label, %text, "owner message");
+                    chatty!(self.quiet, agent = %self.config.label, %text, "owner message");
                     if self.owner_notes.len() == 5 {
                         self.owner_notes.pop_front();
                     }
@@ -839,7 +897,7 @@ impl Agent {
                 if let Some(goal) = goal {
                     let same = self.server_goal_id.is_some() && self.server_goal_id == id;
                     if !same {
-                        tracing::info!(agent = %self.config.label, goal = %goal.description, "goal from the owner");
+                        chatty!(self.quiet, agent = %self.config.label, goal = %goal.description, "goal from the owner");
                         self.goal = goal;
                         self.drop_plan();
                     }

@@ -110,6 +110,11 @@ pub struct Config {
     /// Global chat reaches every world, not only this one (`CROSS_WORLD_GLOBAL_CHAT`; needs
     /// `NATS_URL`).
     pub cross_world_global_chat: bool,
+    /// Built-in-planner agents the server runs in its own process (`EMBEDDED_AGENTS`, or
+    /// `serve --agents N`, which wins); 0: none.
+    pub embedded_agents: u32,
+    /// Their characters are named this prefix and a number from 1 (`EMBEDDED_AGENT_PREFIX`).
+    pub embedded_agent_prefix: String,
 }
 
 /// Shortest `JWT_SECRET` accepted in production (CONTRACT.md section 4).
@@ -136,6 +141,8 @@ pub const DEFAULT_TICK_MS: u64 = 600;
 pub const DEFAULT_WORLD_LEASE_SECS: u64 = 30;
 /// Default number of players at which a world is listed as full.
 pub const DEFAULT_WORLD_CAPACITY: u64 = 2000;
+/// The default name prefix of embedded agents' characters (`Wanderer1`, `Wanderer2`, …).
+pub const DEFAULT_EMBEDDED_AGENT_PREFIX: &str = "Wanderer";
 /// World numbers are small: players read them in the world list.
 pub const MAX_WORLD_ID: u64 = 65_535;
 
@@ -303,6 +310,17 @@ impl Config {
                 message: "relays global chat between worlds over NATS: set NATS_URL too".into(),
             });
         }
+        let embedded_agents = match get("EMBEDDED_AGENTS") {
+            None => 0,
+            Some(v) => v.trim().parse::<u32>().map_err(|_| ConfigError {
+                variable: "EMBEDDED_AGENTS",
+                message: format!("{v:?} is not a whole number of agents (0 for none)"),
+            })?,
+        };
+        let embedded_agent_prefix = get("EMBEDDED_AGENT_PREFIX")
+            .map(|v| v.trim().to_owned())
+            .unwrap_or_else(|| DEFAULT_EMBEDDED_AGENT_PREFIX.to_owned());
+        check_embedded_agents(embedded_agents, &embedded_agent_prefix, "EMBEDDED_AGENTS")?;
         let world_id = positive_integer(&get, "WORLD_ID", 1)?;
         if world_id > MAX_WORLD_ID {
             return Err(ConfigError {
@@ -311,6 +329,8 @@ impl Config {
             });
         }
         Ok(Config {
+            embedded_agents,
+            embedded_agent_prefix,
             world_id: world_id as i64,
             world_name: get("WORLD_NAME")
                 .map(|v| v.trim().to_owned())
@@ -370,6 +390,13 @@ impl Config {
             cors_preview_pattern: get("CORS_PREVIEW_PATTERN"),
             log_format,
         })
+    }
+
+    /// `serve --agents N`: the flag wins over `EMBEDDED_AGENTS`, checked the same way.
+    pub fn with_embedded_agents(mut self, count: u32) -> Result<Config, ConfigError> {
+        check_embedded_agents(count, &self.embedded_agent_prefix, "--agents")?;
+        self.embedded_agents = count;
+        Ok(self)
     }
 
     /// The database to use: `DATABASE_URL`, else the SQLite file in the world directory.
@@ -472,6 +499,8 @@ impl Config {
                 "CROSS_WORLD_GLOBAL_CHAT",
                 self.cross_world_global_chat.to_string(),
             ),
+            ("EMBEDDED_AGENTS", self.embedded_agents.to_string()),
+            ("EMBEDDED_AGENT_PREFIX", self.embedded_agent_prefix.clone()),
         ];
         for (name, value) in &mut out {
             if SECRET_VARIABLES.contains(name) && value != "(unset)" {
@@ -480,6 +509,34 @@ impl Config {
         }
         out
     }
+}
+
+/// Embedded agents' names (`<prefix><n>` up to `<prefix><count>`) must be valid character names:
+/// letters and digits, at most `MAX_NAME_CHARS`. A bad count or prefix names `variable` (or
+/// `EMBEDDED_AGENT_PREFIX` when the prefix alone is wrong).
+fn check_embedded_agents(
+    count: u32,
+    prefix: &str,
+    variable: &'static str,
+) -> Result<(), ConfigError> {
+    let max_chars = crate::http::routes::player::MAX_NAME_CHARS;
+    if prefix.is_empty() || !prefix.chars().all(|c| c.is_ascii_alphanumeric()) {
+        return Err(ConfigError {
+            variable: "EMBEDDED_AGENT_PREFIX",
+            message: format!("{prefix:?} must be ASCII letters and digits, at least one"),
+        });
+    }
+    let longest = prefix.len() + count.max(1).to_string().len();
+    if longest > max_chars {
+        return Err(ConfigError {
+            variable,
+            message: format!(
+                "{count} agents named {prefix}1…{prefix}{count} would need names of {longest} \
+                 characters; names have at most {max_chars} (shorten EMBEDDED_AGENT_PREFIX)"
+            ),
+        });
+    }
+    Ok(())
 }
 
 fn positive_integer(
@@ -582,6 +639,13 @@ mod tests {
             (
                 vec![("PUBLIC_IDP_APP_ID", "app"), ("IDP_APP_SECRET", "s")],
                 "IDP_VERIFICATION_KEY",
+            ),
+            (vec![("EMBEDDED_AGENTS", "-3")], "EMBEDDED_AGENTS"),
+            (vec![("EMBEDDED_AGENTS", "many")], "EMBEDDED_AGENTS"),
+            (vec![("EMBEDDED_AGENTS", "100000")], "EMBEDDED_AGENTS"),
+            (
+                vec![("EMBEDDED_AGENT_PREFIX", "Bad Name")],
+                "EMBEDDED_AGENT_PREFIX",
             ),
         ] {
             let err = config(&vars).unwrap_err();
@@ -700,5 +764,36 @@ mod tests {
         // A single world needs none of it.
         let single = config(&[]).unwrap();
         assert_eq!((single.world_id, single.nats_url), (1, None));
+    }
+
+    #[test]
+    fn embedded_agents_are_off_by_default_and_the_flag_wins_over_the_variable() {
+        let c = config(&[]).unwrap();
+        assert_eq!(
+            (c.embedded_agents, c.embedded_agent_prefix.as_str()),
+            (0, "Wanderer")
+        );
+        let c = config(&[("EMBEDDED_AGENTS", "20"), ("EMBEDDED_AGENT_PREFIX", "Npc")]).unwrap();
+        assert_eq!(
+            (c.embedded_agents, c.embedded_agent_prefix.as_str()),
+            (20, "Npc")
+        );
+        let c = c.with_embedded_agents(1000).unwrap();
+        assert_eq!(c.embedded_agents, 1000);
+        // Wanderer + 5 digits is 13 characters: one too many for a name.
+        let err = config(&[])
+            .unwrap()
+            .with_embedded_agents(10_000)
+            .unwrap_err();
+        assert_eq!(err.variable, "--agents");
+        assert!(err.message.contains("EMBEDDED_AGENT_PREFIX"), "{err}");
+        assert_eq!(
+            config(&[("EMBEDDED_AGENT_PREFIX", "W")])
+                .unwrap()
+                .with_embedded_agents(10_000)
+                .unwrap()
+                .embedded_agents,
+            10_000
+        );
     }
 }

@@ -19,7 +19,12 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run the game server (HTTP and WebSocket on PORT, default 5555).
-    Serve,
+    Serve {
+        /// Run this many built-in-planner agents inside the server, playing over real sockets
+        /// (overrides EMBEDDED_AGENTS; 0: none).
+        #[arg(long)]
+        agents: Option<u32>,
+    },
     /// Apply database migrations and exit.
     Migrate,
     /// Account administration on the configured database (DATABASE_URL, or the world's SQLite).
@@ -124,9 +129,15 @@ fn main() -> ExitCode {
         } => return bounds(models, stations, out),
         Command::Load { .. } => return load(cli.command),
         Command::Agent { .. } => return agent(cli.command),
-        Command::Serve | Command::Migrate | Command::Admin { .. } => {}
+        Command::Serve { .. } | Command::Migrate | Command::Admin { .. } => {}
     }
-    let config = match Config::from_env() {
+    let config = Config::from_env().and_then(|config| match &cli.command {
+        Command::Serve {
+            agents: Some(count),
+        } => config.with_embedded_agents(*count),
+        _ => Ok(config),
+    });
+    let config = match config {
         Ok(config) => config,
         Err(err) => {
             eprintln!("error: {err}");
@@ -151,7 +162,7 @@ fn main() -> ExitCode {
     };
     let result = runtime.block_on(async move {
         match cli.command {
-            Command::Serve => serve(config).await,
+            Command::Serve { .. } => serve(config).await,
             Command::Migrate => migrate(config).await,
             Command::Admin { action } => admin(config, action).await,
             Command::CheckContent { .. }

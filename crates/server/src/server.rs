@@ -226,6 +226,8 @@ impl RunningServer {
             }
         });
         let in_process = state.clone();
+        // Embedded agents connect to this listener; they wait until it answers.
+        let embedded = crate::agents::embedded::EmbeddedAgents::start(state.clone(), addr);
         let router = app::router(state);
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
         let task_store = store.clone();
@@ -251,6 +253,11 @@ impl RunningServer {
             .with_graceful_shutdown(async move {
                 let _ = stop_rx.await;
                 tracing::info!("shutting down: no new connections, finishing requests in flight");
+                // Embedded agents leave first, like players closing their clients: their
+                // characters are saved on leaving, before the world stops.
+                if let Some(embedded) = embedded {
+                    embedded.stop().await;
+                }
                 // Game sockets are upgraded connections the HTTP server no longer tracks: tell them.
                 let _ = shutdown_tx.send(true);
                 let _ = drained_tx.send(());

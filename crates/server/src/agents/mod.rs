@@ -2,7 +2,7 @@
 //! issuing its limited token (`registration`), steering it over its own socket — goal, stop, resume,
 //! owner messages — with goal and pause persisted in `agent_mappings` (`control`), what the agent
 //! reports back (`AgentHub`, fed by `agent:status`), and the quick actions its owner can send
-//! (`quick_actions`).
+//! (`quick_actions`); and the agents the server runs in its own process (`embedded`).
 //!
 //! An agent is an ordinary player on `/ws`: the server trusts it no more than any client. The hub
 //! only remembers which agents are connected, their last report and recent decisions, and owner
@@ -14,6 +14,7 @@ use std::sync::Mutex;
 use wayfarer_protocol::agent::{ActionReport, AgentMessage, AgentStatus, DecisionReport, Goal};
 
 pub mod control;
+pub mod embedded;
 pub mod quick_actions;
 pub mod registration;
 

@@ -12,6 +12,7 @@ mod content;
 mod cors;
 mod death_crash;
 mod descriptions;
+mod embedded_agents;
 mod errors;
 mod friends;
 mod health;

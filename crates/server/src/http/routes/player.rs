@@ -154,15 +154,6 @@ pub(crate) async fn create_character(
     template_id: Option<&str>,
 ) -> Result<Character, ApiError> {
     validate_name(name)?;
-    let content = state.content.get();
-    let template = match template_id {
-        None => None,
-        Some(id) => Some(content.content.templates.get(id).cloned().ok_or_else(|| {
-            ApiError::bad_request(format!(
-                "templateId: no template `{id}` (GET /api/template lists them)"
-            ))
-        })?),
-    };
     let existing = state
         .store
         .characters()
@@ -174,6 +165,27 @@ pub(crate) async fn create_character(
             format!("an account has at most {MAX_CHARACTERS_PER_ACCOUNT} characters"),
         ));
     }
+    create_character_unlimited(state, account_id, name, template_id).await
+}
+
+/// [`create_character`] without the per-account limit: for the server's own account, whose
+/// embedded agents (`agents::embedded`) each need a character.
+pub(crate) async fn create_character_unlimited(
+    state: &AppState,
+    account_id: &str,
+    name: &str,
+    template_id: Option<&str>,
+) -> Result<Character, ApiError> {
+    validate_name(name)?;
+    let content = state.content.get();
+    let template = match template_id {
+        None => None,
+        Some(id) => Some(content.content.templates.get(id).cloned().ok_or_else(|| {
+            ApiError::bad_request(format!(
+                "templateId: no template `{id}` (GET /api/template lists them)"
+            ))
+        })?),
+    };
     let spawn = content.content.spawn_point();
     let mut kit: Vec<StoredSlot> = Vec::new();
     let items = match &template {
