@@ -159,7 +159,7 @@ export function prayerPanel(game) {
     fill(root, ...defs.map((p) => {
       const on = game.prayer.active.includes(p.id);
       return h(`button.prayer${on ? '.on' : ''}${p.level > lv ? '.locked' : ''}`,
-        { title: `${p.name} (level ${p.level}): ${p.description}`, 'aria-pressed': on ? 'true' : 'false',
+        { 'data-prayer': p.id, title: `${p.name} (level ${p.level}): ${p.description}`, 'aria-pressed': on ? 'true' : 'false',
           onclick: () => game.send('prayer:toggle', { prayerId: p.id, active: !on }) },
         h('span', null, p.name), h('small', null, `Lv ${p.level}`));
     }));

@@ -47,7 +47,7 @@ export function shopWindow(game) {
     el.hidden = !game.shop;
     if (!game.shop) return;
     /** @type {HTMLElement} */ (el.querySelector('h2')).textContent = game.shop.name;
-    fill(grid, ...game.shop.items.map((it) => h('button.shop-item', { title: `${it.name}: ${it.price} coins`, onclick: () => game.send('shop:buy', { storeId: game.shop.storeId, itemId: it.itemId, quantity: 1 }) },
+    fill(grid, ...game.shop.items.map((it) => h('button.shop-item', { 'data-item': it.itemId, title: `${it.name}: ${it.price} coins`, onclick: () => game.send('shop:buy', { storeId: game.shop.storeId, itemId: it.itemId, quantity: 1 }) },
       itemIcon(it.itemId, it.name, it.stock ?? 0), h('span.price', null, `${shortNumber(it.price)} gp`))));
   };
   game.on('shop', render);
@@ -139,7 +139,7 @@ export function dialogueWindow(game) {
     if (!d || /** @type {HTMLElement} */ (ev.target).tagName === 'INPUT') return;
     const n = Number(ev.key);
     if (n >= 1 && n <= d.responses.length && !d.ended) game.send('dialogue:respond', { npcId: d.npcId, index: d.responses[n - 1].index });
-    else if (ev.key === ' ' && (d.ended || !d.responses.length)) close();
+    else if (ev.key === 'Escape' || (ev.key === ' ' && (d.ended || !d.responses.length))) close();
   });
   game.on('dialogue', render);
   return el;
