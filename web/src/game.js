@@ -247,6 +247,12 @@ const HANDLERS = {
   'shop:open': (g, d) => {
     g.shop = d;
     g.emit('shop');
+    // The store was opened from a dialogue ("Show me your wares"), which the server has ended: its
+    // last line would only cover the shop window.
+    if (g.dialogue) {
+      g.dialogue = null;
+      g.emit('dialogue');
+    }
   },
   'shop:update': (g, d) => {
     g.shop = d;
@@ -261,6 +267,9 @@ const HANDLERS = {
     g.emit('prayer');
   },
   'dialogue:open': (g, d) => {
+    // A closing line with nothing to answer while a shop is open (the store's "Take your time.",
+    // after which the server ends the conversation) would only cover the shop.
+    if (g.shop && !d.responses?.length) return;
     g.dialogue = d;
     g.emit('dialogue');
   },

@@ -13,15 +13,16 @@ const SKILL_ORDER = ['attack', 'strength', 'defense', 'constitution', 'ranged', 
   'agility', 'runecrafting'];
 const EQUIP_SLOTS = ['helmet', 'cape', 'amulet', 'arrows', 'weapon', 'body', 'shield', 'legs', 'gloves', 'boots', 'ring'];
 
-/** A square item icon: initials on a colour from the item type (no art assets needed). 
- * @param {string} itemId @param {string} name @param {number} quantity */
-export function itemIcon(itemId, name, quantity) {
+/** A square item icon: initials on a colour from the item type (no art assets needed). The count
+ * shows on stacks (and stackable items), or always/never when `count` says so.
+ * @param {string} itemId @param {string} name @param {number} quantity @param {boolean} [count] */
+export function itemIcon(itemId, name, quantity, count) {
   const d = items.get(itemId);
   const cls = `icon t-${d?.type ?? (itemId === 'coins' ? 'currency' : 'misc')}`;
   const initials = name.split(/\s+/).map((w) => w[0]).join('').slice(0, 2).toUpperCase();
   return h(`div.${cls.replace(/ /g, '.')}`, { title: name },
     h('span.glyph', null, initials),
-    quantity > 1 || d?.stackable ? h('span.qty', null, shortNumber(quantity)) : null);
+    count ?? (quantity > 1 || d?.stackable) ? h('span.qty', null, shortNumber(quantity)) : null);
 }
 
 /**

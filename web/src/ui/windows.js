@@ -47,8 +47,13 @@ export function shopWindow(game) {
     el.hidden = !game.shop;
     if (!game.shop) return;
     /** @type {HTMLElement} */ (el.querySelector('h2')).textContent = game.shop.name;
-    fill(grid, ...game.shop.items.map((it) => h('button.shop-item', { 'data-item': it.itemId, title: `${it.name}: ${it.price} coins`, onclick: () => game.send('shop:buy', { storeId: game.shop.storeId, itemId: it.itemId, quantity: 1 }) },
-      itemIcon(it.itemId, it.name, it.stock ?? 0), h('span.price', null, `${shortNumber(it.price)} gp`))));
+    // Stock: `null` is unlimited (no count shown); a sold-out item stays listed, dimmed.
+    fill(grid, ...game.shop.items.map((it) => h(`button.shop-item${it.stock === 0 ? '.sold-out' : ''}`, {
+      'data-item': it.itemId,
+      title: `${it.name}: ${it.price.toLocaleString()} coins${it.stock == null ? '' : `, ${it.stock.toLocaleString()} in stock`}`,
+      'aria-label': `Buy ${it.name} for ${it.price.toLocaleString()} coins`,
+      onclick: () => game.send('shop:buy', { storeId: game.shop.storeId, itemId: it.itemId, quantity: 1 }) },
+    itemIcon(it.itemId, it.name, it.stock ?? 1, it.stock != null), h('span.price', null, `${shortNumber(it.price)} gp`))));
   };
   game.on('shop', render);
   return el;
