@@ -31,10 +31,12 @@ export function registerPanelTests({ test, enterAs, clickEntity, chatHas, OUT })
     const title = await page.textContent('#shop h2');
     if (!/General Store/.test(title ?? '')) throw new Error(`shop window titled ${title}`);
     const coins = () => page.evaluate(() => window.__wayfarer.game.coins);
+    const nets = () => page.evaluate(() => window.__wayfarer.game.inventory.filter((s) => s.itemId === 'small_fishing_net').length);
     const before = await coins();
+    const netsBefore = await nets();
     const price = await page.evaluate(() => window.__wayfarer.game.shop.items.find((i) => i.itemId === 'small_fishing_net').price);
     await page.click('#shop .shop-item[data-item=small_fishing_net]');
-    await page.waitForFunction(() => window.__wayfarer.game.inventory.some((s) => s.itemId === 'small_fishing_net'), null, { timeout: 15_000 });
+    await page.waitForFunction((n) => window.__wayfarer.game.inventory.filter((s) => s.itemId === 'small_fishing_net').length === n, netsBefore + 1, { timeout: 15_000 });
     await page.waitForFunction((want) => window.__wayfarer.game.coins === want, before - price, { timeout: 15_000 });
     // The panel's coin line follows.
     await page.waitForFunction((want) => document.querySelector('#panel-inventory .coins')?.textContent === `${want.toLocaleString()} coins`, before - price);
@@ -42,7 +44,7 @@ export function registerPanelTests({ test, enterAs, clickEntity, chatHas, OUT })
     // With the shop open, a click on an inventory item sells one.
     const slot = await page.evaluate(() => window.__wayfarer.game.inventory.find((s) => s.itemId === 'small_fishing_net').slot);
     await page.click(`.inv-grid .slot[data-slot="${slot}"]`);
-    await page.waitForFunction(() => !window.__wayfarer.game.inventory.some((s) => s.itemId === 'small_fishing_net'), null, { timeout: 15_000 });
+    await page.waitForFunction((n) => window.__wayfarer.game.inventory.filter((s) => s.itemId === 'small_fishing_net').length === n, netsBefore, { timeout: 15_000 });
     await page.waitForFunction((low) => window.__wayfarer.game.coins > low, before - price, { timeout: 15_000 });
     const after = await coins();
     if (after >= before) throw new Error(`sold back for ${after - (before - price)} of a ${price} coin price: a profit`);
