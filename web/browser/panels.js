@@ -23,6 +23,14 @@ export function registerPanelTests({ test, enterAs, clickEntity, chatHas, OUT })
     const { page } = await open();
     await enterAs(page, base, 'Hale');
     const tobin = await waitNpc(page, 'merchant_tobin');
+    // The right-click menu by keyboard: its first option has focus, arrows move, Enter runs.
+    await clickEntity(page, tobin, 'right');
+    await page.waitForSelector('.menu:not([hidden]) .menu-item:has-text("Examine")');
+    const options = await page.$$eval('.menu .menu-item', (l) => l.map((b) => b.textContent));
+    if (!/^Talk-to/.test(options[0]) || !options.some((o) => o.startsWith('Examine'))) throw new Error(`menu: ${options}`);
+    for (let i = options.findIndex((o) => o.startsWith('Examine')); i > 0; i--) await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await chatHas(page, 'Runs the Millbrook general store.');
     // Left click: his first option (Talk-to); the dialogue offers the store.
     await clickEntity(page, tobin);
     await page.waitForSelector('#dialogue:not([hidden])', { timeout: 20_000 });

@@ -22,7 +22,7 @@ await page.screenshot({ path: `${OUT}/${name}-play.png` });
 for (const k of ['e', 'k', 'q', 'p', 'f']) { await page.keyboard.press(k); await page.waitForTimeout(200); await page.screenshot({ path: `${OUT}/${name}-tab-${k}.png` }); }
 await page.keyboard.press('i');
 // right-click menu on the nearest npc
-const pos = await page.evaluate(() => { const w = window.__wayfarer; const g = w.game; const e = [...g.world.entities.values()].find((e) => e.typeId === 'merchant_tobin'); const { sx, sy } = w.renderer.toScreen(e.x, e.z); const r = document.querySelector('canvas.world').getBoundingClientRect(); return { x: r.left + sx, y: r.top + sy }; });
+const pos = await page.evaluate((npc) => { const w = window.__wayfarer; const g = w.game; const e = [...g.world.entities.values()].find((e) => e.typeId === npc); const { sx, sy } = w.renderer.toScreen(e.x, e.z); const r = document.querySelector('canvas.world').getBoundingClientRect(); return { x: r.left + sx, y: r.top + sy }; }, process.env.NPC ?? 'merchant_tobin');
 await page.mouse.click(pos.x, pos.y, { button: 'right' });
 await page.waitForTimeout(300);
 await page.screenshot({ path: `${OUT}/${name}-menu.png` });
@@ -30,6 +30,7 @@ await page.keyboard.press('Escape');
 await page.mouse.click(pos.x, pos.y);
 await page.waitForSelector('#dialogue:not([hidden])', { timeout: 20000 });
 await page.screenshot({ path: `${OUT}/${name}-dialogue.png` });
+if (process.env.NPC) { await ctx.close(); process.exit(0); }
 await page.click('#dialogue .dlg-response:has-text("Show me")');
 await page.waitForSelector('#shop:not([hidden])');
 await page.waitForTimeout(300);

@@ -97,7 +97,17 @@ export class ContextMenu {
       if (!this.el.contains(/** @type {Node} */ (ev.target))) this.close();
     });
     window.addEventListener('keydown', (ev) => {
+      if (this.el.hidden) return;
       if (ev.key === 'Escape') this.close();
+      // Arrow keys move through the options (Enter or Space runs the focused one).
+      if (ev.key === 'ArrowDown' || ev.key === 'ArrowUp') {
+        const items = /** @type {HTMLElement[]} */ ([...this.el.querySelectorAll('.menu-item')]);
+        const at = items.indexOf(/** @type {HTMLElement} */ (document.activeElement));
+        const down = ev.key === 'ArrowDown';
+        const next = at < 0 ? (down ? 0 : items.length - 1) : (at + (down ? 1 : items.length - 1)) % items.length;
+        items[next]?.focus();
+        ev.preventDefault();
+      }
     });
   }
 
