@@ -56,6 +56,10 @@ export function registerPanelTests({ test, enterAs, clickEntity, chatHas, OUT })
     await page.waitForFunction((low) => window.__wayfarer.game.coins > low, before - price, { timeout: 15_000 });
     const after = await coins();
     if (after >= before) throw new Error(`sold back for ${after - (before - price)} of a ${price} coin price: a profit`);
+    // Right click on a shop item: buy 1, 5, 10, or its value.
+    await page.click('#shop .shop-item[data-item=small_fishing_net]', { button: 'right' });
+    await page.click('.menu:not([hidden]) .menu-item:has-text("Value")');
+    await chatHas(page, `Small Fishing Net: currently costs ${price} coins.`);
     // Escape closes the shop (the server is told, and says so).
     await page.keyboard.press('Escape');
     await page.waitForSelector('#shop', { state: 'hidden', timeout: 15_000 });

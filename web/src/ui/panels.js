@@ -54,6 +54,11 @@ export function inventoryPanel(game, openMenu) {
           let list = entries();
           if (game.bank) list = [{ label: 'Deposit-1', target: s.name, run: () => game.send('bank:deposit', { slot: i, quantity: 1 }) },
             { label: 'Deposit-All', target: s.name, run: () => game.send('bank:deposit', { slot: i }) }, ...list];
+          if (game.shop) {
+            const shop = game.shop;
+            const sell = (n) => ({ label: `Sell ${n}`, target: s.name, run: () => game.send('shop:sell', { storeId: shop.storeId, slot: i, quantity: n }) });
+            list = [sell(1), sell(5), sell(10), ...list];
+          }
           if (game.trade.phase === 'screen1') list = [{ label: 'Offer', target: s.name, run: () => game.send('tradeAddItem', { tradeId: game.trade.tradeId, inventorySlot: i }) }, ...list];
           openMenu(ev.clientX, ev.clientY, list);
         });
