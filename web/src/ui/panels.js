@@ -4,6 +4,7 @@
 import { h, fill, shortNumber, titleCase } from '../dom.js';
 import { items, itemVerbs } from '../content.js';
 import { fetchOnce } from '../api.js';
+import { levelProgress } from '../xp.js';
 
 /** @typedef {import('../game.js').Game} Game */
 
@@ -118,9 +119,13 @@ export function skillsPanel(game) {
   const showUnlocks = async (skill) => {
     // Fetched once per page and kept (fetchOnce); the panel only asks when a skill is opened.
     unlocks = unlocks ?? (await fetchOnce('/api/data/skill-unlocks').catch(() => ({})));
-    const lv = game.skills[skill]?.level ?? 1;
+    const st = game.skills[skill] ?? { level: 1, xp: 0 };
+    const lv = st.level;
+    const prog = levelProgress(st.xp, lv);
     const list = (unlocks?.[skill] ?? []).slice(0, 30);
     fill(detail, h('h3', null, titleCase(skill)),
+      h('div.skill-xp', null, `${st.xp.toLocaleString()} XP`,
+        prog.next === null ? ' (maximum level)' : ` · level ${lv + 1} at ${prog.next.toLocaleString()} (${prog.toGo.toLocaleString()} to go)`),
       h('ul.unlocks', null, ...list.map((u) => h(`li${u.level <= lv ? '.done' : ''}`, null, h('b', null, `${u.level}`), ` ${u.description}`))));
   };
   const render = () => {
@@ -128,8 +133,11 @@ export function skillsPanel(game) {
     const cells = SKILL_ORDER.map((s) => {
       const st = game.skills[s] ?? { level: 1, xp: 0 };
       total += st.level;
-      return h('button.skill', { 'data-skill': s, title: `${titleCase(s)}: ${st.xp.toLocaleString()} xp`, onclick: () => showUnlocks(s) },
-        h('span.skill-name', null, titleCase(s)), h('span.skill-level', null, String(st.level)));
+      const prog = levelProgress(st.xp, st.level);
+      const title = `${titleCase(s)}: ${st.xp.toLocaleString()} XP${prog.next === null ? '' : `, ${prog.toGo.toLocaleString()} to level ${st.level + 1}`}`;
+      return h('button.skill', { 'data-skill': s, title, 'aria-label': `${title}, level ${st.level}`, onclick: () => showUnlocks(s) },
+        h('span.skill-name', null, titleCase(s)), h('span.skill-level', null, String(st.level)),
+        h('span.skill-bar', { style: `width: ${Math.round(prog.fraction * 100)}%` }));
     });
     fill(root, ...cells, h('div.skill.total', null, h('span.skill-name', null, 'Total'), h('span.skill-level', null, String(total))));
   };
