@@ -76,7 +76,8 @@ pub fn gzip_etag(etag: &str) -> String {
     }
 }
 
-/// A body's gzip form, made the first time it is asked for and kept.
+/// A body's gzip form, made the first time it is asked for and kept. Clones share it (a cloned
+/// `Tagged` is the same body), so one per body: never `vec![LazyGzip::default(); n]`.
 #[derive(Debug, Clone, Default)]
 pub struct LazyGzip(Arc<OnceLock<Option<Arc<[u8]>>>>);
 

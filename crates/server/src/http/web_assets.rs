@@ -133,7 +133,12 @@ impl WebAssets {
 /// One kept gzip form per embedded file, by its place in [`embedded::FILES`].
 fn embedded_gzip() -> &'static [LazyGzip] {
     static GZIP: OnceLock<Vec<LazyGzip>> = OnceLock::new();
-    GZIP.get_or_init(|| vec![LazyGzip::default(); embedded::FILES.len()])
+    // One each: `vec![x; n]` would clone one `LazyGzip`, and clones share their kept form.
+    GZIP.get_or_init(|| {
+        (0..embedded::FILES.len())
+            .map(|_| LazyGzip::default())
+            .collect()
+    })
 }
 
 /// Whether files of this media type are worth compressing (images and fonts already are).
