@@ -106,7 +106,10 @@ mod tests {
 
     fn accept(value: &str) -> HeaderMap {
         let mut h = HeaderMap::new();
-        h.insert(header::ACCEPT_ENCODING, HeaderValue::from_str(value).unwrap());
+        h.insert(
+            header::ACCEPT_ENCODING,
+            HeaderValue::from_str(value).unwrap(),
+        );
         h
     }
 

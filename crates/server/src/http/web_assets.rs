@@ -223,8 +223,7 @@ fn respond(
     cache: &'static str,
     etag: &str,
 ) -> Response {
-    let gzipped: Option<Bytes> = if compressible(content_type) && compress::accepts_gzip(headers)
-    {
+    let gzipped: Option<Bytes> = if compressible(content_type) && compress::accepts_gzip(headers) {
         match kept {
             Some(lazy) => lazy.get(&body).map(Bytes::from_owner),
             None => compress::gzip_if_smaller(&body, 6).map(Bytes::from),

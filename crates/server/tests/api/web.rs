@@ -252,7 +252,12 @@ async fn client_files_are_gzipped_for_clients_that_accept_it_and_identity_otherw
     // Every module and the stylesheet the page loads: immutable either way, the same bytes.
     let entry = entry_url(&html);
     let version = &entry[..entry.len() - "/src/main.js".len()];
-    for file in ["src/main.js", "src/game.js", "src/style.css", "src/ui/hud.js"] {
+    for file in [
+        "src/main.js",
+        "src/game.js",
+        "src/style.css",
+        "src/ui/hud.js",
+    ] {
         let url = format!("{version}/{file}");
         let raw = app.get(&url).await;
         assert_eq!(raw.status(), 200, "{url}");
