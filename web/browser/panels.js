@@ -135,6 +135,11 @@ export function registerPanelTests({ test, enterAs, clickEntity, chatHas, OUT })
     await page.keyboard.press('q');
     await page.waitForSelector('#panel-quests li.q-in_progress:has-text("Vermin")', { timeout: 15_000 });
     await page.waitForFunction(() => window.__wayfarer.game.quests.quests.some((q) => q.questId === 'vermin_and_villains' && q.status === 'in_progress'));
+    // Its journal: the talk with Holt done, the current stage with its progress.
+    await page.click('#panel-quests li[data-quest=vermin_and_villains] button');
+    await page.waitForSelector('#panel-quests .quest-detail .stage.done:has-text("Report to Captain Holt")');
+    const current = await page.textContent('#panel-quests .quest-detail .stage.current');
+    if (!/^Kill 5 giant rats \(0\/5\)$/.test(current ?? '')) throw new Error(`current stage: ${current}`);
     // Escape closes what is left of the dialogue.
     await page.keyboard.press('Escape');
     await page.waitForSelector('#dialogue', { state: 'hidden', timeout: 15_000 });

@@ -150,14 +150,39 @@ export function skillsPanel(game) {
 export function questsPanel(game) {
   const root = h('ul.quests');
   const points = h('div.qp');
+  const detail = h('div.quest-detail');
+  /** The quest definitions (`/manifests/quests.json`, keyed by id): descriptions and stages. @type {Record<string, any>} */
+  let defs = {};
+  fetchOnce('/manifests/quests.json').then((d) => { defs = d ?? {}; render(); }).catch(() => {});
+  /** @type {string|null} */
+  let open = null;
+  // The journal of one quest: what it is about, then its stages, done ones struck through and the
+  // current one with its progress, as the classic quest journals show them.
+  const journal = (q) => {
+    const def = defs[q.questId];
+    if (!def) return [h('h3', null, q.name ?? titleCase(q.questId))];
+    const stages = /** @type {any[]} */ (def.stages ?? []);
+    const at = q.status === 'completed' ? stages.length : q.status === 'not_started' ? -1 : Math.max(0, stages.findIndex((s) => s.id === q.stageId));
+    const start = def.startNpc ? `Start by talking to ${titleCase(def.startNpc)}.` : '';
+    return [h('h3', null, def.name ?? q.questId), h('p.quest-about', null, def.description ?? ''),
+      q.status === 'not_started'
+        ? h('p.stage.todo', null, start)
+        : h('ol.stages', null, ...stages.slice(0, Math.min(stages.length, at + 1)).map((s, i) => h(`li.stage${i < at ? '.done' : '.current'}`, null, s.description,
+          i === at && q.count ? ` (${q.progress ?? 0}/${q.count})` : ''))),
+      q.status === 'completed' ? h('p.stage.done-all', null, 'Quest complete!') : null].filter(Boolean);
+  };
   const render = () => {
     fill(points, `Quest points: ${game.quests.questPoints}`);
-    fill(root, ...game.quests.quests.map((q) => h(`li.q-${q.status}`, null, q.name ?? titleCase(q.questId),
-      q.status === 'in_progress' && q.count ? h('span.progress', null, ` ${q.progress ?? 0}/${q.count}`) : null)));
+    fill(root, ...game.quests.quests.map((q) => h(`li.q-${q.status}`, { 'data-quest': q.questId },
+      h('button.quest-name', { 'aria-expanded': open === q.questId ? 'true' : 'false', onclick: () => { open = open === q.questId ? null : q.questId; render(); } },
+        q.name ?? titleCase(q.questId),
+        q.status === 'in_progress' && q.count ? h('span.progress', null, ` ${q.progress ?? 0}/${q.count}`) : null))));
+    const q = game.quests.quests.find((x) => x.questId === open);
+    fill(detail, ...(q ? journal(q) : [h('p.hint', null, 'Click a quest for its journal.')]));
   };
   game.on('quests', render);
   render();
-  return h('section.panel#panel-quests', null, h('h2', null, 'Quests'), points, root);
+  return h('section.panel#panel-quests', null, h('h2', null, 'Quests'), points, root, detail);
 }
 
 /** @param {Game} game */
