@@ -63,6 +63,11 @@ export function registerPanelTests({ test, enterAs, clickEntity, chatHas, OUT })
     // Escape closes the shop (the server is told, and says so).
     await page.keyboard.press('Escape');
     await page.waitForSelector('#shop', { state: 'hidden', timeout: 15_000 });
+    // "Trade" on the shopkeeper opens the store at once: no dialogue to click through.
+    await clickEntity(page, tobin, 'right');
+    await page.click('.menu:not([hidden]) .menu-item:has-text("Trade")');
+    await page.waitForSelector('#shop:not([hidden]) .shop-item', { timeout: 20_000 });
+    if (await page.isVisible('#dialogue')) throw new Error('the dialogue shows over the shop');
   });
 
   test('prayer: switch a prayer on and off in the panel, points shown', async ({ base, open }) => {
