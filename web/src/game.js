@@ -53,6 +53,9 @@ export class Game {
     this.pendingUse = null;
     /** @type {string|null} a bank booth walked to, opened once in reach */
     this.pendingBank = null;
+    /** @type {{npcId: string, answer: string}|null} "Trade" chosen on a shopkeeper: the answer of
+     * their dialogue that opens the store, given for the player when the dialogue opens */
+    this.pendingStore = null;
     this.socket = new GameSocket(
       async () => {
         const proto = location.protocol === 'https:' ? 'wss' : 'ws';
@@ -247,6 +250,12 @@ const HANDLERS = {
   'shop:open': (g, d) => {
     g.shop = d;
     g.emit('shop');
+    // The store was opened from a dialogue ("Show me your wares"), which the server has ended: its
+    // last line would only cover the shop window.
+    if (g.dialogue) {
+      g.dialogue = null;
+      g.emit('dialogue');
+    }
   },
   'shop:update': (g, d) => {
     g.shop = d;
@@ -261,6 +270,19 @@ const HANDLERS = {
     g.emit('prayer');
   },
   'dialogue:open': (g, d) => {
+    // A closing line with nothing to answer while a shop is open (the store's "Take your time.",
+    // after which the server ends the conversation) would only cover the shop.
+    if (g.shop && !d.responses?.length) return;
+    // "Trade" on a shopkeeper: answer for the player with the line that opens the store.
+    const store = g.pendingStore;
+    if (store && store.npcId === d.npcId) {
+      g.pendingStore = null;
+      const r = (d.responses ?? []).find((x) => x.text === store.answer);
+      if (r) {
+        g.send('dialogue:respond', { npcId: d.npcId, index: r.index });
+        return;
+      }
+    }
     g.dialogue = d;
     g.emit('dialogue');
   },

@@ -23,4 +23,10 @@ test('chat lines pick their channel', () => {
   assert.deepEqual(parseChatLine('@Ann psst', 'all'), { text: 'psst', channel: 'private', to: 'Ann' });
   assert.deepEqual(parseChatLine('/w Ann psst', 'all'), { text: 'psst', channel: 'private', to: 'Ann' });
   assert.equal(parseChatLine('   ', 'all'), null);
+  // Names may hold a space: the recipient is one word unless marked or known.
+  assert.deepEqual(parseChatLine('@Gwen meet at the bank', 'all'), { text: 'meet at the bank', channel: 'private', to: 'Gwen' });
+  assert.deepEqual(parseChatLine('/w Gwen meet me', 'local'), { text: 'meet me', channel: 'private', to: 'Gwen' });
+  assert.deepEqual(parseChatLine('@Ann Lee: hi there', 'all'), { text: 'hi there', channel: 'private', to: 'Ann Lee' });
+  assert.deepEqual(parseChatLine('@ann lee hi there', 'all', ['Ann Lee']), { text: 'hi there', channel: 'private', to: 'ann lee' });
+  assert.deepEqual(parseChatLine('@Ann lee hi', 'all', ['Bob']), { text: 'lee hi', channel: 'private', to: 'Ann' });
 });

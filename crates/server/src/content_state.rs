@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
 use sha2::{Digest, Sha256};
+
+use crate::http::compress::LazyGzip;
 use wayfarer_content::{Content, ManifestSet, Origin};
 
 /// A response body with its strong entity tag.
@@ -14,6 +16,8 @@ pub struct Tagged {
     pub body: Arc<[u8]>,
     /// Quoted, as sent in the `ETag` header.
     pub etag: String,
+    /// The body gzip-compressed, made at the first request that accepts it.
+    pub gzip: LazyGzip,
 }
 
 impl Tagged {
@@ -24,6 +28,7 @@ impl Tagged {
         Tagged {
             body: body.into(),
             etag: format!("\"{hex}\""),
+            gzip: LazyGzip::default(),
         }
     }
 }

@@ -7,17 +7,30 @@ import { h } from '../dom.js';
 
 /**
  * What a typed line means.
+ * A whisper's recipient is the first word, or the first two when they end in `:` or `,`
+ * (`@Ann Lee: hi`) or name someone the client knows (`known`: friends, players in view), as names
+ * may hold one space: `@Gwen meet at the bank` whispers "meet at the bank" to Gwen.
  * @param {string} line
  * @param {string} channel the selected tab
+ * @param {Iterable<string>} [known] player names the client knows
  * @returns {{text: string, channel?: string, to?: string}|null}
  */
-export function parseChatLine(line, channel) {
+export function parseChatLine(line, channel, known = []) {
   const text = line.trim();
   if (!text) return null;
   let m = /^\/g(?:lobal)?\s+(.+)$/i.exec(text);
   if (m) return { text: m[1], channel: 'global' };
-  m = /^(?:\/w(?:hisper)?|@)\s*([A-Za-z0-9]+(?: [A-Za-z0-9]+)?)[:,]?\s+(.+)$/i.exec(text);
-  if (m && (text.startsWith('@') || /^\/w/i.test(text))) return { text: m[2], channel: 'private', to: m[1] };
+  m = /^(?:\/w(?:hisper)?\s+|@\s*)(.+)$/i.exec(text);
+  if (m) {
+    const rest = m[1];
+    const marked = /^([A-Za-z0-9]+(?: [A-Za-z0-9]+)?)[:,]\s*(.+)$/.exec(rest);
+    if (marked) return { text: marked[2], channel: 'private', to: marked[1] };
+    const two = /^([A-Za-z0-9]+ [A-Za-z0-9]+)\s+(.+)$/.exec(rest);
+    const names = new Set([...known].map((n) => n.toLowerCase()));
+    if (two && names.has(two[1].toLowerCase())) return { text: two[2], channel: 'private', to: two[1] };
+    const one = /^([A-Za-z0-9]+)\s+(.+)$/.exec(rest);
+    if (one) return { text: one[2], channel: 'private', to: one[1] };
+  }
   if (channel === 'global') return { text, channel: 'global' };
   return { text, channel: 'local' };
 }
@@ -54,7 +67,9 @@ export function chatBox(game) {
   });
   input.addEventListener('keydown', (ev) => {
     if (ev.key === 'Enter') {
-      const parsed = parseChatLine(input.value, tab);
+      const known = [...game.friends.friends.map((f) => f.name),
+        ...[...game.world.entities.values()].filter((e) => e.kind === 'player' && e.name).map((e) => /** @type {string} */ (e.name))];
+      const parsed = parseChatLine(input.value, tab, known);
       if (parsed) {
         if (parsed.to) whispersSent.push(parsed.to);
         game.send('player:chat', parsed);
@@ -71,5 +86,5 @@ export function chatBox(game) {
     }
   });
   const el = h('section.chat', null, h('div.chat-tabs', null, ...tabs), log, input);
-  return { el, whisper: (name) => { input.value = `@${name} `; input.focus(); } };
+  return { el, whisper: (name) => { input.value = name.includes(' ') ? `@${name}: ` : `@${name} `; input.focus(); } };
 }

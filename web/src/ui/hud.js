@@ -64,7 +64,7 @@ export function mountHud(root, game, terrain, signOut) {
     h('button.small.reconnect', { title: 'Drop and reconnect the game socket', onclick: () => game.socket.drop() }, 'Reconnect'),
     h('button.small', { onclick: signOut }, 'Sign out'));
   const side = h('aside.side', null, minimap, h('nav.tabs', { role: 'tablist' }, ...tabButtons), panelHost);
-  const stage = h('div.stage', null, canvas, useHint, effects(game), bankWindow(game), shopWindow(game), tradeWindow(game), dialogueWindow(game), chat.el);
+  const stage = h('div.stage', null, canvas, useHint, effects(game), bankWindow(game), shopWindow(game, openMenu), tradeWindow(game), dialogueWindow(game), chat.el);
   root.replaceChildren(h('div.game', null, top, stage, side));
 
   const renderStatus = () => {

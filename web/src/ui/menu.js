@@ -33,6 +33,10 @@ export function entityOptions(game, e, examine) {
     const attackable = def ? def.combat?.attackable !== false : true;
     const talks = def ? !!def.dialogue || !!def.services?.types?.length : !attackable;
     if (talks) out.push({ label: 'Talk-to', target: name, run: act('interact') });
+    // A shopkeeper also offers "Trade", which opens the store straight away: the client answers the
+    // dialogue with the store's line (the one whose effect is `openStore`), as a player would.
+    const answer = storeAnswer(def);
+    if (answer && e.typeId) out.push({ label: 'Trade', target: name, run: () => { game.pendingStore = { npcId: /** @type {string} */ (e.typeId), answer }; act('interact')(); } });
     if (attackable) out.push({ label: 'Attack', target: name, run: act('attack') });
     if (!talks && !attackable) out.push({ label: 'Talk-to', target: name, run: act('interact') });
   } else if (e.kind === 'groundItem') {
@@ -49,6 +53,18 @@ export function entityOptions(game, e, examine) {
   }
   out.push({ label: 'Examine', target: name, run: () => examine(describe(e)) });
   return out;
+}
+
+/**
+ * The answer of an NPC's opening dialogue that opens its store, if it has one.
+ * @param {any} def the NPC's definition
+ * @returns {string|null}
+ */
+export function storeAnswer(def) {
+  const d = def?.dialogue;
+  if (!d?.nodes) return null;
+  const entry = d.nodes.find((n) => n.id === d.entryNodeId) ?? d.nodes[0];
+  return entry?.responses?.find((r) => /(^|&)openStore/.test(r.effect ?? ''))?.text ?? null;
 }
 
 /** The examine text of an entity. @param {Entity} e */
@@ -97,7 +113,17 @@ export class ContextMenu {
       if (!this.el.contains(/** @type {Node} */ (ev.target))) this.close();
     });
     window.addEventListener('keydown', (ev) => {
+      if (this.el.hidden) return;
       if (ev.key === 'Escape') this.close();
+      // Arrow keys move through the options (Enter or Space runs the focused one).
+      if (ev.key === 'ArrowDown' || ev.key === 'ArrowUp') {
+        const items = /** @type {HTMLElement[]} */ ([...this.el.querySelectorAll('.menu-item')]);
+        const at = items.indexOf(/** @type {HTMLElement} */ (document.activeElement));
+        const down = ev.key === 'ArrowDown';
+        const next = at < 0 ? (down ? 0 : items.length - 1) : (at + (down ? 1 : items.length - 1)) % items.length;
+        items[next]?.focus();
+        ev.preventDefault();
+      }
     });
   }
 

@@ -4,6 +4,7 @@
 import { h, fill, shortNumber, titleCase } from '../dom.js';
 import { items, itemVerbs } from '../content.js';
 import { fetchOnce } from '../api.js';
+import { levelProgress } from '../xp.js';
 
 /** @typedef {import('../game.js').Game} Game */
 
@@ -13,15 +14,16 @@ const SKILL_ORDER = ['attack', 'strength', 'defense', 'constitution', 'ranged', 
   'agility', 'runecrafting'];
 const EQUIP_SLOTS = ['helmet', 'cape', 'amulet', 'arrows', 'weapon', 'body', 'shield', 'legs', 'gloves', 'boots', 'ring'];
 
-/** A square item icon: initials on a colour from the item type (no art assets needed). 
- * @param {string} itemId @param {string} name @param {number} quantity */
-export function itemIcon(itemId, name, quantity) {
+/** A square item icon: initials on a colour from the item type (no art assets needed). The count
+ * shows on stacks (and stackable items), or always/never when `count` says so.
+ * @param {string} itemId @param {string} name @param {number} quantity @param {boolean} [count] */
+export function itemIcon(itemId, name, quantity, count) {
   const d = items.get(itemId);
   const cls = `icon t-${d?.type ?? (itemId === 'coins' ? 'currency' : 'misc')}`;
   const initials = name.split(/\s+/).map((w) => w[0]).join('').slice(0, 2).toUpperCase();
   return h(`div.${cls.replace(/ /g, '.')}`, { title: name },
     h('span.glyph', null, initials),
-    quantity > 1 || d?.stackable ? h('span.qty', null, shortNumber(quantity)) : null);
+    count ?? (quantity > 1 || d?.stackable) ? h('span.qty', null, shortNumber(quantity)) : null);
 }
 
 /**
@@ -53,6 +55,11 @@ export function inventoryPanel(game, openMenu) {
           let list = entries();
           if (game.bank) list = [{ label: 'Deposit-1', target: s.name, run: () => game.send('bank:deposit', { slot: i, quantity: 1 }) },
             { label: 'Deposit-All', target: s.name, run: () => game.send('bank:deposit', { slot: i }) }, ...list];
+          if (game.shop) {
+            const shop = game.shop;
+            const sell = (n) => ({ label: `Sell ${n}`, target: s.name, run: () => game.send('shop:sell', { storeId: shop.storeId, slot: i, quantity: n }) });
+            list = [sell(1), sell(5), sell(10), ...list];
+          }
           if (game.trade.phase === 'screen1') list = [{ label: 'Offer', target: s.name, run: () => game.send('tradeAddItem', { tradeId: game.trade.tradeId, inventorySlot: i }) }, ...list];
           openMenu(ev.clientX, ev.clientY, list);
         });
@@ -112,9 +119,13 @@ export function skillsPanel(game) {
   const showUnlocks = async (skill) => {
     // Fetched once per page and kept (fetchOnce); the panel only asks when a skill is opened.
     unlocks = unlocks ?? (await fetchOnce('/api/data/skill-unlocks').catch(() => ({})));
-    const lv = game.skills[skill]?.level ?? 1;
+    const st = game.skills[skill] ?? { level: 1, xp: 0 };
+    const lv = st.level;
+    const prog = levelProgress(st.xp, lv);
     const list = (unlocks?.[skill] ?? []).slice(0, 30);
     fill(detail, h('h3', null, titleCase(skill)),
+      h('div.skill-xp', null, `${st.xp.toLocaleString()} XP`,
+        prog.next === null ? ' (maximum level)' : ` · level ${lv + 1} at ${prog.next.toLocaleString()} (${prog.toGo.toLocaleString()} to go)`),
       h('ul.unlocks', null, ...list.map((u) => h(`li${u.level <= lv ? '.done' : ''}`, null, h('b', null, `${u.level}`), ` ${u.description}`))));
   };
   const render = () => {
@@ -122,8 +133,11 @@ export function skillsPanel(game) {
     const cells = SKILL_ORDER.map((s) => {
       const st = game.skills[s] ?? { level: 1, xp: 0 };
       total += st.level;
-      return h('button.skill', { 'data-skill': s, title: `${titleCase(s)}: ${st.xp.toLocaleString()} xp`, onclick: () => showUnlocks(s) },
-        h('span.skill-name', null, titleCase(s)), h('span.skill-level', null, String(st.level)));
+      const prog = levelProgress(st.xp, st.level);
+      const title = `${titleCase(s)}: ${st.xp.toLocaleString()} XP${prog.next === null ? '' : `, ${prog.toGo.toLocaleString()} to level ${st.level + 1}`}`;
+      return h('button.skill', { 'data-skill': s, title, 'aria-label': `${title}, level ${st.level}`, onclick: () => showUnlocks(s) },
+        h('span.skill-name', null, titleCase(s)), h('span.skill-level', null, String(st.level)),
+        h('span.skill-bar', { style: `width: ${Math.round(prog.fraction * 100)}%` }));
     });
     fill(root, ...cells, h('div.skill.total', null, h('span.skill-name', null, 'Total'), h('span.skill-level', null, String(total))));
   };
@@ -136,14 +150,39 @@ export function skillsPanel(game) {
 export function questsPanel(game) {
   const root = h('ul.quests');
   const points = h('div.qp');
+  const detail = h('div.quest-detail');
+  /** The quest definitions (`/manifests/quests.json`, keyed by id): descriptions and stages. @type {Record<string, any>} */
+  let defs = {};
+  fetchOnce('/manifests/quests.json').then((d) => { defs = d ?? {}; render(); }).catch(() => {});
+  /** @type {string|null} */
+  let open = null;
+  // The journal of one quest: what it is about, then its stages, done ones struck through and the
+  // current one with its progress, as the classic quest journals show them.
+  const journal = (q) => {
+    const def = defs[q.questId];
+    if (!def) return [h('h3', null, q.name ?? titleCase(q.questId))];
+    const stages = /** @type {any[]} */ (def.stages ?? []);
+    const at = q.status === 'completed' ? stages.length : q.status === 'not_started' ? -1 : Math.max(0, stages.findIndex((s) => s.id === q.stageId));
+    const start = def.startNpc ? `Start by talking to ${titleCase(def.startNpc)}.` : '';
+    return [h('h3', null, def.name ?? q.questId), h('p.quest-about', null, def.description ?? ''),
+      q.status === 'not_started'
+        ? h('p.stage.todo', null, start)
+        : h('ol.stages', null, ...stages.slice(0, Math.min(stages.length, at + 1)).map((s, i) => h(`li.stage${i < at ? '.done' : '.current'}`, null, s.description,
+          i === at && q.count ? ` (${q.progress ?? 0}/${q.count})` : ''))),
+      q.status === 'completed' ? h('p.stage.done-all', null, 'Quest complete!') : null].filter(Boolean);
+  };
   const render = () => {
     fill(points, `Quest points: ${game.quests.questPoints}`);
-    fill(root, ...game.quests.quests.map((q) => h(`li.q-${q.status}`, null, q.name ?? titleCase(q.questId),
-      q.status === 'in_progress' && q.count ? h('span.progress', null, ` ${q.progress ?? 0}/${q.count}`) : null)));
+    fill(root, ...game.quests.quests.map((q) => h(`li.q-${q.status}`, { 'data-quest': q.questId },
+      h('button.quest-name', { 'aria-expanded': open === q.questId ? 'true' : 'false', onclick: () => { open = open === q.questId ? null : q.questId; render(); } },
+        q.name ?? titleCase(q.questId),
+        q.status === 'in_progress' && q.count ? h('span.progress', null, ` ${q.progress ?? 0}/${q.count}`) : null))));
+    const q = game.quests.quests.find((x) => x.questId === open);
+    fill(detail, ...(q ? journal(q) : [h('p.hint', null, 'Click a quest for its journal.')]));
   };
   game.on('quests', render);
   render();
-  return h('section.panel#panel-quests', null, h('h2', null, 'Quests'), points, root);
+  return h('section.panel#panel-quests', null, h('h2', null, 'Quests'), points, root, detail);
 }
 
 /** @param {Game} game */
@@ -159,7 +198,7 @@ export function prayerPanel(game) {
     fill(root, ...defs.map((p) => {
       const on = game.prayer.active.includes(p.id);
       return h(`button.prayer${on ? '.on' : ''}${p.level > lv ? '.locked' : ''}`,
-        { title: `${p.name} (level ${p.level}): ${p.description}`, 'aria-pressed': on ? 'true' : 'false',
+        { 'data-prayer': p.id, title: `${p.name} (level ${p.level}): ${p.description}`, 'aria-pressed': on ? 'true' : 'false',
           onclick: () => game.send('prayer:toggle', { prayerId: p.id, active: !on }) },
         h('span', null, p.name), h('small', null, `Lv ${p.level}`));
     }));

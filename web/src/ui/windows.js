@@ -39,16 +39,34 @@ export function bankWindow(game) {
   return el;
 }
 
-/** @param {Game} game */
-export function shopWindow(game) {
+/**
+ * @param {Game} game
+ * @param {(x: number, y: number, entries: {label: string, target?: string, run: () => void}[], title?: string) => void} [openMenu]
+ */
+export function shopWindow(game, openMenu) {
   const grid = h('div.shop-grid');
   const el = frame('shop', 'Shop', () => game.send('shop:close'), grid, h('div.hint', null, 'Click to buy one; click an inventory item to sell one.'));
   const render = () => {
     el.hidden = !game.shop;
     if (!game.shop) return;
     /** @type {HTMLElement} */ (el.querySelector('h2')).textContent = game.shop.name;
-    fill(grid, ...game.shop.items.map((it) => h('button.shop-item', { title: `${it.name}: ${it.price} coins`, onclick: () => game.send('shop:buy', { storeId: game.shop.storeId, itemId: it.itemId, quantity: 1 }) },
-      itemIcon(it.itemId, it.name, it.stock ?? 0), h('span.price', null, `${shortNumber(it.price)} gp`))));
+    // Stock: `null` is unlimited (no count shown); a sold-out item stays listed, dimmed.
+    fill(grid, ...game.shop.items.map((it) => h(`button.shop-item${it.stock === 0 ? '.sold-out' : ''}`, {
+      'data-item': it.itemId,
+      title: `${it.name}: ${it.price.toLocaleString()} coins${it.stock == null ? '' : `, ${it.stock.toLocaleString()} in stock`}`,
+      'aria-label': `Buy ${it.name} for ${it.price.toLocaleString()} coins`,
+      onclick: () => game.send('shop:buy', { storeId: game.shop.storeId, itemId: it.itemId, quantity: 1 }) },
+    itemIcon(it.itemId, it.name, it.stock ?? 1, it.stock != null), h('span.price', null, `${shortNumber(it.price)} gp`))));
+    // Right click: buy 1, 5 or 10, or ask the price, as the classic stores do.
+    grid.querySelectorAll('.shop-item').forEach((cell, i) => cell.addEventListener('contextmenu', (ev) => {
+      ev.preventDefault();
+      const shop = game.shop;
+      const it = shop?.items[i];
+      if (!shop || !it || !openMenu) return;
+      const buy = (n) => ({ label: `Buy ${n}`, target: it.name, run: () => game.send('shop:buy', { storeId: shop.storeId, itemId: it.itemId, quantity: n }) });
+      openMenu(/** @type {MouseEvent} */ (ev).clientX, /** @type {MouseEvent} */ (ev).clientY, [buy(1), buy(5), buy(10),
+        { label: 'Value', target: it.name, run: () => game.system(`${it.name}: currently costs ${it.price.toLocaleString()} coins.`) }]);
+    }));
   };
   game.on('shop', render);
   return el;
@@ -139,7 +157,7 @@ export function dialogueWindow(game) {
     if (!d || /** @type {HTMLElement} */ (ev.target).tagName === 'INPUT') return;
     const n = Number(ev.key);
     if (n >= 1 && n <= d.responses.length && !d.ended) game.send('dialogue:respond', { npcId: d.npcId, index: d.responses[n - 1].index });
-    else if (ev.key === ' ' && (d.ended || !d.responses.length)) close();
+    else if (ev.key === 'Escape' || (ev.key === ' ' && (d.ended || !d.responses.length))) close();
   });
   game.on('dialogue', render);
   return el;

@@ -1,6 +1,7 @@
 //! The HTTP surface: routes, extractors and the layers every request passes through.
 
 pub mod bank_shop;
+pub mod compress;
 pub mod cors;
 pub mod error;
 pub mod game_socket_route;

@@ -9,17 +9,23 @@
 //!   of another version is a 404 (a page of an older build must not get newer modules mixed into
 //!   its cache under its own URLs). From `WEB_DIR` the version is `dev` and files are `no-cache`.
 //!
+//! Text files (the page, modules, styles, JSON, SVG) are sent gzip-compressed to a request that
+//! accepts gzip (`http::compress`), with `Vary: Accept-Encoding` and the gzip form's own ETag. The
+//! embedded files are compressed once, at the first request for each, and kept; files from
+//! `WEB_DIR` are compressed at every request, as they are read at every request.
+//!
 //! The page fallback answers only `GET`/`HEAD` of paths outside the server's own prefixes
 //! ([`RESERVED_PREFIXES`]), whose last segment has no dot (a missing `favicon.ico` is not a page)
 //! and that a browser navigates to (`Accept` names `text/html`); everything else keeps the JSON 404.
 
 use std::path::{Component, Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 
+use crate::http::compress::{self, LazyGzip};
 use crate::http::error::ApiError;
 
 mod embedded {
@@ -74,13 +80,15 @@ impl WebAssets {
         }
     }
 
-    /// The bytes of `path` (relative to `web/`), if it is a served file.
-    async fn read(&self, path: &str) -> Option<Vec<u8>> {
+    /// The bytes of `path` (relative to `web/`), if it is a served file, and for an embedded one
+    /// the place its gzip form is kept.
+    async fn read(&self, path: &str) -> Option<(Bytes, Option<&'static LazyGzip>)> {
         match self {
-            WebAssets::Embedded => embedded::FILES
-                .iter()
-                .find(|(p, _)| *p == path)
-                .map(|(_, bytes)| bytes.to_vec()),
+            WebAssets::Embedded => {
+                let at = embedded::FILES.iter().position(|(p, _)| *p == path)?;
+                let lazy = embedded_gzip().get(at);
+                Some((Bytes::from_static(embedded::FILES[at].1), lazy))
+            }
             WebAssets::Dir(dir) => {
                 let relative = Path::new(path);
                 // Only plain names: no `..`, no absolute paths, nothing outside the directory.
@@ -90,21 +98,54 @@ impl WebAssets {
                 {
                     return None;
                 }
-                tokio::fs::read(dir.join(relative)).await.ok()
+                let bytes = tokio::fs::read(dir.join(relative)).await.ok()?;
+                Some((Bytes::from(bytes), None))
             }
         }
     }
 
-    /// The page with the current version filled in, and its tag.
-    async fn index(&self) -> Option<(Vec<u8>, String)> {
-        let raw = self.read("index.html").await?;
+    /// The page with the current version filled in, its tag, and for the embedded page the place
+    /// its gzip form is kept.
+    async fn index(&self) -> Option<(Bytes, String, Option<&'static LazyGzip>)> {
+        if let WebAssets::Embedded = self {
+            static PAGE: OnceLock<Option<(Bytes, LazyGzip)>> = OnceLock::new();
+            let (html, lazy) = PAGE
+                .get_or_init(|| {
+                    let raw = embedded::FILES.iter().find(|(p, _)| *p == "index.html")?.1;
+                    let html = String::from_utf8_lossy(raw)
+                        .replace(VERSION_PLACEHOLDER, embedded::VERSION);
+                    Some((Bytes::from(html), LazyGzip::default()))
+                })
+                .as_ref()?;
+            return Some((
+                html.clone(),
+                format!("\"{}\"", embedded::VERSION),
+                Some(lazy),
+            ));
+        }
+        let (raw, _) = self.read("index.html").await?;
         let html = String::from_utf8_lossy(&raw).replace(VERSION_PLACEHOLDER, self.version());
-        let etag = match self {
-            WebAssets::Embedded => format!("\"{}\"", embedded::VERSION),
-            WebAssets::Dir(_) => format!("\"{}\"", digest(html.as_bytes())),
-        };
-        Some((html.into_bytes(), etag))
+        let etag = format!("\"{}\"", digest(html.as_bytes()));
+        Some((Bytes::from(html), etag, None))
     }
+}
+
+/// One kept gzip form per embedded file, by its place in [`embedded::FILES`].
+fn embedded_gzip() -> &'static [LazyGzip] {
+    static GZIP: OnceLock<Vec<LazyGzip>> = OnceLock::new();
+    // One each: `vec![x; n]` would clone one `LazyGzip`, and clones share their kept form.
+    GZIP.get_or_init(|| {
+        (0..embedded::FILES.len())
+            .map(|_| LazyGzip::default())
+            .collect()
+    })
+}
+
+/// Whether files of this media type are worth compressing (images and fonts already are).
+fn compressible(content_type: &str) -> bool {
+    content_type.starts_with("text/")
+        || content_type.starts_with("application/json")
+        || content_type.starts_with("image/svg")
 }
 
 /// A short digest for ETags of files read from disk.
@@ -171,23 +212,42 @@ fn not_modified(headers: &HeaderMap, etag: &str) -> bool {
         .any(|t| t == "*" || t == etag)
 }
 
-/// 200 with `body` (or 304 on a matching `If-None-Match`) with the given type, cache policy and tag.
+/// 200 with `body` (or 304 on a matching `If-None-Match`) with the given type, cache policy and
+/// tag; gzip-compressed when the type is worth it and the request accepts it (from `kept` when the
+/// body's gzip form is kept, else compressed now).
 fn respond(
     headers: &HeaderMap,
-    body: Vec<u8>,
+    body: Bytes,
+    kept: Option<&'static LazyGzip>,
     content_type: &'static str,
     cache: &'static str,
     etag: &str,
 ) -> Response {
-    let mut response = if not_modified(headers, etag) {
+    let gzipped: Option<Bytes> = if compressible(content_type) && compress::accepts_gzip(headers) {
+        match kept {
+            Some(lazy) => lazy.get(&body).map(Bytes::from_owner),
+            None => compress::gzip_if_smaller(&body, 6).map(Bytes::from),
+        }
+    } else {
+        None
+    };
+    let etag = match gzipped {
+        Some(_) => compress::gzip_etag(etag),
+        None => etag.to_owned(),
+    };
+    let unchanged = not_modified(headers, &etag);
+    let mut response = if unchanged {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
-        Response::new(Body::from(body))
+        Response::new(Body::from(gzipped.clone().unwrap_or(body)))
     };
+    if compressible(content_type) {
+        compress::mark(&mut response, gzipped.is_some() && !unchanged);
+    }
     let h = response.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
-    if let Ok(tag) = HeaderValue::from_str(etag) {
+    if let Ok(tag) = HeaderValue::from_str(&etag) {
         h.insert(header::ETAG, tag);
     }
     // The client is one origin's own page; nothing else should frame or sniff it.
@@ -201,7 +261,14 @@ fn respond(
 /// The page (`index.html`), or a JSON 404 when no client is there (an empty `WEB_DIR`).
 pub async fn page(assets: &WebAssets, headers: &HeaderMap) -> Response {
     match assets.index().await {
-        Some((body, etag)) => respond(headers, body, "text/html; charset=utf-8", REVALIDATE, &etag),
+        Some((body, etag, kept)) => respond(
+            headers,
+            body,
+            kept,
+            "text/html; charset=utf-8",
+            REVALIDATE,
+            &etag,
+        ),
         None => ApiError::not_found("no client is installed").into_response(),
     }
 }
@@ -220,14 +287,14 @@ pub async fn asset(assets: &WebAssets, uri: &Uri, headers: &HeaderMap) -> Respon
     if version != assets.version() || path == "index.html" {
         return missing();
     }
-    let Some(body) = assets.read(path).await else {
+    let Some((body, kept)) = assets.read(path).await else {
         return missing();
     };
     let (cache, etag) = match assets {
         WebAssets::Embedded => (IMMUTABLE, format!("\"{}\"", embedded::VERSION)),
         WebAssets::Dir(_) => (REVALIDATE, format!("\"{}\"", digest(&body))),
     };
-    respond(headers, body, content_type(path), cache, &etag)
+    respond(headers, body, kept, content_type(path), cache, &etag)
 }
 
 #[cfg(test)]

@@ -180,3 +180,161 @@ async fn the_map_serves_the_walkable_grid_and_ground_types_by_chunk() {
     .await;
     assert_error(app.get("/api/map/chunk/x/1").await, 400, "bad_request").await;
 }
+
+/// `body` gunzipped.
+fn gunzip(body: &[u8]) -> Vec<u8> {
+    use std::io::Read as _;
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(body)
+        .read_to_end(&mut out)
+        .expect("a gzip body");
+    out
+}
+
+/// GET `path` with the given `Accept-Encoding` (reqwest here decompresses nothing: the raw bytes).
+async fn get_encoded(app: &TestApp, path: &str, encoding: &str) -> reqwest::Response {
+    app.client
+        .get(app.url(path))
+        .header("accept-encoding", encoding)
+        .header("accept", HTML)
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn client_files_are_gzipped_for_clients_that_accept_it_and_identity_otherwise() {
+    let app = TestApp::spawn().await;
+    let plain = app.get("/").await;
+    assert!(plain.headers().get("content-encoding").is_none());
+    assert_eq!(plain.headers()["vary"], "accept-encoding");
+    let plain_tag = plain.headers()["etag"].to_str().unwrap().to_owned();
+    let html = plain.text().await.unwrap();
+
+    let packed = get_encoded(&app, "/", "gzip, deflate, br").await;
+    assert_eq!(packed.status(), 200);
+    assert_eq!(packed.headers()["content-encoding"], "gzip");
+    assert_eq!(packed.headers()["vary"], "accept-encoding");
+    assert_eq!(packed.headers()["cache-control"], "no-cache");
+    assert!(packed.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/html"));
+    let packed_tag = packed.headers()["etag"].to_str().unwrap().to_owned();
+    assert_ne!(packed_tag, plain_tag, "each encoding has its own tag");
+    let bytes = packed.bytes().await.unwrap();
+    assert!(bytes.len() < html.len());
+    assert_eq!(gunzip(&bytes), html.as_bytes());
+    // Revalidation: the gzip tag is confirmed for a gzip request, not the identity one.
+    let again = app
+        .client
+        .get(app.url("/"))
+        .header("accept-encoding", "gzip")
+        .header("if-none-match", &packed_tag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 304);
+    assert_eq!(again.headers()["etag"].to_str().unwrap(), packed_tag);
+    assert_eq!(again.headers()["vary"], "accept-encoding");
+    assert!(again.headers().get("content-encoding").is_none());
+    let stale = app
+        .client
+        .get(app.url("/"))
+        .header("accept-encoding", "gzip")
+        .header("if-none-match", &plain_tag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stale.status(), 200);
+    assert_eq!(stale.headers()["content-encoding"], "gzip");
+
+    // Every module and the stylesheet the page loads: immutable either way, the same bytes.
+    let entry = entry_url(&html);
+    let version = &entry[..entry.len() - "/src/main.js".len()];
+    for file in [
+        "src/main.js",
+        "src/game.js",
+        "src/style.css",
+        "src/ui/hud.js",
+    ] {
+        let url = format!("{version}/{file}");
+        let raw = app.get(&url).await;
+        assert_eq!(raw.status(), 200, "{url}");
+        assert!(raw.headers().get("content-encoding").is_none(), "{url}");
+        let raw = raw.bytes().await.unwrap();
+        for accept in ["gzip", "br;q=1, gzip;q=0.8", "*"] {
+            let gz = get_encoded(&app, &url, accept).await;
+            assert_eq!(gz.headers()["content-encoding"], "gzip", "{url} {accept}");
+            assert_eq!(gz.headers()["vary"], "accept-encoding");
+            assert_eq!(
+                gz.headers()["cache-control"],
+                "public, max-age=31536000, immutable"
+            );
+            let body = gz.bytes().await.unwrap();
+            assert!(body.len() < raw.len(), "{url}");
+            assert_eq!(gunzip(&body), raw, "{url}");
+        }
+        // Refused explicitly, or not offered: the identity bytes.
+        for accept in ["gzip;q=0", "identity", "br"] {
+            let id = get_encoded(&app, &url, accept).await;
+            assert!(id.headers().get("content-encoding").is_none(), "{accept}");
+            assert_eq!(id.bytes().await.unwrap(), raw);
+        }
+    }
+}
+
+#[tokio::test]
+async fn map_chunks_and_manifests_are_gzipped_when_accepted() {
+    let app = TestApp::spawn().await;
+    let summary: serde_json::Value = app.get("/api/map").await.json().await.unwrap();
+    let (cx, cz) = (
+        summary["chunks"]["minX"].as_i64().unwrap(),
+        summary["chunks"]["minZ"].as_i64().unwrap(),
+    );
+    for path in [
+        format!("/api/map/chunk/{cx}/{cz}"),
+        "/api/map".to_owned(),
+        "/api/data/skill-unlocks".to_owned(),
+        "/manifests/items/weapons.json".to_owned(),
+    ] {
+        let raw = app.get(&path).await;
+        assert_eq!(raw.status(), 200, "{path}");
+        assert!(raw.headers().get("content-encoding").is_none());
+        assert_eq!(raw.headers()["vary"], "accept-encoding");
+        let raw_tag = raw.headers()["etag"].to_str().unwrap().to_owned();
+        let raw = raw.bytes().await.unwrap();
+        let gz = get_encoded(&app, &path, "gzip").await;
+        assert_eq!(gz.status(), 200);
+        assert_eq!(gz.headers()["content-encoding"], "gzip", "{path}");
+        assert_eq!(gz.headers()["content-type"], "application/json");
+        assert_eq!(
+            gz.headers()["cache-control"],
+            "public, max-age=300, must-revalidate"
+        );
+        let tag = gz.headers()["etag"].to_str().unwrap().to_owned();
+        assert_ne!(tag, raw_tag);
+        let body = gz.bytes().await.unwrap();
+        assert!(body.len() < raw.len(), "{path}");
+        assert_eq!(gunzip(&body), raw, "{path}");
+        let again = app
+            .client
+            .get(app.url(&path))
+            .header("accept-encoding", "gzip")
+            .header("if-none-match", &tag)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(again.status(), 304, "{path}");
+    }
+    // A chunk of 64 × 64 tiles is mostly repetition: well under a fifth of its JSON.
+    let path = format!("/api/map/chunk/{cx}/{cz}");
+    let raw = app.get(&path).await.bytes().await.unwrap().len();
+    let gz = get_encoded(&app, &path, "gzip")
+        .await
+        .bytes()
+        .await
+        .unwrap()
+        .len();
+    assert!(gz * 5 < raw, "{gz} of {raw} bytes");
+}

@@ -2,6 +2,7 @@
 //! `GET /api/data/skill-unlocks` (public) and `GET /api/v1/world/areas` (bearer); all with
 //! `Cache-Control: public, max-age=300, must-revalidate`, a strong ETag and 304 on a match.
 
+use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -13,6 +14,7 @@ use wayfarer_protocol::Skill;
 use crate::app::AppState;
 use crate::auth::AccountOrAgent;
 use crate::content_state::Tagged;
+use crate::http::compress;
 use crate::http::error::ApiError;
 use crate::http::openapi::tags;
 use wayfarer_protocol::ErrorBody;
@@ -79,23 +81,36 @@ fn entity_tags(list: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-/// 200 with the body, or 304 when the client already holds it.
+/// 200 with the body, or 304 when the client already holds it; gzip-compressed when the request
+/// accepts it and the body is worth compressing (`http::compress`), with the gzip form's own tag.
 pub fn conditional(headers: &HeaderMap, tagged: &Tagged) -> Response {
-    let mut response = if matches(headers, &tagged.etag) {
+    let gzipped = if compress::accepts_gzip(headers) {
+        tagged.gzip.get(&tagged.body)
+    } else {
+        None
+    };
+    let etag = match gzipped {
+        Some(_) => compress::gzip_etag(&tagged.etag),
+        None => tagged.etag.clone(),
+    };
+    let not_modified = matches(headers, &etag);
+    let mut response = if not_modified {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
+        let body = gzipped.clone().unwrap_or_else(|| tagged.body.clone());
         (
             [(header::CONTENT_TYPE, "application/json")],
-            tagged.body.to_vec(),
+            Body::from(Bytes::from_owner(body)),
         )
             .into_response()
     };
+    compress::mark(&mut response, gzipped.is_some() && !not_modified);
     let h = response.headers_mut();
     h.insert(
         header::CACHE_CONTROL,
         HeaderValue::from_static(CACHE_CONTROL),
     );
-    if let Ok(etag) = HeaderValue::from_str(&tagged.etag) {
+    if let Ok(etag) = HeaderValue::from_str(&etag) {
         h.insert(header::ETAG, etag);
     }
     response

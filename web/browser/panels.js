@@ -1,0 +1,153 @@
+// Browser tests of the side panels and windows not covered in run.js: the shop, prayer, friends
+// (with a private message), and a quest started through an NPC's dialogue. Registered by run.js
+// with its harness (`test`, `enterAs`, `clickEntity`, `chatHas`, `OUT`), so they run against the
+// same server and save a screenshot on failure like every other test.
+
+import { join } from 'node:path';
+
+/** The nearest entity of an NPC type, by the page's own world state. */
+const npcOf = (page, typeId) => page.evaluate((typeId) => {
+  const g = window.__wayfarer.game;
+  return [...g.world.entities.values()].find((e) => e.kind === 'npc' && e.typeId === typeId)?.id ?? null;
+}, typeId);
+
+/** Waits for an NPC of this type to be in view and returns its id. */
+async function waitNpc(page, typeId) {
+  await page.waitForFunction((typeId) => [...window.__wayfarer.game.world.entities.values()].some((e) => e.kind === 'npc' && e.typeId === typeId), typeId, { timeout: 20_000 });
+  return npcOf(page, typeId);
+}
+
+/** @param {{test: Function, enterAs: Function, clickEntity: Function, chatHas: Function, OUT: string}} h */
+export function registerPanelTests({ test, enterAs, clickEntity, chatHas, OUT }) {
+  test('shop: buy and sell through the shop window, coins change', async ({ base, open }) => {
+    const { page } = await open();
+    await enterAs(page, base, 'Hale');
+    const tobin = await waitNpc(page, 'merchant_tobin');
+    // The right-click menu by keyboard: its first option has focus, arrows move, Enter runs.
+    await clickEntity(page, tobin, 'right');
+    await page.waitForSelector('.menu:not([hidden]) .menu-item:has-text("Examine")');
+    const options = await page.$$eval('.menu .menu-item', (l) => l.map((b) => b.textContent));
+    if (!/^Talk-to/.test(options[0]) || !options.some((o) => o.startsWith('Examine'))) throw new Error(`menu: ${options}`);
+    for (let i = options.findIndex((o) => o.startsWith('Examine')); i > 0; i--) await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await chatHas(page, 'Runs the Millbrook general store.');
+    // Left click: his first option (Talk-to); the dialogue offers the store.
+    await clickEntity(page, tobin);
+    await page.waitForSelector('#dialogue:not([hidden])', { timeout: 20_000 });
+    await page.click('#dialogue .dlg-response:has-text("Show me your wares")');
+    await page.waitForSelector('#shop:not([hidden]) .shop-item', { timeout: 20_000 });
+    const title = await page.textContent('#shop h2');
+    if (!/General Store/.test(title ?? '')) throw new Error(`shop window titled ${title}`);
+    const coins = () => page.evaluate(() => window.__wayfarer.game.coins);
+    const nets = () => page.evaluate(() => window.__wayfarer.game.inventory.filter((s) => s.itemId === 'small_fishing_net').length);
+    const before = await coins();
+    const netsBefore = await nets();
+    const price = await page.evaluate(() => window.__wayfarer.game.shop.items.find((i) => i.itemId === 'small_fishing_net').price);
+    await page.click('#shop .shop-item[data-item=small_fishing_net]');
+    await page.waitForFunction((n) => window.__wayfarer.game.inventory.filter((s) => s.itemId === 'small_fishing_net').length === n, netsBefore + 1, { timeout: 15_000 });
+    await page.waitForFunction((want) => window.__wayfarer.game.coins === want, before - price, { timeout: 15_000 });
+    // The panel's coin line follows.
+    await page.waitForFunction((want) => document.querySelector('#panel-inventory .coins')?.textContent === `${want.toLocaleString()} coins`, before - price);
+    await page.screenshot({ path: join(OUT, 'shop.png') });
+    // With the shop open, a click on an inventory item sells one.
+    const slot = await page.evaluate(() => window.__wayfarer.game.inventory.find((s) => s.itemId === 'small_fishing_net').slot);
+    await page.click(`.inv-grid .slot[data-slot="${slot}"]`);
+    await page.waitForFunction((n) => window.__wayfarer.game.inventory.filter((s) => s.itemId === 'small_fishing_net').length === n, netsBefore, { timeout: 15_000 });
+    await page.waitForFunction((low) => window.__wayfarer.game.coins > low, before - price, { timeout: 15_000 });
+    const after = await coins();
+    if (after >= before) throw new Error(`sold back for ${after - (before - price)} of a ${price} coin price: a profit`);
+    // Right click on a shop item: buy 1, 5, 10, or its value.
+    await page.click('#shop .shop-item[data-item=small_fishing_net]', { button: 'right' });
+    await page.click('.menu:not([hidden]) .menu-item:has-text("Value")');
+    await chatHas(page, `Small Fishing Net: currently costs ${price} coins.`);
+    // Escape closes the shop (the server is told, and says so).
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('#shop', { state: 'hidden', timeout: 15_000 });
+    // "Trade" on the shopkeeper opens the store at once: no dialogue to click through.
+    await clickEntity(page, tobin, 'right');
+    await page.click('.menu:not([hidden]) .menu-item:has-text("Trade")');
+    await page.waitForSelector('#shop:not([hidden]) .shop-item', { timeout: 20_000 });
+    if (await page.isVisible('#dialogue')) throw new Error('the dialogue shows over the shop');
+  });
+
+  test('prayer: switch a prayer on and off in the panel, points shown', async ({ base, open }) => {
+    const { page } = await open();
+    await enterAs(page, base, 'Isla');
+    await page.keyboard.press('p');
+    await page.waitForSelector('#panel-prayer button.prayer');
+    await page.waitForFunction(() => {
+      const p = window.__wayfarer.game.prayer;
+      return p.maxPoints > 0 && document.querySelector('#panel-prayer .prayer-points')?.textContent === `Prayer: ${p.points} / ${p.maxPoints}`;
+    });
+    const stone = '#panel-prayer button.prayer[data-prayer=stone_skin]';
+    await page.click(stone);
+    await page.waitForSelector(`${stone}[aria-pressed=true]`, { timeout: 15_000 });
+    const active = await page.evaluate(() => window.__wayfarer.game.prayer.active);
+    if (!active.includes('stone_skin')) throw new Error(`active prayers: ${active}`);
+    await page.screenshot({ path: join(OUT, 'prayer.png') });
+    await page.click(stone);
+    await page.waitForSelector(`${stone}[aria-pressed=false]`, { timeout: 15_000 });
+    await page.waitForFunction(() => !window.__wayfarer.game.prayer.active.length);
+    // A prayer above the player's level is shown locked.
+    const locked = await page.$$eval('#panel-prayer button.prayer.locked', (l) => l.length);
+    if (!locked) throw new Error('no prayer shown as locked for a level 1 player');
+  });
+
+  test('friends: add a friend, see them online, send a private message', async ({ base, open }) => {
+    const a = await open();
+    const b = await open();
+    await enterAs(a.page, base, 'Fenn');
+    await enterAs(b.page, base, 'Gwen');
+    await a.page.keyboard.press('f');
+    await a.page.fill('#panel-friends input', 'Gwen');
+    await a.page.click('#panel-friends button:has-text("Add")');
+    await b.page.keyboard.press('f');
+    await b.page.waitForSelector('#panel-friends .friend.incoming:has-text("Fenn")', { timeout: 15_000 });
+    await b.page.click('#panel-friends .friend.incoming button:has-text("Accept")');
+    await a.page.waitForSelector('#panel-friends .friend:has-text("Gwen") .dot.online', { timeout: 15_000 });
+    await b.page.waitForSelector('#panel-friends .friend:has-text("Fenn") .dot.online', { timeout: 15_000 });
+    await a.page.screenshot({ path: join(OUT, 'friends.png') });
+    // "Message" starts a whisper in the chat input.
+    await a.page.click('#panel-friends .friend:has-text("Gwen") button:has-text("Message")');
+    const value = await a.page.inputValue('.chat-input');
+    if (value !== '@Gwen ') throw new Error(`chat input holds ${JSON.stringify(value)}`);
+    await a.page.keyboard.type('meet at the bank');
+    await a.page.keyboard.press('Enter');
+    await b.page.waitForFunction(() => [...document.querySelectorAll('.chat-log .msg.ch-private')].some((m) => m.textContent === 'From Fenn: meet at the bank'), null, { timeout: 15_000 });
+    await a.page.waitForFunction(() => [...document.querySelectorAll('.chat-log .msg.ch-private')].some((m) => m.textContent === 'To Gwen: meet at the bank'), null, { timeout: 15_000 });
+    // The private tab shows it; the global tab does not.
+    await b.page.click('.chat-tab[data-tab=global]');
+    if (await b.page.$('.chat-log .msg.ch-private')) throw new Error('a private message shows under Global');
+    await b.page.click('.chat-tab[data-tab=private]');
+    await chatHas(b.page, 'meet at the bank');
+  });
+
+  test('dialogue and quests: answer a quest NPC, the quest panel shows it started', async ({ base, open }) => {
+    const { page } = await open();
+    await enterAs(page, base, 'Jory');
+    const holt = await waitNpc(page, 'captain_holt');
+    await clickEntity(page, holt);
+    await page.waitForSelector('#dialogue:not([hidden])', { timeout: 20_000 });
+    const name = await page.textContent('#dialogue h2');
+    if (name !== 'Captain Holt') throw new Error(`dialogue titled ${name}`);
+    await page.waitForSelector('#dialogue .dlg-response:has-text("I can help")');
+    // Number keys answer, as in the classic dialogue boxes.
+    const index = await page.evaluate(() => [...document.querySelectorAll('#dialogue .dlg-response')].findIndex((b) => b.textContent.includes('I can help')));
+    await page.keyboard.press(String(index + 1));
+    await page.waitForSelector('#dialogue .dlg-text:has-text("Thin out the rats")', { timeout: 15_000 });
+    await page.screenshot({ path: join(OUT, 'dialogue.png') });
+    await page.click('#dialogue .dlg-response:has-text("Understood")');
+    await page.keyboard.press('q');
+    await page.waitForSelector('#panel-quests li.q-in_progress:has-text("Vermin")', { timeout: 15_000 });
+    await page.waitForFunction(() => window.__wayfarer.game.quests.quests.some((q) => q.questId === 'vermin_and_villains' && q.status === 'in_progress'));
+    // Its journal: the talk with Holt done, the current stage with its progress.
+    await page.click('#panel-quests li[data-quest=vermin_and_villains] button');
+    await page.waitForSelector('#panel-quests .quest-detail .stage.done:has-text("Report to Captain Holt")');
+    const current = await page.textContent('#panel-quests .quest-detail .stage.current');
+    if (!/^Kill 5 giant rats \(0\/5\)$/.test(current ?? '')) throw new Error(`current stage: ${current}`);
+    // Escape closes what is left of the dialogue.
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('#dialogue', { state: 'hidden', timeout: 15_000 });
+    await page.screenshot({ path: join(OUT, 'quests.png') });
+  });
+}
