@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createServer } from 'node:net';
 import { gzipSync } from 'node:zlib';
+import { dashboardTests } from './dashboard.js';
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -221,6 +222,8 @@ test('the socket drops and the client reconnects by itself', async ({ base, open
     return g.world.entities.has(g.selfId);
   }, null, { timeout: 20_000 });
 });
+
+for (const t of dashboardTests) test(t.name, t.fn);
 
 /** Measurements for BENCHMARKS.md: first paint, first drawn world, transferred size, frame time. */
 async function measure({ base, open }) {
