@@ -1,7 +1,11 @@
-// Browser test of the agent dashboard (/dashboard), registered by run.js: a real agent process
-// (`wayfarer agent --brain planner`, the server's own binary) walks about; the dashboard, signed in
-// as its owner, stops it (the status says paused, the position holds) and resumes it (the position
-// panel moves again). Saves browser/out/dashboard.png (and dashboard-phone.png) as artifacts.
+// Browser tests of the agent dashboard (/dashboard), registered by run.js:
+// - a real agent process (`wayfarer agent --brain planner`, the server's own binary) walks about;
+//   the dashboard, signed in as its owner, stops it (the status says paused, the position holds)
+//   and resumes it (the position panel moves again). Saves browser/out/dashboard.png (and
+//   dashboard-phone.png) as artifacts;
+// - a failing call is retried after 1, 2 and 4 s, and the position is polled every 10 s while
+//   the page is hidden, 5 s while visible;
+// - signing in on the dashboard itself, registering an agent through its form, the link to the game.
 
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
@@ -147,6 +151,90 @@ export const dashboardTests = [
       } finally {
         await agent.stop();
       }
+    },
+  },
+  {
+    name: 'the dashboard retries a failed call after 1, 2 and 4 s and polls the position every 10 s while hidden',
+    async fn({ base, open }) {
+      const session = await api(base, '/api/auth/guest', { body: { name: 'Patient' } });
+      const reg = await api(base, '/api/agent/register', { token: session.token, body: { name: 'Idler' } });
+      const { page } = await open();
+      await page.context().addInitScript((s) => localStorage.setItem('wayfarer.session', JSON.stringify(s)), session);
+      // The list route fails for its first four calls: the first try and its three retries.
+      const listCalls = [];
+      await page.route(/\/api\/agent$/, (route) => {
+        listCalls.push(Date.now());
+        if (listCalls.length <= 4) return route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: 'unavailable', message: 'test outage' }) });
+        return route.continue();
+      });
+      const positionCalls = [];
+      page.on('request', (r) => { if (r.url().endsWith(`/api/characters/${reg.characterId}/position`)) positionCalls.push(Date.now()); });
+      await page.goto(`${base}/dashboard`);
+      await page.waitForFunction(() => /test outage; retry 1 of 3 in 1 s/.test(document.querySelector('.dash-side .note')?.textContent ?? ''));
+      await page.waitForFunction(() => /Not refreshed: test outage/.test(document.querySelector('.dash-side .note')?.textContent ?? ''), null, { timeout: 20_000 });
+      if (listCalls.length !== 4) throw new Error(`${listCalls.length} calls before giving up, not 4`);
+      const gaps = listCalls.slice(1).map((t, i) => t - listCalls[i]);
+      [1_000, 2_000, 4_000].forEach((want, i) => {
+        if (gaps[i] < want - 50) throw new Error(`retry ${i + 1} came ${gaps[i]} ms after the call before it, not ${want} ms: ${gaps}`);
+      });
+      // The next round (10 s after the first call) gets through, and the page recovers.
+      await page.waitForSelector(`.agent-item[data-agent="${reg.agentId}"][data-state=offline]`, { timeout: 20_000 });
+      if (Date.now() - listCalls[0] < 9_900) throw new Error('the next round came before its 10 s');
+      await page.waitForFunction(() => !document.querySelector('.dash-side .note')?.textContent);
+      await page.waitForSelector('.dpanel.position[data-updates]');
+
+      // Hidden (as a browser reports a background tab): every 10 s. Headless Chromium never hides
+      // a page, so the page is told as a browser would tell it.
+      const setHidden = (hidden) => page.evaluate((hidden) => {
+        Object.defineProperty(document, 'hidden', { configurable: true, get: () => hidden });
+        Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => (hidden ? 'hidden' : 'visible') });
+        document.dispatchEvent(new Event('visibilitychange'));
+      }, hidden);
+      const twoMore = async () => {
+        const from = positionCalls.length;
+        await until('two more position calls', () => positionCalls.length >= from + 2, 40_000, 100);
+        return positionCalls[from + 1] - positionCalls[from];
+      };
+      await setHidden(true);
+      await page.waitForFunction(() => /every 10 s \(page hidden\)/.test(document.querySelector('.cadence')?.textContent ?? ''));
+      const hiddenGap = await twoMore();
+      if (hiddenGap < 9_900) throw new Error(`position polled ${hiddenGap} ms apart while hidden`);
+      await setHidden(false);
+      await page.waitForFunction(() => /^every 5 s$/.test(document.querySelector('.cadence')?.textContent ?? ''));
+      const visibleGap = await twoMore();
+      if (visibleGap < 4_900 || visibleGap > 9_000) throw new Error(`position polled ${visibleGap} ms apart while visible`);
+    },
+  },
+  {
+    name: 'the dashboard signs in with the game, registers an agent from its form and links to the game',
+    async fn({ base, open }) {
+      const { page } = await open();
+      await page.goto(`${base}/dashboard`);
+      await page.fill('input[name=name]', 'Keeper');
+      await page.click('form.guest button');
+      await page.waitForSelector('.empty h1:has-text("No agents yet")');
+      // The form is open while the account has no agent; keyboard only.
+      await page.focus('.add-agent select[name=character]');
+      await page.keyboard.press('Tab');
+      await page.keyboard.type('Helper');
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('.token pre.command');
+      const command = await page.textContent('.token pre.command');
+      if (!command.startsWith(`wayfarer agent --server ${base} --token ey`)) throw new Error(`command shown: ${command}`);
+      await page.waitForSelector('.agent-item[data-state=offline]:has-text("Helper")', { timeout: 20_000 });
+      await page.waitForSelector('.agent-head .pill[data-state=offline]');
+      // Messages to an offline agent wait for it: the server accepts them.
+      await page.fill('input[name=message]', 'idle');
+      await page.press('input[name=message]', 'Enter');
+      await page.waitForFunction(() => /Sent to Helper: idle/.test(document.querySelector('.feedback')?.textContent ?? ''));
+      // A goal the client refuses before sending.
+      await page.selectOption('select[name=kind]', 'skill');
+      await page.fill('input[name=level]', '120');
+      await page.click('.goal-form button[type=submit]');
+      await page.waitForFunction(() => /Level must be 1–99/.test(document.querySelector('.goal-form .error')?.textContent ?? ''));
+      // The same session plays: the game's character screen lists the agent's character.
+      await page.click('a.play');
+      await page.waitForSelector('button.character[data-name=Helper]');
     },
   },
 ];
