@@ -221,6 +221,7 @@ export const dashboardTests = [
       await page.waitForSelector('.token pre.command');
       const command = await page.textContent('.token pre.command');
       if (!command.startsWith(`wayfarer agent --server ${base} --token ey`)) throw new Error(`command shown: ${command}`);
+      await page.screenshot({ path: join(OUT, 'dashboard-registered.png') });
       await page.waitForSelector('.agent-item[data-state=offline]:has-text("Helper")', { timeout: 20_000 });
       await page.waitForSelector('.agent-head .pill[data-state=offline]');
       // Messages to an offline agent wait for it: the server accepts them.

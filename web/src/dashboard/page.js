@@ -39,6 +39,17 @@ function loadStyle() {
 const time = (ms) => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
 /** `fill` without the absent parts. @param {Element} el @param {...(Node|string|null|undefined|false)} kids */
 const put = (el, ...kids) => fill(el, .../** @type {(Node|string)[]} */ (kids.filter((k) => k !== null && k !== undefined && k !== false)));
+/**
+ * Re-renders a list of buttons keeping the keyboard focus on the same entry (the 10-second
+ * refresh must not throw a keyboard user out of the list).
+ * @param {HTMLElement} el @param {string} key the data attribute naming an entry @param {() => void} render
+ */
+function keepingFocus(el, key, render) {
+  const active = /** @type {HTMLElement|null} */ (document.activeElement);
+  const had = active && el.contains(active) ? active.dataset[key] : undefined;
+  render();
+  if (had !== undefined) [.../** @type {NodeListOf<HTMLElement>} */ (el.querySelectorAll('button'))].find((b) => b.dataset[key] === had)?.focus();
+}
 const messageOf = (e) => (e instanceof ApiError ? e.message : 'the server could not be reached');
 
 /**
@@ -248,7 +259,7 @@ class Dashboard {
 
   build() {
     const account = this.auth.session?.accountId ?? '';
-    this.listEl = h('div.agent-list', { role: 'list' });
+    this.listEl = h('div.agent-list');
     this.listNote = h('p.note', { role: 'status' });
     this.registerBox = h('div.register');
     const top = h('header.dash-top', null,
@@ -404,8 +415,11 @@ class Dashboard {
       agent.state = agent.paused ? 'paused' : agent.connected ? 'running' : 'offline';
       this.feedback(agent.paused ? 'Stopped: its walk is cancelled and its goal held.' : 'Resumed.');
       fill(this.goalError);
+      const hadFocus = document.activeElement === button;
       this.renderList();
       this.renderAgent();
+      // The pressed button is disabled now: the keyboard goes on to the other one.
+      if (hadFocus) (stop ? this.resumeButton : this.stopButton).focus();
       this.panels.runNow();
       this.positions.runNow();
     } catch (e) {
@@ -450,12 +464,12 @@ class Dashboard {
 
   renderList() {
     if (!this.agents) return fill(this.listEl, h('p.muted', null, 'Loading…'));
-    fill(this.listEl, ...this.agents.map((a, i) => h('button.agent-item', {
-      role: 'listitem', 'data-agent': a.id, 'data-state': a.state, 'aria-current': a.id === this.selected ? 'true' : undefined,
+    keepingFocus(this.listEl, 'agent', () => fill(this.listEl, ...this.agents.map((a, i) => h('button.agent-item', {
+      'data-agent': a.id, 'data-state': a.state, 'aria-current': a.id === this.selected ? 'true' : undefined,
       title: `${a.name} (${i + 1})`, onclick: () => this.choose(a.id),
     },
     h('span.item-top', null, h('b', null, a.name), h('span.pill.small-pill', { 'data-state': a.state }, stateLabel(a))),
-    h('small', null, a.goal?.description ?? 'No goal: it chooses its own'))));
+    h('small', null, a.goal?.description ?? 'No goal: it chooses its own')))));
   }
 
   renderAgent() {
@@ -555,7 +569,8 @@ class Dashboard {
 
   /** @param {ReturnType<typeof quickActionsView>} list */
   renderQuick(list) {
-    fill(this.quickList, ...list.map((q) => h('button.btn.quick', { 'data-command': q.command, title: q.command, onclick: () => this.sendMessage(q.command) }, q.label)));
+    keepingFocus(this.quickList, 'command', () => fill(this.quickList,
+      ...list.map((q) => h('button.btn.quick', { 'data-command': q.command, title: q.command, onclick: () => this.sendMessage(q.command) }, q.label))));
   }
 
   /** What to do when the account has no agent yet. */
