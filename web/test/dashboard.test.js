@@ -157,6 +157,8 @@ test('refusals are not retried; network failures, 5xx and 429 are', async () => 
   assert.equal(isRetryable(new ApiError(500, 'internal', 'x')), true);
   assert.equal(isRetryable(new ApiError(429, 'rate_limited', 'x')), true);
   assert.equal(isRetryable(new TypeError('Failed to fetch')), true);
+  assert.equal(isRetryable(new DOMException('no answer', 'TimeoutError')), true, 'a call that timed out');
+  assert.equal(isRetryable(new DOMException('superseded', 'AbortError')), false, 'a call the page abandoned');
   let calls = 0;
   await assert.rejects(withRetry(async () => { calls++; throw new ApiError(403, 'forbidden', 'not yours'); }, { sleep: async () => {} }),
     (e) => e instanceof ApiError && e.status === 403);

@@ -16,7 +16,7 @@ import { loadContent, items as itemDefs, npcs as npcDefs } from '../content.js';
 import { Terrain } from '../terrain.js';
 import { itemIcon } from '../ui/panels.js';
 import { AgentMap } from './map.js';
-import { Poller, withRetry, PANEL_INTERVAL_MS, positionInterval } from './poll.js';
+import { Poller, withRetry, PANEL_INTERVAL_MS, CALL_TIMEOUT_MS, positionInterval } from './poll.js';
 import {
   GOAL_KINDS, SKILLS, agentsView, stateLabel, positionView, pushTrail, decisionsView, quickActionsView,
   goalRequest, messageError, ago, MAX_TEXT,
@@ -50,7 +50,8 @@ function keepingFocus(el, key, render) {
   render();
   if (had !== undefined) [.../** @type {NodeListOf<HTMLElement>} */ (el.querySelectorAll('button'))].find((b) => b.dataset[key] === had)?.focus();
 }
-const messageOf = (e) => (e instanceof ApiError ? e.message : 'the server could not be reached');
+const messageOf = (e) => (e instanceof ApiError ? e.message
+  : e?.name === 'TimeoutError' ? `no answer in ${CALL_TIMEOUT_MS / 1000} s` : 'the server could not be reached');
 
 /**
  * Mounts the dashboard into `root`.
@@ -144,7 +145,7 @@ class Dashboard {
    */
   async call(path, opts = {}, how = {}) {
     try {
-      return await withRetry(() => this.auth.call(path, opts), {
+      return await withRetry(() => this.auth.call(path, { ...opts, signal: AbortSignal.timeout(CALL_TIMEOUT_MS) }), {
         isCurrent: () => !this.ended && (how.isCurrent?.() ?? true),
         onRetry: (attempt, ms, e) => how.note?.(`${messageOf(e)}; retry ${attempt + 1} of 3 in ${ms / 1000} s…`),
       });

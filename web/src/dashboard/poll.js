@@ -11,6 +11,8 @@ export const PANEL_INTERVAL_MS = 10_000;
 export const POSITION_VISIBLE_MS = 5_000;
 /** …and while it is hidden (another tab, a minimised window, a locked phone). */
 export const POSITION_HIDDEN_MS = 10_000;
+/** A polling call with no answer by then has failed (and is retried): a stalled server must not stall the schedule. */
+export const CALL_TIMEOUT_MS = 8_000;
 /** Waits before the retries of a failed call (specification section 8: 1 s, 2 s, 4 s). */
 export const RETRY_DELAYS_MS = Object.freeze([1_000, 2_000, 4_000]);
 
@@ -31,9 +33,9 @@ export const realClock = {
 };
 
 /**
- * Whether a failed call is worth repeating: the network failed, the server failed (5xx), or it
- * asked us to slow down (429, 408). A refusal (400, 401, 403, 404, 409) will not change by asking
- * again.
+ * Whether a failed call is worth repeating: the network failed, the call timed out, the server
+ * failed (5xx), or it asked us to slow down (429, 408). A refusal (400, 401, 403, 404, 409) will
+ * not change by asking again; nor is a call the page abandoned (AbortError).
  * @param {unknown} e
  */
 export function isRetryable(e) {
