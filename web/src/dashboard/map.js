@@ -68,10 +68,13 @@ export class AgentMap {
       const [x, ly] = at((a.min.x + a.max.x) / 2, (a.min.z + a.max.z) / 2);
       const y = Math.abs(x - ax) < 70 && Math.abs(ly - ay) < 22 ? ay + 24 : ly;
       if (x < -40 || y < -10 || x > w + 40 || y > h + 10) continue;
+      // Kept whole inside the frame when the area's centre is near an edge.
+      const half = g.measureText(a.name).width / 2 + 6;
+      const lx = Math.min(Math.max(x, half), w - half);
       g.fillStyle = 'rgba(0,0,0,.45)';
-      g.fillText(a.name, x + 1, y + 1);
+      g.fillText(a.name, lx + 1, y + 1);
       g.fillStyle = 'rgba(255,248,220,.8)';
-      g.fillText(a.name, x, y);
+      g.fillText(a.name, lx, y);
     }
 
     // The trail, older points fainter.
