@@ -15,6 +15,7 @@ import { join, resolve } from 'node:path';
 import { createServer } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { registerPanelTests } from './panels.js';
+import { dashboardTests } from './dashboard.js';
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -224,6 +225,7 @@ test('the socket drops and the client reconnects by itself', async ({ base, open
 });
 
 registerPanelTests({ test, enterAs, clickEntity, chatHas, OUT });
+for (const t of dashboardTests) test(t.name, t.fn);
 
 /** Measurements for BENCHMARKS.md: first paint, first drawn world, transferred size, frame time. */
 async function measure({ base, open }) {

@@ -33,7 +33,7 @@ export function saveSession(s) {
 
 /**
  * One request. Errors carry the server's `{error, message}`.
- * @param {string} path @param {{method?: string, body?: any, token?: string}} [opts]
+ * @param {string} path @param {{method?: string, body?: any, token?: string, signal?: AbortSignal}} [opts]
  */
 export async function request(path, opts = {}) {
   /** @type {Record<string,string>} */
@@ -44,6 +44,7 @@ export async function request(path, opts = {}) {
     method: opts.method ?? (opts.body !== undefined ? 'POST' : 'GET'),
     headers,
     body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
+    signal: opts.signal,
   });
   const text = await res.text();
   const json = text ? JSON.parse(text) : null;
@@ -108,7 +109,7 @@ export class Auth {
     this.timer = setTimeout(() => this.refresh(), Math.min(Math.max(due, 0), 2 ** 31 - 1));
   }
 
-  /** @param {string} path @param {{method?: string, body?: any}} [opts] */
+  /** @param {string} path @param {{method?: string, body?: any, signal?: AbortSignal}} [opts] */
   call(path, opts = {}) {
     return request(path, { ...opts, token: this.token });
   }

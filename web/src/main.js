@@ -1,6 +1,6 @@
 // Entry point: the sign-in screen, the character choice, then the game. Pages are chosen by path
-// from one table, so the agent dashboard (`/dashboard`) can be added beside the game, sharing the
-// session (api.js), the REST client and the socket module.
+// from one table: `/` plays, `/dashboard` watches and steers the account's agents
+// (dashboard/page.js, loaded only there); both share the session (api.js) and the sign-in.
 
 import { h, fill } from './dom.js';
 import { Auth, ApiError, request, fetchOnce } from './api.js';
@@ -17,7 +17,23 @@ const marks = /** @type {any} */ (window).__wayfarer = { firstWorldMs: 0, game: 
 /** @type {Record<string, () => Promise<void>>} */
 const PAGES = {
   '/': play,
+  '/dashboard': dashboard,
 };
+
+/** The agent dashboard: signed in with the same session as the game (the token in localStorage). */
+async function dashboard() {
+  const config = await fetchOnce('/api/config');
+  if (!auth.session) return signIn(config, '', dashboard);
+  document.title = 'Agents · Wayfarer';
+  fill(app, h('div.boot', null, 'Loading your agents…'));
+  const { mountDashboard } = await import('./dashboard/page.js');
+  await mountDashboard(app, auth, {
+    signedOut: (notice) => {
+      auth.signOut();
+      signIn(config, notice ?? '', dashboard);
+    },
+  });
+}
 
 async function play() {
   // The client's config first: tick length, whether an identity provider is set up.
@@ -36,15 +52,18 @@ async function play() {
   return chooseCharacter(config, characters);
 }
 
-/** @param {any} config @param {string} [notice] */
-function signIn(config, notice = '') {
+/**
+ * @param {any} config @param {string} [notice]
+ * @param {() => Promise<void>} [next] the page to go on to once signed in
+ */
+function signIn(config, notice = '', next = play) {
   const name = /** @type {HTMLInputElement} */ (h('input', { name: 'name', placeholder: 'Guest name (optional)', maxlength: 32, autocomplete: 'off' }));
   const error = h('p.error', { role: 'alert' }, notice);
   const guest = async (ev) => {
     ev.preventDefault();
     try {
       await auth.guest(name.value.trim() || undefined);
-      await play();
+      await next();
     } catch (e) {
       fill(error, String(/** @type {any} */ (e).message ?? e));
     }
@@ -54,13 +73,13 @@ function signIn(config, notice = '') {
   const idpToken = fragment.get('idp_token');
   if (idpToken && config.idpAppId) {
     history.replaceState(null, '', location.pathname);
-    auth.idp(idpToken).then(play, (e) => fill(error, e.message));
+    auth.idp(idpToken).then(next, (e) => fill(error, e.message));
   }
   const idpBox = config.idpAppId
     ? h('form.idp', { onsubmit: async (ev) => {
         ev.preventDefault();
         const t = /** @type {HTMLInputElement} */ (/** @type {HTMLFormElement} */ (ev.target).elements.namedItem('token')).value.trim();
-        try { await auth.idp(t); await play(); } catch (e) { fill(error, /** @type {any} */ (e).message); }
+        try { await auth.idp(t); await next(); } catch (e) { fill(error, /** @type {any} */ (e).message); }
       } },
       h('p.hint', null, `Signed in with the identity provider (app ${config.idpAppId})? Paste its token:`),
       h('input', { name: 'token', placeholder: 'Identity provider token', autocomplete: 'off' }),
@@ -70,7 +89,7 @@ function signIn(config, notice = '') {
     h('div.card', null,
       h('h1', null, 'Wayfarer'),
       h('p.tag', null, 'A shared world of woods, hills and wastes.'),
-      h('form.guest', { onsubmit: guest }, name, h('button.primary', { type: 'submit' }, 'Play as guest')),
+      h('form.guest', { onsubmit: guest }, name, h('button.primary', { type: 'submit' }, next === play ? 'Play as guest' : 'Sign in as guest')),
       idpBox, error)));
   name.focus();
 }
@@ -103,7 +122,9 @@ function chooseCharacter(config, list) {
         h('b', null, c.name), h('small', null, `Combat ${c.combatLevel}`)))),
       list.characters.length < 3 ? h('form.create', { onsubmit: create }, name, h('button.primary', { type: 'submit' }, 'Create')) : null,
       error,
-      h('button.link', { onclick: () => { auth.signOut(); play(); } }, 'Sign out'))));
+      h('div.links', null,
+        h('a.link', { href: '/dashboard' }, 'Your agents'),
+        h('button.link', { onclick: () => { auth.signOut(); play(); } }, 'Sign out')))));
   if (!list.characters.length) name.focus();
 }
 

@@ -62,6 +62,7 @@ export function mountHud(root, game, terrain, signOut) {
     h('span.brand', null, 'Wayfarer'),
     h('span.who', null, game.character.name), hp, pray, status,
     h('button.small.reconnect', { title: 'Drop and reconnect the game socket', onclick: () => game.socket.drop() }, 'Reconnect'),
+    h('a.small.agents-link', { href: '/dashboard', target: '_blank', rel: 'noopener', title: 'Your agents: the dashboard, in a new tab' }, 'Agents'),
     h('button.small', { onclick: signOut }, 'Sign out'));
   const side = h('aside.side', null, minimap, h('nav.tabs', { role: 'tablist' }, ...tabButtons), panelHost);
   const stage = h('div.stage', null, canvas, useHint, effects(game), bankWindow(game), shopWindow(game, openMenu), tradeWindow(game), dialogueWindow(game), chat.el);
