@@ -261,25 +261,31 @@ pub async fn record_status(
 ) -> Result<(), ApiError> {
     let (stored, paused) = state.agents.control(agent_id);
     let mut goal_id = stored.as_ref().map(|g| g.id.clone());
+    let mut chosen = None;
     if let Some(reported) = &status.goal {
         let known = stored.as_ref().is_some_and(|g| same_goal(g, reported));
         if !known && !paused {
             let goal =
                 make_goal(state, &reported.request(), "agent").map_err(ApiError::bad_request)?;
-            let text = serde_json::to_string(&goal).map_err(ApiError::internal)?;
-            if state
-                .store
-                .agents()
-                .set_goal(agent_id, Some(&text), true)
-                .await?
-            {
-                goal_id = Some(goal.id.clone());
-                state.agents.set_control(agent_id, Some(goal), false);
-            }
+            goal_id = Some(goal.id.clone());
+            chosen = Some(goal);
         } else if !known {
             goal_id = None;
         }
     }
+    // The report (progress, decisions) first, then the goal it belongs to: a reader of the
+    // owner's routes never sees the agent's new goal without the progress reported with it.
     state.agents.record(agent_id, status, goal_id);
+    if let Some(goal) = chosen {
+        let text = serde_json::to_string(&goal).map_err(ApiError::internal)?;
+        if state
+            .store
+            .agents()
+            .set_goal(agent_id, Some(&text), true)
+            .await?
+        {
+            state.agents.set_control(agent_id, Some(goal), false);
+        }
+    }
     Ok(())
 }
