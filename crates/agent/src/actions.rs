@@ -5,12 +5,12 @@
 use std::collections::VecDeque;
 
 use serde_json::{json, Value};
-use wayfarer_protocol::ws::{Entity, EntityKind, TilePos, MAX_CHAT_CHARS, MAX_MOVE_TILES};
+use wayfarer_protocol::ws::{EntityKind, TilePos, MAX_CHAT_CHARS, MAX_MOVE_TILES};
 use wayfarer_protocol::Skill;
 
 use crate::goals::Goal;
 use crate::knowledge::Knowledge;
-use crate::model::{chebyshev, Model};
+use crate::model::{chebyshev, Model, Seen};
 use crate::outcome::Outcome;
 use crate::procedure::{DropRun, DropWhat, Frame, Procedure, Until, Walk};
 
@@ -120,7 +120,7 @@ pub static ACTIONS: &[ActionDef] = &[
             Ok(Planned::Run(Procedure::Walk(Walk::new(target, 1, false))))
         },
         available: |ctx| {
-            let ids: Vec<&str> = ctx.model.entities.keys().map(String::as_str).take(20).collect();
+            let ids: Vec<&str> = ctx.model.entities.keys().map(|id| &**id).take(20).collect();
             (!ids.is_empty()).then(|| json!({"targetIds": ids}))
         },
     },
@@ -612,7 +612,7 @@ pub static ACTIONS: &[ActionDef] = &[
             Ok(Planned::Run(Procedure::quiet(Frame::new("tradeRequest", json!({"targetPlayerId": e.id})), "asked")))
         },
         available: |ctx| {
-            let ids: Vec<&str> = ctx.model.nearest_of(EntityKind::Player).into_iter().filter(|e| ctx.model.distance_to(e.x, e.z) <= SERVICE_REACH_TILES).map(|e| e.id.as_str()).collect();
+            let ids: Vec<&str> = ctx.model.nearest_of(EntityKind::Player).into_iter().filter(|e| ctx.model.distance_to(e.x, e.z) <= SERVICE_REACH_TILES).map(|e| &*e.id).collect();
             (!ids.is_empty() && ctx.model.trade.is_none()).then(|| json!({"targetIds": ids}))
         },
     },
@@ -1088,7 +1088,7 @@ fn tile_param(p: &Value) -> Result<TilePos, Outcome> {
     }
 }
 
-fn entity<'a>(ctx: Ctx<'a>, p: &Value, kinds: &[EntityKind]) -> Result<&'a Entity, Outcome> {
+fn entity<'a>(ctx: Ctx<'a>, p: &Value, kinds: &[EntityKind]) -> Result<&'a Seen, Outcome> {
     let id = str_param(p, "targetId")?;
     let e = ctx
         .model
@@ -1104,10 +1104,10 @@ fn entity<'a>(ctx: Ctx<'a>, p: &Value, kinds: &[EntityKind]) -> Result<&'a Entit
     Ok(e)
 }
 
-fn label(e: &Entity) -> String {
+fn label(e: &Seen) -> String {
     match &e.name {
         Some(name) => format!("{name} ({})", e.id),
-        None => e.id.clone(),
+        None => e.id.to_string(),
     }
 }
 
@@ -1197,7 +1197,7 @@ fn has_tool(ctx: Ctx<'_>, tool: &str, skill: Skill) -> bool {
         || ctx.model.me.equipment.values().any(|e| fits(&e.item_id))
 }
 
-fn nearest_resource<'a>(model: &'a Model, types: &[&str]) -> Option<&'a Entity> {
+fn nearest_resource<'a>(model: &'a Model, types: &[&str]) -> Option<&'a Seen> {
     model
         .nearest_of(EntityKind::Resource)
         .into_iter()
@@ -1210,7 +1210,7 @@ fn nearest_resource<'a>(model: &'a Model, types: &[&str]) -> Option<&'a Entity> 
 }
 
 /// Resources in view for `skill` that the agent's level allows and that are not depleted, nearest first.
-pub fn usable_nodes(ctx: Ctx<'_>, skill: Skill) -> Vec<&Entity> {
+pub fn usable_nodes(ctx: Ctx<'_>, skill: Skill) -> Vec<&Seen> {
     let skill_name = skill.to_string();
     ctx.model
         .nearest_of(EntityKind::Resource)
@@ -1229,7 +1229,7 @@ fn gatherable(ctx: Ctx<'_>, skill: Skill) -> Option<Value> {
     let ids: Vec<&str> = usable_nodes(ctx, skill)
         .into_iter()
         .take(5)
-        .map(|e| e.id.as_str())
+        .map(|e| &*e.id)
         .collect();
     (!ids.is_empty() && ctx.model.free_slots() > 0).then(|| json!({"targetIds": ids}))
 }
@@ -1240,7 +1240,7 @@ fn station_use(ctx: Ctx<'_>, station: &str, item: fn(&str) -> bool) -> Option<Va
     Some(json!({"slot": slot.slot, "targetId": target.id}))
 }
 
-fn ids_of(ctx: Ctx<'_>, kind: EntityKind, keep: fn(&Entity) -> bool) -> Option<Value> {
+fn ids_of(ctx: Ctx<'_>, kind: EntityKind, keep: fn(&Seen) -> bool) -> Option<Value> {
     let ids: Vec<Value> = ctx
         .model
         .nearest_of(kind)

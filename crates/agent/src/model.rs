@@ -10,6 +10,8 @@ use wayfarer_protocol::ws::{
 };
 use wayfarer_protocol::Skill;
 
+use crate::interned::{intern, Name};
+
 /// Chat lines kept for the providers and the model's prompt.
 pub const CHAT_LINES_KEPT: usize = 20;
 /// Server errors kept (matched to actions by `ref` as they arrive; kept for the status).
@@ -57,6 +59,53 @@ impl From<TilePos> for TilePos0 {
     }
 }
 
+/// Something in view (or a ground item remembered), as the agent keeps it: the fields of the
+/// protocol's [`Entity`], with every string shared through [`crate::interned`] and numbers no
+/// wider than the game's. An agent in a crowd keeps hundreds of these, and a host may run a
+/// thousand agents: the protocol's form (five owned strings each) was most of an agent's memory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Seen {
+    pub id: Name,
+    pub kind: EntityKind,
+    pub x: i32,
+    pub z: i32,
+    pub name: Option<Name>,
+    pub health: Option<i32>,
+    pub max_health: Option<i32>,
+    pub item_id: Option<Name>,
+    pub quantity: Option<i64>,
+    pub resource_type: Option<Name>,
+    pub depleted: Option<bool>,
+    /// The NPC or resource definition id from content.
+    pub type_id: Option<Name>,
+}
+
+impl Seen {
+    /// The agent's copy of an entity the server sent.
+    pub fn of(entity: &Entity) -> Seen {
+        let name = |text: &Option<String>| text.as_deref().map(intern);
+        Seen {
+            id: intern(&entity.id),
+            kind: entity.kind,
+            x: entity.x,
+            z: entity.z,
+            name: name(&entity.name),
+            health: entity.health.map(narrow),
+            max_health: entity.max_health.map(narrow),
+            item_id: name(&entity.item_id),
+            quantity: entity.quantity,
+            resource_type: name(&entity.resource_type),
+            depleted: entity.depleted,
+            type_id: name(&entity.type_id),
+        }
+    }
+}
+
+/// Hitpoints as the agent keeps them (the server's values are far inside `i32`).
+fn narrow(value: i64) -> i32 {
+    value.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
+}
+
 /// A trade the agent is part of.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TradeState {
@@ -84,10 +133,10 @@ pub struct Model {
     pub synced: bool,
     pub me: Me,
     /// Everything in view but the agent itself, by id.
-    pub entities: HashMap<String, Entity>,
+    pub entities: HashMap<Name, Seen>,
     /// Ground items that went out of view (not picked up): where they were last seen, for a
     /// pickup from afar.
-    pub remembered: HashMap<String, Entity>,
+    pub remembered: HashMap<Name, Seen>,
     /// The last tick a `world:update` named.
     pub tick: u64,
     /// The bank as last sent (`None` until a bank was opened this session).
@@ -149,8 +198,9 @@ impl Model {
                         };
                         continue;
                     }
-                    self.remembered.remove(&entity.id);
-                    self.entities.insert(entity.id.clone(), (**entity).clone());
+                    self.remembered.remove(entity.id.as_str());
+                    let seen = Seen::of(entity);
+                    self.entities.insert(Name::clone(&seen.id), seen);
                 }
                 for moved in update.moved.iter() {
                     if *moved.id == *self.me.id {
@@ -173,15 +223,15 @@ impl Model {
                         }
                         continue;
                     }
-                    if let Some(e) = self.entities.get_mut(&changed.id) {
-                        if changed.health.is_some() {
-                            e.health = changed.health;
+                    if let Some(e) = self.entities.get_mut(changed.id.as_str()) {
+                        if let Some(h) = changed.health {
+                            e.health = Some(narrow(h));
                         }
-                        if changed.max_health.is_some() {
-                            e.max_health = changed.max_health;
+                        if let Some(h) = changed.max_health {
+                            e.max_health = Some(narrow(h));
                         }
-                        if changed.name.is_some() {
-                            e.name.clone_from(&changed.name);
+                        if let Some(name) = &changed.name {
+                            e.name = Some(intern(name));
                         }
                         if changed.quantity.is_some() {
                             e.quantity = changed.quantity;
@@ -201,7 +251,7 @@ impl Model {
                         if self.remembered.len() >= REMEMBERED_ITEMS {
                             self.remembered.clear();
                         }
-                        self.remembered.insert(gone.id.clone(), gone);
+                        self.remembered.insert(Name::clone(&gone.id), gone);
                     }
                 }
                 if let Some(stamina) = update.stamina {
@@ -235,9 +285,9 @@ impl Model {
                 } else if hit.attacker_id == self.me.id {
                     self.last_hit_tick = Some(self.tick);
                 }
-                if let Some(e) = self.entities.get_mut(&hit.target_id) {
-                    e.health = Some(hit.target_health);
-                    e.max_health = Some(hit.target_max_health);
+                if let Some(e) = self.entities.get_mut(hit.target_id.as_str()) {
+                    e.health = Some(narrow(hit.target_health));
+                    e.max_health = Some(narrow(hit.target_max_health));
                 }
             }
             ServerMessage::Chat(line) => {
@@ -389,10 +439,16 @@ impl Model {
     }
 
     /// Entities of `kind` in view, nearest first.
-    pub fn nearest_of(&self, kind: EntityKind) -> Vec<&Entity> {
-        let mut found: Vec<&Entity> = self.entities.values().filter(|e| e.kind == kind).collect();
-        found.sort_by_key(|e| (self.distance_to(e.x, e.z), e.id.clone()));
-        found
+    pub fn nearest_of(&self, kind: EntityKind) -> Vec<&Seen> {
+        let mut found: Vec<(u32, &Seen)> = self
+            .entities
+            .values()
+            .filter(|e| e.kind == kind)
+            .map(|e| (self.distance_to(e.x, e.z), e))
+            .collect();
+        // Ties by id, so the choice does not depend on the map's order.
+        found.sort_unstable_by(|(da, a), (db, b)| da.cmp(db).then_with(|| a.id.cmp(&b.id)));
+        found.into_iter().map(|(_, e)| e).collect()
     }
 }
 
