@@ -88,7 +88,7 @@ pub fn status_frame(
         .map(|d| {
             let outcome = d.outcome.as_ref().expect("filtered");
             ActionReport {
-                action: d.action.clone(),
+                action: d.action.to_owned(),
                 outcome: outcome.kind().to_owned(),
                 code: match outcome {
                     crate::outcome::Outcome::Rejected { code, .. } => Some(clip(code.as_str())),
@@ -102,7 +102,7 @@ pub fn status_frame(
     let decisions: Vec<DecisionReport> = fresh[fresh.len().saturating_sub(MAX_REPORTED)..]
         .iter()
         .map(|d| DecisionReport {
-            action: d.action.clone(),
+            action: d.action.to_owned(),
             goal: d.goal.as_deref().map(clip),
             reason: Some(clip(&d.reason)),
             brain: Some(d.by.to_owned()),

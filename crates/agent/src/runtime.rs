@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot, watch};
@@ -97,8 +98,10 @@ pub struct DecisionRecord {
     pub number: u64,
     pub tick: u64,
     pub goal: Option<String>,
-    pub action: String,
-    pub params: Value,
+    pub action: &'static str,
+    /// As JSON text: a parsed map costs a tree node of several hundred bytes per decision, and
+    /// a record's parameters are only ever written out again.
+    pub params: Box<RawValue>,
     pub reason: String,
     /// planner, llm, reflex or owner.
     pub by: &'static str,
@@ -127,6 +130,8 @@ pub struct AgentStatus {
 /// A running agent, as its host holds it.
 pub struct AgentHandle {
     pub control: mpsc::Sender<Control>,
+    /// The agent's status, updated every few ticks while someone holds this receiver (a host
+    /// that drops it spares the agent the work and the memory).
     pub status: watch::Receiver<AgentStatus>,
     pub task: JoinHandle<()>,
 }
@@ -808,8 +813,9 @@ impl Agent {
             number: running.number,
             tick: self.model.tick,
             goal: Some(self.goal.description.clone()),
-            action: running.decision.action.to_owned(),
-            params: running.decision.params,
+            action: running.decision.action,
+            params: serde_json::value::to_raw_value(&running.decision.params)
+                .unwrap_or_else(|_| RawValue::NULL.to_owned()),
             reason: running.decision.reason,
             by: running.by,
             outcome: Some(outcome),
@@ -946,7 +952,12 @@ impl Agent {
         self.idle_until = 0;
     }
 
+    /// Updates the status its host reads; skipped when the host dropped its reader (a host of
+    /// many agents that never reads them saves a copy of the state and decisions per agent).
     fn publish(&self, connected: bool) {
+        if self.status.is_closed() {
+            return;
+        }
         let ctx = Ctx {
             model: &self.model,
             knowledge: &self.knowledge,

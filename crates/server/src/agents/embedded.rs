@@ -21,10 +21,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use wayfarer_agent::knowledge::Knowledge;
-use wayfarer_agent::{AgentConfig, AgentHandle, Brain, Goal, Host, Login, TokenMint};
+use wayfarer_agent::{AgentConfig, AgentHandle, Brain, Control, Goal, Host, Login, TokenMint};
 use wayfarer_store::{AgentMapping, Character, NewUser, Store, StoreError, User};
 
 use crate::app::AppState;
@@ -111,7 +111,7 @@ async fn run(state: AppState, base: String, mut stop: watch::Receiver<bool>) {
     let goals = goal_rotation(&state);
     let mut tally = Tally::default();
     let mut host: Option<Host> = None;
-    let mut agents: Vec<AgentHandle> = Vec::with_capacity(count as usize);
+    let mut agents: Vec<Running> = Vec::with_capacity(count as usize);
     for n in 1..=count {
         if *stop.borrow() {
             break;
@@ -146,7 +146,10 @@ async fn run(state: AppState, base: String, mut stop: watch::Receiver<bool>) {
         };
         let goal = goals[(n as usize - 1) % goals.len()].clone();
         tracing::debug!(name = %name, agent = %mapping.agent_id, goal = %goal.description, "embedded agent starting");
-        agents.push(wayfarer_agent::spawn_hosted(
+        // The status receiver is dropped: nobody reads an embedded agent's status (its owner is
+        // this server's account, which no one signs in to), and an agent with no status reader
+        // does not build one.
+        let AgentHandle { control, task, .. } = wayfarer_agent::spawn_hosted(
             AgentConfig {
                 server: base.clone(),
                 login: Login::Mint(mint),
@@ -155,7 +158,8 @@ async fn run(state: AppState, base: String, mut stop: watch::Receiver<bool>) {
                 label: name,
             },
             shared,
-        ));
+        );
+        agents.push(Running { control, task });
         tokio::select! {
             () = tokio::time::sleep(every) => {}
             _ = stop.changed() => break,
@@ -174,13 +178,26 @@ async fn run(state: AppState, base: String, mut stop: watch::Receiver<bool>) {
     shutdown(agents).await;
 }
 
+/// An embedded agent: how to stop it and its task.
+struct Running {
+    control: mpsc::Sender<Control>,
+    task: JoinHandle<()>,
+}
+
+impl Running {
+    async fn shutdown(self) {
+        let _ = self.control.send(Control::Shutdown).await;
+        let _ = self.task.await;
+    }
+}
+
 /// Tells every agent to leave at once and waits for them; those not gone within [`STOP_GRACE`]
 /// are aborted (their connections then close, and the world saves their characters anyway).
-async fn shutdown(agents: Vec<AgentHandle>) {
+async fn shutdown(agents: Vec<Running>) {
     let began = Instant::now();
     let total = agents.len();
     let aborts: Vec<_> = agents.iter().map(|a| a.task.abort_handle()).collect();
-    let leaving = futures_util::future::join_all(agents.into_iter().map(AgentHandle::shutdown));
+    let leaving = futures_util::future::join_all(agents.into_iter().map(Running::shutdown));
     let late = match tokio::time::timeout(STOP_GRACE, leaving).await {
         Ok(_) => 0,
         Err(_) => {

@@ -25,7 +25,7 @@ pub const KEPT_DECISIONS: usize = 100;
 pub const KEPT_MESSAGES: usize = 20;
 
 /// One decision as kept: what the agent reported and when the server received it.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct KeptDecision {
     #[serde(flatten)]
@@ -57,7 +57,10 @@ struct AgentEntry {
     /// The goal id the last reported progress belongs to, and the progress.
     progress: Option<(String, f64)>,
     report: Option<LastReport>,
-    decisions: VecDeque<KeptDecision>,
+    /// Each kept decision as its JSON text ([`KeptDecision`]): one allocation of its own size,
+    /// where the parsed form holds five strings. A thousand embedded agents keep
+    /// [`KEPT_DECISIONS`] each that are rarely read, so the cheap form is the kept one.
+    decisions: VecDeque<Box<str>>,
     pending: VecDeque<AgentMessage>,
 }
 
@@ -157,13 +160,17 @@ impl AgentHub {
                 reported_at: crate::http::health::iso8601_from_ms(now),
             });
             for decision in status.decisions {
+                let kept = KeptDecision {
+                    decision,
+                    received_at: now,
+                };
+                let Ok(text) = serde_json::to_string(&kept) else {
+                    continue;
+                };
                 if entry.decisions.len() == KEPT_DECISIONS {
                     entry.decisions.pop_front();
                 }
-                entry.decisions.push_back(KeptDecision {
-                    decision,
-                    received_at: now,
-                });
+                entry.decisions.push_back(text.into_boxed_str());
             }
         });
     }
@@ -186,7 +193,12 @@ impl AgentHub {
     /// The kept decisions, oldest first.
     pub fn decisions(&self, agent_id: &str) -> Vec<KeptDecision> {
         self.read(agent_id, |entry| {
-            entry.map_or_else(Vec::new, |e| e.decisions.iter().cloned().collect())
+            entry.map_or_else(Vec::new, |e| {
+                e.decisions
+                    .iter()
+                    .filter_map(|text| serde_json::from_str(text).ok())
+                    .collect()
+            })
         })
     }
 }
@@ -241,6 +253,29 @@ mod tests {
         assert!(hub.live_character("agent").is_some());
         hub.disconnected("agent", 2);
         assert!(hub.live_character("agent").is_none());
+    }
+
+    #[test]
+    fn a_kept_decision_reads_back_as_it_was_reported() {
+        let hub = AgentHub::default();
+        let full = DecisionReport {
+            action: "chopTree".into(),
+            goal: Some("woodcutting to 5".into()),
+            reason: Some("nearest usable \"tree\" node".into()),
+            brain: Some("planner".into()),
+            outcome: Some("accepted".into()),
+            ts: Some(1_764_000_000_000),
+        };
+        let status = AgentStatus {
+            decisions: vec![full.clone(), decision("idle")],
+            ..Default::default()
+        };
+        hub.record("agent", status, None);
+        let kept = hub.decisions("agent");
+        assert_eq!(kept.len(), 2);
+        assert_eq!(kept[0].decision, full);
+        assert_eq!(kept[1].decision, decision("idle"));
+        assert!(kept[0].received_at > 0);
     }
 
     #[test]
