@@ -788,10 +788,7 @@ fn plan_gather(ctx: Ctx<'_>, p: &Value, skill: Skill, kind: &str) -> Result<Plan
             format!("{} is depleted", label(node)),
         ));
     }
-    let facts = node
-        .type_id
-        .as_deref()
-        .and_then(|t| ctx.knowledge.nodes.get(t));
+    let facts = node.type_id().and_then(|t| ctx.knowledge.nodes.get(t));
     if let Some(facts) = facts {
         if facts.skill != skill.to_string() {
             return Err(Outcome::refused(
@@ -879,7 +876,7 @@ fn plan_pickup(ctx: Ctx<'_>, p: &Value) -> Result<Planned, Outcome> {
             .nearest_of(EntityKind::GroundItem)
             .into_iter()
             .chain(ctx.model.remembered.values())
-            .find(|e| e.item_id.as_deref() == Some(item))
+            .find(|e| e.item_id() == Some(item))
             .ok_or_else(|| {
                 Outcome::refused("not_found", format!("no {item} on the ground known"))
             })?,
@@ -1033,8 +1030,8 @@ pub fn known_bank(ctx: Ctx<'_>) -> Option<TilePos> {
         .into_iter()
         .chain(ctx.model.nearest_of(EntityKind::Npc))
         .find(|e| {
-            e.resource_type.as_deref() == Some("bank")
-                || e.type_id.as_deref().is_some_and(|t| {
+            e.resource_type() == Some("bank")
+                || e.type_id().is_some_and(|t| {
                     ctx.knowledge
                         .places
                         .iter()
@@ -1105,7 +1102,7 @@ fn entity<'a>(ctx: Ctx<'a>, p: &Value, kinds: &[EntityKind]) -> Result<&'a Seen,
 }
 
 fn label(e: &Seen) -> String {
-    match &e.name {
+    match e.name() {
         Some(name) => format!("{name} ({})", e.id),
         None => e.id.to_string(),
     }
@@ -1201,12 +1198,7 @@ fn nearest_resource<'a>(model: &'a Model, types: &[&str]) -> Option<&'a Seen> {
     model
         .nearest_of(EntityKind::Resource)
         .into_iter()
-        .find(|e| {
-            e.resource_type
-                .as_deref()
-                .is_some_and(|t| types.contains(&t))
-                && e.depleted != Some(true)
-        })
+        .find(|e| e.resource_type().is_some_and(|t| types.contains(&t)) && e.depleted != Some(true))
 }
 
 /// Resources in view for `skill` that the agent's level allows and that are not depleted, nearest first.
@@ -1217,8 +1209,7 @@ pub fn usable_nodes(ctx: Ctx<'_>, skill: Skill) -> Vec<&Seen> {
         .into_iter()
         .filter(|e| e.depleted != Some(true))
         .filter(|e| {
-            e.type_id
-                .as_deref()
+            e.type_id()
                 .and_then(|t| ctx.knowledge.nodes.get(t))
                 .is_some_and(|n| n.skill == skill_name && n.level <= ctx.model.level(skill))
         })
@@ -1247,7 +1238,7 @@ fn ids_of(ctx: Ctx<'_>, kind: EntityKind, keep: fn(&Seen) -> bool) -> Option<Val
         .into_iter()
         .filter(|e| keep(e))
         .take(10)
-        .map(|e| json!({"id": e.id, "name": e.name, "distance": ctx.model.distance_to(e.x, e.z)}))
+        .map(|e| json!({"id": e.id, "name": e.name(), "distance": ctx.model.distance_to(e.x, e.z)}))
         .collect();
     (!ids.is_empty()).then(|| json!({"targets": ids}))
 }

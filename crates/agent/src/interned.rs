@@ -1,60 +1,91 @@
-//! One shared copy of each entity id, name and type the agents of a process have in view.
+//! One shared copy of each entity id and each entity's look ([`crate::model::Look`]: name and
+//! content ids) that the agents of a process have in view.
 //!
 //! A host running a thousand agents in one crowd (`serve --agents N`) would otherwise keep a
 //! thousand copies of every player's id and name, one per agent that sees them, and the view's
 //! strings were most of an agent's memory (BENCHMARKS.md, "Embedded agents"). Every agent's
-//! model takes its strings from here instead, so a string seen by many agents is held once.
+//! model takes them from here instead, so what many agents see is held once.
 //!
-//! Strings nobody else holds any more (players who left every view, ground items taken) are
-//! dropped whenever the table has doubled since the last sweep, so it stays within twice what
-//! is in some view, at an amortised cost of one pass per insertion.
+//! Values nobody else holds any more (players who left every view, ground items taken) are
+//! dropped whenever a table has doubled since its last sweep, so it stays within about twice
+//! what is in some view, at an amortised cost of one pass per insertion.
 
+use std::borrow::Borrow;
 use std::collections::HashSet;
+use std::hash::Hash;
 use std::sync::{Arc, Mutex};
+
+use crate::model::Look;
 
 /// An interned string: cloning it is a reference count, comparing and hashing read the text.
 pub type Name = Arc<str>;
 
-/// The table is never swept below this size (sweeping a small table often would be waste).
+/// A table is never swept below this size (sweeping a small table often would be waste).
 const MIN_SWEEP_AT: usize = 4096;
 
-struct Table {
-    names: HashSet<Name>,
+struct Table<T: ?Sized> {
+    values: HashSet<Arc<T>>,
     /// The size at which the next sweep runs.
     sweep_at: usize,
 }
 
-static TABLE: Mutex<Option<Table>> = Mutex::new(None);
+impl<T: ?Sized + Hash + Eq> Table<T> {
+    /// The shared copy of `value`, made by `make` at first need.
+    fn get<Q>(&mut self, value: &Q, make: impl FnOnce(&Q) -> Arc<T>) -> Arc<T>
+    where
+        Arc<T>: Borrow<Q>,
+        Q: ?Sized + Hash + Eq,
+    {
+        if let Some(shared) = self.values.get(value) {
+            return Arc::clone(shared);
+        }
+        if self.values.len() >= self.sweep_at {
+            // Only the table holds these: nobody has them in view any more.
+            self.values.retain(|shared| Arc::strong_count(shared) > 1);
+            self.sweep_at = (self.values.len() * 2).max(MIN_SWEEP_AT);
+        }
+        let shared = make(value);
+        self.values.insert(Arc::clone(&shared));
+        shared
+    }
+}
 
-/// The shared copy of `text`, made at first need.
+/// A table behind a lock, made at first use.
+struct Shared<T: ?Sized>(Mutex<Option<Table<T>>>);
+
+impl<T: ?Sized + Hash + Eq> Shared<T> {
+    const fn new() -> Shared<T> {
+        Shared(Mutex::new(None))
+    }
+
+    fn with<R>(&self, f: impl FnOnce(&mut Table<T>) -> R) -> R {
+        let mut table = self
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        f(table.get_or_insert_with(|| Table {
+            values: HashSet::new(),
+            sweep_at: MIN_SWEEP_AT,
+        }))
+    }
+}
+
+static NAMES: Shared<str> = Shared::new();
+static LOOKS: Shared<Look> = Shared::new();
+
+/// The shared copy of `text`.
 pub fn intern(text: &str) -> Name {
-    let mut table = TABLE
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let table = table.get_or_insert_with(|| Table {
-        names: HashSet::new(),
-        sweep_at: MIN_SWEEP_AT,
-    });
-    if let Some(name) = table.names.get(text) {
-        return Name::clone(name);
-    }
-    if table.names.len() >= table.sweep_at {
-        // Only the table holds these: nobody has them in view any more.
-        table.names.retain(|name| Arc::strong_count(name) > 1);
-        table.sweep_at = (table.names.len() * 2).max(MIN_SWEEP_AT);
-    }
-    let name: Name = Arc::from(text);
-    table.names.insert(Name::clone(&name));
-    name
+    NAMES.with(|table| table.get(text, |text: &str| Arc::from(text)))
+}
+
+/// The shared copy of `look`.
+pub fn intern_look(look: Look) -> Arc<Look> {
+    LOOKS.with(|table| table.get(&look, |look| Arc::new(look.clone())))
 }
 
 /// How many strings the table holds now (for tests and diagnostics).
-pub fn held() -> usize {
-    TABLE
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .as_ref()
-        .map_or(0, |table| table.names.len())
+pub fn names_held() -> usize {
+    NAMES.with(|table| table.values.len())
 }
 
 #[cfg(test)]
@@ -62,7 +93,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_same_text_is_one_copy_and_unheld_copies_are_swept() {
+    fn the_same_value_is_one_copy_and_unheld_copies_are_swept() {
         let a = intern("interned-test-a");
         let b = intern("interned-test-a");
         assert!(Arc::ptr_eq(&a, &b), "one copy for equal text");
@@ -73,13 +104,25 @@ mod tests {
             intern(&format!("interned-test-drop-{n}"));
         }
         assert!(
-            held() < MIN_SWEEP_AT * 3,
+            names_held() < MIN_SWEEP_AT * 3,
             "unheld strings were swept: {}",
-            held()
+            names_held()
         );
         assert!(
             Arc::ptr_eq(&a, &intern("interned-test-a")),
             "a held string survives a sweep"
         );
+
+        let look = || Look {
+            name: Some(intern("Goblin")),
+            type_id: Some(intern("goblin")),
+            ..Look::default()
+        };
+        assert!(Arc::ptr_eq(&intern_look(look()), &intern_look(look())));
+        let other = Look {
+            name: Some(intern("Goblin chief")),
+            ..look()
+        };
+        assert!(!Arc::ptr_eq(&intern_look(look()), &intern_look(other)));
     }
 }

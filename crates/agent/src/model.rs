@@ -2,6 +2,7 @@
 //! view of the world from server messages; providers are pure functions of it).
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::Arc;
 
 use wayfarer_protocol::trade::{Offer, TradeStarted};
 use wayfarer_protocol::ws::{
@@ -10,7 +11,7 @@ use wayfarer_protocol::ws::{
 };
 use wayfarer_protocol::Skill;
 
-use crate::interned::{intern, Name};
+use crate::interned::{intern, intern_look, Name};
 
 /// Chat lines kept for the providers and the model's prompt.
 pub const CHAT_LINES_KEPT: usize = 20;
@@ -60,22 +61,29 @@ impl From<TilePos> for TilePos0 {
 }
 
 /// Something in view (or a ground item remembered), as the agent keeps it: the fields of the
-/// protocol's [`Entity`], with every string shared through [`crate::interned`] and numbers no
-/// wider than the game's. An agent in a crowd keeps hundreds of these, and a host may run a
-/// thousand agents: the protocol's form (five owned strings each) was most of an agent's memory.
+/// protocol's [`Entity`], with the id and the look shared through [`crate::interned`]. An agent
+/// in a crowd keeps hundreds of these and a host may run a thousand agents: in the protocol's
+/// form (five owned strings each) they were most of an agent's memory.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Seen {
     pub id: Name,
     pub kind: EntityKind,
     pub x: i32,
     pub z: i32,
-    pub name: Option<Name>,
+    pub look: Arc<Look>,
     pub health: Option<i32>,
     pub max_health: Option<i32>,
-    pub item_id: Option<Name>,
     pub quantity: Option<i64>,
-    pub resource_type: Option<Name>,
     pub depleted: Option<bool>,
+}
+
+/// What an entity is, as opposed to where it is and how it fares: the same for every agent
+/// that sees it and for the entity's life (a rename makes a new one), so shared.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Look {
+    pub name: Option<Name>,
+    pub item_id: Option<Name>,
+    pub resource_type: Option<Name>,
     /// The NPC or resource definition id from content.
     pub type_id: Option<Name>,
 }
@@ -89,15 +97,36 @@ impl Seen {
             kind: entity.kind,
             x: entity.x,
             z: entity.z,
-            name: name(&entity.name),
+            look: intern_look(Look {
+                name: name(&entity.name),
+                item_id: name(&entity.item_id),
+                resource_type: name(&entity.resource_type),
+                type_id: name(&entity.type_id),
+            }),
             health: entity.health.map(narrow),
             max_health: entity.max_health.map(narrow),
-            item_id: name(&entity.item_id),
             quantity: entity.quantity,
-            resource_type: name(&entity.resource_type),
             depleted: entity.depleted,
-            type_id: name(&entity.type_id),
         }
+    }
+
+    pub fn name(&self) -> Option<&str> {
+        self.look.name.as_deref()
+    }
+
+    /// A ground item's item id.
+    pub fn item_id(&self) -> Option<&str> {
+        self.look.item_id.as_deref()
+    }
+
+    /// A resource's type (`tree`, `fishing_spot`, `range`, …).
+    pub fn resource_type(&self) -> Option<&str> {
+        self.look.resource_type.as_deref()
+    }
+
+    /// The NPC or resource definition id from content.
+    pub fn type_id(&self) -> Option<&str> {
+        self.look.type_id.as_deref()
     }
 }
 
@@ -231,7 +260,10 @@ impl Model {
                             e.max_health = Some(narrow(h));
                         }
                         if let Some(name) = &changed.name {
-                            e.name = Some(intern(name));
+                            e.look = intern_look(Look {
+                                name: Some(intern(name)),
+                                ..Look::clone(&e.look)
+                            });
                         }
                         if changed.quantity.is_some() {
                             e.quantity = changed.quantity;
@@ -470,4 +502,45 @@ fn push_bounded<T>(list: &mut VecDeque<T>, item: T, cap: usize) {
         list.pop_front();
     }
     list.push_back(item);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_is_in_view_is_kept_compact_and_shared() {
+        // Every agent keeps hundreds of these: keep the form small (it was 208 bytes a slot with
+        // the protocol's Entity and its String key, before the strings themselves).
+        assert!(
+            std::mem::size_of::<Seen>() <= 72,
+            "{}",
+            std::mem::size_of::<Seen>()
+        );
+        let goblin = |id: &str| Entity {
+            id: id.into(),
+            kind: EntityKind::Npc,
+            x: 3,
+            z: -4,
+            name: Some("Goblin".into()),
+            health: Some(5),
+            max_health: Some(5),
+            item_id: None,
+            quantity: None,
+            resource_type: None,
+            depleted: None,
+            type_id: Some("goblin".into()),
+        };
+        let (a, b) = (Seen::of(&goblin("npc-1")), Seen::of(&goblin("npc-2")));
+        assert_eq!(
+            (a.name(), a.type_id(), a.item_id()),
+            (Some("Goblin"), Some("goblin"), None)
+        );
+        assert_eq!((a.x, a.z, a.health), (3, -4, Some(5)));
+        assert!(Arc::ptr_eq(&a.look, &b.look), "two goblins share one look");
+        assert!(
+            Arc::ptr_eq(&a.id, &Seen::of(&goblin("npc-1")).id),
+            "and an id is held once"
+        );
+    }
 }

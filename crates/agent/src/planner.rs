@@ -139,8 +139,7 @@ impl Planner {
                 .nearest_of(EntityKind::Player)
                 .into_iter()
                 .find(|p| {
-                    p.name
-                        .as_deref()
+                    p.name()
                         .is_some_and(|n| n.eq_ignore_ascii_case(player_name))
                 })
                 .map(|p| {
@@ -257,7 +256,7 @@ impl Planner {
             .model
             .nearest_of(EntityKind::Resource)
             .into_iter()
-            .any(|e| matches!(e.resource_type.as_deref(), Some("fire" | "range")));
+            .any(|e| matches!(e.resource_type(), Some("fire" | "range")));
         match (raw, fire) {
             (true, true) => Decision::new("cookFood", json!({}), "raw food and a fire"),
             (true, false) if ctx.model.me.inventory.iter().any(|s| s.item_id == "logs") => {
@@ -274,7 +273,7 @@ impl Planner {
             .nearest_of(EntityKind::Npc)
             .into_iter()
             .filter(|e| e.health.is_some_and(|h| h > 0))
-            .filter(|e| npc.is_none_or(|n| e.type_id.as_deref() == Some(n)))
+            .filter(|e| npc.is_none_or(|n| e.type_id() == Some(n)))
             .find(|e| !self.avoided(&e.id, now));
         if let Some(e) = target {
             return Decision::new(
