@@ -3,21 +3,14 @@
 use std::time::Duration;
 
 use serde_json::json;
-use wayfarer_agent::{Brain, Outcome};
+use wayfarer_agent::Outcome;
 
-use crate::{code, goal, holds, position, TestServer};
+use crate::{code, holds, position, TestServer};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn navigate_and_pickup_cross_more_than_200_tiles_in_legs() {
     let server = TestServer::start(20).await;
-    let mut agent = server.agent(
-        "Strider",
-        Some(goal(json!({"kind": "idle"}))),
-        Brain::Planner,
-        None,
-    );
-    agent.entered().await;
-    agent.become_admin().await;
+    let mut agent = server.idle_admin("Strider", None).await;
     // moveTo refuses what one move cannot reach; navigateTo walks it in legs.
     agent.teleport(-130, 0).await;
     let far = agent.command("moveTo", json!({"x": 130, "z": 0})).await;
@@ -60,14 +53,7 @@ async fn navigate_and_pickup_cross_more_than_200_tiles_in_legs() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn drop_item_drops_one_stack_one_type_or_everything() {
     let server = TestServer::start(20).await;
-    let mut agent = server.agent(
-        "Dropper",
-        Some(goal(json!({"kind": "idle"}))),
-        Brain::Planner,
-        None,
-    );
-    agent.entered().await;
-    agent.become_admin().await;
+    let mut agent = server.idle_admin("Dropper", None).await;
     agent.give("logs", 4).await;
     agent.give("bones", 2).await;
     let by_type = agent.command("dropItem", json!({"itemId": "logs"})).await;
@@ -104,13 +90,8 @@ async fn drop_item_drops_one_stack_one_type_or_everything() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn actions_succeed_and_are_refused_with_reason_codes() {
     let server = TestServer::start(20).await;
-    let mut agent = server.agent(
-        "Tester",
-        Some(goal(json!({"kind": "idle"}))),
-        Brain::Planner,
-        None,
-    );
-    let entered = agent.entered().await;
+    let mut agent = server.idle_agent("Tester", None).await;
+    let entered = agent.status();
     // Refused by the agent's own check, before sending.
     let cases = [
         ("chopTree", json!({"targetId": "res-999999"}), "not_found"),
@@ -200,13 +181,8 @@ async fn actions_succeed_and_are_refused_with_reason_codes() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stamina_drains_running_and_comes_back_resting() {
     let server = TestServer::start(20).await;
-    let mut agent = server.agent(
-        "Runner",
-        Some(goal(json!({"kind": "idle"}))),
-        Brain::Planner,
-        None,
-    );
-    let start = agent.entered().await;
+    let mut agent = server.idle_agent("Runner", None).await;
+    let start = agent.status();
     assert_eq!(start.state["gameState"]["stamina"], 100);
     agent
         .command("moveTo", json!({"x": 35, "z": 35, "run": true}))
@@ -229,21 +205,10 @@ async fn pickup_in_range_succeeds_and_is_refused_with_reason_codes() {
     // A drop is its dropper's for 100 ticks: at 150 ms that leaves the other player 15 s to be
     // refused it by the server.
     let server = TestServer::start(150).await;
-    let mut owner = server.agent(
-        "Keeper",
-        Some(goal(json!({"kind": "idle"}))),
-        Brain::Planner,
-        None,
+    let (mut owner, mut other) = tokio::join!(
+        server.idle_admin("Keeper", None),
+        server.idle_agent("Grabber", None)
     );
-    let mut other = server.agent(
-        "Grabber",
-        Some(goal(json!({"kind": "idle"}))),
-        Brain::Planner,
-        None,
-    );
-    owner.entered().await;
-    other.entered().await;
-    owner.become_admin().await;
     owner.give("logs", 2).await;
     let dropped = owner.command("dropItem", json!({"itemId": "logs"})).await;
     assert!(dropped.is_success(), "{dropped}");
@@ -305,14 +270,7 @@ async fn pickup_in_range_succeeds_and_is_refused_with_reason_codes() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_inventory_is_dropped_in_one_command_under_the_cap() {
     let server = TestServer::start(20).await;
-    let mut agent = server.agent(
-        "Emptier",
-        Some(goal(json!({"kind": "idle"}))),
-        Brain::Planner,
-        None,
-    );
-    agent.entered().await;
-    agent.become_admin().await;
+    let mut agent = server.idle_admin("Emptier", None).await;
     let free = agent.status().state["inventory"]["freeSlots"]
         .as_i64()
         .unwrap_or(0);

@@ -4,9 +4,9 @@
 use std::time::Duration;
 
 use serde_json::json;
-use wayfarer_agent::{Brain, Outcome};
+use wayfarer_agent::Outcome;
 
-use crate::{code, goal, TestServer};
+use crate::{code, TestServer};
 
 /// Tries before giving up on catching a fight in progress (a mob may die between two looks).
 const FLEE_TRIES: usize = 6;
@@ -15,14 +15,7 @@ const FLEE_TRIES: usize = 6;
 async fn attack_defeats_a_mob_and_flee_breaks_off_a_fight() {
     let server = TestServer::start(20).await;
     // The fighter: a sword, armour, food, melee skills at 10.
-    let mut agent = server.agent(
-        "Brawler",
-        Some(goal(json!({"kind": "idle"}))),
-        Brain::Planner,
-        Some("fighter"),
-    );
-    agent.entered().await;
-    agent.become_admin().await;
+    let mut agent = server.idle_admin("Brawler", Some("fighter")).await;
     // Refusals before any fight, in town: nobody to attack, nothing to flee from.
     let marta = agent
         .nearest_id("npcs", |e| e["typeId"] == "old_marta")

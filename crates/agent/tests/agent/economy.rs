@@ -5,9 +5,9 @@
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use wayfarer_agent::{AgentStatus, Brain, Outcome};
+use wayfarer_agent::{AgentStatus, Outcome};
 
-use crate::{code, goal, holds, slot_of, TestAgent, TestServer};
+use crate::{code, holds, slot_of, TestAgent, TestServer};
 
 /// Logs and coins held, the two things the trade moves.
 fn goods(status: &AgentStatus) -> (i64, i64) {
@@ -33,13 +33,7 @@ async fn wait_stage(agent: &TestAgent, want: Option<&str>) {
 async fn shop_buys_and_sells_and_refuses_with_reason_codes() {
     let server = TestServer::start(20).await;
     // The merchant: 500 coins, 10 logs, 5 bronze bars and a hammer (11 slots free).
-    let mut agent = server.agent(
-        "Shopper",
-        Some(goal(json!({"kind": "idle"}))),
-        Brain::Planner,
-        Some("merchant"),
-    );
-    agent.entered().await;
+    let mut agent = server.idle_agent("Shopper", Some("merchant")).await;
     let tobin = agent
         .nearest_id("npcs", |e| e["typeId"] == "merchant_tobin")
         .await;
@@ -117,22 +111,10 @@ async fn shop_buys_and_sells_and_refuses_with_reason_codes() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_trade_between_two_agents_completes_with_items_conserved() {
     let server = TestServer::start(20).await;
-    let mut seller = server.agent(
-        "Seller",
-        Some(goal(json!({"kind": "idle"}))),
-        Brain::Planner,
-        Some("merchant"),
+    let (mut seller, mut buyer) = tokio::join!(
+        server.idle_admin("Seller", Some("merchant")),
+        server.idle_admin("Buyer", None)
     );
-    let mut buyer = server.agent(
-        "Buyer",
-        Some(goal(json!({"kind": "idle"}))),
-        Brain::Planner,
-        None,
-    );
-    seller.entered().await;
-    buyer.entered().await;
-    seller.become_admin().await;
-    buyer.become_admin().await;
     buyer.give("coins", 100).await;
     // Apart first: too far to ask.
     seller.teleport(10, 10).await;

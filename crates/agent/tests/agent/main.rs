@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 use tokio::sync::oneshot;
 use wayfarer_agent::runtime::DecisionRecord;
 use wayfarer_agent::{AgentConfig, AgentHandle, AgentStatus, Brain, Control, Goal, Login, Outcome};
@@ -86,6 +86,26 @@ impl TestServer {
             label: name.to_owned(),
         });
         TestAgent { handle }
+    }
+
+    /// An agent that only does what the test commands (an idle goal, on the planner), once it is
+    /// in the world; `template` is its character template (`None` for a starter).
+    pub async fn idle_agent(&self, name: &str, template: Option<&str>) -> TestAgent {
+        let mut agent = self.agent(
+            name,
+            Some(goal(json!({"kind": "idle"}))),
+            Brain::Planner,
+            template,
+        );
+        agent.entered().await;
+        agent
+    }
+
+    /// [`TestServer::idle_agent`], then made admin for `/tp` and `/give`.
+    pub async fn idle_admin(&self, name: &str, template: Option<&str>) -> TestAgent {
+        let mut agent = self.idle_agent(name, template).await;
+        agent.become_admin().await;
+        agent
     }
 
     /// Stops the server.

@@ -5,9 +5,8 @@
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use wayfarer_agent::Brain;
 
-use crate::{code, goal, holds, slot_of, TestServer};
+use crate::{code, holds, slot_of, TestServer};
 
 /// A resource in view whose content type is `type_id`.
 fn of_type(type_id: &'static str) -> impl Fn(&Value) -> bool {
@@ -20,14 +19,7 @@ async fn gathering_actions_succeed_and_are_refused() {
     // depleted.
     let server = TestServer::start(50).await;
     // The skiller starts with a pickaxe and a net, Mining 5 and Fishing 10.
-    let mut agent = server.agent(
-        "Gatherer",
-        Some(goal(json!({"kind": "idle"}))),
-        Brain::Planner,
-        Some("skiller"),
-    );
-    agent.entered().await;
-    agent.become_admin().await;
+    let mut agent = server.idle_admin("Gatherer", Some("skiller")).await;
     // By the rocks south-west of the spawn.
     agent.teleport(-14, -25).await;
     let copper = agent.nearest_id("resources", of_type("rock_copper")).await;
@@ -84,14 +76,7 @@ async fn gathering_actions_succeed_and_are_refused() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn processing_actions_succeed_and_are_refused() {
     let server = TestServer::start(20).await;
-    let mut agent = server.agent(
-        "Cook",
-        Some(goal(json!({"kind": "idle"}))),
-        Brain::Planner,
-        Some("skiller"),
-    );
-    agent.entered().await;
-    agent.become_admin().await;
+    let mut agent = server.idle_admin("Cook", Some("skiller")).await;
     // Nothing to process yet: refused by the agent's own checks.
     let refused = [
         ("cookFood", json!({}), "not_available"),

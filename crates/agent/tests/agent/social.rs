@@ -5,27 +5,16 @@
 use std::time::Duration;
 
 use serde_json::json;
-use wayfarer_agent::Brain;
 
-use crate::{code, goal, holds, position, TestServer};
+use crate::{code, holds, position, TestServer};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn follow_approach_and_explore_move_the_agent() {
     let server = TestServer::start(20).await;
-    let mut leader = server.agent(
-        "Leader",
-        Some(goal(json!({"kind": "idle"}))),
-        Brain::Planner,
-        None,
+    let (mut leader, mut follower) = tokio::join!(
+        server.idle_agent("Leader", None),
+        server.idle_agent("Follower", None)
     );
-    let mut follower = server.agent(
-        "Follower",
-        Some(goal(json!({"kind": "idle"}))),
-        Brain::Planner,
-        None,
-    );
-    leader.entered().await;
-    follower.entered().await;
     let leader_id = follower
         .nearest_id("players", |e| e["name"] == "Leader")
         .await;
@@ -94,13 +83,7 @@ async fn follow_approach_and_explore_move_the_agent() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dialogue_starts_a_quest_and_prayers_and_chat_answer_with_reason_codes() {
     let server = TestServer::start(20).await;
-    let mut agent = server.agent(
-        "Pilgrim",
-        Some(goal(json!({"kind": "idle"}))),
-        Brain::Planner,
-        None,
-    );
-    agent.entered().await;
+    let mut agent = server.idle_agent("Pilgrim", None).await;
     let marta = agent
         .nearest_id("npcs", |e| e["typeId"] == "old_marta")
         .await;

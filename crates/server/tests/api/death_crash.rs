@@ -7,9 +7,10 @@ use std::collections::BTreeMap;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use wayfarer_store::Store;
 
+use crate::common::{die_to_a_bandit, free_port, wait_healthy};
 use crate::support::{player_on, WsClient, WAIT};
 
 pub(crate) struct ServerProcess {
@@ -48,17 +49,7 @@ impl ServerProcess {
         }
         let child = command.spawn().unwrap();
         let base = format!("http://127.0.0.1:{port}");
-        let client = reqwest::Client::new();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Ok(r) = client.get(format!("{base}/health")).send().await {
-                if r.status() == 200 {
-                    break;
-                }
-            }
-            assert!(Instant::now() < deadline, "server never became healthy");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        wait_healthy(&base, Duration::from_secs(30)).await;
         ServerProcess { child, base }
     }
 
@@ -74,14 +65,6 @@ impl Drop for ServerProcess {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-pub(crate) fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// Every item the character owns in the database: its rows plus its open death locks.
@@ -111,52 +94,6 @@ pub(crate) fn starter_kit() -> BTreeMap<String, i64> {
     kit
 }
 
-/// Takes the player to the bandits and picks a fight it cannot win; returns once the player's
-/// inventory is empty (the death was dispatched).
-async fn die_to_a_bandit(ws: &mut WsClient) {
-    let content = wayfarer_content::load_bundled();
-    let spawner = content
-        .areas
-        .values()
-        .filter(|a| !a.pvp)
-        .flat_map(|a| &a.mob_spawns)
-        .find(|m| m.mob_id == "bandit")
-        .expect("the bundled world has bandits outside PvP areas")
-        .clone();
-    ws.send("player:chat", json!({"text": "/admin code"}), None)
-        .await;
-    let (x, z) = (
-        spawner.position.x.floor() as i64,
-        spawner.position.z.floor() as i64,
-    );
-    ws.send("player:chat", json!({"text": format!("/tp {x} {z}")}), None)
-        .await;
-    let mut attacked = false;
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        assert!(Instant::now() < deadline, "the player never died");
-        let m = ws.next().await.expect("connected");
-        if !attacked && m["type"] == "world:update" {
-            let bandit = m["data"]["added"]
-                .as_array()
-                .and_then(|a| a.iter().find(|e| e["typeId"] == "bandit"))
-                .cloned();
-            if let Some(bandit) = bandit {
-                ws.send(
-                    "player:action",
-                    json!({"action": "attack", "targetId": bandit["id"]}),
-                    None,
-                )
-                .await;
-                attacked = true;
-            }
-        }
-        if m["type"] == "inventory:update" && m["data"]["inventory"] == json!([]) {
-            return;
-        }
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crash_at_any_moment_of_a_death_neither_loses_nor_duplicates_an_item() {
     let world = tempfile::tempdir().unwrap();
@@ -173,7 +110,7 @@ async fn a_crash_at_any_moment_of_a_death_neither_loses_nor_duplicates_an_item()
         let mut ws = WsClient::connect_to(&server.base, &format!("token={token}"))
             .await
             .unwrap();
-        die_to_a_bandit(&mut ws).await;
+        die_to_a_bandit(&mut ws.stream, "code").await;
         tokio::time::sleep(Duration::from_millis(delay_ms)).await;
         server.crash();
         characters.push(id);

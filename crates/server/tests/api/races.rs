@@ -242,22 +242,7 @@ async fn set_up(app: &TestApp, kind: Move, token: &str, id: &str) -> Option<Stri
             ws.expect_type("bank:update").await;
         }
         Move::Buy => give(&mut ws, "coins", 100).await,
-        Move::Death => {
-            let content = wayfarer_content::load_bundled();
-            let spawner = content
-                .areas
-                .values()
-                .filter(|a| !a.pvp)
-                .flat_map(|a| &a.mob_spawns)
-                .find(|m| m.mob_id == "bandit")
-                .expect("the bundled world has bandits outside PvP areas")
-                .clone();
-            let tile = (
-                spawner.position.x.floor() as i64,
-                spawner.position.z.floor() as i64,
-            );
-            teleport(&mut ws, id, tile).await;
-        }
+        Move::Death => teleport(&mut ws, id, crate::common::bandit_tile()).await,
         Move::Drop | Move::Equip | Move::Sell | Move::TradeAccept => {}
     }
     ws.close().await;

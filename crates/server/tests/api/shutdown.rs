@@ -4,27 +4,7 @@ use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-async fn wait_healthy(base: &str) {
-    let client = reqwest::Client::new();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Ok(r) = client.get(format!("{base}/health")).send().await {
-            if r.status() == 200 {
-                return;
-            }
-        }
-        assert!(Instant::now() < deadline, "server never became healthy");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
+use crate::common::{free_port, wait_healthy};
 
 fn send_signal(pid: u32, signal: &str) {
     let status = Command::new("kill")
@@ -52,7 +32,7 @@ async fn signal_finishes_in_flight_request_and_exits_zero(signal: &str) {
         .spawn()
         .unwrap();
     let base = format!("http://127.0.0.1:{port}");
-    wait_healthy(&base).await;
+    wait_healthy(&base, Duration::from_secs(30)).await;
 
     let slow = tokio::spawn({
         let base = base.clone();

@@ -15,6 +15,9 @@ use tokio::sync::watch;
 use wayfarer_server::{Config, RunningServer};
 use wayfarer_store::testing::FreshDatabase;
 
+pub use crate::common::player_on;
+use crate::common::{Read, Stream};
+
 /// Which database a test server uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
@@ -275,9 +278,8 @@ async fn pump(
 
 /// A game client over a real WebSocket, speaking the contract's envelope.
 pub struct WsClient {
-    stream: tokio_tungstenite::WebSocketStream<
-        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
-    >,
+    /// The socket itself, for the helpers in `common` that both test binaries share.
+    pub stream: Stream,
 }
 
 /// How long a test waits for an expected message.
@@ -353,20 +355,10 @@ impl WsClient {
 
     /// The next message, or `None` when the socket closed (with its close code, if any).
     pub async fn next(&mut self) -> Result<serde_json::Value, Option<u16>> {
-        use futures_util::StreamExt;
-        use tokio_tungstenite::tungstenite::Message;
-        loop {
-            let frame = tokio::time::timeout(WAIT, self.stream.next())
-                .await
-                .expect("timed out waiting for a message");
-            match frame {
-                Some(Ok(Message::Text(text))) => {
-                    return Ok(serde_json::from_str(text.as_str()).unwrap())
-                }
-                Some(Ok(Message::Close(frame))) => return Err(frame.map(|f| u16::from(f.code))),
-                Some(Ok(_)) => continue,
-                Some(Err(_)) | None => return Err(None),
-            }
+        match crate::common::read(&mut self.stream, WAIT).await {
+            Read::Message(message) => Ok(message),
+            Read::Closed(code) => Err(code),
+            Read::TimedOut => panic!("timed out waiting for a message"),
         }
     }
 
@@ -452,32 +444,6 @@ pub async fn economy_report(app: &TestApp) -> serde_json::Value {
 /// A guest account with a character: (token, character id).
 pub async fn player(app: &TestApp, name: &str) -> (String, String) {
     player_on(&app.client, &app.base, name).await
-}
-
-/// [`player`] on the server at `base`.
-pub async fn player_on(client: &reqwest::Client, base: &str, name: &str) -> (String, String) {
-    let response = client
-        .post(format!("{base}/api/auth/guest"))
-        .send()
-        .await
-        .unwrap();
-    let body: serde_json::Value = response.json().await.unwrap();
-    let token = body["token"].as_str().unwrap().to_owned();
-    let created = client
-        .post(format!("{base}/api/v1/player"))
-        .bearer_auth(&token)
-        .json(&serde_json::json!({ "name": name }))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(
-        created.status(),
-        201,
-        "{}",
-        created.text().await.unwrap_or_default()
-    );
-    let created: serde_json::Value = created.json().await.unwrap();
-    (token, created["player"]["id"].as_str().unwrap().to_owned())
 }
 
 /// Connects a player's socket and reads its entry messages (`player:sync`, then `world:update`).

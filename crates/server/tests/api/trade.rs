@@ -522,7 +522,8 @@ async fn two_hundred_concurrent_trades_among_a_hundred_players_conserve_every_it
 /// and either nothing moved (no audit row) or the whole swap did (its audit row exists).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crash_at_any_moment_of_a_trade_neither_loses_nor_duplicates_an_item() {
-    use crate::death_crash::{free_port, owned, starter_kit, ServerProcess};
+    use crate::common::free_port;
+    use crate::death_crash::{owned, starter_kit, ServerProcess};
     use wayfarer_store::Store;
 
     let world = tempfile::tempdir().unwrap();

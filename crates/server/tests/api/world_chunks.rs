@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use wayfarer_store::{ChunkWrite, Store};
 
-use crate::death_crash::{free_port, ServerProcess};
+use crate::common::free_port;
+use crate::death_crash::ServerProcess;
 use crate::support::{
     admin_give, economy_report, player, player_on, AppOptions, Backend, TestApp, WsClient, WAIT,
 };

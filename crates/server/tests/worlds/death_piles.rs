@@ -3,63 +3,12 @@
 //! every item of the kit is in the database exactly once.
 
 use std::collections::BTreeMap;
-use std::time::Instant;
 
 use serde_json::{json, Value};
 use wayfarer_store::Store;
 
-use super::{enter, owned, player, synced_items, Cluster, Read, World, Ws, WAIT};
-
-/// Takes the player to a bandit outside PvP areas and picks a fight it cannot win; returns once
-/// its inventory is empty (the death was dispatched).
-async fn die_to_a_bandit(ws: &mut Ws) {
-    let content = wayfarer_content::load_bundled();
-    let spawner = content
-        .areas
-        .values()
-        .filter(|a| !a.pvp)
-        .flat_map(|a| &a.mob_spawns)
-        .find(|m| m.mob_id == "bandit")
-        .expect("the bundled world has bandits outside PvP areas")
-        .clone();
-    ws.send(
-        "player:chat",
-        json!({"text": format!("/admin {}", super::ADMIN_CODE)}),
-    )
-    .await;
-    let (x, z) = (
-        spawner.position.x.floor() as i64,
-        spawner.position.z.floor() as i64,
-    );
-    ws.send("player:chat", json!({"text": format!("/tp {x} {z}")}))
-        .await;
-    let mut attacked = false;
-    let deadline = Instant::now() + WAIT * 3;
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let m = match ws.read(left).await {
-            Read::Message(m) => m,
-            other => panic!("{other:?} while waiting to die"),
-        };
-        if !attacked && m["type"] == "world:update" {
-            let bandit = m["data"]["added"]
-                .as_array()
-                .and_then(|a| a.iter().find(|e| e["typeId"] == "bandit"))
-                .cloned();
-            if let Some(bandit) = bandit {
-                ws.send(
-                    "player:action",
-                    json!({"action": "attack", "targetId": bandit["id"]}),
-                )
-                .await;
-                attacked = true;
-            }
-        }
-        if m["type"] == "inventory:update" && m["data"]["inventory"] == json!([]) {
-            return;
-        }
-    }
-}
+use super::common::die_to_a_bandit;
+use super::{enter, owned, player, synced_items, Cluster, World, ADMIN_CODE};
 
 /// Ground items a world holds now.
 async fn ground_items(http: &reqwest::Client, world: &World, token: &str) -> Option<i64> {
@@ -111,7 +60,7 @@ async fn a_death_pile_stays_in_the_world_it_fell_in() {
     let (mut ws, sync) = enter(&one, &token).await;
     let kit = synced_items(&sync);
     assert!(!kit.is_empty());
-    die_to_a_bandit(&mut ws).await;
+    die_to_a_bandit(&mut ws.stream, ADMIN_CODE).await;
     super::eventually("the death lock written in world 1", || async {
         !locked_items(&store_one, &id).await.is_empty()
     })

@@ -8,12 +8,14 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
-use tokio_tungstenite::tungstenite::Message;
 use wayfarer_store::testing::{in_ci, FreshDatabase};
 use wayfarer_store::Store;
 
+use common::{free_port, player_on, Read, Stream};
+
+#[path = "../common/mod.rs"]
+mod common;
 mod death_piles;
 mod global_chat;
 
@@ -25,14 +27,6 @@ const LEASE_SECS: u64 = 3;
 const ADMIN_CODE: &str = "worlds-admin";
 /// Longest wait for anything a test expects.
 const WAIT: Duration = Duration::from_secs(20);
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 /// The `nats-server` binary, or `None` (reason printed) when it is missing outside CI.
 fn nats_binary() -> Option<std::path::PathBuf> {
@@ -168,17 +162,7 @@ impl World {
             base,
             _dir: dir,
         };
-        let http = reqwest::Client::new();
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Ok(r) = http.get(format!("{}/health", world.base)).send().await {
-                if r.status() == 200 {
-                    break;
-                }
-            }
-            assert!(Instant::now() < deadline, "world {id} never became healthy");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        common::wait_healthy(&world.base, Duration::from_secs(60)).await;
         world
     }
 
@@ -252,42 +236,12 @@ impl Drop for World {
 
 /// A guest account with a character, made on `world`: (token, character id).
 async fn player(http: &reqwest::Client, world: &World, name: &str) -> (String, String) {
-    let body: Value = http
-        .post(format!("{}/api/auth/guest", world.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let token = body["token"].as_str().unwrap().to_owned();
-    let created: Value = http
-        .post(format!("{}/api/v1/player", world.base))
-        .bearer_auth(&token)
-        .json(&json!({ "name": name }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    (token, created["player"]["id"].as_str().unwrap().to_owned())
+    player_on(http, &world.base, name).await
 }
-
-type Stream =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 /// A game socket.
 struct Ws {
     stream: Stream,
-}
-
-/// What reading a socket came to.
-#[derive(Debug)]
-enum Read {
-    Message(Value),
-    Closed(Option<u16>),
-    TimedOut,
 }
 
 impl Ws {
@@ -301,24 +255,11 @@ impl Ws {
     }
 
     async fn send(&mut self, kind: &str, data: Value) {
-        let frame = json!({"type": kind, "data": data}).to_string();
-        let _ = self.stream.send(Message::Text(frame.into())).await;
+        common::send(&mut self.stream, kind, data).await;
     }
 
     async fn read(&mut self, wait: Duration) -> Read {
-        loop {
-            match tokio::time::timeout(wait, self.stream.next()).await {
-                Err(_) => return Read::TimedOut,
-                Ok(Some(Ok(Message::Text(text)))) => {
-                    return Read::Message(serde_json::from_str(text.as_str()).unwrap())
-                }
-                Ok(Some(Ok(Message::Close(frame)))) => {
-                    return Read::Closed(frame.map(|f| u16::from(f.code)))
-                }
-                Ok(Some(Ok(_))) => continue,
-                Ok(Some(Err(_))) | Ok(None) => return Read::Closed(None),
-            }
-        }
+        common::read(&mut self.stream, wait).await
     }
 
     /// Reads until a message `accept`s; panics on close or after [`WAIT`].
