@@ -1,103 +1,20 @@
 //! The built-in planner's time per decision: a woodcutter in a crowded view (60 trees, 40 NPCs,
 //! 40 players, 30 ground items) with the bundled content's knowledge, choosing its next action.
+//! The scene is `scene/mod.rs`, shared with the LLM path's benchmark (`llm.rs`).
 //!
 //! Run with `cargo bench -p wayfarer-agent --bench planner -- --quick` for a fast estimate.
+
+mod scene;
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use serde_json::json;
 use wayfarer_agent::actions::Ctx;
-use wayfarer_agent::goals::Goal;
-use wayfarer_agent::knowledge::Knowledge;
-use wayfarer_agent::model::Model;
 use wayfarer_agent::planner::Planner;
-use wayfarer_protocol::ws::{
-    Entity, EntityKind, InventorySlot, Player, ServerMessage, TilePos, WorldPos, WorldUpdate,
-};
-
-fn entity(id: String, kind: EntityKind, x: i32, z: i32) -> Entity {
-    Entity {
-        id,
-        kind,
-        x,
-        z,
-        name: Some("thing".into()),
-        health: matches!(kind, EntityKind::Npc | EntityKind::Player).then_some(10),
-        max_health: matches!(kind, EntityKind::Npc | EntityKind::Player).then_some(10),
-        item_id: (kind == EntityKind::GroundItem).then(|| "logs".into()),
-        quantity: (kind == EntityKind::GroundItem).then_some(1),
-        resource_type: (kind == EntityKind::Resource).then(|| "tree".into()),
-        depleted: (kind == EntityKind::Resource).then_some(false),
-        type_id: (kind == EntityKind::Resource).then(|| "tree_normal".into()),
-    }
-}
-
-fn scene() -> (Model, Knowledge) {
-    let mut knowledge = Knowledge::default();
-    knowledge.add_nodes(&json!({"trees": [{"id": "tree_normal", "harvestSkill": "woodcutting", "levelRequired": 1, "toolRequired": "hatchet", "harvestYield": [{"itemId": "logs"}]}]}));
-    knowledge.add_items(&json!([{"id": "bronze_hatchet", "name": "Bronze Hatchet", "type": "tool", "tool": {"skill": "woodcutting"}}, {"id": "bread", "name": "Bread", "healAmount": 5}]));
-    knowledge.add_areas(&json!({"areas": [{"id": "town", "name": "Town", "bounds": {"minX": -40, "maxX": 40, "minZ": -40, "maxZ": 40}, "npcs": [{"id": "banker", "type": "bank", "position": {"x": 8, "z": -6}}], "resources": [{"type": "tree", "resourceId": "tree_normal", "position": {"x": 14, "z": -20}}]}]}));
-    let mut model = Model::default();
-    let player = Player {
-        id: "me".into(),
-        account_id: "a".into(),
-        name: "Bench".into(),
-        combat_level: 3,
-        health: 10,
-        max_health: 10,
-        coins: 0,
-        position: WorldPos {
-            x: 0.5,
-            y: 0.0,
-            z: 0.5,
-        },
-        skills: Default::default(),
-        inventory: vec![InventorySlot {
-            slot: 0,
-            item_id: "bronze_hatchet".into(),
-            name: "Bronze Hatchet".into(),
-            quantity: 1,
-        }],
-        equipment: Default::default(),
-        online: true,
-        tile: Some(TilePos { x: 0, z: 0 }),
-        stamina: Some(100),
-    };
-    model.apply(&ServerMessage::PlayerSync(Box::new(player)));
-    let mut added = Vec::new();
-    for i in 0..60 {
-        added.push(
-            entity(
-                format!("res-{i}"),
-                EntityKind::Resource,
-                (i % 30) - 15,
-                i / 2 - 15,
-            )
-            .into(),
-        );
-    }
-    for i in 0..40 {
-        added.push(entity(format!("npc-{i}"), EntityKind::Npc, i - 20, 10).into());
-        added.push(entity(format!("p-{i}"), EntityKind::Player, 10, i - 20).into());
-    }
-    for i in 0..30 {
-        added.push(entity(format!("g-{i}"), EntityKind::GroundItem, -5, i - 15).into());
-    }
-    model.apply(&ServerMessage::WorldUpdate(WorldUpdate {
-        tick: 1,
-        added,
-        ..Default::default()
-    }));
-    (model, knowledge)
-}
 
 fn planner(c: &mut Criterion) {
-    let (model, knowledge) = scene();
-    let goal = Goal::from_request(
-        &json!({"kind": "skill", "target": {"skill": "woodcutting", "level": 5}}),
-    )
-    .expect("a valid goal");
+    let (model, knowledge) = scene::scene();
+    let goal = scene::woodcutting_goal();
     let mut planner = Planner::new();
     let mut now = 0;
     c.bench_function("planner_decision_woodcutting_crowded_view", |b| {

@@ -20,7 +20,7 @@ use wayfarer_protocol::ws::ServerMessage;
 
 use crate::account::Login;
 use crate::actions::{self, Ctx, Planned};
-use crate::brain::llm::{self, LlmFailure, Prompt, ToolCall, Usage};
+use crate::brain::llm::{self, LlmFailure, ToolCall, Usage};
 use crate::brain::{Brain, Breaker, Budget, ModelStats};
 use crate::control_plane;
 use crate::goals::{Goal, GoalKind};
@@ -586,30 +586,7 @@ impl Agent {
             model: &self.model,
             knowledge: &self.knowledge,
         };
-        let mut names = providers::available_names(ctx);
-        for always in ["setGoal", "idle"] {
-            if !names.contains(&always) {
-                names.push(always);
-            }
-        }
-        let tools: Vec<&'static actions::ActionDef> =
-            names.iter().filter_map(|n| actions::find(n)).collect();
-        let prompt = Prompt {
-            system: format!(
-                "You play {} in Wayfarer, a multiplayer RPG, as an autonomous player. Each turn, call exactly one tool: \
-                 the tools offered are the only actions possible right now (others exist but are not available here). \
-                 Pursue the goal; keep yourself alive.",
-                self.model.me.name
-            ),
-            user: serde_json::to_string(&json!({
-                "goal": self.goal.to_json(&self.model),
-                "state": providers::all(ctx),
-                "recentDecisions": self.recent.iter().rev().take(5).map(|d| json!({"action": d.action, "params": d.params, "outcome": d.outcome})).collect::<Vec<_>>(),
-                "ownerMessages": self.owner_notes.iter().collect::<Vec<_>>(),
-            }))
-            .unwrap_or_default(),
-            tools,
-        };
+        let prompt = crate::brain::prompt::build(ctx, &self.goal, &self.recent, &self.owner_notes);
         self.owner_notes.clear();
         self.decisions += 1;
         let number = self.decisions;

@@ -2,6 +2,7 @@
 //! as its fallback for every step the model cannot serve (and alone while the breaker is open).
 
 pub mod llm;
+pub mod prompt;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
