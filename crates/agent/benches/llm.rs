@@ -111,8 +111,9 @@ fn recent() -> VecDeque<DecisionRecord> {
             number: i + 1,
             tick: 10 * i,
             goal: Some("Train woodcutting to level 5".into()),
-            action: "chopTree".into(),
-            params: json!({"targetId": format!("res-{i}")}),
+            action: "chopTree",
+            params: serde_json::value::to_raw_value(&json!({"targetId": format!("res-{i}")}))
+                .expect("JSON"),
             reason: "the model's choice".into(),
             by: "llm",
             outcome: Some(Outcome::Accepted {

@@ -120,7 +120,8 @@ pub static ACTIONS: &[ActionDef] = &[
             Ok(Planned::Run(Procedure::Walk(Walk::new(target, 1, false))))
         },
         available: |ctx| {
-            let ids: Vec<&str> = ctx.model.entities.keys().map(|id| &**id).take(20).collect();
+            // The nearest, so the list (and a model's prompt) does not follow the map's order.
+            let ids: Vec<&str> = ctx.model.nearest().into_iter().map(|e| &*e.id).take(20).collect();
             (!ids.is_empty()).then(|| json!({"targetIds": ids}))
         },
     },

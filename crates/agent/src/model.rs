@@ -472,10 +472,19 @@ impl Model {
 
     /// Entities of `kind` in view, nearest first.
     pub fn nearest_of(&self, kind: EntityKind) -> Vec<&Seen> {
+        self.nearest_where(|e| e.kind == kind)
+    }
+
+    /// Everything in view, nearest first.
+    pub fn nearest(&self) -> Vec<&Seen> {
+        self.nearest_where(|_| true)
+    }
+
+    fn nearest_where(&self, keep: impl Fn(&Seen) -> bool) -> Vec<&Seen> {
         let mut found: Vec<(u32, &Seen)> = self
             .entities
             .values()
-            .filter(|e| e.kind == kind)
+            .filter(|e| keep(e))
             .map(|e| (self.distance_to(e.x, e.z), e))
             .collect();
         // Ties by id, so the choice does not depend on the map's order.

@@ -70,13 +70,14 @@ mod tests {
             knowledge: &knowledge,
         };
         let goal = Goal::from_request(&json!({"kind": "idle"})).unwrap();
+        const ACTIONS: [&str; 7] = ["a0", "a1", "a2", "a3", "a4", "a5", "a6"];
         let recent: VecDeque<DecisionRecord> = (0..7)
             .map(|i| DecisionRecord {
                 number: i,
                 tick: i,
                 goal: None,
-                action: format!("a{i}"),
-                params: json!({}),
+                action: ACTIONS[i as usize],
+                params: serde_json::value::to_raw_value(&json!({"targetId": "res-1"})).unwrap(),
                 reason: String::new(),
                 by: "planner",
                 outcome: Some(Outcome::Unknown),
@@ -98,6 +99,10 @@ mod tests {
             .map(|d| d["action"].as_str().unwrap())
             .collect();
         assert_eq!(actions, ["a6", "a5", "a4", "a3", "a2"]);
+        assert_eq!(
+            user["recentDecisions"][0]["params"],
+            json!({"targetId": "res-1"})
+        );
         assert_eq!(user["ownerMessages"], json!(["go north"]));
         assert_eq!(user["goal"]["kind"], "idle");
         assert!(user["state"].is_object());
