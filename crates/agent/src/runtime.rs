@@ -76,7 +76,9 @@ pub struct AgentConfig {
 #[derive(Debug)]
 pub enum Control {
     /// A new goal; refused while paused (the control plane answers 409).
-    SetGoal(Goal, oneshot::Sender<Result<(), String>>),
+    /// (Boxed: the channel's slots are sized for the largest event, and a thousand agents each
+    /// hold a block of them.)
+    SetGoal(Box<Goal>, oneshot::Sender<Result<(), String>>),
     /// Pause: the running action and the movement path are stopped at once; no goal-setting until resume.
     Stop,
     /// Back to autonomous play.
@@ -315,7 +317,7 @@ impl Agent {
                     _ = &mut sleep => break,
                     event = control.recv() => match event {
                         None | Some(Control::Shutdown) => return,
-                        Some(other) => self.on_control(other, None).await,
+                        Some(other) => self.on_control(other, None),
                     },
                 }
             }
@@ -324,12 +326,13 @@ impl Agent {
         chatty!(self.quiet, agent = %self.config.label, "agent stopped");
     }
 
-    /// One connection, from login to its end.
-    async fn session(&mut self, control: &mut mpsc::Receiver<Control>) -> SessionEnd {
+    /// Logs in, reads what is needed once (the tick length, the public knowledge) and opens the
+    /// socket: the socket and the tick length, or why not.
+    async fn connect(&mut self) -> Result<(Socket, u64), String> {
         let base = self.config.server.trim_end_matches('/').to_owned();
         let token = match self.config.login.token(&self.http, &base).await {
             Ok(token) => token,
-            Err(e) => return SessionEnd::Lost(format!("login: {e}")),
+            Err(e) => return Err(format!("login: {e}")),
         };
         let tick_ms = match self.host_tick_ms {
             Some(ms) => ms.max(10),
@@ -341,21 +344,40 @@ impl Agent {
                     self.knowledge = Arc::new(k);
                     self.knows = !self.knowledge.items.is_empty();
                 }
-                Err(e) => return SessionEnd::Lost(format!("knowledge: {e}")),
+                Err(e) => return Err(format!("knowledge: {e}")),
             }
         }
         let ws_url = format!("{}/ws?token={token}", base.replacen("http", "ws", 1));
         let ws_config = WebSocketConfig::default().read_buffer_size(READ_BUFFER_BYTES);
         let connect =
             tokio_tungstenite::connect_async_with_config(ws_url.as_str(), Some(ws_config), true);
-        let mut socket: Socket = match connect.await {
-            Ok((socket, _)) => socket,
-            Err(e) => return SessionEnd::Lost(format!("connect: {e}")),
+        match connect.await {
+            Ok((socket, _)) => Ok((socket, tick_ms)),
+            Err(e) => Err(format!("connect: {e}")),
+        }
+    }
+
+    /// One connection, from login to its end.
+    async fn session(&mut self, control: &mut mpsc::Receiver<Control>) -> SessionEnd {
+        // Boxed: logging in and connecting (HTTP requests, the handshake) are large futures
+        // needed once a connection, and unboxed they would be part of this future, so of every
+        // agent's task, for its whole life.
+        let (mut socket, tick_ms) = match Box::pin(self.connect()).await {
+            Ok(connected) => connected,
+            Err(reason) => return SessionEnd::Lost(reason),
         };
         self.model.reset_for_reconnect();
         let mut ticker = tokio::time::interval(Duration::from_millis(tick_ms));
         ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut synced_once = false;
+        // The last frame read, held until the next one arrives. The socket's read buffer grows to
+        // the largest frame (the `world:update` on entering a crowd is tens of KiB) and, were the
+        // frame dropped at once, would keep that size for the connection's life, being the only
+        // owner of its memory. While the previous frame still shares that memory, the buffer's
+        // next growth takes a fresh allocation of its usual size instead, and the large one is
+        // freed with the frame (bytes' BytesMut::reserve). A thousand agents in one process
+        // spent 45 KiB each on this (heaptrack, BENCHMARKS.md "Embedded agents").
+        let mut _held_frame = None;
         loop {
             tokio::select! {
                 frame = socket.next() => {
@@ -368,9 +390,11 @@ impl Agent {
                         Some(Err(e)) => return self.lost(synced_once, format!("read: {e}")),
                         None => return self.lost(synced_once, "closed".into()),
                     };
-                    if let Some(event) = self.on_message(text.as_str()) {
+                    let event = self.on_message(text.as_str());
+                    _held_frame = Some(text);
+                    if let Some(event) = event {
                         let mut out = Vec::new();
-                        self.on_plane(event, &mut out).await;
+                        self.on_plane(event, &mut out);
                         if let Err(reason) = send_all(&mut socket, out).await {
                             return self.lost(synced_once, reason);
                         }
@@ -415,7 +439,7 @@ impl Agent {
                         }
                         Some(event) => {
                             let mut out = Vec::new();
-                            self.on_control(event, Some(&mut out)).await;
+                            self.on_control(event, Some(&mut out));
                             if let Err(reason) = send_all(&mut socket, out).await {
                                 return self.lost(synced_once, reason);
                             }
@@ -799,7 +823,7 @@ impl Agent {
         });
     }
 
-    async fn on_control(&mut self, event: Control, out: Option<&mut Vec<String>>) {
+    fn on_control(&mut self, event: Control, out: Option<&mut Vec<String>>) {
         let mut frames = Vec::new();
         match event {
             Control::SetGoal(goal, reply) => {
@@ -807,7 +831,7 @@ impl Agent {
                     Err("paused".to_owned())
                 } else {
                     chatty!(self.quiet, agent = %self.config.label, goal = %goal.description, "goal set by the owner");
-                    self.goal = goal;
+                    self.goal = *goal;
                     self.drop_plan();
                     Ok(())
                 };
@@ -867,15 +891,15 @@ impl Agent {
 
     /// A control-plane event from the server: the owner's goal, stop, resume or message, run as
     /// the in-process control of the same name.
-    async fn on_plane(&mut self, event: control_plane::PlaneEvent, out: &mut Vec<String>) {
+    fn on_plane(&mut self, event: control_plane::PlaneEvent, out: &mut Vec<String>) {
         use control_plane::PlaneEvent;
         self.control_plane = true;
         match event {
             PlaneEvent::Goal { id, goal, paused } => {
                 if paused && !self.paused {
-                    self.on_control(Control::Stop, Some(out)).await;
+                    self.on_control(Control::Stop, Some(out));
                 } else if !paused && self.paused {
-                    self.on_control(Control::Resume, Some(out)).await;
+                    self.on_control(Control::Resume, Some(out));
                 }
                 if let Some(goal) = goal {
                     let same = self.server_goal_id.is_some() && self.server_goal_id == id;
@@ -890,9 +914,9 @@ impl Agent {
                 }
                 self.publish(true);
             }
-            PlaneEvent::Stop => self.on_control(Control::Stop, Some(out)).await,
-            PlaneEvent::Resume => self.on_control(Control::Resume, Some(out)).await,
-            PlaneEvent::Message(text) => self.on_control(Control::Message(text), Some(out)).await,
+            PlaneEvent::Stop => self.on_control(Control::Stop, Some(out)),
+            PlaneEvent::Resume => self.on_control(Control::Resume, Some(out)),
+            PlaneEvent::Message(text) => self.on_control(Control::Message(text), Some(out)),
         }
     }
 

@@ -337,7 +337,7 @@ impl TestAgent {
         let (tx, rx) = oneshot::channel();
         self.handle
             .control
-            .send(Control::SetGoal(goal, tx))
+            .send(Control::SetGoal(Box::new(goal), tx))
             .await
             .expect("the agent runs");
         rx.await.expect("an answer")
