@@ -137,6 +137,7 @@ async fn run(state: AppState, base: String, mut stop: watch::Receiver<bool>) {
                 continue;
             }
         };
+        state.agents.unread(&mapping.agent_id);
         let mint = mint(state.auth.clone(), &account.id, &mapping);
         if host.is_none() {
             host = ready_host(&state, &base, &mint, &mut stop).await;

@@ -62,6 +62,8 @@ struct AgentEntry {
     /// [`KEPT_DECISIONS`] each that are rarely read, so the cheap form is the kept one.
     decisions: VecDeque<Box<str>>,
     pending: VecDeque<AgentMessage>,
+    /// Nobody can read this agent's decisions (see [`AgentHub::unread`]).
+    unread: bool,
 }
 
 /// Agents' connections and reports, by agent id.
@@ -97,6 +99,14 @@ impl AgentHub {
             entry.paused = paused;
             entry.pending.drain(..).collect()
         })
+    }
+
+    /// Marks an agent whose decisions nobody can read: an embedded agent, whose account (the
+    /// server's own) no one signs in to. Its reports still set its goal's progress and its last
+    /// report, but its decisions are not kept: a thousand of them would hold
+    /// [`KEPT_DECISIONS`] each for no reader.
+    pub fn unread(&self, agent_id: &str) {
+        self.with(agent_id, |entry| entry.unread = true);
     }
 
     /// The agent connection `connection` left (a newer one that replaced it stays).
@@ -159,7 +169,12 @@ impl AgentHub {
                 tokens_spent: status.tokens_spent,
                 reported_at: crate::http::health::iso8601_from_ms(now),
             });
-            for decision in status.decisions {
+            let decisions = if entry.unread {
+                Vec::new()
+            } else {
+                status.decisions
+            };
+            for decision in decisions {
                 let kept = KeptDecision {
                     decision,
                     received_at: now,
@@ -276,6 +291,21 @@ mod tests {
         assert_eq!(kept[0].decision, full);
         assert_eq!(kept[1].decision, decision("idle"));
         assert!(kept[0].received_at > 0);
+    }
+
+    #[test]
+    fn an_unread_agent_keeps_its_progress_but_not_its_decisions() {
+        let hub = AgentHub::default();
+        hub.unread("embedded");
+        let status = AgentStatus {
+            progress: Some(0.5),
+            decisions: vec![decision("chopTree")],
+            ..Default::default()
+        };
+        hub.record("embedded", status, Some("goal-1".into()));
+        assert!(hub.decisions("embedded").is_empty());
+        assert_eq!(hub.progress_of("embedded", "goal-1"), Some(0.5));
+        assert!(hub.last_report("embedded").is_some());
     }
 
     #[test]
