@@ -9,8 +9,8 @@ TICK_MS=600): once empty (the baseline: the same duration, capped at 60 s) and o
 EMBEDDED_AGENTS=N. Each run waits until /status answers (and, with agents, until N players are
 online), then samples /status every 5 s for SECONDS. Prints per run: players, tick p50/p95/p99
 (the server's own window: the last 1,000 ticks, so for a pure steady-state p99 give SECONDS >= 600),
-the worst p99 seen, late ticks, and RSS (mean and max of the samples); then RSS per agent =
-(mean RSS with N - mean RSS empty) / N. Exits non-zero if the agents never all get in.
+the worst p99 seen, late ticks, and RSS (mean and max of the samples, and the mean of their last
+tenth); then RSS per agent = (mean RSS with N - mean RSS empty) / N, and the same at the end. Exits non-zero if the agents never all get in.
 """
 
 import json
@@ -92,6 +92,8 @@ def run(binary: str, agents: int, seconds: int, port: int) -> dict:
                 "cpu_percent": last.get("process", {}).get("cpuPercent"),
                 "rss_mean_bytes": statistics.mean(rss) if rss else 0,
                 "rss_max_bytes": max(rss) if rss else 0,
+                # Mean of the last tenth of the samples: whether memory still grew at the end.
+                "rss_end_bytes": statistics.mean(rss[-max(1, len(rss) // 10):]) if rss else 0,
             }
         except SystemExit:
             with open(log_path) as log:
@@ -121,10 +123,13 @@ def main():
             f"agents={r['agents']:>5} ready={r['ready_s']}s players(min)={r['players_min']} "
             f"tick p50/p95/p99={r['tick_p50_ms']:.2f}/{r['tick_p95_ms']:.2f}/{r['tick_p99_ms']:.2f} ms "
             f"(worst p99 {r['tick_p99_worst_ms']:.2f}) late={r['late_ticks']} cpu={cpu} "
-            f"rss mean/max={r['rss_mean_bytes'] / mib:.1f}/{r['rss_max_bytes'] / mib:.1f} MiB"
+            f"rss mean/max/end={r['rss_mean_bytes'] / mib:.1f}/{r['rss_max_bytes'] / mib:.1f}/"
+            f"{r['rss_end_bytes'] / mib:.1f} MiB"
         )
     per_agent = (loaded["rss_mean_bytes"] - empty["rss_mean_bytes"]) / agents
     print(f"RSS per agent: {per_agent / 1024:.1f} KiB ((mean RSS at {agents} - empty) / {agents})")
+    at_end = (loaded["rss_end_bytes"] - empty["rss_mean_bytes"]) / agents
+    print(f"RSS per agent at the end: {at_end / 1024:.1f} KiB (the last tenth of the samples)")
     print(f"tick p99 at {agents} agents: {loaded['tick_p99_ms']:.2f} ms")
 
 
