@@ -32,14 +32,7 @@ async fn attack_defeats_a_mob_and_flee_breaks_off_a_fight() {
         ("attackEntity", json!({"targetId": tree}), "invalid_target"),
         ("flee", json!({}), "cannot_do"),
     ];
-    for (action, params, expected) in refused {
-        let outcome = agent.command(action, params.clone()).await;
-        assert_eq!(
-            code(&outcome),
-            ("agent", expected.to_owned()),
-            "{action} {params}: {outcome}"
-        );
-    }
+    agent.refused_by_agent(refused).await;
     // A townsperson cannot be attacked: the server says so.
     let peaceful = agent
         .command("attackEntity", json!({"targetId": marta}))

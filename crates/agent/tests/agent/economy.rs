@@ -64,14 +64,7 @@ async fn shop_buys_and_sells_and_refuses_with_reason_codes() {
             "not_available",
         ),
     ];
-    for (action, params, expected) in refused {
-        let outcome = agent.command(action, params.clone()).await;
-        assert_eq!(
-            code(&outcome),
-            ("agent", expected.to_owned()),
-            "{action} {params}: {outcome}"
-        );
-    }
+    agent.refused_by_agent(refused).await;
     let coins = holds(&agent.status(), "coins");
     // Thirty tinderboxes are affordable but do not fit: the server refuses the whole purchase.
     let too_many = agent
@@ -135,14 +128,7 @@ async fn a_trade_between_two_agents_completes_with_items_conserved() {
         ("offerTradeItem", json!({"slot": 0}), "invalid_trade"),
         ("cancelTrade", json!({}), "invalid_trade"),
     ];
-    for (action, params, expected) in refused {
-        let outcome = buyer.command(action, params.clone()).await;
-        assert_eq!(
-            code(&outcome),
-            ("agent", expected.to_owned()),
-            "{action} {params}: {outcome}"
-        );
-    }
+    buyer.refused_by_agent(refused).await;
     // Side by side: ask, answer, offer, accept both screens.
     seller.teleport(4, 4).await;
     buyer.teleport(5, 4).await;

@@ -164,6 +164,22 @@ impl TestAgent {
     }
 
     /// Runs `action` with `params` as an owner's command and returns its outcome.
+    /// Runs each `(action, params, code)` and checks the agent's own check refused it with `code`
+    /// (before anything was sent).
+    pub async fn refused_by_agent<'a>(
+        &mut self,
+        refused: impl IntoIterator<Item = (&'a str, Value, &'a str)>,
+    ) {
+        for (action, params, expected) in refused {
+            let outcome = self.command(action, params.clone()).await;
+            assert_eq!(
+                code(&outcome),
+                ("agent", expected.to_owned()),
+                "{action} {params}: {outcome}"
+            );
+        }
+    }
+
     pub async fn command(&mut self, action: &str, params: Value) -> Outcome {
         let before = self
             .status()

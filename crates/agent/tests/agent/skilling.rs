@@ -31,14 +31,7 @@ async fn gathering_actions_succeed_and_are_refused() {
         ("catchFish", json!({"targetId": copper}), "invalid_target"),
         ("mineRock", json!({"targetId": "res-999999"}), "not_found"),
     ];
-    for (action, params, expected) in refused {
-        let outcome = agent.command(action, params.clone()).await;
-        assert_eq!(
-            code(&outcome),
-            ("agent", expected.to_owned()),
-            "{action} {params}: {outcome}"
-        );
-    }
+    agent.refused_by_agent(refused).await;
     // Mining copper: a chance per swing, so a stalled try is tried again.
     let mined = agent
         .command_until_success("mineRock", json!({"targetId": copper}), 4)
@@ -91,14 +84,7 @@ async fn processing_actions_succeed_and_are_refused() {
             "not_available",
         ),
     ];
-    for (action, params, expected) in refused {
-        let outcome = agent.command(action, params.clone()).await;
-        assert_eq!(
-            code(&outcome),
-            ("agent", expected.to_owned()),
-            "{action} {params}: {outcome}"
-        );
-    }
+    agent.refused_by_agent(refused).await;
     // Firemaking: lightFire, then a tinderbox used on logs (useItem with targetSlot).
     agent.give("logs", 2).await;
     let lit = agent.command("lightFire", json!({})).await;

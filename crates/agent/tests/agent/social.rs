@@ -32,14 +32,7 @@ async fn follow_approach_and_explore_move_the_agent() {
         ),
         ("explore", json!({"areaId": "atlantis"}), "not_found"),
     ];
-    for (action, params, expected) in refused {
-        let outcome = follower.command(action, params.clone()).await;
-        assert_eq!(
-            code(&outcome),
-            ("agent", expected.to_owned()),
-            "{action} {params}: {outcome}"
-        );
-    }
+    follower.refused_by_agent(refused).await;
     // Following: the follower keeps up as the leader walks off.
     let following = follower
         .command("followEntity", json!({"targetId": leader_id}))
@@ -97,14 +90,7 @@ async fn dialogue_starts_a_quest_and_prayers_and_chat_answer_with_reason_codes()
         ("closeDialogue", json!({}), "invalid_dialogue"),
         ("togglePrayer", json!({"active": true}), "invalid_params"),
     ];
-    for (action, params, expected) in refused {
-        let outcome = agent.command(action, params.clone()).await;
-        assert_eq!(
-            code(&outcome),
-            ("agent", expected.to_owned()),
-            "{action} {params}: {outcome}"
-        );
-    }
+    agent.refused_by_agent(refused).await;
     // "Teach me to fish." then "I'll do it.": the quest starts and Marta hands over her net.
     let nets = holds(&agent.status(), "small_fishing_net");
     let talked = agent.command("talkToNpc", json!({"targetId": marta})).await;
