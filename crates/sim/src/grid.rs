@@ -17,8 +17,10 @@ pub(crate) enum Class {
     Player,
     /// NPCs and mobs (capped per viewer).
     Npc,
-    /// Resources and ground items (never capped).
+    /// Resources, stations and fires (never capped: they are the world's fixed furniture).
     Static,
+    /// Items on the ground (capped per viewer: a pile can grow without bound).
+    Ground,
 }
 
 /// An entity in a cell, with its tile so distance checks need not touch entity storage.
@@ -34,6 +36,7 @@ pub(crate) struct Cell {
     pub players: Vec<Occupant>,
     pub npcs: Vec<Occupant>,
     pub statics: Vec<Occupant>,
+    pub ground: Vec<Occupant>,
     /// Last tick in which the cell's contents changed.
     pub dirty_at: u64,
 }
@@ -44,6 +47,7 @@ impl Cell {
             Class::Player => &mut self.players,
             Class::Npc => &mut self.npcs,
             Class::Static => &mut self.statics,
+            Class::Ground => &mut self.ground,
         }
     }
 }

@@ -170,7 +170,7 @@ impl World {
                 depleted: None,
                 type_id: None,
             });
-            self.grid.insert(handle, tile, Class::Static, now);
+            self.grid.insert(handle, tile, Class::Ground, now);
             let key = self.next_serial;
             if death.is_none() {
                 let item = LedgerItem {
@@ -202,7 +202,7 @@ impl World {
         let item = self.ground.remove(position);
         if let Some(tile) = self.entities.retire(item.handle) {
             let now = self.now();
-            self.grid.remove(item.handle, tile, Class::Static, now);
+            self.grid.remove(item.handle, tile, Class::Ground, now);
         }
         item
     }

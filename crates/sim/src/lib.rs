@@ -15,8 +15,8 @@
 //! - **NPCs** (`npcs`): fixed NPCs stand still; mobs appear within their spawner's radius and wander
 //!   near their spawn tile with the classic naive step.
 //! - **View** (`grid`, `view`): a grid of [`CELL_TILES`]-tile cells; each player is shown what is
-//!   within [`VIEW_RADIUS_TILES`] (the nearest [`MAX_VISIBLE_PLAYERS`] other players and
-//!   [`MAX_VISIBLE_NPCS`] NPCs). **A player is part of its own view**: its first update adds itself,
+//!   within [`VIEW_RADIUS_TILES`] (the nearest [`MAX_VISIBLE_PLAYERS`] other players,
+//!   [`MAX_VISIBLE_NPCS`] NPCs and [`MAX_VISIBLE_GROUND_ITEMS`] ground items). **A player is part of its own view**: its first update adds itself,
 //!   and its own steps arrive as `moved`, so a client learns its authoritative tile from the same
 //!   stream as everyone else's (it does not count towards the cap).
 //! - **Combat** (`combat`): players attack NPCs (players only where both stand in a PvP area) in
@@ -125,5 +125,7 @@ pub use trade::{
     TradeCommand, TradeCommit, INACTIVITY_TIMEOUT_TICKS, REQUEST_TIMEOUT_TICKS,
     TRADE_DISTANCE_TILES,
 };
-pub use view::{MAX_VISIBLE_NPCS, MAX_VISIBLE_PLAYERS, VIEW_RADIUS_TILES};
+pub use view::{
+    MAX_VISIBLE_GROUND_ITEMS, MAX_VISIBLE_NPCS, MAX_VISIBLE_PLAYERS, VIEW_RADIUS_TILES,
+};
 pub use world::World;

@@ -17,7 +17,7 @@ impl World {
         for cz in span.z0..=span.z1 {
             for cx in span.x0..=span.x1 {
                 let cell = self.grid.cell(cx, cz);
-                for occupant in cell.npcs.iter().chain(&cell.statics) {
+                for occupant in cell.npcs.iter().chain(&cell.statics).chain(&cell.ground) {
                     let distance = chebyshev(centre, occupant.tile);
                     if distance > radius_tiles.max(0) as u32 {
                         continue;

@@ -163,6 +163,12 @@ impl World {
             self.grid
                 .insert(resource.handle, resource.placement.tile, Class::Static, now);
         }
+        // Items on the ground stay where they lie (they are players' property, not content).
+        for item in &self.ground {
+            if let Some(tile) = self.entities.get(item.handle).map(|b| b.tile()) {
+                self.grid.insert(item.handle, tile, Class::Ground, now);
+            }
+        }
         for placement in &spawn_npcs {
             self.spawn_static_npc(placement);
         }

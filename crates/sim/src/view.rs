@@ -1,6 +1,7 @@
 //! What each player sees: the entities within [`VIEW_RADIUS_TILES`] (the nearest
-//! [`MAX_VISIBLE_PLAYERS`] other players and [`MAX_VISIBLE_NPCS`] NPCs; every resource and ground
-//! item), and the per-tick difference from what the player saw before, as a `world:update`.
+//! [`MAX_VISIBLE_PLAYERS`] other players, [`MAX_VISIBLE_NPCS`] NPCs and [`MAX_VISIBLE_GROUND_ITEMS`]
+//! ground items; every resource), and the per-tick difference from what the player saw before, as a
+//! `world:update`.
 //!
 //! A viewer is recomputed only when it moved or when a grid cell within its view changed this tick;
 //! the work per viewer is bounded by the cells around it (and, in a crowd, stops widening once the
@@ -22,6 +23,10 @@ pub const VIEW_RADIUS_TILES: i32 = 32;
 pub const MAX_VISIBLE_PLAYERS: usize = 255;
 /// Most NPCs shown to one client (the nearest).
 pub const MAX_VISIBLE_NPCS: usize = 255;
+/// Most ground items shown to one client (the nearest). Without a cap a pile grows with whoever
+/// drops near it: a thousand agents left about 3,000 items in the bundled world's few busy spots,
+/// and every client near them held and was sent all of them.
+pub const MAX_VISIBLE_GROUND_ITEMS: usize = 255;
 
 /// What one player's client has been shown.
 #[derive(Debug)]
@@ -59,6 +64,7 @@ impl Viewer {
 pub(crate) struct ViewScratch {
     players: Vec<(u32, Handle)>,
     npcs: Vec<(u32, Handle)>,
+    ground: Vec<(u32, Handle)>,
     next: Vec<Handle>,
     /// The other half of [`sort_by_slot`].
     sorting: Vec<Handle>,
@@ -209,11 +215,13 @@ fn collect(me: Handle, centre: TilePos, grid: &SpatialGrid, scratch: &mut ViewSc
     let ViewScratch {
         players,
         npcs,
+        ground,
         next,
         sorting,
     } = scratch;
     players.clear();
     npcs.clear();
+    ground.clear();
     next.clear();
     next.push(me);
     let span = grid.span(centre, VIEW_RADIUS_TILES);
@@ -224,6 +232,7 @@ fn collect(me: Handle, centre: TilePos, grid: &SpatialGrid, scratch: &mut ViewSc
         .max(span.z1 - vz);
     let mut players_settled = false;
     let mut npcs_settled = false;
+    let mut ground_settled = false;
     for ring in 0..=rings {
         let mut visit = |cx: i32, cz: i32| {
             let cell = grid.cell(cx, cz);
@@ -232,6 +241,9 @@ fn collect(me: Handle, centre: TilePos, grid: &SpatialGrid, scratch: &mut ViewSc
             }
             if !npcs_settled {
                 gather(&cell.npcs, me, centre, npcs);
+            }
+            if !ground_settled {
+                gather(&cell.ground, me, centre, ground);
             }
             let radius = VIEW_RADIUS_TILES as u32;
             next.extend(
@@ -267,11 +279,14 @@ fn collect(me: Handle, centre: TilePos, grid: &SpatialGrid, scratch: &mut ViewSc
             .max(0) as u32;
         players_settled = players_settled || settled(players, sure, MAX_VISIBLE_PLAYERS);
         npcs_settled = npcs_settled || settled(npcs, sure, MAX_VISIBLE_NPCS);
+        ground_settled = ground_settled || settled(ground, sure, MAX_VISIBLE_GROUND_ITEMS);
     }
     nearest(players, MAX_VISIBLE_PLAYERS);
     nearest(npcs, MAX_VISIBLE_NPCS);
+    nearest(ground, MAX_VISIBLE_GROUND_ITEMS);
     next.extend(players.iter().map(|(_, h)| *h));
     next.extend(npcs.iter().map(|(_, h)| *h));
+    next.extend(ground.iter().map(|(_, h)| *h));
     sort_by_slot(next, sorting);
 }
 

@@ -1,8 +1,9 @@
 //! Live content reload: what changed is replaced, what did not stays, players step off new obstacles.
 
 use wayfarer_protocol::ws::EntityKind;
-use wayfarer_sim::{chebyshev, Event};
+use wayfarer_sim::{chebyshev, Command, Event};
 
+use crate::arena::stack;
 use crate::{added_ids, join, t, views, walk, Field, Mobs};
 
 fn field() -> Field {
@@ -124,4 +125,47 @@ fn a_changed_spawner_respawns_its_mobs_and_walks_replan_around_new_obstacles() {
     );
     assert_eq!(world.counts().npcs, 3);
     assert_eq!(world.counts().resources, 19);
+}
+
+#[test]
+fn items_on_the_ground_stay_in_view_across_a_reload_and_still_expire() {
+    let mut world = field().world();
+    world.tick(vec![join("ada", t(30, 30))]);
+    world.tick(vec![Command::RestoreDeathPile {
+        death_id: "d-1".into(),
+        owner: "ada".into(),
+        tile: t(31, 30),
+        items: vec![stack("copper_ore", 2)],
+        private_ticks: 0,
+    }]);
+    let ground = world.ground_items();
+    assert_eq!(ground.len(), 2);
+
+    world.replace_content(field().content());
+    // Someone arriving after the reload is shown them (the grid was rebuilt with them in it) …
+    let events = world.tick(vec![join("bob", t(32, 32))]);
+    let seen = added_ids(&views(&events)["bob"]);
+    for item in &ground {
+        assert!(
+            seen.contains(&item.id),
+            "{} not shown after the reload",
+            item.id
+        );
+    }
+    // … and they leave everyone's view when they expire.
+    let now = world.tick_number();
+    let mut removed = Vec::new();
+    for _ in now..ground[0].despawn_at + 1 {
+        if let Some(update) = views(&world.tick(vec![])).get("bob") {
+            removed.extend(update.removed.iter().map(|id| id.to_string()));
+        }
+    }
+    assert!(world.ground_items().is_empty());
+    for item in &ground {
+        assert!(
+            removed.contains(&item.id),
+            "{} not removed on expiry",
+            item.id
+        );
+    }
 }

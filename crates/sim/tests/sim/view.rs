@@ -4,8 +4,11 @@ use std::collections::BTreeMap;
 
 use wayfarer_protocol::ws::{EntityKind, TilePos, WorldUpdate};
 use wayfarer_sim::{
-    chebyshev, Command, Event, Joining, Phase, World, MAX_VISIBLE_NPCS, MAX_VISIBLE_PLAYERS,
+    chebyshev, Action, Command, Event, Joining, Phase, World, MAX_VISIBLE_GROUND_ITEMS,
+    MAX_VISIBLE_NPCS, MAX_VISIBLE_PLAYERS,
 };
+
+use crate::arena::stack;
 
 use crate::{added_ids, join, t, views, walk, Field, Mobs};
 
@@ -327,6 +330,95 @@ fn at_most_255_npcs_are_shown() {
         .filter(|e| e.kind == EntityKind::Npc)
         .count();
     assert_eq!(npcs, MAX_VISIBLE_NPCS);
+}
+
+/// Puts `per_tile` unstackable ores (one ground item each) on each of `tiles`, public at once;
+/// the tick's events.
+fn pile_ore(world: &mut World, tiles: &[TilePos], per_tile: u32) -> Vec<Event> {
+    let piles = tiles
+        .iter()
+        .enumerate()
+        .map(|(i, tile)| Command::RestoreDeathPile {
+            death_id: format!("pile-{i}"),
+            owner: "nobody".into(),
+            tile: *tile,
+            items: vec![stack("copper_ore", per_tile)],
+            private_ticks: 0,
+        })
+        .collect();
+    world.tick(piles)
+}
+
+fn ground_shown(client: &Client, centre: TilePos) -> Vec<(u32, String)> {
+    let mut shown: Vec<(u32, String)> = client
+        .known
+        .iter()
+        .filter(|(_, (kind, _))| *kind == EntityKind::GroundItem)
+        .map(|(id, (_, tile))| (chebyshev(centre, *tile), id.clone()))
+        .collect();
+    shown.sort();
+    shown
+}
+
+#[test]
+fn at_most_255_ground_items_are_shown_the_nearest_and_a_taken_one_makes_room() {
+    let mut world = Field::new(100).world();
+    let centre = t(50, 50);
+    let mut client = Client::default();
+    client.apply(&views(&world.tick(vec![join("ada", centre), join("bob", centre)]))["ada"]);
+    // 20 ores on each of 20 tiles going east from ada's: 400 items, all within view.
+    let tiles: Vec<TilePos> = (0..20).map(|i| t(50 + i, 50)).collect();
+    let events = pile_ore(&mut world, &tiles, 20);
+    assert_eq!(world.ground_items().len(), 400);
+    client.apply(&views(&events)["ada"]);
+    let shown = ground_shown(&client, centre);
+    assert_eq!(shown.len(), MAX_VISIBLE_GROUND_ITEMS);
+    // The nearest: every item within 11 tiles (12 tiles of 20), and 15 of the 20 at 12 tiles.
+    assert!(shown.iter().all(|(d, _)| *d <= 12), "{shown:?}");
+    assert_eq!(shown.iter().filter(|(d, _)| *d < 12).count(), 240);
+
+    // Bob takes one under their feet: ada is told it is gone and is shown one more at 12 tiles.
+    let taken = shown[0].1.clone();
+    let events = world.tick(vec![Command::Action {
+        id: "bob".into(),
+        action: Action::Pickup {
+            target: taken.clone(),
+        },
+        reference: None,
+    }]);
+    let update = &views(&events)["ada"];
+    assert_eq!(
+        update.removed.iter().map(|id| &**id).collect::<Vec<_>>(),
+        [taken.as_str()]
+    );
+    assert_eq!(update.added.len(), 1);
+    assert_eq!(
+        chebyshev(centre, t(update.added[0].x, update.added[0].z)),
+        12
+    );
+    client.apply(update);
+    assert_eq!(
+        ground_shown(&client, centre).len(),
+        MAX_VISIBLE_GROUND_ITEMS
+    );
+
+    // Walking into the far end of the pile brings its nearest into view instead.
+    for i in 0..30 {
+        let commands = if i == 0 {
+            vec![walk("ada", t(69, 50))]
+        } else {
+            vec![]
+        };
+        let events = world.tick(commands);
+        if let Some(u) = views(&events).get("ada") {
+            client.apply(u);
+        }
+    }
+    let here = world.player_tile("ada").unwrap();
+    assert_eq!(here, t(69, 50));
+    let shown = ground_shown(&client, here);
+    assert_eq!(shown.len(), MAX_VISIBLE_GROUND_ITEMS);
+    assert!(shown.iter().all(|(d, _)| *d <= 12), "{shown:?}");
 }
 
 #[test]
