@@ -286,6 +286,9 @@ impl Model {
                         self.remembered.insert(Name::clone(&gone.id), gone);
                     }
                 }
+                if !update.removed.is_empty() {
+                    give_back_spare_room(&mut self.entities);
+                }
                 if let Some(stamina) = update.stamina {
                     self.me.stamina = stamina;
                 }
@@ -493,6 +496,19 @@ impl Model {
     }
 }
 
+/// Room a map of what is in view may keep beyond four times its length.
+const SPARE_ENTRIES: usize = 64;
+
+/// Shrinks the map once most of its room is spare: an agent that walked through a crowd or a pile
+/// of loot would otherwise keep room for all of it (a thousand agents each holding the room of
+/// their busiest moment was most of their memory).
+fn give_back_spare_room(entities: &mut HashMap<Name, Seen>) {
+    let len = entities.len();
+    if entities.capacity() > 4 * len + SPARE_ENTRIES {
+        entities.shrink_to(2 * len);
+    }
+}
+
 /// Chebyshev distance between two tiles (the server's distance for reach and the move limit).
 pub fn chebyshev(ax: i32, az: i32, bx: i32, bz: i32) -> u32 {
     ax.abs_diff(bx).max(az.abs_diff(bz))
@@ -516,6 +532,7 @@ fn push_bounded<T>(list: &mut VecDeque<T>, item: T, cap: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wayfarer_protocol::ws::WorldUpdate;
 
     #[test]
     fn what_is_in_view_is_kept_compact_and_shared() {
@@ -551,5 +568,52 @@ mod tests {
             Arc::ptr_eq(&a.id, &Seen::of(&goblin("npc-1")).id),
             "and an id is held once"
         );
+    }
+
+    #[test]
+    fn the_map_of_what_is_in_view_gives_back_its_room_when_the_view_empties() {
+        let item = |i: usize| Entity {
+            id: format!("item-{i}"),
+            kind: EntityKind::GroundItem,
+            x: 1,
+            z: 1,
+            name: Some("Bones".into()),
+            health: None,
+            max_health: None,
+            item_id: Some("bones".into()),
+            quantity: Some(1),
+            resource_type: None,
+            depleted: None,
+            type_id: None,
+        };
+        let mut model = Model::default();
+        let pile: Vec<_> = (0..2_000).map(|i| Arc::new(item(i))).collect();
+        model.apply(&ServerMessage::WorldUpdate(WorldUpdate {
+            tick: 1,
+            added: pile,
+            ..Default::default()
+        }));
+        assert_eq!(model.entities.len(), 2_000);
+        assert!(model.entities.capacity() >= 2_000);
+        // The pile is taken but for ten items.
+        model.apply(&ServerMessage::WorldUpdate(WorldUpdate {
+            tick: 2,
+            removed: (10..2_000).map(|i| format!("item-{i}").into()).collect(),
+            ..Default::default()
+        }));
+        assert_eq!(model.entities.len(), 10);
+        assert!(
+            model.entities.capacity() <= 4 * 10 + SPARE_ENTRIES,
+            "room for {} kept",
+            model.entities.capacity()
+        );
+        // A view that stays about as full keeps its room: no shrinking on every update.
+        let room = model.entities.capacity();
+        model.apply(&ServerMessage::WorldUpdate(WorldUpdate {
+            tick: 3,
+            removed: vec!["item-0".into()],
+            ..Default::default()
+        }));
+        assert_eq!(model.entities.capacity(), room);
     }
 }

@@ -166,7 +166,7 @@ impl Planner {
                 if ctx.model.slot_of("tinderbox").is_some()
                     && ctx.model.me.inventory.iter().any(|s| s.item_id == "logs")
                 {
-                    Decision::new("lightFire", json!({}), "logs and a tinderbox held")
+                    self.light_fire(ctx, now, "logs and a tinderbox held")
                 } else {
                     self.gather(ctx, Skill::Woodcutting, now)
                 }
@@ -214,7 +214,7 @@ impl Planner {
         // None in view: walk to the nearest known place with a node this level allows.
         let here: wayfarer_protocol::ws::TilePos = ctx.model.me.tile.into();
         let skill_name = skill.to_string();
-        let place = ctx
+        let mut places: Vec<_> = ctx
             .knowledge
             .places
             .iter()
@@ -224,15 +224,59 @@ impl Planner {
                     .get(&p.id)
                     .is_some_and(|n| n.skill == skill_name && n.level <= ctx.model.level(skill))
             })
-            .filter(|p| !self.avoided(&format!("{},{}", p.tile.x, p.tile.z), now))
-            .min_by_key(|p| crate::model::chebyshev(here.x, here.z, p.tile.x, p.tile.z));
-        match place {
-            Some(p) => Decision::new(
+            .map(|p| {
+                let distance = crate::model::chebyshev(here.x, here.z, p.tile.x, p.tile.z);
+                (distance, p)
+            })
+            .collect();
+        places.sort_by_key(|(distance, p)| (*distance, p.tile.x, p.tile.z));
+        // At a known place with nothing usable in view, it is depleted or taken: with nowhere
+        // else to go, wait here for the respawn.
+        let waiting = places.first().is_some_and(|(d, _)| *d <= NODE_APPROACH_TILES);
+        for (distance, p) in places {
+            let key = format!("{},{}", p.tile.x, p.tile.z);
+            if self.avoided(&key, now) {
+                continue;
+            }
+            if distance <= NODE_APPROACH_TILES {
+                // Try elsewhere for a while rather than "arriving" here again every tick.
+                self.avoid.insert(key, now + AVOID_TICKS);
+                continue;
+            }
+            return Decision::new(
                 "navigateTo",
                 json!({"x": p.tile.x, "z": p.tile.z, "within": NODE_APPROACH_TILES}),
                 format!("{} at ({}, {}) in {}", p.id, p.tile.x, p.tile.z, p.area),
+            );
+        }
+        if waiting {
+            idle(&format!("every {skill} node known is taken: waiting for a respawn"))
+        } else {
+            Decision::new("explore", json!({}), format!("no {skill} node known"))
+        }
+    }
+
+    /// Lights a fire here, or first steps off a tile where one already burns (the server refuses a
+    /// second fire on a tile; a firemaker in a row of fires would otherwise try again every tick).
+    fn light_fire(&self, ctx: Ctx<'_>, now: u64, reason: &str) -> Decision {
+        let here: wayfarer_protocol::ws::TilePos = ctx.model.me.tile.into();
+        if !fire_on(ctx, here.x, here.z) {
+            return Decision::new("lightFire", json!({}), reason);
+        }
+        // The nearest tile around without a fire, in a fixed order; one the server refused to walk
+        // to is avoided (see `observe`) and the next is tried.
+        let aside = (1..=FIRE_STEP_TILES).find_map(|r| {
+            ring(here.x, here.z, r).find(|&(x, z)| {
+                !fire_on(ctx, x, z) && !self.avoided(&format!("{x},{z}"), now)
+            })
+        });
+        match aside {
+            Some((x, z)) => Decision::new(
+                "moveTo",
+                json!({"x": x, "z": z}),
+                "a fire burns on this tile: stepping aside to light another",
             ),
-            None => Decision::new("explore", json!({}), format!("no {skill} node known")),
+            None => Decision::new("explore", json!({}), "fires all around: finding room"),
         }
     }
 
@@ -260,7 +304,7 @@ impl Planner {
         match (raw, fire) {
             (true, true) => Decision::new("cookFood", json!({}), "raw food and a fire"),
             (true, false) if ctx.model.me.inventory.iter().any(|s| s.item_id == "logs") => {
-                Decision::new("lightFire", json!({}), "raw food, no fire: lighting one")
+                self.light_fire(ctx, now, "raw food, no fire: lighting one")
             }
             (true, false) => self.gather(ctx, Skill::Woodcutting, now),
             (false, _) => self.gather(ctx, Skill::Fishing, now),
@@ -314,4 +358,158 @@ impl Planner {
 
 fn idle(reason: &str) -> Decision {
     Decision::new("idle", json!({"ticks": 5}), reason)
+}
+
+/// Farthest a firemaker steps aside from a tile where a fire burns.
+const FIRE_STEP_TILES: i32 = 2;
+
+/// True when the agent sees a fire on tile (x, z).
+fn fire_on(ctx: Ctx<'_>, x: i32, z: i32) -> bool {
+    ctx.model
+        .nearest_of(EntityKind::Resource)
+        .into_iter()
+        .any(|e| e.x == x && e.z == z && e.resource_type() == Some("fire"))
+}
+
+/// The tiles at Chebyshev distance `r` from (x, z), west to east, then north to south.
+fn ring(x: i32, z: i32, r: i32) -> impl Iterator<Item = (i32, i32)> {
+    (z - r..=z + r)
+        .flat_map(move |tz| (x - r..=x + r).map(move |tx| (tx, tz)))
+        .filter(move |&(tx, tz)| (tx - x).abs().max((tz - z).abs()) == r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::knowledge::Knowledge;
+    use crate::model::Model;
+    use wayfarer_protocol::ws::{
+        Entity, InventorySlot, Player, ServerMessage, TilePos, WorldPos, WorldUpdate,
+    };
+
+    /// A woodcutter and firemaker at `at`, holding `items`, who knows two tree places: one at
+    /// (10, 0) and one at (40, 0).
+    fn scene(at: (i32, i32), items: &[&str], in_view: Vec<Entity>) -> (Model, Knowledge) {
+        let mut knowledge = Knowledge::default();
+        knowledge.add_nodes(&json!({"trees": [{"id": "tree_normal", "harvestSkill": "woodcutting", "levelRequired": 1, "toolRequired": "hatchet", "harvestYield": [{"itemId": "logs"}]}]}));
+        knowledge.add_items(&json!([{"id": "bronze_hatchet", "name": "Bronze Hatchet", "type": "tool", "tool": {"skill": "woodcutting"}}, {"id": "tinderbox", "name": "Tinderbox", "type": "tool"}, {"id": "logs", "name": "Logs"}]));
+        knowledge.add_areas(&json!({"areas": [{"id": "woods", "name": "Woods", "bounds": {"minX": -50, "maxX": 50, "minZ": -50, "maxZ": 50}, "resources": [
+            {"type": "tree", "resourceId": "tree_normal", "position": {"x": 10, "z": 0}},
+            {"type": "tree", "resourceId": "tree_normal", "position": {"x": 40, "z": 0}}]}]}));
+        let mut model = Model::default();
+        model.apply(&ServerMessage::PlayerSync(Box::new(Player {
+            id: "me".into(),
+            account_id: "a".into(),
+            name: "Me".into(),
+            combat_level: 3,
+            health: 10,
+            max_health: 10,
+            coins: 0,
+            position: WorldPos {
+                x: at.0 as f64 + 0.5,
+                y: 0.0,
+                z: at.1 as f64 + 0.5,
+            },
+            skills: Default::default(),
+            inventory: items
+                .iter()
+                .enumerate()
+                .map(|(slot, item)| InventorySlot {
+                    slot: slot as u8,
+                    item_id: (*item).into(),
+                    name: (*item).into(),
+                    quantity: 1,
+                })
+                .collect(),
+            equipment: Default::default(),
+            online: true,
+            tile: Some(TilePos { x: at.0, z: at.1 }),
+            stamina: Some(100),
+        })));
+        model.apply(&ServerMessage::WorldUpdate(WorldUpdate {
+            tick: 1,
+            added: in_view.into_iter().map(Into::into).collect(),
+            ..Default::default()
+        }));
+        (model, knowledge)
+    }
+
+    fn resource(id: &str, kind: &str, type_id: &str, x: i32, z: i32, depleted: bool) -> Entity {
+        Entity {
+            id: id.into(),
+            kind: EntityKind::Resource,
+            x,
+            z,
+            name: Some(kind.into()),
+            health: None,
+            max_health: None,
+            item_id: None,
+            quantity: None,
+            resource_type: Some(kind.into()),
+            depleted: Some(depleted),
+            type_id: Some(type_id.into()),
+        }
+    }
+
+    fn skill_goal(skill: &str) -> Goal {
+        Goal::from_request(&json!({"kind": "skill", "target": {"skill": skill, "level": 5}}))
+            .expect("a valid goal")
+    }
+
+    #[test]
+    fn a_gatherer_at_a_taken_node_goes_to_the_next_rather_than_arriving_again_every_tick() {
+        let stump = resource("res-1", "tree", "tree_normal", 10, 0, true);
+        let (model, knowledge) = scene((10, 1), &["bronze_hatchet"], vec![stump]);
+        let ctx = Ctx {
+            model: &model,
+            knowledge: &knowledge,
+        };
+        let mut planner = Planner::new();
+        let goal = skill_goal("woodcutting");
+        for now in [10, 11, 12] {
+            let d = planner.decide(ctx, &goal, now);
+            assert_eq!(d.action, "navigateTo", "{d:?}");
+            assert_eq!((d.params["x"].as_i64(), d.params["z"].as_i64()), (Some(40), Some(0)));
+        }
+        // The far place did not answer either (refused walk): nothing left but to wait.
+        let walk = planner.decide(ctx, &goal, 13);
+        planner.observe(&walk, &Outcome::refused("cannot_do", "no path"), 13);
+        let d = planner.decide(ctx, &goal, 14);
+        assert_eq!(d.action, "idle", "{d:?}");
+        assert!(d.reason.contains("waiting for a respawn"), "{}", d.reason);
+        // Once the refusal is forgotten, the far place is tried again (the one here is seen taken
+        // anew whenever the agent looks).
+        let d = planner.decide(ctx, &goal, 13 + AVOID_TICKS);
+        assert_eq!((d.action, d.params["x"].as_i64()), ("navigateTo", Some(40)));
+    }
+
+    #[test]
+    fn a_firemaker_on_a_burning_tile_steps_aside_and_lights_where_none_burns() {
+        let goal = skill_goal("firemaking");
+        let held = ["tinderbox", "logs", "logs"];
+        let (model, knowledge) = scene((0, 0), &held, vec![]);
+        let ctx = Ctx {
+            model: &model,
+            knowledge: &knowledge,
+        };
+        let mut planner = Planner::new();
+        assert_eq!(planner.decide(ctx, &goal, 1).action, "lightFire");
+
+        let fires = vec![
+            resource("fire-1", "fire", "fire", 0, 0, false),
+            resource("fire-2", "fire", "fire", -1, -1, false),
+        ];
+        let (model, knowledge) = scene((0, 0), &held, fires);
+        let ctx = Ctx {
+            model: &model,
+            knowledge: &knowledge,
+        };
+        let d = planner.decide(ctx, &goal, 2);
+        assert_eq!(d.action, "moveTo", "{d:?}");
+        assert_eq!(d.params, json!({"x": 0, "z": -1}), "the first tile around with no fire");
+        // That tile could not be walked to: the next one is.
+        planner.observe(&d, &Outcome::refused("blocked", "blocked"), 2);
+        let d = planner.decide(ctx, &goal, 3);
+        assert_eq!(d.params, json!({"x": 1, "z": -1}));
+    }
 }
