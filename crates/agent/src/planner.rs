@@ -232,7 +232,9 @@ impl Planner {
         places.sort_by_key(|(distance, p)| (*distance, p.tile.x, p.tile.z));
         // At a known place with nothing usable in view, it is depleted or taken: with nowhere
         // else to go, wait here for the respawn.
-        let waiting = places.first().is_some_and(|(d, _)| *d <= NODE_APPROACH_TILES);
+        let waiting = places
+            .first()
+            .is_some_and(|(d, _)| *d <= NODE_APPROACH_TILES);
         for (distance, p) in places {
             let key = format!("{},{}", p.tile.x, p.tile.z);
             if self.avoided(&key, now) {
@@ -250,7 +252,9 @@ impl Planner {
             );
         }
         if waiting {
-            idle(&format!("every {skill} node known is taken: waiting for a respawn"))
+            idle(&format!(
+                "every {skill} node known is taken: waiting for a respawn"
+            ))
         } else {
             Decision::new("explore", json!({}), format!("no {skill} node known"))
         }
@@ -266,9 +270,8 @@ impl Planner {
         // The nearest tile around without a fire, in a fixed order; one the server refused to walk
         // to is avoided (see `observe`) and the next is tried.
         let aside = (1..=FIRE_STEP_TILES).find_map(|r| {
-            ring(here.x, here.z, r).find(|&(x, z)| {
-                !fire_on(ctx, x, z) && !self.avoided(&format!("{x},{z}"), now)
-            })
+            ring(here.x, here.z, r)
+                .find(|&(x, z)| !fire_on(ctx, x, z) && !self.avoided(&format!("{x},{z}"), now))
         });
         match aside {
             Some((x, z)) => Decision::new(
@@ -469,7 +472,10 @@ mod tests {
         for now in [10, 11, 12] {
             let d = planner.decide(ctx, &goal, now);
             assert_eq!(d.action, "navigateTo", "{d:?}");
-            assert_eq!((d.params["x"].as_i64(), d.params["z"].as_i64()), (Some(40), Some(0)));
+            assert_eq!(
+                (d.params["x"].as_i64(), d.params["z"].as_i64()),
+                (Some(40), Some(0))
+            );
         }
         // The far place did not answer either (refused walk): nothing left but to wait.
         let walk = planner.decide(ctx, &goal, 13);
@@ -506,7 +512,11 @@ mod tests {
         };
         let d = planner.decide(ctx, &goal, 2);
         assert_eq!(d.action, "moveTo", "{d:?}");
-        assert_eq!(d.params, json!({"x": 0, "z": -1}), "the first tile around with no fire");
+        assert_eq!(
+            d.params,
+            json!({"x": 0, "z": -1}),
+            "the first tile around with no fire"
+        );
         // That tile could not be walked to: the next one is.
         planner.observe(&d, &Outcome::refused("blocked", "blocked"), 2);
         let d = planner.decide(ctx, &goal, 3);
