@@ -274,6 +274,19 @@ impl Ws {
             }
         }
     }
+
+    /// Ignores `name` and waits for the friend list that shows it ignored, so what follows is
+    /// judged with the ignore in force.
+    async fn ignore(&mut self, name: &str) {
+        self.send("ignore:add", json!({"name": name})).await;
+        self.expect(&format!("the list with {name} ignored"), |m| {
+            m["type"] == "friend:list"
+                && m["data"]["ignored"]
+                    .as_array()
+                    .is_some_and(|list| list.iter().any(|i| i["name"] == name))
+        })
+        .await;
+    }
 }
 
 /// Enters `world` as `token`, retrying while the character is still held by another world
@@ -449,14 +462,7 @@ async fn private_messages_and_presence_cross_worlds() {
     .await;
 
     // Ignored everywhere: Bob ignores Ann, and her message is refused on her world.
-    bob.send("ignore:add", json!({"name": "Ann"})).await;
-    bob.expect("Bob's list with Ann ignored", |m| {
-        m["type"] == "friend:list"
-            && m["data"]["ignored"]
-                .as_array()
-                .is_some_and(|i| !i.is_empty())
-    })
-    .await;
+    bob.ignore("Ann").await;
     ann.send(
         "player:chat",
         json!({"channel": "private", "to": "Bob", "text": "still there?"}),
