@@ -876,7 +876,7 @@ fn plan_pickup(ctx: Ctx<'_>, p: &Value) -> Result<Planned, Outcome> {
             .model
             .nearest_of(EntityKind::GroundItem)
             .into_iter()
-            .chain(ctx.model.remembered.values())
+            .chain(ctx.model.remembered.iter())
             .find(|e| e.item_id() == Some(item))
             .ok_or_else(|| {
                 Outcome::refused("not_found", format!("no {item} on the ground known"))

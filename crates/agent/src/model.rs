@@ -19,8 +19,10 @@ pub const CHAT_LINES_KEPT: usize = 20;
 pub const ERRORS_KEPT: usize = 20;
 /// The server's view distance (Chebyshev tiles, CONTRACT.md section 3).
 pub const VIEW_TILES: u32 = 32;
-/// Most out-of-view ground items remembered.
-pub const REMEMBERED_ITEMS: usize = 256;
+/// Most out-of-view ground items remembered (the latest to leave view). A thousand agents each
+/// remembering 256 came to ~45 KiB an agent of map room after twenty minutes of play; a pickup
+/// from afar wants the few items the agent just walked away from.
+pub const REMEMBERED_ITEMS: usize = 32;
 /// How long after a hit the agent counts itself in combat, in ticks.
 pub const COMBAT_MEMORY_TICKS: u64 = 8;
 
@@ -165,7 +167,7 @@ pub struct Model {
     pub entities: HashMap<Name, Seen>,
     /// Ground items that went out of view (not picked up): where they were last seen, for a
     /// pickup from afar.
-    pub remembered: HashMap<Name, Seen>,
+    pub remembered: Remembered,
     /// The last tick a `world:update` named.
     pub tick: u64,
     /// The bank as last sent (`None` until a bank was opened this session).
@@ -227,7 +229,7 @@ impl Model {
                         };
                         continue;
                     }
-                    self.remembered.remove(entity.id.as_str());
+                    self.remembered.forget(&entity.id);
                     let seen = Seen::of(entity);
                     self.entities.insert(Name::clone(&seen.id), seen);
                 }
@@ -280,10 +282,7 @@ impl Model {
                     // Near the edge of view it left the view; closer in it was taken or expired.
                     let far = self.distance_to(gone.x, gone.z) + 2 >= VIEW_TILES;
                     if gone.kind == EntityKind::GroundItem && far {
-                        if self.remembered.len() >= REMEMBERED_ITEMS {
-                            self.remembered.clear();
-                        }
-                        self.remembered.insert(Name::clone(&gone.id), gone);
+                        self.remembered.remember(gone);
                     }
                 }
                 if !update.removed.is_empty() {
@@ -496,6 +495,48 @@ impl Model {
     }
 }
 
+/// Ground items that went out of view, the latest [`REMEMBERED_ITEMS`], newest first.
+#[derive(Debug, Clone, Default)]
+pub struct Remembered {
+    items: VecDeque<Seen>,
+}
+
+impl Remembered {
+    /// The remembered item `id`.
+    pub fn get(&self, id: &str) -> Option<&Seen> {
+        self.items.iter().find(|e| *e.id == *id)
+    }
+
+    /// Every remembered item, the latest to leave view first.
+    pub fn iter(&self) -> impl Iterator<Item = &Seen> {
+        self.items.iter()
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Remembers an item that left view, forgetting the oldest beyond [`REMEMBERED_ITEMS`].
+    fn remember(&mut self, item: Seen) {
+        self.forget(&item.id);
+        if self.items.len() == REMEMBERED_ITEMS {
+            self.items.pop_back();
+        }
+        self.items.push_front(item);
+    }
+
+    /// Forgets `id` (it came back into view).
+    fn forget(&mut self, id: &str) {
+        if !self.items.is_empty() {
+            self.items.retain(|e| *e.id != *id);
+        }
+    }
+}
+
 /// Room a map of what is in view may keep beyond four times its length.
 const SPARE_ENTRIES: usize = 64;
 
@@ -568,6 +609,56 @@ mod tests {
             Arc::ptr_eq(&a.id, &Seen::of(&goblin("npc-1")).id),
             "and an id is held once"
         );
+    }
+
+    #[test]
+    fn ground_items_leaving_view_are_remembered_the_latest_32() {
+        let item = |i: usize, x: i32| Entity {
+            id: format!("item-{i}"),
+            kind: EntityKind::GroundItem,
+            x,
+            z: 0,
+            name: Some("Bones".into()),
+            health: None,
+            max_health: None,
+            item_id: Some("bones".into()),
+            quantity: Some(1),
+            resource_type: None,
+            depleted: None,
+            type_id: None,
+        };
+        let mut model = Model::default();
+        let update = |tick, added: Vec<Entity>, removed: Vec<String>| {
+            ServerMessage::WorldUpdate(WorldUpdate {
+                tick,
+                added: added.into_iter().map(Arc::new).collect(),
+                removed: removed.into_iter().map(Into::into).collect(),
+                ..Default::default()
+            })
+        };
+        // 40 items at the edge of view (31 tiles) and one close by (2 tiles) all leave view.
+        let mut added: Vec<Entity> = (0..40).map(|i| item(i, 31)).collect();
+        added.push(item(99, 2));
+        model.apply(&update(1, added, vec![]));
+        for i in 0..40 {
+            model.apply(&update(2 + i as u64, vec![], vec![format!("item-{i}")]));
+        }
+        model.apply(&update(50, vec![], vec!["item-99".into()]));
+        // The close one was taken or expired, not left behind: not remembered.
+        assert!(model.remembered.get("item-99").is_none());
+        assert_eq!(model.remembered.len(), REMEMBERED_ITEMS);
+        let ids: Vec<&str> = model.remembered.iter().map(|e| &*e.id).collect();
+        assert_eq!(ids[0], "item-39", "the latest first");
+        assert!(
+            model.remembered.get("item-7").is_none(),
+            "the oldest forgotten"
+        );
+        assert!(model.remembered.get("item-8").is_some());
+        // One coming back into view is in view, not remembered.
+        model.apply(&update(51, vec![item(20, 31)], vec![]));
+        assert!(model.remembered.get("item-20").is_none());
+        assert!(model.entities.contains_key("item-20"));
+        assert_eq!(model.remembered.len(), REMEMBERED_ITEMS - 1);
     }
 
     #[test]
