@@ -13,6 +13,7 @@ pub mod cli;
 pub mod control_plane;
 pub mod docs;
 pub mod goals;
+pub mod in_view;
 pub mod interned;
 pub mod knowledge;
 pub mod model;

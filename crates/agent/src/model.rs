@@ -1,7 +1,7 @@
 //! What the agent knows of the world, built only from the server's messages (ARCHITECTURE.md: a
 //! view of the world from server messages; providers are pure functions of it).
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
 use wayfarer_protocol::trade::{Offer, TradeStarted};
@@ -11,6 +11,7 @@ use wayfarer_protocol::ws::{
 };
 use wayfarer_protocol::Skill;
 
+use crate::in_view::InView;
 use crate::interned::{intern, intern_look, Name};
 
 /// Chat lines kept for the providers and the model's prompt.
@@ -75,7 +76,8 @@ pub struct Seen {
     pub look: Arc<Look>,
     pub health: Option<i32>,
     pub max_health: Option<i32>,
-    pub quantity: Option<i64>,
+    /// A ground item's stack size (the server's stacks are far inside `i32`).
+    pub quantity: Option<i32>,
     pub depleted: Option<bool>,
 }
 
@@ -107,7 +109,7 @@ impl Seen {
             }),
             health: entity.health.map(narrow),
             max_health: entity.max_health.map(narrow),
-            quantity: entity.quantity,
+            quantity: entity.quantity.map(narrow),
             depleted: entity.depleted,
         }
     }
@@ -132,7 +134,7 @@ impl Seen {
     }
 }
 
-/// Hitpoints as the agent keeps them (the server's values are far inside `i32`).
+/// Hitpoints and stack sizes as the agent keeps them (the server's values are far inside `i32`).
 fn narrow(value: i64) -> i32 {
     value.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
 }
@@ -164,7 +166,7 @@ pub struct Model {
     pub synced: bool,
     pub me: Me,
     /// Everything in view but the agent itself, by id.
-    pub entities: HashMap<Name, Seen>,
+    pub entities: InView,
     /// Ground items that went out of view (not picked up): where they were last seen, for a
     /// pickup from afar.
     pub remembered: Remembered,
@@ -231,7 +233,7 @@ impl Model {
                     }
                     self.remembered.forget(&entity.id);
                     let seen = Seen::of(entity);
-                    self.entities.insert(Name::clone(&seen.id), seen);
+                    self.entities.insert(seen);
                 }
                 for moved in update.moved.iter() {
                     if *moved.id == *self.me.id {
@@ -239,7 +241,7 @@ impl Model {
                             x: moved.x,
                             z: moved.z,
                         };
-                    } else if let Some(e) = self.entities.get_mut(&*moved.id) {
+                    } else if let Some(e) = self.entities.get_mut(&moved.id) {
                         e.x = moved.x;
                         e.z = moved.z;
                     }
@@ -268,7 +270,7 @@ impl Model {
                             });
                         }
                         if changed.quantity.is_some() {
-                            e.quantity = changed.quantity;
+                            e.quantity = changed.quantity.map(narrow);
                         }
                         if changed.depleted.is_some() {
                             e.depleted = changed.depleted;
@@ -276,7 +278,7 @@ impl Model {
                     }
                 }
                 for id in &update.removed {
-                    let Some(gone) = self.entities.remove(&**id) else {
+                    let Some(gone) = self.entities.remove(id) else {
                         continue;
                     };
                     // Near the edge of view it left the view; closer in it was taken or expired.
@@ -286,7 +288,7 @@ impl Model {
                     }
                 }
                 if !update.removed.is_empty() {
-                    give_back_spare_room(&mut self.entities);
+                    self.entities.give_back_spare_room();
                 }
                 if let Some(stamina) = update.stamina {
                     self.me.stamina = stamina;
@@ -537,19 +539,6 @@ impl Remembered {
     }
 }
 
-/// Room a map of what is in view may keep beyond four times its length.
-const SPARE_ENTRIES: usize = 64;
-
-/// Shrinks the map once most of its room is spare: an agent that walked through a crowd or a pile
-/// of loot would otherwise keep room for all of it (a thousand agents each holding the room of
-/// their busiest moment was most of their memory).
-fn give_back_spare_room(entities: &mut HashMap<Name, Seen>) {
-    let len = entities.len();
-    if entities.capacity() > 4 * len + SPARE_ENTRIES {
-        entities.shrink_to(2 * len);
-    }
-}
-
 /// Chebyshev distance between two tiles (the server's distance for reach and the move limit).
 pub fn chebyshev(ax: i32, az: i32, bx: i32, bz: i32) -> u32 {
     ax.abs_diff(bx).max(az.abs_diff(bz))
@@ -578,9 +567,10 @@ mod tests {
     #[test]
     fn what_is_in_view_is_kept_compact_and_shared() {
         // Every agent keeps hundreds of these: keep the form small (it was 208 bytes a slot with
-        // the protocol's Entity and its String key, before the strings themselves).
+        // the protocol's Entity and its String key, before the strings themselves; 88 with a
+        // `Name` key and a 64-bit quantity). The table of what is in view holds them bare.
         assert!(
-            std::mem::size_of::<Seen>() <= 72,
+            std::mem::size_of::<Seen>() <= 64,
             "{}",
             std::mem::size_of::<Seen>()
         );
@@ -694,7 +684,7 @@ mod tests {
         }));
         assert_eq!(model.entities.len(), 10);
         assert!(
-            model.entities.capacity() <= 4 * 10 + SPARE_ENTRIES,
+            model.entities.capacity() <= 4 * 10 + crate::in_view::SPARE_ENTRIES,
             "room for {} kept",
             model.entities.capacity()
         );
