@@ -676,15 +676,27 @@ mod tests {
         }));
         assert_eq!(model.entities.len(), 2_000);
         assert!(model.entities.capacity() >= 2_000);
-        // The pile is taken but for ten items.
+        // Most of the pile is taken: the table fits what is left, with room to spare.
         model.apply(&ServerMessage::WorldUpdate(WorldUpdate {
             tick: 2,
-            removed: (10..2_000).map(|i| format!("item-{i}").into()).collect(),
+            removed: (300..2_000).map(|i| format!("item-{i}").into()).collect(),
+            ..Default::default()
+        }));
+        assert_eq!(model.entities.len(), 300);
+        let room = model.entities.capacity();
+        assert!(
+            (300..=2 * 300 + crate::in_view::SPARE_ENTRIES).contains(&room),
+            "room for {room} kept"
+        );
+        // All but ten items are taken.
+        model.apply(&ServerMessage::WorldUpdate(WorldUpdate {
+            tick: 2,
+            removed: (10..300).map(|i| format!("item-{i}").into()).collect(),
             ..Default::default()
         }));
         assert_eq!(model.entities.len(), 10);
         assert!(
-            model.entities.capacity() <= 4 * 10 + crate::in_view::SPARE_ENTRIES,
+            model.entities.capacity() <= 2 * 10 + crate::in_view::SPARE_ENTRIES,
             "room for {} kept",
             model.entities.capacity()
         );
