@@ -601,13 +601,13 @@ mod tests {
         );
     }
 
-    #[test]
-    fn ground_items_leaving_view_are_remembered_the_latest_32() {
-        let item = |i: usize, x: i32| Entity {
+    /// A pile of bones `item-<i>` on the ground at (x, z).
+    fn bones(i: usize, x: i32, z: i32) -> Entity {
+        Entity {
             id: format!("item-{i}"),
             kind: EntityKind::GroundItem,
             x,
-            z: 0,
+            z,
             name: Some("Bones".into()),
             health: None,
             max_health: None,
@@ -616,7 +616,12 @@ mod tests {
             resource_type: None,
             depleted: None,
             type_id: None,
-        };
+        }
+    }
+
+    #[test]
+    fn ground_items_leaving_view_are_remembered_the_latest_32() {
+        let item = |i: usize, x: i32| bones(i, x, 0);
         let mut model = Model::default();
         let update = |tick, added: Vec<Entity>, removed: Vec<String>| {
             ServerMessage::WorldUpdate(WorldUpdate {
@@ -653,20 +658,7 @@ mod tests {
 
     #[test]
     fn the_map_of_what_is_in_view_gives_back_its_room_when_the_view_empties() {
-        let item = |i: usize| Entity {
-            id: format!("item-{i}"),
-            kind: EntityKind::GroundItem,
-            x: 1,
-            z: 1,
-            name: Some("Bones".into()),
-            health: None,
-            max_health: None,
-            item_id: Some("bones".into()),
-            quantity: Some(1),
-            resource_type: None,
-            depleted: None,
-            type_id: None,
-        };
+        let item = |i: usize| bones(i, 1, 1);
         let mut model = Model::default();
         let pile: Vec<_> = (0..2_000).map(|i| Arc::new(item(i))).collect();
         model.apply(&ServerMessage::WorldUpdate(WorldUpdate {
