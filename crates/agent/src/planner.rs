@@ -366,12 +366,12 @@ fn idle(reason: &str) -> Decision {
 /// Farthest a firemaker steps aside from a tile where a fire burns.
 const FIRE_STEP_TILES: i32 = 2;
 
-/// True when the agent sees a fire on tile (x, z).
+/// True when the agent sees a fire on tile (x, z). (A plain scan: the order of `nearest_of` is not
+/// needed, and its sort ran up to 17 times a decision.)
 fn fire_on(ctx: Ctx<'_>, x: i32, z: i32) -> bool {
-    ctx.model
-        .nearest_of(EntityKind::Resource)
-        .into_iter()
-        .any(|e| e.x == x && e.z == z && e.resource_type() == Some("fire"))
+    ctx.model.entities.values().any(|e| {
+        e.kind == EntityKind::Resource && e.x == x && e.z == z && e.resource_type() == Some("fire")
+    })
 }
 
 /// The tiles at Chebyshev distance `r` from (x, z), west to east, then north to south.
