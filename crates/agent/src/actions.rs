@@ -80,7 +80,7 @@ pub static ACTIONS: &[ActionDef] = &[
         plan: |ctx, p| {
             let e = entity(ctx, p, &[EntityKind::Player])?;
             Ok(Planned::Run(Procedure::quiet(
-                action_frame("follow", json!({"targetId": e.id})),
+                action_frame("follow", json!({"targetId": e.id()})),
                 format!("following {}", label(e)),
             )))
         },
@@ -121,7 +121,7 @@ pub static ACTIONS: &[ActionDef] = &[
         },
         available: |ctx| {
             // The nearest, so the list (and a model's prompt) does not follow the map's order.
-            let ids: Vec<&str> = ctx.model.nearest().into_iter().map(|e| &*e.id).take(20).collect();
+            let ids: Vec<&str> = ctx.model.nearest().into_iter().map(|e| e.id()).take(20).collect();
             (!ids.is_empty()).then(|| json!({"targetIds": ids}))
         },
     },
@@ -147,13 +147,13 @@ pub static ACTIONS: &[ActionDef] = &[
         params: || schema(&[("targetId", "string", true)]),
         plan: |ctx, p| {
             let e = entity(ctx, p, &[EntityKind::Npc, EntityKind::Player])?;
-            if e.health == Some(0) {
+            if e.health() == Some(0) {
                 return Err(Outcome::refused("invalid_target", "it is already dead"));
             }
-            let id = e.id.clone();
+            let id = e.shared_id().clone();
             let watch = id.clone();
             let until = Until::when(
-                move |m: &Model| m.entities.get(&watch).is_none_or(|e| e.health == Some(0)),
+                move |m: &Model| m.entities.get(&watch).is_none_or(|e| e.health() == Some(0)),
                 FIGHT_STALL_TICKS,
                 format!("defeated {}", label(e)),
             )
@@ -163,7 +163,7 @@ pub static ACTIONS: &[ActionDef] = &[
                 until,
             )))
         },
-        available: |ctx| ids_of(ctx, EntityKind::Npc, |e| e.health.is_some_and(|h| h > 0)),
+        available: |ctx| ids_of(ctx, EntityKind::Npc, |e| e.health().is_some_and(|h| h > 0)),
     },
     ActionDef {
         name: "changeCombatStyle",
@@ -263,14 +263,14 @@ pub static ACTIONS: &[ActionDef] = &[
             };
             let version = ctx.model.inventory_version;
             Ok(Planned::Run(Procedure::send(
-                action_frame("cook", json!({"slot": slot, "targetId": fire.id})),
+                action_frame("cook", json!({"slot": slot, "targetId": fire.id()})),
                 Until::when(move |m: &Model| m.inventory_version > version, PROCESS_TICKS, "cooked"),
             )))
         },
         available: |ctx| {
             let fire = nearest_resource(ctx.model, &["fire", "range"])?;
             let raw = ctx.model.me.inventory.iter().find(|s| s.item_id.starts_with("raw_"))?;
-            Some(json!({"slot": raw.slot, "targetId": fire.id}))
+            Some(json!({"slot": raw.slot, "targetId": fire.id()}))
         },
     },
     ActionDef {
@@ -516,13 +516,13 @@ pub static ACTIONS: &[ActionDef] = &[
         params: || schema(&[("targetId", "string", true)]),
         plan: |ctx, p| {
             let e = entity(ctx, p, &[EntityKind::Npc])?;
-            let id = e.id.clone();
+            let id = e.shared_id().clone();
             Ok(Planned::Run(Procedure::send(
                 action_frame("interact", json!({"targetId": id})),
                 Until::when(|m: &Model| m.dialogue.is_some() || m.shop.is_some(), PROCESS_TICKS, format!("talking to {}", label(e))),
             )))
         },
-        available: |ctx| ids_of(ctx, EntityKind::Npc, |e| e.health.is_none()),
+        available: |ctx| ids_of(ctx, EntityKind::Npc, |e| e.health().is_none()),
     },
     ActionDef {
         name: "respondDialogue",
@@ -610,10 +610,10 @@ pub static ACTIONS: &[ActionDef] = &[
             if ctx.model.distance_to(e.x, e.z) > SERVICE_REACH_TILES {
                 return Err(Outcome::refused("too_far", "trades start within 2 tiles"));
             }
-            Ok(Planned::Run(Procedure::quiet(Frame::new("tradeRequest", json!({"targetPlayerId": e.id})), "asked")))
+            Ok(Planned::Run(Procedure::quiet(Frame::new("tradeRequest", json!({"targetPlayerId": e.id()})), "asked")))
         },
         available: |ctx| {
-            let ids: Vec<&str> = ctx.model.nearest_of(EntityKind::Player).into_iter().filter(|e| ctx.model.distance_to(e.x, e.z) <= SERVICE_REACH_TILES).map(|e| &*e.id).collect();
+            let ids: Vec<&str> = ctx.model.nearest_of(EntityKind::Player).into_iter().filter(|e| ctx.model.distance_to(e.x, e.z) <= SERVICE_REACH_TILES).map(|e| e.id()).collect();
             (!ids.is_empty() && ctx.model.trade.is_none()).then(|| json!({"targetIds": ids}))
         },
     },
@@ -812,7 +812,7 @@ fn plan_gather(ctx: Ctx<'_>, p: &Value, skill: Skill, kind: &str) -> Result<Plan
             }
         }
     }
-    let id = node.id.clone();
+    let id = node.shared_id().clone();
     let watch = id.clone();
     let until = Until::when(
         move |m: &Model| {
@@ -847,7 +847,7 @@ fn plan_use_on_station(
     Ok(Planned::Run(Procedure::send(
         Frame::new(
             "inventory:use",
-            json!({"slot": slot, "targetId": target.id}),
+            json!({"slot": slot, "targetId": target.id()}),
         ),
         Until::when(
             move |m: &Model| m.inventory_version > version,
@@ -870,7 +870,7 @@ fn plan_pickup(ctx: Ctx<'_>, p: &Value) -> Result<Planned, Outcome> {
             .entities
             .get(id)
             .or_else(|| ctx.model.remembered.get(id))
-            .filter(|e| e.kind == EntityKind::GroundItem)
+            .filter(|e| e.kind() == EntityKind::GroundItem)
             .ok_or_else(|| Outcome::refused("not_found", format!("no ground item {id} known")))?,
         (None, Some(item)) => ctx
             .model
@@ -892,7 +892,7 @@ fn plan_pickup(ctx: Ctx<'_>, p: &Value) -> Result<Planned, Outcome> {
         x: item.x,
         z: item.z,
     };
-    let id = item.id.clone();
+    let id = item.shared_id().clone();
     let watch = id.clone();
     let version = ctx.model.inventory_version;
     let pick = Procedure::send(
@@ -1093,10 +1093,10 @@ fn entity<'a>(ctx: Ctx<'a>, p: &Value, kinds: &[EntityKind]) -> Result<&'a Seen,
         .entities
         .get(id)
         .ok_or_else(|| Outcome::refused("not_found", format!("{id} is not in view")))?;
-    if !kinds.is_empty() && !kinds.contains(&e.kind) {
+    if !kinds.is_empty() && !kinds.contains(&e.kind()) {
         return Err(Outcome::refused(
             "invalid_target",
-            format!("{id} is a {:?}", e.kind),
+            format!("{id} is a {:?}", e.kind()),
         ));
     }
     Ok(e)
@@ -1104,8 +1104,8 @@ fn entity<'a>(ctx: Ctx<'a>, p: &Value, kinds: &[EntityKind]) -> Result<&'a Seen,
 
 fn label(e: &Seen) -> String {
     match e.name() {
-        Some(name) => format!("{name} ({})", e.id),
-        None => e.id.to_string(),
+        Some(name) => format!("{name} ({})", e.id()),
+        None => e.id().to_string(),
     }
 }
 
@@ -1221,7 +1221,7 @@ fn gatherable(ctx: Ctx<'_>, skill: Skill) -> Option<Value> {
     let ids: Vec<&str> = usable_nodes(ctx, skill)
         .into_iter()
         .take(5)
-        .map(|e| &*e.id)
+        .map(|e| e.id())
         .collect();
     (!ids.is_empty() && ctx.model.free_slots() > 0).then(|| json!({"targetIds": ids}))
 }
@@ -1229,7 +1229,7 @@ fn gatherable(ctx: Ctx<'_>, skill: Skill) -> Option<Value> {
 fn station_use(ctx: Ctx<'_>, station: &str, item: fn(&str) -> bool) -> Option<Value> {
     let target = nearest_resource(ctx.model, &[station])?;
     let slot = ctx.model.me.inventory.iter().find(|s| item(&s.item_id))?;
-    Some(json!({"slot": slot.slot, "targetId": target.id}))
+    Some(json!({"slot": slot.slot, "targetId": target.id()}))
 }
 
 fn ids_of(ctx: Ctx<'_>, kind: EntityKind, keep: fn(&Seen) -> bool) -> Option<Value> {
@@ -1239,7 +1239,7 @@ fn ids_of(ctx: Ctx<'_>, kind: EntityKind, keep: fn(&Seen) -> bool) -> Option<Val
         .into_iter()
         .filter(|e| keep(e))
         .take(10)
-        .map(|e| json!({"id": e.id, "name": e.name(), "distance": ctx.model.distance_to(e.x, e.z)}))
+        .map(|e| json!({"id": e.id(), "name": e.name(), "distance": ctx.model.distance_to(e.x, e.z)}))
         .collect();
     (!ids.is_empty()).then(|| json!({"targets": ids}))
 }

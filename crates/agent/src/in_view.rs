@@ -27,12 +27,12 @@ impl InView {
 
     /// The entity `id`, if in view.
     pub fn get(&self, id: &str) -> Option<&Seen> {
-        self.table.find(self.hash(id), |e| *e.id == *id)
+        self.table.find(self.hash(id), |e| e.id() == id)
     }
 
     pub fn get_mut(&mut self, id: &str) -> Option<&mut Seen> {
         let hash = self.hash(id);
-        self.table.find_mut(hash, |e| *e.id == *id)
+        self.table.find_mut(hash, |e| e.id() == id)
     }
 
     pub fn contains_key(&self, id: &str) -> bool {
@@ -41,12 +41,12 @@ impl InView {
 
     /// Adds `seen`, replacing an entry of the same id.
     pub fn insert(&mut self, seen: Seen) {
-        let hash = self.hash(&seen.id);
+        let hash = self.hash(seen.id());
         let hasher = &self.hasher;
         match self.table.entry(
             hash,
-            |e| e.id == seen.id,
-            |e: &Seen| hasher.hash_one(&*e.id),
+            |e| e.id() == seen.id(),
+            |e: &Seen| hasher.hash_one(e.id()),
         ) {
             hashbrown::hash_table::Entry::Occupied(mut slot) => *slot.get_mut() = seen,
             hashbrown::hash_table::Entry::Vacant(slot) => {
@@ -58,7 +58,7 @@ impl InView {
     /// Takes `id` out of view.
     pub fn remove(&mut self, id: &str) -> Option<Seen> {
         let hash = self.hash(id);
-        match self.table.find_entry(hash, |e| *e.id == *id) {
+        match self.table.find_entry(hash, |e| e.id() == id) {
             Ok(slot) => Some(slot.remove().0),
             Err(_) => None,
         }
@@ -96,7 +96,7 @@ impl InView {
         if self.table.capacity() > 2 * len + SPARE_ENTRIES {
             let hasher = &self.hasher;
             self.table
-                .shrink_to(len, |e: &Seen| hasher.hash_one(&*e.id));
+                .shrink_to(len, |e: &Seen| hasher.hash_one(e.id()));
         }
     }
 }

@@ -1,5 +1,6 @@
-//! One shared copy of each entity id and each entity's look ([`crate::model::Look`]: name and
-//! content ids) that the agents of a process have in view.
+//! One shared copy of each entity id, each look ([`crate::model::Look`]: name and content ids) and
+//! each entity's whole identity ([`crate::model::Ident`]: id, kind and look, so an agent's slot
+//! for it is one pointer) that the agents of a process have in view.
 //!
 //! A host running a thousand agents in one crowd (`serve --agents N`) would otherwise keep a
 //! thousand copies of every player's id and name, one per agent that sees them, and the view's
@@ -15,7 +16,7 @@ use std::collections::HashSet;
 use std::hash::Hash;
 use std::sync::{Arc, Mutex};
 
-use crate::model::Look;
+use crate::model::{Ident, Look};
 
 /// An interned string: cloning it is a reference count, comparing and hashing read the text.
 pub type Name = Arc<str>;
@@ -72,6 +73,7 @@ impl<T: ?Sized + Hash + Eq> Shared<T> {
 
 static NAMES: Shared<str> = Shared::new();
 static LOOKS: Shared<Look> = Shared::new();
+static IDENTS: Shared<Ident> = Shared::new();
 
 /// The shared copy of `text`.
 pub fn intern(text: &str) -> Name {
@@ -81,6 +83,19 @@ pub fn intern(text: &str) -> Name {
 /// The shared copy of `look`.
 pub fn intern_look(look: Look) -> Arc<Look> {
     LOOKS.with(|table| table.get(&look, |look| Arc::new(look.clone())))
+}
+
+/// The shared copy of `ident`.
+pub fn intern_ident(ident: Ident) -> Arc<Ident> {
+    IDENTS.with(|table| {
+        table.get(&ident, |ident| {
+            Arc::new(Ident {
+                id: Name::clone(&ident.id),
+                kind: ident.kind,
+                look: Arc::clone(&ident.look),
+            })
+        })
+    })
 }
 
 /// How many strings the table holds now (for tests and diagnostics).

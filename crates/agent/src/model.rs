@@ -12,7 +12,7 @@ use wayfarer_protocol::ws::{
 use wayfarer_protocol::Skill;
 
 use crate::in_view::InView;
-use crate::interned::{intern, intern_look, Name};
+use crate::interned::{intern, intern_ident, intern_look, Name};
 
 /// Chat lines kept for the providers and the model's prompt.
 pub const CHAT_LINES_KEPT: usize = 20;
@@ -63,26 +63,36 @@ impl From<TilePos> for TilePos0 {
     }
 }
 
-/// Something in view (or a ground item remembered), as the agent keeps it: the fields of the
-/// protocol's [`Entity`], with the id and the look shared through [`crate::interned`]. An agent
-/// in a crowd keeps hundreds of these and a host may run a thousand agents: in the protocol's
-/// form (five owned strings each) they were most of an agent's memory.
+/// Something in view (or a ground item remembered), as the agent keeps it: where it is and how it
+/// fares, with what it is ([`Ident`]) shared through [`crate::interned`]. An agent in a crowd keeps
+/// several hundred of these and a host may run a thousand agents, so a slot is 32 bytes: in the
+/// protocol's form (five owned strings each) they were most of an agent's memory, and with the id
+/// and the look held inline (64 bytes) still the largest part of it (BENCHMARKS.md, "Embedded
+/// agents").
 #[derive(Debug, Clone, PartialEq)]
 pub struct Seen {
-    pub id: Name,
-    pub kind: EntityKind,
+    ident: Arc<Ident>,
     pub x: i32,
     pub z: i32,
-    pub look: Arc<Look>,
-    pub health: Option<i32>,
-    pub max_health: Option<i32>,
-    /// A ground item's stack size (the server's stacks are far inside `i32`).
-    pub quantity: Option<i32>,
+    /// Hitpoints, [`ABSENT`] for things that have none.
+    health: i32,
+    max_health: i32,
+    /// A ground item's stack size, [`ABSENT`] for everything else.
+    quantity: i32,
     pub depleted: Option<bool>,
 }
 
-/// What an entity is, as opposed to where it is and how it fares: the same for every agent
-/// that sees it and for the entity's life (a rename makes a new one), so shared.
+/// What an entity is for as long as it is in view: the same for every agent that sees it, so
+/// shared (a rename makes a new one).
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct Ident {
+    pub id: Name,
+    pub kind: EntityKind,
+    pub look: Arc<Look>,
+}
+
+/// What an entity is, as opposed to where it is and how it fares: the same for every entity of
+/// one definition (every goblin), so shared.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Look {
     pub name: Option<Name>,
@@ -92,51 +102,122 @@ pub struct Look {
     pub type_id: Option<Name>,
 }
 
+/// A [`Seen`] number the server did not send. The server's hitpoints and stacks are far inside
+/// `i32`, and [`narrow`] keeps received values off this one.
+const ABSENT: i32 = i32::MIN;
+
 impl Seen {
     /// The agent's copy of an entity the server sent.
     pub fn of(entity: &Entity) -> Seen {
         let name = |text: &Option<String>| text.as_deref().map(intern);
+        let look = intern_look(Look {
+            name: name(&entity.name),
+            item_id: name(&entity.item_id),
+            resource_type: name(&entity.resource_type),
+            type_id: name(&entity.type_id),
+        });
         Seen {
-            id: intern(&entity.id),
-            kind: entity.kind,
+            ident: intern_ident(Ident {
+                id: intern(&entity.id),
+                kind: entity.kind,
+                look,
+            }),
             x: entity.x,
             z: entity.z,
-            look: intern_look(Look {
-                name: name(&entity.name),
-                item_id: name(&entity.item_id),
-                resource_type: name(&entity.resource_type),
-                type_id: name(&entity.type_id),
-            }),
-            health: entity.health.map(narrow),
-            max_health: entity.max_health.map(narrow),
-            quantity: entity.quantity.map(narrow),
+            health: stored(entity.health),
+            max_health: stored(entity.max_health),
+            quantity: stored(entity.quantity),
             depleted: entity.depleted,
         }
     }
 
+    pub fn id(&self) -> &str {
+        &self.ident.id
+    }
+
+    /// The entity's id, shared: cloning it is a reference count.
+    pub fn shared_id(&self) -> &Name {
+        &self.ident.id
+    }
+
+    pub fn kind(&self) -> EntityKind {
+        self.ident.kind
+    }
+
+    /// What it is, shared with every entity that looks the same.
+    pub fn look(&self) -> &Arc<Look> {
+        &self.ident.look
+    }
+
     pub fn name(&self) -> Option<&str> {
-        self.look.name.as_deref()
+        self.ident.look.name.as_deref()
     }
 
     /// A ground item's item id.
     pub fn item_id(&self) -> Option<&str> {
-        self.look.item_id.as_deref()
+        self.ident.look.item_id.as_deref()
     }
 
     /// A resource's type (`tree`, `fishing_spot`, `range`, …).
     pub fn resource_type(&self) -> Option<&str> {
-        self.look.resource_type.as_deref()
+        self.ident.look.resource_type.as_deref()
     }
 
     /// The NPC or resource definition id from content.
     pub fn type_id(&self) -> Option<&str> {
-        self.look.type_id.as_deref()
+        self.ident.look.type_id.as_deref()
+    }
+
+    pub fn health(&self) -> Option<i32> {
+        given(self.health)
+    }
+
+    pub fn max_health(&self) -> Option<i32> {
+        given(self.max_health)
+    }
+
+    /// A ground item's stack size.
+    pub fn quantity(&self) -> Option<i32> {
+        given(self.quantity)
+    }
+
+    pub fn set_health(&mut self, health: i64) {
+        self.health = narrow(health);
+    }
+
+    pub fn set_max_health(&mut self, max_health: i64) {
+        self.max_health = narrow(max_health);
+    }
+
+    pub fn set_quantity(&mut self, quantity: Option<i64>) {
+        self.quantity = stored(quantity);
+    }
+
+    /// The same entity under a new name.
+    pub fn rename(&mut self, name: &str) {
+        let look = intern_look(Look {
+            name: Some(intern(name)),
+            ..Look::clone(&self.ident.look)
+        });
+        self.ident = intern_ident(Ident {
+            id: Name::clone(&self.ident.id),
+            kind: self.ident.kind,
+            look,
+        });
     }
 }
 
-/// Hitpoints and stack sizes as the agent keeps them (the server's values are far inside `i32`).
+fn stored(value: Option<i64>) -> i32 {
+    value.map_or(ABSENT, narrow)
+}
+
+fn given(value: i32) -> Option<i32> {
+    (value != ABSENT).then_some(value)
+}
+
+/// Hitpoints and stack sizes as the agent keeps them: within `i32`, and never [`ABSENT`].
 fn narrow(value: i64) -> i32 {
-    value.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
+    value.clamp(i64::from(ABSENT) + 1, i64::from(i32::MAX)) as i32
 }
 
 /// A trade the agent is part of.
@@ -258,19 +339,16 @@ impl Model {
                     }
                     if let Some(e) = self.entities.get_mut(changed.id.as_str()) {
                         if let Some(h) = changed.health {
-                            e.health = Some(narrow(h));
+                            e.set_health(h);
                         }
                         if let Some(h) = changed.max_health {
-                            e.max_health = Some(narrow(h));
+                            e.set_max_health(h);
                         }
                         if let Some(name) = &changed.name {
-                            e.look = intern_look(Look {
-                                name: Some(intern(name)),
-                                ..Look::clone(&e.look)
-                            });
+                            e.rename(name);
                         }
                         if changed.quantity.is_some() {
-                            e.quantity = changed.quantity.map(narrow);
+                            e.set_quantity(changed.quantity);
                         }
                         if changed.depleted.is_some() {
                             e.depleted = changed.depleted;
@@ -283,7 +361,7 @@ impl Model {
                     };
                     // Near the edge of view it left the view; closer in it was taken or expired.
                     let far = self.distance_to(gone.x, gone.z) + 2 >= VIEW_TILES;
-                    if gone.kind == EntityKind::GroundItem && far {
+                    if gone.kind() == EntityKind::GroundItem && far {
                         self.remembered.remember(gone);
                     }
                 }
@@ -322,8 +400,8 @@ impl Model {
                     self.last_hit_tick = Some(self.tick);
                 }
                 if let Some(e) = self.entities.get_mut(hit.target_id.as_str()) {
-                    e.health = Some(narrow(hit.target_health));
-                    e.max_health = Some(narrow(hit.target_max_health));
+                    e.set_health(hit.target_health);
+                    e.set_max_health(hit.target_max_health);
                 }
             }
             ServerMessage::Chat(line) => {
@@ -476,7 +554,7 @@ impl Model {
 
     /// Entities of `kind` in view, nearest first.
     pub fn nearest_of(&self, kind: EntityKind) -> Vec<&Seen> {
-        self.nearest_where(|e| e.kind == kind)
+        self.nearest_where(|e| e.kind() == kind)
     }
 
     /// Everything in view, nearest first.
@@ -492,7 +570,7 @@ impl Model {
             .map(|e| (self.distance_to(e.x, e.z), e))
             .collect();
         // Ties by id, so the choice does not depend on the map's order.
-        found.sort_unstable_by(|(da, a), (db, b)| da.cmp(db).then_with(|| a.id.cmp(&b.id)));
+        found.sort_unstable_by(|(da, a), (db, b)| da.cmp(db).then_with(|| a.id().cmp(b.id())));
         found.into_iter().map(|(_, e)| e).collect()
     }
 }
@@ -506,7 +584,7 @@ pub struct Remembered {
 impl Remembered {
     /// The remembered item `id`.
     pub fn get(&self, id: &str) -> Option<&Seen> {
-        self.items.iter().find(|e| *e.id == *id)
+        self.items.iter().find(|e| e.id() == id)
     }
 
     /// Every remembered item, the latest to leave view first.
@@ -524,7 +602,7 @@ impl Remembered {
 
     /// Remembers an item that left view, forgetting the oldest beyond [`REMEMBERED_ITEMS`].
     fn remember(&mut self, item: Seen) {
-        self.forget(&item.id);
+        self.forget(item.id());
         if self.items.len() == REMEMBERED_ITEMS {
             self.items.pop_back();
         }
@@ -534,7 +612,7 @@ impl Remembered {
     /// Forgets `id` (it came back into view).
     fn forget(&mut self, id: &str) {
         if !self.items.is_empty() {
-            self.items.retain(|e| *e.id != *id);
+            self.items.retain(|e| e.id() != id);
         }
     }
 }
@@ -568,9 +646,10 @@ mod tests {
     fn what_is_in_view_is_kept_compact_and_shared() {
         // Every agent keeps hundreds of these: keep the form small (it was 208 bytes a slot with
         // the protocol's Entity and its String key, before the strings themselves; 88 with a
-        // `Name` key and a 64-bit quantity). The table of what is in view holds them bare.
+        // `Name` key and a 64-bit quantity; 64 with the id and look inline). The table of what is
+        // in view holds them bare.
         assert!(
-            std::mem::size_of::<Seen>() <= 64,
+            std::mem::size_of::<Seen>() <= 32,
             "{}",
             std::mem::size_of::<Seen>()
         );
@@ -593,12 +672,37 @@ mod tests {
             (a.name(), a.type_id(), a.item_id()),
             (Some("Goblin"), Some("goblin"), None)
         );
-        assert_eq!((a.x, a.z, a.health), (3, -4, Some(5)));
-        assert!(Arc::ptr_eq(&a.look, &b.look), "two goblins share one look");
+        assert_eq!((a.x, a.z, a.health(), a.quantity()), (3, -4, Some(5), None));
         assert!(
-            Arc::ptr_eq(&a.id, &Seen::of(&goblin("npc-1")).id),
+            Arc::ptr_eq(a.look(), b.look()),
+            "two goblins share one look"
+        );
+        let again = Seen::of(&goblin("npc-1"));
+        assert!(
+            Arc::ptr_eq(a.shared_id(), again.shared_id()),
             "and an id is held once"
         );
+        assert!(
+            Arc::ptr_eq(&a.ident, &again.ident),
+            "as is all that the entity is"
+        );
+        // A rename is a new look for the same entity; the others keep theirs.
+        let mut renamed = again;
+        renamed.rename("Goblin chief");
+        assert_eq!(
+            (renamed.id(), renamed.name()),
+            ("npc-1", Some("Goblin chief"))
+        );
+        assert_eq!(a.name(), Some("Goblin"));
+        // The server's numbers are kept within range, and an absent one stays absent.
+        renamed.set_health(i64::MIN);
+        renamed.set_max_health(i64::MAX);
+        assert_eq!(renamed.health(), Some(i32::MIN + 1));
+        assert_eq!(renamed.max_health(), Some(i32::MAX));
+        renamed.set_quantity(Some(0));
+        assert_eq!(renamed.quantity(), Some(0));
+        renamed.set_quantity(None);
+        assert_eq!(renamed.quantity(), None);
     }
 
     /// A pile of bones `item-<i>` on the ground at (x, z).
@@ -642,7 +746,7 @@ mod tests {
         // The close one was taken or expired, not left behind: not remembered.
         assert!(model.remembered.get("item-99").is_none());
         assert_eq!(model.remembered.len(), REMEMBERED_ITEMS);
-        let ids: Vec<&str> = model.remembered.iter().map(|e| &*e.id).collect();
+        let ids: Vec<&str> = model.remembered.iter().map(|e| e.id()).collect();
         assert_eq!(ids[0], "item-39", "the latest first");
         assert!(
             model.remembered.get("item-7").is_none(),

@@ -145,7 +145,7 @@ impl Planner {
                 .map(|p| {
                     Decision::new(
                         "followEntity",
-                        json!({"targetId": p.id}),
+                        json!({"targetId": p.id()}),
                         format!("following {player_name}"),
                     )
                 })
@@ -203,11 +203,11 @@ impl Planner {
         };
         if let Some(node) = usable_nodes(ctx, skill)
             .into_iter()
-            .find(|e| !self.avoided(&e.id, now))
+            .find(|e| !self.avoided(e.id(), now))
         {
             return Decision::new(
                 action,
-                json!({"targetId": node.id}),
+                json!({"targetId": node.id()}),
                 format!("nearest usable {skill} node"),
             );
         }
@@ -319,13 +319,13 @@ impl Planner {
             .model
             .nearest_of(EntityKind::Npc)
             .into_iter()
-            .filter(|e| e.health.is_some_and(|h| h > 0))
+            .filter(|e| e.health().is_some_and(|h| h > 0))
             .filter(|e| npc.is_none_or(|n| e.type_id() == Some(n)))
-            .find(|e| !self.avoided(&e.id, now));
+            .find(|e| !self.avoided(e.id(), now));
         if let Some(e) = target {
             return Decision::new(
                 "attackEntity",
-                json!({"targetId": e.id}),
+                json!({"targetId": e.id()}),
                 "nearest living NPC",
             );
         }
@@ -370,7 +370,10 @@ const FIRE_STEP_TILES: i32 = 2;
 /// needed, and its sort ran up to 17 times a decision.)
 fn fire_on(ctx: Ctx<'_>, x: i32, z: i32) -> bool {
     ctx.model.entities.values().any(|e| {
-        e.kind == EntityKind::Resource && e.x == x && e.z == z && e.resource_type() == Some("fire")
+        e.kind() == EntityKind::Resource
+            && e.x == x
+            && e.z == z
+            && e.resource_type() == Some("fire")
     })
 }
 

@@ -64,12 +64,12 @@ pub fn nearby_entities(ctx: Ctx<'_>) -> Value {
             .into_iter()
             .take(NEARBY_PER_KIND)
             .map(|e| {
-                let mut v = json!({"id": e.id, "name": e.name(), "x": e.x, "z": e.z, "distance": m.distance_to(e.x, e.z)});
+                let mut v = json!({"id": e.id(), "name": e.name(), "x": e.x, "z": e.z, "distance": m.distance_to(e.x, e.z)});
                 if let Some(t) = e.type_id() { v["typeId"] = json!(t); }
-                if let Some(h) = e.health { v["health"] = json!(h); v["maxHealth"] = json!(e.max_health); }
+                if let Some(h) = e.health() { v["health"] = json!(h); v["maxHealth"] = json!(e.max_health()); }
                 if let Some(r) = e.resource_type() { v["resourceType"] = json!(r); }
                 if let Some(d) = e.depleted { v["depleted"] = json!(d); }
-                if let Some(i) = e.item_id() { v["itemId"] = json!(i); v["quantity"] = json!(e.quantity); }
+                if let Some(i) = e.item_id() { v["itemId"] = json!(i); v["quantity"] = json!(e.quantity()); }
                 v
             })
             .collect::<Vec<_>>()
