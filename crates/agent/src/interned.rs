@@ -40,14 +40,28 @@ impl<T: ?Sized + Hash + Eq> Table<T> {
         if let Some(shared) = self.values.get(value) {
             return Arc::clone(shared);
         }
+        self.admit(make(value))
+    }
+
+    /// Adds a value the table does not hold yet.
+    fn admit(&mut self, shared: Arc<T>) -> Arc<T> {
         if self.values.len() >= self.sweep_at {
             // Only the table holds these: nobody has them in view any more.
             self.values.retain(|shared| Arc::strong_count(shared) > 1);
             self.sweep_at = (self.values.len() * 2).max(MIN_SWEEP_AT);
         }
-        let shared = make(value);
         self.values.insert(Arc::clone(&shared));
         shared
+    }
+}
+
+impl<T: Hash + Eq> Table<T> {
+    /// The shared copy of `value`; at first need, `value` itself becomes it (no copy is made).
+    fn get_owned(&mut self, value: T) -> Arc<T> {
+        if let Some(shared) = self.values.get(&value) {
+            return Arc::clone(shared);
+        }
+        self.admit(Arc::new(value))
     }
 }
 
@@ -82,20 +96,12 @@ pub fn intern(text: &str) -> Name {
 
 /// The shared copy of `look`.
 pub fn intern_look(look: Look) -> Arc<Look> {
-    LOOKS.with(|table| table.get(&look, |look| Arc::new(look.clone())))
+    LOOKS.with(|table| table.get_owned(look))
 }
 
 /// The shared copy of `ident`.
 pub fn intern_ident(ident: Ident) -> Arc<Ident> {
-    IDENTS.with(|table| {
-        table.get(&ident, |ident| {
-            Arc::new(Ident {
-                id: Name::clone(&ident.id),
-                kind: ident.kind,
-                look: Arc::clone(&ident.look),
-            })
-        })
-    })
+    IDENTS.with(|table| table.get_owned(ident))
 }
 
 /// How many strings the table holds now (for tests and diagnostics).
