@@ -8,6 +8,7 @@ pub mod rest;
 pub mod schema;
 pub mod skills;
 pub mod strict;
+pub mod text;
 pub mod trade;
 pub mod ws;
 

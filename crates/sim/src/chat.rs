@@ -16,10 +16,10 @@ pub const SYSTEM_SENDER_ID: &str = "system";
 /// `fromName` of system messages.
 pub const SYSTEM_SENDER_NAME: &str = "System";
 
-/// The text to send: control characters stripped, then trimmed; `None` unless 1 to
-/// [`MAX_CHAT_CHARS`] characters remain.
+/// The text to send: control and invisible characters stripped (`wayfarer_protocol::text`), then
+/// trimmed; `None` unless 1 to [`MAX_CHAT_CHARS`] characters remain.
 pub fn clean_chat_text(text: &str) -> Option<String> {
-    let stripped: String = text.chars().filter(|c| !c.is_control()).collect();
+    let stripped = wayfarer_protocol::text::strip_invisible(text);
     let trimmed = stripped.trim();
     let chars = trimmed.chars().count();
     (1..=MAX_CHAT_CHARS)
@@ -55,7 +55,7 @@ impl World {
                 id,
                 codes::INVALID_TEXT,
                 &format!(
-                    "chat text must be 1 to {MAX_CHAT_CHARS} characters after trimming and removing control characters"
+                    "chat text must be 1 to {MAX_CHAT_CHARS} characters after trimming and removing control and invisible characters"
                 ),
                 reference,
             ));

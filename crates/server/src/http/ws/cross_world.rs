@@ -75,7 +75,7 @@ impl Connection {
                     socket,
                     codes::INVALID_TEXT,
                     &format!(
-                        "chat text must be 1 to {MAX_CHAT_CHARS} characters after trimming and removing control characters"
+                        "chat text must be 1 to {MAX_CHAT_CHARS} characters after trimming and removing control and invisible characters"
                     ),
                     reference.clone(),
                 )
