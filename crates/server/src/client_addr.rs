@@ -48,6 +48,19 @@ impl IpNet {
     }
 }
 
+/// The key every per-address limit counts under: an IPv4 address as it is, an IPv6 address by its
+/// /64 network. One IPv6 subscriber is normally given a whole /64 (RFC 6177), so keying on the exact
+/// address would give one machine 2^64 budgets.
+pub fn limit_key(ip: IpAddr) -> IpAddr {
+    match canonical(ip) {
+        IpAddr::V6(v6) => {
+            let prefix = u128::from(v6) & (u128::MAX << 64);
+            IpAddr::V6(prefix.into())
+        }
+        v4 => v4,
+    }
+}
+
 /// IPv4-mapped IPv6 addresses (`::ffff:1.2.3.4`) compare as IPv4.
 fn canonical(ip: IpAddr) -> IpAddr {
     match ip {
@@ -152,6 +165,16 @@ mod tests {
             proxies.client_ip(peer, &HeaderMap::new()),
             "10.0.0.1".parse::<IpAddr>().unwrap()
         );
+    }
+
+    #[test]
+    fn ipv6_addresses_share_the_key_of_their_64() {
+        let key = |s: &str| limit_key(s.parse().unwrap());
+        assert_eq!(key("2001:db8:1:2:aaaa::1"), key("2001:db8:1:2:ffff:1:2:3"));
+        assert_ne!(key("2001:db8:1:2::1"), key("2001:db8:1:3::1"));
+        assert_eq!(key("2001:db8:1:2:aaaa::1"), "2001:db8:1:2::".parse::<IpAddr>().unwrap());
+        assert_eq!(key("203.0.113.9"), "203.0.113.9".parse::<IpAddr>().unwrap());
+        assert_eq!(key("::ffff:203.0.113.9"), "203.0.113.9".parse::<IpAddr>().unwrap());
     }
 
     #[test]
