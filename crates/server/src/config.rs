@@ -115,6 +115,8 @@ pub struct Config {
     pub embedded_agents: u32,
     /// Their characters are named this prefix and a number from 1 (`EMBEDDED_AGENT_PREFIX`).
     pub embedded_agent_prefix: String,
+    /// Connection caps and time limits (`http::connection_limits`).
+    pub connections: crate::http::connection_limits::ConnectionSettings,
 }
 
 /// Shortest `JWT_SECRET` accepted in production (CONTRACT.md section 4).
@@ -328,7 +330,9 @@ impl Config {
                 message: format!("{world_id} is above {MAX_WORLD_ID}"),
             });
         }
+        let connections = crate::http::connection_limits::ConnectionSettings::from_lookup(&get)?;
         Ok(Config {
+            connections,
             embedded_agents,
             embedded_agent_prefix,
             world_id: world_id as i64,
@@ -502,6 +506,7 @@ impl Config {
             ("EMBEDDED_AGENTS", self.embedded_agents.to_string()),
             ("EMBEDDED_AGENT_PREFIX", self.embedded_agent_prefix.clone()),
         ];
+        out.extend(self.connections.describe());
         for (name, value) in &mut out {
             if SECRET_VARIABLES.contains(name) && value != "(unset)" {
                 *value = "***".into();

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::oneshot;
@@ -69,9 +69,50 @@ pub struct Registration {
 pub struct Connections {
     next_id: AtomicU64,
     by_character: Mutex<HashMap<String, Handle>>,
+    /// Game sockets upgraded but not yet in the world, by character (see [`Connections::begin_entry`]).
+    entering: Mutex<HashMap<String, usize>>,
+}
+
+/// A game socket of a character on its way into the world; dropped once it is in (or gave up).
+pub struct PendingEntry {
+    connections: Arc<Connections>,
+    character_id: String,
+}
+
+impl Drop for PendingEntry {
+    fn drop(&mut self) {
+        let mut entering = self
+            .connections
+            .entering
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if let Some(count) = entering.get_mut(&self.character_id) {
+            *count -= 1;
+            if *count == 0 {
+                entering.remove(&self.character_id);
+            }
+        }
+    }
 }
 
 impl Connections {
+    /// Counts a game socket of `character_id` as entering, unless `limit` of them are already on
+    /// their way in: each new one replaces the one before and waits for its save, so a burst of
+    /// upgrades for one character (500 in half a second was seen) would queue a chain of loads
+    /// and saves for nothing.
+    pub fn begin_entry(self: &Arc<Self>, character_id: &str, limit: usize) -> Option<PendingEntry> {
+        let mut entering = self.entering.lock().unwrap_or_else(|p| p.into_inner());
+        let count = entering.entry(character_id.to_owned()).or_insert(0);
+        if *count >= limit {
+            return None;
+        }
+        *count += 1;
+        Some(PendingEntry {
+            connections: self.clone(),
+            character_id: character_id.to_owned(),
+        })
+    }
+
     /// Registers a connection for `character_id`, asking any older one to close as replaced.
     pub fn register(&self, character_id: &str, name: &str) -> Registration {
         let connection = self.next_id.fetch_add(1, Ordering::Relaxed);

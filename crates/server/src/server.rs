@@ -21,9 +21,6 @@ use crate::online::OnlinePlayers;
 use crate::rate_limit::Limits;
 use crate::world_thread::{WorldContext, WorldInput, WorldThread};
 
-/// Kernel send buffer per connection.
-pub const SEND_BUFFER_BYTES: usize = 64 * 1024;
-
 /// How long in-flight requests get to finish once shutdown starts.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
 
@@ -191,6 +188,15 @@ impl RunningServer {
             .await
             .with_context(|| format!("cannot listen on {}:{}", config.host, config.port))?;
         let addr = listener.local_addr()?;
+        // Connections are capped below the open-file limit, so `accept` never runs out of files
+        // and `/health` keeps answering whatever one address holds open.
+        let open_file_limit = crate::http::connection_limits::raise_open_file_limit();
+        let connection_settings = config.connections.clone();
+        let connection_tracker = Arc::new(crate::http::connection_limits::ConnectionTracker::new(
+            &connection_settings,
+            connection_settings.global_cap(open_file_limit, config.embedded_agents),
+            config.trusted_proxies.clone(),
+        ));
 
         let web = crate::http::web_assets::WebAssets::new(config.web_dir.clone());
         let cluster = crate::cluster::Cluster::connect(&config)
@@ -233,36 +239,27 @@ impl RunningServer {
         let task_store = store.clone();
         let task = tokio::spawn(async move {
             let (drained_tx, drained_rx) = oneshot::channel::<()>();
-            // Each connection is wrapped so that the errors hyper answers itself carry the JSON
-            // error body too (`http::parse_errors`).
-            let listener = axum::serve::ListenerExt::tap_io(
-                crate::http::parse_errors::Listener(listener),
-                |io: &mut crate::http::parse_errors::Io<tokio::net::TcpStream>| {
-                    let tcp = io.get_mut();
-                    // Game messages are small and latency-sensitive; and a client that cannot take
-                    // SEND_BUFFER_BYTES of backlog is slow, which the outbound queue then detects
-                    // quickly instead of the kernel buffering megabytes for it.
-                    let _ = tcp.set_nodelay(true);
-                    let _ = socket2::SockRef::from(&*tcp).set_send_buffer_size(SEND_BUFFER_BYTES);
+            let serve = crate::http::listener::serve(
+                listener,
+                router,
+                connection_tracker,
+                connection_settings,
+                async move {
+                    let _ = stop_rx.await;
+                    tracing::info!(
+                        "shutting down: no new connections, finishing requests in flight"
+                    );
+                    // Embedded agents leave first, like players closing their clients: their
+                    // characters are saved on leaving, before the world stops.
+                    if let Some(embedded) = embedded {
+                        embedded.stop().await;
+                    }
+                    // Game sockets are upgraded connections the HTTP server no longer tracks: tell them.
+                    let _ = shutdown_tx.send(true);
+                    let _ = drained_tx.send(());
                 },
             );
-            let serve = axum::serve(
-                listener,
-                router.into_make_service_with_connect_info::<SocketAddr>(),
-            )
-            .with_graceful_shutdown(async move {
-                let _ = stop_rx.await;
-                tracing::info!("shutting down: no new connections, finishing requests in flight");
-                // Embedded agents leave first, like players closing their clients: their
-                // characters are saved on leaving, before the world stops.
-                if let Some(embedded) = embedded {
-                    embedded.stop().await;
-                }
-                // Game sockets are upgraded connections the HTTP server no longer tracks: tell them.
-                let _ = shutdown_tx.send(true);
-                let _ = drained_tx.send(());
-            });
-            let serve = tokio::spawn(async move { serve.await });
+            let serve = tokio::spawn(serve);
             // Once shutdown begins, in-flight requests get a bounded grace period.
             let finished = async {
                 let _ = drained_rx.await;
@@ -271,7 +268,7 @@ impl RunningServer {
             let mut serve = serve;
             tokio::select! {
                 result = &mut serve => {
-                    result.context("HTTP server task failed")?.context("HTTP server failed")?;
+                    result.context("HTTP server task failed")?;
                 }
                 () = finished => {
                     tracing::warn!(grace_secs = SHUTDOWN_GRACE.as_secs(), "requests still in flight after the grace period; closing");

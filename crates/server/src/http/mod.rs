@@ -2,12 +2,14 @@
 
 pub mod bank_shop;
 pub mod compress;
+pub mod connection_limits;
 pub mod cors;
 pub mod error;
 pub mod game_socket_route;
 pub mod health;
 pub mod json;
 pub mod limits;
+pub mod listener;
 pub mod metrics;
 pub mod openapi;
 pub mod parse_errors;

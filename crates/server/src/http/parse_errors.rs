@@ -25,26 +25,6 @@ use wayfarer_protocol::{ErrorBody, ErrorCode};
 
 use super::error::code_for_status;
 
-/// A listener whose connections are wrapped in [`Io`].
-pub struct Listener<L>(pub L);
-
-impl<L> axum::serve::Listener for Listener<L>
-where
-    L: axum::serve::Listener,
-{
-    type Io = Io<L::Io>;
-    type Addr = L::Addr;
-
-    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-        let (io, addr) = self.0.accept().await;
-        (Io::new(io), addr)
-    }
-
-    fn local_addr(&self) -> io::Result<Self::Addr> {
-        self.0.local_addr()
-    }
-}
-
 /// One accepted connection; see the module documentation.
 pub struct Io<S> {
     inner: S,

@@ -273,6 +273,12 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Socket<S> {
         }
     }
 
+    /// Sends a ping (the client's pong, or any frame, shows it is still there).
+    pub async fn ping(&mut self) -> Result<(), SendError> {
+        self.stream.send(Message::Ping(Default::default())).await?;
+        Ok(())
+    }
+
     /// Sends one text message.
     pub async fn send_text(&mut self, text: &str) -> Result<(), SendError> {
         let mut frames = Frames::default();

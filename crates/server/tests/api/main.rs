@@ -10,6 +10,7 @@ mod bank;
 mod bundled_quests;
 mod characters;
 mod config_errors;
+mod connection_hygiene;
 mod content;
 mod cors;
 mod death_crash;

@@ -19,7 +19,9 @@ use crate::outbound_queue::{self, OutboundReceiver};
 use crate::rate_limit::WS_PER_SECOND;
 use crate::world_thread::{Outbound, WorldInput, TOO_SLOW};
 
-use super::{Connection, Flow, ABUSE_LIMIT, CLOSE_TIMEOUT, REMEMBERED_REFS, SEND_TIMEOUT};
+use super::{
+    Connection, Flow, ABUSE_LIMIT, CLOSE_TIMEOUT, PING_TIMEOUT, REMEMBERED_REFS, SEND_TIMEOUT,
+};
 
 /// What a bounded socket write came to: a write that did not finish within [`SEND_TIMEOUT`] is a
 /// client that stopped reading (1008, as a full outbound queue is); a failed one ends the
@@ -40,12 +42,14 @@ impl Connection {
         name: String,
         address: String,
         agent_id: Option<Box<str>>,
+        entering: crate::connections::PendingEntry,
     ) -> Self {
         Connection {
             // The account's admin role is not lent to its agents: an agent token cannot act as
             // the account (it may still use `/admin <code>` like any player).
             is_admin: agent_id.is_none() && user.has_role(crate::auth::ADMIN_ROLE),
             agent_id,
+            entering: Some(entering),
             state,
             user_id: user.id,
             character_id,
@@ -131,6 +135,7 @@ impl Connection {
         // Boxed: entering awaits database calls whose futures are large, and an unboxed await would
         // keep room for them in this task for the whole connection (memory per idle player).
         let entered = Box::pin(connection.enter(&mut socket, outbound_tx, &mut session_id)).await;
+        connection.entering = None;
         let reason = match entered {
             Ok(()) => {
                 metrics::gauge!("ws_connections").increment(1.0);
@@ -234,9 +239,17 @@ impl Connection {
         let mut shutdown = self.state.shutdown.clone();
         // A oneshot must not be polled again once it has answered (its sender gone without a request).
         let mut may_be_closed = true;
+        // Liveness: a ping every `WS_PING_SECS`; any frame from the client answers them all, and
+        // `WS_MISSED_PONGS` pings in a row with nothing back close the socket (a client that
+        // vanished without closing would otherwise hold its place and its character for minutes).
+        let ping_every = self.state.config.connections.ws_ping;
+        let missed_limit = self.state.config.connections.ws_missed_pongs;
+        let mut unanswered: u32 = 0;
+        let ping = tokio::time::sleep(ping_every);
+        tokio::pin!(ping);
         loop {
             let flow = tokio::select! {
-                frame = socket.recv() => match frame {
+                frame = socket.recv() => { unanswered = 0; match frame {
                     // Boxed for the same reason as `enter`: handling may await the database.
                     Incoming::Text(text) => Box::pin(self.on_text(socket, text.as_str())).await,
                     // Boxed: the error reply's future is the largest of this loop's and would
@@ -250,11 +263,20 @@ impl Connection {
                         tracing::debug!(character = %self.character_id, error = %err, "socket error");
                         return "socket_error";
                     }
-                },
+                }},
                 message = outbound.recv() => match message {
                     Some(message) => self.deliver(socket, message).await,
                     None => Flow::Close(1011, "removed from the world"),
                 },
+                () = &mut ping => {
+                    ping.as_mut().reset(tokio::time::Instant::now() + ping_every);
+                    if unanswered >= missed_limit {
+                        Flow::Close(1008, PING_TIMEOUT)
+                    } else {
+                        unanswered += 1;
+                        sent(tokio::time::timeout(SEND_TIMEOUT, socket.ping()).await)
+                    }
+                }
                 request = &mut close_requests, if may_be_closed => match request {
                     Ok(CloseRequest { code, reason }) => Flow::Close(code, reason),
                     Err(_) => {
@@ -275,6 +297,7 @@ impl Connection {
                     crate::connections::CLOSE_BANNED => "banned",
                     1001 => "shutdown",
                     1008 if reason == TOO_SLOW => "slow_client",
+                    1008 if reason == PING_TIMEOUT => "ping_timeout",
                     1008 => "policy",
                     _ => "closed",
                 };

@@ -40,6 +40,8 @@ const ABUSE_LIMIT: Duration = Duration::from_secs(10);
 const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 /// Longest wait for sending a close frame.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
+/// The close reason of a game socket that answered none of `WS_MISSED_PONGS` pings in a row.
+const PING_TIMEOUT: &str = "no answer to pings";
 /// Client refs remembered for echoing in errors that come back from the world.
 const REMEMBERED_REFS: usize = 256;
 
@@ -107,6 +109,17 @@ pub async fn upgrade(
     };
     // Checked after the token, so a bad token is reported first.
     let upgrade = upgrade?;
+    let limit = state.config.connections.pending_per_character;
+    let Some(entering) = state.connections.begin_entry(&character.id, limit) else {
+        metrics::counter!("ws_joins_refused_total").increment(1);
+        return Err(ApiError {
+            code: ErrorCode::RateLimited,
+            message: format!(
+                "{limit} connections of this character are already entering the world; try again in a moment"
+            ),
+            retry_after_secs: Some(1),
+        });
+    };
     let address = state
         .config
         .trusted_proxies
@@ -134,6 +147,7 @@ pub async fn upgrade(
         name,
         address,
         agent_id,
+        entering,
     ));
     Ok(upgrade.accept(config, move |socket| connection.run(socket)))
 }
@@ -152,6 +166,8 @@ struct Connection {
     /// the `agent:*` events and may send `agent:status`.
     agent_id: Option<Box<str>>,
     limiter: DefaultDirectRateLimiter,
+    /// Held until this connection is in the world (or gave up): see `Connections::begin_entry`.
+    entering: Option<crate::connections::PendingEntry>,
     last_limited_notice: Option<Instant>,
     abuse_started: Option<Instant>,
     last_drop: Option<Instant>,
