@@ -5,8 +5,9 @@
 //! - [`check`] is the library side of `wayfarer check-content [DIR] [--strict]`.
 //! - [`bundled`] / [`load_bundled`] give the content compiled into the binary.
 //! - [`build_model_bounds`] generates `model-bounds.json` from glTF models.
-//! - [`load_at_startup`] and [`Revalidator`] fetch manifests from a CDN, with a local cache and the
-//!   bundled content as fallbacks ([`cdn`]).
+//!
+//! No I/O beyond reading files it is given: fetching manifests from a CDN is the server's
+//! (`wayfarer_server::cdn`).
 //!
 //! See `docs/content.md` for the format quirks and how each is normalised.
 
@@ -15,7 +16,6 @@
 mod areas;
 mod biomes;
 mod bundled;
-pub mod cdn;
 mod common;
 mod content;
 mod dialogue;
@@ -47,10 +47,6 @@ pub use areas::{
 };
 pub use biomes::Biome;
 pub use bundled::{bundled, load_bundled};
-pub use cdn::{
-    load_at_startup, CheckError, FetchError, Loaded, Origin, Revalidator, StartupOptions, Update,
-    Validators,
-};
 pub use common::{
     AreaId, BiomeId, ItemAmount, ItemId, NpcId, Position, PrayerId, QuestId, ResourceId,
     StationType, StoreId, Tile,

@@ -7,8 +7,9 @@ use std::sync::{Arc, RwLock};
 
 use sha2::{Digest, Sha256};
 
+use crate::cdn::Origin;
 use crate::http::compress::LazyGzip;
-use wayfarer_content::{Content, ManifestSet, Origin};
+use wayfarer_content::{Content, ManifestSet};
 
 /// A response body with its strong entity tag.
 #[derive(Debug, Clone)]

@@ -4,8 +4,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::cdn::{load_at_startup, CheckError, Revalidator, StartupOptions};
 use tokio::sync::watch;
-use wayfarer_content::{load_at_startup, CheckError, Content, Revalidator, StartupOptions};
+use wayfarer_content::Content;
 
 use crate::config::{Config, NodeEnv};
 use crate::content_state::{ActiveContent, ContentHolder};
@@ -14,9 +15,7 @@ use crate::content_state::{ActiveContent, ContentHolder};
 pub const CACHE_DIR: &str = "manifests-cache";
 
 /// Loads the content to start with; never fails (the bundled content is the last resort).
-pub async fn load(
-    config: &Config,
-) -> (ActiveContent, StartupOptions, wayfarer_content::Validators) {
+pub async fn load(config: &Config) -> (ActiveContent, StartupOptions, crate::cdn::Validators) {
     let options = StartupOptions::new(
         config.public_cdn_url.clone(),
         config.world_dir.join(CACHE_DIR),
@@ -44,7 +43,7 @@ pub async fn load(
 /// is announced on `updates` (the world thread applies it at a tick boundary). Runs until aborted.
 pub async fn refresh_loop(
     options: StartupOptions,
-    validators: wayfarer_content::Validators,
+    validators: crate::cdn::Validators,
     holder: Arc<ContentHolder>,
     updates: watch::Sender<Arc<Content>>,
     period: Duration,
@@ -79,7 +78,7 @@ pub async fn refresh_loop(
                     .increment(1);
                 tracing::info!(changed = ?update.changed_files, removed = ?update.removed_files, "new content from the CDN");
                 let active =
-                    ActiveContent::new(&update.set, update.content, wayfarer_content::Origin::Cdn);
+                    ActiveContent::new(&update.set, update.content, crate::cdn::Origin::Cdn);
                 let content = active.content.clone();
                 holder.replace(active);
                 let _ = updates.send(content);

@@ -1,7 +1,6 @@
 //! Integration tests for wayfarer-content (one binary to keep link time low).
 
 mod bundled;
-mod cdn;
 mod model_bounds;
 mod reference;
 mod validation;

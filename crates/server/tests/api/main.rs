@@ -8,6 +8,7 @@ mod agents;
 mod auth;
 mod bank;
 mod bundled_quests;
+mod cdn;
 mod characters;
 mod config_errors;
 mod connection_hygiene;

@@ -12,10 +12,10 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
-use wayfarer_content::cdn::{ETAGS_FILE, MANIFEST_FILES};
-use wayfarer_content::{
-    bundled, load_at_startup, CheckError, FetchError, Loaded, ManifestSet, Origin, Revalidator,
-    Skill, StartupOptions, Validators,
+use wayfarer_content::{bundled, ManifestSet, Skill};
+use wayfarer_server::cdn::{
+    load_at_startup, CheckError, FetchError, Loaded, Origin, Revalidator, StartupOptions,
+    Validators, ETAGS_FILE, MANIFEST_FILES,
 };
 
 /// How the fake CDN answers.

@@ -1,4 +1,6 @@
 //! Where the manifests come from (CONTRACT section 6): the CDN, the local cache, the bundled content.
+//! It lives in the server, not in `wayfarer-content`, so the content model (and the sim built on it)
+//! compiles no HTTP client or async runtime.
 //!
 //! - [`load_at_startup`] picks the source once at startup and always returns usable content.
 //! - [`Revalidator::check`] asks the CDN, with `If-None-Match`, whether any file changed and returns a
@@ -18,11 +20,7 @@ use reqwest::header::{ETAG, IF_NONE_MATCH};
 use reqwest::StatusCode;
 use serde::{Deserialize, Serialize};
 
-use crate::bundled::bundled;
-use crate::content::Content;
-use crate::manifest_set::ManifestSet;
-use crate::recipes::RecipeKind;
-use crate::report::Report;
+use wayfarer_content::{bundled, Content, ManifestSet, RecipeKind, Report};
 
 /// Default limit for one CDN request (connect, headers and body together).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
