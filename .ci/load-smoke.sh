@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # CI smoke run of the load generator: a fresh server (SQLite in a temporary world, bundled content)
-# and `wayfarer load` with 50 bots for 10 seconds; fails when any bot saw an error, a failed
+# and `wayfarer-load` with 50 bots for 10 seconds; fails when any bot saw an error, a failed
 # connect or a disconnect (the load command's exit code).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-cargo build -q -p wayfarer-server --bin wayfarer
+cargo build -q -p wayfarer-server --bin wayfarer -p wayfarer-bench --bin wayfarer-load
 bin=target/debug/wayfarer
+load=target/debug/wayfarer-load
 world=$(mktemp -d)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null || echo 5671)
 key="ci-load-smoke-key"
@@ -21,7 +22,7 @@ for _ in $(seq 1 100); do
 done
 
 set +e
-"$bin" load --url "http://127.0.0.1:$port" --bots 50 --seconds 10 --ramp 2 --scenario mixed \
+"$load" --url "http://127.0.0.1:$port" --bots 50 --seconds 10 --ramp 2 --scenario mixed \
   --key "$key" --json "$world/load.json"
 status=$?
 set -e

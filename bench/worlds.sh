@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Several worlds under load (issue 19, BENCHMARKS.md "Several worlds"): a nats-server, one fresh
-# PostgreSQL database, WORLDS (3) `wayfarer serve` processes on it, and `wayfarer load` spreading
+# PostgreSQL database, WORLDS (3) `wayfarer serve` processes on it, and `wayfarer-load` spreading
 # N bots per world over them round-robin. Prints each world's tick p99 (from its /status during
 # the run) and the errors, and leaves the full report in $OUT (JSON) and the worlds' logs beside it.
 #
@@ -30,8 +30,8 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 
 command -v nats-server >/dev/null || { log "nats-server is missing: apt-get install nats-server"; exit 1; }
 case "$profile" in
-  release) cargo build -q --release -p wayfarer-server --bin wayfarer; bin=$target/release/wayfarer ;;
-  debug) cargo build -q -p wayfarer-server --bin wayfarer; bin=$target/debug/wayfarer ;;
+  release) cargo build -q --release -p wayfarer-server --bin wayfarer -p wayfarer-bench --bin wayfarer-load; bin=$target/release/wayfarer; load=$target/release/wayfarer-load ;;
+  debug) cargo build -q -p wayfarer-server --bin wayfarer -p wayfarer-bench --bin wayfarer-load; bin=$target/debug/wayfarer; load=$target/debug/wayfarer-load ;;
   *) log "PROFILE must be release or debug, not $profile"; exit 2 ;;
 esac
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
@@ -82,7 +82,7 @@ log "$worlds worlds up (${urls[*]}); $per_world bots each for $seconds s, ramp $
 
 url_list=$(IFS=,; echo "${urls[*]}")
 set +e
-"$bin" load --url "$url_list" --bots $((per_world * worlds)) --seconds "$seconds" --ramp "$ramp" \
+"$load" --url "$url_list" --bots $((per_world * worlds)) --seconds "$seconds" --ramp "$ramp" \
   --scenario "$scenario" --key "$key" --json "$out/load.json"
 status=$?
 set -e

@@ -52,32 +52,6 @@ enum Command {
         #[arg(long)]
         out: std::path::PathBuf,
     },
-    /// Run a load test: N real WebSocket players against a running server.
-    Load {
-        /// The server's base URL, e.g. http://127.0.0.1:5555. Several worlds: repeat `--url` or
-        /// separate them with commas; the bots are spread over them round-robin.
-        #[arg(long, required = true)]
-        url: Vec<String>,
-        /// How many bots to connect (in all, over every world).
-        #[arg(long, default_value_t = wayfarer_bench::load::LoadOptions::DEFAULT_BOTS)]
-        bots: usize,
-        /// How long the test runs, in seconds.
-        #[arg(long, default_value_t = wayfarer_bench::load::LoadOptions::DEFAULT_SECONDS)]
-        seconds: u64,
-        /// Seconds over which the bots start, evenly spread.
-        #[arg(long, default_value_t = wayfarer_bench::load::LoadOptions::DEFAULT_RAMP_SECONDS)]
-        ramp: u64,
-        /// What the bots do: wander, chat, gather, trade (pairs swap a coin, over and over; the
-        /// report adds trades a second, their durations and a coin conservation check), mixed, idle.
-        #[arg(long, default_value = "mixed")]
-        scenario: wayfarer_bench::load::Scenario,
-        /// The server's LOAD_TEST_KEY, so the bots pass the authentication rate limit.
-        #[arg(long, env = "LOAD_TEST_KEY")]
-        key: Option<String>,
-        /// Write the report as JSON to this file as well.
-        #[arg(long)]
-        json: Option<std::path::PathBuf>,
-    },
     /// Run an agent: a program that plays as an ordinary player over the socket (docs/agents.md).
     Agent {
         /// The server's base URL, e.g. http://127.0.0.1:5555.
@@ -127,7 +101,6 @@ fn main() -> ExitCode {
             stations,
             out,
         } => return bounds(models, stations, out),
-        Command::Load { .. } => return load(cli.command),
         Command::Agent { .. } => return agent(cli.command),
         Command::Serve { .. } | Command::Migrate | Command::Admin { .. } => {}
     }
@@ -165,10 +138,7 @@ fn main() -> ExitCode {
             Command::Serve { .. } => serve(config).await,
             Command::Migrate => migrate(config).await,
             Command::Admin { action } => admin(config, action).await,
-            Command::CheckContent { .. }
-            | Command::Bounds { .. }
-            | Command::Load { .. }
-            | Command::Agent { .. } => Ok(()),
+            Command::CheckContent { .. } | Command::Bounds { .. } | Command::Agent { .. } => Ok(()),
         }
     });
     match result {
@@ -322,77 +292,6 @@ fn agent(command: Command) -> ExitCode {
     };
     runtime.block_on(wayfarer_agent::cli::run(config));
     ExitCode::SUCCESS
-}
-
-/// `wayfarer load`: runs the bots, prints the summary, writes the JSON, and fails when any bot
-/// saw an error, a failed connect or a disconnect, or (trading) a trade was cancelled, refused or
-/// stalled or the coins do not add up (so CI can assert a clean run by the exit code).
-fn load(command: Command) -> ExitCode {
-    let Command::Load {
-        url,
-        bots,
-        seconds,
-        ramp,
-        scenario,
-        key,
-        json,
-    } = command
-    else {
-        return ExitCode::FAILURE;
-    };
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .try_init();
-    let mut options = wayfarer_bench::load::LoadOptions::new(url.join(","));
-    options.bots = bots;
-    options.seconds = seconds;
-    options.ramp_seconds = ramp;
-    options.scenario = scenario;
-    options.key = key;
-    options.json_out = json.clone();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(err) => {
-            eprintln!("error: cannot start the async runtime: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let result = runtime.block_on(wayfarer_bench::load::run_until(options, async {
-        // Ctrl-C ends the run early and still prints what was measured.
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    }));
-    let report = match result {
-        Ok(report) => report,
-        Err(err) => {
-            eprintln!("error: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
-    println!("{report}");
-    if let Some(path) = json {
-        if let Err(err) = report.write_json(&path) {
-            eprintln!("error: {err}");
-            return ExitCode::FAILURE;
-        }
-    }
-    if report.is_clean() {
-        ExitCode::SUCCESS
-    } else {
-        eprintln!(
-            "error: the load run was not clean (errors, failed connects or disconnects, or \
-             trade cancels, errors, stalls or unbalanced coins)"
-        );
-        ExitCode::FAILURE
-    }
 }
 
 /// Resolves on SIGINT or SIGTERM with the signal's name.
