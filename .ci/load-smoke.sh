@@ -5,9 +5,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-cargo build -q -p wayfarer-server --bin wayfarer -p wayfarer-bench --bin wayfarer-load
-bin=target/debug/wayfarer
-load=target/debug/wayfarer-load
+# .ci/run passes the binaries `cargo test --workspace` has just built; alone, build them.
+if [ -z "${WAYFARER_BIN:-}" ] || [ -z "${WAYFARER_LOAD_BIN:-}" ]; then
+  cargo build -q -p wayfarer-server --bin wayfarer -p wayfarer-bench --bin wayfarer-load
+fi
+bin=${WAYFARER_BIN:-target/debug/wayfarer}
+load=${WAYFARER_LOAD_BIN:-target/debug/wayfarer-load}
 world=$(mktemp -d)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null || echo 5671)
 key="ci-load-smoke-key"

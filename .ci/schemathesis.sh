@@ -33,8 +33,11 @@ if [ ! -x "$venv/bin/schemathesis" ] \
     || unavailable "pip could not install schemathesis==$SCHEMATHESIS_VERSION from PyPI"
 fi
 
-cargo build -q -p wayfarer-server --bin wayfarer
-bin="${CARGO_TARGET_DIR:-target}/debug/wayfarer"
+# .ci/run passes the binary `cargo test --workspace` has just built; alone, build it.
+if [ -z "${WAYFARER_BIN:-}" ]; then
+  cargo build -q -p wayfarer-server --bin wayfarer
+fi
+bin="${WAYFARER_BIN:-${CARGO_TARGET_DIR:-target}/debug/wayfarer}"
 world=$(mktemp -d)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 base="http://127.0.0.1:$port"

@@ -20,8 +20,11 @@ if [ ! -x /usr/bin/chromium ] && [ "${CI:-}" = "true" ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
 
-cargo build -q -p wayfarer-server --bin wayfarer
-export WAYFARER_BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/wayfarer"
+# .ci/run passes the binary `cargo test --workspace` has just built; alone, build it.
+if [ -z "${WAYFARER_BIN:-}" ]; then
+  cargo build -q -p wayfarer-server --bin wayfarer
+  export WAYFARER_BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/wayfarer"
+fi
 
 cd web
 echo "-- npm ci"
