@@ -6,6 +6,7 @@ pub mod agents;
 pub mod app;
 pub mod auth;
 pub mod character_state;
+pub mod characters;
 pub mod client_addr;
 pub mod cluster;
 pub mod config;

@@ -8,6 +8,7 @@ mod agents;
 mod auth;
 mod bank;
 mod bundled_quests;
+mod character_churn;
 mod characters;
 mod config_errors;
 mod content;
