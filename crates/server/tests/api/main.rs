@@ -22,6 +22,7 @@ mod health;
 mod items;
 mod load;
 mod local_postgres;
+mod names;
 mod operations;
 mod players;
 mod prayer;
