@@ -517,14 +517,14 @@ impl Config {
 }
 
 /// Embedded agents' names (`<prefix><n>` up to `<prefix><count>`) must be valid character names:
-/// letters and digits, at most `MAX_NAME_CHARS`. A bad count or prefix names `variable` (or
+/// letters and digits, at most `characters::name::MAX_CHARS`. A bad count or prefix names `variable` (or
 /// `EMBEDDED_AGENT_PREFIX` when the prefix alone is wrong).
 fn check_embedded_agents(
     count: u32,
     prefix: &str,
     variable: &'static str,
 ) -> Result<(), ConfigError> {
-    let max_chars = crate::http::routes::player::MAX_NAME_CHARS;
+    let max_chars = crate::characters::name::MAX_CHARS;
     if prefix.is_empty() || !prefix.chars().all(|c| c.is_ascii_alphanumeric()) {
         return Err(ConfigError {
             variable: "EMBEDDED_AGENT_PREFIX",

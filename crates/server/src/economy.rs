@@ -1,7 +1,10 @@
 //! The economy audit's counters: items entering and leaving players' hands since the server
-//! started, kept by the world thread from the sim's events and read by `GET /api/admin/economy`.
+//! started, kept by the world thread from the sim's events (and by `characters` for creations and
+//! deletions) and read by `GET /api/admin/economy`.
 //!
-//! Counted (per item id, per reason), from the sim's `Event::ItemFlows` and shop events:
+//! Counted (per item id, per reason), from the sim's `Event::ItemFlows` and shop events, and
+//! `starterKit`/`template` (a new character's starting items) entering and `deleted` (what a
+//! deleted character held) leaving:
 //! - `entered` (came into the world): `gathered`, `crafted`, `loot` (NPC drops), `given` (admin
 //!   `/give`), `fireRemains` (ashes), `bought` (from shops), `shopPayments` (coins paid to players
 //!   for what they sold);

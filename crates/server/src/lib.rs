@@ -7,6 +7,7 @@ pub mod app;
 pub mod auth;
 pub mod cdn;
 pub mod character_state;
+pub mod characters;
 pub mod client_addr;
 pub mod cluster;
 pub mod config;

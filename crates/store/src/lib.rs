@@ -15,7 +15,9 @@ pub use migrations::{Migration, MIGRATIONS};
 pub use repo::agents::AgentMapping;
 pub use repo::bans::Ban;
 pub use repo::catalog::CatalogItem;
-pub use repo::characters::{Character, NewCharacter, SkillLevel};
+pub use repo::characters::{
+    AccountLimits, Character, Creation, CreationGrant, NewCharacter, SkillLevel,
+};
 pub use repo::deaths::{DeathLock, DeathTake, LockedItem, NpcKill};
 pub use repo::friends::{Contact, RequestOutcome, MAX_FRIENDS};
 pub use repo::hiscores::Standing;

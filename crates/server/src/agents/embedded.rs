@@ -30,6 +30,7 @@ use wayfarer_store::{AgentMapping, Character, NewUser, Store, StoreError, User};
 use crate::app::AppState;
 use crate::auth::tokens::AgentClaim;
 use crate::auth::AuthService;
+use crate::characters::{creation, CharacterName, Namer};
 use crate::http::error::ApiError;
 
 /// The identity id of the account that owns embedded agents. Not an identity provider's subject
@@ -279,13 +280,10 @@ async fn prepare(
             if state.store.characters().find_by_name(name).await?.is_some() {
                 return Ok(None);
             }
-            let made = crate::http::routes::player::create_character_unlimited(
-                state,
-                &account.id,
-                name,
-                None,
-            )
-            .await?;
+            // The operator chose the names (EMBEDDED_AGENT_PREFIX, checked at start): staff's.
+            let valid = CharacterName::parse(name, Namer::Admin)?;
+            let made =
+                creation::create(state, &account.id, &valid, None, creation::SERVER_LIMITS).await?;
             characters.insert(name.to_lowercase(), made.clone());
             made
         }

@@ -14,6 +14,7 @@ use wayfarer_store::{AgentMapping, Character};
 use crate::app::AppState;
 use crate::auth::tokens::AgentClaim;
 pub use crate::auth::tokens::AGENT_TOKEN_TTL;
+use crate::characters::{creation, CharacterName};
 use crate::http::error::ApiError;
 
 /// Registers (or re-registers) the agent of `character`, which belongs to `account_id`, and
@@ -55,13 +56,14 @@ pub async fn register_character(
     Ok((mapping, registered))
 }
 
-/// Creates a character named `name` for the account (with the starter kit, at the spawn point)
-/// and registers its agent. The account's active character stays what it was: the owner's own
-/// client must not open the agent's character and replace the agent's connection.
+/// Creates a character named `name` for the account (with the starter kit, at the spawn point,
+/// under the account's limits: `characters::creation`) and registers its agent. The account's
+/// active character stays what it was: the owner's own client must not open the agent's character
+/// and replace the agent's connection.
 pub async fn register_new_character(
     state: &AppState,
     account_id: &str,
-    name: &str,
+    name: &CharacterName,
 ) -> Result<(AgentMapping, Registered), ApiError> {
     let previous = state
         .store
@@ -71,7 +73,7 @@ pub async fn register_new_character(
         .ok_or_else(|| ApiError::new(ErrorCode::Unauthorized, "the account no longer exists"))?
         .active_character_id;
     let character =
-        crate::http::routes::player::create_character(state, account_id, name, None).await?;
+        creation::create(state, account_id, name, None, creation::PLAYER_LIMITS).await?;
     if previous.is_some() {
         state
             .store

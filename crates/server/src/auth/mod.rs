@@ -1,6 +1,7 @@
 //! Who is calling: server tokens (HS256), identity-provider tokens (ES256), bans and roles
 //! (specification section 5, CONTRACT.md sections 2–4).
 
+pub mod display_name;
 pub mod extractor;
 pub mod idp;
 pub mod secret;

@@ -51,6 +51,12 @@ impl From<wayfarer_store::StoreError> for ApiError {
     }
 }
 
+impl From<crate::characters::NameError> for ApiError {
+    fn from(err: crate::characters::NameError) -> Self {
+        ApiError::bad_request(format!("invalid name: {err}"))
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> axum::response::Response {
         let status = StatusCode::from_u16(self.code.http_status())

@@ -850,7 +850,11 @@ async fn an_in_process_agent_registers_without_http_and_plays_over_its_socket() 
     let (mapping, registered) = wayfarer_server::agents::registration::register_new_character(
         app.state(),
         &account.id,
-        "Embedded",
+        &wayfarer_server::characters::CharacterName::parse(
+            "Embedded",
+            wayfarer_server::characters::Namer::Player,
+        )
+        .unwrap(),
     )
     .await
     .unwrap();

@@ -57,7 +57,7 @@ async fn give(ws: &mut WsClient, item: &str, quantity: i64) {
 }
 
 /// The slot holding `item` in the player's last inventory, asked for with `player:sync`.
-async fn slot_of(ws: &mut WsClient, item: &str) -> i64 {
+pub(crate) async fn slot_of(ws: &mut WsClient, item: &str) -> i64 {
     ws.send("player:sync", json!({}), None).await;
     let sync = ws.expect_type("player:sync").await;
     sync["data"]["inventory"]
@@ -70,12 +70,12 @@ async fn slot_of(ws: &mut WsClient, item: &str) -> i64 {
         .unwrap()
 }
 
-async fn expect_trade(ws: &mut WsClient, kind: &str) -> Value {
+pub(crate) async fn expect_trade(ws: &mut WsClient, kind: &str) -> Value {
     ws.expect(kind, |m| m["type"] == kind).await["data"].clone()
 }
 
 /// A requests, B accepts: the trade id.
-async fn start(a: &mut WsClient, b: &mut WsClient, b_id: &str) -> String {
+pub(crate) async fn start(a: &mut WsClient, b: &mut WsClient, b_id: &str) -> String {
     a.send("tradeRequest", json!({"targetPlayerId": b_id}), None)
         .await;
     let incoming = expect_trade(b, "tradeIncoming").await;

@@ -8,7 +8,7 @@ use sqlx::{Any, Row, Transaction};
 use wayfarer_protocol::Skill;
 
 use crate::repo::inventory::{replace_items, CharacterSnapshot, StoredSlot};
-use crate::{new_id, now_ms, Store, StoreError};
+use crate::{new_id, now_ms, Backend, Store, StoreError};
 
 /// A skill's stored level and XP.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +44,43 @@ pub struct NewCharacter {
     pub name: String,
     /// The spawn point; `None` keeps the record default (0, 10, 0).
     pub position: Option<[f64; 3]>,
+}
+
+/// The limits a character is created under: how many characters its account may hold at once, and
+/// for how many characters over the account's life it receives a [`CreationGrant`]. `None` is no
+/// limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AccountLimits {
+    pub max_characters: Option<i64>,
+    pub max_grants: Option<i64>,
+}
+
+impl AccountLimits {
+    /// No limit at all.
+    pub const NONE: AccountLimits = AccountLimits {
+        max_characters: None,
+        max_grants: None,
+    };
+}
+
+/// What a new character receives while its account has grants left: its first items, and the
+/// coins among them (the record's `coins` column).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CreationGrant {
+    pub inventory: Vec<StoredSlot>,
+    pub coins: i64,
+}
+
+/// How a creation under [`AccountLimits`] ended.
+// One value per creation request, moved once to the caller and never stored: boxing the
+// character would cost an allocation for nothing.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq)]
+pub enum Creation {
+    /// Made; `granted` says whether it received the [`CreationGrant`] (else it has no items or coins).
+    Created { character: Character, granted: bool },
+    /// The account already holds `max_characters`: nothing was written.
+    AccountFull,
 }
 
 /// The columns every read selects, built once from the skill list.
@@ -102,28 +139,9 @@ impl<'a> Characters<'a> {
 
     /// Creates a character with the record defaults; a name taken in any letter case is a `Conflict`.
     pub async fn create(&self, new: &NewCharacter) -> Result<Character, StoreError> {
-        let id = new_id();
-        let query = match new.position {
-            Some([x, y, z]) => sqlx::query(
-                r#"INSERT INTO characters (id, "accountId", name, "createdAt", "positionX", "positionY", "positionZ")
-                   VALUES ($1, $2, $3, $4, $5, $6, $7)"#,
-            )
-            .bind(&id)
-            .bind(&new.account_id)
-            .bind(&new.name)
-            .bind(now_ms())
-            .bind(x)
-            .bind(y)
-            .bind(z),
-            None => sqlx::query(
-                r#"INSERT INTO characters (id, "accountId", name, "createdAt") VALUES ($1, $2, $3, $4)"#,
-            )
-            .bind(&id)
-            .bind(&new.account_id)
-            .bind(&new.name)
-            .bind(now_ms()),
-        };
-        query.execute(self.store.pool()).await?;
+        let mut tx = self.store.begin_write().await?;
+        let id = insert_in(&mut tx, new).await?;
+        tx.commit().await?;
         self.get(&id)
             .await?
             .ok_or_else(|| StoreError::NotFound(format!("character {id} after insert")))
@@ -178,16 +196,33 @@ impl<'a> Characters<'a> {
         Ok(())
     }
 
-    /// Deletes a character and everything that belongs to it (inventory, bank, …) by cascade.
-    pub async fn delete(&self, id: &str) -> Result<(), StoreError> {
+    /// Deletes a character and everything that belongs to it (inventory, bank, …) by cascade, and
+    /// returns what it held: units per item id over its inventory, equipment and bank, read in the
+    /// transaction that deletes it, so no save can land between the reading and the deleting.
+    pub async fn delete(&self, id: &str) -> Result<BTreeMap<String, i64>, StoreError> {
+        let mut tx = self.store.begin_write().await?;
+        let mut held: BTreeMap<String, i64> = BTreeMap::new();
+        for table in ["inventory", "equipment", "bank"] {
+            let rows = sqlx::query(&format!(
+                r#"SELECT "itemId", quantity FROM {table} WHERE "characterId" = $1"#
+            ))
+            .bind(id)
+            .fetch_all(&mut *tx)
+            .await?;
+            for row in &rows {
+                *held.entry(row.try_get("itemId")?).or_default() +=
+                    row.try_get::<i64, _>("quantity")?;
+            }
+        }
         let done = sqlx::query("DELETE FROM characters WHERE id = $1")
             .bind(id)
-            .execute(self.store.pool())
+            .execute(&mut *tx)
             .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound(format!("character {id}")));
         }
-        Ok(())
+        tx.commit().await?;
+        Ok(held)
     }
 
     /// Writes a character's mutable state (position, health, coins, skills, style, prayer points) in one statement.
@@ -198,49 +233,151 @@ impl<'a> Characters<'a> {
         Ok(())
     }
 
-    /// Creates a character with the record defaults and its first items (the starter kit), all in one
-    /// transaction.
+    /// Creates a character with the record defaults and its first items, all in one transaction,
+    /// with no account limit (fixtures; the server creates under [`AccountLimits`]).
     pub async fn create_with_items(
         &self,
         new: &NewCharacter,
         inventory: Vec<StoredSlot>,
     ) -> Result<Character, StoreError> {
-        self.create_with(new, inventory, |_| {}).await
+        let grant = CreationGrant {
+            inventory,
+            coins: 0,
+        };
+        match self
+            .create_for_account(new, AccountLimits::NONE, grant, |_| {})
+            .await?
+        {
+            Creation::Created { character, .. } => Ok(character),
+            // AccountLimits::NONE has no character limit, so this is never the answer.
+            Creation::AccountFull => Err(StoreError::Conflict("account full".into())),
+        }
     }
 
-    /// Creates a character whose record `adjust` changes from the defaults (a template's skill
-    /// levels, the coins of its kit), with its first items: the adjusted record and the items are
-    /// written in one transaction, and a character whose write fails is removed again.
-    pub async fn create_with(
+    /// Creates a character for its account under `limits`, in one transaction with the account row
+    /// locked: the counts of the account's characters and of its grants are read and the character
+    /// inserted while no other creation for the account can run, so concurrent requests cannot
+    /// exceed either limit (on PostgreSQL the row lock, `SELECT … FOR UPDATE`; on SQLite the write
+    /// transaction, `BEGIN IMMEDIATE`, already excludes every other writer). The record is the
+    /// defaults changed by `adjust` (a template's skill levels); while the account has grants left
+    /// the character starts with `grant` and the account's count of grants goes up by one,
+    /// otherwise it starts with no items and no coins. A taken name is a `Conflict` and writes
+    /// nothing.
+    pub async fn create_for_account(
         &self,
         new: &NewCharacter,
-        inventory: Vec<StoredSlot>,
+        limits: AccountLimits,
+        grant: CreationGrant,
         adjust: impl FnOnce(&mut Character),
-    ) -> Result<Character, StoreError> {
-        let mut character = self.create(new).await?;
-        adjust(&mut character);
-        let snapshot = CharacterSnapshot {
-            character: character.clone(),
-            inventory,
-            equipment: Vec::new(),
-            bank: Vec::new(),
-            quests: Vec::new(),
-            xp_reached_at: Default::default(),
-        };
+    ) -> Result<Creation, StoreError> {
         let mut tx = self.store.begin_write().await?;
-        let written = match save_in(&mut tx, &character).await {
-            Ok(()) => replace_items(&mut tx, &snapshot).await,
-            Err(err) => Err(err),
+        let lock = match self.store.backend() {
+            Backend::Postgres => " FOR UPDATE",
+            Backend::Sqlite => "",
         };
-        if let Err(err) = written {
-            drop(tx);
-            // Without its kit the character must not exist: remove it again.
-            let _ = self.delete(&character.id).await;
-            return Err(err);
+        let grants: i64 = sqlx::query(&format!(
+            r#"SELECT "characterGrants" FROM users WHERE id = $1{lock}"#
+        ))
+        .bind(&new.account_id)
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or_else(|| StoreError::NotFound(format!("user {}", new.account_id)))?
+        .try_get(0)?;
+        if let Some(max) = limits.max_characters {
+            // A statement after the lock: under PostgreSQL's READ COMMITTED it sees every
+            // character committed by a creation that held the lock before this one.
+            let held: i64 =
+                sqlx::query(r#"SELECT COUNT(*) FROM characters WHERE "accountId" = $1"#)
+                    .bind(&new.account_id)
+                    .fetch_one(&mut *tx)
+                    .await?
+                    .try_get(0)?;
+            if held >= max {
+                return Ok(Creation::AccountFull);
+            }
+        }
+        let granted = limits.max_grants.is_none_or(|max| grants < max);
+        let id = insert_in(&mut tx, new).await?;
+        let mut character = get_in(&mut tx, &id)
+            .await?
+            .ok_or_else(|| StoreError::NotFound(format!("character {id} after insert")))?;
+        adjust(&mut character);
+        let inventory = if granted {
+            character.coins = grant.coins;
+            grant.inventory
+        } else {
+            character.coins = 0;
+            Vec::new()
+        };
+        save_in(&mut tx, &character).await?;
+        replace_items(
+            &mut tx,
+            &CharacterSnapshot {
+                character: character.clone(),
+                inventory,
+                equipment: Vec::new(),
+                bank: Vec::new(),
+                quests: Vec::new(),
+                xp_reached_at: Default::default(),
+            },
+        )
+        .await?;
+        if granted {
+            sqlx::query(
+                r#"UPDATE users SET "characterGrants" = "characterGrants" + 1 WHERE id = $1"#,
+            )
+            .bind(&new.account_id)
+            .execute(&mut *tx)
+            .await?;
         }
         tx.commit().await?;
-        Ok(character)
+        Ok(Creation::Created { character, granted })
     }
+}
+
+/// Inserts a character with the record defaults inside `tx`; returns its id.
+async fn insert_in(
+    tx: &mut Transaction<'static, Any>,
+    new: &NewCharacter,
+) -> Result<String, StoreError> {
+    let id = new_id();
+    let query = match new.position {
+        Some([x, y, z]) => sqlx::query(
+            r#"INSERT INTO characters (id, "accountId", name, "createdAt", "positionX", "positionY", "positionZ")
+               VALUES ($1, $2, $3, $4, $5, $6, $7)"#,
+        )
+        .bind(&id)
+        .bind(&new.account_id)
+        .bind(&new.name)
+        .bind(now_ms())
+        .bind(x)
+        .bind(y)
+        .bind(z),
+        None => sqlx::query(
+            r#"INSERT INTO characters (id, "accountId", name, "createdAt") VALUES ($1, $2, $3, $4)"#,
+        )
+        .bind(&id)
+        .bind(&new.account_id)
+        .bind(&new.name)
+        .bind(now_ms()),
+    };
+    query.execute(&mut **tx).await?;
+    Ok(id)
+}
+
+/// The character with this id, read inside `tx`.
+async fn get_in(
+    tx: &mut Transaction<'static, Any>,
+    id: &str,
+) -> Result<Option<Character>, StoreError> {
+    let row = sqlx::query(&format!(
+        "SELECT {} FROM characters WHERE id = $1",
+        select_columns()
+    ))
+    .bind(id)
+    .fetch_optional(&mut **tx)
+    .await?;
+    Ok(row.as_ref().map(from_row).transpose()?)
 }
 
 /// Writes a character's mutable state inside `tx`.

@@ -1,5 +1,8 @@
 use wayfarer_protocol::Skill;
-use wayfarer_store::{test_both_backends, NewCharacter, NewUser, Store, StoreError};
+use wayfarer_store::{
+    test_both_backends, AccountLimits, Creation, CreationGrant, NewCharacter, NewUser, Store,
+    StoreError,
+};
 
 async fn account(store: &Store) -> String {
     store.users().create(&NewUser::default()).await.unwrap().id
@@ -127,4 +130,216 @@ test_both_backends!(list_rename_and_delete, |store| {
         store.characters().delete("missing").await,
         Err(StoreError::NotFound(_))
     ));
+});
+
+const LIMITS: AccountLimits = AccountLimits {
+    max_characters: Some(3),
+    max_grants: Some(3),
+};
+
+fn grant() -> CreationGrant {
+    CreationGrant {
+        inventory: vec![crate::slot(0, "coins", 500), crate::slot(1, "hammer", 1)],
+        coins: 500,
+    }
+}
+
+async fn create_limited(store: &Store, account_id: &str, name: &str) -> Creation {
+    store
+        .characters()
+        .create_for_account(
+            &NewCharacter {
+                account_id: account_id.into(),
+                name: name.into(),
+                position: None,
+            },
+            LIMITS,
+            grant(),
+            |c| c.skills.get_mut(&Skill::Smithing).unwrap().level = 20,
+        )
+        .await
+        .unwrap()
+}
+
+test_both_backends!(
+    an_account_gets_grants_for_three_characters_over_its_life,
+    |store| {
+        let account_id = account(&store).await;
+        let mut made = Vec::new();
+        for name in ["One", "Two", "Three"] {
+            let Creation::Created { character, granted } =
+                create_limited(&store, &account_id, name).await
+            else {
+                panic!("{name} is within the limit");
+            };
+            assert!(granted, "{name}");
+            assert_eq!(character.coins, 500);
+            assert_eq!(
+                store.inventories().get(&character.id).await.unwrap(),
+                grant().inventory
+            );
+            made.push(character);
+        }
+        // The fourth at once: the account is full, and nothing is written.
+        assert_eq!(
+            create_limited(&store, &account_id, "Four").await,
+            Creation::AccountFull
+        );
+        assert!(store
+            .characters()
+            .find_by_name("Four")
+            .await
+            .unwrap()
+            .is_none());
+        // Deleting one makes room but gives no grant back: the next one starts with the adjusted
+        // record (its skills) and no items or coins, and so does every later one.
+        for (round, name) in ["Four", "Five"].into_iter().enumerate() {
+            store.characters().delete(&made[round].id).await.unwrap();
+            let Creation::Created { character, granted } =
+                create_limited(&store, &account_id, name).await
+            else {
+                panic!("{name} has room");
+            };
+            assert!(!granted, "{name}");
+            assert_eq!(character.coins, 0);
+            assert_eq!(character.skills[&Skill::Smithing].level, 20);
+            let stored = store
+                .characters()
+                .get(&character.id)
+                .await
+                .unwrap()
+                .unwrap();
+            assert_eq!(
+                (stored.coins, stored.skills[&Skill::Smithing].level),
+                (0, 20)
+            );
+            assert!(store
+                .inventories()
+                .get(&character.id)
+                .await
+                .unwrap()
+                .is_empty());
+        }
+        // Another account has its own grants.
+        let other = account(&store).await;
+        assert!(matches!(
+            create_limited(&store, &other, "Six").await,
+            Creation::Created { granted: true, .. }
+        ));
+    }
+);
+
+test_both_backends!(a_taken_name_writes_nothing_and_uses_no_grant, |store| {
+    let account_id = account(&store).await;
+    create_limited(&store, &account_id, "Taken").await;
+    let other = account(&store).await;
+    for _ in 0..3 {
+        let err = store
+            .characters()
+            .create_for_account(
+                &NewCharacter {
+                    account_id: other.clone(),
+                    name: "TAKEN".into(),
+                    position: None,
+                },
+                LIMITS,
+                grant(),
+                |_| {},
+            )
+            .await
+            .unwrap_err();
+        assert!(matches!(err, StoreError::Conflict(_)), "{err:?}");
+    }
+    assert!(matches!(
+        create_limited(&store, &other, "Fresh").await,
+        Creation::Created { granted: true, .. }
+    ));
+});
+
+test_both_backends!(
+    thirty_concurrent_creations_on_one_account_make_exactly_three,
+    |store| {
+        let account_id = account(&store).await;
+        let mut tasks = tokio::task::JoinSet::new();
+        for n in 0..30 {
+            let store = store.clone();
+            let account_id = account_id.clone();
+            tasks.spawn(
+                async move { create_limited(&store, &account_id, &format!("Racer{n}")).await },
+            );
+        }
+        let mut created = 0;
+        let mut full = 0;
+        while let Some(outcome) = tasks.join_next().await {
+            match outcome.unwrap() {
+                Creation::Created { granted, .. } => {
+                    assert!(granted);
+                    created += 1;
+                }
+                Creation::AccountFull => full += 1,
+            }
+        }
+        assert_eq!((created, full), (3, 27));
+        let mine = store
+            .characters()
+            .list_for_account(&account_id)
+            .await
+            .unwrap();
+        assert_eq!(mine.len(), 3);
+    }
+);
+
+test_both_backends!(deleting_a_character_returns_everything_it_held, |store| {
+    let account_id = account(&store).await;
+    let Creation::Created { character, .. } = create_limited(&store, &account_id, "Holder").await
+    else {
+        panic!("room");
+    };
+    let snapshot = wayfarer_store::CharacterSnapshot {
+        character: character.clone(),
+        inventory: vec![
+            crate::slot(0, "coins", 120),
+            crate::slot(3, "logs", 1),
+            crate::slot(4, "logs", 1),
+        ],
+        equipment: vec![wayfarer_store::StoredEquipment {
+            slot_type: "weapon".into(),
+            item_id: "bronze_sword".into(),
+            quantity: 1,
+        }],
+        bank: vec![
+            wayfarer_store::StoredBankItem {
+                item_id: "coins".into(),
+                quantity: 1_000,
+            },
+            wayfarer_store::StoredBankItem {
+                item_id: "logs".into(),
+                quantity: 40,
+            },
+        ],
+        quests: vec![],
+        xp_reached_at: Default::default(),
+    };
+    store.inventories().save_batch(&[snapshot]).await.unwrap();
+    let held = store.characters().delete(&character.id).await.unwrap();
+    assert_eq!(
+        held.into_iter().collect::<Vec<_>>(),
+        vec![
+            ("bronze_sword".to_owned(), 1),
+            ("coins".to_owned(), 1_120),
+            ("logs".to_owned(), 42),
+        ]
+    );
+    assert!(store
+        .inventories()
+        .get(&character.id)
+        .await
+        .unwrap()
+        .is_empty());
+    assert!(store
+        .inventories()
+        .bank(&character.id)
+        .await
+        .unwrap()
+        .is_empty());
 });

@@ -14,6 +14,7 @@ use wayfarer_store::AgentMapping;
 use crate::agents::{control, quick_actions, registration};
 use crate::app::AppState;
 use crate::auth::{AccountOrAgent, AuthUser};
+use crate::characters::{CharacterName, Namer};
 use crate::http::error::ApiError;
 use crate::http::json::ApiJson;
 use crate::http::openapi::tags;
@@ -52,14 +53,14 @@ async fn owned_agent(
     path = "/api/agent/register",
     tag = tags::AGENTS,
     summary = "Register an agent for one of the account's characters (or a new one)",
-    description = "The account's own token only. `{\"characterId\"}` of one of its characters, or `{\"name\"}` for a new one. Registering a character again keeps its agent, goal and pause and issues a new token (the old one stops working). The token opens `/ws` for that character and the agent routes of that agent, nothing else.",
+    description = "The account's own token only. `{\"characterId\"}` of one of its characters, or `{\"name\"}` for a new one. A new character follows `POST /api/character`'s rules (names, at most 3 characters, starting items for the account's first 3 characters only). Registering a character again keeps its agent, goal and pause and issues a new token (the old one stops working). The token opens `/ws` for that character and the agent routes of that agent, nothing else.",
     security(("bearer" = [])),
     request_body = RegisterRequest,
     responses(
         (status = 201, description = "The agent and its token", body = Registered),
         (status = 400, description = "`bad_request`: neither or both fields, an empty id, an invalid name", body = ErrorBody),
         (status = 404, description = "`not_found`: no such character on this account", body = ErrorBody),
-        (status = 409, description = "`conflict`: the name is taken", body = ErrorBody)
+        (status = 409, description = "`conflict`: the name is taken, or the account has 3 characters", body = ErrorBody)
     )
 )]
 pub async fn register(
@@ -92,6 +93,7 @@ pub async fn register(
             registration::register_character(&state, auth.account_id(), &character).await?
         }
         (None, Some(name)) => {
+            let name = CharacterName::parse(&name, Namer::admin_if(auth.is_admin()))?;
             registration::register_new_character(&state, auth.account_id(), &name).await?
         }
     };

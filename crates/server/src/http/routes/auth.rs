@@ -8,19 +8,18 @@ use wayfarer_protocol::ErrorCode;
 use wayfarer_store::NewUser;
 
 use crate::app::AppState;
-use crate::auth::{account_for_identity, AuthUser};
+use crate::auth::{account_for_identity, display_name, AuthUser};
 use crate::http::error::ApiError;
 use crate::http::json::ApiJson;
 use crate::http::openapi::tags;
 use wayfarer_protocol::ErrorBody;
 
-/// Longest account display name.
-const MAX_ACCOUNT_NAME_CHARS: usize = 32;
-
 /// `POST /api/auth/guest`'s body (may be empty).
 #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 pub struct GuestRequest {
-    /// The account's display name: 1–32 printable characters (default `Guest`).
+    /// The account's display name (default `Guest`): invisible and control characters are taken
+    /// out and the ends trimmed, then 1–32 characters without `<` or `>` and without a staff word
+    /// (admin, mod, moderator, jmod, system) as a word of the name.
     #[serde(default)]
     #[schema(min_length = 1, max_length = 32)]
     pub name: Option<String>,
@@ -73,26 +72,19 @@ fn issue(state: &AppState, account_id: &str) -> Result<(String, String), ApiErro
     summary = "Create a guest account",
     description = "Counts against the authentication limit (10 a minute per address).",
     request_body(content = GuestRequest, description = "Optional: an empty body is `{}`"),
-    responses((status = 201, description = "The new account and its token", body = AccountToken))
+    responses(
+        (status = 201, description = "The new account and its token", body = AccountToken),
+        (status = 400, description = "`bad_request`: a display name that is empty once invisible characters are taken out, longer than 32 characters, with `<` or `>`, or with a staff word", body = ErrorBody)
+    )
 )]
 pub async fn guest(
     State(state): State<AppState>,
     ApiJson(body): ApiJson<GuestRequest>,
 ) -> Result<(StatusCode, Json<AccountToken>), ApiError> {
     let name = match body.name {
-        None => "Guest".to_owned(),
-        Some(name) => {
-            let name = name.trim();
-            if name.is_empty()
-                || name.chars().count() > MAX_ACCOUNT_NAME_CHARS
-                || name.chars().any(char::is_control)
-            {
-                return Err(ApiError::bad_request(format!(
-                    "name must be 1-{MAX_ACCOUNT_NAME_CHARS} printable characters"
-                )));
-            }
-            name.to_owned()
-        }
+        None => display_name::DEFAULT.to_owned(),
+        Some(name) => display_name::parse(&name)
+            .map_err(|err| ApiError::bad_request(format!("name: {err}")))?,
     };
     let user = state
         .store

@@ -9,13 +9,14 @@ use axum::Json;
 use serde::Deserialize;
 use wayfarer_protocol::ws::{Player, SkillState, WorldPos};
 use wayfarer_protocol::{ErrorBody, ErrorCode};
-use wayfarer_store::{Character, CharacterSnapshot, NewCharacter, StoredSlot};
+use wayfarer_store::{Character, CharacterSnapshot};
 
 use crate::player_view::centre_of;
 pub use crate::player_view::{coins_in, tile_of, COINS_ITEM};
 
 use crate::app::AppState;
 use crate::auth::AuthUser;
+use crate::characters::{creation, CharacterName, Namer};
 use crate::http::error::ApiError;
 use crate::http::json::ApiJson;
 use crate::http::openapi::tags;
@@ -24,11 +25,6 @@ use super::character_bodies::{
     AreaName, CharacterList, CharacterPosition, CharacterQuests, CharacterSkills, CreatedCharacter,
     DeletedCharacter, EntityCounts, PlayerBody, QuestStanding, WorldSummary,
 };
-
-/// Characters one account may have.
-pub const MAX_CHARACTERS_PER_ACCOUNT: usize = 3;
-/// Longest character name.
-pub const MAX_NAME_CHARS: usize = 12;
 
 /// `POST /api/v1/player`'s body.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -56,24 +52,6 @@ pub struct CreateRequest {
     /// A template of `GET /api/template`.
     #[serde(default)]
     pub template_id: Option<String>,
-}
-
-/// Checks a character name: 1–12 ASCII letters, digits and single spaces, no leading or trailing space.
-pub fn validate_name(name: &str) -> Result<(), ApiError> {
-    let bad = |why: &str| Err(ApiError::bad_request(format!("invalid name: {why}")));
-    if name.is_empty() || name.chars().count() > MAX_NAME_CHARS {
-        return bad("1-12 characters");
-    }
-    if name.starts_with(' ') || name.ends_with(' ') {
-        return bad("no leading or trailing space");
-    }
-    if name.contains("  ") {
-        return bad("single spaces only");
-    }
-    if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == ' ') {
-        return bad("letters, digits and spaces only");
-    }
-    Ok(())
 }
 
 /// A character as the game has it now: the world's live record while it is online (REST must
@@ -145,107 +123,9 @@ async fn active_character(
         .or_else(|| characters.into_iter().next()))
 }
 
-/// Creates a character at the spawn point with the starter kit (or a template's items and skill
-/// levels), and makes it active.
-pub(crate) async fn create_character(
-    state: &AppState,
-    account_id: &str,
-    name: &str,
-    template_id: Option<&str>,
-) -> Result<Character, ApiError> {
-    validate_name(name)?;
-    let existing = state
-        .store
-        .characters()
-        .list_for_account(account_id)
-        .await?;
-    if existing.len() >= MAX_CHARACTERS_PER_ACCOUNT {
-        return Err(ApiError::new(
-            ErrorCode::Conflict,
-            format!("an account has at most {MAX_CHARACTERS_PER_ACCOUNT} characters"),
-        ));
-    }
-    create_character_unlimited(state, account_id, name, template_id).await
-}
-
-/// [`create_character`] without the per-account limit: for the server's own account, whose
-/// embedded agents (`agents::embedded`) each need a character.
-pub(crate) async fn create_character_unlimited(
-    state: &AppState,
-    account_id: &str,
-    name: &str,
-    template_id: Option<&str>,
-) -> Result<Character, ApiError> {
-    validate_name(name)?;
-    let content = state.content.get();
-    let template = match template_id {
-        None => None,
-        Some(id) => Some(content.content.templates.get(id).cloned().ok_or_else(|| {
-            ApiError::bad_request(format!(
-                "templateId: no template `{id}` (GET /api/template lists them)"
-            ))
-        })?),
-    };
-    let spawn = content.content.spawn_point();
-    let mut kit: Vec<StoredSlot> = Vec::new();
-    let items = match &template {
-        Some(template) => template.items.as_slice(),
-        None => content.content.starter_kit(),
-    };
-    for entry in items {
-        let stackable = content
-            .content
-            .items
-            .get(entry.item_id.as_str())
-            .is_some_and(|i| i.stackable);
-        let copies = if stackable { 1 } else { entry.quantity.max(1) };
-        for _ in 0..copies {
-            if kit.len() >= usize::from(wayfarer_store::INVENTORY_SLOTS) {
-                break;
-            }
-            kit.push(StoredSlot {
-                slot: kit.len() as u8,
-                item_id: entry.item_id.to_string(),
-                quantity: if stackable {
-                    i64::from(entry.quantity.max(1))
-                } else {
-                    1
-                },
-            });
-        }
-    }
-    let coins = coins_in(&kit);
-    let character = state
-        .store
-        .characters()
-        .create_with(
-            &NewCharacter {
-                account_id: account_id.to_owned(),
-                name: name.to_owned(),
-                position: Some([spawn.x, spawn.y, spawn.z]),
-            },
-            kit,
-            |character| {
-                character.coins = coins;
-                if let Some(template) = &template {
-                    crate::character_state::apply_levels(character, &template.skills);
-                }
-            },
-        )
-        .await
-        .map_err(|err| match err {
-            wayfarer_store::StoreError::Conflict(_) => {
-                ApiError::new(ErrorCode::Conflict, "that name is taken")
-            }
-            other => other.into(),
-        })?;
-    state
-        .store
-        .users()
-        .set_active_character(account_id, Some(&character.id))
-        .await?;
-    tracing::info!(account = account_id, character = %character.id, name, "character created");
-    Ok(character)
+/// The rule for names given by this caller: an admin may use staff words.
+fn namer(auth: &AuthUser) -> Namer {
+    Namer::admin_if(auth.is_admin())
 }
 
 /// `GET /api/v1/player`.
@@ -279,6 +159,7 @@ pub async fn get_player(
     path = "/api/v1/player",
     tag = tags::CHARACTERS,
     summary = "Create the first character, or rename the active one",
+    description = "Names follow the rule of `POST /api/character`, and so does a first character's starting kit (only the account's first 3 characters ever created receive one).",
     security(("bearer" = [])),
     request_body = NameRequest,
     responses(
@@ -295,7 +176,15 @@ pub async fn post_player(
 ) -> Result<(StatusCode, Json<PlayerBody>), ApiError> {
     match active_character(&state, &auth).await? {
         None => {
-            let character = create_character(&state, auth.account_id(), &body.name, None).await?;
+            let name = CharacterName::parse(&body.name, namer(&auth))?;
+            let character = creation::create(
+                &state,
+                auth.account_id(),
+                &name,
+                None,
+                creation::PLAYER_LIMITS,
+            )
+            .await?;
             Ok((
                 StatusCode::CREATED,
                 Json(PlayerBody {
@@ -304,7 +193,7 @@ pub async fn post_player(
             ))
         }
         Some(mut character) => {
-            validate_name(&body.name)?;
+            let name = CharacterName::parse(&body.name, namer(&auth))?;
             if state.online.is_online(&character.id) {
                 return Err(ApiError::new(
                     ErrorCode::Conflict,
@@ -314,7 +203,7 @@ pub async fn post_player(
             state
                 .store
                 .characters()
-                .rename(&character.id, &body.name)
+                .rename(&character.id, name.as_str())
                 .await
                 .map_err(|err| match err {
                     wayfarer_store::StoreError::Conflict(_) => {
@@ -322,7 +211,7 @@ pub async fn post_player(
                     }
                     other => other.into(),
                 })?;
-            character.name = body.name;
+            character.name = name.as_str().to_owned();
             Ok((
                 StatusCode::OK,
                 Json(PlayerBody {
@@ -368,12 +257,12 @@ pub async fn list_characters(
     path = "/api/character",
     tag = tags::CHARACTERS,
     summary = "Create a character",
-    description = "With `templateId` the character starts with the template's items and skill levels instead of the starter kit. It becomes the active character.",
+    description = "With `templateId` the character starts with the template's items and skill levels instead of the starter kit. It becomes the active character. An account holds at most 3 characters at once, and only the first 3 characters it ever creates receive starting items and coins (the starter kit or the template's): deleting a character does not give its grant back, so a character created after that starts with the template's skill levels and at the spawn point but with no items and no coins (docs/mechanics.md, \"Starting items and character churn\"). The response has the same shape either way. Names: 1-12 ASCII letters, digits and single spaces; invisible or control characters, and the staff words admin, mod, moderator, jmod and system as a word of the name, are refused (staff words are allowed to admins).",
     security(("bearer" = [])),
     request_body = CreateRequest,
     responses(
         (status = 201, description = "The new character", body = CreatedCharacter),
-        (status = 400, description = "`bad_request`: an invalid name or an unknown template; `invalid_json`: the body is not JSON", body = ErrorBody),
+        (status = 400, description = "`bad_request`: an invalid name (including invisible characters or a staff word) or an unknown template; `invalid_json`: the body is not JSON", body = ErrorBody),
         (status = 409, description = "`conflict`: the name is taken, or the account has 3 characters", body = ErrorBody)
     )
 )]
@@ -382,11 +271,13 @@ pub async fn create(
     auth: AuthUser,
     ApiJson(body): ApiJson<CreateRequest>,
 ) -> Result<(StatusCode, Json<CreatedCharacter>), ApiError> {
-    let character = create_character(
+    let name = CharacterName::parse(&body.name, namer(&auth))?;
+    let character = creation::create(
         &state,
         auth.account_id(),
-        &body.name,
+        &name,
         body.template_id.as_deref(),
+        creation::PLAYER_LIMITS,
     )
     .await?;
     Ok((
@@ -440,12 +331,13 @@ pub async fn select(
     path = "/api/character/{id}",
     tag = tags::CHARACTERS,
     summary = "Delete a character",
+    description = "Refused while the character is online or its last session is still being saved. Its items and coins leave the world (the economy audit counts them as `left`, reason `deleted`); the account's count of characters that received starting items does not go down.",
     security(("bearer" = [])),
     params(("id" = String, Path, description = "One of the account's character ids")),
     responses(
         (status = 200, description = "The character was deleted", body = DeletedCharacter),
         (status = 404, description = "`not_found`: not a character of this account", body = ErrorBody),
-        (status = 409, description = "`conflict`: the character is online", body = ErrorBody)
+        (status = 409, description = "`conflict`: the character is online or still being saved", body = ErrorBody)
     )
 )]
 pub async fn delete(
@@ -454,13 +346,7 @@ pub async fn delete(
     Path(id): Path<String>,
 ) -> Result<Json<DeletedCharacter>, ApiError> {
     let character = own_character(&state, &auth, &id).await?;
-    if state.online.is_online(&character.id) {
-        return Err(ApiError::new(
-            ErrorCode::Conflict,
-            "cannot delete a character while it is online",
-        ));
-    }
-    state.store.characters().delete(&character.id).await?;
+    crate::characters::deletion::delete(&state, &character).await?;
     if auth.user.active_character_id.as_deref() == Some(character.id.as_str()) {
         state
             .store
@@ -468,7 +354,6 @@ pub async fn delete(
             .set_active_character(auth.account_id(), None)
             .await?;
     }
-    tracing::info!(account = auth.account_id(), character = %character.id, "character deleted");
     Ok(Json(DeletedCharacter {
         deleted: character.id,
     }))
