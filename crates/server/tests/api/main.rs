@@ -9,6 +9,7 @@ mod auth;
 mod bank;
 mod bundled_quests;
 mod characters;
+mod chat_limits;
 mod config_errors;
 mod content;
 mod cors;
