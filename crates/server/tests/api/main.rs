@@ -39,3 +39,4 @@ mod trade;
 mod web;
 mod world;
 mod world_chunks;
+mod world_files;
