@@ -86,7 +86,7 @@ mod view;
 mod world;
 
 pub use actions::{inventory_slot, ActionError};
-pub use bank::{Bank, BANK_CAPACITY, BANK_REACH_TILES};
+pub use bank::{Bank, BankFull, BANK_CAPACITY, BANK_REACH_TILES};
 pub use chat::{
     clean_chat_text, invalid_chat_text, line_rate, LineRate, Refusal, GLOBAL_LINE_RATE,
     LOCAL_LINE_RATE, NOTICE_GAP_DECIS, PRIVATE_LINE_RATE, SYSTEM_SENDER_ID, SYSTEM_SENDER_NAME,
