@@ -73,10 +73,7 @@ async fn another_world_hears_only_the_global_lines_the_senders_world_let_through
     ann.send("player:chat", json!({"text": "done"})).await;
     let own = read_until(&mut ann, "Ann's marker", is_local_marker).await;
     let accepted = texts(&own, "global");
-    assert!(
-        (3..30).contains(&accepted.len()),
-        "the burst of 3 and little more passed: {accepted:?}"
-    );
+    assert!(accepted.len() >= 3, "the burst of 3 passed: {accepted:?}");
     assert!(
         own.iter()
             .any(|m| m["type"] == "error" && m["data"]["code"] == "rate_limited"),
