@@ -117,8 +117,12 @@ impl GoalRequest {
             Some(value) => value.clone(),
         };
         fn read<T: serde::de::DeserializeOwned>(kind: &str, raw: Value) -> Result<T, String> {
-            crate::strict::from_value(raw)
-                .map_err(|err| format!("target does not fit a `{kind}` goal: {err}"))
+            crate::strict::from_value(raw).map_err(|err| {
+                format!(
+                    "target does not fit a `{kind}` goal: {}",
+                    err.describe("the target")
+                )
+            })
         }
         let kind = self.kind.as_str();
         let target = match kind {

@@ -589,7 +589,7 @@ impl ClientMessage {
                 return (
                     Err(ParseError {
                         code: codes::INVALID_MESSAGE,
-                        message: format!("not JSON: {err}"),
+                        message: format!("the message is {}", crate::strict::not_json(&err)),
                     }),
                     None,
                 )
@@ -603,7 +603,10 @@ impl ClientMessage {
                 return (
                     Err(ParseError {
                         code: codes::INVALID_MESSAGE,
-                        message: format!("not a message envelope: {err}"),
+                        message: format!(
+                            "not a message envelope ({{\"type\", \"data\"}}): {}",
+                            err.describe("the message")
+                        ),
                     }),
                     reference,
                 );
@@ -621,7 +624,7 @@ impl ClientMessage {
             };
             crate::strict::from_value(data).map_err(|err| ParseError {
                 code: codes::INVALID_MESSAGE,
-                message: format!("bad data for {kind}: {err}"),
+                message: format!("bad data for {kind}: {}", err.describe("`data`")),
             })
         }
         /// A message without data: its `data` must still be an object (or absent, or `null`).

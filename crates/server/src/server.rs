@@ -136,6 +136,8 @@ impl RunningServer {
             layout_seed,
             crate::world_seed::dice(),
         );
+        // The chat limits go with the other rate limits: off only outside production.
+        world.set_chat_limits(!config.rate_limits_disabled());
         // What of the world outlived the last run (depleted resources, ground items) goes back
         // before the first tick.
         crate::world_chunks::restore(&store, &mut world)

@@ -20,7 +20,12 @@ pub fn resolve(config: &Config) -> anyhow::Result<u64> {
     let path = config.world_dir.join(SEED_FILE);
     if let Ok(existing) = std::fs::read_to_string(&path) {
         match existing.trim().parse::<u64>() {
-            Ok(seed) => return Ok(seed),
+            Ok(seed) => {
+                wayfarer_store::private_file::restrict(&path).with_context(|| {
+                    format!("cannot make the world seed in {} private", path.display())
+                })?;
+                return Ok(seed);
+            }
             Err(_) => tracing::warn!(
                 path = %path.display(),
                 "the saved world seed is not a number: generating a new one"
@@ -30,7 +35,8 @@ pub fn resolve(config: &Config) -> anyhow::Result<u64> {
     let mut bytes = [0u8; 8];
     getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("no system randomness: {e}"))?;
     let seed = u64::from_le_bytes(bytes);
-    std::fs::write(&path, format!("{seed}\n"))
+    // Private: the procedural spots (and where fishing spots move) follow from it.
+    wayfarer_store::private_file::write(&path, &format!("{seed}\n"))
         .with_context(|| format!("cannot save the world seed to {}", path.display()))?;
     tracing::info!(path = %path.display(), seed, "generated the world's layout seed");
     Ok(seed)

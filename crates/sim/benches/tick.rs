@@ -107,12 +107,14 @@ impl Scenario {
             self.turn += 1;
             commands.push(self.retarget(i));
         }
-        for _ in 0..self.talkers_per_tick {
+        for n in 0..self.talkers_per_tick {
             let i = self.rng.below(PLAYERS as i32);
+            // Lines differ, as people's do: a player's repeated line would be held (chat
+            // limits), and fewer lines heard would measure less work.
             commands.push(Command::Chat {
                 id: format!("player-{i}"),
                 channel: wayfarer_protocol::ws::ChatChannel::Local,
-                text: format!("hello from {i}"),
+                text: format!("hello from {i} ({}.{n})", self.turn),
                 to: None,
                 reference: None,
             });

@@ -27,6 +27,29 @@ use crate::world::World;
 /// The most distinct items a bank holds.
 pub const BANK_CAPACITY: usize = 480;
 
+/// Why the bank cannot take an item (`bank_full`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BankFull {
+    /// It holds [`BANK_CAPACITY`] different items already, this one not among them.
+    Items,
+    /// The item's stack would pass [`MAX_STACK`].
+    Stack,
+}
+
+impl BankFull {
+    /// What the player is told, naming the item by `item_name`.
+    pub fn message(self, item_name: &str) -> String {
+        match self {
+            BankFull::Items => format!(
+                "Your bank is full: it holds {BANK_CAPACITY} different items. Withdraw or sell something first."
+            ),
+            BankFull::Stack => format!(
+                "Your bank cannot hold more {item_name}: a stack holds at most {MAX_STACK}."
+            ),
+        }
+    }
+}
+
 /// How close (Chebyshev tiles) to a bank booth or banker a player must stand.
 pub const BANK_REACH_TILES: u32 = 2;
 
@@ -78,23 +101,23 @@ impl Bank {
     }
 
     /// Whether `quantity` more of `item_id` would fit (distinct-item limit and stack limit).
-    pub fn can_add(&self, item_id: &str, quantity: u32) -> Result<(), &'static str> {
+    pub fn can_add(&self, item_id: &str, quantity: u32) -> Result<(), BankFull> {
         match self.items.iter().find(|s| s.item_id == item_id) {
             Some(s)
                 if s.quantity
                     .checked_add(quantity)
                     .is_none_or(|t| t > MAX_STACK) =>
             {
-                Err(codes::BANK_FULL)
+                Err(BankFull::Stack)
             }
             Some(_) => Ok(()),
-            None if self.items.len() >= BANK_CAPACITY => Err(codes::BANK_FULL),
+            None if self.items.len() >= BANK_CAPACITY => Err(BankFull::Items),
             None => Ok(()),
         }
     }
 
     /// Adds `quantity` of an item (checked by [`Bank::can_add`] first).
-    fn add(&mut self, item_id: &str, quantity: u32) -> Result<(), &'static str> {
+    fn add(&mut self, item_id: &str, quantity: u32) -> Result<(), BankFull> {
         self.can_add(item_id, quantity)?;
         match self.items.iter_mut().find(|s| s.item_id == item_id) {
             Some(s) => s.quantity += quantity,
@@ -242,7 +265,7 @@ impl World {
         for (item_id, n) in &moves {
             scratch
                 .add(item_id, *n)
-                .map_err(|code| (code, bank_full_message(item_id)))?;
+                .map_err(|full| (codes::BANK_FULL, full.message(&self.item_name(item_id))))?;
         }
         let first = slot;
         let player = &mut self.players[index];
@@ -319,8 +342,4 @@ impl World {
         let index = *self.player_index.get(player)?;
         Some(self.players[index].bank.items())
     }
-}
-
-fn bank_full_message(item_id: &str) -> String {
-    format!("your bank has no room for {item_id} (at most {BANK_CAPACITY} distinct items)")
 }

@@ -86,8 +86,11 @@ mod view;
 mod world;
 
 pub use actions::{inventory_slot, ActionError};
-pub use bank::{Bank, BANK_CAPACITY, BANK_REACH_TILES};
-pub use chat::{clean_chat_text, SYSTEM_SENDER_ID, SYSTEM_SENDER_NAME};
+pub use bank::{Bank, BankFull, BANK_CAPACITY, BANK_REACH_TILES};
+pub use chat::{
+    clean_chat_text, invalid_chat_text, line_rate, LineRate, Refusal, GLOBAL_LINE_RATE,
+    LOCAL_LINE_RATE, NOTICE_GAP_DECIS, PRIVATE_LINE_RATE, SYSTEM_SENDER_ID, SYSTEM_SENDER_NAME,
+};
 pub use combat::GRAVESTONE_TICKS;
 pub use commands::{Action, BankRequest, Command, Joining, ShopRequest};
 pub use dialogue::{CloseReason, DIALOGUE_RANGE_TILES};

@@ -54,7 +54,7 @@ impl World {
     }
 
     /// An item's display name.
-    fn item_name(&self, item_id: &str) -> String {
+    pub(crate) fn item_name(&self, item_id: &str) -> String {
         self.content
             .items
             .get(item_id)

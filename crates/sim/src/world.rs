@@ -70,6 +70,8 @@ pub(crate) struct PlayerState {
     pub quests: crate::quests::QuestLog,
     /// Run energy (`stamina`).
     pub run_energy: crate::stamina::RunEnergy,
+    /// How fast they may speak (`chat::limits`).
+    pub chat_limits: crate::chat::limits::ChatLimits,
 }
 
 /// Which parts of a player changed this tick (reported once, at the end of the actions phase).
@@ -119,6 +121,10 @@ pub struct World {
     /// Entity slot → where that player's local lines of this tick start in `chat`'s list by speaker,
     /// plus one (0: silent; reused, all 0 between ticks).
     pub(crate) speaking_by_slot: Vec<u32>,
+    /// Whether chat lines count against the senders' limits (`chat::limits`).
+    pub(crate) chat_limits_on: bool,
+    /// The chat limits of players who left while they still counted.
+    pub(crate) left_chat_limits: crate::chat::limits::LeftLimits,
     /// Lower-cased name → character id.
     pub(crate) names: HashMap<String, String>,
     pub(crate) npcs: Vec<NpcState>,
@@ -176,6 +182,8 @@ impl World {
             player_by_slot: Vec::new(),
             local_lines: Vec::new(),
             speaking_by_slot: Vec::new(),
+            chat_limits_on: true,
+            left_chat_limits: Default::default(),
             names: HashMap::new(),
             npcs: Vec::new(),
             resources: Vec::new(),
@@ -488,6 +496,7 @@ impl World {
         self.entering.push(id.clone());
         self.player_index.insert(id.clone(), self.players.len());
         set_player_slot(&mut self.player_by_slot, handle, self.players.len());
+        let chat_limits = self.chat_limits_on_entry(&id);
         self.players.push(PlayerState {
             shared_id: id.as_str().into(),
             id,
@@ -515,6 +524,7 @@ impl World {
             dialogue: None,
             quests,
             run_energy: crate::stamina::RunEnergy::default(),
+            chat_limits,
         });
     }
 
@@ -547,6 +557,7 @@ impl World {
             let now = self.now();
             self.grid.remove(player.handle, tile, Class::Player, now);
         }
+        self.keep_chat_limits(&player.id, player.chat_limits);
     }
 
     /// Puts player `index` on `tile` (a walkable tile), updating the grid.

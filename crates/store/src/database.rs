@@ -64,8 +64,9 @@ impl std::fmt::Debug for Store {
 }
 
 impl Store {
-    /// Connects to `url` (`sqlite://path` or `postgres://…`). A SQLite file is created when missing and
-    /// switched to WAL mode so readers never block the writer.
+    /// Connects to `url` (`sqlite://path` or `postgres://…`). A SQLite file is created when missing
+    /// (mode 0600, and made 0600 when found more open: `sqlite_file`) and switched to WAL mode so
+    /// readers never block the writer.
     pub async fn connect(url: &str) -> Result<Store, StoreError> {
         sqlx::any::install_default_drivers();
         let backend = Backend::from_url(url)?;
@@ -77,6 +78,9 @@ impl Store {
             }
             _ => url.to_owned(),
         };
+        if backend == Backend::Sqlite {
+            crate::sqlite_file::make_private(&url)?;
+        }
         let options: AnyConnectOptions = url
             .parse::<AnyConnectOptions>()
             .map_err(|_| StoreError::InvalidUrl(redact_url(&url)))?

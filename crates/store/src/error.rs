@@ -26,6 +26,13 @@ pub enum StoreError {
     /// The database refused or failed an operation.
     #[error("database error: {0}")]
     Database(#[source] sqlx::Error),
+    /// The SQLite database file could not be created or made private (`sqlite_file`).
+    #[error("cannot create or make private the database file {path}: {source}")]
+    File {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 impl From<sqlx::Error> for StoreError {

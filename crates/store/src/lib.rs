@@ -5,7 +5,9 @@
 mod database;
 mod error;
 mod migrations;
+pub mod private_file;
 pub mod repo;
+mod sqlite_file;
 #[cfg(feature = "testing")]
 pub mod testing;
 

@@ -123,6 +123,7 @@ pub(crate) async fn run_bot(
         tile,
         probe: None,
         next_ref: 0,
+        said: [usize::MAX; 2],
         entered_at: now,
         woods: Woods::default(),
         trader,
@@ -492,6 +493,8 @@ struct Bot<'a> {
     /// When the outstanding sync probe was sent.
     probe: Option<Instant>,
     next_ref: u64,
+    /// The last two chat lines said (indices), so the next differs from both.
+    said: [usize; 2],
     entered_at: Instant,
     /// Gathering bots: what they know of trees and their own inventory.
     woods: Woods,
@@ -778,7 +781,7 @@ impl Bot<'_> {
                 self.flush().await
             }
             Action::Chat => {
-                let (text, global) = chat_line(&mut self.rng);
+                let (text, global) = chat_line(&mut self.rng, &mut self.said);
                 let channel = if global { "global" } else { "local" };
                 self.send("player:chat", json!({ "text": text, "channel": channel }))
                     .await

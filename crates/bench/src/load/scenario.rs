@@ -153,10 +153,16 @@ pub fn target_within(from: TilePos, radius: i32, rng: &mut Rng) -> TilePos {
     }
 }
 
-/// A chat line and whether it goes to the global channel (one in [`GLOBAL_CHAT_ONE_IN`]).
-pub fn chat_line(rng: &mut Rng) -> (String, bool) {
-    let line = CHAT_LINES[rng.below(CHAT_LINES.len() as u64) as usize];
-    (line.to_owned(), rng.one_in(GLOBAL_CHAT_ONE_IN))
+/// A chat line and whether it goes to the global channel (one in [`GLOBAL_CHAT_ONE_IN`]). Never
+/// one of the bot's last two (`said`, updated): the server holds a line repeated within seconds
+/// (docs/mechanics.md, "Chat limits"), which would count as an error in the report.
+pub fn chat_line(rng: &mut Rng, said: &mut [usize; 2]) -> (String, bool) {
+    let fresh: Vec<usize> = (0..CHAT_LINES.len())
+        .filter(|i| !said.contains(i))
+        .collect();
+    let pick = fresh[rng.below(fresh.len() as u64) as usize];
+    *said = [pick, said[0]];
+    (CHAT_LINES[pick].to_owned(), rng.one_in(GLOBAL_CHAT_ONE_IN))
 }
 
 /// How often a gathering bot (re)starts chopping.
@@ -309,8 +315,26 @@ mod tests {
     #[test]
     fn chat_is_mostly_local() {
         let mut rng = Rng::seeded(4);
-        let global = (0..10_000).filter(|_| chat_line(&mut rng).1).count();
+        let mut said = [usize::MAX; 2];
+        let global = (0..10_000)
+            .filter(|_| chat_line(&mut rng, &mut said).1)
+            .count();
         assert!((60..=140).contains(&global), "{global}");
+    }
+
+    #[test]
+    fn a_bot_never_repeats_one_of_its_last_two_lines() {
+        let mut rng = Rng::seeded(6);
+        let mut said = [usize::MAX; 2];
+        let lines: Vec<String> = (0..1_000)
+            .map(|_| chat_line(&mut rng, &mut said).0)
+            .collect();
+        for window in lines.windows(3) {
+            assert!(
+                window[2] != window[0] && window[2] != window[1],
+                "{window:?}"
+            );
+        }
     }
 
     #[test]

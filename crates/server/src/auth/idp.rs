@@ -81,14 +81,16 @@ impl IdpVerifier {
 
     /// The provider's subject of a valid token.
     pub async fn verify(&self, token: &str) -> Result<String, AuthError> {
-        let header = jsonwebtoken::decode_header(token).map_err(|_| AuthError::Malformed)?;
+        let header =
+            jsonwebtoken::decode_header(token).map_err(|err| super::token_refusal(&err, token))?;
         if header.alg != Algorithm::ES256 {
             return Err(AuthError::WrongAlgorithm);
         }
         let check = |key: &DecodingKey| {
-            jsonwebtoken::decode::<IdpClaims>(token, key, &self.validation)
-                .map(|d| d.claims.sub)
-                .map_err(|e| AuthError::Invalid(e.to_string()))
+            jsonwebtoken::decode::<serde_json::Value>(token, key, &self.validation)
+                .map_err(|err| super::token_refusal(&err, token))
+                .and_then(|d| super::read_claims::<IdpClaims>(d.claims))
+                .map(|claims| claims.sub)
         };
         match &self.keys {
             KeySource::Static(key) => check(key),
@@ -103,7 +105,8 @@ impl IdpVerifier {
                             .unwrap_or_default()
                     )));
                 }
-                let mut last = AuthError::Invalid("no key matched".into());
+                let mut last =
+                    AuthError::Invalid("it matches none of the identity provider's keys".into());
                 for key in &candidates {
                     match check(key) {
                         Ok(sub) => return Ok(sub),

@@ -25,18 +25,86 @@ pub const ADMIN_ROLE: &str = "admin";
 pub enum AuthError {
     #[error("missing bearer token")]
     Missing,
-    #[error("malformed token")]
+    /// The `Authorization` header is not `Bearer <token>`.
+    #[error("the Authorization header must be `Bearer <token>`")]
     Malformed,
-    #[error("token algorithm not accepted")]
+    #[error("the token is not valid: its algorithm is not accepted")]
     WrongAlgorithm,
-    #[error("invalid token: {0}")]
+    /// What is wrong with the token, in words ([`token_refusal`]).
+    #[error("the token is not valid: {0}")]
     Invalid(String),
+    #[error("the token has expired: log in again")]
+    Expired,
     #[error(
         "identity-provider tokens are not accepted: identity-provider login is not configured"
     )]
     IdpDisabled,
     #[error("the account no longer exists")]
     UnknownAccount,
+}
+
+/// A token jsonwebtoken refused, in words: what is wrong with the token ("it has no expiry"),
+/// never the library's or the JSON parser's text (`JSON error: missing field \`exp\` at line 1
+/// column 80`).
+pub fn token_refusal(err: &jsonwebtoken::errors::Error, token: &str) -> AuthError {
+    use jsonwebtoken::errors::ErrorKind;
+    let why = match err.kind() {
+        ErrorKind::ExpiredSignature => return AuthError::Expired,
+        ErrorKind::ImmatureSignature => "it is not valid yet (its `nbf` is in the future)".into(),
+        ErrorKind::InvalidSignature => "its signature does not match".into(),
+        // jsonwebtoken reports a required claim of the wrong type as missing. The signature was
+        // checked before the claims were, so reading them unchecked to tell the two apart only
+        // words the refusal; nothing is accepted on it.
+        ErrorKind::MissingRequiredClaim(claim) if claim_present(token, claim) => {
+            format!("its {} is not of the right type", claim_name(claim))
+        }
+        ErrorKind::MissingRequiredClaim(claim) => format!("it has no {}", claim_name(claim)),
+        ErrorKind::InvalidClaimFormat(claim) => {
+            format!("its {} is not of the right type", claim_name(claim))
+        }
+        ErrorKind::InvalidIssuer => "it was issued by someone else (`iss`)".into(),
+        ErrorKind::InvalidAudience => "it is meant for someone else (`aud`)".into(),
+        ErrorKind::InvalidSubject => "its subject (`sub`) is not accepted".into(),
+        ErrorKind::InvalidAlgorithm | ErrorKind::MissingAlgorithm => {
+            "its algorithm is not accepted".into()
+        }
+        ErrorKind::InvalidToken | ErrorKind::Base64(_) | ErrorKind::Utf8(_) => {
+            "it is not a JWT (three base64url parts separated by dots)".into()
+        }
+        ErrorKind::Json(_) => {
+            "its header or claims cannot be read (not JSON, or an algorithm this server does not know)"
+                .into()
+        }
+        _ => "it could not be checked".into(),
+    };
+    AuthError::Invalid(why)
+}
+
+/// Whether the token's claims hold `claim` (not null), read without checking anything.
+fn claim_present(token: &str, claim: &str) -> bool {
+    jsonwebtoken::dangerous::insecure_decode::<serde_json::Value>(token)
+        .is_ok_and(|data| data.claims.get(claim).is_some_and(|v| !v.is_null()))
+}
+
+/// A registered claim by what it means, with its name.
+fn claim_name(claim: &str) -> String {
+    match claim {
+        "exp" => "expiry (`exp`)".into(),
+        "nbf" => "start time (`nbf`)".into(),
+        "iat" => "issue time (`iat`)".into(),
+        "sub" => "subject (`sub`)".into(),
+        "iss" => "issuer (`iss`)".into(),
+        "aud" => "audience (`aud`)".into(),
+        other => format!("`{other}` claim"),
+    }
+}
+
+/// Reads a token's verified claims as `T`; a claim missing or of the wrong type is said in words.
+pub fn read_claims<T: serde::de::DeserializeOwned>(
+    claims: serde_json::Value,
+) -> Result<T, AuthError> {
+    wayfarer_protocol::strict::from_value(claims)
+        .map_err(|err| AuthError::Invalid(format!("its {}", err.describe("claims"))))
 }
 
 impl From<AuthError> for ApiError {
@@ -83,7 +151,8 @@ impl AuthService {
     /// alone (HS256 for our tokens, ES256 for the provider's), which defeats `alg:none` and
     /// algorithm confusion.
     pub async fn verify(&self, token: &str) -> Result<Subject, AuthError> {
-        let header = jsonwebtoken::decode_header(token).map_err(|_| AuthError::Malformed)?;
+        let header =
+            jsonwebtoken::decode_header(token).map_err(|err| token_refusal(&err, token))?;
         match header.alg {
             Algorithm::HS256 => self.tokens.verify(token).map(|verified| match verified {
                 tokens::Verified::Account(id) => Subject::Account(id),

@@ -1,8 +1,6 @@
 //! The token-signing secret: `JWT_SECRET`, or in development and test a random one generated once and
 //! kept in the world directory so tokens survive a restart.
 
-use std::path::Path;
-
 use anyhow::Context;
 
 use crate::config::{Config, NodeEnv};
@@ -21,11 +19,14 @@ pub fn resolve(config: &Config) -> anyhow::Result<Vec<u8>> {
     if let Ok(existing) = std::fs::read_to_string(&path) {
         let existing = existing.trim();
         if existing.len() >= crate::config::MIN_JWT_SECRET_BYTES {
+            // A secret saved by an older version, or copied in, may be readable by others.
+            wayfarer_store::private_file::restrict(&path)
+                .with_context(|| format!("cannot make the secret in {} private", path.display()))?;
             return Ok(existing.as_bytes().to_vec());
         }
     }
     let secret = generate()?;
-    write_private(&path, &secret)
+    wayfarer_store::private_file::write(&path, &secret)
         .with_context(|| format!("cannot save the generated secret to {}", path.display()))?;
     tracing::warn!(
         path = %path.display(),
@@ -38,23 +39,4 @@ fn generate() -> anyhow::Result<String> {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("no system randomness: {e}"))?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
-}
-
-fn write_private(path: &Path, contents: &str) -> std::io::Result<()> {
-    #[cfg(unix)]
-    {
-        use std::io::Write;
-        use std::os::unix::fs::OpenOptionsExt;
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(path)?;
-        file.write_all(contents.as_bytes())
-    }
-    #[cfg(not(unix))]
-    {
-        std::fs::write(path, contents)
-    }
 }

@@ -120,9 +120,13 @@ impl ServerTokens {
 
     /// What a valid token stands for.
     pub fn verify(&self, token: &str) -> Result<Verified, AuthError> {
-        let claims = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
-            .map(|data| data.claims)
-            .map_err(|e| AuthError::Invalid(e.to_string()))?;
+        // Decoded as JSON first, so a claim missing or of the wrong type is told by name
+        // (`read_claims`) rather than by the JSON parser.
+        let claims =
+            jsonwebtoken::decode::<serde_json::Value>(token, &self.decoding, &self.validation)
+                .map_err(|err| super::token_refusal(&err, token))?
+                .claims;
+        let claims: Claims = super::read_claims(claims)?;
         Ok(match claims.agent {
             None => Verified::Account(claims.sub),
             Some(claim) => Verified::Agent {

@@ -4,6 +4,7 @@
 
 use std::net::SocketAddr;
 
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{ConnectInfo, Query, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
@@ -40,7 +41,7 @@ use crate::http::openapi::tags;
 pub async fn upgrade(
     state: State<AppState>,
     peer: ConnectInfo<SocketAddr>,
-    query: Query<WsQuery>,
+    query: Result<Query<WsQuery>, QueryRejection>,
     headers: HeaderMap,
     upgrade: Result<Upgrade, NotAnUpgrade>,
 ) -> Result<Response, ApiError> {

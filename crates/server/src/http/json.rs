@@ -44,11 +44,9 @@ where
             .map_err(|err| match err {
                 TextError::NotJson(err) => ApiError::new(
                     ErrorCode::InvalidJson,
-                    format!("request body is not valid JSON: {err}"),
+                    format!("the request body is {}", strict::not_json(&err)),
                 ),
-                TextError::Shape(err) => {
-                    ApiError::bad_request(format!("invalid request body: {err}"))
-                }
+                TextError::Shape(err) => ApiError::bad_request(err.describe("the request body")),
             })
     }
 }

@@ -87,6 +87,17 @@ impl Runner {
                 quantity: u32::try_from(quantity.max(0)).unwrap_or(u32::MAX),
             }),
             WorldInput::Notify { to, message } => self.notices.push((to, message)),
+            WorldInput::AdmitPrivateElsewhere {
+                id,
+                to,
+                text,
+                reply,
+            } => self.admissions.push(super::queries::Admission {
+                id,
+                to,
+                text,
+                reply,
+            }),
             WorldInput::Snapshot { id, reply } => {
                 let live = self
                     .players

@@ -36,7 +36,9 @@ mod saves;
 mod sessions;
 mod trade_commits;
 
-pub use queries::{ground_totals, live_snapshot, surroundings, Surroundings};
+pub use queries::{
+    admit_private_elsewhere, ground_totals, live_snapshot, surroundings, Surroundings,
+};
 use sessions::{DeferredLeave, PendingLeave};
 
 /// Close code for a connection refused because the character's previous session is not saved yet
@@ -140,6 +142,15 @@ pub enum WorldInput {
         id: String,
         radius_tiles: i32,
         reply: oneshot::Sender<Option<Box<Surroundings>>>,
+    },
+    /// A private message to a player in another world, to count against the sender's chat
+    /// limits (`World::admit_private_elsewhere`): answered after the next tick, so it counts
+    /// after the lines the connection sent before it (and after the sender's entry).
+    AdmitPrivateElsewhere {
+        id: String,
+        to: String,
+        text: String,
+        reply: oneshot::Sender<Result<String, Option<wayfarer_sim::Refusal>>>,
     },
     /// Messages for players who are online (others are skipped), sent after the next tick's
     /// events, so a player entering gets `player:sync` and `world:update` before them.
@@ -290,6 +301,8 @@ struct Runner {
     own_sender: Option<WorldSender>,
     /// To the runtime task that wakes connections after a dispatch (none outside a runtime).
     wakes: Option<tokio_mpsc::UnboundedSender<Vec<OutboundWaker>>>,
+    /// Private messages to other worlds waiting to be counted after the next tick.
+    admissions: Vec<queries::Admission>,
 }
 
 impl Runner {
@@ -312,6 +325,7 @@ impl Runner {
             leaving: HashMap::new(),
             own_sender: None,
             wakes: None,
+            admissions: Vec::new(),
         }
     }
 
@@ -401,6 +415,7 @@ impl Runner {
         let dispatch_started = Instant::now();
         self.dispatch(events);
         self.finish_leaves(leaving);
+        self.answer_admissions();
         let dispatch = dispatch_started.elapsed();
         metrics::histogram!("tick_phase_ms", "phase" => "dispatch")
             .record(dispatch.as_secs_f64() * 1000.0);

@@ -74,3 +74,43 @@ pub async fn surroundings(
     })
     .await
 }
+
+/// A private message to another world waiting to be counted (see
+/// [`WorldInput::AdmitPrivateElsewhere`]).
+pub(super) struct Admission {
+    pub id: String,
+    pub to: String,
+    pub text: String,
+    pub reply: oneshot::Sender<Result<String, Option<wayfarer_sim::Refusal>>>,
+}
+
+/// Asks the world to count a private message from `id` to `to`, who is in another world, against
+/// the sender's chat limits: the cleaned text to send, or the refusal (`None`: held without a
+/// notice). `service_unavailable` when the world does not answer.
+pub async fn admit_private_elsewhere(
+    world: &WorldSender,
+    id: &str,
+    to: &str,
+    text: &str,
+) -> Result<Result<String, Option<wayfarer_sim::Refusal>>, crate::http::error::ApiError> {
+    let (id, to, text) = (id.to_owned(), to.to_owned(), text.to_owned());
+    ask(world, |reply| WorldInput::AdmitPrivateElsewhere {
+        id,
+        to,
+        text,
+        reply,
+    })
+    .await
+}
+
+impl super::Runner {
+    /// Counts the private messages to other worlds taken since the last tick, after it.
+    pub(super) fn answer_admissions(&mut self) {
+        for admission in std::mem::take(&mut self.admissions) {
+            let verdict =
+                self.world
+                    .admit_private_elsewhere(&admission.id, &admission.to, &admission.text);
+            let _ = admission.reply.send(verdict);
+        }
+    }
+}

@@ -193,21 +193,47 @@ async fn every_bad_token_is_401() {
             .to_string()
             .as_bytes(),
     );
-    let cases: Vec<(&str, Option<String>)> = vec![
-        ("missing", None),
-        ("no scheme", Some(valid.clone())),
-        ("wrong scheme", Some(format!("Basic {valid}"))),
-        ("empty bearer", Some("Bearer ".into())),
-        ("garbage", Some("Bearer not.a.jwt".into())),
+    let signed = |claims: Value| Some(format!("Bearer {}", hs256(SECRET.as_bytes(), &claims)));
+    let not_valid = |why: &str| format!("the token is not valid: {why}");
+    let header_shape = "the Authorization header must be `Bearer <token>`".to_owned();
+    let cases: Vec<(&str, Option<String>, String)> = vec![
+        ("missing", None, "missing bearer token".into()),
+        ("no scheme", Some(valid.clone()), header_shape.clone()),
+        (
+            "wrong scheme",
+            Some(format!("Basic {valid}")),
+            header_shape.clone(),
+        ),
+        ("empty bearer", Some("Bearer ".into()), header_shape),
+        (
+            "garbage",
+            Some("Bearer not.a.jwt".into()),
+            not_valid("it is not a JWT (three base64url parts separated by dots)"),
+        ),
         (
             "expired",
-            Some(format!(
-                "Bearer {}",
-                hs256(
-                    SECRET.as_bytes(),
-                    &json!({"sub": account, "iat": now() - 7200, "exp": now() - 3600, "iss": "wayfarer"})
-                )
-            )),
+            signed(json!({"sub": account, "iat": now() - 7200, "exp": now() - 3600, "iss": "wayfarer"})),
+            "the token has expired: log in again".into(),
+        ),
+        (
+            "no expiry",
+            signed(json!({"sub": account, "iat": now(), "iss": "wayfarer"})),
+            not_valid("it has no expiry (`exp`)"),
+        ),
+        (
+            "an expiry that is not a number",
+            signed(json!({"sub": account, "iat": now(), "exp": "tomorrow", "iss": "wayfarer"})),
+            not_valid("its expiry (`exp`) is not of the right type"),
+        ),
+        (
+            "no issue time",
+            signed(json!({"sub": account, "exp": now() + 60, "iss": "wayfarer"})),
+            not_valid("its `iat` is missing"),
+        ),
+        (
+            "an issue time that is not a whole number",
+            signed(json!({"sub": account, "iat": "now", "exp": now() + 60, "iss": "wayfarer"})),
+            not_valid("its `iat` must be a whole number, not a string"),
         ),
         (
             "wrong signature",
@@ -218,24 +244,27 @@ async fn every_bad_token_is_401() {
                     &json!({"sub": account, "iat": now(), "exp": now() + 60, "iss": "wayfarer"})
                 )
             )),
+            not_valid("its signature does not match"),
         ),
         (
             "wrong issuer",
-            Some(format!(
-                "Bearer {}",
-                hs256(
-                    SECRET.as_bytes(),
-                    &json!({"sub": account, "iat": now(), "exp": now() + 60, "iss": "someone-else"})
-                )
-            )),
+            signed(json!({"sub": account, "iat": now(), "exp": now() + 60, "iss": "someone-else"})),
+            not_valid("it was issued by someone else (`iss`)"),
         ),
-        ("alg none", Some(format!("Bearer {header_none}.{payload}."))),
+        (
+            "alg none",
+            Some(format!("Bearer {header_none}.{payload}.")),
+            not_valid(
+                "its header or claims cannot be read (not JSON, or an algorithm this server does not know)",
+            ),
+        ),
         (
             "algorithm confusion: HS256 signed with the provider's public key",
             Some(format!(
                 "Bearer {}",
                 hs256(key.public_pem().as_bytes(), &idp_claims("did:confused"))
             )),
+            not_valid("its signature does not match"),
         ),
         (
             "wrong audience",
@@ -243,27 +272,25 @@ async fn every_bad_token_is_401() {
                 "Bearer {}",
                 key.sign(&json!({"sub": "did:x", "aud": "another-app", "iss": "privy.io", "exp": now() + 60}))
             )),
+            not_valid("it is meant for someone else (`aud`)"),
         ),
         (
             "provider token signed by an unknown key",
             Some(format!("Bearer {}", IdpKey::new("k1").sign(&idp_claims("did:x")))),
+            not_valid("its signature does not match"),
         ),
         (
             "account that does not exist",
-            Some(format!(
-                "Bearer {}",
-                hs256(
-                    SECRET.as_bytes(),
-                    &json!({"sub": "no-such-account", "iat": now(), "exp": now() + 60, "iss": "wayfarer"})
-                )
-            )),
+            signed(json!({"sub": "no-such-account", "iat": now(), "exp": now() + 60, "iss": "wayfarer"})),
+            "the account no longer exists".into(),
         ),
     ];
-    for (case, authorization) in cases {
+    for (case, authorization, message) in cases {
         let response = refresh(&app, authorization.as_deref()).await;
         assert_eq!(response.status(), 401, "{case}");
         let body: Value = response.json().await.unwrap();
         assert_eq!(body["error"], "unauthorized", "{case}: {body}");
+        assert_eq!(body["message"], message.as_str(), "{case}");
     }
 }
 

@@ -739,3 +739,131 @@ async fn generated_malformed_frames_keep_the_socket_and_the_holdings() {
     assert_eq!(holdings(&mut ws).await, before, "seed {seed}");
     ws.close().await;
 }
+
+#[tokio::test]
+async fn refusals_say_which_field_is_wrong_and_what_it_must_be() {
+    let app = app().await;
+    let admin = crate::support::admin_token(&app).await;
+    let post = |path: &str, body: &str| {
+        app.client
+            .post(app.url(path))
+            .bearer_auth(&admin)
+            .header("content-type", "application/json")
+            .body(body.to_owned())
+            .send()
+    };
+    // REST bodies: the field by its wire name, what it must be, and never serde's type names.
+    for (path, body, code, message) in [
+        (
+            "/api/admin/ban",
+            r#"{"accountId": "a", "reason": "r", "minutes": "ten"}"#,
+            "bad_request",
+            "`minutes` must be a whole number, not a string",
+        ),
+        (
+            "/api/admin/ban",
+            r#"{"accountId": "a", "reason": "r", "minutes": 2.5}"#,
+            "bad_request",
+            "`minutes` must be a whole number, not 2.5",
+        ),
+        (
+            "/api/admin/ban",
+            r#"{"accountId": "a", "reason": "r", "minutes": -5}"#,
+            "bad_request",
+            "`minutes` must be a whole number from 0 to 18446744073709551615, not -5",
+        ),
+        (
+            "/api/admin/ban",
+            r#"{"accountId": 7, "reason": "r"}"#,
+            "bad_request",
+            "`accountId` must be a string, not 7",
+        ),
+        (
+            "/api/admin/ban",
+            r#"{"accountId": "a"}"#,
+            "bad_request",
+            "`reason` is missing",
+        ),
+        (
+            "/api/auth/guest",
+            r#"{"name": ["x"]}"#,
+            "bad_request",
+            "`name` must be a string, not a list",
+        ),
+        (
+            "/api/auth/guest",
+            "[]",
+            "bad_request",
+            "the request body must be an object, not a list",
+        ),
+        (
+            "/api/auth/guest",
+            r#"{"name": tru}"#,
+            "invalid_json",
+            "the request body is not valid JSON (line 1, column 13)",
+        ),
+    ] {
+        let response = post(path, body).await.unwrap();
+        let error = assert_error(response, 400, code).await;
+        assert_eq!(error["message"], message, "{path} {body}");
+    }
+
+    // The socket's query string.
+    let twice = app
+        .client
+        .get(app.url("/ws?token=a&token=b"))
+        .send()
+        .await
+        .unwrap();
+    let error = assert_error(twice, 400, "bad_request").await;
+    assert_eq!(
+        error["message"],
+        "the query string may give `token` and `characterId` once each"
+    );
+
+    // The socket: `invalid_message` names the message, the field and what it must be.
+    let (token, _) = player(&app, "Worded").await;
+    let (mut ws, _) = enter(&app, &token).await;
+    for (i, (frame, message)) in [
+        (
+            json!({"type": "player:move", "data": {"x": "one", "z": 2}}),
+            "bad data for player:move: `x` must be a whole number, not a string",
+        ),
+        (
+            json!({"type": "player:move", "data": {"x": 1}}),
+            "bad data for player:move: `z` is missing",
+        ),
+        (
+            json!({"type": "player:chat", "data": {"text": 5}}),
+            "bad data for player:chat: `text` must be a string, not 5",
+        ),
+        (
+            json!({"type": "player:chat", "data": {"text": "hi", "channel": "shout"}}),
+            "bad data for player:chat: `channel` must be one of `local`, `global`, `private`, `system`",
+        ),
+        (
+            json!({"type": "player:move", "data": [1, 2]}),
+            "bad data for player:move: `data` must be an object, not a list",
+        ),
+        (
+            json!({"type": 5, "data": {}}),
+            "not a message envelope ({\"type\", \"data\"}): `type` must be a string, not 5",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut frame = frame;
+        frame["ref"] = json!(i);
+        ws.send_text(frame.to_string()).await;
+        let error = refusal(&mut ws, &json!(i)).await;
+        assert_eq!(error["data"]["code"], "invalid_message", "{frame}");
+        assert_eq!(error["data"]["message"], message, "{frame}");
+    }
+    ws.send_text("{\"type\": ").await;
+    let error = ws.expect_type("error").await;
+    assert_eq!(
+        error["data"]["message"],
+        "the message is not valid JSON: it ends before it is complete (line 1, column 9)"
+    );
+}

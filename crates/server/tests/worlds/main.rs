@@ -14,6 +14,7 @@ use wayfarer_store::Store;
 
 use common::{free_port, player_on, Read, Stream};
 
+mod chat_limits;
 #[path = "../common/mod.rs"]
 mod common;
 mod death_piles;

@@ -60,6 +60,13 @@ fn rejection(events: &[Event]) -> Option<&'static str> {
     })
 }
 
+fn rejection_message(events: &[Event]) -> Option<&str> {
+    events.iter().find_map(|e| match e {
+        Event::Rejected { message, .. } => Some(message.as_str()),
+        _ => None,
+    })
+}
+
 fn held(world: &World, id: &str, item: &str) -> u64 {
     world.player_inventory(id).unwrap().count(item)
 }
@@ -179,6 +186,10 @@ fn the_bank_holds_at_most_480_distinct_items() {
     // A 481st item is refused, whole; an item already banked still goes in.
     let events = world.tick(vec![deposit("full", Some(0), None)]);
     assert_eq!(rejection(&events), Some(codes::BANK_FULL));
+    assert_eq!(
+        rejection_message(&events),
+        Some("Your bank is full: it holds 480 different items. Withdraw or sell something first.")
+    );
     assert_eq!(held(&world, "full", "logs"), 1);
     assert_eq!(world.player_bank("full").unwrap().len(), BANK_CAPACITY);
     let events = world.tick(vec![deposit("full", Some(1), None)]);
@@ -192,6 +203,24 @@ fn the_bank_holds_at_most_480_distinct_items() {
     assert_eq!(rejection(&events), None);
     assert_eq!(world.player_bank("almost").unwrap().len(), BANK_CAPACITY);
     assert_eq!(banked(&world, "almost", "logs"), 1);
+}
+
+#[test]
+fn a_bank_stack_at_its_limit_takes_no_more_and_says_so() {
+    let mut world = world();
+    world.tick(vec![joining(
+        "a",
+        NEAR_BANKER,
+        vec![(0, stack("logs", 1))],
+        vec![stack("logs", wayfarer_sim::inventory::MAX_STACK)],
+    )]);
+    let events = world.tick(vec![deposit("a", Some(0), None)]);
+    assert_eq!(rejection(&events), Some(codes::BANK_FULL));
+    assert_eq!(
+        rejection_message(&events),
+        Some("Your bank cannot hold more Logs: a stack holds at most 2147483647.")
+    );
+    assert_eq!(held(&world, "a", "logs"), 1, "nothing moved");
 }
 
 #[test]

@@ -427,3 +427,220 @@ fn local_chat_follows_the_views_when_speakers_move_or_enter_in_the_same_tick() {
     assert_eq!(heard[0], BTreeSet::from(["newcomer".to_owned()]));
     assert_eq!(heard[1], shown.seeing("p000"));
 }
+
+/// The texts `who` hears in `events`, in order.
+fn heard_by(events: &[Event], who: &str) -> Vec<String> {
+    chats(events)
+        .into_iter()
+        .filter(|(to, _)| to.iter().any(|t| t == who))
+        .map(|(_, m)| m.text)
+        .collect()
+}
+
+fn notices(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Rejected { code, message, .. } if *code == codes::RATE_LIMITED => {
+                Some(message.clone())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_global_flood_reaches_the_others_at_the_global_rate_with_one_notice_a_second() {
+    let mut world = world();
+    let rate = wayfarer_sim::GLOBAL_LINE_RATE;
+    // 10 different lines a tick for 50 ticks (30 s of game time).
+    let mut heard = 0;
+    let mut noticed = Vec::new();
+    for tick in 0..50 {
+        let events = world.tick(
+            (0..10)
+                .map(|i| {
+                    say(
+                        "ada",
+                        ChatChannel::Global,
+                        &format!("flood {tick}.{i}"),
+                        None,
+                    )
+                })
+                .collect(),
+        );
+        let bob_heard = heard_by(&events, "bob").len();
+        if tick == 0 {
+            assert_eq!(bob_heard, rate.burst as usize, "the burst passes at once");
+        }
+        heard += bob_heard;
+        let tick_notices = notices(&events);
+        assert!(tick_notices.len() <= 1, "one notice at most in a tick");
+        noticed.extend(tick_notices.into_iter().map(|n| (tick, n)));
+    }
+    // 49 ticks after the first are 294 tenths of a second: 9 more intervals of 3 s.
+    assert_eq!(
+        heard,
+        rate.burst as usize + 294 / rate.interval_decis as usize
+    );
+    // A notice every other tick (1.2 s), starting with the first held line.
+    assert_eq!(
+        noticed.iter().map(|(tick, _)| *tick).collect::<Vec<_>>(),
+        (0..50).step_by(2).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        noticed[0].1,
+        "you are sending global messages too fast: you may speak on global again in 3 s"
+    );
+}
+
+#[test]
+fn the_notice_carries_the_ref_of_the_line_held() {
+    let mut world = world();
+    let events = world.tick(
+        (0..6)
+            .map(|i| Command::Chat {
+                id: "ada".into(),
+                channel: ChatChannel::Local,
+                text: format!("line {i}"),
+                to: None,
+                reference: Some(100 + i),
+            })
+            .collect(),
+    );
+    assert_eq!(heard_by(&events, "bob").len(), 5, "local's burst is 5");
+    assert_eq!(
+        rejections(&events),
+        vec![("ada".into(), codes::RATE_LIMITED, Some(105))]
+    );
+}
+
+#[test]
+fn local_is_more_generous_than_global() {
+    let mut world = world();
+    let flood = |channel| -> Vec<Command> {
+        (0..10)
+            .map(|i| say("ada", channel, &format!("{channel:?} {i}"), None))
+            .collect()
+    };
+    let mut global = 0;
+    let mut local = 0;
+    for _ in 0..10 {
+        global += heard_by(&world.tick(flood(ChatChannel::Global)), "bob").len();
+        local += heard_by(&world.tick(flood(ChatChannel::Local)), "bob").len();
+    }
+    // Each channel's lines span 18 ticks (10.8 s): the burst, then one line per interval.
+    assert!(global < local, "global {global}, local {local}");
+    assert_eq!(global, 3 + 108 / 30);
+    assert_eq!(local, 5 + 108 / 5);
+}
+
+#[test]
+fn a_repeated_line_is_held_until_the_window_has_passed() {
+    let mut world = world();
+    let events = world.tick(vec![say("ada", ChatChannel::Global, "Buy Gold", None)]);
+    assert_eq!(heard_by(&events, "bob"), ["Buy Gold"]);
+    // Later, well within the rate: the same line in another case, with invisible characters.
+    for _ in 0..10 {
+        world.tick(Vec::new());
+    }
+    let events = world.tick(vec![say(
+        "ada",
+        ChatChannel::Global,
+        " buy\u{200B} GOLD ",
+        None,
+    )]);
+    assert!(heard_by(&events, "bob").is_empty());
+    assert_eq!(
+        notices(&events),
+        ["you just said that on global: the same line may be said there again in 24 s"]
+    );
+    // It was said in tick 2; global's window is 30 s, 50 ticks: held up to tick 51, said in 52.
+    while world.tick_number() < 51 {
+        let events = world.tick(vec![say("ada", ChatChannel::Global, "buy gold", None)]);
+        assert!(
+            heard_by(&events, "bob").is_empty(),
+            "tick {}",
+            world.tick_number()
+        );
+    }
+    let events = world.tick(vec![say("ada", ChatChannel::Global, "buy gold", None)]);
+    assert_eq!(heard_by(&events, "bob"), ["buy gold"]);
+}
+
+#[test]
+fn leaving_and_coming_back_does_not_refill_the_burst() {
+    let mut world = world();
+    let burst: Vec<Command> = (0..3)
+        .map(|i| say("ada", ChatChannel::Global, &format!("{i}"), None))
+        .collect();
+    assert_eq!(heard_by(&world.tick(burst), "bob").len(), 3);
+    world.tick(vec![Command::Leave { id: "ada".into() }]);
+    world.tick(vec![join("ada", t(10, 10))]);
+    let events = world.tick(vec![say("ada", ChatChannel::Global, "again", None)]);
+    assert!(heard_by(&events, "bob").is_empty(), "still held");
+    assert_eq!(notices(&events).len(), 1);
+}
+
+#[test]
+fn chat_limits_can_be_switched_off() {
+    let mut world = world();
+    world.set_chat_limits(false);
+    let events = world.tick(
+        (0..20)
+            .map(|_| say("ada", ChatChannel::Global, "same", None))
+            .collect(),
+    );
+    assert_eq!(heard_by(&events, "bob").len(), 20);
+}
+
+#[test]
+fn refused_lines_do_not_count_against_the_sender() {
+    let mut world = world();
+    let events = world.tick(
+        (0..10)
+            .map(|i| say("ada", ChatChannel::Private, &format!("{i}"), Some("nobody")))
+            .chain([say("ada", ChatChannel::Local, " \u{200B} ", None)])
+            .collect(),
+    );
+    assert!(notices(&events).is_empty());
+    let events = world.tick(
+        (0..5)
+            .map(|i| say("ada", ChatChannel::Private, &format!("{i}"), Some("bob")))
+            .collect(),
+    );
+    assert_eq!(heard_by(&events, "bob").len(), 5);
+}
+
+#[test]
+fn a_private_message_to_another_world_counts_against_the_private_limit() {
+    let mut world = world();
+    for i in 0..5 {
+        assert_eq!(
+            world.admit_private_elsewhere("ada", "Zed", &format!(" hi\u{202E} {i} ")),
+            Ok(format!("hi {i}"))
+        );
+    }
+    let held = world.admit_private_elsewhere("ada", "Zed", "one more");
+    assert_eq!(
+        held.as_ref().map_err(|r| r.as_ref().map(|r| r.code)),
+        Err(Some(codes::RATE_LIMITED))
+    );
+    assert_eq!(
+        world.admit_private_elsewhere("ada", "Zed", "and another"),
+        Err(None),
+        "one notice a second"
+    );
+    // The same budget as private lines within the world.
+    let events = world.tick(vec![say("ada", ChatChannel::Private, "here", Some("bob"))]);
+    assert!(heard_by(&events, "bob").is_empty());
+    let refused = world.admit_private_elsewhere("bob", "Zed", "\u{200B}");
+    assert_eq!(
+        refused.map_err(|r| r.map(|r| r.code)),
+        Err(Some(codes::INVALID_TEXT))
+    );
+    assert_eq!(
+        world.admit_private_elsewhere("nobody", "Zed", "hi"),
+        Err(None)
+    );
+}

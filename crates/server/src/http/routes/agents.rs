@@ -304,12 +304,9 @@ pub async fn message(
     ApiJson(body): ApiJson<MessageRequest>,
 ) -> Result<(StatusCode, Json<MessageAccepted>), ApiError> {
     let mapping = owned_agent(&state, &caller, &id).await?;
-    // The same rule as chat: control characters stripped, 1-200 characters after trimming.
+    // The rule of chat, as the agent may repeat it to other players.
     let text = wayfarer_sim::clean_chat_text(&body.text).ok_or_else(|| {
-        ApiError::bad_request(format!(
-            "text: 1-{} characters after trimming",
-            wayfarer_protocol::agent::MAX_TEXT_CHARS
-        ))
+        ApiError::bad_request(format!("`text`: {}", wayfarer_sim::invalid_chat_text()))
     })?;
     control::message(&state, &mapping, &text);
     Ok((

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use serde_json::Value;
-use wayfarer_protocol::ws::{codes, ChatChannel, ChatMessage, ServerMessage, MAX_CHAT_CHARS};
+use wayfarer_protocol::ws::{codes, ChatChannel, ChatMessage, ServerMessage};
 
 use crate::http::ws_transport::Socket;
 use crate::world_thread::WorldInput;
@@ -12,9 +12,14 @@ use crate::world_thread::WorldInput;
 use super::{Connection, Flow};
 
 impl Connection {
-    /// A private message to `to`, when `to` is online in another world: sent there over NATS and
-    /// echoed here. `None` when `to` is not in another world (here, or offline everywhere): the
-    /// world answers as for a single world.
+    /// A private message to `to`, when `to` is online in another world: counted against the
+    /// sender's chat limits by this world's game, then sent there over NATS and echoed here.
+    /// `None` when `to` is not in another world (here, or offline everywhere): the world answers
+    /// as for a single world.
+    ///
+    /// The line is counted before the recipient is looked up, so a flood of private messages
+    /// costs the database nothing once held; a line to a name offline everywhere has then
+    /// counted once, as a line to someone online would.
     pub(super) async fn private_elsewhere(
         &mut self,
         socket: &mut Socket,
@@ -27,6 +32,35 @@ impl Connection {
         if name.is_empty() || self.state.connections.find_by_name(name).is_some() {
             return None;
         }
+        let admitted = crate::world_thread::admit_private_elsewhere(
+            &self.state.world_sender,
+            &self.character_id,
+            name,
+            text,
+        )
+        .await;
+        let text = match admitted {
+            Ok(Ok(text)) => text,
+            Ok(Err(Some(refusal))) => {
+                return Some(
+                    self.reply_error(socket, refusal.code, &refusal.message, reference.clone())
+                        .await,
+                )
+            }
+            // Held, and told so within the last second.
+            Ok(Err(None)) => return Some(Flow::Continue),
+            Err(_) => {
+                return Some(
+                    self.reply_error(
+                        socket,
+                        "server_error",
+                        "the message could not be sent; try again",
+                        reference.clone(),
+                    )
+                    .await,
+                )
+            }
+        };
         let store = &self.state.store;
         let target = match store.characters().find_by_name(name).await {
             Ok(Some(target)) => target,
@@ -69,19 +103,6 @@ impl Connection {
                     .await,
             );
         }
-        let Some(text) = wayfarer_sim::clean_chat_text(text) else {
-            return Some(
-                self.reply_error(
-                    socket,
-                    codes::INVALID_TEXT,
-                    &format!(
-                        "chat text must be 1 to {MAX_CHAT_CHARS} characters after trimming and removing control and invisible characters"
-                    ),
-                    reference.clone(),
-                )
-                .await,
-            );
-        };
         let message = ServerMessage::Chat(ChatMessage {
             channel: ChatChannel::Private,
             from_id: self.character_id.clone(),

@@ -9,6 +9,7 @@ use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{ConnectInfo, Query, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
@@ -58,10 +59,16 @@ pub struct WsQuery {
 pub async fn upgrade(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    Query(query): Query<WsQuery>,
+    query: Result<Query<WsQuery>, QueryRejection>,
     headers: HeaderMap,
     upgrade: Result<Upgrade, NotAnUpgrade>,
 ) -> Result<Response, ApiError> {
+    // Every parameter is text, so the one way the query can fail to read is a name given twice.
+    let Ok(Query(query)) = query else {
+        return Err(ApiError::bad_request(
+            "the query string may give `token` and `characterId` once each",
+        ));
+    };
     let token = match query.token.as_deref().filter(|t| !t.is_empty()) {
         Some(token) => token,
         None => bearer_token(&headers)?,

@@ -19,9 +19,13 @@ use serde::de::{
 use serde::Deserializer;
 use serde_json::{Error, Map, Value};
 
-/// Reads `value` as a `T`, refusing a non-object wherever a struct is expected. Errors are
-/// `serde_json` data errors (`Error::classify` is `Category::Data`).
-pub fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, Error> {
+mod shape_error;
+
+pub use shape_error::ShapeError;
+
+/// Reads `value` as a `T`, refusing a non-object wherever a struct is expected. The error says
+/// where and what in words ([`ShapeError::describe`]).
+pub fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, ShapeError> {
     T::deserialize(Strict(value))
 }
 
@@ -32,14 +36,28 @@ pub enum TextError {
     NotJson(Error),
     /// Valid JSON, but not the expected shape (including JSON nested deeper than `serde_json`'s
     /// limit of 128 levels: valid, but refused).
-    Shape(Error),
+    Shape(ShapeError),
 }
 
 impl std::fmt::Display for TextError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            TextError::NotJson(err) | TextError::Shape(err) => err.fmt(f),
+            TextError::NotJson(err) => f.write_str(&not_json(err)),
+            TextError::Shape(err) => err.fmt(f),
         }
+    }
+}
+
+/// Why text is not JSON, in words with where, to follow "the request body is": "not valid JSON
+/// (line 1, column 7)". serde_json's own text names what its parser expected next (`expected
+/// ident`), which tells a client little.
+pub fn not_json(err: &Error) -> String {
+    use serde_json::error::Category;
+    let at = format!("line {}, column {}", err.line(), err.column());
+    match err.classify() {
+        Category::Eof => format!("not valid JSON: it ends before it is complete ({at})"),
+        Category::Io => "not readable as text".to_owned(),
+        Category::Syntax | Category::Data => format!("not valid JSON ({at})"),
     }
 }
 
@@ -48,13 +66,18 @@ impl std::fmt::Display for TextError {
 pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, TextError> {
     let value: Value = serde_json::from_slice(bytes).map_err(|err| {
         if too_deep(&err, bytes) {
-            TextError::Shape(err)
+            TextError::Shape(ShapeError::other(format!(
+                "nested deeper than {MAX_DEPTH} levels"
+            )))
         } else {
             TextError::NotJson(err)
         }
     })?;
     from_value(value).map_err(TextError::Shape)
 }
+
+/// How deep `serde_json` reads nested arrays and objects.
+const MAX_DEPTH: usize = 128;
 
 /// Whether `serde_json` refused well-formed JSON for nesting deeper than its limit. It reports that
 /// as a syntax error, whose text is the one way to tell (the test `nesting_too_deep_is_a_shape_error`
@@ -250,32 +273,56 @@ fn unexpected(value: &Value) -> Unexpected<'_> {
     }
 }
 
-fn invalid_type(value: &Value, expected: &dyn Expected) -> Error {
+fn invalid_type(value: &Value, expected: &dyn Expected) -> ShapeError {
     de::Error::invalid_type(unexpected(value), expected)
 }
 
 /// A JSON value read strictly; nested values are wrapped again, so the rule holds at every depth.
 struct Strict(Value);
 
-macro_rules! forward_to_value {
+/// The scalar readers: each visits the value as it is, and the visitor refuses a kind it does not
+/// take (an `i64` field given a string is `invalid_type`), as `serde_json::Value` does.
+macro_rules! forward_to_any {
     ($($method:ident)*) => {
         $(
-            fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-                self.0.$method(visitor)
+            fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ShapeError> {
+                self.deserialize_any(visitor)
             }
         )*
     };
 }
 
 impl<'de> Deserializer<'de> for Strict {
-    type Error = Error;
+    type Error = ShapeError;
 
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ShapeError> {
         match self.0 {
+            Value::Null => visitor.visit_unit(),
+            Value::Bool(b) => visitor.visit_bool(b),
+            Value::Number(n) => {
+                if let Some(u) = n.as_u64() {
+                    visitor.visit_u64(u)
+                } else if let Some(i) = n.as_i64() {
+                    visitor.visit_i64(i)
+                } else {
+                    visitor.visit_f64(n.as_f64().unwrap_or(f64::NAN))
+                }
+            }
+            Value::String(s) => visitor.visit_string(s),
             Value::Array(items) => visit_array(items, visitor),
             Value::Object(map) => visit_object(map, visitor),
-            other => other.deserialize_any(visitor),
         }
+    }
+
+    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ShapeError> {
+        match self.0 {
+            Value::Null => visitor.visit_unit(),
+            other => Err(invalid_type(&other, &visitor)),
+        }
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ShapeError> {
+        visitor.visit_unit()
     }
 
     fn deserialize_struct<V: Visitor<'de>>(
@@ -283,21 +330,21 @@ impl<'de> Deserializer<'de> for Strict {
         _name: &'static str,
         _fields: &'static [&'static str],
         visitor: V,
-    ) -> Result<V::Value, Error> {
+    ) -> Result<V::Value, ShapeError> {
         match self.0 {
             Value::Object(map) => visit_object(map, visitor),
             other => Err(invalid_type(&other, &visitor)),
         }
     }
 
-    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ShapeError> {
         match self.0 {
             Value::Object(map) => visit_object(map, visitor),
             other => Err(invalid_type(&other, &visitor)),
         }
     }
 
-    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ShapeError> {
         match self.0 {
             Value::Array(items) => visit_array(items, visitor),
             other => Err(invalid_type(&other, &visitor)),
@@ -308,7 +355,7 @@ impl<'de> Deserializer<'de> for Strict {
         self,
         _len: usize,
         visitor: V,
-    ) -> Result<V::Value, Error> {
+    ) -> Result<V::Value, ShapeError> {
         self.deserialize_seq(visitor)
     }
 
@@ -317,11 +364,11 @@ impl<'de> Deserializer<'de> for Strict {
         _name: &'static str,
         _len: usize,
         visitor: V,
-    ) -> Result<V::Value, Error> {
+    ) -> Result<V::Value, ShapeError> {
         self.deserialize_seq(visitor)
     }
 
-    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ShapeError> {
         match self.0 {
             Value::Null => visitor.visit_none(),
             other => visitor.visit_some(Strict(other)),
@@ -332,7 +379,7 @@ impl<'de> Deserializer<'de> for Strict {
         self,
         _name: &'static str,
         visitor: V,
-    ) -> Result<V::Value, Error> {
+    ) -> Result<V::Value, ShapeError> {
         visitor.visit_newtype_struct(self)
     }
 
@@ -341,7 +388,7 @@ impl<'de> Deserializer<'de> for Strict {
         _name: &'static str,
         _variants: &'static [&'static str],
         visitor: V,
-    ) -> Result<V::Value, Error> {
+    ) -> Result<V::Value, ShapeError> {
         match self.0 {
             // A unit variant by name.
             Value::String(name) => visitor.visit_enum(name.into_deserializer()),
@@ -359,41 +406,40 @@ impl<'de> Deserializer<'de> for Strict {
         }
     }
 
-    forward_to_value! {
+    forward_to_any! {
         deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
         deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
         deserialize_u128 deserialize_f32 deserialize_f64 deserialize_char deserialize_str
-        deserialize_string deserialize_bytes deserialize_byte_buf deserialize_unit
-        deserialize_identifier deserialize_ignored_any
+        deserialize_string deserialize_bytes deserialize_byte_buf deserialize_identifier
     }
 
     fn deserialize_unit_struct<V: Visitor<'de>>(
         self,
-        name: &'static str,
+        _name: &'static str,
         visitor: V,
-    ) -> Result<V::Value, Error> {
-        self.0.deserialize_unit_struct(name, visitor)
+    ) -> Result<V::Value, ShapeError> {
+        self.deserialize_unit(visitor)
     }
 }
 
-fn visit_array<'de, V: Visitor<'de>>(items: Vec<Value>, visitor: V) -> Result<V::Value, Error> {
+fn visit_array<'de, V: Visitor<'de>>(
+    items: Vec<Value>,
+    visitor: V,
+) -> Result<V::Value, ShapeError> {
     let len = items.len();
-    let mut access = Items(items.into_iter());
+    let mut access = Items(items.into_iter(), 0);
     let value = visitor.visit_seq(&mut access)?;
     if access.0.len() == 0 {
         Ok(value)
     } else {
-        Err(de::Error::invalid_length(
-            len,
-            &"fewer elements in the array",
-        ))
+        Err(ShapeError::too_many(len, "items"))
     }
 }
 
 fn visit_object<'de, V: Visitor<'de>>(
     map: Map<String, Value>,
     visitor: V,
-) -> Result<V::Value, Error> {
+) -> Result<V::Value, ShapeError> {
     let len = map.len();
     let mut access = Entries {
         entries: map.into_iter(),
@@ -403,25 +449,28 @@ fn visit_object<'de, V: Visitor<'de>>(
     if access.entries.len() == 0 {
         Ok(value)
     } else {
-        Err(de::Error::invalid_length(
-            len,
-            &"fewer entries in the object",
-        ))
+        Err(ShapeError::too_many(len, "entries"))
     }
 }
 
-struct Items(std::vec::IntoIter<Value>);
+/// A list's items, and the position of the next (for the path of an error).
+struct Items(std::vec::IntoIter<Value>, usize);
 
 impl<'de> SeqAccess<'de> for Items {
-    type Error = Error;
+    type Error = ShapeError;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(
         &mut self,
         seed: T,
-    ) -> Result<Option<T::Value>, Error> {
+    ) -> Result<Option<T::Value>, ShapeError> {
+        let index = self.1;
+        self.1 += 1;
         self.0
             .next()
-            .map(|item| seed.deserialize(Strict(item)))
+            .map(|item| {
+                seed.deserialize(Strict(item))
+                    .map_err(|err| err.at_index(index))
+            })
             .transpose()
     }
 
@@ -432,28 +481,35 @@ impl<'de> SeqAccess<'de> for Items {
 
 struct Entries {
     entries: serde_json::map::IntoIter,
-    value: Option<Value>,
+    /// The value of the key just read, and the key (for the path of an error).
+    value: Option<(String, Value)>,
 }
 
 impl<'de> MapAccess<'de> for Entries {
-    type Error = Error;
+    type Error = ShapeError;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(
         &mut self,
         seed: K,
-    ) -> Result<Option<K::Value>, Error> {
+    ) -> Result<Option<K::Value>, ShapeError> {
         match self.entries.next() {
             Some((key, value)) => {
-                self.value = Some(value);
-                seed.deserialize(Value::String(key)).map(Some)
+                let read = seed.deserialize(Strict(Value::String(key.clone())));
+                self.value = Some((key, value));
+                read.map(Some)
             }
             None => Ok(None),
         }
     }
 
-    fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, Error> {
+    fn next_value_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<T::Value, ShapeError> {
         match self.value.take() {
-            Some(value) => seed.deserialize(Strict(value)),
+            Some((key, value)) => seed
+                .deserialize(Strict(value))
+                .map_err(|err| err.in_field(&key)),
             None => Err(de::Error::custom("a value was asked for before its key")),
         }
     }
@@ -470,30 +526,40 @@ struct Variant {
 }
 
 impl<'de> EnumAccess<'de> for Variant {
-    type Error = Error;
+    type Error = ShapeError;
     type Variant = Strict;
 
-    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Strict), Error> {
-        let variant = seed.deserialize(Value::String(self.variant))?;
+    fn variant_seed<V: DeserializeSeed<'de>>(
+        self,
+        seed: V,
+    ) -> Result<(V::Value, Strict), ShapeError> {
+        let variant = seed.deserialize(Strict(Value::String(self.variant)))?;
         Ok((variant, Strict(self.content)))
     }
 }
 
 impl<'de> VariantAccess<'de> for Strict {
-    type Error = Error;
+    type Error = ShapeError;
 
-    fn unit_variant(self) -> Result<(), Error> {
+    fn unit_variant(self) -> Result<(), ShapeError> {
         match self.0 {
             Value::Null => Ok(()),
             other => Err(invalid_type(&other, &"a unit variant")),
         }
     }
 
-    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, Error> {
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(
+        self,
+        seed: T,
+    ) -> Result<T::Value, ShapeError> {
         seed.deserialize(self)
     }
 
-    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Error> {
+    fn tuple_variant<V: Visitor<'de>>(
+        self,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, ShapeError> {
         self.deserialize_seq(visitor)
     }
 
@@ -501,7 +567,7 @@ impl<'de> VariantAccess<'de> for Strict {
         self,
         _fields: &'static [&'static str],
         visitor: V,
-    ) -> Result<V::Value, Error> {
+    ) -> Result<V::Value, ShapeError> {
         match self.0 {
             Value::Object(map) => visit_object(map, visitor),
             other => Err(invalid_type(&other, &visitor)),
@@ -547,7 +613,7 @@ mod tests {
         pair: Option<(u8, Inner)>,
     }
 
-    fn read<T: DeserializeOwned>(value: Value) -> Result<T, Error> {
+    fn read<T: DeserializeOwned>(value: Value) -> Result<T, ShapeError> {
         from_value(value)
     }
 
@@ -589,8 +655,10 @@ mod tests {
         ];
         for case in cases {
             let err = read::<Outer>(case.clone()).unwrap_err();
-            assert_eq!(err.classify(), serde_json::error::Category::Data);
-            assert!(err.to_string().contains("invalid type"), "{case}: {err}");
+            assert!(
+                err.to_string().ends_with("must be an object, not a list"),
+                "{case}: {err}"
+            );
         }
         assert!(
             serde_json::from_value::<Inner>(json!([1])).is_ok(),
@@ -616,6 +684,81 @@ mod tests {
         assert!(read::<(u8, u8)>(json!([1, 2, 3])).is_err());
         assert!(read::<(u8, u8)>(json!([1])).is_err());
         assert!(read::<Kind>(json!({"plain": 1, "wrapped": {"a": 1}})).is_err());
+    }
+
+    #[test]
+    fn errors_name_the_field_and_what_it_must_be() {
+        let body = |value: Value| read::<Outer>(value).unwrap_err().describe("the body");
+        let inner = json!({"a": 1});
+        for (value, message) in [
+            (json!([]), "the body must be an object, not a list"),
+            (json!({"list": []}), "`inner` is missing"),
+            (json!({"inner": {}, "list": []}), "`inner.a` is missing"),
+            (
+                json!({"inner": {"a": "7"}, "list": []}),
+                "`inner.a` must be a whole number, not a string",
+            ),
+            (
+                json!({"inner": {"a": 2.5}, "list": []}),
+                "`inner.a` must be a whole number, not 2.5",
+            ),
+            (
+                json!({"inner": {"a": 5_000_000_000u64}, "list": []}),
+                "`inner.a` must be a whole number from -2147483648 to 2147483647, not 5000000000",
+            ),
+            (
+                json!({"inner": inner, "list": [inner, {"a": true}]}),
+                "`list[1].a` must be a whole number, not true",
+            ),
+            (
+                json!({"inner": {"a": 1, "b": 5}, "list": []}),
+                "`inner.b` must be a string, not 5",
+            ),
+            (
+                json!({"inner": inner, "list": {}}),
+                "`list` must be a list, not an object",
+            ),
+            (
+                json!({"inner": inner, "list": [], "kind": "odd"}),
+                "`kind` must be one of `plain`, `wrapped`, `shaped`",
+            ),
+            (
+                json!({"inner": inner, "list": [], "pair": [300, inner]}),
+                "`pair[0]` must be a whole number from 0 to 255, not 300",
+            ),
+            (
+                json!({"inner": inner, "list": [], "pair": [1]}),
+                "`pair` has 1 item; it must be a list of 2 items",
+            ),
+            (
+                json!({"inner": inner, "list": [], "pair": [1, inner, 3]}),
+                "`pair` has 3 items, more than it can hold",
+            ),
+            (
+                json!({"inner": inner, "list": [], "maybe": null, "map": {"k": null}}),
+                "`map.k` must be an object, not null",
+            ),
+        ] {
+            assert_eq!(body(value.clone()), message, "{value}");
+        }
+        let err = read::<Outer>(json!({"inner": {"a": -1}, "list": [], "pair": [-1, inner]}))
+            .unwrap_err();
+        assert_eq!(err.path(), "pair[0]");
+        assert_eq!(
+            err.to_string(),
+            "`pair[0]` must be a whole number from 0 to 255, not -1"
+        );
+    }
+
+    #[test]
+    fn text_that_is_not_json_is_said_so_with_where() {
+        let err = serde_json::from_str::<Value>("{\"a\": tru}").unwrap_err();
+        assert_eq!(not_json(&err), "not valid JSON (line 1, column 10)");
+        let err = serde_json::from_str::<Value>("{\"a\": ").unwrap_err();
+        assert_eq!(
+            not_json(&err),
+            "not valid JSON: it ends before it is complete (line 1, column 6)"
+        );
     }
 
     #[test]

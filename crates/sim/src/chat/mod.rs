@@ -11,13 +11,20 @@ use crate::entities::{slot_index, Handle};
 use crate::events::{Event, Heard};
 use crate::world::World;
 
+pub(crate) mod limits;
+
+pub use limits::{
+    line_rate, LineRate, GLOBAL_LINE_RATE, LOCAL_LINE_RATE, NOTICE_GAP_DECIS, PRIVATE_LINE_RATE,
+};
+
 /// `fromId` of system messages.
 pub const SYSTEM_SENDER_ID: &str = "system";
 /// `fromName` of system messages.
 pub const SYSTEM_SENDER_NAME: &str = "System";
 
 /// The text to send: control and invisible characters stripped (`wayfarer_protocol::text`), then
-/// trimmed; `None` unless 1 to [`MAX_CHAT_CHARS`] characters remain.
+/// trimmed; `None` unless 1 to [`MAX_CHAT_CHARS`] characters remain. Every path that takes text
+/// to show other players as chat uses it (with [`invalid_chat_text`] as the refusal).
 pub fn clean_chat_text(text: &str) -> Option<String> {
     let stripped = wayfarer_protocol::text::strip_invisible(text);
     let trimmed = stripped.trim();
@@ -25,6 +32,22 @@ pub fn clean_chat_text(text: &str) -> Option<String> {
     (1..=MAX_CHAT_CHARS)
         .contains(&chars)
         .then(|| trimmed.to_owned())
+}
+
+/// What a sender is told when [`clean_chat_text`] leaves nothing (or too much).
+pub fn invalid_chat_text() -> String {
+    format!(
+        "chat text must be 1 to {MAX_CHAT_CHARS} characters after trimming and removing control and invisible characters"
+    )
+}
+
+/// A line refused, for its sender: an error code and what to tell them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    /// One of `wayfarer_protocol::ws::codes`.
+    pub code: &'static str,
+    /// Human text.
+    pub message: String,
 }
 
 fn rejected(id: &str, code: &'static str, message: &str, reference: Option<u64>) -> Event {
@@ -37,6 +60,71 @@ fn rejected(id: &str, code: &'static str, message: &str, reference: Option<u64>)
 }
 
 impl World {
+    /// Switches the chat limits ([`limits`]) on or off (on by default; the server switches them
+    /// off with its other rate limits in development and test).
+    pub fn set_chat_limits(&mut self, on: bool) {
+        self.chat_limits_on = on;
+    }
+
+    /// Counts a line of player `index` on `channel` against their limits. `Err` when it is held,
+    /// with the notice to give unless one was given within the last second.
+    fn count_line(
+        &mut self,
+        index: usize,
+        channel: ChatChannel,
+        text: &str,
+        recipient_key: Option<&str>,
+    ) -> Result<(), Option<Refusal>> {
+        if !self.chat_limits_on {
+            return Ok(());
+        }
+        let now = limits::decis_of_tick(self.now());
+        let key = limits::line_key(text, recipient_key);
+        let limits = &mut self.players[index].chat_limits;
+        limits.count(channel, key, now).map_err(|held| {
+            limits.notice(now).then(|| Refusal {
+                code: codes::RATE_LIMITED,
+                message: held.message(channel),
+            })
+        })
+    }
+
+    /// The limits player `id` enters with: those they left with, if these still count.
+    pub(crate) fn chat_limits_on_entry(&mut self, id: &str) -> limits::ChatLimits {
+        let now = limits::decis_of_tick(self.now());
+        self.left_chat_limits.take(id, now)
+    }
+
+    /// Keeps the limits of a player who leaves, while they still count.
+    pub(crate) fn keep_chat_limits(&mut self, id: &str, chat_limits: limits::ChatLimits) {
+        let now = limits::decis_of_tick(self.now());
+        self.left_chat_limits.keep(id, chat_limits, now);
+    }
+
+    /// A private message from player `id` to `to`, who is online in another world: the text as
+    /// it may be sent, counted against the sender's private limit like one within this world
+    /// (the server delivers it). `Err(None)`: held without a notice (one was given within the
+    /// second), or the sender is not in this world.
+    pub fn admit_private_elsewhere(
+        &mut self,
+        id: &str,
+        to: &str,
+        text: &str,
+    ) -> Result<String, Option<Refusal>> {
+        let Some(&index) = self.player_index.get(id) else {
+            return Err(None);
+        };
+        let Some(text) = clean_chat_text(text) else {
+            return Err(Some(Refusal {
+                code: codes::INVALID_TEXT,
+                message: invalid_chat_text(),
+            }));
+        };
+        let recipient = to.trim().to_lowercase();
+        self.count_line(index, ChatChannel::Private, &text, Some(&recipient))?;
+        Ok(text)
+    }
+
     /// `player:chat` from player `id`.
     pub(crate) fn chat(
         &mut self,
@@ -54,43 +142,15 @@ impl World {
             events.push(rejected(
                 id,
                 codes::INVALID_TEXT,
-                &format!(
-                    "chat text must be 1 to {MAX_CHAT_CHARS} characters after trimming and removing control and invisible characters"
-                ),
+                &invalid_chat_text(),
                 reference,
             ));
             return;
         };
-        let sender = &self.players[index];
-        let Some(sender_body) = self.entities.get(sender.handle) else {
-            return;
-        };
-        let message = ChatMessage {
-            channel,
-            from_id: id.to_owned(),
-            from_name: sender_body.wire.name.clone().unwrap_or_default(),
-            text,
-            ts: 0,
-            world: None,
-        };
-        let sender_key = sender.name_key.as_str();
-        let recipients = match channel {
-            ChatChannel::Local => {
-                // Who hears it is decided once every command of the tick is in
-                // ([`World::hear_local_chat`]), from the views as the clients know them.
-                self.local_lines.push(LocalLine {
-                    speaker: sender.handle,
-                    sender_key: sender.name_key.clone(),
-                    message,
-                });
-                return;
-            }
-            ChatChannel::Global => self
-                .players
-                .iter()
-                .filter(|p| p.handle == sender.handle || !p.ignored.contains(sender_key))
-                .map(|p| p.shared_id.clone())
-                .collect(),
+        // Whom it is for, checked before the line counts against the sender: a refused line
+        // reaches nobody.
+        let target = match channel {
+            ChatChannel::Local | ChatChannel::Global => None,
             ChatChannel::Private => {
                 let Some(name) = to.map(str::trim).filter(|n| !n.is_empty()) else {
                     events.push(rejected(
@@ -105,7 +165,7 @@ impl World {
                     .names
                     .get(&name.to_lowercase())
                     .and_then(|target_id| self.player_index.get(target_id))
-                    .map(|&i| &self.players[i]);
+                    .copied();
                 let Some(target) = target else {
                     events.push(rejected(
                         id,
@@ -115,7 +175,8 @@ impl World {
                     ));
                     return;
                 };
-                if target.id != id && target.ignored.contains(sender_key) {
+                let sender_key = self.players[index].name_key.as_str();
+                if target != index && self.players[target].ignored.contains(sender_key) {
                     events.push(rejected(
                         id,
                         codes::IGNORED,
@@ -124,11 +185,7 @@ impl World {
                     ));
                     return;
                 }
-                if target.id == id {
-                    vec![sender.shared_id.clone()]
-                } else {
-                    vec![target.shared_id.clone(), sender.shared_id.clone()]
-                }
+                Some(target)
             }
             ChatChannel::System => {
                 events.push(rejected(
@@ -139,6 +196,51 @@ impl World {
                 ));
                 return;
             }
+        };
+        let recipient_key = target.map(|t| self.players[t].name_key.clone());
+        if let Err(notice) = self.count_line(index, channel, &text, recipient_key.as_deref()) {
+            if let Some(notice) = notice {
+                events.push(rejected(id, notice.code, &notice.message, reference));
+            }
+            return;
+        }
+        let sender = &self.players[index];
+        let Some(sender_body) = self.entities.get(sender.handle) else {
+            return;
+        };
+        let message = ChatMessage {
+            channel,
+            from_id: id.to_owned(),
+            from_name: sender_body.wire.name.clone().unwrap_or_default(),
+            text,
+            ts: 0,
+            world: None,
+        };
+        let sender_key = sender.name_key.as_str();
+        let recipients = match (channel, target) {
+            (ChatChannel::Local, _) => {
+                // Who hears it is decided once every command of the tick is in
+                // ([`World::hear_local_chat`]), from the views as the clients know them.
+                self.local_lines.push(LocalLine {
+                    speaker: sender.handle,
+                    sender_key: sender.name_key.clone(),
+                    message,
+                });
+                return;
+            }
+            // Private: the recipient, and the sender's echo.
+            (_, Some(target)) if target == index => vec![sender.shared_id.clone()],
+            (_, Some(target)) => vec![
+                self.players[target].shared_id.clone(),
+                sender.shared_id.clone(),
+            ],
+            // Global: everyone but those ignoring the sender.
+            _ => self
+                .players
+                .iter()
+                .filter(|p| p.handle == sender.handle || !p.ignored.contains(sender_key))
+                .map(|p| p.shared_id.clone())
+                .collect(),
         };
         events.push(Event::Chat {
             to: recipients,
