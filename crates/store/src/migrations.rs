@@ -55,6 +55,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "death_locks_by_world",
         sql: include_str!("../migrations/0008_death_locks_by_world.sql"),
     },
+    Migration {
+        version: 9,
+        name: "token_revocation",
+        sql: include_str!("../migrations/0009_token_revocation.sql"),
+    },
 ];
 
 /// Any constant works; it only has to be the same in every server process sharing a database.
