@@ -172,9 +172,15 @@ mod tests {
         let key = |s: &str| limit_key(s.parse().unwrap());
         assert_eq!(key("2001:db8:1:2:aaaa::1"), key("2001:db8:1:2:ffff:1:2:3"));
         assert_ne!(key("2001:db8:1:2::1"), key("2001:db8:1:3::1"));
-        assert_eq!(key("2001:db8:1:2:aaaa::1"), "2001:db8:1:2::".parse::<IpAddr>().unwrap());
+        assert_eq!(
+            key("2001:db8:1:2:aaaa::1"),
+            "2001:db8:1:2::".parse::<IpAddr>().unwrap()
+        );
         assert_eq!(key("203.0.113.9"), "203.0.113.9".parse::<IpAddr>().unwrap());
-        assert_eq!(key("::ffff:203.0.113.9"), "203.0.113.9".parse::<IpAddr>().unwrap());
+        assert_eq!(
+            key("::ffff:203.0.113.9"),
+            "203.0.113.9".parse::<IpAddr>().unwrap()
+        );
     }
 
     #[test]
