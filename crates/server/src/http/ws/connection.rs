@@ -43,7 +43,7 @@ impl Connection {
     ) -> Self {
         Connection {
             // The account's admin role is not lent to its agents: an agent token cannot act as
-            // the account (it may still use `/admin <code>` like any player).
+            // the account, and `/admin <code>` is refused on its socket too (`slash`).
             is_admin: agent_id.is_none() && user.has_role(crate::auth::ADMIN_ROLE),
             agent_id,
             state,
