@@ -162,6 +162,8 @@ fn route_table(state: &AppState) -> RouteTable<AppState> {
         .documented(routes!(routes::admin::ban))
         .documented(routes!(routes::admin::unban))
         .documented(routes!(routes::admin::kick))
+        .documented(routes!(routes::admin::revoke_tokens))
+        .documented(routes!(routes::auth::logout))
         .documented(routes!(routes::admin::economy))
         .documented(routes!(
             routes::player::get_player,

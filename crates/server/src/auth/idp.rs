@@ -11,6 +11,7 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde::Deserialize;
 use tokio::sync::Mutex;
 
+use super::revocation::TokenStamp;
 use super::AuthError;
 use crate::config::Config;
 
@@ -22,6 +23,9 @@ const JWKS_FETCH_TIMEOUT: Duration = Duration::from_secs(5);
 #[derive(Debug, Deserialize)]
 struct IdpClaims {
     sub: String,
+    exp: u64,
+    #[serde(default)]
+    iat: Option<u64>,
 }
 
 /// Verifies identity-provider tokens.
@@ -79,15 +83,22 @@ impl IdpVerifier {
         Ok(Some(IdpVerifier { validation, keys }))
     }
 
-    /// The provider's subject of a valid token.
-    pub async fn verify(&self, token: &str) -> Result<String, AuthError> {
+    /// The provider's subject of a valid token, and the token's stamp for the revocation checks
+    /// (named by its digest: the provider's `jti`, if any, is the provider's business).
+    pub async fn verify(&self, token: &str) -> Result<(String, TokenStamp), AuthError> {
         let header = jsonwebtoken::decode_header(token).map_err(|_| AuthError::Malformed)?;
         if header.alg != Algorithm::ES256 {
             return Err(AuthError::WrongAlgorithm);
         }
         let check = |key: &DecodingKey| {
             jsonwebtoken::decode::<IdpClaims>(token, key, &self.validation)
-                .map(|d| d.claims.sub)
+                .map(|d| {
+                    let iat_ms = d.claims.iat.map(|s| s.saturating_mul(1000));
+                    (
+                        d.claims.sub,
+                        TokenStamp::new(token, None, iat_ms, d.claims.exp),
+                    )
+                })
                 .map_err(|e| AuthError::Invalid(e.to_string()))
         };
         match &self.keys {
@@ -106,7 +117,7 @@ impl IdpVerifier {
                 let mut last = AuthError::Invalid("no key matched".into());
                 for key in &candidates {
                     match check(key) {
-                        Ok(sub) => return Ok(sub),
+                        Ok(verified) => return Ok(verified),
                         Err(e) => last = e,
                     }
                 }

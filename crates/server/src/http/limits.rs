@@ -94,7 +94,7 @@ pub async fn limit_rest(State(state): State<AppState>, request: Request, next: N
             .verify(token)
             .await
             .ok()
-            .map(|subject| subject.rate_key()),
+            .map(|verified| verified.subject.rate_key()),
         Err(_) => None,
     };
     let skip_address = has_load_test_key(&state, &request);

@@ -21,6 +21,7 @@ mod health;
 mod items;
 mod load;
 mod local_postgres;
+mod logout;
 mod operations;
 mod players;
 mod prayer;

@@ -18,6 +18,7 @@ use common::{free_port, player_on, Read, Stream};
 mod common;
 mod death_piles;
 mod global_chat;
+mod revocations;
 
 /// The same secret on every world: a token from one is good on all.
 const JWT_SECRET: &str = "several-worlds-test-secret-0123456789abcdef";
