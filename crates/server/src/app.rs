@@ -111,7 +111,7 @@ pub fn router(state: AppState) -> Router {
         .layer(axum::middleware::from_fn(http::error::ensure_json_errors))
         .layer(axum::middleware::from_fn(http::metrics::track))
         .layer(cors)
-        .layer(TraceLayer::new_for_http())
+        .layer(TraceLayer::new_for_http().make_span_with(crate::log_redaction::RequestSpan))
         .with_state(state)
 }
 
