@@ -55,7 +55,14 @@ mod tests {
 
     #[test]
     fn visible_text_is_untouched() {
-        for text in ["Hello there", "héllo wörld", "日本語", "emoji 🎉", "a b  c", "שלום"] {
+        for text in [
+            "Hello there",
+            "héllo wörld",
+            "日本語",
+            "emoji 🎉",
+            "a b  c",
+            "שלום",
+        ] {
             assert_eq!(strip_invisible(text), text);
         }
     }
