@@ -9,6 +9,7 @@
 
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
+import { waitUntil } from './wait.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const OUT = resolve(import.meta.dirname, 'out');
@@ -69,7 +70,7 @@ const panelPosition = (page) => page.evaluate(() => {
 
 /** Waits until the position panel has applied `n` more answers than `from`, and returns it then. */
 async function positionAfter(page, from, n) {
-  await page.waitForFunction(([from, n]) => Number(document.querySelector('.dpanel.position')?.dataset.updates ?? 0) >= from + n,
+  await waitUntil(page, ([from, n]) => Number(document.querySelector('.dpanel.position')?.dataset.updates ?? 0) >= from + n,
     [from, n], { timeout: 15_000 * n + 10_000 });
   return panelPosition(page);
 }
@@ -101,7 +102,7 @@ export const dashboardTests = [
 
         // Running: the position panel follows the walk.
         const seen = await positionAfter(page, 0, 1);
-        await page.waitForFunction((p) => {
+        await waitUntil(page, (p) => {
           const d = document.querySelector('.dpanel.position')?.dataset;
           return d && (Number(d.x) !== p.x || Number(d.z) !== p.z);
         }, seen, { timeout: 60_000 });
@@ -130,23 +131,23 @@ export const dashboardTests = [
         // Setting a goal while stopped: the server's refusal (409) is shown.
         await page.selectOption('select[name=kind]', 'idle');
         await page.click('.goal-form button[type=submit]');
-        await page.waitForFunction(() => /refused/.test(document.querySelector('.goal-form .error')?.textContent ?? ''));
+        await waitUntil(page, () => /refused/.test(document.querySelector('.goal-form .error')?.textContent ?? ''));
 
         // Resume: running again, and the position panel moves.
         await page.click('.agent-head button.resume');
         await page.waitForSelector('.agent-head .pill[data-state=running]', { timeout: 15_000 });
-        await page.waitForFunction((p) => {
+        await waitUntil(page, (p) => {
           const d = document.querySelector('.dpanel.position')?.dataset;
           return d && (Number(d.x) !== p.x || Number(d.z) !== p.z);
         }, still, { timeout: 60_000 });
         // The picture: once the map's ground has arrived.
-        await page.waitForFunction(() => {
+        await waitUntil(page, () => {
           const t = window.__wayfarerDashboard?.terrain;
           return t && t.chunks.size > 0 && t.loading.size === 0;
         });
         await page.screenshot({ path: join(OUT, 'dashboard.png') });
         await page.setViewportSize({ width: 390, height: 844 });
-        await page.waitForFunction(() => document.querySelector('.dgrid') && getComputedStyle(document.querySelector('.dgrid')).gridTemplateColumns.split(' ').length === 1);
+        await waitUntil(page, () => document.querySelector('.dgrid') && getComputedStyle(document.querySelector('.dgrid')).gridTemplateColumns.split(' ').length === 1);
         await page.screenshot({ path: join(OUT, 'dashboard-phone.png') });
       } finally {
         await agent.stop();
@@ -170,8 +171,8 @@ export const dashboardTests = [
       const positionCalls = [];
       page.on('request', (r) => { if (r.url().endsWith(`/api/characters/${reg.characterId}/position`)) positionCalls.push(Date.now()); });
       await page.goto(`${base}/dashboard`);
-      await page.waitForFunction(() => /test outage; retry 1 of 3 in 1 s/.test(document.querySelector('.dash-side .note')?.textContent ?? ''));
-      await page.waitForFunction(() => /Not refreshed: test outage/.test(document.querySelector('.dash-side .note')?.textContent ?? ''), null, { timeout: 20_000 });
+      await waitUntil(page, () => /test outage; retry 1 of 3 in 1 s/.test(document.querySelector('.dash-side .note')?.textContent ?? ''));
+      await waitUntil(page, () => /Not refreshed: test outage/.test(document.querySelector('.dash-side .note')?.textContent ?? ''), null, { timeout: 20_000 });
       if (listCalls.length !== 4) throw new Error(`${listCalls.length} calls before giving up, not 4`);
       const gaps = listCalls.slice(1).map((t, i) => t - listCalls[i]);
       [1_000, 2_000, 4_000].forEach((want, i) => {
@@ -180,7 +181,7 @@ export const dashboardTests = [
       // The next round (10 s after the first call) gets through, and the page recovers.
       await page.waitForSelector(`.agent-item[data-agent="${reg.agentId}"][data-state=offline]`, { timeout: 20_000 });
       if (Date.now() - listCalls[0] < 9_900) throw new Error('the next round came before its 10 s');
-      await page.waitForFunction(() => !document.querySelector('.dash-side .note')?.textContent);
+      await waitUntil(page, () => !document.querySelector('.dash-side .note')?.textContent);
       await page.waitForSelector('.dpanel.position[data-updates]');
 
       // Hidden (as a browser reports a background tab): every 10 s. Headless Chromium never hides
@@ -196,11 +197,11 @@ export const dashboardTests = [
         return positionCalls[from + 1] - positionCalls[from];
       };
       await setHidden(true);
-      await page.waitForFunction(() => /every 10 s \(page hidden\)/.test(document.querySelector('.cadence')?.textContent ?? ''));
+      await waitUntil(page, () => /every 10 s \(page hidden\)/.test(document.querySelector('.cadence')?.textContent ?? ''));
       const hiddenGap = await twoMore();
       if (hiddenGap < 9_900) throw new Error(`position polled ${hiddenGap} ms apart while hidden`);
       await setHidden(false);
-      await page.waitForFunction(() => /^every 5 s$/.test(document.querySelector('.cadence')?.textContent ?? ''));
+      await waitUntil(page, () => /^every 5 s$/.test(document.querySelector('.cadence')?.textContent ?? ''));
       const visibleGap = await twoMore();
       if (visibleGap < 4_900 || visibleGap > 9_000) throw new Error(`position polled ${visibleGap} ms apart while visible`);
     },
@@ -227,12 +228,12 @@ export const dashboardTests = [
       // Messages to an offline agent wait for it: the server accepts them.
       await page.fill('input[name=message]', 'idle');
       await page.press('input[name=message]', 'Enter');
-      await page.waitForFunction(() => /Sent to Helper: idle/.test(document.querySelector('.feedback')?.textContent ?? ''));
+      await waitUntil(page, () => /Sent to Helper: idle/.test(document.querySelector('.feedback')?.textContent ?? ''));
       // A goal the client refuses before sending.
       await page.selectOption('select[name=kind]', 'skill');
       await page.fill('input[name=level]', '120');
       await page.click('.goal-form button[type=submit]');
-      await page.waitForFunction(() => /Level must be 1–99/.test(document.querySelector('.goal-form .error')?.textContent ?? ''));
+      await waitUntil(page, () => /Level must be 1–99/.test(document.querySelector('.goal-form .error')?.textContent ?? ''));
       // The same session plays: the game's character screen lists the agent's character.
       await page.click('a.play');
       await page.waitForSelector('button.character[data-name=Helper]');

@@ -4,6 +4,7 @@
 // same server and save a screenshot on failure like every other test.
 
 import { join } from 'node:path';
+import { waitUntil } from './wait.js';
 
 /** The nearest entity of an NPC type, by the page's own world state. */
 const npcOf = (page, typeId) => page.evaluate((typeId) => {
@@ -13,7 +14,7 @@ const npcOf = (page, typeId) => page.evaluate((typeId) => {
 
 /** Waits for an NPC of this type to be in view and returns its id. */
 async function waitNpc(page, typeId) {
-  await page.waitForFunction((typeId) => [...window.__wayfarer.game.world.entities.values()].some((e) => e.kind === 'npc' && e.typeId === typeId), typeId, { timeout: 20_000 });
+  await waitUntil(page, (typeId) => [...window.__wayfarer.game.world.entities.values()].some((e) => e.kind === 'npc' && e.typeId === typeId), typeId, { timeout: 20_000 });
   return npcOf(page, typeId);
 }
 
@@ -44,16 +45,16 @@ export function registerPanelTests({ test, enterAs, clickEntity, chatHas, OUT })
     const netsBefore = await nets();
     const price = await page.evaluate(() => window.__wayfarer.game.shop.items.find((i) => i.itemId === 'small_fishing_net').price);
     await page.click('#shop .shop-item[data-item=small_fishing_net]');
-    await page.waitForFunction((n) => window.__wayfarer.game.inventory.filter((s) => s.itemId === 'small_fishing_net').length === n, netsBefore + 1, { timeout: 15_000 });
-    await page.waitForFunction((want) => window.__wayfarer.game.coins === want, before - price, { timeout: 15_000 });
+    await waitUntil(page, (n) => window.__wayfarer.game.inventory.filter((s) => s.itemId === 'small_fishing_net').length === n, netsBefore + 1, { timeout: 15_000 });
+    await waitUntil(page, (want) => window.__wayfarer.game.coins === want, before - price, { timeout: 15_000 });
     // The panel's coin line follows.
-    await page.waitForFunction((want) => document.querySelector('#panel-inventory .coins')?.textContent === `${want.toLocaleString()} coins`, before - price);
+    await waitUntil(page, (want) => document.querySelector('#panel-inventory .coins')?.textContent === `${want.toLocaleString()} coins`, before - price);
     await page.screenshot({ path: join(OUT, 'shop.png') });
     // With the shop open, a click on an inventory item sells one.
     const slot = await page.evaluate(() => window.__wayfarer.game.inventory.find((s) => s.itemId === 'small_fishing_net').slot);
     await page.click(`.inv-grid .slot[data-slot="${slot}"]`);
-    await page.waitForFunction((n) => window.__wayfarer.game.inventory.filter((s) => s.itemId === 'small_fishing_net').length === n, netsBefore, { timeout: 15_000 });
-    await page.waitForFunction((low) => window.__wayfarer.game.coins > low, before - price, { timeout: 15_000 });
+    await waitUntil(page, (n) => window.__wayfarer.game.inventory.filter((s) => s.itemId === 'small_fishing_net').length === n, netsBefore, { timeout: 15_000 });
+    await waitUntil(page, (low) => window.__wayfarer.game.coins > low, before - price, { timeout: 15_000 });
     const after = await coins();
     if (after >= before) throw new Error(`sold back for ${after - (before - price)} of a ${price} coin price: a profit`);
     // Right click on a shop item: buy 1, 5, 10, or its value.
@@ -75,7 +76,7 @@ export function registerPanelTests({ test, enterAs, clickEntity, chatHas, OUT })
     await enterAs(page, base, 'Isla');
     await page.keyboard.press('p');
     await page.waitForSelector('#panel-prayer button.prayer');
-    await page.waitForFunction(() => {
+    await waitUntil(page, () => {
       const p = window.__wayfarer.game.prayer;
       return p.maxPoints > 0 && document.querySelector('#panel-prayer .prayer-points')?.textContent === `Prayer: ${p.points} / ${p.maxPoints}`;
     });
@@ -87,7 +88,7 @@ export function registerPanelTests({ test, enterAs, clickEntity, chatHas, OUT })
     await page.screenshot({ path: join(OUT, 'prayer.png') });
     await page.click(stone);
     await page.waitForSelector(`${stone}[aria-pressed=false]`, { timeout: 15_000 });
-    await page.waitForFunction(() => !window.__wayfarer.game.prayer.active.length);
+    await waitUntil(page, () => !window.__wayfarer.game.prayer.active.length);
     // A prayer above the player's level is shown locked.
     const locked = await page.$$eval('#panel-prayer button.prayer.locked', (l) => l.length);
     if (!locked) throw new Error('no prayer shown as locked for a level 1 player');
@@ -113,8 +114,8 @@ export function registerPanelTests({ test, enterAs, clickEntity, chatHas, OUT })
     if (value !== '@Gwen ') throw new Error(`chat input holds ${JSON.stringify(value)}`);
     await a.page.keyboard.type('meet at the bank');
     await a.page.keyboard.press('Enter');
-    await b.page.waitForFunction(() => [...document.querySelectorAll('.chat-log .msg.ch-private')].some((m) => m.textContent === 'From Fenn: meet at the bank'), null, { timeout: 15_000 });
-    await a.page.waitForFunction(() => [...document.querySelectorAll('.chat-log .msg.ch-private')].some((m) => m.textContent === 'To Gwen: meet at the bank'), null, { timeout: 15_000 });
+    await waitUntil(b.page, () => [...document.querySelectorAll('.chat-log .msg.ch-private')].some((m) => m.textContent === 'From Fenn: meet at the bank'), null, { timeout: 15_000 });
+    await waitUntil(a.page, () => [...document.querySelectorAll('.chat-log .msg.ch-private')].some((m) => m.textContent === 'To Gwen: meet at the bank'), null, { timeout: 15_000 });
     // The private tab shows it; the global tab does not.
     await b.page.click('.chat-tab[data-tab=global]');
     if (await b.page.$('.chat-log .msg.ch-private')) throw new Error('a private message shows under Global');
@@ -139,7 +140,7 @@ export function registerPanelTests({ test, enterAs, clickEntity, chatHas, OUT })
     await page.click('#dialogue .dlg-response:has-text("Understood")');
     await page.keyboard.press('q');
     await page.waitForSelector('#panel-quests li.q-in_progress:has-text("Vermin")', { timeout: 15_000 });
-    await page.waitForFunction(() => window.__wayfarer.game.quests.quests.some((q) => q.questId === 'vermin_and_villains' && q.status === 'in_progress'));
+    await waitUntil(page, () => window.__wayfarer.game.quests.quests.some((q) => q.questId === 'vermin_and_villains' && q.status === 'in_progress'));
     // Its journal: the talk with Holt done, the current stage with its progress.
     await page.click('#panel-quests li[data-quest=vermin_and_villains] button');
     await page.waitForSelector('#panel-quests .quest-detail .stage.done:has-text("Report to Captain Holt")');

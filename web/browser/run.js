@@ -16,6 +16,7 @@ import { createServer } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { registerPanelTests } from './panels.js';
 import { dashboardTests } from './dashboard.js';
+import { waitUntil } from './wait.js';
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -74,6 +75,9 @@ async function startServer(port, world) {
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
+/** @type {string[]} what the Content-Security-Policy refused during the current test */
+const cspViolations = [];
+
 /** A browser of its own (fresh profile directory) with one page, 1280×720. */
 async function browser() {
   const profile = mkdtempSync(join(tmpdir(), 'wf-chromium-'));
@@ -81,7 +85,14 @@ async function browser() {
   const ctx = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM, args: ARGS, headless: true, viewport: { width: 1280, height: 720 },
   });
+  // The server's Content-Security-Policy must never have to refuse anything the client does:
+  // Chromium reports each refusal on the console, and a test with one fails.
+  const watch = (/** @type {import('playwright-core').Page} */ p) => p.on('console', (m) => {
+    if (/Content.Security.Policy/i.test(m.text())) cspViolations.push(m.text());
+  });
+  ctx.on('page', watch);
   const page = ctx.pages()[0] ?? (await ctx.newPage());
+  watch(page);
   page.on('pageerror', (e) => console.error('page error:', e.message));
   return { ctx, page, close: async () => { await ctx.close(); rmSync(profile, { recursive: true, force: true }); } };
 }
@@ -94,7 +105,7 @@ async function enterAs(page, base, name) {
   await page.waitForSelector('input[name=character]');
   await page.fill('input[name=character]', name);
   await page.click('form.create button');
-  await page.waitForFunction(() => window.__wayfarer?.firstWorldMs > 0, null, { timeout: 20_000 });
+  await waitUntil(page, () => window.__wayfarer?.firstWorldMs > 0, null, { timeout: 20_000 });
   await page.waitForSelector('.net[data-state=open]');
 }
 
@@ -119,7 +130,7 @@ async function clickEntity(page, id, button = 'left') {
 }
 
 const chatHas = (page, text, timeout = 15_000) =>
-  page.waitForFunction((t) => [...document.querySelectorAll('.chat-log .msg')].some((m) => m.textContent.includes(t)), text, { timeout });
+  waitUntil(page, (t) => [...document.querySelectorAll('.chat-log .msg')].some((m) => m.textContent.includes(t)), text, { timeout });
 
 /** @type {{name: string, fn: (ctx: any) => Promise<void>}[]} */
 const TESTS = [];
@@ -132,8 +143,8 @@ test('two players see each other, chat, and trade through both screens', async (
   await enterAs(b.page, base, 'Brom');
   const bId = await b.page.evaluate(() => window.__wayfarer.game.selfId);
   const aId = await a.page.evaluate(() => window.__wayfarer.game.selfId);
-  await a.page.waitForFunction((id) => window.__wayfarer.game.world.entities.has(id), bId);
-  await b.page.waitForFunction((id) => window.__wayfarer.game.world.entities.has(id), aId);
+  await waitUntil(a.page, (id) => window.__wayfarer.game.world.entities.has(id), bId);
+  await waitUntil(b.page, (id) => window.__wayfarer.game.world.entities.has(id), aId);
 
   await a.page.keyboard.press('Enter');
   await a.page.keyboard.type('hello from Alda');
@@ -148,7 +159,7 @@ test('two players see each other, chat, and trade through both screens', async (
   await b.page.waitForSelector('#trade[data-screen=screen1]');
   const sword = await a.page.evaluate(() => window.__wayfarer.game.inventory.find((s) => s.itemId === 'bronze_sword'));
   await a.page.click(`.inv-grid .slot[data-slot="${sword.slot}"]`);
-  await b.page.waitForFunction(() => document.querySelector('#trade .trade-side:nth-child(2) .offer .slot'));
+  await waitUntil(b.page, () => document.querySelector('#trade .trade-side:nth-child(2) .offer .slot'));
   await a.page.click('#trade .accept');
   await b.page.click('#trade .accept');
   await a.page.waitForSelector('#trade[data-screen=screen2]');
@@ -159,8 +170,8 @@ test('two players see each other, chat, and trade through both screens', async (
   await a.page.click('#trade .accept');
   await b.page.click('#trade .accept');
   await chatHas(a.page, 'Trade completed');
-  await b.page.waitForFunction(() => window.__wayfarer.game.inventory.filter((s) => s.itemId === 'bronze_sword').length === 2);
-  await a.page.waitForFunction(() => !window.__wayfarer.game.inventory.some((s) => s.itemId === 'bronze_sword'));
+  await waitUntil(b.page, () => window.__wayfarer.game.inventory.filter((s) => s.itemId === 'bronze_sword').length === 2);
+  await waitUntil(a.page, () => !window.__wayfarer.game.inventory.some((s) => s.itemId === 'bronze_sword'));
   await a.page.screenshot({ path: join(OUT, 'playing.png') });
 });
 
@@ -181,7 +192,7 @@ test('a player chops a tree and sees the XP drop', async ({ base, open }) => {
     const t = g.world.entities.get(id);
     g.walk(t.x - 2, t.z);
   }, tree);
-  await page.waitForFunction((id) => {
+  await waitUntil(page, (id) => {
     const g = window.__wayfarer.game;
     const me = g.world.entities.get(g.selfId), t = g.world.entities.get(id);
     return Math.max(Math.abs(me.x - t.x), Math.abs(me.z - t.z)) <= 4;
@@ -202,14 +213,14 @@ test('bank deposit and withdraw through the panel', async ({ base, open }) => {
   await page.click(`.inv-grid .slot[data-slot="${slot}"]`);
   await page.waitForSelector('#bank .slot[data-item=bread]');
   await page.screenshot({ path: join(OUT, 'bank.png') });
-  await page.waitForFunction(() => !window.__wayfarer.game.inventory.some((s) => s.itemId === 'bread'));
+  await waitUntil(page, () => !window.__wayfarer.game.inventory.some((s) => s.itemId === 'bread'));
   await page.click('#bank .slot[data-item=bread]');
   const held = () => page.evaluate(() => window.__wayfarer.game.inventory.filter((s) => s.itemId === 'bread').reduce((n, s) => n + s.quantity, 0));
-  await page.waitForFunction(() => window.__wayfarer.game.inventory.some((s) => s.itemId === 'bread'));
+  await waitUntil(page, () => window.__wayfarer.game.inventory.some((s) => s.itemId === 'bread'));
   if ((await held()) !== 1) throw new Error(`withdrew ${await held()} bread, not 1`);
   await page.click('#bank .slot[data-item=bread]', { button: 'right' });
-  await page.waitForFunction(() => window.__wayfarer.game.inventory.filter((s) => s.itemId === 'bread').reduce((n, s) => n + s.quantity, 0) === 3);
-  await page.waitForFunction(() => !document.querySelector('#bank .slot[data-item=bread]'));
+  await waitUntil(page, () => window.__wayfarer.game.inventory.filter((s) => s.itemId === 'bread').reduce((n, s) => n + s.quantity, 0) === 3);
+  await waitUntil(page, () => !document.querySelector('#bank .slot[data-item=bread]'));
 });
 
 test('the socket drops and the client reconnects by itself', async ({ base, open, restartServer }) => {
@@ -218,7 +229,7 @@ test('the socket drops and the client reconnects by itself', async ({ base, open
   await restartServer();
   await page.waitForSelector('.net[data-state=reconnecting]', { timeout: 20_000 });
   await page.waitForSelector('.net[data-state=open]', { timeout: 60_000 });
-  await page.waitForFunction(() => {
+  await waitUntil(page, () => {
     const g = window.__wayfarer.game;
     return g.world.entities.has(g.selfId);
   }, null, { timeout: 20_000 });
@@ -240,7 +251,7 @@ async function measure({ base, open }) {
   // map and manifests, the socket, the first world:update and the frame after it).
   await page.reload();
   await page.click('button.character');
-  await page.waitForFunction(() => window.__wayfarer?.firstWorldMs > 0, null, { timeout: 20_000 });
+  await waitUntil(page, () => window.__wayfarer?.firstWorldMs > 0, null, { timeout: 20_000 });
   const firstWorldMs = await page.evaluate(() => window.__wayfarer.firstWorldMs);
   const transfers = await page.evaluate(() => performance.getEntriesByType('resource').map((r) => ({ name: r.name, bytes: /** @type {any} */ (r).encodedBodySize })));
   // Client files: the page and everything under /v/ (measured gzipped as well: what a compressing proxy sends).
@@ -319,8 +330,10 @@ for (const t of [...TESTS, ...(process.env.MEASURE ? [{ name: 'measure', fn: mea
     },
   };
   const started = Date.now();
+  cspViolations.length = 0;
   try {
     await t.fn(ctx);
+    if (cspViolations.length) throw new Error(`Content-Security-Policy violations: ${cspViolations.join(' | ')}`);
     console.log(`ok   ${t.name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
   } catch (e) {
     failed++;

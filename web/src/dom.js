@@ -17,7 +17,10 @@ export function h(tag, attrs, ...children) {
   for (const [k, v] of Object.entries(attrs ?? {})) {
     if (v === undefined || v === null || v === false) continue;
     if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
+    // Styles only through the CSSOM: a `style` attribute is inline style, which the server's
+    // Content-Security-Policy (style-src 'self') refuses.
     else if (k === 'style' && typeof v === 'object') Object.assign(el.style, v);
+    else if (k === 'style') throw new TypeError('h(): pass style as an object, not a string');
     else el.setAttribute(k, v === true ? '' : String(v));
   }
   for (const c of children) {

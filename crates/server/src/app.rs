@@ -101,8 +101,10 @@ pub fn router(state: AppState) -> Router {
             registered,
         ))));
     let cors = http::cors::layer(OriginPolicy::from_config(&state.config));
+    let security = http::security_headers::SecurityHeaders::from_config(&state.config);
     // Layers listed first run innermost: a panic becomes a JSON 500, oversized bodies a 413, every
-    // non-JSON error gets the contract's body, then metrics see the final status, CORS wraps them all.
+    // non-JSON error gets the contract's body, then metrics see the final status, CORS wraps them
+    // all, and every response, preflights included, gets the security headers.
     routes
         .fallback(fallback)
         .layer(CatchPanicLayer::custom(http::error::panic_response))
@@ -111,7 +113,11 @@ pub fn router(state: AppState) -> Router {
         .layer(axum::middleware::from_fn(http::error::ensure_json_errors))
         .layer(axum::middleware::from_fn(http::metrics::track))
         .layer(cors)
-        .layer(TraceLayer::new_for_http())
+        .layer(axum::middleware::from_fn_with_state(
+            security,
+            http::security_headers::add,
+        ))
+        .layer(TraceLayer::new_for_http().make_span_with(crate::log_redaction::RequestSpan))
         .with_state(state)
 }
 
@@ -162,6 +168,8 @@ fn route_table(state: &AppState) -> RouteTable<AppState> {
         .documented(routes!(routes::admin::ban))
         .documented(routes!(routes::admin::unban))
         .documented(routes!(routes::admin::kick))
+        .documented(routes!(routes::admin::revoke_tokens))
+        .documented(routes!(routes::auth::logout))
         .documented(routes!(routes::admin::economy))
         .documented(routes!(
             routes::player::get_player,

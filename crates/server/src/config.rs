@@ -121,6 +121,9 @@ pub struct Config {
 
 /// Shortest `JWT_SECRET` accepted in production (CONTRACT.md section 4).
 pub const MIN_JWT_SECRET_BYTES: usize = 32;
+/// Shortest `ADMIN_CODE` accepted in production: `/admin <code>` is typed in chat by anyone, so the
+/// code is a password, and ten guesses a minute per address must never find it.
+pub const MIN_ADMIN_CODE_CHARS: usize = 16;
 
 /// Variables whose values never appear in logs.
 const SECRET_VARIABLES: &[&str] = &[
@@ -245,6 +248,23 @@ impl Config {
                     "production needs a secret of at least {MIN_JWT_SECRET_BYTES} bytes"
                 ),
             });
+        }
+        let admin_code = get("ADMIN_CODE").map(|v| v.trim().to_owned());
+        if let Some(code) = &admin_code {
+            if code.chars().any(char::is_whitespace) {
+                return Err(ConfigError {
+                    variable: "ADMIN_CODE",
+                    message: "must be one word: `/admin <code>` cannot carry a space".into(),
+                });
+            }
+            if node_env == NodeEnv::Production && code.chars().count() < MIN_ADMIN_CODE_CHARS {
+                return Err(ConfigError {
+                    variable: "ADMIN_CODE",
+                    message: format!(
+                        "production needs a code of at least {MIN_ADMIN_CODE_CHARS} characters (or none: admin then comes only from the account's stored role)"
+                    ),
+                });
+            }
         }
         let public_idp_app_id = get("PUBLIC_IDP_APP_ID");
         let idp_app_secret = get("IDP_APP_SECRET");
@@ -386,7 +406,7 @@ impl Config {
             client_url: url("CLIENT_URL")?,
             public_app_url: url("PUBLIC_APP_URL")?,
             jwt_secret,
-            admin_code: get("ADMIN_CODE"),
+            admin_code,
             public_idp_app_id,
             idp_app_secret,
             tick_ms,
@@ -634,6 +654,15 @@ mod tests {
                 "JWT_SECRET",
             ),
             (
+                vec![
+                    ("NODE_ENV", "production"),
+                    ("JWT_SECRET", "0123456789abcdef0123456789abcdef"),
+                    ("ADMIN_CODE", "1"),
+                ],
+                "ADMIN_CODE",
+            ),
+            (vec![("ADMIN_CODE", "two words")], "ADMIN_CODE"),
+            (
                 vec![("TRUSTED_PROXIES", "10.0.0.1, proxy")],
                 "TRUSTED_PROXIES",
             ),
@@ -680,7 +709,7 @@ mod tests {
             ("CLIENT_URL", "http://localhost:3333"),
             ("PUBLIC_APP_URL", "https://app.example"),
             ("JWT_SECRET", "s".repeat(40).as_str()),
-            ("ADMIN_CODE", "letmein"),
+            ("ADMIN_CODE", "letmein-0123456789"),
             ("PUBLIC_IDP_APP_ID", "app-id"),
             ("IDP_APP_SECRET", "idp-secret"),
             ("IDP_JWKS_URL", "https://idp.example/.well-known/jwks.json"),
@@ -695,7 +724,7 @@ mod tests {
         assert!(c.disable_rate_limit);
         assert_eq!(c.tick_ms, 50);
         assert_eq!(c.commit(), "abc123");
-        assert_eq!(c.admin_code.as_deref(), Some("letmein"));
+        assert_eq!(c.admin_code.as_deref(), Some("letmein-0123456789"));
         let described = c.describe();
         let value = |name: &str| {
             described
@@ -717,6 +746,41 @@ mod tests {
         assert_eq!(value("DATABASE_URL"), "postgres://u:***@h/db");
         assert_eq!(value("CLIENT_URL"), "http://localhost:3333");
     }
+    #[test]
+    fn production_refuses_a_short_admin_code() {
+        let secret = "s".repeat(40);
+        let production = |code: Option<&str>| {
+            let mut vars = vec![("NODE_ENV", "production"), ("JWT_SECRET", secret.as_str())];
+            vars.extend(code.map(|c| ("ADMIN_CODE", c)));
+            config(&vars)
+        };
+        // The boundary: 15 characters refused, 16 accepted (counted in characters, not bytes).
+        let err = production(Some("123456789012345")).unwrap_err();
+        assert_eq!(err.variable, "ADMIN_CODE");
+        assert!(err.to_string().contains("at least 16 characters"), "{err}");
+        assert_eq!(
+            production(Some("1234567890123456"))
+                .unwrap()
+                .admin_code
+                .as_deref(),
+            Some("1234567890123456")
+        );
+        assert!(
+            production(Some("ééééééééééééééé")).is_err(),
+            "15 characters, 30 bytes"
+        );
+        // No code at all is allowed: no one becomes admin by code.
+        assert_eq!(production(None).unwrap().admin_code, None);
+        // Outside production a short code is a developer's choice.
+        assert_eq!(
+            config(&[("ADMIN_CODE", "1")])
+                .unwrap()
+                .admin_code
+                .as_deref(),
+            Some("1")
+        );
+    }
+
     #[test]
     fn several_worlds_need_postgres_and_a_world_number() {
         let pg = ("DATABASE_URL", "postgres://u:p@h/db");

@@ -12,6 +12,8 @@ use tokio::sync::oneshot;
 pub const CLOSE_REPLACED: u16 = 4000;
 /// Close code for a connection an admin kicked.
 pub const CLOSE_KICKED: u16 = 4001;
+/// Close code for a connection whose token was revoked while it played (logged out).
+pub const CLOSE_TOKEN_REVOKED: u16 = 4002;
 /// Close code for a connection whose account was banned while it played.
 pub const CLOSE_BANNED: u16 = 4003;
 /// How long a new connection waits for the one it replaces to be saved. Longer than the old
@@ -39,11 +41,47 @@ impl CloseRequest {
         code: CLOSE_BANNED,
         reason: "account banned",
     };
+    /// The token the connection was opened with was revoked.
+    pub const TOKEN_REVOKED: CloseRequest = CloseRequest {
+        code: CLOSE_TOKEN_REVOKED,
+        reason: "logged out: the token was revoked",
+    };
+}
+
+/// Whose token opened a connection: a revocation closes the connections its tokens opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Opener {
+    pub account_id: Box<str>,
+    /// The token's id (`auth::revocation::TokenStamp::id`).
+    pub token_id: Box<str>,
+    /// When the token was issued (epoch ms).
+    pub token_issued_at_ms: i64,
+}
+
+/// Which connections a revocation closes.
+#[derive(Debug, Clone, Copy)]
+pub enum Revoked<'a> {
+    /// Those opened with this one token.
+    Token(&'a str),
+    /// Those of this account opened with a token issued before this time (epoch ms).
+    AccountBefore(&'a str, i64),
+}
+
+impl Revoked<'_> {
+    fn covers(&self, opener: &Opener) -> bool {
+        match *self {
+            Revoked::Token(id) => *opener.token_id == *id,
+            Revoked::AccountBefore(account, before_ms) => {
+                *opener.account_id == *account && opener.token_issued_at_ms < before_ms
+            }
+        }
+    }
 }
 
 struct Handle {
     connection: u64,
     name_lower: String,
+    opener: Opener,
     /// Taken by the first request to close: a connection closes once, so one slot is enough. A
     /// oneshot, not an mpsc queue: an mpsc channel allocates a block of 32 slots up front (about
     /// 1 KiB for every idle player, for a message that almost never comes).
@@ -113,8 +151,9 @@ impl Connections {
         })
     }
 
-    /// Registers a connection for `character_id`, asking any older one to close as replaced.
-    pub fn register(&self, character_id: &str, name: &str) -> Registration {
+    /// Registers a connection for `character_id`, opened by `opener`, asking any older one to close
+    /// as replaced.
+    pub fn register(&self, character_id: &str, name: &str, opener: Opener) -> Registration {
         let connection = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (close_tx, close_rx) = oneshot::channel();
         let (saved_tx, saved_rx) = oneshot::channel();
@@ -125,6 +164,7 @@ impl Connections {
                 Handle {
                     connection,
                     name_lower: name.to_lowercase(),
+                    opener,
                     close: Some(close_tx),
                     saved: saved_rx,
                 },
@@ -175,6 +215,18 @@ impl Connections {
             })
     }
 
+    /// Asks every connection a revocation covers to close (4002: each leaves the world and is saved
+    /// as on any logout); how many were asked. A scan of every connection: revocations are rare.
+    pub fn close_revoked(&self, revoked: Revoked<'_>) -> usize {
+        let mut map = self.by_character.lock().unwrap_or_else(|p| p.into_inner());
+        map.values_mut()
+            .filter(|h| revoked.covers(&h.opener))
+            .filter_map(|h| h.close.take())
+            .map(|close| close.send(CloseRequest::TOKEN_REVOKED))
+            .filter(Result::is_ok)
+            .count()
+    }
+
     /// The character id of a connected player, by name (any letter case).
     pub fn find_by_name(&self, name: &str) -> Option<String> {
         let name = name.to_lowercase();
@@ -206,4 +258,48 @@ impl Connections {
 /// (the database may hold a state older than commands the old session had accepted).
 pub async fn wait_saved(saved: oneshot::Receiver<()>) -> bool {
     matches!(tokio::time::timeout(REPLACE_WAIT, saved).await, Ok(Ok(())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opener(account: &str, token: &str, issued_at_ms: i64) -> Opener {
+        Opener {
+            account_id: account.into(),
+            token_id: token.into(),
+            token_issued_at_ms: issued_at_ms,
+        }
+    }
+
+    #[test]
+    fn a_revocation_closes_exactly_the_connections_its_tokens_opened() {
+        let connections = Connections::default();
+        let mut a1 = connections.register("c-a1", "A1", opener("a", "t-old", 1_000));
+        let mut a2 = connections.register("c-a2", "A2", opener("a", "t-new", 2_000));
+        let mut b = connections.register("c-b", "B", opener("b", "t-b", 1_000));
+
+        assert_eq!(connections.close_revoked(Revoked::Token("t-new")), 1);
+        assert_eq!(
+            a2.close_requests.try_recv().unwrap(),
+            CloseRequest::TOKEN_REVOKED
+        );
+        assert!(a1.close_requests.try_recv().is_err());
+
+        // Everything of account `a` issued before 2,000: the old token, not another account's.
+        assert_eq!(
+            connections.close_revoked(Revoked::AccountBefore("a", 2_000)),
+            1
+        );
+        assert_eq!(
+            a1.close_requests.try_recv().unwrap(),
+            CloseRequest::TOKEN_REVOKED
+        );
+        assert!(b.close_requests.try_recv().is_err());
+        // A connection already asked to close is not asked twice.
+        assert_eq!(
+            connections.close_revoked(Revoked::AccountBefore("a", 9_000)),
+            0
+        );
+    }
 }

@@ -18,6 +18,7 @@ pub mod deaths;
 pub mod economy;
 pub mod http;
 pub mod local_postgres;
+pub mod log_redaction;
 pub mod online;
 pub mod outbound_queue;
 pub mod player_view;

@@ -14,7 +14,8 @@ use governor::middleware::StateInformationMiddleware;
 use governor::state::keyed::DefaultKeyedStateStore;
 use governor::{Quota, RateLimiter};
 
-/// REST requests per window per account (or per address when unauthenticated).
+/// REST requests per window per address, and per account for requests with a valid token (a request
+/// counts against both).
 pub const REST_PER_WINDOW: u32 = 100;
 /// Authentication attempts per window per address.
 pub const AUTH_PER_WINDOW: u32 = 10;
@@ -138,11 +139,62 @@ fn ceil_secs(d: Duration) -> u64 {
     d.as_secs() + u64::from(d.subsec_nanos() > 0)
 }
 
-/// The server's limiters.
+impl Decision {
+    /// The answer when one request counts against two limits: refused when either refuses (the
+    /// longer wait when both do), otherwise the figures of the one with less room left, so the
+    /// RateLimit-* headers always describe the limit the client will meet first.
+    pub fn stricter(self, other: Decision) -> Decision {
+        use Decision::{Allowed, Limited};
+        match (self, other) {
+            (
+                Limited {
+                    retry_after_secs: a,
+                    ..
+                },
+                Limited {
+                    retry_after_secs: b,
+                    ..
+                },
+            ) => {
+                if b > a {
+                    other
+                } else {
+                    self
+                }
+            }
+            (Limited { .. }, Allowed { .. }) => self,
+            (Allowed { .. }, Limited { .. }) => other,
+            (
+                Allowed {
+                    remaining: a,
+                    reset_secs: ra,
+                    ..
+                },
+                Allowed {
+                    remaining: b,
+                    reset_secs: rb,
+                    ..
+                },
+            ) => {
+                if (b, std::cmp::Reverse(rb)) < (a, std::cmp::Reverse(ra)) {
+                    other
+                } else {
+                    self
+                }
+            }
+        }
+    }
+}
+
+/// The server's limiters. Every per-address key is [`crate::client_addr::limit_key`] of the
+/// client's address (an IPv6 client by its /64).
 pub struct Limits {
-    /// REST requests, per account (or per address when unauthenticated).
-    pub rest: KeyedLimiter<String>,
-    /// Authentication attempts, per address.
+    /// REST requests per account (requests with a valid token).
+    pub rest_account: KeyedLimiter<String>,
+    /// REST requests per address, whoever signs them: signing up more accounts from one address
+    /// does not buy more requests.
+    pub rest_address: KeyedLimiter<std::net::IpAddr>,
+    /// Authentication attempts (and `/admin` codes), per address.
     pub auth: KeyedLimiter<std::net::IpAddr>,
     /// `DISABLE_RATE_LIMIT` outside production.
     pub disabled: bool,
@@ -152,7 +204,8 @@ impl Limits {
     /// The limits of specification section 8 over `window`.
     pub fn new(window: Duration, disabled: bool) -> Self {
         Self {
-            rest: KeyedLimiter::new(REST_PER_WINDOW, window),
+            rest_account: KeyedLimiter::new(REST_PER_WINDOW, window),
+            rest_address: KeyedLimiter::new(REST_PER_WINDOW, window),
             auth: KeyedLimiter::new(AUTH_PER_WINDOW, window),
             disabled,
         }
@@ -160,12 +213,40 @@ impl Limits {
 
     /// The window of the REST and authentication limits.
     pub fn window(&self) -> Duration {
-        self.rest.window
+        self.rest_account.window
+    }
+
+    /// Counts an authentication attempt (or an `/admin` code) from `ip`.
+    pub fn check_auth(&self, ip: std::net::IpAddr) -> Decision {
+        self.auth.check(&crate::client_addr::limit_key(ip))
+    }
+
+    /// Counts a REST request from `ip` against its address (unless `skip_address`: the load
+    /// generator's bots, which all come from one address) and, when `account` is the key of a
+    /// valid token's account, against that account too.
+    pub fn check_rest(
+        &self,
+        ip: std::net::IpAddr,
+        account: Option<&String>,
+        skip_address: bool,
+    ) -> Option<Decision> {
+        let by_address =
+            (!skip_address).then(|| self.rest_address.check(&crate::client_addr::limit_key(ip)));
+        // An address already refused does not also spend the account's budget.
+        if let Some(refused @ Decision::Limited { .. }) = by_address {
+            return Some(refused);
+        }
+        let by_account = account.map(|key| self.rest_account.check(key));
+        match (by_address, by_account) {
+            (Some(a), Some(b)) => Some(a.stricter(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Forgets idle keys (run periodically so memory stays bounded).
     pub fn prune(&self) {
-        self.rest.prune();
+        self.rest_account.prune();
+        self.rest_address.prune();
         self.auth.prune();
     }
 }
@@ -253,6 +334,90 @@ mod tests {
                 reset_secs: 6
             }
         );
+    }
+
+    #[test]
+    fn the_stricter_decision_is_the_one_with_less_room() {
+        let allowed = |remaining, reset_secs| Decision::Allowed {
+            limit: 100,
+            remaining,
+            reset_secs,
+        };
+        let limited = |retry_after_secs| Decision::Limited {
+            limit: 100,
+            retry_after_secs,
+        };
+        assert_eq!(allowed(5, 57).stricter(allowed(40, 36)), allowed(5, 57));
+        assert_eq!(allowed(40, 36).stricter(allowed(5, 57)), allowed(5, 57));
+        assert_eq!(allowed(5, 3).stricter(allowed(5, 9)), allowed(5, 9));
+        assert_eq!(allowed(0, 60).stricter(limited(60)), limited(60));
+        assert_eq!(limited(60).stricter(allowed(99, 1)), limited(60));
+        assert_eq!(limited(30).stricter(limited(60)), limited(60));
+        assert_eq!(limited(60).stricter(limited(30)), limited(60));
+    }
+
+    #[test]
+    fn a_rest_request_counts_against_its_address_and_its_account() {
+        // A long window: no request is given back while the test runs, however slow the machine.
+        let limits = Limits::new(WINDOW * 100, false);
+        let home: std::net::IpAddr = "203.0.113.9".parse().unwrap();
+        let accounts: Vec<String> = (0..3).map(|i| format!("account:{i}")).collect();
+        // Three accounts from one address share the address's 100.
+        for i in 0..REST_PER_WINDOW {
+            let account = &accounts[i as usize % 3];
+            assert!(matches!(
+                limits.check_rest(home, Some(account), false),
+                Some(Decision::Allowed { .. })
+            ));
+        }
+        assert!(matches!(
+            limits.check_rest(home, Some(&accounts[0]), false),
+            Some(Decision::Limited { .. })
+        ));
+        // The address is spent, not the accounts: account 0 has used 34 and has room elsewhere.
+        let away: std::net::IpAddr = "198.51.100.1".parse().unwrap();
+        assert!(matches!(
+            limits.check_rest(away, Some(&accounts[0]), false),
+            Some(Decision::Allowed { remaining: 65, .. })
+        ));
+        // Skipping the address (the load-test key) still counts the account (33 used before).
+        assert!(matches!(
+            limits.check_rest(home, Some(&accounts[1]), true),
+            Some(Decision::Allowed { remaining: 66, .. })
+        ));
+        assert_eq!(limits.check_rest(home, None, true), None);
+    }
+
+    #[test]
+    fn addresses_of_one_ipv6_64_share_a_budget() {
+        let limits = Limits::new(WINDOW * 100, false);
+        for i in 0..AUTH_PER_WINDOW {
+            let ip = format!("2001:db8:7:7:{i:x}::1").parse().unwrap();
+            assert!(matches!(limits.check_auth(ip), Decision::Allowed { .. }));
+        }
+        let same_64 = "2001:db8:7:7:ffff:ffff:ffff:ffff".parse().unwrap();
+        assert!(matches!(
+            limits.check_auth(same_64),
+            Decision::Limited { .. }
+        ));
+        let next_64 = "2001:db8:7:8::1".parse().unwrap();
+        assert!(matches!(
+            limits.check_auth(next_64),
+            Decision::Allowed { .. }
+        ));
+        // The REST limit keys the same way.
+        for i in 0..REST_PER_WINDOW {
+            let ip = format!("2001:db8:9:9::{i:x}").parse().unwrap();
+            assert!(matches!(
+                limits.check_rest(ip, None, false),
+                Some(Decision::Allowed { .. })
+            ));
+        }
+        let same_64 = "2001:db8:9:9:1::".parse().unwrap();
+        assert!(matches!(
+            limits.check_rest(same_64, None, false),
+            Some(Decision::Limited { .. })
+        ));
     }
 
     #[test]

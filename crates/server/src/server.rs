@@ -12,6 +12,7 @@ use wayfarer_store::Store;
 
 use crate::app::{self, AppState, WorldView};
 use crate::auth::idp::IdpVerifier;
+use crate::auth::revocation::Revocations;
 use crate::auth::tokens::ServerTokens;
 use crate::auth::AuthService;
 use crate::config::Config;
@@ -101,9 +102,21 @@ impl RunningServer {
         );
 
         let secret = crate::auth::secret::resolve(&config)?;
+        // Logged-out tokens stay refused across a restart; rows of expired tokens go.
+        let purged = store
+            .revoked_tokens()
+            .purge_expired(wayfarer_store::now_ms())
+            .await?;
+        let revoked = Revocations::load(&store, wayfarer_store::now_ms()).await?;
+        tracing::info!(
+            revoked_tokens = revoked.len(),
+            expired_purged = purged,
+            "token revocations loaded"
+        );
         let auth = Arc::new(AuthService {
             tokens: ServerTokens::new(&secret),
             idp: IdpVerifier::from_config(&config)?,
+            revoked,
         });
         if config.disable_rate_limit && !config.rate_limits_disabled() {
             tracing::warn!("DISABLE_RATE_LIMIT is refused in production: rate limits stay on");
@@ -225,14 +238,24 @@ impl RunningServer {
         };
         let cluster_tasks = cluster.map(|c| crate::cluster::spawn(c, state.clone(), global_lines));
         let lease_world = store.lease_world();
-        // Idle rate-limit keys are forgotten once a window so memory stays bounded.
-        let pruner = tokio::spawn(async move {
-            let mut every = tokio::time::interval(crate::rate_limit::WINDOW);
-            loop {
-                every.tick().await;
-                limits.prune();
-            }
-        });
+        // Idle rate-limit keys, and revocations of tokens that have expired since, are forgotten
+        // once a window so memory (and the revoked_tokens table) stays bounded.
+        let pruner = {
+            let auth = state.auth.clone();
+            let store = store.clone();
+            tokio::spawn(async move {
+                let mut every = tokio::time::interval(crate::rate_limit::WINDOW);
+                loop {
+                    every.tick().await;
+                    limits.prune();
+                    let now = wayfarer_store::now_ms();
+                    auth.revoked.prune(now);
+                    if let Err(err) = store.revoked_tokens().purge_expired(now).await {
+                        tracing::warn!(error = %err, "purging expired token revocations failed");
+                    }
+                }
+            })
+        };
         let in_process = state.clone();
         // Embedded agents connect to this listener; they wait until it answers.
         let embedded = crate::agents::embedded::EmbeddedAgents::start(state.clone(), addr);

@@ -272,6 +272,11 @@ impl Store {
     pub fn sessions(&self) -> Sessions<'_> {
         Sessions::new(self)
     }
+
+    /// Tokens revoked one by one (logged out), until they expire.
+    pub fn revoked_tokens(&self) -> crate::repo::revoked_tokens::RevokedTokens<'_> {
+        crate::repo::revoked_tokens::RevokedTokens::new(self)
+    }
 }
 
 /// The URL with any password replaced, safe for logs and errors.

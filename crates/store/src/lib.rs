@@ -29,6 +29,7 @@ pub use repo::inventory::{
 };
 pub use repo::leases::{LeaseHolder, LeaseOutcome};
 pub use repo::quests::StoredQuest;
+pub use repo::revoked_tokens::RevokedToken;
 pub use repo::sessions::PlayerSession;
 pub use repo::trades::TradeAudit;
 pub use repo::users::{NewUser, User};

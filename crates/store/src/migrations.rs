@@ -60,6 +60,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "character_grants",
         sql: include_str!("../migrations/0009_character_grants.sql"),
     },
+    Migration {
+        version: 10,
+        name: "token_revocation",
+        sql: include_str!("../migrations/0010_token_revocation.sql"),
+    },
 ];
 
 /// Any constant works; it only has to be the same in every server process sharing a database.

@@ -137,7 +137,7 @@ export function skillsPanel(game) {
       const title = `${titleCase(s)}: ${st.xp.toLocaleString()} XP${prog.next === null ? '' : `, ${prog.toGo.toLocaleString()} to level ${st.level + 1}`}`;
       return h('button.skill', { 'data-skill': s, title, 'aria-label': `${title}, level ${st.level}`, onclick: () => showUnlocks(s) },
         h('span.skill-name', null, titleCase(s)), h('span.skill-level', null, String(st.level)),
-        h('span.skill-bar', { style: `width: ${Math.round(prog.fraction * 100)}%` }));
+        h('span.skill-bar', { style: { width: `${Math.round(prog.fraction * 100)}%` } }));
     });
     fill(root, ...cells, h('div.skill.total', null, h('span.skill-name', null, 'Total'), h('span.skill-level', null, String(total))));
   };

@@ -26,7 +26,7 @@ struct Args {
     /// report adds trades a second, their durations and a coin conservation check), mixed, idle.
     #[arg(long, default_value = "mixed")]
     scenario: wayfarer_bench::load::Scenario,
-    /// The server's LOAD_TEST_KEY, so the bots pass the authentication rate limit.
+    /// The server's LOAD_TEST_KEY, so the bots pass the per-address rate limits.
     #[arg(long, env = "LOAD_TEST_KEY")]
     key: Option<String>,
     /// Write the report as JSON to this file as well.

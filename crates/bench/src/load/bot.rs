@@ -40,7 +40,7 @@ pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Names tried before giving up when the server says each is taken.
 pub const NAME_ATTEMPTS: usize = 5;
-/// Header carrying the load-test key on authentication requests.
+/// Header carrying the load-test key on every REST request a bot makes.
 pub const LOAD_TEST_KEY_HEADER: &str = "x-load-test-key";
 
 /// A bot's WebSocket client.
@@ -291,11 +291,17 @@ async fn connect(
     loop {
         attempt += 1;
         let name = bot_name(index, rng);
-        let response = shared
+        let mut request = shared
             .http
             .post(format!("{base}/api/v1/player"))
             .bearer_auth(&token)
-            .json(&json!({ "name": name }))
+            .json(&json!({ "name": name }));
+        // Every bot comes from this one address: the key spares them the per-address REST limit
+        // (each bot's account keeps its own).
+        if let Some(key) = &shared.key {
+            request = request.header(LOAD_TEST_KEY_HEADER, key);
+        }
+        let response = request
             .send()
             .await
             .map_err(|e| ConnectFailure::http("character", &e))?;

@@ -2,8 +2,8 @@
 //!
 //! Each bot, started evenly over the ramp, creates a guest account (`POST /api/auth/guest`, with
 //! `x-load-test-key` when a key is given, so that a server configured with `LOAD_TEST_KEY` lets
-//! thousands of bots from one address past the authentication limit), creates a character
-//! (`POST /api/v1/player`, another name on 409), connects `/ws?token=…`, reads its `player:sync`, then
+//! thousands of bots from one address past the per-address limits), creates a character
+//! (`POST /api/v1/player`, another name on 409, with the key too), connects `/ws?token=…`, reads its `player:sync`, then
 //! acts until the deadline:
 //!
 //! - `wander`: a first walk up to 120 tiles away (players spread out over the world), then

@@ -114,8 +114,8 @@ pub struct LoadOptions {
     pub ramp_seconds: u64,
     /// What the bots do.
     pub scenario: Scenario,
-    /// The server's `LOAD_TEST_KEY`, sent as `x-load-test-key` on `/api/auth/guest` so that bots
-    /// from one address skip the authentication rate limit.
+    /// The server's `LOAD_TEST_KEY`, sent as `x-load-test-key` on every REST request so that bots
+    /// from one address skip the per-address limits (authentication, REST per address).
     pub key: Option<String>,
     /// Where to write the report as JSON, if anywhere (the caller writes it, with
     /// [`super::LoadReport::write_json`]).

@@ -18,6 +18,8 @@ use crate::http::error::ApiError;
 pub struct AuthUser {
     pub user: User,
     pub subject: Subject,
+    /// The token it came with (logging out revokes it; a socket remembers it).
+    pub stamp: super::revocation::TokenStamp,
 }
 
 /// The caller of a route an agent token may use too: the account, or one of its agents.
@@ -92,9 +94,10 @@ pub async fn authenticate(state: &AppState, token: &str) -> Result<AuthUser, Api
 
 /// [`authenticate`] that also accepts an agent token, for the game socket and the agent routes:
 /// the token's agent must still be registered with this token id (registering again, or deleting
-/// the character, revokes it: 401), for the same account and character.
+/// the character, revokes it: 401), for the same account and character. A token logged out, alone
+/// or with all of its account's, is 401 (`auth::revocation`).
 pub async fn authenticate_scoped(state: &AppState, token: &str) -> Result<AuthUser, ApiError> {
-    let subject = state.auth.verify(token).await?;
+    let super::VerifiedToken { subject, stamp } = state.auth.verify(token).await?;
     if let Subject::Agent { account_id, claim } = &subject {
         let current = state.store.agents().get(&claim.agent_id).await?;
         let valid = current.is_some_and(|m| {
@@ -110,6 +113,7 @@ pub async fn authenticate_scoped(state: &AppState, token: &str) -> Result<AuthUs
         }
     }
     let user = state.auth.account(&state.store, &subject).await?;
+    state.auth.check_not_revoked(&stamp, &user)?;
     if let Some(ban) = state
         .store
         .bans()
@@ -125,5 +129,9 @@ pub async fn authenticate_scoped(state: &AppState, token: &str) -> Result<AuthUs
             format!("account banned {until}: {}", ban.reason),
         ));
     }
-    Ok(AuthUser { user, subject })
+    Ok(AuthUser {
+        user,
+        subject,
+        stamp,
+    })
 }

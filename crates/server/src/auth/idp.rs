@@ -11,6 +11,7 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde::Deserialize;
 use tokio::sync::Mutex;
 
+use super::revocation::TokenStamp;
 use super::AuthError;
 use crate::config::Config;
 
@@ -22,6 +23,9 @@ const JWKS_FETCH_TIMEOUT: Duration = Duration::from_secs(5);
 #[derive(Debug, Deserialize)]
 struct IdpClaims {
     sub: String,
+    exp: u64,
+    #[serde(default)]
+    iat: Option<u64>,
 }
 
 /// Verifies identity-provider tokens.
@@ -79,8 +83,9 @@ impl IdpVerifier {
         Ok(Some(IdpVerifier { validation, keys }))
     }
 
-    /// The provider's subject of a valid token.
-    pub async fn verify(&self, token: &str) -> Result<String, AuthError> {
+    /// The provider's subject of a valid token, and the token's stamp for the revocation checks
+    /// (named by its digest: the provider's `jti`, if any, is the provider's business).
+    pub async fn verify(&self, token: &str) -> Result<(String, TokenStamp), AuthError> {
         let header =
             jsonwebtoken::decode_header(token).map_err(|err| super::token_refusal(&err, token))?;
         if header.alg != Algorithm::ES256 {
@@ -90,7 +95,10 @@ impl IdpVerifier {
             jsonwebtoken::decode::<serde_json::Value>(token, key, &self.validation)
                 .map_err(|err| super::token_refusal(&err, token))
                 .and_then(|d| super::read_claims::<IdpClaims>(d.claims))
-                .map(|claims| claims.sub)
+                .map(|claims| {
+                    let iat_ms = claims.iat.map(|s| s.saturating_mul(1000));
+                    (claims.sub, TokenStamp::new(token, None, iat_ms, claims.exp))
+                })
         };
         match &self.keys {
             KeySource::Static(key) => check(key),
@@ -109,7 +117,7 @@ impl IdpVerifier {
                     AuthError::Invalid("it matches none of the identity provider's keys".into());
                 for key in &candidates {
                     match check(key) {
-                        Ok(sub) => return Ok(sub),
+                        Ok(verified) => return Ok(verified),
                         Err(e) => last = e,
                     }
                 }

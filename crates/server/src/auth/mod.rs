@@ -4,6 +4,7 @@
 pub mod display_name;
 pub mod extractor;
 pub mod idp;
+pub mod revocation;
 pub mod secret;
 pub mod tokens;
 pub mod voice;
@@ -15,6 +16,7 @@ use wayfarer_store::{NewUser, Store, User};
 use crate::http::error::ApiError;
 pub use extractor::{authenticate, authenticate_scoped, AccountOrAgent, AuthUser};
 use idp::IdpVerifier;
+use revocation::{Revocations, TokenStamp};
 use tokens::ServerTokens;
 
 /// The role that may use admin routes and commands.
@@ -41,6 +43,8 @@ pub enum AuthError {
     IdpDisabled,
     #[error("the account no longer exists")]
     UnknownAccount,
+    #[error("this token was revoked (logged out)")]
+    Revoked,
 }
 
 /// A token jsonwebtoken refused, in words: what is wrong with the token ("it has no expiry"),
@@ -117,6 +121,15 @@ impl From<AuthError> for ApiError {
 pub struct AuthService {
     pub tokens: ServerTokens,
     pub idp: Option<IdpVerifier>,
+    /// Tokens revoked one by one (logged out) and not yet expired.
+    pub revoked: Revocations,
+}
+
+/// A token whose signature and claims are valid (revocation is checked with the account).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifiedToken {
+    pub subject: Subject,
+    pub stamp: TokenStamp,
 }
 
 /// A verified token's subject, before any database lookup.
@@ -150,22 +163,39 @@ impl AuthService {
     /// Checks a token's signature and claims; the algorithm comes from our side, never the header
     /// alone (HS256 for our tokens, ES256 for the provider's), which defeats `alg:none` and
     /// algorithm confusion.
-    pub async fn verify(&self, token: &str) -> Result<Subject, AuthError> {
+    pub async fn verify(&self, token: &str) -> Result<VerifiedToken, AuthError> {
         let header =
             jsonwebtoken::decode_header(token).map_err(|err| token_refusal(&err, token))?;
-        match header.alg {
-            Algorithm::HS256 => self.tokens.verify(token).map(|verified| match verified {
-                tokens::Verified::Account(id) => Subject::Account(id),
-                tokens::Verified::Agent { account_id, claim } => {
-                    Subject::Agent { account_id, claim }
-                }
-            }),
+        let (subject, stamp) = match header.alg {
+            Algorithm::HS256 => {
+                let (verified, stamp) = self.tokens.verify(token)?;
+                let subject = match verified {
+                    tokens::Verified::Account(id) => Subject::Account(id),
+                    tokens::Verified::Agent { account_id, claim } => {
+                        Subject::Agent { account_id, claim }
+                    }
+                };
+                (subject, stamp)
+            }
             Algorithm::ES256 => match &self.idp {
-                Some(idp) => idp.verify(token).await.map(Subject::Identity),
-                None => Err(AuthError::IdpDisabled),
+                Some(idp) => {
+                    let (identity, stamp) = idp.verify(token).await?;
+                    (Subject::Identity(identity), stamp)
+                }
+                None => return Err(AuthError::IdpDisabled),
             },
-            _ => Err(AuthError::WrongAlgorithm),
+            _ => return Err(AuthError::WrongAlgorithm),
+        };
+        Ok(VerifiedToken { subject, stamp })
+    }
+
+    /// 401 when the token was revoked: alone (logged out), or with every token of `user` issued
+    /// before its "log out everywhere" time. Memory and the account row only: no query of its own.
+    pub fn check_not_revoked(&self, stamp: &TokenStamp, user: &User) -> Result<(), AuthError> {
+        if self.revoked.is_revoked(&stamp.id) || stamp.issued_before(user.tokens_valid_after_ms) {
+            return Err(AuthError::Revoked);
         }
+        Ok(())
     }
 
     /// The account behind a verified subject; an identity seen for the first time gets an account.

@@ -1,5 +1,7 @@
 //! Our own tokens: HS256 JWTs signed with the server secret; claims `sub` (account id), `iat`, `exp`,
-//! `iss` = "wayfarer" (CONTRACT.md section 4). We never set `nbf`, but a token that carries one is
+//! `iss` = "wayfarer" (CONTRACT.md section 4), and for revocation (`auth::revocation`) `jti`, the
+//! token's own id, and `iatMs`, the issue time to the millisecond (so that "log out everywhere"
+//! and a login in the same second are told apart). We never set `nbf`, but a token that carries one is
 //! refused until that time (RFC 7519 section 4.1.5), as provider tokens are; without leeway, like
 //! `exp`: these tokens come from this server's own clock.
 
@@ -8,6 +10,7 @@ use std::time::Duration;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
 
+use super::revocation::TokenStamp;
 use super::AuthError;
 
 /// The issuer of every server token.
@@ -25,6 +28,13 @@ pub struct Claims {
     pub iat: u64,
     pub exp: u64,
     pub iss: String,
+    /// The token's id (a random UUID), by which it is revoked alone. Tokens issued before tokens
+    /// had one are named by their digest instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jti: Option<String>,
+    /// `iat` to the millisecond.
+    #[serde(default, rename = "iatMs", skip_serializing_if = "Option::is_none")]
+    pub iat_ms: Option<u64>,
     /// Present only on agent tokens: what the token is limited to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<AgentClaim>,
@@ -58,6 +68,8 @@ pub struct IssuedToken {
     pub token: String,
     /// Seconds since the Unix epoch.
     pub expires_at: u64,
+    /// Its `jti`.
+    pub id: String,
 }
 
 /// Issues and verifies server tokens.
@@ -103,23 +115,30 @@ impl ServerTokens {
         ttl: Duration,
         agent: Option<AgentClaim>,
     ) -> Result<IssuedToken, jsonwebtoken::errors::Error> {
-        let now = jsonwebtoken::get_current_timestamp();
+        let now_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        let now = now_ms / 1000;
+        let id = uuid::Uuid::new_v4().to_string();
         let claims = Claims {
             sub: account_id.to_owned(),
             iat: now,
             exp: now + ttl.as_secs(),
             iss: ISSUER.into(),
+            jti: Some(id.clone()),
+            iat_ms: Some(now_ms),
             agent,
         };
         let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)?;
         Ok(IssuedToken {
             token,
             expires_at: claims.exp,
+            id,
         })
     }
 
-    /// What a valid token stands for.
-    pub fn verify(&self, token: &str) -> Result<Verified, AuthError> {
+    /// What a valid token stands for, and its stamp for the revocation checks.
+    pub fn verify(&self, token: &str) -> Result<(Verified, TokenStamp), AuthError> {
         // Decoded as JSON first, so a claim missing or of the wrong type is told by name
         // (`read_claims`) rather than by the JSON parser.
         let claims =
@@ -127,13 +146,16 @@ impl ServerTokens {
                 .map_err(|err| super::token_refusal(&err, token))?
                 .claims;
         let claims: Claims = super::read_claims(claims)?;
-        Ok(match claims.agent {
+        let issued_at_ms = claims.iat_ms.or(Some(claims.iat.saturating_mul(1000)));
+        let stamp = TokenStamp::new(token, claims.jti, issued_at_ms, claims.exp);
+        let verified = match claims.agent {
             None => Verified::Account(claims.sub),
             Some(claim) => Verified::Agent {
                 account_id: claims.sub,
                 claim,
             },
-        })
+        };
+        Ok((verified, stamp))
     }
 }
 
@@ -145,15 +167,21 @@ mod tests {
     fn issued_tokens_verify_and_carry_the_contract_claims() {
         let tokens = ServerTokens::new(b"0123456789abcdef0123456789abcdef");
         let issued = tokens.issue("acct-1").unwrap();
-        assert_eq!(
-            tokens.verify(&issued.token).unwrap(),
-            Verified::Account("acct-1".into())
-        );
+        let (verified, stamp) = tokens.verify(&issued.token).unwrap();
+        assert_eq!(verified, Verified::Account("acct-1".into()));
         let claims = jsonwebtoken::dangerous::insecure_decode::<Claims>(&issued.token)
             .unwrap()
             .claims;
         assert_eq!(claims.iss, "wayfarer");
         assert_eq!(claims.exp - claims.iat, TOKEN_TTL.as_secs());
+        // Each token has its own id and says when it was issued to the millisecond.
+        assert_eq!(claims.jti.as_deref(), Some(issued.id.as_str()));
+        assert_eq!(stamp.id, issued.id);
+        assert_ne!(tokens.issue("acct-1").unwrap().id, issued.id);
+        let iat_ms = claims.iat_ms.unwrap();
+        assert_eq!(iat_ms / 1000, claims.iat);
+        assert_eq!(stamp.issued_at_ms, iat_ms as i64);
+        assert_eq!(stamp.expires_at_ms, claims.exp as i64 * 1000);
         let other = ServerTokens::new(b"another secret, also 32 bytes!!!");
         assert!(other.verify(&issued.token).is_err());
     }
@@ -176,8 +204,13 @@ mod tests {
         };
         assert!(tokens.verify(&sign(now + 60)).is_err(), "not valid yet");
         let account = Verified::Account("acct-1".into());
-        assert_eq!(tokens.verify(&sign(now)).unwrap(), account);
-        assert_eq!(tokens.verify(&sign(now - 60)).unwrap(), account);
+        assert_eq!(tokens.verify(&sign(now)).unwrap().0, account);
+        let (verified, stamp) = tokens.verify(&sign(now - 60)).unwrap();
+        assert_eq!(verified, account);
+        // A token without `jti` or `iatMs` (as issued before they existed) is still named and
+        // dated: by its digest, and by `iat`.
+        assert!(stamp.id.starts_with("sha256:"));
+        assert_eq!(stamp.issued_at_ms, now as i64 * 1000);
     }
 
     #[test]
@@ -190,7 +223,7 @@ mod tests {
         };
         let issued = tokens.issue_agent("acct-1", claim.clone()).unwrap();
         assert_eq!(
-            tokens.verify(&issued.token).unwrap(),
+            tokens.verify(&issued.token).unwrap().0,
             Verified::Agent {
                 account_id: "acct-1".into(),
                 claim

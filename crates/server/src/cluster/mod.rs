@@ -15,12 +15,15 @@
 //! - `wayfarer.world.<id>.deliver`: messages for players on that world (private messages);
 //! - `wayfarer.notify`: messages for players on whichever world they are (friends' news, lists);
 //! - `wayfarer.chat.global`: global chat lines, when `CROSS_WORLD_GLOBAL_CHAT` is on
-//!   ([`global_chat`]).
+//!   ([`global_chat`]);
+//! - `wayfarer.tokens.revoked`: logged-out tokens, so every world refuses them and closes their
+//!   sockets ([`revocations`]; the database is read too, for a world that missed one).
 //!
 //! A world announces itself only once its subscriptions are made: a world that lists another
 //! knows that messages for it are heard (NATS drops what nobody is subscribed to).
 
 pub mod global_chat;
+pub mod revocations;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -462,7 +465,10 @@ pub fn spawn(
     state: AppState,
     global_lines: Option<global_chat::RelayLines>,
 ) -> ClusterTasks {
-    let mut tasks = vec![tokio::spawn(heartbeat_loop(cluster.clone(), state.clone()))];
+    let mut tasks = vec![
+        tokio::spawn(heartbeat_loop(cluster.clone(), state.clone())),
+        tokio::spawn(revocations::catch_up_loop(cluster.clone(), state.clone())),
+    ];
     let mut listeners = vec![
         (SUBJECT_WORLDS.to_owned(), Listener::Worlds),
         (SUBJECT_NOTIFY.to_owned(), Listener::Deliver),
@@ -475,6 +481,10 @@ pub fn spawn(
             Listener::Release,
         ),
         (Cluster::subject(cluster.world_id, "kick"), Listener::Kick),
+        (
+            revocations::SUBJECT_REVOCATIONS.to_owned(),
+            Listener::Revocations,
+        ),
     ];
     if let Some(lines) = global_lines {
         listeners.push((
@@ -585,6 +595,7 @@ enum Listener {
     Release,
     Kick,
     GlobalChat,
+    Revocations,
 }
 
 /// One subscription, kept for the life of the server (the client resubscribes after a reconnect).
@@ -608,6 +619,7 @@ async fn listen(
     while let Some(message) = subscription.next().await {
         match kind {
             Listener::GlobalChat => global_chat::heard(&cluster, &state, &message.payload),
+            Listener::Revocations => revocations::heard(&cluster, &state, &message.payload),
             Listener::Worlds => {
                 if let Ok(world) = serde_json::from_slice::<WorldAnnouncement>(&message.payload) {
                     if world.id != cluster.world_id {

@@ -68,46 +68,51 @@ async fn apply(decision: Decision, request: Request, next: Next) -> Response {
 /// Header a load-generator bot sends with the configured `LOAD_TEST_KEY`.
 pub const LOAD_TEST_KEY_HEADER: &str = "x-load-test-key";
 
-/// Whether the request is an authentication attempt carrying the configured load-test key. Such
-/// requests skip the limits on authentication routes only (so thousands of bots from one address can
-/// create their accounts); everything they do afterwards is limited like anyone's.
-fn load_test_auth(state: &AppState, request: &Request) -> bool {
+/// Whether the request carries the configured load-test key. Thousands of load-generator bots come
+/// from one address, so such a request skips the per-address limits (authentication attempts, and
+/// the REST limit per address); an account's own REST limit still applies to it.
+fn has_load_test_key(state: &AppState, request: &Request) -> bool {
     let Some(expected) = state.config.load_test_key.as_deref() else {
         return false;
     };
-    request.uri().path().starts_with("/api/auth/")
-        && request
-            .headers()
-            .get(LOAD_TEST_KEY_HEADER)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|given| {
-                crate::auth::constant_time_eq(given.as_bytes(), expected.as_bytes())
-            })
+    request
+        .headers()
+        .get(LOAD_TEST_KEY_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|given| crate::auth::constant_time_eq(given.as_bytes(), expected.as_bytes()))
 }
 
-/// REST: 100 requests a minute per account, or per address without a valid token.
+/// REST: 100 requests a minute per address and, for a request with a valid token, 100 a minute per
+/// account; a request counts against both, and the stricter answers.
 pub async fn limit_rest(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    if state.limits.disabled || load_test_auth(&state, &request) {
+    if state.limits.disabled {
         return next.run(request).await;
     }
-    let key = match bearer_token(request.headers()) {
-        Ok(token) => match state.auth.verify(token).await {
-            Ok(subject) => subject.rate_key(),
-            Err(_) => format!("ip:{}", client_ip(&state, &request)),
-        },
-        Err(_) => format!("ip:{}", client_ip(&state, &request)),
+    let account = match bearer_token(request.headers()) {
+        Ok(token) => state
+            .auth
+            .verify(token)
+            .await
+            .ok()
+            .map(|verified| verified.subject.rate_key()),
+        Err(_) => None,
     };
-    let decision = state.limits.rest.check(&key);
-    apply(decision, request, next).await
+    let skip_address = has_load_test_key(&state, &request);
+    let ip = client_ip(&state, &request);
+    match state.limits.check_rest(ip, account.as_ref(), skip_address) {
+        Some(decision) => apply(decision, request, next).await,
+        // A load-test bot without a token: no limit of its own applies.
+        None => next.run(request).await,
+    }
 }
 
 /// Authentication attempts: 10 a minute per address.
 pub async fn limit_auth(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    if state.limits.disabled || load_test_auth(&state, &request) {
+    if state.limits.disabled || has_load_test_key(&state, &request) {
         return next.run(request).await;
     }
     let ip = client_ip(&state, &request);
-    let decision = state.limits.auth.check(&ip);
+    let decision = state.limits.check_auth(ip);
     if matches!(decision, Decision::Limited { .. }) {
         tracing::warn!(%ip, path = request.uri().path(), "authentication attempts rate-limited");
     }

@@ -15,6 +15,7 @@ pub mod openapi;
 pub mod parse_errors;
 pub mod route_table;
 pub mod routes;
+pub mod security_headers;
 pub mod social;
 pub mod test_hooks;
 pub mod web_assets;

@@ -346,6 +346,84 @@ async fn an_agent_token_opens_its_own_socket_and_agent_routes_and_nothing_else()
 }
 
 #[tokio::test]
+async fn an_agent_never_becomes_admin_by_code_or_by_its_owners_role() {
+    const CODE: &str = "agents-never-admin";
+    let app = TestApp::spawn_with(AppOptions {
+        env: vec![
+            ("ADMIN_CODE", CODE.into()),
+            ("DISABLE_RATE_LIMIT", "false".into()),
+            ("RATE_LIMIT_WINDOW_SECS", "6000".into()),
+        ],
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let bot = agent(&app, "NoCrown").await;
+    // Even an admin account's agent is not an admin.
+    let owner: Value = json_of(get(&app, "/api/v1/player", Some(&bot.owner)).await, 200).await;
+    app.store()
+        .users()
+        .set_roles(
+            owner["player"]["accountId"].as_str().unwrap(),
+            &["admin".into()],
+        )
+        .await
+        .unwrap();
+    let (mut ws, _) = connect(&app, &bot).await;
+    let refused =
+        |code: &'static str| move |m: &Value| m["type"] == "error" && m["data"]["ref"] == code;
+    // The right code, twelve times: more than the address's ten authentication attempts, were
+    // they counted.
+    for i in 0..12 {
+        let reference = format!("admin-{i}");
+        ws.send(
+            "player:chat",
+            json!({"text": format!("/admin {CODE}")}),
+            Some(json!(reference)),
+        )
+        .await;
+        let error = ws
+            .expect("the refusal", |m| {
+                m["type"] == "error" && m["data"]["ref"] == reference.as_str()
+            })
+            .await;
+        assert_eq!(error["data"]["code"], "forbidden", "{error}");
+    }
+    ws.send(
+        "player:chat",
+        json!({"text": "/give logs 1"}),
+        Some(json!("give")),
+    )
+    .await;
+    let error = ws.expect("/give refused", refused("give")).await;
+    assert_eq!(error["data"]["code"], "forbidden", "{error}");
+    // No attempt was counted: the address may still sign up.
+    let signup = app
+        .client
+        .post(app.url("/api/auth/guest"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(signup.status(), 201);
+    // The admin routes refuse the agent's token (the owner's own token is an admin's).
+    assert_error(
+        get(&app, "/api/admin/economy", Some(&bot.token)).await,
+        403,
+        "forbidden",
+    )
+    .await;
+    let kick = json!({"characterId": bot.character_id});
+    assert_error(
+        post(&app, "/api/admin/kick", Some(&bot.token), kick.clone()).await,
+        403,
+        "forbidden",
+    )
+    .await;
+    json_of(get(&app, "/api/admin/economy", Some(&bot.owner)).await, 200).await;
+    ws.close().await;
+}
+
+#[tokio::test]
 async fn every_agent_route_answers_its_owner_and_refuses_others_and_unknown_ids_on_sqlite() {
     every_agent_route_answers_its_owner_and_refuses_others_and_unknown_ids(Backend::Sqlite).await;
 }
@@ -782,8 +860,17 @@ async fn quick_actions_follow_what_the_character_holds_and_has_around_it() {
         json!([{"id": "idle", "label": "Stay idle", "command": "idle"}])
     );
 
-    let (mut ws, _) = connect(&app, &bot).await;
-    let slot = admin_give(&mut ws, "qa", "logs", 1).await;
+    // An agent has no admin rights: the owner gives the logs in a session of its own on the
+    // agent's character first.
+    let mut owner = WsClient::connect(
+        &app,
+        &format!("token={}&characterId={}", bot.owner, bot.character_id),
+    )
+    .await
+    .unwrap();
+    let slot = admin_give(&mut owner, "qa", "logs", 1).await;
+    owner.close().await;
+    let (_ws, _) = connect(&app, &bot).await;
     let actions = json_of(get(&app, &path, Some(&bot.token)).await, 200).await["actions"]
         .as_array()
         .unwrap()
@@ -808,34 +895,50 @@ async fn quick_actions_follow_what_the_character_holds_and_has_around_it() {
 
 #[tokio::test]
 async fn agent_routes_count_against_the_accounts_rest_limit() {
-    let app = TestApp::spawn_limited().await;
+    // Each request comes from an address of its own (through a trusted proxy), so only the
+    // account's limit binds; the long window gives nothing back while the test runs.
+    let app = TestApp::spawn_with(AppOptions {
+        env: vec![
+            ("DISABLE_RATE_LIMIT", "false".into()),
+            ("RATE_LIMIT_WINDOW_SECS", "6000".into()),
+            ("TRUSTED_PROXIES", "127.0.0.1".into()),
+        ],
+        ..Default::default()
+    })
+    .await
+    .unwrap();
     let bot = agent(&app, "Limited").await;
     let goal = format!("/api/agents/{}/goal", bot.agent_id);
+    let mut sent = 0u32;
+    let mut get_goal = |token: String| {
+        sent += 1;
+        let address = format!("10.1.{}.{}", sent / 256, sent % 256);
+        let request = app
+            .client
+            .get(app.url(&goal))
+            .bearer_auth(token)
+            .header("x-forwarded-for", address);
+        async move { request.send().await.unwrap() }
+    };
     // What the owner used so far (its account, its character, the registration) counts too.
-    let first = get(&app, &goal, Some(&bot.token)).await;
+    let first = get_goal(bot.token.clone()).await;
     assert_eq!(first.status(), 200);
     let remaining: u32 = first.headers()["ratelimit-remaining"]
         .to_str()
         .unwrap()
         .parse()
         .unwrap();
+    assert!(
+        remaining < 99,
+        "the owner's requests were counted: {remaining}"
+    );
     for _ in 0..remaining {
-        let response = get(&app, &goal, Some(&bot.owner)).await;
+        let response = get_goal(bot.owner.clone()).await;
         assert_eq!(response.status(), 200);
     }
     // The agent's token and its owner's share the account's window.
-    assert_error(
-        get(&app, &goal, Some(&bot.token)).await,
-        429,
-        "rate_limited",
-    )
-    .await;
-    assert_error(
-        get(&app, &goal, Some(&bot.owner)).await,
-        429,
-        "rate_limited",
-    )
-    .await;
+    assert_error(get_goal(bot.token.clone()).await, 429, "rate_limited").await;
+    assert_error(get_goal(bot.owner.clone()).await, 429, "rate_limited").await;
 }
 
 #[tokio::test]

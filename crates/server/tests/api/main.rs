@@ -25,6 +25,7 @@ mod health;
 mod items;
 mod load;
 mod local_postgres;
+mod logout;
 mod names;
 mod operations;
 mod players;

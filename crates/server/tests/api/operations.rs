@@ -8,13 +8,79 @@ use serde_json::{json, Value};
 use crate::support::{admin_token, enter, player, AppOptions, TestApp, WsClient};
 
 async fn client_config(app: &TestApp, headers: &[(&str, &str)]) -> Value {
+    client_config_response(app, headers)
+        .await
+        .json()
+        .await
+        .unwrap()
+}
+
+async fn client_config_response(app: &TestApp, headers: &[(&str, &str)]) -> reqwest::Response {
     let mut request = app.client.get(app.url("/api/config"));
     for (name, value) in headers {
         request = request.header(*name, *value);
     }
     let response = request.send().await.unwrap();
     assert_eq!(response.status(), 200);
-    response.json().await.unwrap()
+    // Never kept by a cache: an answer built from one client's request must not reach another.
+    assert_eq!(response.headers()["cache-control"], "no-store");
+    response
+}
+
+/// The `Vary` values of a response, lower-cased.
+fn vary(response: &reqwest::Response) -> Vec<String> {
+    response
+        .headers()
+        .get_all("vary")
+        .iter()
+        .flat_map(|v| v.to_str().unwrap().split(','))
+        .map(|v| v.trim().to_ascii_lowercase())
+        .collect()
+}
+
+#[tokio::test]
+async fn api_config_says_it_varies_by_host_only_when_the_request_was_used() {
+    let derived = TestApp::spawn().await;
+    let response = client_config_response(&derived, &[("host", "attacker.example")]).await;
+    assert!(
+        vary(&response).contains(&"host".to_owned()),
+        "{:?}",
+        vary(&response)
+    );
+    let config: Value = response.json().await.unwrap();
+    assert_eq!(config["wsUrl"], "ws://attacker.example/ws");
+
+    // With both addresses configured the request is not used at all: the Host is not reflected.
+    let configured = TestApp::spawn_with(AppOptions {
+        env: vec![
+            ("PUBLIC_WS_URL", "wss://game.example.com/ws".into()),
+            ("PUBLIC_API_URL", "https://game.example.com".into()),
+        ],
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let response = client_config_response(&configured, &[("host", "attacker.example")]).await;
+    assert!(
+        !vary(&response).contains(&"host".to_owned()),
+        "{:?}",
+        vary(&response)
+    );
+    let text = response.text().await.unwrap();
+    assert!(!text.contains("attacker.example"), "{text}");
+
+    // One of the two configured: the other is still derived, and says so.
+    let half = TestApp::spawn_with(AppOptions {
+        env: vec![("PUBLIC_WS_URL", "wss://game.example.com/ws".into())],
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let response = client_config_response(&half, &[("host", "play.example")]).await;
+    assert!(vary(&response).contains(&"host".to_owned()));
+    let config: Value = response.json().await.unwrap();
+    assert_eq!(config["wsUrl"], "wss://game.example.com/ws");
+    assert_eq!(config["apiUrl"], "http://play.example");
 }
 
 #[tokio::test]

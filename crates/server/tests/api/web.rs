@@ -338,3 +338,92 @@ async fn map_chunks_and_manifests_are_gzipped_when_accepted() {
         .len();
     assert!(gz * 5 < raw, "{gz} of {raw} bytes");
 }
+
+/// The security headers every response carries.
+fn assert_security_headers(response: &reqwest::Response, what: &str) {
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .unwrap_or_else(|| panic!("{what}: no {name}"))
+            .to_str()
+            .unwrap()
+            .to_owned()
+    };
+    let policy = header("content-security-policy");
+    for directive in [
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "frame-ancestors 'none'",
+    ] {
+        assert!(policy.contains(directive), "{what}: {policy}");
+    }
+    assert!(!policy.contains("unsafe-"), "{what}: {policy}");
+    assert_eq!(header("x-frame-options"), "DENY", "{what}");
+    assert_eq!(header("x-content-type-options"), "nosniff", "{what}");
+    assert_eq!(header("referrer-policy"), "no-referrer", "{what}");
+}
+
+#[tokio::test]
+async fn the_page_its_assets_and_the_api_carry_the_security_headers() {
+    let app = TestApp::spawn().await;
+    let page = app
+        .client
+        .get(app.url("/dashboard"))
+        .header("accept", HTML)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    assert_security_headers(&page, "a page path");
+    let index = app.get("/").await;
+    assert_security_headers(&index, "the index page");
+    let html = index.text().await.unwrap();
+    // The page runs no inline script: every script is a file of this server.
+    assert!(!html.contains("<script>") && !html.contains("<script type=\"module\">"));
+    assert!(!html.contains(" style=") && !html.contains(" onclick="));
+    let asset = app.get(&entry_url(&html)).await;
+    assert_eq!(asset.status(), 200);
+    assert_security_headers(&asset, "an asset");
+    let api = app.get("/api/config").await;
+    assert_eq!(api.status(), 200);
+    assert_security_headers(&api, "an API response");
+    let error = app.get("/api/nothing-here").await;
+    assert_eq!(error.status(), 404);
+    assert_security_headers(&error, "an API error");
+    assert_security_headers(&app.get("/health").await, "/health");
+}
+
+#[tokio::test]
+async fn the_policy_allows_the_configured_socket_api_and_cdn() {
+    let app = TestApp::spawn_with(AppOptions {
+        env: vec![
+            ("PUBLIC_WS_URL", "wss://game.example.com/ws".into()),
+            ("PUBLIC_API_URL", "https://api.example.com".into()),
+            ("PUBLIC_CDN_URL", "https://cdn.example.com/assets".into()),
+        ],
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let response = app.get("/").await;
+    assert_security_headers(&response, "the page");
+    let policy = response.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        policy.contains(
+            "connect-src 'self' wss://game.example.com https://api.example.com https://cdn.example.com"
+        ),
+        "{policy}"
+    );
+    assert!(
+        policy.contains("img-src 'self' https://cdn.example.com"),
+        "{policy}"
+    );
+}

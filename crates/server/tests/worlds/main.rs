@@ -19,6 +19,7 @@ mod chat_limits;
 mod common;
 mod death_piles;
 mod global_chat;
+mod revocations;
 
 /// The same secret on every world: a token from one is good on all.
 const JWT_SECRET: &str = "several-worlds-test-secret-0123456789abcdef";

@@ -11,6 +11,7 @@ pub mod ignores;
 pub mod inventory;
 pub mod leases;
 pub mod quests;
+pub mod revoked_tokens;
 pub mod sessions;
 pub mod trades;
 pub mod users;

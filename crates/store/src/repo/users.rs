@@ -17,6 +17,9 @@ pub struct User {
     pub active_character_id: Option<String>,
     pub created_at_ms: i64,
     pub last_login_at_ms: Option<i64>,
+    /// Tokens of the account issued before this time (epoch ms) are revoked ("log out
+    /// everywhere"); `None`: never asked.
+    pub tokens_valid_after_ms: Option<i64>,
 }
 
 impl User {
@@ -34,8 +37,7 @@ pub struct NewUser {
     pub roles: Vec<String>,
 }
 
-const COLUMNS: &str =
-    r#"id, name, "identityId", roles, "activeCharacterId", "createdAt", "lastLoginAt""#;
+const COLUMNS: &str = r#"id, name, "identityId", roles, "activeCharacterId", "createdAt", "lastLoginAt", "tokensValidAfter""#;
 
 fn from_row(row: &AnyRow) -> Result<User, sqlx::Error> {
     let roles: String = row.try_get("roles")?;
@@ -51,6 +53,7 @@ fn from_row(row: &AnyRow) -> Result<User, sqlx::Error> {
         active_character_id: row.try_get("activeCharacterId")?,
         created_at_ms: row.try_get("createdAt")?,
         last_login_at_ms: row.try_get("lastLoginAt")?,
+        tokens_valid_after_ms: row.try_get("tokensValidAfter")?,
     })
 }
 
@@ -74,6 +77,7 @@ impl<'a> Users<'a> {
             active_character_id: None,
             created_at_ms: now_ms(),
             last_login_at_ms: None,
+            tokens_valid_after_ms: None,
         };
         sqlx::query(
             r#"INSERT INTO users (id, name, "identityId", roles, "createdAt") VALUES ($1, $2, $3, $4, $5)"#,
@@ -136,6 +140,47 @@ impl<'a> Users<'a> {
             return Err(StoreError::NotFound(format!("user {id}")));
         }
         Ok(())
+    }
+
+    /// Revokes every token of the account issued before `at_ms` ("log out everywhere"). The time
+    /// only moves forward: a late request with an older time does not bring tokens back. `NotFound`
+    /// for an unknown account.
+    pub async fn revoke_tokens_before(&self, id: &str, at_ms: i64) -> Result<i64, StoreError> {
+        let done = sqlx::query(
+            r#"UPDATE users SET "tokensValidAfter" = $1
+               WHERE id = $2 AND ("tokensValidAfter" IS NULL OR "tokensValidAfter" < $1)"#,
+        )
+        .bind(at_ms)
+        .bind(id)
+        .execute(self.store.pool())
+        .await?;
+        if done.rows_affected() == 1 {
+            return Ok(at_ms);
+        }
+        // Unknown, or already revoked at a later time: that time stands.
+        self.get(id)
+            .await?
+            .and_then(|user| user.tokens_valid_after_ms)
+            .ok_or_else(|| StoreError::NotFound(format!("user {id}")))
+    }
+
+    /// Accounts whose "log out everywhere" time is at or after `since_ms`, with that time (other
+    /// worlds catching up on revocations they did not hear of).
+    pub async fn tokens_revoked_since(
+        &self,
+        since_ms: i64,
+    ) -> Result<Vec<(String, i64)>, StoreError> {
+        let rows = sqlx::query(
+            r#"SELECT id, "tokensValidAfter" FROM users
+               WHERE "tokensValidAfter" IS NOT NULL AND "tokensValidAfter" >= $1"#,
+        )
+        .bind(since_ms)
+        .fetch_all(self.store.pool())
+        .await?;
+        rows.iter()
+            .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(Into::into)
     }
 
     /// Stamps the last login time.

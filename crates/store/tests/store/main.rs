@@ -11,6 +11,7 @@ mod ignores;
 mod inventory;
 mod migrations;
 mod quests;
+mod revoked_tokens;
 mod sessions;
 mod trades;
 mod users;

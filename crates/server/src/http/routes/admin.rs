@@ -1,13 +1,14 @@
-//! Admin-only routes: `POST /api/admin/ban` and `/api/admin/unban` (403 to everyone else).
+//! Admin-only routes: bans, kicks, revoking an account's tokens, the economy audit (403 to everyone
+//! else, agent tokens included: `AuthUser` refuses them before any of these runs).
 
 use std::collections::BTreeMap;
 
-use axum::extract::State;
+use axum::extract::{Path, State};
 use axum::Json;
 use serde::{Deserialize, Serialize};
 
 use crate::app::AppState;
-use crate::auth::AuthUser;
+use crate::auth::{revocation, AuthUser};
 use crate::http::error::ApiError;
 use crate::http::health::iso8601_from_ms;
 use crate::http::json::ApiJson;
@@ -264,6 +265,59 @@ async fn kick_elsewhere(
                 err.to_string(),
             )
         })
+}
+
+/// `POST /api/admin/accounts/{id}/revoke-tokens`'s answer.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TokensRevoked {
+    pub account_id: String,
+    /// ISO 8601: tokens of the account issued before this are refused.
+    pub tokens_valid_after: String,
+    /// Game sockets on this world that were closed (4002); other worlds close theirs too.
+    pub connections_closed: usize,
+}
+
+/// `POST /api/admin/accounts/{id}/revoke-tokens`: every token of the account issued before now
+/// is revoked (its "log out everywhere", done for it), and its game sockets close.
+#[utoipa::path(
+    post,
+    path = "/api/admin/accounts/{id}/revoke-tokens",
+    tag = tags::ADMIN,
+    summary = "Revoke every token of an account",
+    description = "Every token of the account issued before now (agent tokens included) answers 401 from then on, on every world, and the game sockets they opened close with 4002. The account may log in again.",
+    security(("bearer" = [])),
+    params(("id" = String, Path, description = "The account id")),
+    responses(
+        (status = 200, description = "Revoked", body = TokensRevoked),
+        (status = 403, description = "`forbidden`: not an admin, or banned", body = ErrorBody),
+        (status = 404, description = "`not_found`: no such account", body = ErrorBody)
+    )
+)]
+pub async fn revoke_tokens(
+    State(state): State<AppState>,
+    admin: AuthUser,
+    Path(account_id): Path<String>,
+) -> Result<Json<TokensRevoked>, ApiError> {
+    admin.require_admin()?;
+    let (before_ms, closed) =
+        match revocation::revoke_account(&state, &account_id, wayfarer_store::now_ms()).await {
+            Err(wayfarer_store::StoreError::NotFound(_)) => {
+                return Err(ApiError::not_found("no such account"))
+            }
+            other => other?,
+        };
+    tracing::warn!(
+        admin = admin.account_id(),
+        account = %account_id,
+        connections_closed = closed,
+        "account's tokens revoked"
+    );
+    Ok(Json(TokensRevoked {
+        account_id,
+        tokens_valid_after: iso8601_from_ms(before_ms),
+        connections_closed: closed,
+    }))
 }
 
 /// One item's totals in the economy audit.

@@ -1,4 +1,6 @@
-//! `POST /api/auth/guest`, `/api/auth/refresh` and `/api/auth/idp` (CONTRACT.md section 2).
+//! `POST /api/auth/guest`, `/api/auth/refresh` and `/api/auth/idp` (CONTRACT.md section 2), and
+//! `POST /api/auth/logout`, which revokes the bearer token or every token of the account
+//! (`auth::revocation`).
 
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -8,7 +10,7 @@ use wayfarer_protocol::ErrorCode;
 use wayfarer_store::NewUser;
 
 use crate::app::AppState;
-use crate::auth::{account_for_identity, display_name, AuthUser};
+use crate::auth::{account_for_identity, display_name, revocation, AuthUser};
 use crate::http::error::ApiError;
 use crate::http::json::ApiJson;
 use crate::http::openapi::tags;
@@ -43,6 +45,15 @@ pub struct RefreshedToken {
     pub token: String,
     /// ISO 8601 UTC.
     pub expires_at: String,
+}
+
+/// `POST /api/auth/logout`'s body (may be empty).
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+pub struct LogoutRequest {
+    /// `true`: every token of the account issued before now is revoked ("log out everywhere"),
+    /// not only the bearer token.
+    #[serde(default)]
+    pub all: bool,
 }
 
 /// `POST /api/auth/idp`'s body.
@@ -147,8 +158,10 @@ pub async fn idp(
             "identity-provider login is not configured on this server",
         ));
     };
-    let identity = verifier.verify(&body.token).await?;
+    let (identity, stamp) = verifier.verify(&body.token).await?;
     let user = account_for_identity(&state.store, &identity).await?;
+    // A provider token logged out here is not exchanged for a fresh one either.
+    state.auth.check_not_revoked(&stamp, &user)?;
     state.store.users().touch_login(&user.id).await?;
     let (token, expires_at) = issue(&state, &user.id)?;
     Ok(Json(AccountToken {
@@ -156,4 +169,39 @@ pub async fn idp(
         account_id: user.id,
         expires_at,
     }))
+}
+
+/// `POST /api/auth/logout`: revokes the bearer token, or with `{"all": true}` every token of the
+/// account issued before now; the game sockets they opened close (4002).
+#[utoipa::path(
+    post,
+    path = "/api/auth/logout",
+    tag = tags::AUTH,
+    summary = "Log out: revoke the bearer token, or every token of the account",
+    description = "The revoked tokens answer 401 `unauthorized` everywhere from then on (REST and the WebSocket upgrade), on every world, and the game sockets they opened are closed with 4002. With `{\"all\": true}`, every token of the account issued before now is revoked, agent tokens included; tokens issued afterwards work.",
+    security(("bearer" = [])),
+    request_body(content = LogoutRequest, description = "Optional: an empty body is `{}`"),
+    responses((status = 204, description = "Revoked"))
+)]
+pub async fn logout(
+    State(state): State<AppState>,
+    auth: AuthUser,
+    ApiJson(body): ApiJson<LogoutRequest>,
+) -> Result<StatusCode, ApiError> {
+    let account = auth.account_id();
+    if body.all {
+        let (_, closed) =
+            revocation::revoke_account(&state, account, wayfarer_store::now_ms()).await?;
+        // Named too: a token issued in the very millisecond of "now" is not "before" it.
+        let closed_too = revocation::revoke_token(&state, account, &auth.stamp).await?;
+        tracing::info!(
+            account,
+            sockets_closed = closed + closed_too,
+            "logged out everywhere"
+        );
+    } else {
+        let closed = revocation::revoke_token(&state, account, &auth.stamp).await?;
+        tracing::info!(account, sockets_closed = closed, "logged out");
+    }
+    Ok(StatusCode::NO_CONTENT)
 }

@@ -3,12 +3,16 @@
 //! respect. The addresses come from `PUBLIC_WS_URL`, `PUBLIC_API_URL` and `PUBLIC_CDN_URL`; a
 //! client of a server without them gets addresses derived from its own request (the `Host` it
 //! used, and `X-Forwarded-Proto` when a trusted proxy sent the request), so the answer works behind
-//! a proxy and on a developer's machine alike.
+//! a proxy and on a developer's machine alike. An answer built from the request says so with
+//! `Vary: Host`, and no answer is ever stored (`Cache-Control: no-store`): a shared cache must not
+//! hand one client's `Host` to another (cache poisoning). Set the `PUBLIC_*` addresses in
+//! production and the request is not used at all.
 
 use std::net::SocketAddr;
 
 use axum::extract::{ConnectInfo, State};
-use axum::http::{header, HeaderMap};
+use axum::http::{header, HeaderMap, HeaderValue};
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
 use wayfarer_protocol::ws::{MAX_CHAT_CHARS, MAX_FRAME_BYTES, MAX_MOVE_TILES};
@@ -69,34 +73,52 @@ pub struct Limits {
     path = "/api/config",
     tag = tags::SERVICE,
     summary = "What a client needs before logging in",
+    description = "Never cached (`Cache-Control: no-store`); `Vary: Host` when an address was derived from the request because its `PUBLIC_*` setting is unset.",
     responses((status = 200, description = "Addresses, tick length and limits", body = ClientConfig))
 )]
 pub async fn config(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
-) -> Json<ClientConfig> {
+) -> Response {
     let config = &state.config;
-    let (http, ws) = if forwarded_https(&state, peer, &headers) {
-        ("https", "wss")
-    } else {
-        ("http", "ws")
-    };
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .filter(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_graphic()))
-        .map_or_else(|| format!("localhost:{}", config.port), str::to_owned);
     let trim = |url: &str| url.trim_end_matches('/').to_owned();
-    Json(ClientConfig {
-        ws_url: config
-            .public_ws_url
-            .clone()
-            .unwrap_or_else(|| format!("{ws}://{host}/ws")),
-        api_url: config
-            .public_api_url
-            .as_deref()
-            .map_or_else(|| format!("{http}://{host}"), trim),
+    // Only what the settings leave open is taken from the request.
+    let from_request = config.public_ws_url.is_none() || config.public_api_url.is_none();
+    let (ws_url, api_url) = if from_request {
+        let (http, ws) = if forwarded_https(&state, peer, &headers) {
+            ("https", "wss")
+        } else {
+            ("http", "ws")
+        };
+        let host = headers
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .filter(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_graphic()))
+            .map_or_else(|| format!("localhost:{}", config.port), str::to_owned);
+        (
+            config
+                .public_ws_url
+                .clone()
+                .unwrap_or_else(|| format!("{ws}://{host}/ws")),
+            config
+                .public_api_url
+                .as_deref()
+                .map_or_else(|| format!("{http}://{host}"), trim),
+        )
+    } else {
+        (
+            config.public_ws_url.clone().unwrap_or_default(),
+            config
+                .public_api_url
+                .as_deref()
+                .map(trim)
+                .unwrap_or_default(),
+        )
+    };
+    let body = ClientConfig {
+        ws_url,
+        api_url,
         cdn_url: config.public_cdn_url.as_deref().map(trim),
         idp_app_id: config.public_idp_app_id.clone(),
         tick_ms: config.tick_ms,
@@ -113,7 +135,14 @@ pub async fn config(
             view_distance_tiles: wayfarer_sim::VIEW_RADIUS_TILES,
             rate_limits_disabled: state.limits.disabled,
         },
-    })
+    };
+    let mut response = Json(body).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    if from_request {
+        headers.insert(header::VARY, HeaderValue::from_static("Host"));
+    }
+    response
 }
 
 /// Whether the request reached a TLS-terminating proxy we trust: `X-Forwarded-Proto: https` from a

@@ -46,7 +46,7 @@ impl Connection {
     ) -> Self {
         Connection {
             // The account's admin role is not lent to its agents: an agent token cannot act as
-            // the account (it may still use `/admin <code>` like any player).
+            // the account, and `/admin <code>` is refused on its socket too (`slash`).
             is_admin: agent_id.is_none() && user.has_role(crate::auth::ADMIN_ROLE),
             agent_id,
             entering: Some(entering),
@@ -66,11 +66,16 @@ impl Connection {
         }
     }
 
-    pub(super) async fn run(mut self: Box<Self>, mut socket: Socket) {
+    pub(super) async fn run(
+        mut self: Box<Self>,
+        mut socket: Socket,
+        opener: crate::connections::Opener,
+    ) {
+        // The registry keeps who opened it: revoking that token closes this connection.
         let registration = self
             .state
             .connections
-            .register(&self.character_id, &self.name);
+            .register(&self.character_id, &self.name, opener);
         // One owner of a character's state at every moment: the character is loaded only once the
         // session it replaces has left the world and its final state is written (see
         // docs/architecture.md, "One owner per character").

@@ -79,6 +79,11 @@ pub async fn upgrade(
         crate::auth::Subject::Agent { claim, .. } => Some(claim.clone()),
         _ => None,
     };
+    let opener = crate::connections::Opener {
+        account_id: caller.user.id.as_str().into(),
+        token_id: caller.stamp.id.as_str().into(),
+        token_issued_at_ms: caller.stamp.issued_at_ms,
+    };
     let user = caller.user;
     let characters = state.store.characters().list_for_account(&user.id).await?;
     let wanted = match &agent {
@@ -156,7 +161,7 @@ pub async fn upgrade(
         agent_id,
         entering,
     ));
-    Ok(upgrade.accept(config, move |socket| connection.run(socket)))
+    Ok(upgrade.accept(config, move |socket| connection.run(socket, opener)))
 }
 
 /// One player's socket.

@@ -31,7 +31,7 @@ impl Connection {
         let input = match command.as_str() {
             "admin" => {
                 return self
-                    .admin_code(socket, args.first().copied().unwrap_or(""))
+                    .admin_code(socket, args.first().copied().unwrap_or(""), reference)
                     .await
             }
             "tp" | "give" | "kick" | "broadcast" if !self.is_admin => {
@@ -90,14 +90,32 @@ impl Connection {
     }
 
     /// `/admin <code>`: counts as an authentication attempt; a right code makes this session admin.
-    pub(super) async fn admin_code(&mut self, socket: &mut Socket, code: &str) -> Flow {
+    /// A socket opened with an agent token never becomes admin (docs/agent-control.md): the code
+    /// is not even compared, so it is neither an attempt nor a way to test codes.
+    pub(super) async fn admin_code(
+        &mut self,
+        socket: &mut Socket,
+        code: &str,
+        reference: Option<Value>,
+    ) -> Flow {
+        if self.agent_id.is_some() {
+            tracing::warn!(character = %self.character_id, address = %self.address, "admin code refused: agent token");
+            return self
+                .reply_error(
+                    socket,
+                    codes::FORBIDDEN,
+                    "an agent has no admin rights: /admin is for the account's own sessions",
+                    reference,
+                )
+                .await;
+        }
         if !self.state.limits.disabled {
             if let Ok(ip) = self.address.parse() {
                 if let crate::rate_limit::Decision::Limited { .. } =
-                    self.state.limits.auth.check(&ip)
+                    self.state.limits.check_auth(ip)
                 {
                     return self
-                        .reply_error(socket, codes::RATE_LIMITED, "too many attempts", None)
+                        .reply_error(socket, codes::RATE_LIMITED, "too many attempts", reference)
                         .await;
                 }
             }
