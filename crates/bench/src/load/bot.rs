@@ -22,7 +22,8 @@ use wayfarer_protocol::ws::{TilePos, WorldPos};
 
 use super::options::Endpoints;
 use super::scenario::{
-    bot_name, chat_line, target_within, wander_target, Action, Plan, Rng, SPREAD_RADIUS_TILES,
+    bot_name, chat_line, target_within, wander_target, Action, Plan, Rng, Said, NOTHING_SAID,
+    SPREAD_RADIUS_TILES,
 };
 use super::stats::{bump, BotStats, CoinLedger};
 use super::trade::{partner_of, Outgoing, Purse, Role, Trader};
@@ -123,7 +124,7 @@ pub(crate) async fn run_bot(
         tile,
         probe: None,
         next_ref: 0,
-        said: [usize::MAX; 2],
+        said: NOTHING_SAID,
         entered_at: now,
         woods: Woods::default(),
         trader,
@@ -499,8 +500,8 @@ struct Bot<'a> {
     /// When the outstanding sync probe was sent.
     probe: Option<Instant>,
     next_ref: u64,
-    /// The last two chat lines said (indices), so the next differs from both.
-    said: [usize; 2],
+    /// The last two chat lines said on each channel, so the next differs from both.
+    said: Said,
     entered_at: Instant,
     /// Gathering bots: what they know of trees and their own inventory.
     woods: Woods,

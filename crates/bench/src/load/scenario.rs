@@ -153,16 +153,27 @@ pub fn target_within(from: TilePos, radius: i32, rng: &mut Rng) -> TilePos {
     }
 }
 
+/// The last two chat lines a bot said on each channel (indices into the lines; local first, then
+/// global), so the next on that channel differs from both.
+pub type Said = [[usize; 2]; 2];
+
+/// Nothing said yet.
+pub const NOTHING_SAID: Said = [[usize::MAX; 2]; 2];
+
 /// A chat line and whether it goes to the global channel (one in [`GLOBAL_CHAT_ONE_IN`]). Never
-/// one of the bot's last two (`said`, updated): the server holds a line repeated within seconds
-/// (docs/mechanics.md, "Chat limits"), which would count as an error in the report.
-pub fn chat_line(rng: &mut Rng, said: &mut [usize; 2]) -> (String, bool) {
+/// one of the bot's last two on that channel (`said`, updated): the server holds a line repeating
+/// one of the sender's last two on its channel (docs/mechanics.md, "Chat limits"), which would
+/// count as an error in the report. Per channel, because that is how the server remembers them: a
+/// local line said before a global one is still among the last two local lines.
+pub fn chat_line(rng: &mut Rng, said: &mut Said) -> (String, bool) {
+    let global = rng.one_in(GLOBAL_CHAT_ONE_IN);
+    let recent = &mut said[usize::from(global)];
     let fresh: Vec<usize> = (0..CHAT_LINES.len())
-        .filter(|i| !said.contains(i))
+        .filter(|i| !recent.contains(i))
         .collect();
     let pick = fresh[rng.below(fresh.len() as u64) as usize];
-    *said = [pick, said[0]];
-    (CHAT_LINES[pick].to_owned(), rng.one_in(GLOBAL_CHAT_ONE_IN))
+    *recent = [pick, recent[0]];
+    (CHAT_LINES[pick].to_owned(), global)
 }
 
 /// How often a gathering bot (re)starts chopping.
@@ -315,7 +326,7 @@ mod tests {
     #[test]
     fn chat_is_mostly_local() {
         let mut rng = Rng::seeded(4);
-        let mut said = [usize::MAX; 2];
+        let mut said = NOTHING_SAID;
         let global = (0..10_000)
             .filter(|_| chat_line(&mut rng, &mut said).1)
             .count();
@@ -323,18 +334,33 @@ mod tests {
     }
 
     #[test]
-    fn a_bot_never_repeats_one_of_its_last_two_lines() {
+    fn a_bot_never_repeats_one_of_its_last_two_lines_on_a_channel() {
         let mut rng = Rng::seeded(6);
-        let mut said = [usize::MAX; 2];
-        let lines: Vec<String> = (0..1_000)
-            .map(|_| chat_line(&mut rng, &mut said).0)
+        let mut said = NOTHING_SAID;
+        let lines: Vec<(String, bool)> = (0..20_000)
+            .map(|_| chat_line(&mut rng, &mut said))
             .collect();
-        for window in lines.windows(3) {
-            assert!(
-                window[2] != window[0] && window[2] != window[1],
-                "{window:?}"
-            );
+        let mut globals = 0;
+        for global in [false, true] {
+            let channel: Vec<&String> = lines
+                .iter()
+                .filter(|(_, g)| *g == global)
+                .map(|(text, _)| text)
+                .collect();
+            if global {
+                globals = channel.len();
+            }
+            for window in channel.windows(3) {
+                assert!(
+                    window[2] != window[0] && window[2] != window[1],
+                    "{window:?}"
+                );
+            }
         }
+        assert!(
+            globals > 50,
+            "both channels are exercised: {globals} global"
+        );
     }
 
     #[test]
