@@ -5,12 +5,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# .ci/run passes the binaries `cargo test --workspace` has just built; alone, build them.
-if [ -z "${WAYFARER_BIN:-}" ] || [ -z "${WAYFARER_LOAD_BIN:-}" ]; then
+# .ci/run passes the binaries `cargo test --workspace` has just built (the server's tests and
+# crates/bench/tests/cli.rs run them); alone, build them.
+if [ ! -x "${WAYFARER_BIN:-}" ] || [ ! -x "${WAYFARER_LOAD_BIN:-}" ]; then
   cargo build -q -p wayfarer-server --bin wayfarer -p wayfarer-bench --bin wayfarer-load
+  WAYFARER_BIN=target/debug/wayfarer
+  WAYFARER_LOAD_BIN=target/debug/wayfarer-load
 fi
-bin=${WAYFARER_BIN:-target/debug/wayfarer}
-load=${WAYFARER_LOAD_BIN:-target/debug/wayfarer-load}
+bin=$WAYFARER_BIN
+load=$WAYFARER_LOAD_BIN
 world=$(mktemp -d)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null || echo 5671)
 key="ci-load-smoke-key"
