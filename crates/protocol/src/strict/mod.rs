@@ -494,7 +494,8 @@ impl<'de> MapAccess<'de> for Entries {
     ) -> Result<Option<K::Value>, ShapeError> {
         match self.entries.next() {
             Some((key, value)) => {
-                let read = seed.deserialize(Strict(Value::String(key.clone())));
+                // Read from a borrow: no copy of every key of every message for the error path.
+                let read = seed.deserialize(de::value::StrDeserializer::<ShapeError>::new(&key));
                 self.value = Some((key, value));
                 read.map(Some)
             }

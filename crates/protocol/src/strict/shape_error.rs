@@ -10,9 +10,14 @@ use std::fmt;
 
 use serde::de::{self, Expected, Unexpected};
 
-/// Why valid JSON does not fit the expected shape.
+/// Why valid JSON does not fit the expected shape. Boxed, as `serde_json::Error` is: every
+/// step of a deserialization returns a `Result` with this error in it, and a pointer keeps those
+/// results as small on the path where nothing is wrong (every socket message) as they were.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ShapeError {
+pub struct ShapeError(Box<Inner>);
+
+#[derive(Debug, Clone, PartialEq)]
+struct Inner {
     /// Where, innermost first (segments are added while the error travels outwards).
     path: Vec<Segment>,
     problem: Problem,
@@ -163,21 +168,21 @@ fn list(names: &[&str]) -> String {
 
 impl ShapeError {
     fn new(problem: Problem) -> ShapeError {
-        ShapeError {
+        ShapeError(Box::new(Inner {
             path: Vec::new(),
             problem,
-        }
+        }))
     }
 
     /// The same error, inside field `name`.
     pub(super) fn in_field(mut self, name: &str) -> ShapeError {
-        self.path.push(Segment::Field(name.to_owned()));
+        self.0.path.push(Segment::Field(name.to_owned()));
         self
     }
 
     /// The same error, at position `index` of a list.
     pub(super) fn at_index(mut self, index: usize) -> ShapeError {
-        self.path.push(Segment::Index(index));
+        self.0.path.push(Segment::Index(index));
         self
     }
 
@@ -194,7 +199,7 @@ impl ShapeError {
     /// Where the problem is: `target.level`, `items[2].quantity`; empty for the whole value.
     pub fn path(&self) -> String {
         let mut out = String::new();
-        for segment in self.path.iter().rev() {
+        for segment in self.0.path.iter().rev() {
             match segment {
                 Segment::Field(name) => {
                     if !out.is_empty() {
@@ -224,7 +229,7 @@ impl ShapeError {
                 format!("`{path}.{field}`")
             }
         };
-        match &self.problem {
+        match &self.0.problem {
             Problem::Type { found, expected } => {
                 format!("{subject} must be {}, not {found}", kind_words(expected))
             }
