@@ -564,7 +564,7 @@ fn check_embedded_agents(
     Ok(())
 }
 
-fn positive_integer(
+pub(crate) fn positive_integer(
     get: &impl Fn(&str) -> Option<String>,
     variable: &'static str,
     default: u64,

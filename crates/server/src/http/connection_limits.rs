@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use crate::client_addr::{limit_key, IpNet, TrustedProxies};
-use crate::config::ConfigError;
+use crate::config::{positive_integer as positive, ConfigError};
 
 /// Default `HTTP_HEADER_TIMEOUT_SECS`.
 pub const DEFAULT_HEADER_TIMEOUT_SECS: u64 = 15;
@@ -191,23 +191,6 @@ impl ConnectionSettings {
                 self.pending_per_character.to_string(),
             ),
         ]
-    }
-}
-
-fn positive(
-    get: &impl Fn(&str) -> Option<String>,
-    variable: &'static str,
-    default: u64,
-) -> Result<u64, ConfigError> {
-    match get(variable) {
-        None => Ok(default),
-        Some(v) => match v.trim().parse::<u64>() {
-            Ok(n) if n > 0 => Ok(n),
-            _ => Err(ConfigError {
-                variable,
-                message: format!("{v:?} is not a positive whole number"),
-            }),
-        },
     }
 }
 

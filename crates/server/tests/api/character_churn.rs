@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::support::{
-    admin_token, assert_error, enter, player, AppOptions, Backend, TestApp, WsClient, WAIT,
+    admin_token, assert_error, economy_report_as, enter, player, AppOptions, Backend, TestApp,
+    WsClient, WAIT,
 };
 use crate::trade::{expect_trade, slot_of, start};
 
@@ -52,18 +53,6 @@ struct Audit {
 }
 
 impl Audit {
-    async fn report(app: &TestApp, admin: &str) -> Value {
-        app.client
-            .get(app.url("/api/admin/economy"))
-            .bearer_auth(admin)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
-    }
-
     fn in_world(report: &Value) -> BTreeMap<String, i64> {
         report["items"]
             .as_object()
@@ -76,7 +65,7 @@ impl Audit {
     /// Takes the world as it is now as the start.
     async fn begin(app: &TestApp) -> Audit {
         let admin = admin_token(app).await;
-        let report = Audit::report(app, &admin).await;
+        let report = economy_report_as(app, &admin).await;
         let (entered, left) = (summed(&report, "entered"), summed(&report, "left"));
         let mut start = Audit::in_world(&report);
         for (item, units) in start.iter_mut() {
@@ -88,7 +77,7 @@ impl Audit {
 
     /// Asserts holdings = start + entered − left for every item; returns the report.
     async fn balanced(&self, app: &TestApp, step: &str) -> Value {
-        let report = Audit::report(app, &self.admin).await;
+        let report = economy_report_as(app, &self.admin).await;
         let in_world = Audit::in_world(&report);
         let (entered, left) = (summed(&report, "entered"), summed(&report, "left"));
         let items: std::collections::BTreeSet<&String> = in_world
