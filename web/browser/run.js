@@ -77,6 +77,8 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '
 
 /** @type {string[]} what the Content-Security-Policy refused during the current test */
 const cspViolations = [];
+/** @type {string[]} uncaught errors thrown in any page during the current test: each fails it */
+const pageErrors = [];
 
 /** A browser of its own (fresh profile directory) with one page, 1280×720. */
 async function browser() {
@@ -93,7 +95,9 @@ async function browser() {
   ctx.on('page', watch);
   const page = ctx.pages()[0] ?? (await ctx.newPage());
   watch(page);
-  page.on('pageerror', (e) => console.error('page error:', e.message));
+  // An uncaught exception in the client is a defect even when the test's own checks pass.
+  ctx.on('page', (p) => p.on('pageerror', (e) => pageErrors.push(e.message)));
+  page.on('pageerror', (e) => pageErrors.push(e.message));
   return { ctx, page, close: async () => { await ctx.close(); rmSync(profile, { recursive: true, force: true }); } };
 }
 
@@ -314,9 +318,11 @@ const world = mkdtempSync(join(tmpdir(), 'wf-world-'));
 let server = await startServer(port, world);
 const base = `http://127.0.0.1:${port}`;
 let failed = 0;
+let ran = 0;
 const only = process.env.ONLY;
 for (const t of [...TESTS, ...(process.env.MEASURE ? [{ name: 'measure', fn: measure }] : [])]) {
   if (only && !t.name.includes(only)) continue;
+  ran++;
   const opened = [];
   const ctx = {
     base,
@@ -331,9 +337,11 @@ for (const t of [...TESTS, ...(process.env.MEASURE ? [{ name: 'measure', fn: mea
   };
   const started = Date.now();
   cspViolations.length = 0;
+  pageErrors.length = 0;
   try {
     await t.fn(ctx);
     if (cspViolations.length) throw new Error(`Content-Security-Policy violations: ${cspViolations.join(' | ')}`);
+    if (pageErrors.length) throw new Error(`uncaught page errors: ${pageErrors.join(' | ')}`);
     console.log(`ok   ${t.name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
   } catch (e) {
     failed++;
@@ -350,5 +358,10 @@ for (const t of [...TESTS, ...(process.env.MEASURE ? [{ name: 'measure', fn: mea
 server.kill('SIGTERM');
 await new Promise((r) => server.once('exit', r));
 rmSync(world, { recursive: true, force: true });
-console.log(failed ? `${failed} browser test(s) failed` : 'browser tests passed');
+// A filter that matches nothing (or a list that lost its tests) must not look like a pass.
+if (ran === 0) {
+  console.log(`FAIL: no browser test ran${only ? ` (ONLY=${only} matches none)` : ''}`);
+  process.exit(1);
+}
+console.log(failed ? `${failed} of ${ran} browser test(s) failed` : `${ran} browser tests passed`);
 process.exit(failed ? 1 : 0);
