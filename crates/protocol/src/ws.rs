@@ -147,6 +147,37 @@ pub struct ActionRequest {
     pub style: Option<String>,
 }
 
+impl ActionRequest {
+    /// The action `action` alone (`stop`, `flee`); what it acts on is added by the `with_` methods.
+    pub fn new(action: impl Into<String>) -> ActionRequest {
+        ActionRequest {
+            action: action.into(),
+            target_id: None,
+            slot: None,
+            item_id: None,
+            style: None,
+        }
+    }
+
+    /// On an entity (`targetId`).
+    pub fn with_target(mut self, target_id: impl Into<String>) -> ActionRequest {
+        self.target_id = Some(target_id.into());
+        self
+    }
+
+    /// With a slot: an inventory slot number, or an equipment slot's name (`unequip`).
+    pub fn with_slot(mut self, slot: impl Into<Value>) -> ActionRequest {
+        self.slot = Some(slot.into());
+        self
+    }
+
+    /// With a combat style (`combat_style`).
+    pub fn with_style(mut self, style: impl Into<String>) -> ActionRequest {
+        self.style = Some(style.into());
+        self
+    }
+}
+
 /// `dialogue:respond`: the response `index` (as sent in `dialogue:open`) of the dialogue with
 /// `npcId` (the NPC's content id or entity id).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
@@ -667,6 +698,19 @@ pub struct UseRequest {
     /// The skill an XP lamp is rubbed on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skill: Option<String>,
+}
+
+impl UseRequest {
+    /// The item in `slot` used alone (eaten, buried, rubbed); `target_slot` or `target_id` name
+    /// what it is used on.
+    pub fn new(slot: impl Into<SlotNumber>) -> UseRequest {
+        UseRequest {
+            slot: slot.into(),
+            target_slot: None,
+            target_id: None,
+            skill: None,
+        }
+    }
 }
 
 /// `friend:request`, `friend:remove`, `ignore:add`, `ignore:remove`: another character by name.
