@@ -5,6 +5,7 @@
 use std::collections::VecDeque;
 
 use serde_json::{json, Value};
+use wayfarer_content::ToolRequirement;
 use wayfarer_protocol::trade::{TradeAddItem, TradeIdOnly, TradeRequest, TradeRequestRespond};
 use wayfarer_protocol::ws::{
     ActionRequest, BankDepositRequest, BankWithdrawRequest, ChatChannel, ChatRequest,
@@ -801,25 +802,23 @@ fn plan_gather(ctx: Ctx<'_>, p: &Value, skill: Skill, kind: &str) -> Result<Plan
     }
     let facts = node.type_id().and_then(|t| ctx.knowledge.nodes.get(t));
     if let Some(facts) = facts {
-        if facts.skill != skill.to_string() {
+        if facts.skill != skill {
             return Err(Outcome::refused(
                 "invalid_target",
                 format!("{} is not for {skill}", label(node)),
             ));
         }
-        if facts.level > ctx.model.level(skill) {
+        if i64::from(facts.level) > ctx.model.level(skill) {
             return Err(Outcome::refused(
                 "level_too_low",
                 format!("{} needs level {}", label(node), facts.level),
             ));
         }
-        if let Some(tool) = &facts.tool {
-            if !has_tool(ctx, tool, skill) {
-                return Err(Outcome::refused(
-                    "no_tool",
-                    format!("{} needs a {tool}", label(node)),
-                ));
-            }
+        if !has_tool(ctx, &facts.tool) {
+            return Err(Outcome::refused(
+                "no_tool",
+                format!("{} needs {}", label(node), tool_name(ctx, &facts.tool)),
+            ));
         }
     }
     let id = node.shared_id().clone();
@@ -1179,7 +1178,7 @@ pub fn food_slot(ctx: Ctx<'_>) -> Option<u8> {
             ctx.knowledge
                 .items
                 .get(&s.item_id)
-                .and_then(|i| i.heal)
+                .and_then(|i| i.heal_amount)
                 .map(|h| (h, s.slot))
         })
         .max_by_key(|(h, slot)| (*h, std::cmp::Reverse(*slot)))
@@ -1190,22 +1189,37 @@ fn is_tool(knowledge: &Knowledge, item: &str) -> bool {
     knowledge
         .items
         .get(item)
-        .is_some_and(|i| i.tool_for.is_some() || i.kind == "tool")
+        .is_some_and(|i| i.tool.is_some() || i.kind == "tool")
         || item == "tinderbox"
 }
 
-fn has_tool(ctx: Ctx<'_>, tool: &str, skill: Skill) -> bool {
-    let skill = skill.to_string();
-    let fits = |id: &str| {
-        id.contains(tool)
-            || ctx
-                .knowledge
-                .items
-                .get(id)
-                .is_some_and(|i| i.tool_for.as_deref() == Some(skill.as_str()))
+/// Whether the agent holds (or wears) what a node needs, by the server's rule: that very item, or
+/// any tool of the node's skill.
+fn has_tool(ctx: Ctx<'_>, tool: &ToolRequirement) -> bool {
+    let fits = |id: &str| match tool {
+        ToolRequirement::None => true,
+        ToolRequirement::Item(wanted) => id == wanted,
+        ToolRequirement::AnyForSkill(skill) => ctx
+            .knowledge
+            .items
+            .get(id)
+            .and_then(|i| i.tool.as_ref())
+            .is_some_and(|t| t.skill == *skill),
     };
-    ctx.model.me.inventory.iter().any(|s| fits(&s.item_id))
+    matches!(tool, ToolRequirement::None)
+        || ctx.model.me.inventory.iter().any(|s| fits(&s.item_id))
         || ctx.model.me.equipment.values().any(|e| fits(&e.item_id))
+}
+
+/// What a node needs, in words: "a hatchet", "a Small Fishing Net".
+fn tool_name(ctx: Ctx<'_>, tool: &ToolRequirement) -> String {
+    match tool {
+        ToolRequirement::None => "nothing".to_owned(),
+        ToolRequirement::Item(id) => format!("a {}", ctx.knowledge.item_name(id)),
+        ToolRequirement::AnyForSkill(Skill::Woodcutting) => "a hatchet".to_owned(),
+        ToolRequirement::AnyForSkill(Skill::Mining) => "a pickaxe".to_owned(),
+        ToolRequirement::AnyForSkill(skill) => format!("a {skill} tool"),
+    }
 }
 
 fn nearest_resource<'a>(model: &'a Model, types: &[&str]) -> Option<&'a Seen> {
@@ -1217,7 +1231,6 @@ fn nearest_resource<'a>(model: &'a Model, types: &[&str]) -> Option<&'a Seen> {
 
 /// Resources in view for `skill` that the agent's level allows and that are not depleted, nearest first.
 pub fn usable_nodes(ctx: Ctx<'_>, skill: Skill) -> Vec<&Seen> {
-    let skill_name = skill.to_string();
     ctx.model
         .nearest_of(EntityKind::Resource)
         .into_iter()
@@ -1225,7 +1238,7 @@ pub fn usable_nodes(ctx: Ctx<'_>, skill: Skill) -> Vec<&Seen> {
         .filter(|e| {
             e.type_id()
                 .and_then(|t| ctx.knowledge.nodes.get(t))
-                .is_some_and(|n| n.skill == skill_name && n.level <= ctx.model.level(skill))
+                .is_some_and(|n| n.skill == skill && i64::from(n.level) <= ctx.model.level(skill))
         })
         .collect()
 }
