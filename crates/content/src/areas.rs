@@ -52,7 +52,8 @@ impl Bounds {
     }
 }
 
-/// One world area (also the shape `GET /api/v1/world/areas` serves, read back by agents).
+/// One world area.
+// Deserialize too: agents read back what `GET /api/v1/world/areas` serves.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
