@@ -5,14 +5,20 @@
 use std::collections::VecDeque;
 
 use serde_json::{json, Value};
-use wayfarer_protocol::ws::{EntityKind, TilePos, MAX_CHAT_CHARS, MAX_MOVE_TILES};
+use wayfarer_content::ToolRequirement;
+use wayfarer_protocol::trade::{TradeAddItem, TradeIdOnly, TradeRequest, TradeRequestRespond};
+use wayfarer_protocol::ws::{
+    ActionRequest, BankDepositRequest, BankWithdrawRequest, ChatChannel, ChatRequest,
+    ClientMessage, DepositSlot, DialogueCloseRequest, DialogueRespond, EntityKind, PrayerToggle,
+    ShopBuyRequest, ShopSellRequest, TilePos, UseRequest, MAX_CHAT_CHARS, MAX_MOVE_TILES,
+};
 use wayfarer_protocol::Skill;
 
 use crate::goals::Goal;
 use crate::knowledge::Knowledge;
 use crate::model::{chebyshev, Model, Seen};
 use crate::outcome::Outcome;
-use crate::procedure::{DropRun, DropWhat, Frame, Procedure, Until, Walk};
+use crate::procedure::{DropRun, DropWhat, Procedure, Until, Walk};
 
 /// Tiles within which a bank or shopkeeper answers (protocol: 2, Chebyshev).
 pub const SERVICE_REACH_TILES: u32 = 2;
@@ -80,7 +86,7 @@ pub static ACTIONS: &[ActionDef] = &[
         plan: |ctx, p| {
             let e = entity(ctx, p, &[EntityKind::Player])?;
             Ok(Planned::Run(Procedure::quiet(
-                action_frame("follow", json!({"targetId": e.id()})),
+                act(ActionRequest::new("follow").with_target(e.id())),
                 format!("following {}", label(e)),
             )))
         },
@@ -93,7 +99,7 @@ pub static ACTIONS: &[ActionDef] = &[
         params: || schema(&[]),
         plan: |_, _| {
             Ok(Planned::Run(Procedure::quiet(
-                action_frame("stop", json!({})),
+                act(ActionRequest::new("stop")),
                 "stopped",
             )))
         },
@@ -159,7 +165,7 @@ pub static ACTIONS: &[ActionDef] = &[
             )
             .with_progress(|m| m.last_hit_tick.unwrap_or(0));
             Ok(Planned::Run(Procedure::send(
-                action_frame("attack", json!({"targetId": id})),
+                act(ActionRequest::new("attack").with_target(&*id)),
                 until,
             )))
         },
@@ -180,7 +186,7 @@ pub static ACTIONS: &[ActionDef] = &[
                 return Err(Outcome::refused("invalid_params", format!("unknown style {style}")));
             }
             Ok(Planned::Run(Procedure::quiet(
-                action_frame("combat_style", json!({"style": style})),
+                act(ActionRequest::new("combat_style").with_style(style)),
                 format!("style {style}"),
             )))
         },
@@ -195,7 +201,7 @@ pub static ACTIONS: &[ActionDef] = &[
             if !ctx.model.in_combat() {
                 return Err(Outcome::refused("cannot_do", "nobody is attacking"));
             }
-            Ok(Planned::Run(Procedure::quiet(action_frame("flee", json!({})), "fled")))
+            Ok(Planned::Run(Procedure::quiet(act(ActionRequest::new("flee")), "fled")))
         },
         available: |ctx| ctx.model.in_combat().then(|| json!({})),
     },
@@ -236,7 +242,7 @@ pub static ACTIONS: &[ActionDef] = &[
             let slot = slot_or(ctx, p, |id| id == "logs" || id.ends_with("_logs"))?;
             let before = ctx.model.xp_events.get(&Skill::Firemaking).copied().unwrap_or(0);
             Ok(Planned::Run(Procedure::send(
-                action_frame("light_fire", json!({"slot": slot})),
+                act(ActionRequest::new("light_fire").with_slot(slot)),
                 Until::when(
                     move |m: &Model| m.xp_events.get(&Skill::Firemaking).copied().unwrap_or(0) > before,
                     LIGHT_FIRE_TICKS,
@@ -263,7 +269,7 @@ pub static ACTIONS: &[ActionDef] = &[
             };
             let version = ctx.model.inventory_version;
             Ok(Planned::Run(Procedure::send(
-                action_frame("cook", json!({"slot": slot, "targetId": fire.id()})),
+                act(ActionRequest::new("cook").with_slot(slot).with_target(fire.id())),
                 Until::when(move |m: &Model| m.inventory_version > version, PROCESS_TICKS, "cooked"),
             )))
         },
@@ -303,7 +309,7 @@ pub static ACTIONS: &[ActionDef] = &[
             }
             let watch = item.clone();
             Ok(Planned::Run(Procedure::send(
-                action_frame("equip", json!({"slot": slot})),
+                act(ActionRequest::new("equip").with_slot(slot)),
                 Until::when(
                     move |m: &Model| m.me.equipment.values().any(|e| e.item_id == watch),
                     GRACE_WAIT,
@@ -335,7 +341,7 @@ pub static ACTIONS: &[ActionDef] = &[
             }
             let watch = slot.to_owned();
             Ok(Planned::Run(Procedure::send(
-                action_frame("unequip", json!({"slot": slot})),
+                act(ActionRequest::new("unequip").with_slot(slot)),
                 Until::when(move |m: &Model| !m.me.equipment.contains_key(&watch), GRACE_WAIT, "taken off"),
             )))
         },
@@ -351,16 +357,16 @@ pub static ACTIONS: &[ActionDef] = &[
         params: || schema(&[("slot", "integer", true), ("targetSlot", "integer", false), ("targetId", "string", false)]),
         plan: |ctx, p| {
             let slot = item_slot(ctx, p)?;
-            let mut data = json!({"slot": slot});
+            let mut request = UseRequest::new(slot);
             if let Some(target) = p.get("targetSlot").and_then(Value::as_u64) {
                 if ctx.model.slot(target as u8).is_none() {
                     return Err(Outcome::refused("invalid_slot", format!("slot {target} is empty")));
                 }
-                data["targetSlot"] = json!(target);
+                request.target_slot = Some(target.into());
             }
             if let Some(target) = p.get("targetId").and_then(Value::as_str) {
                 entity(ctx, p, &[])?;
-                data["targetId"] = json!(target);
+                request.target_id = Some(target.to_owned());
             }
             // A tinderbox on logs is lighting a fire: retried by the server until it takes.
             let tinderbox = [Some(slot as u64), p.get("targetSlot").and_then(Value::as_u64)]
@@ -370,7 +376,7 @@ pub static ACTIONS: &[ActionDef] = &[
             let ticks = if tinderbox { LIGHT_FIRE_TICKS } else { PROCESS_TICKS };
             let version = ctx.model.inventory_version;
             Ok(Planned::Run(Procedure::send(
-                Frame::new("inventory:use", data),
+                ClientMessage::Use(request),
                 Until::when(move |m: &Model| m.inventory_version > version, ticks, "used"),
             )))
         },
@@ -391,7 +397,7 @@ pub static ACTIONS: &[ActionDef] = &[
             };
             let version = ctx.model.inventory_version;
             Ok(Planned::Run(Procedure::send(
-                Frame::new("inventory:use", json!({"slot": slot})),
+                ClientMessage::Use(UseRequest::new(slot)),
                 Until::when(move |m: &Model| m.inventory_version > version, GRACE_WAIT, "ate"),
             )))
         },
@@ -406,7 +412,7 @@ pub static ACTIONS: &[ActionDef] = &[
             let slot = slot_or(ctx, p, |id| id.contains("bones"))?;
             let before = ctx.model.xp_events.get(&Skill::Prayer).copied().unwrap_or(0);
             Ok(Planned::Run(Procedure::send(
-                Frame::new("inventory:use", json!({"slot": slot})),
+                ClientMessage::Use(UseRequest::new(slot)),
                 Until::when(
                     move |m: &Model| m.xp_events.get(&Skill::Prayer).copied().unwrap_or(0) > before,
                     GRACE_WAIT,
@@ -460,15 +466,18 @@ pub static ACTIONS: &[ActionDef] = &[
             if text.is_empty() || text.chars().count() > MAX_CHAT_CHARS {
                 return Err(Outcome::refused("invalid_text", format!("text must be 1–{MAX_CHAT_CHARS} characters")));
             }
-            let mut data = json!({"text": text});
+            let mut chat = ChatRequest { text: text.to_owned(), channel: None, to: None };
             if let Some(channel) = p.get("channel").and_then(Value::as_str) {
-                data["channel"] = json!(channel);
+                let channel = serde_json::from_value(json!(channel)).map_err(|_| {
+                    Outcome::refused("invalid_params", format!("no chat channel {channel}"))
+                })?;
+                chat.channel = Some(channel);
             }
             if let Some(to) = p.get("to").and_then(Value::as_str) {
-                data["to"] = json!(to);
-                data["channel"] = json!("private");
+                chat.to = Some(to.to_owned());
+                chat.channel = Some(ChatChannel::Private);
             }
-            Ok(Planned::Run(Procedure::quiet(Frame::new("player:chat", data), "said")))
+            Ok(Planned::Run(Procedure::quiet(ClientMessage::Chat(chat), "said")))
         },
         available: |_| Some(json!({})),
     },
@@ -502,7 +511,7 @@ pub static ACTIONS: &[ActionDef] = &[
             }
             let version = ctx.model.bank_version;
             at_bank(ctx, Procedure::send(
-                Frame::new("bank:withdraw", json!({"itemId": item, "quantity": quantity})),
+                ClientMessage::BankWithdraw(BankWithdrawRequest { item_id: item.clone(), quantity }),
                 Until::when(move |m: &Model| m.bank_version > version, GRACE_WAIT, format!("withdrew {item}")),
             ))
         },
@@ -518,7 +527,7 @@ pub static ACTIONS: &[ActionDef] = &[
             let e = entity(ctx, p, &[EntityKind::Npc])?;
             let id = e.shared_id().clone();
             Ok(Planned::Run(Procedure::send(
-                action_frame("interact", json!({"targetId": id})),
+                act(ActionRequest::new("interact").with_target(&*id)),
                 Until::when(|m: &Model| m.dialogue.is_some() || m.shop.is_some(), PROCESS_TICKS, format!("talking to {}", label(e))),
             )))
         },
@@ -539,7 +548,7 @@ pub static ACTIONS: &[ActionDef] = &[
             }
             let node = open.node_id.clone();
             Ok(Planned::Run(Procedure::send(
-                Frame::new("dialogue:respond", json!({"npcId": open.npc_id, "index": index})),
+                ClientMessage::DialogueRespond(DialogueRespond { npc_id: open.npc_id.clone(), index: index as u32 }),
                 Until::when(move |m: &Model| m.dialogue.as_ref().is_none_or(|d| d.node_id != node), GRACE_WAIT, "answered"),
             )))
         },
@@ -553,7 +562,7 @@ pub static ACTIONS: &[ActionDef] = &[
         plan: |ctx, _| {
             let open = ctx.model.dialogue.as_ref().ok_or_else(|| Outcome::refused("invalid_dialogue", "no dialogue is open"))?;
             Ok(Planned::Run(Procedure::send(
-                Frame::new("dialogue:close", json!({"npcId": open.npc_id})),
+                ClientMessage::DialogueClose(DialogueCloseRequest { npc_id: Some(open.npc_id.clone()) }),
                 Until::when(|m: &Model| m.dialogue.is_none(), GRACE_WAIT, "closed"),
             )))
         },
@@ -574,7 +583,7 @@ pub static ACTIONS: &[ActionDef] = &[
             }
             let version = ctx.model.inventory_version;
             Ok(Planned::Run(Procedure::send(
-                Frame::new("shop:buy", json!({"storeId": shop.store_id, "itemId": item, "quantity": quantity})),
+                ClientMessage::ShopBuy(ShopBuyRequest { store_id: shop.store_id.clone(), item_id: item.to_owned(), quantity }),
                 Until::when(move |m: &Model| m.inventory_version > version, GRACE_WAIT, format!("bought {quantity} {item}")),
             )))
         },
@@ -588,13 +597,14 @@ pub static ACTIONS: &[ActionDef] = &[
         plan: |ctx, p| {
             let shop = ctx.model.shop.as_ref().ok_or_else(|| Outcome::refused("not_near_shop", "no shop is open"))?;
             let slot = item_slot(ctx, p)?;
-            let mut data = json!({"storeId": shop.store_id, "slot": slot});
-            if let Some(q) = p.get("quantity").and_then(Value::as_i64) {
-                data["quantity"] = json!(q);
-            }
+            let sell = ShopSellRequest {
+                store_id: shop.store_id.clone(),
+                slot: slot.into(),
+                quantity: p.get("quantity").and_then(Value::as_i64),
+            };
             let coins = ctx.model.me.coins;
             Ok(Planned::Run(Procedure::send(
-                Frame::new("shop:sell", data),
+                ClientMessage::ShopSell(sell),
                 Until::when(move |m: &Model| m.me.coins > coins, GRACE_WAIT, "sold"),
             )))
         },
@@ -610,7 +620,7 @@ pub static ACTIONS: &[ActionDef] = &[
             if ctx.model.distance_to(e.x, e.z) > SERVICE_REACH_TILES {
                 return Err(Outcome::refused("too_far", "trades start within 2 tiles"));
             }
-            Ok(Planned::Run(Procedure::quiet(Frame::new("tradeRequest", json!({"targetPlayerId": e.id()})), "asked")))
+            Ok(Planned::Run(Procedure::quiet(ClientMessage::TradeRequest(TradeRequest { target_player_id: e.id().to_owned() }), "asked")))
         },
         available: |ctx| {
             let ids: Vec<&str> = ctx.model.nearest_of(EntityKind::Player).into_iter().filter(|e| ctx.model.distance_to(e.x, e.z) <= SERVICE_REACH_TILES).map(|e| e.id()).collect();
@@ -625,7 +635,7 @@ pub static ACTIONS: &[ActionDef] = &[
         plan: |ctx, p| {
             let trade = ctx.model.trade.as_ref().filter(|t| t.stage == "requested").ok_or_else(|| Outcome::refused("invalid_trade", "no trade request is waiting"))?;
             let accept = p.get("accept").and_then(Value::as_bool).unwrap_or(false);
-            Ok(Planned::Run(Procedure::quiet(Frame::new("tradeRequestRespond", json!({"tradeId": trade.trade_id, "accept": accept})), "answered")))
+            Ok(Planned::Run(Procedure::quiet(ClientMessage::TradeRequestRespond(TradeRequestRespond { trade_id: trade.trade_id.clone(), accept }), "answered")))
         },
         available: |ctx| ctx.model.trade.as_ref().filter(|t| t.stage == "requested").map(|t| json!({"from": t.partner_name})),
     },
@@ -637,11 +647,12 @@ pub static ACTIONS: &[ActionDef] = &[
         plan: |ctx, p| {
             let trade = open_trade(ctx)?;
             let slot = item_slot(ctx, p)?;
-            let mut data = json!({"tradeId": trade, "inventorySlot": slot});
-            if let Some(q) = p.get("quantity").and_then(Value::as_i64) {
-                data["quantity"] = json!(q);
-            }
-            Ok(Planned::Run(Procedure::quiet(Frame::new("tradeAddItem", data), "offered")))
+            let offer = TradeAddItem {
+                trade_id: trade,
+                inventory_slot: slot.into(),
+                quantity: p.get("quantity").and_then(Value::as_i64),
+            };
+            Ok(Planned::Run(Procedure::quiet(ClientMessage::TradeAddItem(offer), "offered")))
         },
         available: |ctx| open_trade(ctx).ok().map(|_| json!({})),
     },
@@ -652,7 +663,7 @@ pub static ACTIONS: &[ActionDef] = &[
         params: || schema(&[]),
         plan: |ctx, _| {
             let trade = open_trade(ctx)?;
-            Ok(Planned::Run(Procedure::quiet(Frame::new("tradeAccept", json!({"tradeId": trade})), "accepted the screen")))
+            Ok(Planned::Run(Procedure::quiet(ClientMessage::TradeAccept(TradeIdOnly { trade_id: trade }), "accepted the screen")))
         },
         available: |ctx| open_trade(ctx).ok().map(|_| json!({})),
     },
@@ -663,7 +674,7 @@ pub static ACTIONS: &[ActionDef] = &[
         params: || schema(&[]),
         plan: |ctx, _| {
             let trade = ctx.model.trade.as_ref().ok_or_else(|| Outcome::refused("invalid_trade", "no trade is open"))?;
-            Ok(Planned::Run(Procedure::quiet(Frame::new("tradeCancel", json!({"tradeId": trade.trade_id})), "cancelled")))
+            Ok(Planned::Run(Procedure::quiet(ClientMessage::TradeCancel(TradeIdOnly { trade_id: trade.trade_id.clone() }), "cancelled")))
         },
         available: |ctx| ctx.model.trade.as_ref().map(|_| json!({})),
     },
@@ -675,7 +686,7 @@ pub static ACTIONS: &[ActionDef] = &[
         plan: |_, p| {
             let prayer = str_param(p, "prayerId")?;
             let active = p.get("active").and_then(Value::as_bool).unwrap_or(true);
-            Ok(Planned::Run(Procedure::quiet(Frame::new("prayer:toggle", json!({"prayerId": prayer, "active": active})), format!("{prayer} {}", if active { "on" } else { "off" }))))
+            Ok(Planned::Run(Procedure::quiet(ClientMessage::PrayerToggle(PrayerToggle { prayer_id: prayer.to_owned(), active }), format!("{prayer} {}", if active { "on" } else { "off" }))))
         },
         available: |ctx| ctx.model.prayer.as_ref().filter(|p| p.points > 0).map(|p| json!({"points": p.points})),
     },
@@ -684,7 +695,7 @@ pub static ACTIONS: &[ActionDef] = &[
         category: "quest",
         description: "Ask for the quest log (quest:list).",
         params: || schema(&[]),
-        plan: |_, _| Ok(Planned::Run(Procedure::quiet(Frame::new("quest:list", json!({})), "asked"))),
+        plan: |_, _| Ok(Planned::Run(Procedure::quiet(ClientMessage::QuestList, "asked"))),
         available: |_| Some(json!({})),
     },
     // Goals
@@ -791,25 +802,23 @@ fn plan_gather(ctx: Ctx<'_>, p: &Value, skill: Skill, kind: &str) -> Result<Plan
     }
     let facts = node.type_id().and_then(|t| ctx.knowledge.nodes.get(t));
     if let Some(facts) = facts {
-        if facts.skill != skill.to_string() {
+        if facts.skill != skill {
             return Err(Outcome::refused(
                 "invalid_target",
                 format!("{} is not for {skill}", label(node)),
             ));
         }
-        if facts.level > ctx.model.level(skill) {
+        if i64::from(facts.level) > ctx.model.level(skill) {
             return Err(Outcome::refused(
                 "level_too_low",
                 format!("{} needs level {}", label(node), facts.level),
             ));
         }
-        if let Some(tool) = &facts.tool {
-            if !has_tool(ctx, tool, skill) {
-                return Err(Outcome::refused(
-                    "no_tool",
-                    format!("{} needs a {tool}", label(node)),
-                ));
-            }
+        if !has_tool(ctx, &facts.tool) {
+            return Err(Outcome::refused(
+                "no_tool",
+                format!("{} needs {}", label(node), tool_name(ctx, &facts.tool)),
+            ));
         }
     }
     let id = node.shared_id().clone();
@@ -826,7 +835,7 @@ fn plan_gather(ctx: Ctx<'_>, p: &Value, skill: Skill, kind: &str) -> Result<Plan
     )
     .with_progress(move |m| m.xp_events.get(&skill).copied().unwrap_or(0));
     Ok(Planned::Run(Procedure::send(
-        action_frame("gather", json!({"targetId": id})),
+        act(ActionRequest::new("gather").with_target(&*id)),
         until,
     )))
 }
@@ -845,10 +854,10 @@ fn plan_use_on_station(
     };
     let version = ctx.model.inventory_version;
     Ok(Planned::Run(Procedure::send(
-        Frame::new(
-            "inventory:use",
-            json!({"slot": slot, "targetId": target.id()}),
-        ),
+        ClientMessage::Use(UseRequest {
+            target_id: Some(target.id().to_owned()),
+            ..UseRequest::new(slot)
+        }),
         Until::when(
             move |m: &Model| m.inventory_version > version,
             PROCESS_TICKS,
@@ -896,7 +905,7 @@ fn plan_pickup(ctx: Ctx<'_>, p: &Value) -> Result<Planned, Outcome> {
     let watch = id.clone();
     let version = ctx.model.inventory_version;
     let pick = Procedure::send(
-        action_frame("pickup", json!({"targetId": id})),
+        act(ActionRequest::new("pickup").with_target(&*id)),
         Until::when(
             move |m: &Model| m.inventory_version > version && !m.entities.contains_key(&watch),
             PICKUP_TICKS,
@@ -959,7 +968,10 @@ fn plan_deposit(ctx: Ctx<'_>, p: &Value) -> Result<Planned, Outcome> {
         return at_bank(
             ctx,
             Procedure::send(
-                Frame::new("bank:deposit", json!({"slot": "all"})),
+                ClientMessage::BankDeposit(BankDepositRequest {
+                    slot: DepositSlot::All,
+                    quantity: None,
+                }),
                 until("deposited everything".into()),
             ),
         );
@@ -996,13 +1008,13 @@ impl DepositItem {
         let Some(slot) = model.slot_of(&self.item_id) else {
             return Procedure::quiet_done(format!("no {} left", self.item_id));
         };
-        let mut data = json!({"slot": slot.slot});
-        if let Some(q) = self.quantity {
-            data["quantity"] = json!(q);
-        }
+        let deposit = BankDepositRequest {
+            slot: DepositSlot::Slot(slot.slot.into()),
+            quantity: self.quantity,
+        };
         let version = model.bank_version;
         Procedure::send(
-            Frame::new("bank:deposit", data),
+            ClientMessage::BankDeposit(deposit),
             Until::when(
                 move |m: &Model| m.bank_version > version,
                 GRACE_WAIT,
@@ -1060,9 +1072,9 @@ pub fn schema(fields: &[(&str, &str, bool)]) -> Value {
     json!({"type": "object", "properties": properties, "required": required})
 }
 
-fn action_frame(action: &str, mut data: Value) -> Frame {
-    data["action"] = json!(action);
-    Frame::new("player:action", data)
+/// A `player:action`.
+fn act(request: ActionRequest) -> ClientMessage {
+    ClientMessage::Action(request)
 }
 
 fn str_param<'a>(p: &'a Value, name: &str) -> Result<&'a str, Outcome> {
@@ -1166,7 +1178,7 @@ pub fn food_slot(ctx: Ctx<'_>) -> Option<u8> {
             ctx.knowledge
                 .items
                 .get(&s.item_id)
-                .and_then(|i| i.heal)
+                .and_then(|i| i.heal_amount)
                 .map(|h| (h, s.slot))
         })
         .max_by_key(|(h, slot)| (*h, std::cmp::Reverse(*slot)))
@@ -1177,22 +1189,37 @@ fn is_tool(knowledge: &Knowledge, item: &str) -> bool {
     knowledge
         .items
         .get(item)
-        .is_some_and(|i| i.tool_for.is_some() || i.kind == "tool")
+        .is_some_and(|i| i.tool.is_some() || i.kind == "tool")
         || item == "tinderbox"
 }
 
-fn has_tool(ctx: Ctx<'_>, tool: &str, skill: Skill) -> bool {
-    let skill = skill.to_string();
-    let fits = |id: &str| {
-        id.contains(tool)
-            || ctx
-                .knowledge
-                .items
-                .get(id)
-                .is_some_and(|i| i.tool_for.as_deref() == Some(skill.as_str()))
+/// Whether the agent holds (or wears) what a node needs, by the server's rule: that very item, or
+/// any tool of the node's skill.
+fn has_tool(ctx: Ctx<'_>, tool: &ToolRequirement) -> bool {
+    let fits = |id: &str| match tool {
+        ToolRequirement::None => true,
+        ToolRequirement::Item(wanted) => id == wanted,
+        ToolRequirement::AnyForSkill(skill) => ctx
+            .knowledge
+            .items
+            .get(id)
+            .and_then(|i| i.tool.as_ref())
+            .is_some_and(|t| t.skill == *skill),
     };
-    ctx.model.me.inventory.iter().any(|s| fits(&s.item_id))
+    matches!(tool, ToolRequirement::None)
+        || ctx.model.me.inventory.iter().any(|s| fits(&s.item_id))
         || ctx.model.me.equipment.values().any(|e| fits(&e.item_id))
+}
+
+/// What a node needs, in words: "a hatchet", "a Small Fishing Net".
+fn tool_name(ctx: Ctx<'_>, tool: &ToolRequirement) -> String {
+    match tool {
+        ToolRequirement::None => "nothing".to_owned(),
+        ToolRequirement::Item(id) => format!("a {}", ctx.knowledge.item_name(id)),
+        ToolRequirement::AnyForSkill(Skill::Woodcutting) => "a hatchet".to_owned(),
+        ToolRequirement::AnyForSkill(Skill::Mining) => "a pickaxe".to_owned(),
+        ToolRequirement::AnyForSkill(skill) => format!("a {skill} tool"),
+    }
 }
 
 fn nearest_resource<'a>(model: &'a Model, types: &[&str]) -> Option<&'a Seen> {
@@ -1204,7 +1231,6 @@ fn nearest_resource<'a>(model: &'a Model, types: &[&str]) -> Option<&'a Seen> {
 
 /// Resources in view for `skill` that the agent's level allows and that are not depleted, nearest first.
 pub fn usable_nodes(ctx: Ctx<'_>, skill: Skill) -> Vec<&Seen> {
-    let skill_name = skill.to_string();
     ctx.model
         .nearest_of(EntityKind::Resource)
         .into_iter()
@@ -1212,7 +1238,7 @@ pub fn usable_nodes(ctx: Ctx<'_>, skill: Skill) -> Vec<&Seen> {
         .filter(|e| {
             e.type_id()
                 .and_then(|t| ctx.knowledge.nodes.get(t))
-                .is_some_and(|n| n.skill == skill_name && n.level <= ctx.model.level(skill))
+                .is_some_and(|n| n.skill == skill && i64::from(n.level) <= ctx.model.level(skill))
         })
         .collect()
 }

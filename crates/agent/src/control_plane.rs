@@ -6,15 +6,14 @@
 
 use std::collections::VecDeque;
 
-use serde_json::{json, Value};
+use serde_json::json;
 use wayfarer_protocol::agent::{
     ActionReport, AgentStatus, DecisionReport, ReportedGoal, MAX_TEXT_CHARS,
 };
-use wayfarer_protocol::ws::ServerMessage;
+use wayfarer_protocol::ws::{ClientMessage, ServerMessage};
 
 use crate::goals::Goal;
 use crate::model::Model;
-use crate::procedure::Frame;
 use crate::runtime::{goal_kind, DecisionRecord};
 
 /// Most actions and decisions in one report (the server refuses more).
@@ -77,7 +76,7 @@ pub fn status_frame(
     recent: &VecDeque<DecisionRecord>,
     since: u64,
     tokens_spent: u64,
-) -> Frame {
+) -> ClientMessage {
     let target = serde_json::to_value(&goal.kind)
         .ok()
         .and_then(|v| v.get("target").cloned());
@@ -123,8 +122,5 @@ pub fn status_frame(
         decisions,
         tokens_spent: Some(tokens_spent),
     };
-    Frame::new(
-        "agent:status",
-        serde_json::to_value(status).unwrap_or(Value::Null),
-    )
+    ClientMessage::AgentStatus(Box::new(status))
 }

@@ -1,13 +1,14 @@
-//! What every player can know before looking around: the public manifests (items, gathering
-//! nodes) and the world's areas (where banks, shops, trees and rocks are). Read once per
-//! connection over REST; nothing here changes during a session the agent relies on.
+//! What every player can know before looking around: the items and gathering nodes of the public
+//! manifests, read by the content crate's own loader (so the agent knows them as the server does),
+//! and the world's areas (`GET /api/v1/world/areas`, the content's [`Area`]s) with where banks,
+//! shops, trees, rocks, stations and mob spawns are. Read once per connection over REST; nothing
+//! here changes during a session the agent relies on.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use serde::Deserialize;
-use serde_json::Value;
+use wayfarer_content::{Area, Content, GatheringNode, Item, ItemId, ManifestSet, ResourceId};
 use wayfarer_protocol::ws::TilePos;
-
 /// Manifest files read for item facts.
 const ITEM_MANIFESTS: &[&str] = &[
     "items/tools.json",
@@ -24,41 +25,15 @@ const GATHERING_MANIFESTS: &[&str] = &[
     "gathering/mining.json",
 ];
 
-/// Facts about one item.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ItemFacts {
-    pub name: String,
-    pub kind: String,
-    /// Hit points eating it restores (food only).
-    pub heal: Option<i64>,
-    /// Where it is worn, if it can be.
-    pub equip_slot: Option<String>,
-    /// The skill it is a tool for (`woodcutting` for a hatchet).
-    pub tool_for: Option<String>,
-    pub value: i64,
-    /// Prayer XP for burying it (bones).
-    pub bury_xp: Option<f64>,
-}
-
-/// Facts about one gathering node type (a tree, rock or fishing spot).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct NodeFacts {
-    pub skill: String,
-    pub level: i64,
-    pub tool: Option<String>,
-    /// Item ids it yields.
-    pub yields: Vec<String>,
-}
-
 /// The [`Place::kind`] of a mob spawn (its `id` is the mob's NPC type).
 pub const MOB_SPAWN: &str = "mob_spawn";
 
 /// A place from the world's areas.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Place {
-    /// `bank`, `shop`, `tree`, `fishing`, `ore`, an NPC type, [`MOB_SPAWN`]…
+    /// `bank`, `shop`, `tree`, `fishing`, `ore`, a station type, an NPC's role, [`MOB_SPAWN`]…
     pub kind: String,
-    /// Content id (`banker_elsie`, `tree_normal`).
+    /// Content id (`banker_elsie`, `tree_normal`; a station's type).
     pub id: String,
     pub tile: TilePos,
     pub area: String,
@@ -77,10 +52,18 @@ pub struct AreaFacts {
 /// Everything the agent knows without looking.
 #[derive(Debug, Clone, Default)]
 pub struct Knowledge {
-    pub items: HashMap<String, ItemFacts>,
-    pub nodes: HashMap<String, NodeFacts>,
+    /// Items by id, as content defines them.
+    pub items: BTreeMap<ItemId, Item>,
+    /// Gathering nodes (trees, rocks, fishing spots) by id.
+    pub nodes: BTreeMap<ResourceId, GatheringNode>,
     pub places: Vec<Place>,
     pub areas: Vec<AreaFacts>,
+}
+
+/// The body of `GET /api/v1/world/areas`.
+#[derive(Deserialize)]
+struct WorldAreas {
+    areas: Vec<Area>,
 }
 
 impl Knowledge {
@@ -91,203 +74,113 @@ impl Knowledge {
         base: &str,
         token: &str,
     ) -> Result<Knowledge, reqwest::Error> {
+        let mut manifests = ManifestSet::new();
+        for file in ITEM_MANIFESTS.iter().chain(GATHERING_MANIFESTS) {
+            if let Some(bytes) = get(http, &format!("{base}/manifests/{file}"), None).await? {
+                manifests.insert(*file, bytes);
+            }
+        }
         let mut knowledge = Knowledge::default();
-        for file in ITEM_MANIFESTS {
-            if let Some(list) = get_json(http, &format!("{base}/manifests/{file}"), None).await? {
-                knowledge.add_items(&list);
+        knowledge.add_manifests(&manifests);
+        if let Some(bytes) = get(http, &format!("{base}/api/v1/world/areas"), Some(token)).await? {
+            match serde_json::from_slice::<WorldAreas>(&bytes) {
+                Ok(world) => knowledge.add_areas(&world.areas),
+                Err(err) => {
+                    tracing::warn!(error = %err, "the world's areas are unreadable: no places known")
+                }
             }
-        }
-        for file in GATHERING_MANIFESTS {
-            if let Some(doc) = get_json(http, &format!("{base}/manifests/{file}"), None).await? {
-                knowledge.add_nodes(&doc);
-            }
-        }
-        if let Some(doc) =
-            get_json(http, &format!("{base}/api/v1/world/areas"), Some(token)).await?
-        {
-            knowledge.add_areas(&doc);
         }
         Ok(knowledge)
     }
 
-    /// Adds the items of one item manifest (an array of items).
-    pub fn add_items(&mut self, list: &Value) {
-        for item in list.as_array().into_iter().flatten() {
-            let Some(id) = item.get("id").and_then(Value::as_str) else {
-                continue;
-            };
-            let text = |k: &str| item.get(k).and_then(Value::as_str).map(str::to_owned);
-            self.items.insert(
-                id.to_owned(),
-                ItemFacts {
-                    name: text("name").unwrap_or_else(|| id.to_owned()),
-                    kind: text("type").unwrap_or_default(),
-                    heal: item.get("healAmount").and_then(Value::as_i64),
-                    equip_slot: text("equipSlot"),
-                    tool_for: item
-                        .pointer("/tool/skill")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned),
-                    value: item.get("value").and_then(Value::as_i64).unwrap_or(0),
-                    bury_xp: item.get("prayerXp").and_then(Value::as_f64),
-                },
-            );
-        }
-    }
-
-    /// Adds the nodes of one gathering manifest (an object of arrays of nodes).
-    pub fn add_nodes(&mut self, doc: &Value) {
-        let lists = doc.as_object().into_iter().flat_map(|o| o.values());
-        for node in lists.filter_map(Value::as_array).flatten() {
-            let Some(id) = node.get("id").and_then(Value::as_str) else {
-                continue;
-            };
-            let yields = node
-                .get("harvestYield")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(|y| y.get("itemId").and_then(Value::as_str).map(str::to_owned))
-                .collect();
-            self.nodes.insert(
-                id.to_owned(),
-                NodeFacts {
-                    skill: node
-                        .get("harvestSkill")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_owned(),
-                    level: node
-                        .get("levelRequired")
-                        .and_then(Value::as_i64)
-                        .unwrap_or(1),
-                    tool: node
-                        .get("toolRequired")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned),
-                    yields,
-                },
-            );
-        }
-    }
-
-    /// Adds the areas of `/api/v1/world/areas`.
-    pub fn add_areas(&mut self, doc: &Value) {
-        #[derive(Deserialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Bounds {
-            min_x: f64,
-            max_x: f64,
-            min_z: f64,
-            max_z: f64,
-        }
-        let tile = |v: &Value| -> Option<TilePos> {
-            let p = v.get("position").unwrap_or(v);
-            Some(TilePos {
-                x: p.get("x")?.as_f64()?.floor() as i32,
-                z: p.get("z")?.as_f64()?.floor() as i32,
-            })
+    /// Everything in `content`: its items, gathering nodes and areas.
+    pub fn from_content(content: &Content) -> Knowledge {
+        let mut knowledge = Knowledge {
+            items: content.items.clone(),
+            nodes: content.gathering.clone(),
+            ..Knowledge::default()
         };
-        for area in doc
-            .get("areas")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let id = area
-                .get("id")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
-            if let Some(bounds) = area
-                .get("bounds")
-                .cloned()
-                .and_then(|b| serde_json::from_value::<Bounds>(b).ok())
-            {
-                self.areas.push(AreaFacts {
-                    id: id.clone(),
-                    name: area
-                        .get("name")
-                        .and_then(Value::as_str)
-                        .unwrap_or(&id)
-                        .to_owned(),
-                    min: TilePos {
-                        x: bounds.min_x as i32,
-                        z: bounds.min_z as i32,
-                    },
-                    max: TilePos {
-                        x: bounds.max_x as i32,
-                        z: bounds.max_z as i32,
-                    },
-                    safe: area
-                        .get("safeZone")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(false),
-                });
+        knowledge.add_areas(&content.areas.values().cloned().collect::<Vec<_>>());
+        knowledge
+    }
+
+    /// Adds the items and gathering nodes of a set of item and gathering manifests, loaded and
+    /// checked as the server loads them. A set that does not load adds nothing (the server serves
+    /// only content that loads).
+    pub fn add_manifests(&mut self, manifests: &ManifestSet) {
+        if manifests.is_empty() {
+            return;
+        }
+        match Content::from_files(manifests) {
+            Ok((content, _)) => {
+                self.items.extend(content.items);
+                self.nodes.extend(content.gathering);
             }
-            for npc in area
-                .get("npcs")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                if let Some(t) = tile(npc) {
-                    self.places.push(Place {
-                        kind: npc
-                            .get("type")
-                            .and_then(Value::as_str)
-                            .unwrap_or("npc")
-                            .to_owned(),
-                        id: npc
-                            .get("id")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default()
-                            .to_owned(),
-                        tile: t,
-                        area: id.clone(),
-                    });
-                }
+            Err(report) => {
+                let first = report
+                    .diagnostics
+                    .iter()
+                    .find(|d| d.severity == wayfarer_content::Severity::Error)
+                    .map(ToString::to_string)
+                    .unwrap_or_default();
+                tracing::warn!(
+                    errors = report.error_count(),
+                    first = %first,
+                    "the manifests do not load: no items or gathering nodes known"
+                );
+            }
+        }
+    }
+
+    /// Adds the areas (as `GET /api/v1/world/areas` lists them) and the places in them.
+    pub fn add_areas(&mut self, areas: &[Area]) {
+        for area in areas {
+            let tile = |p: &wayfarer_content::Position| {
+                let t = p.tile();
+                TilePos { x: t.x, z: t.z }
+            };
+            let mut place = |kind: &str, id: &str, at: &wayfarer_content::Position| {
+                self.places.push(Place {
+                    kind: kind.to_owned(),
+                    id: id.to_owned(),
+                    tile: tile(at),
+                    area: area.id.clone(),
+                });
+            };
+            for npc in &area.npcs {
+                place(
+                    npc.role.as_deref().unwrap_or("npc"),
+                    &npc.npc_id,
+                    &npc.position,
+                );
             }
             // Where mobs spawn, so a fighter with none in view knows where to go.
-            for spawn in area
-                .get("mobSpawns")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                let mob = spawn.get("mobId").and_then(Value::as_str);
-                if let (Some(mob), Some(t)) = (mob, tile(spawn)) {
-                    self.places.push(Place {
-                        kind: MOB_SPAWN.to_owned(),
-                        id: mob.to_owned(),
-                        tile: t,
-                        area: id.clone(),
-                    });
-                }
+            for spawn in &area.mob_spawns {
+                place(MOB_SPAWN, &spawn.mob_id, &spawn.position);
             }
-            for key in ["resources", "stations"] {
-                for res in area
-                    .get(key)
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    if let Some(t) = tile(res) {
-                        let kind = res.get("type").and_then(Value::as_str).unwrap_or(key);
-                        let rid = res
-                            .get("resourceId")
-                            .or_else(|| res.get("id"))
-                            .and_then(Value::as_str)
-                            .unwrap_or(kind);
-                        self.places.push(Place {
-                            kind: kind.to_owned(),
-                            id: rid.to_owned(),
-                            tile: t,
-                            area: id.clone(),
-                        });
-                    }
-                }
+            for resource in &area.resources {
+                let kind = match resource.kind.as_str() {
+                    "" => "resources",
+                    kind => kind,
+                };
+                place(kind, &resource.resource_id, &resource.position);
             }
+            for station in &area.stations {
+                place(&station.station, &station.station, &station.position);
+            }
+            self.areas.push(AreaFacts {
+                id: area.id.clone(),
+                name: area.name.clone(),
+                min: TilePos {
+                    x: area.bounds.min_x as i32,
+                    z: area.bounds.min_z as i32,
+                },
+                max: TilePos {
+                    x: area.bounds.max_x as i32,
+                    z: area.bounds.max_z as i32,
+                },
+                safe: area.safe_zone,
+            });
         }
     }
 
@@ -311,11 +204,12 @@ impl Knowledge {
     }
 }
 
-async fn get_json(
+/// The body of a successful GET; `None` for any other status.
+async fn get(
     http: &reqwest::Client,
     url: &str,
     token: Option<&str>,
-) -> Result<Option<Value>, reqwest::Error> {
+) -> Result<Option<Vec<u8>>, reqwest::Error> {
     let mut request = http.get(url);
     if let Some(token) = token {
         request = request.bearer_auth(token);
@@ -324,5 +218,5 @@ async fn get_json(
     if !response.status().is_success() {
         return Ok(None);
     }
-    Ok(response.json().await.ok())
+    Ok(response.bytes().await.ok().map(|body| body.to_vec()))
 }

@@ -125,9 +125,8 @@ impl Planner {
                     .knowledge
                     .nodes
                     .values()
-                    .find(|n| n.yields.contains(item_id))
-                    .and_then(|n| Skill::parse(&n.skill))
-                    .unwrap_or(Skill::Woodcutting);
+                    .find(|n| n.yields.iter().any(|y| &y.item_id == item_id))
+                    .map_or(Skill::Woodcutting, |n| n.skill);
                 self.gather(ctx, skill, now)
             }
             GoalKind::Cook { .. } => self.cook(ctx, now),
@@ -186,7 +185,7 @@ impl Planner {
                 ctx.knowledge
                     .nodes
                     .values()
-                    .any(|n| n.yields.contains(&s.item_id))
+                    .any(|n| n.yields.iter().any(|y| y.item_id == s.item_id))
             });
             if let Some(slot) = produce {
                 return Decision::new(
@@ -213,16 +212,14 @@ impl Planner {
         }
         // None in view: walk to the nearest known place with a node this level allows.
         let here: wayfarer_protocol::ws::TilePos = ctx.model.me.tile.into();
-        let skill_name = skill.to_string();
         let mut places: Vec<_> = ctx
             .knowledge
             .places
             .iter()
             .filter(|p| {
-                ctx.knowledge
-                    .nodes
-                    .get(&p.id)
-                    .is_some_and(|n| n.skill == skill_name && n.level <= ctx.model.level(skill))
+                ctx.knowledge.nodes.get(&p.id).is_some_and(|n| {
+                    n.skill == skill && i64::from(n.level) <= ctx.model.level(skill)
+                })
             })
             .map(|p| {
                 let distance = crate::model::chebyshev(here.x, here.z, p.tile.x, p.tile.z);
@@ -389,6 +386,7 @@ mod tests {
     use super::*;
     use crate::knowledge::Knowledge;
     use crate::model::Model;
+    use wayfarer_content::{Area, AreaGroup, Bounds, ManifestSet, Position, ResourceSpawn};
     use wayfarer_protocol::ws::{
         Entity, InventorySlot, Player, ServerMessage, TilePos, WorldPos, WorldUpdate,
     };
@@ -397,11 +395,38 @@ mod tests {
     /// (10, 0) and one at (40, 0).
     fn scene(at: (i32, i32), items: &[&str], in_view: Vec<Entity>) -> (Model, Knowledge) {
         let mut knowledge = Knowledge::default();
-        knowledge.add_nodes(&json!({"trees": [{"id": "tree_normal", "harvestSkill": "woodcutting", "levelRequired": 1, "toolRequired": "hatchet", "harvestYield": [{"itemId": "logs"}]}]}));
-        knowledge.add_items(&json!([{"id": "bronze_hatchet", "name": "Bronze Hatchet", "type": "tool", "tool": {"skill": "woodcutting"}}, {"id": "tinderbox", "name": "Tinderbox", "type": "tool"}, {"id": "logs", "name": "Logs"}]));
-        knowledge.add_areas(&json!({"areas": [{"id": "woods", "name": "Woods", "bounds": {"minX": -50, "maxX": 50, "minZ": -50, "maxZ": 50}, "resources": [
-            {"type": "tree", "resourceId": "tree_normal", "position": {"x": 10, "z": 0}},
-            {"type": "tree", "resourceId": "tree_normal", "position": {"x": 40, "z": 0}}]}]}));
+        let mut manifests = ManifestSet::new();
+        manifests.insert("gathering/woodcutting.json", json!({"trees": [{"id": "tree_normal", "name": "Tree", "type": "tree", "harvestSkill": "woodcutting", "levelRequired": 1, "toolRequired": "hatchet", "harvestYield": [{"itemId": "logs"}]}]}).to_string());
+        manifests.insert("items/tools.json", json!([{"id": "bronze_hatchet", "name": "Bronze Hatchet", "type": "tool", "value": 1, "tool": {"skill": "woodcutting"}}, {"id": "tinderbox", "name": "Tinderbox", "type": "tool", "value": 1}, {"id": "logs", "name": "Logs", "type": "resource", "value": 1}]).to_string());
+        knowledge.add_manifests(&manifests);
+        let tree = |x: f64| ResourceSpawn {
+            resource_id: "tree_normal".into(),
+            kind: "tree".into(),
+            position: Position { x, y: 0.0, z: 0.0 },
+        };
+        knowledge.add_areas(&[Area {
+            id: "woods".into(),
+            name: "Woods".into(),
+            description: String::new(),
+            group: AreaGroup::Level1Areas,
+            difficulty_level: 1,
+            bounds: Bounds {
+                min_x: -50.0,
+                max_x: 50.0,
+                min_z: -50.0,
+                max_z: 50.0,
+            },
+            biome_type: None,
+            safe_zone: false,
+            pvp: false,
+            spawn_point: None,
+            npcs: Vec::new(),
+            resources: vec![tree(10.0), tree(40.0)],
+            mob_spawns: Vec::new(),
+            stations: Vec::new(),
+            fishing: None,
+        }]);
+        assert_eq!(knowledge.nodes.len(), 1, "the manifests load");
         let mut model = Model::default();
         model.apply(&ServerMessage::PlayerSync(Box::new(Player {
             id: "me".into(),

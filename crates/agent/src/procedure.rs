@@ -4,8 +4,7 @@
 
 use std::collections::VecDeque;
 
-use serde_json::{json, Value};
-use wayfarer_protocol::ws::{TilePos, MAX_MOVE_TILES};
+use wayfarer_protocol::ws::{ActionRequest, ClientMessage, MoveRequest, TilePos, MAX_MOVE_TILES};
 
 use crate::model::{chebyshev, Model};
 use crate::outcome::Outcome;
@@ -21,20 +20,6 @@ pub const MAX_DROP_ITEMS: usize = 50;
 pub const MAX_DROP_FAILURES: u32 = 3;
 /// Ticks to wait for one drop's inventory change.
 const DROP_WAIT_TICKS: u64 = 4;
-
-/// One message to send: `type` and `data`; the runtime adds the `ref`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Frame {
-    pub kind: &'static str,
-    pub data: Value,
-}
-
-impl Frame {
-    /// A frame of `kind` with `data`.
-    pub fn new(kind: &'static str, data: Value) -> Frame {
-        Frame { kind, data }
-    }
-}
 
 /// A condition on the model that ends an action.
 pub type Check = Box<dyn Fn(&Model) -> bool + Send + Sync>;
@@ -52,7 +37,7 @@ pub enum Poll {
 pub enum Procedure {
     /// Send the frames, then wait for `until`.
     Send {
-        frames: Vec<Frame>,
+        frames: Vec<ClientMessage>,
         until: Until,
         sent_at: Option<u64>,
     },
@@ -119,9 +104,9 @@ impl Until {
 
 impl Procedure {
     /// Sends `frame`, accepted when no refusal comes.
-    pub fn quiet(frame: Frame, detail: impl Into<String>) -> Procedure {
+    pub fn quiet(message: ClientMessage, detail: impl Into<String>) -> Procedure {
         Procedure::Send {
-            frames: vec![frame],
+            frames: vec![message],
             until: Until::quiet(detail),
             sent_at: None,
         }
@@ -135,16 +120,16 @@ impl Procedure {
     }
 
     /// Sends `frame`, then waits for `until`.
-    pub fn send(frame: Frame, until: Until) -> Procedure {
+    pub fn send(message: ClientMessage, until: Until) -> Procedure {
         Procedure::Send {
-            frames: vec![frame],
+            frames: vec![message],
             until,
             sent_at: None,
         }
     }
 
     /// Advances the action: queues frames to send in `out`.
-    pub fn poll(&mut self, model: &Model, now: u64, out: &mut Vec<Frame>) -> Poll {
+    pub fn poll(&mut self, model: &Model, now: u64, out: &mut Vec<ClientMessage>) -> Poll {
         match self {
             Procedure::Send {
                 frames,
@@ -259,7 +244,7 @@ impl Walk {
         }
     }
 
-    fn poll(&mut self, model: &Model, now: u64, out: &mut Vec<Frame>) -> Poll {
+    fn poll(&mut self, model: &Model, now: u64, out: &mut Vec<ClientMessage>) -> Poll {
         let here: TilePos = model.me.tile.into();
         if chebyshev(here.x, here.z, self.target.x, self.target.z) <= self.within {
             return Poll::Done(Outcome::Accepted {
@@ -298,10 +283,11 @@ impl Walk {
             }
         }
         let end = leg_towards(here, self.target);
-        out.push(Frame::new(
-            "player:move",
-            json!({"x": end.x, "z": end.z, "run": self.run && model.me.stamina > 0}),
-        ));
+        out.push(ClientMessage::Move(MoveRequest {
+            x: end.x,
+            z: end.z,
+            run: self.run && model.me.stamina > 0,
+        }));
         self.leg = Some((end, now));
         self.still = Some((here, now));
         self.legs_sent += 1;
@@ -360,7 +346,7 @@ impl DropRun {
         }
     }
 
-    fn poll(&mut self, model: &Model, now: u64, out: &mut Vec<Frame>) -> Poll {
+    fn poll(&mut self, model: &Model, now: u64, out: &mut Vec<ClientMessage>) -> Poll {
         if let Some((slot, version, sent)) = self.waiting {
             let gone = model.slot(slot).is_none();
             if model.inventory_version > version && gone {
@@ -402,9 +388,8 @@ impl DropRun {
                 detail: "dropped 1".into(),
             });
         }
-        out.push(Frame::new(
-            "player:action",
-            json!({"action": "drop", "slot": next.slot}),
+        out.push(ClientMessage::Action(
+            ActionRequest::new("drop").with_slot(next.slot),
         ));
         self.waiting = Some((next.slot, model.inventory_version, now));
         Poll::Pending
@@ -437,6 +422,16 @@ impl DropRun {
 mod tests {
     use super::*;
     use wayfarer_protocol::ws::InventorySlot;
+
+    /// The slot of a `player:action` `drop`.
+    fn dropped_slot(message: &ClientMessage) -> u8 {
+        match message {
+            ClientMessage::Action(drop) if drop.action == "drop" => {
+                drop.slot.as_ref().and_then(|s| s.as_u64()).unwrap() as u8
+            }
+            other => panic!("not a drop: {other:?}"),
+        }
+    }
 
     fn slot(slot: u8, item: &str) -> InventorySlot {
         InventorySlot {
@@ -475,9 +470,9 @@ mod tests {
                 model.me.inventory.push(slot(slot_number, "logs"));
                 model.inventory_version += 1;
             }
-            for frame in out {
+            for message in out {
                 sent += 1;
-                let dropped = frame.data["slot"].as_u64().unwrap() as u8;
+                let dropped = dropped_slot(&message);
                 model.me.inventory.retain(|s| s.slot != dropped);
                 model.inventory_version += 1;
                 refill = Some(dropped);
@@ -545,8 +540,8 @@ mod tests {
                 assert_eq!(dropped, vec![0, 2]);
                 break;
             }
-            for frame in out {
-                let s = frame.data["slot"].as_u64().unwrap() as u8;
+            for message in out {
+                let s = dropped_slot(&message);
                 dropped.push(s);
                 model.me.inventory.retain(|x| x.slot != s);
                 model.inventory_version += 1;

@@ -16,7 +16,7 @@ use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
-use wayfarer_protocol::ws::ServerMessage;
+use wayfarer_protocol::ws::{ActionRequest, ClientMessage, ServerMessage};
 
 use crate::account::Login;
 use crate::actions::{self, Ctx, Planned};
@@ -28,7 +28,7 @@ use crate::knowledge::Knowledge;
 use crate::model::{ref_text, Model};
 use crate::outcome::Outcome;
 use crate::planner::{Decision, Planner};
-use crate::procedure::{Frame, Poll, Procedure};
+use crate::procedure::{Poll, Procedure};
 use crate::providers;
 
 /// First reconnect delay; doubled after each failure.
@@ -781,18 +781,18 @@ impl Agent {
         self.publish(true);
     }
 
-    fn encode(&mut self, frame: Frame) -> String {
-        let (text, reference) = self.encode_with_ref(frame);
+    fn encode(&mut self, message: ClientMessage) -> String {
+        let (text, reference) = self.encode_with_ref(message);
         if let Some(running) = self.running.as_mut() {
             running.refs.insert(reference);
         }
         text
     }
 
-    fn encode_with_ref(&mut self, frame: Frame) -> (String, String) {
+    fn encode_with_ref(&mut self, message: ClientMessage) -> (String, String) {
         self.next_ref += 1;
         let reference = format!("a{}", self.next_ref);
-        let text = json!({"type": frame.kind, "data": frame.data, "ref": reference}).to_string();
+        let text = message.frame(Some(Value::String(reference.clone())));
         (text, reference)
     }
 
@@ -842,7 +842,7 @@ impl Agent {
                 self.drop_plan();
                 // The movement path stops now, not when the next decision would have.
                 let (text, _) =
-                    self.encode_with_ref(Frame::new("player:action", json!({"action": "stop"})));
+                    self.encode_with_ref(ClientMessage::Action(ActionRequest::new("stop")));
                 frames.push(text);
                 chatty!(self.quiet, agent = %self.config.label, "paused");
             }

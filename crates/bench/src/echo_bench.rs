@@ -341,6 +341,13 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_probe_is_the_typed_sync_request() {
+        // A constant for the benchmark loop; the protocol's writer says what it must be.
+        let typed = wayfarer_protocol::ws::ClientMessage::Sync.to_json();
+        assert_eq!(SYNC_FRAME, typed);
+    }
+
+    #[test]
     fn replies_match_by_text_or_by_type() {
         assert_eq!(Reply::Same.answers(SYNC_FRAME, SYNC_FRAME), Some(Ok(())));
         assert_eq!(Reply::Same.answers(SYNC_FRAME, "{}"), None);

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::common::{AreaId, Ctx, NpcId, Position, RefKind, ResourceId, StationType, StoreId};
 
 /// Which group of `world-areas.json` an area is in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub enum AreaGroup {
@@ -53,7 +53,8 @@ impl Bounds {
 }
 
 /// One world area.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+// Deserialize too: agents read back what `GET /api/v1/world/areas` serves.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Area {
@@ -90,7 +91,7 @@ pub struct Area {
 }
 
 /// A fixed NPC.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct NpcSpawn {
@@ -105,7 +106,7 @@ pub struct NpcSpawn {
 }
 
 /// A fixed gathering node.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceSpawn {
@@ -118,7 +119,7 @@ pub struct ResourceSpawn {
 }
 
 /// A mob spawner.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct MobSpawn {
@@ -133,7 +134,7 @@ pub struct MobSpawn {
 }
 
 /// A fixed station.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct StationSpawn {
@@ -144,7 +145,7 @@ pub struct StationSpawn {
 }
 
 /// Procedurally placed fishing spots.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct FishingConfig {
@@ -471,4 +472,19 @@ pub(crate) fn normalise(
         stations,
         fishing,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn areas_read_back_from_what_the_server_serves() {
+        // `GET /api/v1/world/areas` writes these; agents read them back into the same type.
+        let content = crate::load_bundled();
+        assert!(!content.areas.is_empty());
+        for area in content.areas.values() {
+            let text = serde_json::to_string(area).unwrap();
+            let read: super::Area = serde_json::from_str(&text).unwrap();
+            assert_eq!(&read, area, "{text}");
+        }
+    }
 }

@@ -157,4 +157,26 @@ mod tests {
             );
         }
     }
+
+    /// `docs/protocol.schema.json` is this document, so client developers can read it without
+    /// running a server.
+    #[test]
+    fn the_checked_in_protocol_schema_is_current() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../docs/protocol.schema.json"
+        );
+        let generated = serde_json::to_string_pretty(&protocol_document()).unwrap() + "\n";
+        if std::env::var_os("WAYFARER_BLESS").is_some_and(|v| v == "1") {
+            std::fs::write(path, &generated).unwrap();
+            return;
+        }
+        let checked_in = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            checked_in == generated,
+            "docs/protocol.schema.json is not the schema the protocol types generate; refresh it \
+             with `WAYFARER_BLESS=1 cargo test -p wayfarer-protocol --lib the_checked_in_protocol_schema_is_current` \
+             and commit it"
+        );
+    }
 }

@@ -55,7 +55,7 @@ pub struct TradeRequestRespond {
 pub struct TradeAddItem {
     pub trade_id: String,
     pub inventory_slot: SlotNumber,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quantity: Option<i64>,
 }
 

@@ -8,11 +8,17 @@ use serde_json::Value;
 
 use crate::Skill;
 
+mod client;
 mod encode;
 mod moves;
+#[cfg(test)]
+mod samples;
+mod server;
 mod slot;
 
+pub use client::{ClientFrame, ClientMessage, Envelope, ParseError, CLIENT_MESSAGE_TYPES};
 pub use moves::{MovedList, Moves, TickMoves};
+pub use server::ServerMessage;
 pub use slot::{inventory_slot, SlotNumber, INVENTORY_SLOTS};
 
 /// Largest accepted text frame.
@@ -93,18 +99,6 @@ pub struct WorldPos {
     pub z: f64,
 }
 
-/// The envelope of a client frame, before its data is read.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct Envelope {
-    #[serde(rename = "type")]
-    pub kind: String,
-    #[serde(default)]
-    pub data: Value,
-    #[serde(default, rename = "ref")]
-    pub reference: Option<Value>,
-}
-
 /// `player:move`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -131,9 +125,9 @@ pub enum ChatChannel {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ChatRequest {
     pub text: String,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel: Option<ChatChannel>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub to: Option<String>,
 }
 
@@ -143,93 +137,45 @@ pub struct ChatRequest {
 #[serde(rename_all = "camelCase")]
 pub struct ActionRequest {
     pub action: String,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_id: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slot: Option<Value>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub item_id: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub style: Option<String>,
 }
 
-/// A message from a client, its data already checked against the event's shape.
-///
-/// Its JSON Schema (feature `schema`) is the frame as sent: each variant's name below must be the
-/// one [`ClientMessage::parse`] reads (a test in `schema` holds the two together).
-#[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(feature = "schema", schemars(tag = "type", content = "data"))]
-pub enum ClientMessage {
-    #[cfg_attr(feature = "schema", schemars(rename = "player:move"))]
-    Move(MoveRequest),
-    #[cfg_attr(feature = "schema", schemars(rename = "player:chat"))]
-    Chat(ChatRequest),
-    #[cfg_attr(feature = "schema", schemars(rename = "player:action"))]
-    Action(ActionRequest),
-    #[cfg_attr(feature = "schema", schemars(rename = "inventory:use"))]
-    Use(UseRequest),
-    #[cfg_attr(feature = "schema", schemars(rename = "friend:request"))]
-    FriendRequest(NameRequest),
-    #[cfg_attr(feature = "schema", schemars(rename = "friend:respond"))]
-    FriendRespond(FriendRespond),
-    #[cfg_attr(feature = "schema", schemars(rename = "friend:remove"))]
-    FriendRemove(NameRequest),
-    #[cfg_attr(feature = "schema", schemars(rename = "ignore:add"))]
-    IgnoreAdd(NameRequest),
-    #[cfg_attr(feature = "schema", schemars(rename = "ignore:remove"))]
-    IgnoreRemove(NameRequest),
-    /// `friend:list` with empty data: the client asks for its lists.
-    #[cfg_attr(feature = "schema", schemars(rename = "friend:list"))]
-    FriendList,
-    /// `player:sync` with empty data: the client asks for its full state.
-    #[cfg_attr(feature = "schema", schemars(rename = "player:sync"))]
-    Sync,
-    #[cfg_attr(feature = "schema", schemars(rename = "tradeRequest"))]
-    TradeRequest(crate::trade::TradeRequest),
-    #[cfg_attr(feature = "schema", schemars(rename = "tradeRequestRespond"))]
-    TradeRequestRespond(crate::trade::TradeRequestRespond),
-    #[cfg_attr(feature = "schema", schemars(rename = "tradeAddItem"))]
-    TradeAddItem(crate::trade::TradeAddItem),
-    #[cfg_attr(feature = "schema", schemars(rename = "tradeRemoveItem"))]
-    TradeRemoveItem(crate::trade::TradeRemoveItem),
-    #[cfg_attr(feature = "schema", schemars(rename = "tradeAccept"))]
-    TradeAccept(crate::trade::TradeIdOnly),
-    #[cfg_attr(feature = "schema", schemars(rename = "tradeCancel"))]
-    TradeCancel(crate::trade::TradeIdOnly),
-    /// `bank:open`: the client asks for its bank (near a bank).
-    #[cfg_attr(feature = "schema", schemars(rename = "bank:open"))]
-    BankOpen,
-    /// `bank:deposit`.
-    #[cfg_attr(feature = "schema", schemars(rename = "bank:deposit"))]
-    BankDeposit(BankDepositRequest),
-    /// `bank:withdraw`.
-    #[cfg_attr(feature = "schema", schemars(rename = "bank:withdraw"))]
-    BankWithdraw(BankWithdrawRequest),
-    /// `shop:buy`.
-    #[cfg_attr(feature = "schema", schemars(rename = "shop:buy"))]
-    ShopBuy(ShopBuyRequest),
-    /// `shop:sell`.
-    #[cfg_attr(feature = "schema", schemars(rename = "shop:sell"))]
-    ShopSell(ShopSellRequest),
-    /// `shop:close`.
-    #[cfg_attr(feature = "schema", schemars(rename = "shop:close"))]
-    ShopClose,
-    /// `prayer:toggle`.
-    #[cfg_attr(feature = "schema", schemars(rename = "prayer:toggle"))]
-    PrayerToggle(PrayerToggle),
-    /// `dialogue:respond`.
-    #[cfg_attr(feature = "schema", schemars(rename = "dialogue:respond"))]
-    DialogueRespond(DialogueRespond),
-    /// `dialogue:close` from the client.
-    #[cfg_attr(feature = "schema", schemars(rename = "dialogue:close"))]
-    DialogueClose(DialogueCloseRequest),
-    /// `quest:list` with empty data: the client asks for its quests.
-    #[cfg_attr(feature = "schema", schemars(rename = "quest:list"))]
-    QuestList,
-    /// `agent:status`: an agent's report (agent connections only).
-    #[cfg_attr(feature = "schema", schemars(rename = "agent:status"))]
-    AgentStatus(Box<crate::agent::AgentStatus>),
+impl ActionRequest {
+    /// The action `action` alone (`stop`, `flee`); what it acts on is added by the `with_` methods.
+    pub fn new(action: impl Into<String>) -> ActionRequest {
+        ActionRequest {
+            action: action.into(),
+            target_id: None,
+            slot: None,
+            item_id: None,
+            style: None,
+        }
+    }
+
+    /// On an entity (`targetId`).
+    pub fn with_target(mut self, target_id: impl Into<String>) -> ActionRequest {
+        self.target_id = Some(target_id.into());
+        self
+    }
+
+    /// With a slot: an inventory slot number, or an equipment slot's name (`unequip`).
+    pub fn with_slot(mut self, slot: impl Into<Value>) -> ActionRequest {
+        self.slot = Some(slot.into());
+        self
+    }
+
+    /// With a combat style (`combat_style`).
+    pub fn with_style(mut self, style: impl Into<String>) -> ActionRequest {
+        self.style = Some(style.into());
+        self
+    }
 }
 
 /// `dialogue:respond`: the response `index` (as sent in `dialogue:open`) of the dialogue with
@@ -247,7 +193,7 @@ pub struct DialogueRespond {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct DialogueCloseRequest {
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub npc_id: Option<String>,
 }
 
@@ -370,7 +316,7 @@ pub struct PrayerUpdate {
 #[serde(rename_all = "camelCase")]
 pub struct BankDepositRequest {
     pub slot: DepositSlot,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quantity: Option<i64>,
 }
 
@@ -474,7 +420,7 @@ fn one() -> i64 {
 pub struct ShopSellRequest {
     pub store_id: String,
     pub slot: SlotNumber,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quantity: Option<i64>,
 }
 
@@ -531,153 +477,6 @@ pub struct ShopView {
 #[serde(rename_all = "camelCase")]
 pub struct ShopClosed {
     pub store_id: String,
-}
-
-/// Why a frame could not be read; `code` is the wire error code.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParseError {
-    pub code: &'static str,
-    pub message: String,
-}
-
-/// The data of a message that carries none (`player:sync`, `friend:list`, `bank:open`,
-/// `shop:close`): an object (its fields ignored) or `null`.
-#[derive(Debug, Deserialize)]
-struct Empty {}
-
-/// Every event name a client may send, in the order of [`ClientMessage`].
-pub const CLIENT_MESSAGE_TYPES: &[&str] = &[
-    "player:move",
-    "player:chat",
-    "player:action",
-    "inventory:use",
-    "friend:request",
-    "friend:respond",
-    "friend:remove",
-    "ignore:add",
-    "ignore:remove",
-    "friend:list",
-    "player:sync",
-    "tradeRequest",
-    "tradeRequestRespond",
-    "tradeAddItem",
-    "tradeRemoveItem",
-    "tradeAccept",
-    "tradeCancel",
-    "bank:open",
-    "bank:deposit",
-    "bank:withdraw",
-    "shop:buy",
-    "shop:sell",
-    "shop:close",
-    "prayer:toggle",
-    "dialogue:respond",
-    "dialogue:close",
-    "quest:list",
-    "agent:status",
-];
-
-impl ClientMessage {
-    /// Reads one text frame: text that is not JSON, a frame that is not an envelope object, or data
-    /// not of the event's shape (an array or anything but an object where the shape is an object,
-    /// at any depth, or a wrong field type) is `invalid_message`; an event name we do not know is
-    /// `unknown_type`. The `ref` comes back even when the data is bad, for echoing.
-    pub fn parse(frame: &str) -> (Result<ClientMessage, ParseError>, Option<Value>) {
-        let value: Value = match serde_json::from_str(frame) {
-            Ok(value) => value,
-            Err(err) => {
-                return (
-                    Err(ParseError {
-                        code: codes::INVALID_MESSAGE,
-                        message: format!("the message is {}", crate::strict::not_json(&err)),
-                    }),
-                    None,
-                )
-            }
-        };
-        // The ref of a frame whose envelope is the problem is still echoed when it can be found.
-        let reference = value.get("ref").cloned().filter(valid_ref);
-        let envelope: Envelope = match crate::strict::from_value(value) {
-            Ok(envelope) => envelope,
-            Err(err) => {
-                return (
-                    Err(ParseError {
-                        code: codes::INVALID_MESSAGE,
-                        message: format!(
-                            "not a message envelope ({{\"type\", \"data\"}}): {}",
-                            err.describe("the message")
-                        ),
-                    }),
-                    reference,
-                );
-            }
-        };
-        (Self::from_envelope(envelope), reference)
-    }
-
-    fn from_envelope(envelope: Envelope) -> Result<ClientMessage, ParseError> {
-        fn data<T: serde::de::DeserializeOwned>(kind: &str, data: Value) -> Result<T, ParseError> {
-            let data = if data.is_null() {
-                Value::Object(Default::default())
-            } else {
-                data
-            };
-            crate::strict::from_value(data).map_err(|err| ParseError {
-                code: codes::INVALID_MESSAGE,
-                message: format!("bad data for {kind}: {}", err.describe("`data`")),
-            })
-        }
-        /// A message without data: its `data` must still be an object (or absent, or `null`).
-        fn empty(
-            kind: &str,
-            value: Value,
-            message: ClientMessage,
-        ) -> Result<ClientMessage, ParseError> {
-            data::<Empty>(kind, value).map(|_| message)
-        }
-        let kind = envelope.kind.as_str();
-        match kind {
-            "player:move" => data(kind, envelope.data).map(ClientMessage::Move),
-            "player:chat" => data(kind, envelope.data).map(ClientMessage::Chat),
-            "player:action" => data(kind, envelope.data).map(ClientMessage::Action),
-            "inventory:use" => data(kind, envelope.data).map(ClientMessage::Use),
-            "friend:request" => data(kind, envelope.data).map(ClientMessage::FriendRequest),
-            "friend:respond" => data(kind, envelope.data).map(ClientMessage::FriendRespond),
-            "friend:remove" => data(kind, envelope.data).map(ClientMessage::FriendRemove),
-            "ignore:add" => data(kind, envelope.data).map(ClientMessage::IgnoreAdd),
-            "ignore:remove" => data(kind, envelope.data).map(ClientMessage::IgnoreRemove),
-            "friend:list" => empty(kind, envelope.data, ClientMessage::FriendList),
-            "player:sync" => empty(kind, envelope.data, ClientMessage::Sync),
-            "tradeRequest" => data(kind, envelope.data).map(ClientMessage::TradeRequest),
-            "tradeRequestRespond" => {
-                data(kind, envelope.data).map(ClientMessage::TradeRequestRespond)
-            }
-            "tradeAddItem" => data(kind, envelope.data).map(ClientMessage::TradeAddItem),
-            "tradeRemoveItem" => data(kind, envelope.data).map(ClientMessage::TradeRemoveItem),
-            "tradeAccept" => data(kind, envelope.data).map(ClientMessage::TradeAccept),
-            "tradeCancel" => data(kind, envelope.data).map(ClientMessage::TradeCancel),
-            "bank:open" => empty(kind, envelope.data, ClientMessage::BankOpen),
-            "bank:deposit" => data(kind, envelope.data).map(ClientMessage::BankDeposit),
-            "bank:withdraw" => data(kind, envelope.data).map(ClientMessage::BankWithdraw),
-            "shop:buy" => data(kind, envelope.data).map(ClientMessage::ShopBuy),
-            "shop:sell" => data(kind, envelope.data).map(ClientMessage::ShopSell),
-            "shop:close" => empty(kind, envelope.data, ClientMessage::ShopClose),
-            "prayer:toggle" => data(kind, envelope.data).map(ClientMessage::PrayerToggle),
-            "dialogue:respond" => data(kind, envelope.data).map(ClientMessage::DialogueRespond),
-            "dialogue:close" => data(kind, envelope.data).map(ClientMessage::DialogueClose),
-            "quest:list" => empty(kind, envelope.data, ClientMessage::QuestList),
-            "agent:status" => data(kind, envelope.data).map(ClientMessage::AgentStatus),
-            other => Err(ParseError {
-                code: codes::UNKNOWN_TYPE,
-                message: format!("unknown message type {other:?}"),
-            }),
-        }
-    }
-}
-
-/// A `ref` may be a string or a number.
-fn valid_ref(v: &Value) -> bool {
-    v.is_string() || v.is_number()
 }
 
 /// What kind of thing an entity is.
@@ -892,13 +691,26 @@ pub struct CombatHit {
 #[serde(rename_all = "camelCase")]
 pub struct UseRequest {
     pub slot: SlotNumber,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_slot: Option<SlotNumber>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_id: Option<String>,
     /// The skill an XP lamp is rubbed on.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skill: Option<String>,
+}
+
+impl UseRequest {
+    /// The item in `slot` used alone (eaten, buried, rubbed); `target_slot` or `target_id` name
+    /// what it is used on.
+    pub fn new(slot: impl Into<SlotNumber>) -> UseRequest {
+        UseRequest {
+            slot: slot.into(),
+            target_slot: None,
+            target_id: None,
+            skill: None,
+        }
+    }
 }
 
 /// `friend:request`, `friend:remove`, `ignore:add`, `ignore:remove`: another character by name.
@@ -971,109 +783,6 @@ pub struct ErrorMessage {
     pub message: String,
     #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
     pub reference: Option<Value>,
-}
-
-/// A message to a client.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(tag = "type", content = "data")]
-pub enum ServerMessage {
-    #[serde(rename = "player:sync")]
-    PlayerSync(Box<Player>),
-    #[serde(rename = "world:update")]
-    WorldUpdate(WorldUpdate),
-    #[serde(rename = "chat:message")]
-    Chat(ChatMessage),
-    #[serde(rename = "inventory:update")]
-    InventoryUpdate(InventoryUpdate),
-    #[serde(rename = "equipment:update")]
-    EquipmentUpdate(EquipmentUpdate),
-    #[serde(rename = "skill:xp")]
-    SkillXp(SkillXp),
-    #[serde(rename = "combat:hit")]
-    CombatHit(CombatHit),
-    #[serde(rename = "friend:list")]
-    FriendList(FriendList),
-    #[serde(rename = "friend:incoming")]
-    FriendIncoming(FriendIncoming),
-    #[serde(rename = "friend:status")]
-    FriendStatus(FriendStatus),
-    #[serde(rename = "error")]
-    Error(ErrorMessage),
-    #[serde(rename = "tradeIncoming")]
-    TradeIncoming(crate::trade::TradeIncoming),
-    #[serde(rename = "tradeStarted")]
-    TradeStarted(crate::trade::TradeStarted),
-    #[serde(rename = "tradeUpdated")]
-    TradeUpdated(crate::trade::TradeUpdated),
-    #[serde(rename = "tradeConfirmScreen")]
-    TradeConfirmScreen(crate::trade::TradeConfirmScreen),
-    #[serde(rename = "tradeCompleted")]
-    TradeCompleted(crate::trade::TradeCompleted),
-    #[serde(rename = "tradeCancelled")]
-    TradeCancelled(crate::trade::TradeCancelled),
-    #[serde(rename = "tradeError")]
-    TradeError(crate::trade::TradeError),
-    #[serde(rename = "bank:update")]
-    BankUpdate(BankUpdate),
-    #[serde(rename = "shop:open")]
-    ShopOpen(ShopView),
-    #[serde(rename = "shop:update")]
-    ShopUpdate(ShopView),
-    #[serde(rename = "shop:close")]
-    ShopClose(ShopClosed),
-    #[serde(rename = "prayer:update")]
-    PrayerUpdate(PrayerUpdate),
-    #[serde(rename = "dialogue:open")]
-    DialogueOpen(DialogueOpen),
-    #[serde(rename = "dialogue:close")]
-    DialogueClose(DialogueClose),
-    #[serde(rename = "quest:list")]
-    QuestList(QuestList),
-    #[serde(rename = "quest:update")]
-    QuestUpdate(QuestUpdate),
-    #[serde(rename = "quest:complete")]
-    QuestComplete(QuestComplete),
-    #[serde(rename = "agent:goal")]
-    AgentGoal(crate::agent::AgentGoal),
-    #[serde(rename = "agent:stop")]
-    AgentStop(crate::agent::AgentPause),
-    #[serde(rename = "agent:resume")]
-    AgentResume(crate::agent::AgentPause),
-    #[serde(rename = "agent:message")]
-    AgentMessage(crate::agent::AgentMessage),
-}
-
-impl ServerMessage {
-    /// An `error` with an optional echoed `ref`.
-    pub fn error(code: &str, message: impl Into<String>, reference: Option<Value>) -> Self {
-        ServerMessage::Error(ErrorMessage {
-            code: code.to_owned(),
-            message: message.into(),
-            reference,
-        })
-    }
-
-    /// The frame text.
-    pub fn to_json(&self) -> String {
-        // Serialising these plain data types cannot fail (no maps with non-string keys, no I/O).
-        serde_json::to_string(self).unwrap_or_default()
-    }
-
-    /// Appends the frame text to `out`: the same bytes as [`ServerMessage::to_json`], without a
-    /// `String` of its own. A `world:update` takes the hand-written encoder of `ws/encode.rs` (the
-    /// bulk of what a crowd's server encodes); every other message goes through serde.
-    pub fn write_json(&self, out: &mut Vec<u8>) {
-        let start = out.len();
-        let written = match self {
-            ServerMessage::WorldUpdate(update) => encode::world_update(update, out),
-            other => serde_json::to_writer(&mut *out, other),
-        };
-        if written.is_err() {
-            // As `to_json`: nothing rather than half a message (it cannot happen, see there).
-            out.truncate(start);
-        }
-    }
 }
 
 #[cfg(test)]

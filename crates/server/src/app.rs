@@ -146,15 +146,39 @@ async fn fallback(
 /// Every route of the server, each registered once, with its OpenAPI description, through the route
 /// table (`http::route_table`): the path and methods come from the handler's `#[utoipa::path]`.
 fn route_table(state: &AppState) -> RouteTable<AppState> {
-    use http::routes;
-    let auth_routes = RouteTable::new(http::openapi::base())
-        .documented(routes!(routes::auth::guest))
-        .documented(routes!(routes::auth::refresh))
-        .documented(routes!(routes::auth::idp))
+    let RouteGroups { auth, api, open } = route_groups();
+    let auth = auth.route_layer(axum::middleware::from_fn_with_state(
+        state.clone(),
+        http::limits::limit_auth,
+    ));
+    let api = api
+        .merge(auth)
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
-            http::limits::limit_auth,
+            http::limits::limit_rest,
         ));
+    let table = open.merge(api);
+    if state.config.node_env == NodeEnv::Test {
+        http::test_hooks::add_routes(table)
+    } else {
+        table
+    }
+}
+
+/// The documented routes by the rate limits around them (added by [`route_table`]): `auth` (the
+/// auth limit, then the REST limit), `api` (the REST limit) and `open` (none).
+struct RouteGroups {
+    auth: RouteTable<AppState>,
+    api: RouteTable<AppState>,
+    open: RouteTable<AppState>,
+}
+
+fn route_groups() -> RouteGroups {
+    use http::routes;
+    let auth = RouteTable::new(http::openapi::base())
+        .documented(routes!(routes::auth::guest))
+        .documented(routes!(routes::auth::refresh))
+        .documented(routes!(routes::auth::idp));
     let api = RouteTable::new(http::openapi::base())
         .documented(routes!(http::openapi::openapi_json))
         .documented(routes!(http::openapi::protocol_json))
@@ -196,13 +220,8 @@ fn route_table(state: &AppState) -> RouteTable<AppState> {
         .documented(routes!(routes::agents::quick_actions))
         .documented(routes!(routes::agents::mapping))
         .documented(routes!(routes::content::skill_unlocks))
-        .documented(routes!(routes::content::world_areas))
-        .merge(auth_routes)
-        .route_layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            http::limits::limit_rest,
-        ));
-    let table = RouteTable::new(http::openapi::base())
+        .documented(routes!(routes::content::world_areas));
+    let open = RouteTable::new(http::openapi::base())
         .documented(routes!(http::health::health))
         .documented(routes!(http::health::status))
         .documented(routes!(http::metrics::render))
@@ -210,11 +229,14 @@ fn route_table(state: &AppState) -> RouteTable<AppState> {
         // Public content like the manifests, so outside the REST limit (see routes::map).
         .documented(routes!(routes::map::summary))
         .documented(routes!(routes::map::chunk))
-        .documented(routes!(http::game_socket_route::upgrade))
-        .merge(api);
-    if state.config.node_env == NodeEnv::Test {
-        http::test_hooks::add_routes(table)
-    } else {
-        table
-    }
+        .documented(routes!(http::game_socket_route::upgrade));
+    RouteGroups { auth, api, open }
+}
+
+/// The OpenAPI document `GET /api/openapi.json` serves, built without a server (the checked-in
+/// `docs/openapi.json` is this).
+pub fn openapi_document() -> serde_json::Value {
+    let RouteGroups { auth, api, open } = route_groups();
+    let (_, document, _) = open.merge(api.merge(auth)).into_parts();
+    http::openapi::finish(serde_json::to_value(document).unwrap_or_default())
 }

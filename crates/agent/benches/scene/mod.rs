@@ -9,6 +9,7 @@ use serde_json::json;
 use wayfarer_agent::goals::Goal;
 use wayfarer_agent::knowledge::Knowledge;
 use wayfarer_agent::model::Model;
+use wayfarer_content::{Area, AreaGroup, Bounds, ManifestSet, NpcSpawn, Position, ResourceSpawn};
 use wayfarer_protocol::ws::{
     Entity, EntityKind, InventorySlot, Player, ServerMessage, TilePos, WorldPos, WorldUpdate,
 };
@@ -33,9 +34,42 @@ fn entity(id: String, kind: EntityKind, x: i32, z: i32) -> Entity {
 /// The model and knowledge of the crowded view.
 pub fn scene() -> (Model, Knowledge) {
     let mut knowledge = Knowledge::default();
-    knowledge.add_nodes(&json!({"trees": [{"id": "tree_normal", "harvestSkill": "woodcutting", "levelRequired": 1, "toolRequired": "hatchet", "harvestYield": [{"itemId": "logs"}]}]}));
-    knowledge.add_items(&json!([{"id": "bronze_hatchet", "name": "Bronze Hatchet", "type": "tool", "tool": {"skill": "woodcutting"}}, {"id": "bread", "name": "Bread", "healAmount": 5}]));
-    knowledge.add_areas(&json!({"areas": [{"id": "town", "name": "Town", "bounds": {"minX": -40, "maxX": 40, "minZ": -40, "maxZ": 40}, "npcs": [{"id": "banker", "type": "bank", "position": {"x": 8, "z": -6}}], "resources": [{"type": "tree", "resourceId": "tree_normal", "position": {"x": 14, "z": -20}}]}]}));
+    let mut manifests = ManifestSet::new();
+    manifests.insert("gathering/woodcutting.json", json!({"trees": [{"id": "tree_normal", "name": "Tree", "type": "tree", "harvestSkill": "woodcutting", "levelRequired": 1, "toolRequired": "hatchet", "harvestYield": [{"itemId": "logs"}]}]}).to_string());
+    manifests.insert("items/misc.json", json!([{"id": "bronze_hatchet", "name": "Bronze Hatchet", "type": "tool", "value": 1, "tool": {"skill": "woodcutting"}}, {"id": "bread", "name": "Bread", "type": "consumable", "value": 1, "healAmount": 5}, {"id": "logs", "name": "Logs", "type": "resource", "value": 1}]).to_string());
+    knowledge.add_manifests(&manifests);
+    let at = |x: f64, z: f64| Position { x, y: 0.0, z };
+    knowledge.add_areas(&[Area {
+        id: "town".into(),
+        name: "Town".into(),
+        description: String::new(),
+        group: AreaGroup::StarterTowns,
+        difficulty_level: 0,
+        bounds: Bounds {
+            min_x: -40.0,
+            max_x: 40.0,
+            min_z: -40.0,
+            max_z: 40.0,
+        },
+        biome_type: None,
+        safe_zone: false,
+        pvp: false,
+        spawn_point: None,
+        npcs: vec![NpcSpawn {
+            npc_id: "banker".into(),
+            role: Some("bank".into()),
+            store_id: None,
+            position: at(8.0, -6.0),
+        }],
+        resources: vec![ResourceSpawn {
+            resource_id: "tree_normal".into(),
+            kind: "tree".into(),
+            position: at(14.0, -20.0),
+        }],
+        mob_spawns: Vec::new(),
+        stations: Vec::new(),
+        fishing: None,
+    }]);
     let mut model = Model::default();
     let player = Player {
         id: "me".into(),

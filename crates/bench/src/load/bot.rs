@@ -18,7 +18,9 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::{self, Message};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
-use wayfarer_protocol::ws::{TilePos, WorldPos};
+use wayfarer_protocol::ws::{
+    ActionRequest, ChatChannel, ChatRequest, ClientMessage, MoveRequest, TilePos, WorldPos,
+};
 
 use super::options::Endpoints;
 use super::scenario::{
@@ -608,8 +610,8 @@ impl Bot<'_> {
 
     /// Sends the queued trade messages; false when the socket is lost.
     async fn flush(&mut self) -> bool {
-        for (kind, data) in std::mem::take(&mut self.outbox) {
-            if !self.send(kind, data).await {
+        for message in std::mem::take(&mut self.outbox) {
+            if !self.send(message).await {
                 return false;
             }
         }
@@ -738,7 +740,7 @@ impl Bot<'_> {
                     self.stats.rtt_timeouts += 1;
                 }
                 self.probe = Some(Instant::now());
-                self.send("player:sync", json!({})).await
+                self.send(ClientMessage::Sync).await
             }
             Action::Move => {
                 // The first walk spreads the bots out; later ones wander nearby.
@@ -748,10 +750,11 @@ impl Bot<'_> {
                     target_within(self.tile, SPREAD_RADIUS_TILES, &mut self.rng)
                 };
                 let run = self.rng.one_in(4);
-                self.send(
-                    "player:move",
-                    json!({ "x": target.x, "z": target.z, "run": run }),
-                )
+                self.send(ClientMessage::Move(MoveRequest {
+                    x: target.x,
+                    z: target.z,
+                    run,
+                }))
                 .await
             }
             Action::Gather => {
@@ -760,22 +763,27 @@ impl Bot<'_> {
                 if self.woods.slots_used >= 28 {
                     if let Some(slot) = self.woods.log_slot {
                         return self
-                            .send("player:action", json!({ "action": "drop", "slot": slot }))
+                            .send(ClientMessage::Action(
+                                ActionRequest::new("drop").with_slot(slot),
+                            ))
                             .await;
                     }
                 }
                 match self.woods.nearest(self.tile).map(str::to_owned) {
                     Some(tree) => {
-                        self.send(
-                            "player:action",
-                            json!({ "action": "gather", "targetId": tree }),
-                        )
+                        self.send(ClientMessage::Action(
+                            ActionRequest::new("gather").with_target(tree),
+                        ))
                         .await
                     }
                     None => {
                         let target = wander_target(self.tile, &mut self.rng);
-                        self.send("player:move", json!({ "x": target.x, "z": target.z }))
-                            .await
+                        self.send(ClientMessage::Move(MoveRequest {
+                            x: target.x,
+                            z: target.z,
+                            run: false,
+                        }))
+                        .await
                     }
                 }
             }
@@ -789,17 +797,26 @@ impl Bot<'_> {
             }
             Action::Chat => {
                 let (text, global) = chat_line(&mut self.rng, &mut self.said);
-                let channel = if global { "global" } else { "local" };
-                self.send("player:chat", json!({ "text": text, "channel": channel }))
-                    .await
+                let channel = if global {
+                    ChatChannel::Global
+                } else {
+                    ChatChannel::Local
+                };
+                self.send(ClientMessage::Chat(ChatRequest {
+                    text,
+                    channel: Some(channel),
+                    to: None,
+                }))
+                .await
             }
         }
     }
 
     /// Sends `{"type","data","ref"}`; false (a disconnect counted) when it fails or times out.
-    async fn send(&mut self, kind: &str, data: Value) -> bool {
+    async fn send(&mut self, message: ClientMessage) -> bool {
         self.next_ref += 1;
-        let text = json!({ "type": kind, "data": data, "ref": self.next_ref }).to_string();
+        let kind = message.kind();
+        let text = message.frame(Some(self.next_ref.into()));
         let len = text.len() as u64;
         match timeout(SEND_TIMEOUT, self.socket.send(Message::Text(text.into()))).await {
             Ok(Ok(())) => {

@@ -23,12 +23,12 @@ use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
-use serde_json::Value;
 use tokio::time::Instant;
 use wayfarer_protocol::trade::{
     Offer, TradeAddItem, TradeCancelled, TradeConfirmScreen, TradeError, TradeIdOnly,
     TradeIncoming, TradeRequest, TradeRequestRespond, TradeStarted, TradeUpdated,
 };
+use wayfarer_protocol::ws::ClientMessage;
 
 use super::scenario::Rng;
 use super::stats::{bump, TradeStats};
@@ -129,12 +129,8 @@ impl Purse {
     }
 }
 
-/// A message for the server: type and data.
-pub type Outgoing = (&'static str, Value);
-
-fn message<T: serde::Serialize>(kind: &'static str, data: &T) -> Outgoing {
-    (kind, serde_json::to_value(data).unwrap_or(Value::Null))
-}
+/// A message for the server.
+pub type Outgoing = ClientMessage;
 
 fn data<T: DeserializeOwned>(text: &str) -> Option<T> {
     serde_json::from_str::<Frame<T>>(text).ok().map(|f| f.data)
@@ -213,12 +209,9 @@ impl Trader {
                 self.phase = Phase::Requested;
                 self.requested_at = Some(now);
                 self.progress_at = now;
-                vec![message(
-                    "tradeRequest",
-                    &TradeRequest {
-                        target_player_id: partner.to_owned(),
-                    },
-                )]
+                vec![ClientMessage::TradeRequest(TradeRequest {
+                    target_player_id: partner.to_owned(),
+                })]
             }
             _ if now < self.progress_at + STALL_TIMEOUT => Vec::new(),
             phase => {
@@ -271,13 +264,10 @@ impl Trader {
                     trade: incoming.trade_id.clone(),
                 };
                 self.progress_at = now;
-                vec![message(
-                    "tradeRequestRespond",
-                    &TradeRequestRespond {
-                        trade_id: incoming.trade_id,
-                        accept: true,
-                    },
-                )]
+                vec![ClientMessage::TradeRequestRespond(TradeRequestRespond {
+                    trade_id: incoming.trade_id,
+                    accept: true,
+                })]
             }
             "tradeStarted" => {
                 let Some(started) = data::<TradeStarted>(text) else {
@@ -289,14 +279,11 @@ impl Trader {
                 };
                 self.progress_at = now;
                 match purse.slot {
-                    Some(slot) => vec![message(
-                        "tradeAddItem",
-                        &TradeAddItem {
-                            trade_id: started.trade_id,
-                            inventory_slot: slot.into(),
-                            quantity: Some(1),
-                        },
-                    )],
+                    Some(slot) => vec![ClientMessage::TradeAddItem(TradeAddItem {
+                        trade_id: started.trade_id,
+                        inventory_slot: slot.into(),
+                        quantity: Some(1),
+                    })],
                     None => {
                         bump(&mut self.stats.errors, "no coins to offer");
                         vec![cancel(&started.trade_id)]
@@ -398,12 +385,9 @@ impl Trader {
             return Vec::new();
         }
         accepted[screen] = true;
-        vec![message(
-            "tradeAccept",
-            &TradeIdOnly {
-                trade_id: trade_id.to_owned(),
-            },
-        )]
+        vec![ClientMessage::TradeAccept(TradeIdOnly {
+            trade_id: trade_id.to_owned(),
+        })]
     }
 }
 
@@ -413,18 +397,15 @@ fn offers_settled(mine: &Offer, theirs: &Offer) -> bool {
 }
 
 fn cancel(trade_id: &str) -> Outgoing {
-    message(
-        "tradeCancel",
-        &TradeIdOnly {
-            trade_id: trade_id.to_owned(),
-        },
-    )
+    ClientMessage::TradeCancel(TradeIdOnly {
+        trade_id: trade_id.to_owned(),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn frame(kind: &str, data: Value) -> String {
         json!({ "type": kind, "data": data }).to_string()
@@ -450,7 +431,14 @@ mod tests {
     }
 
     fn kinds(out: &[Outgoing]) -> Vec<&'static str> {
-        out.iter().map(|(kind, _)| *kind).collect()
+        out.iter().map(ClientMessage::kind).collect()
+    }
+
+    /// Each message as its type and the `data` written on the wire.
+    fn sent(out: &[Outgoing]) -> Vec<(&'static str, Value)> {
+        out.iter()
+            .map(|m| (m.kind(), serde_json::to_value(m).unwrap()["data"].take()))
+            .collect()
     }
 
     #[test]
@@ -511,7 +499,10 @@ mod tests {
         assert_eq!(a.due_at(), Some(t0 + PARTNER_POLL));
         let t1 = t0 + PARTNER_POLL;
         let out = a.due(t1, Some("c2"), &mut rng);
-        assert_eq!(out, vec![("tradeRequest", json!({"targetPlayerId": "c2"}))]);
+        assert_eq!(
+            sent(&out),
+            vec![("tradeRequest", json!({"targetPlayerId": "c2"}))]
+        );
         assert_eq!(a.due_at(), Some(t1 + STALL_TIMEOUT));
 
         let incoming = frame(
@@ -520,7 +511,7 @@ mod tests {
         );
         let out = b.receive("tradeIncoming", &incoming, &purse, t1, &mut rng);
         assert_eq!(
-            out,
+            sent(&out),
             vec![(
                 "tradeRequestRespond",
                 json!({"tradeId": "trade-1", "accept": true})
@@ -534,7 +525,7 @@ mod tests {
         for bot in [&mut a, &mut b] {
             let out = bot.receive("tradeStarted", &started, &purse, t1, &mut rng);
             assert_eq!(
-                out,
+                sent(&out),
                 vec![(
                     "tradeAddItem",
                     json!({"tradeId": "trade-1", "inventorySlot": 3, "quantity": 1})
@@ -555,7 +546,10 @@ mod tests {
             json!({"tradeId": "trade-1", "myOffer": offer(1), "theirOffer": offer(1)}),
         );
         let out = a.receive("tradeUpdated", &both, &purse, t1, &mut rng);
-        assert_eq!(out, vec![("tradeAccept", json!({"tradeId": "trade-1"}))]);
+        assert_eq!(
+            sent(&out),
+            vec![("tradeAccept", json!({"tradeId": "trade-1"}))]
+        );
         assert!(a
             .receive("tradeUpdated", &both, &purse, t1, &mut rng)
             .is_empty());
@@ -641,7 +635,10 @@ mod tests {
             json!({"code": "not_on_screen", "message": "x", "tradeId": "trade-2"}),
         );
         let out = a.receive("tradeError", &error, &purse, next, &mut rng);
-        assert_eq!(out, vec![("tradeCancel", json!({"tradeId": "trade-2"}))]);
+        assert_eq!(
+            sent(&out),
+            vec![("tradeCancel", json!({"tradeId": "trade-2"}))]
+        );
 
         // A cancel: counted by reason.
         let cancelled = frame(
@@ -662,7 +659,10 @@ mod tests {
             .due(stall - Duration::from_millis(1), Some("c2"), &mut rng)
             .is_empty());
         let out = a.due(stall, Some("c2"), &mut rng);
-        assert_eq!(out, vec![("tradeCancel", json!({"tradeId": "trade-2"}))]);
+        assert_eq!(
+            sent(&out),
+            vec![("tradeCancel", json!({"tradeId": "trade-2"}))]
+        );
         assert_eq!(a.stats.stalls, 1);
         assert!(a.due_at().unwrap() >= stall + RETRY_AFTER.0);
 
