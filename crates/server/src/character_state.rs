@@ -96,18 +96,14 @@ pub fn joining(snapshot: &CharacterSnapshot, ignored: Vec<String>) -> Joining {
         quests: snapshot
             .quests
             .iter()
-            .filter_map(|q| match QuestStatus::parse(&q.status) {
-                Some(status) => Some(QuestRecord {
+            .filter_map(|q| {
+                Some(QuestRecord {
                     quest_id: q.quest_id.clone(),
-                    status,
+                    status: stored_quest_status(&c.id, q)?,
                     stage_id: q.stage.clone(),
                     progress: u32::try_from(q.progress.max(0)).unwrap_or(0),
                     completions: u32::try_from(q.completions.max(0)).unwrap_or(0),
-                }),
-                None => {
-                    tracing::warn!(character = %c.id, quest = %q.quest_id, status = %q.status, "quest row with an unknown status left out");
-                    None
-                }
+                })
             })
             .collect(),
         bank: snapshot
@@ -125,6 +121,16 @@ pub fn joining(snapshot: &CharacterSnapshot, ignored: Vec<String>) -> Joining {
             })
             .collect(),
     }
+}
+
+/// The status of a stored quest row; `None` (logged) for a name [`QuestStatus`] does not know,
+/// which is left out wherever the row is read.
+pub fn stored_quest_status(character_id: &str, quest: &StoredQuest) -> Option<QuestStatus> {
+    let status = QuestStatus::parse(&quest.status);
+    if status.is_none() {
+        tracing::warn!(character = %character_id, quest = %quest.quest_id, status = %quest.status, "quest row with an unknown status left out");
+    }
+    status
 }
 
 /// The record's bank after an `Event::Bank`, and the `bank:update` to send.

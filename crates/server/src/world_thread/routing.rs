@@ -303,7 +303,9 @@ impl Runner {
                                 name,
                                 status: record
                                     .as_ref()
-                                    .map_or("not_started", |r| r.status.as_str())
+                                    .map(|r| r.status)
+                                    .unwrap_or_default()
+                                    .as_str()
                                     .to_owned(),
                                 stage_id: record.as_ref().and_then(|r| r.stage_id.clone()),
                                 progress: record

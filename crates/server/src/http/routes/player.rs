@@ -11,6 +11,7 @@ use wayfarer_protocol::ws::{Player, SkillState, WorldPos};
 use wayfarer_protocol::{ErrorBody, ErrorCode};
 use wayfarer_store::{Character, CharacterSnapshot};
 
+use crate::character_state::stored_quest_status;
 use crate::player_view::centre_of;
 pub use crate::player_view::{coins_in, tile_of, COINS_ITEM};
 
@@ -447,6 +448,7 @@ pub async fn quests(
     let mut quests: Vec<QuestStanding> = Vec::new();
     for quest in content.quests.values() {
         let mine = stored.iter().find(|q| q.quest_id == quest.id);
+        let status = mine.and_then(|q| stored_quest_status(&character.id, q));
         let stage = mine.and_then(|q| q.stage.as_deref());
         let count = stage
             .and_then(|s| quest.stages.iter().find(|st| st.id == s))
@@ -454,7 +456,7 @@ pub async fn quests(
         quests.push(QuestStanding {
             quest_id: quest.id.clone(),
             name: quest.name.clone(),
-            status: mine.map_or("not_started", |q| q.status.as_str()).to_owned(),
+            status: status.unwrap_or_default(),
             stage_id: stage.map(str::to_owned),
             progress: mine.filter(|q| q.stage.is_some()).map(|q| q.progress),
             count,
@@ -466,10 +468,13 @@ pub async fn quests(
         .iter()
         .filter(|q| !content.quests.contains_key(&q.quest_id))
     {
+        let Some(status) = stored_quest_status(&character.id, q) else {
+            continue;
+        };
         quests.push(QuestStanding {
             quest_id: q.quest_id.clone(),
             name: q.quest_id.clone(),
-            status: q.status.clone(),
+            status,
             stage_id: q.stage.clone(),
             progress: q.stage.as_ref().map(|_| q.progress),
             count: None,
