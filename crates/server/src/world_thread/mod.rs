@@ -29,7 +29,9 @@ use crate::player_view;
 use crate::saver::SaveJob;
 use crate::trades::TradeBook;
 
+mod bookkeeping;
 mod inputs;
+mod messages;
 mod queries;
 mod routing;
 mod saves;
