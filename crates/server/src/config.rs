@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+pub mod connections;
+
 /// The deployment environment (`NODE_ENV`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NodeEnv {
@@ -115,8 +117,8 @@ pub struct Config {
     pub embedded_agents: u32,
     /// Their characters are named this prefix and a number from 1 (`EMBEDDED_AGENT_PREFIX`).
     pub embedded_agent_prefix: String,
-    /// Connection caps and time limits (`http::connection_limits`).
-    pub connections: crate::http::connection_limits::ConnectionSettings,
+    /// Connection caps and time limits (`config::connections`).
+    pub connections: connections::ConnectionSettings,
 }
 
 /// Shortest `JWT_SECRET` accepted in production (CONTRACT.md section 4).
@@ -350,7 +352,7 @@ impl Config {
                 message: format!("{world_id} is above {MAX_WORLD_ID}"),
             });
         }
-        let connections = crate::http::connection_limits::ConnectionSettings::from_lookup(&get)?;
+        let connections = connections::ConnectionSettings::from_lookup(&get)?;
         Ok(Config {
             connections,
             embedded_agents,

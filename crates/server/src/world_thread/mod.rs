@@ -39,7 +39,7 @@ mod sessions;
 mod trade_commits;
 
 pub use queries::{
-    admit_private_elsewhere, ground_totals, live_snapshot, surroundings, Surroundings,
+    admit_private_elsewhere, ground_totals, live_snapshot, surroundings, NoAnswer, Surroundings,
 };
 use sessions::{DeferredLeave, PendingLeave};
 

@@ -16,8 +16,8 @@ use crate::player_view::centre_of;
 pub use crate::player_view::{coins_in, tile_of, COINS_ITEM};
 
 use crate::app::AppState;
-use crate::auth::AuthUser;
 use crate::characters::{creation, CharacterName, Namer};
+use crate::http::auth_user::AuthUser;
 use crate::http::error::ApiError;
 use crate::http::json::ApiJson;
 use crate::http::openapi::tags;
@@ -557,7 +557,7 @@ pub async fn world(
         .collect();
     Ok(Json(WorldSummary {
         tick: stats.number,
-        time: crate::http::health::now_iso8601(),
+        time: crate::timestamps::now_iso8601(),
         players_online: state.online.count(),
         areas,
         entities: EntityCounts {
