@@ -32,7 +32,6 @@ pub mod service_errors;
 pub mod telemetry;
 pub mod tick_stats;
 pub mod timestamps;
-pub mod trades;
 pub mod world_chunks;
 pub mod world_seed;
 pub mod world_thread;

@@ -13,7 +13,7 @@ use super::{WorldInput, WorldSender};
 pub(super) const QUERY_WAIT: Duration = Duration::from_secs(5);
 
 /// The world did not answer a question: its queue was full, or no answer came within
-/// [`QUERY_WAIT`]. `service_unavailable`.
+/// `QUERY_WAIT`. `service_unavailable`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("the world did not answer")]
 pub struct NoAnswer;
