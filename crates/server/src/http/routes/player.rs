@@ -568,3 +568,30 @@ pub async fn world(
         },
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The name field's schema of a request body, as the OpenAPI document shows it.
+    fn name_schema<T: utoipa::PartialSchema>() -> serde_json::Value {
+        let schema = serde_json::to_value(T::schema()).unwrap();
+        schema["properties"]["name"].clone()
+    }
+
+    #[test]
+    fn the_documented_name_fields_say_what_the_name_rule_enforces() {
+        let max = crate::characters::name::MAX_CHARS;
+        for schema in [name_schema::<NameRequest>(), name_schema::<CreateRequest>()] {
+            assert_eq!(schema["maxLength"], max, "{schema}");
+            assert_eq!(schema["minLength"], 1, "{schema}");
+            assert_eq!(schema["pattern"], r"^[A-Za-z0-9]+( [A-Za-z0-9]+)*$");
+        }
+        // The pattern's two edges, as the rule has them.
+        let longest = "A".repeat(max);
+        assert!(CharacterName::parse(&longest, Namer::Player).is_ok());
+        assert!(CharacterName::parse(&format!("{longest}A"), Namer::Player).is_err());
+        assert!(CharacterName::parse("Ann Lee", Namer::Player).is_ok());
+        assert!(CharacterName::parse("Ann  Lee", Namer::Player).is_err());
+    }
+}
