@@ -56,7 +56,8 @@ pub enum Delivery {
     Nothing,
     /// A message for one player.
     One { to: String, message: ServerMessage },
-    /// One message for several players (the router encodes it once for all).
+    /// One message for several players (the router encodes it once for all). Never an `error`
+    /// or `tradeError`: those are one player's, whose `ref` its connection restores.
     Many {
         to: Recipients,
         message: ServerMessage,

@@ -1,5 +1,7 @@
-//! Routing the sim's events to connections: each event goes to the players it concerns, one batch
-//! per player per tick, queued without waking anyone; a runtime task does the wake-ups.
+//! Routing the sim's events to connections. The dispatch of a tick hands each event to the books
+//! (`bookkeeping.rs`: records, saves, metrics, economy, relay) and then its messages
+//! (`messages.rs`, pure) to the players they are for: one batch per player per tick, queued
+//! without waking anyone; a runtime task does the wake-ups.
 
 use std::sync::Arc;
 
