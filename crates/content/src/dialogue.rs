@@ -79,11 +79,17 @@ pub struct DialogueResponse {
     pub effects: Vec<Effect>,
 }
 
-/// A player's status in a quest, as conditions and overrides name it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+/// A player's status in a quest, as conditions and overrides name it, as the store keeps it, and
+/// as REST and the socket show it: the one place its names are written.
+/// A quest without a record is [`QuestStatus::NotStarted`] (its `Default`).
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum QuestStatus {
     /// Never started.
+    #[default]
     NotStarted,
     /// Started, stages left before the final dialogue.
     InProgress,
@@ -558,6 +564,24 @@ mod tests {
             assert_eq!(Effect::parse(text).unwrap().to_string(), text);
         }
         assert_eq!(Effect::parse("openShop").unwrap(), Effect::OpenStore(None));
+    }
+
+    #[test]
+    fn a_quest_status_has_one_name_as_text_and_in_serde() {
+        for status in [
+            QuestStatus::NotStarted,
+            QuestStatus::InProgress,
+            QuestStatus::ReadyToComplete,
+            QuestStatus::Completed,
+        ] {
+            assert_eq!(QuestStatus::parse(status.as_str()), Some(status));
+            assert_eq!(
+                serde_json::to_value(status).unwrap(),
+                serde_json::Value::from(status.as_str())
+            );
+        }
+        assert_eq!(QuestStatus::default().as_str(), "not_started");
+        assert_eq!(QuestStatus::parse("done"), None);
     }
 
     #[test]

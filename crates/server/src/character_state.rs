@@ -1,12 +1,11 @@
 //! The bridge between a stored character and the sim's player: what the world needs to let a
 //! character in (`joining`), and how the events of a tick are mirrored back into the record the save
 //! task writes (`mirror_*`). The sim is the truth while a player is online; the record is its copy
-//! for saving and for `player:sync`.
+//! for saving and for `player:sync`. What the same events tell the player is
+//! `world_thread::messages`'s.
 
 use wayfarer_content::{Content, EquipSlot, QuestStatus};
-use wayfarer_protocol::ws::{
-    BankItem, BankUpdate, EquipmentUpdate, EquippedItem, QuestUpdate, SkillState, SkillXp,
-};
+use wayfarer_protocol::ws::TilePos;
 use wayfarer_protocol::Skill;
 use wayfarer_sim::combat::formulas::CombatStyle;
 use wayfarer_sim::equipment::{parse_slot, slot_name, Equipment};
@@ -96,18 +95,14 @@ pub fn joining(snapshot: &CharacterSnapshot, ignored: Vec<String>) -> Joining {
         quests: snapshot
             .quests
             .iter()
-            .filter_map(|q| match QuestStatus::parse(&q.status) {
-                Some(status) => Some(QuestRecord {
+            .filter_map(|q| {
+                Some(QuestRecord {
                     quest_id: q.quest_id.clone(),
-                    status,
+                    status: stored_quest_status(&c.id, q)?,
                     stage_id: q.stage.clone(),
                     progress: u32::try_from(q.progress.max(0)).unwrap_or(0),
                     completions: u32::try_from(q.completions.max(0)).unwrap_or(0),
-                }),
-                None => {
-                    tracing::warn!(character = %c.id, quest = %q.quest_id, status = %q.status, "quest row with an unknown status left out");
-                    None
-                }
+                })
             })
             .collect(),
         bank: snapshot
@@ -127,8 +122,18 @@ pub fn joining(snapshot: &CharacterSnapshot, ignored: Vec<String>) -> Joining {
     }
 }
 
-/// The record's bank after an `Event::Bank`, and the `bank:update` to send.
-pub fn mirror_bank(snapshot: &mut CharacterSnapshot, items: &[Stack]) -> BankUpdate {
+/// The status of a stored quest row; `None` (logged) for a name [`QuestStatus`] does not know,
+/// which is left out wherever the row is read.
+pub fn stored_quest_status(character_id: &str, quest: &StoredQuest) -> Option<QuestStatus> {
+    let status = QuestStatus::parse(&quest.status);
+    if status.is_none() {
+        tracing::warn!(character = %character_id, quest = %quest.quest_id, status = %quest.status, "quest row with an unknown status left out");
+    }
+    status
+}
+
+/// The record's bank after an `Event::Bank`.
+pub fn mirror_bank(snapshot: &mut CharacterSnapshot, items: &[Stack]) {
     snapshot.bank = items
         .iter()
         .map(|s| StoredBankItem {
@@ -136,15 +141,6 @@ pub fn mirror_bank(snapshot: &mut CharacterSnapshot, items: &[Stack]) -> BankUpd
             quantity: i64::from(s.quantity),
         })
         .collect();
-    BankUpdate {
-        items: items
-            .iter()
-            .map(|s| BankItem {
-                item_id: s.item_id.clone(),
-                quantity: u64::from(s.quantity),
-            })
-            .collect(),
-    }
 }
 
 /// The record's inventory after an `Event::Inventory`.
@@ -160,11 +156,8 @@ pub fn mirror_inventory(snapshot: &mut CharacterSnapshot, slots: &[(u8, Stack)])
     snapshot.character.coins = player_view::coins_in(&snapshot.inventory);
 }
 
-/// The record's equipment after an `Event::Equipment`, and the `equipment:update` to send.
-pub fn mirror_equipment(
-    snapshot: &mut CharacterSnapshot,
-    worn: &[(EquipSlot, Stack)],
-) -> EquipmentUpdate {
+/// The record's equipment after an `Event::Equipment`.
+pub fn mirror_equipment(snapshot: &mut CharacterSnapshot, worn: &[(EquipSlot, Stack)]) {
     snapshot.equipment = worn
         .iter()
         .map(|(slot, stack)| StoredEquipment {
@@ -173,53 +166,21 @@ pub fn mirror_equipment(
             quantity: i64::from(stack.quantity),
         })
         .collect();
-    EquipmentUpdate {
-        equipment: worn
-            .iter()
-            .map(|(slot, stack)| {
-                (
-                    slot_name(*slot).to_owned(),
-                    EquippedItem {
-                        item_id: stack.item_id.clone(),
-                        quantity: i64::from(stack.quantity),
-                    },
-                )
-            })
-            .collect(),
-    }
 }
 
-/// The record's skill after an XP gain, and the `skill:xp` to send.
-pub fn mirror_xp(
-    snapshot: &mut CharacterSnapshot,
-    skill: Skill,
-    gain: &XpGain,
-    now_ms: i64,
-) -> SkillXp {
-    let state = SkillState {
+/// The record's skill after an XP gain at `now_ms`.
+pub fn mirror_xp(snapshot: &mut CharacterSnapshot, skill: Skill, gain: &XpGain, now_ms: i64) {
+    let level = wayfarer_store::SkillLevel {
         level: i64::from(gain.level),
         xp: i64::from(gain.xp.points()),
     };
     // When this XP was reached, for the hiscores' tie-break (saved with the record). A gain of a
     // fraction of a point leaves the whole points, and so the standing, as they were.
     let before = snapshot.character.skills.get(&skill).map(|s| s.xp);
-    if before != Some(state.xp) {
+    if before != Some(level.xp) {
         snapshot.xp_reached_at.insert(skill, now_ms);
     }
-    snapshot.character.skills.insert(
-        skill,
-        wayfarer_store::SkillLevel {
-            level: state.level,
-            xp: state.xp,
-        },
-    );
-    SkillXp {
-        skill,
-        xp_gained: f64::from(gain.gained.tenths()) / 10.0,
-        xp: state.xp,
-        level: state.level,
-        leveled_up: gain.leveled_up,
-    }
+    snapshot.character.skills.insert(skill, level);
 }
 
 /// The record's health, maximum, combat level and style after an `Event::Stats`.
@@ -231,12 +192,15 @@ pub fn mirror_stats(snapshot: &mut CharacterSnapshot, stats: &PlayerStats) {
     c.combat_style = stats.style.to_owned();
 }
 
-/// The record's quests after an `Event::QuestUpdated`, and the `quest:update` to send.
-pub fn mirror_quest(
-    snapshot: &mut CharacterSnapshot,
-    record: &QuestRecord,
-    count: u32,
-) -> QuestUpdate {
+/// The record's position after the player's tile changed (or they left): the tile's centre, at
+/// the height the record had.
+pub fn mirror_tile(snapshot: &mut CharacterSnapshot, tile: TilePos) {
+    snapshot.character.position[0] = f64::from(tile.x) + 0.5;
+    snapshot.character.position[2] = f64::from(tile.z) + 0.5;
+}
+
+/// The record's quests after an `Event::QuestUpdated`.
+pub fn mirror_quest(snapshot: &mut CharacterSnapshot, record: &QuestRecord) {
     let stored = StoredQuest {
         quest_id: record.quest_id.clone(),
         status: record.status.as_str().to_owned(),
@@ -251,13 +215,6 @@ pub fn mirror_quest(
     {
         Some(q) => *q = stored,
         None => snapshot.quests.push(stored),
-    }
-    QuestUpdate {
-        quest_id: record.quest_id.clone(),
-        status: record.status.as_str().to_owned(),
-        stage_id: record.stage_id.clone(),
-        progress: record.progress,
-        count,
     }
 }
 
@@ -386,10 +343,15 @@ mod tests {
         assert_eq!(s.character.coins, 9);
         assert_eq!(s.inventory.len(), 1);
         let gain = wayfarer_sim::skills::add_xp(Xp::from_points(80), Xp::from_f64(17.5));
-        let wire = mirror_xp(&mut s, Skill::Mining, &gain, 1_000);
-        assert_eq!(wire.xp_gained, 17.5);
-        assert_eq!(wire.xp, 97);
-        assert!(wire.leveled_up);
+        mirror_xp(&mut s, Skill::Mining, &gain, 1_000);
         assert_eq!(s.character.skills[&Skill::Mining].level, 2);
+        assert_eq!(s.character.skills[&Skill::Mining].xp, 97);
+        assert_eq!(s.xp_reached_at[&Skill::Mining], 1_000);
+        // A tenth of a point more leaves the whole points, and so the date they were reached.
+        let gain = wayfarer_sim::skills::add_xp(Xp::from_f64(97.5), Xp::from_f64(0.1));
+        mirror_xp(&mut s, Skill::Mining, &gain, 2_000);
+        assert_eq!(s.xp_reached_at[&Skill::Mining], 1_000);
+        mirror_tile(&mut s, TilePos { x: -2, z: 7 });
+        assert_eq!(s.character.position, [-1.5, 0.0, 7.5]);
     }
 }

@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+pub mod connections;
+
 /// The deployment environment (`NODE_ENV`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NodeEnv {
@@ -115,8 +117,8 @@ pub struct Config {
     pub embedded_agents: u32,
     /// Their characters are named this prefix and a number from 1 (`EMBEDDED_AGENT_PREFIX`).
     pub embedded_agent_prefix: String,
-    /// Connection caps and time limits (`http::connection_limits`).
-    pub connections: crate::http::connection_limits::ConnectionSettings,
+    /// Connection caps and time limits (`config::connections`).
+    pub connections: connections::ConnectionSettings,
 }
 
 /// Shortest `JWT_SECRET` accepted in production (CONTRACT.md section 4).
@@ -350,7 +352,7 @@ impl Config {
                 message: format!("{world_id} is above {MAX_WORLD_ID}"),
             });
         }
-        let connections = crate::http::connection_limits::ConnectionSettings::from_lookup(&get)?;
+        let connections = connections::ConnectionSettings::from_lookup(&get)?;
         Ok(Config {
             connections,
             embedded_agents,
@@ -536,30 +538,38 @@ impl Config {
     }
 }
 
-/// Embedded agents' names (`<prefix><n>` up to `<prefix><count>`) must be valid character names:
-/// letters and digits, at most `characters::name::MAX_CHARS`. A bad count or prefix names `variable` (or
-/// `EMBEDDED_AGENT_PREFIX` when the prefix alone is wrong).
+/// Embedded agents' names (`<prefix><n>` up to `<prefix><count>`) must be valid character names
+/// by the one rule (`characters::CharacterName`, as the operator's, like an admin's), and the
+/// prefix one word of ASCII letters and digits, so the number reads as part of it. A bad count or
+/// prefix names `variable` (or `EMBEDDED_AGENT_PREFIX` when the prefix alone is wrong).
 fn check_embedded_agents(
     count: u32,
     prefix: &str,
     variable: &'static str,
 ) -> Result<(), ConfigError> {
-    let max_chars = crate::characters::name::MAX_CHARS;
+    use crate::characters::{CharacterName, Namer};
     if prefix.is_empty() || !prefix.chars().all(|c| c.is_ascii_alphanumeric()) {
         return Err(ConfigError {
             variable: "EMBEDDED_AGENT_PREFIX",
             message: format!("{prefix:?} must be ASCII letters and digits, at least one"),
         });
     }
-    let longest = prefix.len() + count.max(1).to_string().len();
-    if longest > max_chars {
-        return Err(ConfigError {
-            variable,
-            message: format!(
-                "{count} agents named {prefix}1…{prefix}{count} would need names of {longest} \
-                 characters; names have at most {max_chars} (shorten EMBEDDED_AGENT_PREFIX)"
-            ),
-        });
+    let last = count.max(1);
+    for n in [1, last] {
+        let name = format!("{prefix}{n}");
+        if let Err(err) = CharacterName::parse(&name, Namer::Admin) {
+            return Err(ConfigError {
+                variable: if n == 1 {
+                    "EMBEDDED_AGENT_PREFIX"
+                } else {
+                    variable
+                },
+                message: format!(
+                    "{count} agents named {prefix}1…{prefix}{last} would need the name {name:?}, \
+                     which is not a character name ({err}); shorten EMBEDDED_AGENT_PREFIX"
+                ),
+            });
+        }
     }
     Ok(())
 }
@@ -833,6 +843,18 @@ mod tests {
         // A single world needs none of it.
         let single = config(&[]).unwrap();
         assert_eq!((single.world_id, single.nats_url), (1, None));
+    }
+
+    #[test]
+    fn embedded_agent_names_are_held_to_the_character_name_rule_at_its_boundary() {
+        // 11 letters and one digit: the longest name; a tenth agent would need 13 characters.
+        assert!(check_embedded_agents(9, "Abcdefghijk", "EMBEDDED_AGENTS").is_ok());
+        let err = check_embedded_agents(10, "Abcdefghijk", "EMBEDDED_AGENTS").unwrap_err();
+        assert_eq!(err.variable, "EMBEDDED_AGENTS");
+        assert!(err.message.contains("\"Abcdefghijk10\""), "{err}");
+        // A prefix with no room for a digit is the prefix's fault, whatever the count.
+        let err = check_embedded_agents(1, "Abcdefghijkl", "EMBEDDED_AGENTS").unwrap_err();
+        assert_eq!(err.variable, "EMBEDDED_AGENT_PREFIX");
     }
 
     #[test]

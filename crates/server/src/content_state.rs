@@ -8,8 +8,14 @@ use std::sync::{Arc, RwLock};
 use sha2::{Digest, Sha256};
 
 use crate::cdn::Origin;
-use crate::http::compress::LazyGzip;
+use crate::gzip::LazyGzip;
 use wayfarer_content::{Content, ManifestSet};
+
+/// The body of `GET /api/v1/world/areas` (rendered once per content version).
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct WorldAreas {
+    pub areas: Vec<wayfarer_content::Area>,
+}
 
 /// A response body with its strong entity tag.
 #[derive(Debug, Clone)]
@@ -59,7 +65,7 @@ impl ActiveContent {
         let skill_unlocks =
             Tagged::new(serde_json::to_vec(&content.skill_unlocks).unwrap_or_default());
         let areas = Tagged::new(
-            serde_json::to_vec(&crate::http::routes::content::WorldAreas {
+            serde_json::to_vec(&WorldAreas {
                 areas: content.areas.values().cloned().collect(),
             })
             .unwrap_or_default(),

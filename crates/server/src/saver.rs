@@ -8,7 +8,7 @@ use wayfarer_store::{
     CharacterSnapshot, DeathLock, DeathTake, NpcKill, SaveBatch, Store, StoreError, TradeAudit,
 };
 
-use crate::trades::TradeOutcome;
+use crate::world_thread::TradeOutcome;
 
 /// Attempts per batch before its failure is logged and the batch given up.
 const SAVE_ATTEMPTS: u32 = 3;

@@ -13,11 +13,43 @@ use wayfarer_protocol::agent::{
 use wayfarer_protocol::ws::ServerMessage;
 use wayfarer_protocol::ErrorCode;
 use wayfarer_sim::Command;
-use wayfarer_store::AgentMapping;
+use wayfarer_store::{AgentMapping, StoreError};
 
 use crate::app::AppState;
-use crate::http::error::ApiError;
+use crate::service_errors::store_code;
 use crate::world_thread::WorldInput;
+
+/// Why steering an agent failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ControlError {
+    /// `bad_request`: the goal does not read, or names what content lacks.
+    #[error("{0}")]
+    InvalidGoal(String),
+    /// `conflict`.
+    #[error("the agent is paused: resume it (POST …/goal/resume) before setting a goal")]
+    Paused,
+    /// `not_found`.
+    #[error("no such agent")]
+    NoSuchAgent,
+    /// `internal`: a goal could not be written as JSON.
+    #[error("the goal could not be encoded: {0}")]
+    Encode(#[from] serde_json::Error),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl ControlError {
+    /// The contract code it is answered with.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            ControlError::InvalidGoal(_) => ErrorCode::BadRequest,
+            ControlError::Paused => ErrorCode::Conflict,
+            ControlError::NoSuchAgent => ErrorCode::NotFound,
+            ControlError::Encode(_) => ErrorCode::Internal,
+            ControlError::Store(err) => store_code(err),
+        }
+    }
+}
 
 /// Reads the stored goal (JSON written by this module); a row that does not read is treated as no
 /// goal, and said in the log, rather than failing every route of the agent.
@@ -95,7 +127,7 @@ pub fn make_goal(state: &AppState, request: &GoalRequest, set_by: &str) -> Resul
         description,
         target: Some(serde_json::to_value(&target).unwrap_or_default()),
         progress: None,
-        set_at: crate::http::health::now_iso8601(),
+        set_at: crate::timestamps::now_iso8601(),
         set_by: set_by.to_owned(),
     })
 }
@@ -117,19 +149,16 @@ pub async fn set_goal(
     state: &AppState,
     mapping: &AgentMapping,
     request: &GoalRequest,
-) -> Result<Goal, ApiError> {
-    let goal = make_goal(state, request, "owner").map_err(ApiError::bad_request)?;
-    let text = serde_json::to_string(&goal).map_err(ApiError::internal)?;
+) -> Result<Goal, ControlError> {
+    let goal = make_goal(state, request, "owner").map_err(ControlError::InvalidGoal)?;
+    let text = serde_json::to_string(&goal)?;
     let written = state
         .store
         .agents()
         .set_goal(&mapping.agent_id, Some(&text), true)
         .await?;
     if !written {
-        return Err(ApiError::new(
-            ErrorCode::Conflict,
-            "the agent is paused: resume it (POST …/goal/resume) before setting a goal",
-        ));
+        return Err(ControlError::Paused);
     }
     state
         .agents
@@ -152,14 +181,14 @@ pub async fn set_paused(
     state: &AppState,
     mapping: &AgentMapping,
     paused: bool,
-) -> Result<(), ApiError> {
+) -> Result<(), ControlError> {
     if !state
         .store
         .agents()
         .set_paused(&mapping.agent_id, paused)
         .await?
     {
-        return Err(ApiError::not_found("no such agent"));
+        return Err(ControlError::NoSuchAgent);
     }
     if paused {
         state.world_sender.send(WorldInput::Sim(Command::Stop {
@@ -211,13 +240,13 @@ pub async fn entered(
     agent_id: &str,
     connection: u64,
     character_id: &str,
-) -> Result<(), ApiError> {
+) -> Result<(), ControlError> {
     let mapping = state
         .store
         .agents()
         .get(agent_id)
         .await?
-        .ok_or_else(|| ApiError::not_found("no such agent"))?;
+        .ok_or(ControlError::NoSuchAgent)?;
     let goal = stored_goal(&mapping);
     let waiting = state.agents.connected(
         agent_id,
@@ -258,15 +287,15 @@ pub async fn record_status(
     state: &AppState,
     agent_id: &str,
     status: AgentStatus,
-) -> Result<(), ApiError> {
+) -> Result<(), ControlError> {
     let (stored, paused) = state.agents.control(agent_id);
     let mut goal_id = stored.as_ref().map(|g| g.id.clone());
     let mut chosen = None;
     if let Some(reported) = &status.goal {
         let known = stored.as_ref().is_some_and(|g| same_goal(g, reported));
         if !known && !paused {
-            let goal =
-                make_goal(state, &reported.request(), "agent").map_err(ApiError::bad_request)?;
+            let goal = make_goal(state, &reported.request(), "agent")
+                .map_err(ControlError::InvalidGoal)?;
             goal_id = Some(goal.id.clone());
             chosen = Some(goal);
         } else if !known {
@@ -277,7 +306,7 @@ pub async fn record_status(
     // owner's routes never sees the agent's new goal without the progress reported with it.
     state.agents.record(agent_id, status, goal_id);
     if let Some(goal) = chosen {
-        let text = serde_json::to_string(&goal).map_err(ApiError::internal)?;
+        let text = serde_json::to_string(&goal)?;
         if state
             .store
             .agents()

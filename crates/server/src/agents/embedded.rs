@@ -30,8 +30,8 @@ use wayfarer_store::{AgentMapping, Character, NewUser, Store, StoreError, User};
 use crate::app::AppState;
 use crate::auth::tokens::AgentClaim;
 use crate::auth::AuthService;
-use crate::characters::{creation, CharacterName, Namer};
-use crate::http::error::ApiError;
+use crate::characters::creation::{self, CreationError};
+use crate::characters::{CharacterName, NameError, Namer};
 
 /// The identity id of the account that owns embedded agents. Not an identity provider's subject
 /// (those are the provider's own ids, `did:privy:…`), so no login reaches this account.
@@ -133,7 +133,7 @@ async fn run(state: AppState, base: String, mut stop: watch::Receiver<bool>) {
                 continue;
             }
             Err(err) => {
-                tracing::warn!(name = %name, error = %err.message, "embedded agent skipped: its character could not be made");
+                tracing::warn!(name = %name, error = %err, "embedded agent skipped: its character could not be made");
                 tally.skipped += 1;
                 continue;
             }
@@ -260,6 +260,17 @@ async fn existing(
     Ok((account, characters, mappings))
 }
 
+/// Why an embedded agent's character or mapping could not be made (it is skipped, and this logged).
+#[derive(Debug, thiserror::Error)]
+enum PrepareError {
+    #[error("invalid name: {0}")]
+    Name(#[from] NameError),
+    #[error(transparent)]
+    Creation(#[from] CreationError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
 /// The agent mapping of the character `name` of the server's account, made as needed (with
 /// `true` when anything was created); `None` when another account has a character of that name.
 async fn prepare(
@@ -268,7 +279,7 @@ async fn prepare(
     name: &str,
     characters: &mut HashMap<String, Character>,
     mappings: &HashMap<String, AgentMapping>,
-) -> Result<Option<(AgentMapping, bool)>, ApiError> {
+) -> Result<Option<(AgentMapping, bool)>, PrepareError> {
     let character = match characters.get(&name.to_lowercase()) {
         Some(character) => {
             if let Some(mapping) = mappings.get(&character.id) {

@@ -167,7 +167,7 @@ impl AgentHub {
                 paused: status.paused,
                 last_actions: status.last_actions,
                 tokens_spent: status.tokens_spent,
-                reported_at: crate::http::health::iso8601_from_ms(now),
+                reported_at: crate::timestamps::iso8601_from_ms(now),
             });
             let decisions = if entry.unread {
                 Vec::new()

@@ -9,13 +9,47 @@
 
 use wayfarer_protocol::agent::Registered;
 use wayfarer_protocol::ErrorCode;
-use wayfarer_store::{AgentMapping, Character};
+use wayfarer_store::{AgentMapping, Character, StoreError};
 
 use crate::app::AppState;
 use crate::auth::tokens::AgentClaim;
 pub use crate::auth::tokens::AGENT_TOKEN_TTL;
-use crate::characters::{creation, CharacterName};
-use crate::http::error::ApiError;
+use crate::characters::creation::{self, CreationError};
+use crate::characters::CharacterName;
+use crate::service_errors::store_code;
+use crate::timestamps::iso8601_from_ms;
+
+/// Why an agent was not registered.
+#[derive(Debug, thiserror::Error)]
+pub enum RegistrationError {
+    /// `not_found`: the character is not the account's.
+    #[error("no such character")]
+    NoSuchCharacter,
+    /// `unauthorized`.
+    #[error("the account no longer exists")]
+    UnknownAccount,
+    /// `internal`: the token could not be signed.
+    #[error("the agent's token could not be signed: {0}")]
+    Token(#[source] jsonwebtoken::errors::Error),
+    /// The new character was not created.
+    #[error(transparent)]
+    Creation(#[from] CreationError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl RegistrationError {
+    /// The contract code it is answered with.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            RegistrationError::NoSuchCharacter => ErrorCode::NotFound,
+            RegistrationError::UnknownAccount => ErrorCode::Unauthorized,
+            RegistrationError::Token(_) => ErrorCode::Internal,
+            RegistrationError::Creation(err) => err.code(),
+            RegistrationError::Store(err) => store_code(err),
+        }
+    }
+}
 
 /// Registers (or re-registers) the agent of `character`, which belongs to `account_id`, and
 /// issues its token.
@@ -23,9 +57,9 @@ pub async fn register_character(
     state: &AppState,
     account_id: &str,
     character: &Character,
-) -> Result<(AgentMapping, Registered), ApiError> {
+) -> Result<(AgentMapping, Registered), RegistrationError> {
     if character.account_id != account_id {
-        return Err(ApiError::not_found("no such character"));
+        return Err(RegistrationError::NoSuchCharacter);
     }
     let mapping = state
         .store
@@ -43,13 +77,13 @@ pub async fn register_character(
                 token_id: mapping.token_id.clone(),
             },
         )
-        .map_err(ApiError::internal)?;
+        .map_err(RegistrationError::Token)?;
     tracing::info!(account = account_id, agent = %mapping.agent_id, character = %character.id, "agent registered");
     let registered = Registered {
         agent_id: mapping.agent_id.clone(),
         character_id: mapping.character_id.clone(),
         token: issued.token,
-        expires_at: crate::http::health::iso8601_from_ms(
+        expires_at: iso8601_from_ms(
             i64::try_from(issued.expires_at.saturating_mul(1000)).unwrap_or(i64::MAX),
         ),
     };
@@ -64,13 +98,13 @@ pub async fn register_new_character(
     state: &AppState,
     account_id: &str,
     name: &CharacterName,
-) -> Result<(AgentMapping, Registered), ApiError> {
+) -> Result<(AgentMapping, Registered), RegistrationError> {
     let previous = state
         .store
         .users()
         .get(account_id)
         .await?
-        .ok_or_else(|| ApiError::new(ErrorCode::Unauthorized, "the account no longer exists"))?
+        .ok_or(RegistrationError::UnknownAccount)?
         .active_character_id;
     let character =
         creation::create(state, account_id, name, None, creation::PLAYER_LIMITS).await?;

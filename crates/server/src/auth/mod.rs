@@ -2,7 +2,6 @@
 //! (specification section 5, CONTRACT.md sections 2–4).
 
 pub mod display_name;
-pub mod extractor;
 pub mod idp;
 pub mod revocation;
 pub mod secret;
@@ -11,10 +10,9 @@ pub mod voice;
 
 use jsonwebtoken::Algorithm;
 use wayfarer_protocol::ErrorCode;
-use wayfarer_store::{NewUser, Store, User};
+use wayfarer_store::{NewUser, Store, StoreError, User};
 
-use crate::http::error::ApiError;
-pub use extractor::{authenticate, authenticate_scoped, AccountOrAgent, AuthUser};
+use crate::service_errors::store_code;
 use idp::IdpVerifier;
 use revocation::{Revocations, TokenStamp};
 use tokens::ServerTokens;
@@ -111,9 +109,34 @@ pub fn read_claims<T: serde::de::DeserializeOwned>(
         .map_err(|err| AuthError::Invalid(format!("its {}", err.describe("claims"))))
 }
 
-impl From<AuthError> for ApiError {
-    fn from(err: AuthError) -> Self {
-        ApiError::new(ErrorCode::Unauthorized, err.to_string())
+impl AuthError {
+    /// The contract code it is answered with: every refused token is `unauthorized`.
+    pub fn code(&self) -> ErrorCode {
+        ErrorCode::Unauthorized
+    }
+}
+
+/// Why the account behind a token could not be had.
+#[derive(Debug, thiserror::Error)]
+pub enum AccountError {
+    /// The token is refused (its account is gone): `unauthorized`.
+    #[error(transparent)]
+    Refused(#[from] AuthError),
+    /// `internal`: a concurrent first login won the insert, yet its account cannot be read.
+    #[error("identity vanished after a conflicting insert")]
+    IdentityVanished,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl AccountError {
+    /// The contract code it is answered with.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            AccountError::Refused(err) => err.code(),
+            AccountError::IdentityVanished => ErrorCode::Internal,
+            AccountError::Store(err) => store_code(err),
+        }
     }
 }
 
@@ -199,7 +222,7 @@ impl AuthService {
     }
 
     /// The account behind a verified subject; an identity seen for the first time gets an account.
-    pub async fn account(&self, store: &Store, subject: &Subject) -> Result<User, ApiError> {
+    pub async fn account(&self, store: &Store, subject: &Subject) -> Result<User, AccountError> {
         match subject {
             Subject::Account(id) | Subject::Agent { account_id: id, .. } => store
                 .users()
@@ -213,7 +236,7 @@ impl AuthService {
 
 /// Finds or creates the account of an identity-provider subject; a concurrent first login that loses
 /// the race reads the winner's account.
-pub async fn account_for_identity(store: &Store, identity: &str) -> Result<User, ApiError> {
+pub async fn account_for_identity(store: &Store, identity: &str) -> Result<User, AccountError> {
     if let Some(user) = store.users().find_by_identity(identity).await? {
         return Ok(user);
     }
@@ -230,11 +253,11 @@ pub async fn account_for_identity(store: &Store, identity: &str) -> Result<User,
             tracing::info!(account = %user.id, "account created for a new identity");
             Ok(user)
         }
-        Err(wayfarer_store::StoreError::Conflict(_)) => store
+        Err(StoreError::Conflict(_)) => store
             .users()
             .find_by_identity(identity)
             .await?
-            .ok_or_else(|| ApiError::internal("identity vanished after a conflicting insert")),
+            .ok_or(AccountError::IdentityVanished),
         Err(other) => Err(other.into()),
     }
 }

@@ -5,7 +5,7 @@
 //!   memory ([`Revocations`]), written to the store first (`revoked_tokens`, kept only until the
 //!   token's own expiry) and loaded back at start, so a revocation survives a restart;
 //! - every token of an account issued before a time (`users.tokensValidAfter`): read with the
-//!   account's row, which `auth::authenticate` reads for every request anyway.
+//!   account's row, which `http::auth_user::authenticate` reads for every request anyway.
 //!
 //! With several worlds, a world that revokes tells the others over NATS at once
 //! (`cluster::revocations`), and every world also reads what was revoked since it last looked every

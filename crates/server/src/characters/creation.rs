@@ -11,12 +11,14 @@
 //! counted as `entered` in the economy audit (`starterKit` or `template`).
 
 use wayfarer_protocol::ErrorCode;
-use wayfarer_store::{AccountLimits, Character, Creation, CreationGrant, NewCharacter, StoredSlot};
+use wayfarer_store::{
+    AccountLimits, Character, Creation, CreationGrant, NewCharacter, StoreError, StoredSlot,
+};
 
 use super::CharacterName;
 use crate::app::AppState;
-use crate::http::error::ApiError;
 use crate::player_view::coins_in;
+use crate::service_errors::store_code;
 
 /// Characters one account may hold at once.
 pub const MAX_CHARACTERS_PER_ACCOUNT: i64 = 3;
@@ -36,24 +38,53 @@ pub const PLAYER_LIMITS: AccountLimits = AccountLimits {
 /// cannot churn.
 pub const SERVER_LIMITS: AccountLimits = AccountLimits::NONE;
 
+/// Why a character was not created.
+#[derive(Debug, thiserror::Error)]
+pub enum CreationError {
+    /// `bad_request`.
+    #[error("templateId: no template `{0}` (GET /api/template lists them)")]
+    UnknownTemplate(String),
+    /// `conflict`.
+    #[error("that name is taken")]
+    NameTaken,
+    /// `conflict`.
+    #[error("an account has at most {MAX_CHARACTERS_PER_ACCOUNT} characters")]
+    AccountFull,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl CreationError {
+    /// The contract code it is answered with.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            CreationError::UnknownTemplate(_) => ErrorCode::BadRequest,
+            CreationError::NameTaken | CreationError::AccountFull => ErrorCode::Conflict,
+            CreationError::Store(err) => store_code(err),
+        }
+    }
+}
+
 /// Creates a character named `name` for the account under `limits` (a template of content when
-/// `template_id` is given) and makes it the account's active character. 409 `conflict` when the
-/// name is taken or the account is full; 400 for an unknown template.
+/// `template_id` is given) and makes it the account's active character.
 pub async fn create(
     state: &AppState,
     account_id: &str,
     name: &CharacterName,
     template_id: Option<&str>,
     limits: AccountLimits,
-) -> Result<Character, ApiError> {
+) -> Result<Character, CreationError> {
     let content = state.content.get();
     let template = match template_id {
         None => None,
-        Some(id) => Some(content.content.templates.get(id).cloned().ok_or_else(|| {
-            ApiError::bad_request(format!(
-                "templateId: no template `{id}` (GET /api/template lists them)"
-            ))
-        })?),
+        Some(id) => Some(
+            content
+                .content
+                .templates
+                .get(id)
+                .cloned()
+                .ok_or_else(|| CreationError::UnknownTemplate(id.to_owned()))?,
+        ),
     };
     let (items, reason) = match &template {
         Some(template) => (template.items.as_slice(), "template"),
@@ -107,19 +138,12 @@ pub async fn create(
         )
         .await
         .map_err(|err| match err {
-            wayfarer_store::StoreError::Conflict(_) => {
-                ApiError::new(ErrorCode::Conflict, "that name is taken")
-            }
-            other => other.into(),
+            StoreError::Conflict(_) => CreationError::NameTaken,
+            other => CreationError::Store(other),
         })?;
     let (character, granted) = match outcome {
         Creation::Created { character, granted } => (character, granted),
-        Creation::AccountFull => {
-            return Err(ApiError::new(
-                ErrorCode::Conflict,
-                format!("an account has at most {MAX_CHARACTERS_PER_ACCOUNT} characters"),
-            ))
-        }
+        Creation::AccountFull => return Err(CreationError::AccountFull),
     };
     if granted {
         for slot in &counted {

@@ -1,9 +1,20 @@
-//! One place that turns failures into the contract's JSON error body (CONTRACT.md section 2).
+//! One place that turns failures into the contract's JSON error body (CONTRACT.md section 2): the
+//! services' own errors (`service_errors`) become an [`ApiError`] here, with the code each names.
 
 use axum::body::Body;
 use axum::http::{header, HeaderValue, Response, StatusCode};
 use axum::response::IntoResponse;
 use wayfarer_protocol::{ErrorBody, ErrorCode};
+use wayfarer_store::StoreError;
+
+use crate::agents::control::ControlError;
+use crate::agents::registration::RegistrationError;
+use crate::auth::{AccountError, AuthError};
+use crate::characters::creation::CreationError;
+use crate::characters::deletion::DeletionError;
+use crate::characters::NameError;
+use crate::service_errors::store_code;
+use crate::world_thread::NoAnswer;
 
 /// A REST failure: a contract code and a human message.
 #[derive(Debug, Clone)]
@@ -40,20 +51,88 @@ impl ApiError {
     }
 }
 
-impl From<wayfarer_store::StoreError> for ApiError {
-    fn from(err: wayfarer_store::StoreError) -> Self {
-        use wayfarer_store::StoreError;
+impl From<StoreError> for ApiError {
+    fn from(err: StoreError) -> Self {
+        let code = store_code(&err);
         match err {
-            StoreError::Conflict(m) => ApiError::new(ErrorCode::Conflict, m),
-            StoreError::NotFound(m) => ApiError::not_found(m),
+            StoreError::Conflict(m) | StoreError::NotFound(m) => ApiError::new(code, m),
             other => ApiError::internal(other),
         }
     }
 }
 
-impl From<crate::characters::NameError> for ApiError {
-    fn from(err: crate::characters::NameError) -> Self {
+impl ApiError {
+    /// A service's failure with the code it names: in its own words, or, when `internal`, with
+    /// the detail logged and never shown.
+    fn service(code: ErrorCode, err: impl std::fmt::Display) -> Self {
+        match code {
+            ErrorCode::Internal => ApiError::internal(err),
+            code => ApiError::new(code, err.to_string()),
+        }
+    }
+}
+
+impl From<NameError> for ApiError {
+    fn from(err: NameError) -> Self {
         ApiError::bad_request(format!("invalid name: {err}"))
+    }
+}
+
+impl From<CreationError> for ApiError {
+    fn from(err: CreationError) -> Self {
+        match err {
+            CreationError::Store(err) => err.into(),
+            other => ApiError::service(other.code(), other),
+        }
+    }
+}
+
+impl From<DeletionError> for ApiError {
+    fn from(err: DeletionError) -> Self {
+        match err {
+            DeletionError::Store(err) => err.into(),
+            other => ApiError::service(other.code(), other),
+        }
+    }
+}
+
+impl From<RegistrationError> for ApiError {
+    fn from(err: RegistrationError) -> Self {
+        match err {
+            RegistrationError::Creation(err) => err.into(),
+            RegistrationError::Store(err) => err.into(),
+            other => ApiError::service(other.code(), other),
+        }
+    }
+}
+
+impl From<ControlError> for ApiError {
+    fn from(err: ControlError) -> Self {
+        match err {
+            ControlError::Store(err) => err.into(),
+            other => ApiError::service(other.code(), other),
+        }
+    }
+}
+
+impl From<AuthError> for ApiError {
+    fn from(err: AuthError) -> Self {
+        ApiError::service(err.code(), err)
+    }
+}
+
+impl From<AccountError> for ApiError {
+    fn from(err: AccountError) -> Self {
+        match err {
+            AccountError::Store(err) => err.into(),
+            other => ApiError::service(other.code(), other),
+        }
+    }
+}
+
+impl From<NoAnswer> for ApiError {
+    fn from(err: NoAnswer) -> Self {
+        ApiError::service(err.code(), err)
     }
 }
 
@@ -145,4 +224,105 @@ pub fn panic_response(panic: Box<dyn std::any::Any + Send + 'static>) -> axum::r
         .unwrap_or("unknown panic");
     metrics::counter!("http_handler_panics_total").increment(1);
     ApiError::internal(format_args!("handler panicked: {detail}")).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(err: impl Into<ApiError>) -> (ErrorCode, String) {
+        let err = err.into();
+        (err.code, err.message)
+    }
+
+    #[test]
+    fn service_failures_keep_their_code_and_words_and_hide_internal_detail() {
+        let internal = (ErrorCode::Internal, "internal server error".to_owned());
+        assert_eq!(
+            answer(CreationError::UnknownTemplate("mage".into())),
+            (
+                ErrorCode::BadRequest,
+                "templateId: no template `mage` (GET /api/template lists them)".into()
+            )
+        );
+        assert_eq!(
+            answer(CreationError::NameTaken),
+            (ErrorCode::Conflict, "that name is taken".into())
+        );
+        assert_eq!(
+            answer(RegistrationError::Creation(CreationError::AccountFull)),
+            (
+                ErrorCode::Conflict,
+                "an account has at most 3 characters".into()
+            )
+        );
+        assert_eq!(
+            answer(RegistrationError::UnknownAccount),
+            (
+                ErrorCode::Unauthorized,
+                "the account no longer exists".into()
+            )
+        );
+        assert_eq!(
+            answer(RegistrationError::NoSuchCharacter),
+            (ErrorCode::NotFound, "no such character".into())
+        );
+        assert_eq!(
+            answer(DeletionError::Online),
+            (
+                ErrorCode::Conflict,
+                "cannot delete a character while it is online".into()
+            )
+        );
+        assert_eq!(
+            answer(ControlError::InvalidGoal(
+                "target.itemId: no item `x`".into()
+            )),
+            (ErrorCode::BadRequest, "target.itemId: no item `x`".into())
+        );
+        assert_eq!(answer(ControlError::NoSuchAgent).0, ErrorCode::NotFound);
+        assert_eq!(answer(ControlError::Paused).0, ErrorCode::Conflict);
+        assert_eq!(
+            answer(AuthError::Revoked),
+            (
+                ErrorCode::Unauthorized,
+                "this token was revoked (logged out)".into()
+            )
+        );
+        assert_eq!(answer(AccountError::IdentityVanished), internal);
+        assert_eq!(
+            answer(NoAnswer),
+            (
+                ErrorCode::ServiceUnavailable,
+                "the world did not answer".into()
+            )
+        );
+        // A store failure a service passes on is answered as the store's own: a conflict or a
+        // missing row in its words, anything else without its detail.
+        assert_eq!(
+            answer(DeletionError::Store(StoreError::NotFound(
+                "no character c1".into()
+            ))),
+            (ErrorCode::NotFound, "no character c1".into())
+        );
+        assert_eq!(
+            answer(ControlError::Store(StoreError::Corrupt(
+                "goal column".into()
+            ))),
+            internal
+        );
+        assert_eq!(
+            answer(AccountError::Store(StoreError::Conflict("taken".into()))),
+            (ErrorCode::Conflict, "taken".into())
+        );
+        // Every service error names the same code it is answered with.
+        assert_eq!(
+            CreationError::Store(StoreError::Corrupt(String::new())).code(),
+            ErrorCode::Internal
+        );
+        assert_eq!(
+            RegistrationError::Creation(CreationError::NameTaken).code(),
+            ErrorCode::Conflict
+        );
+    }
 }

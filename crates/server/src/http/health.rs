@@ -20,26 +20,6 @@ pub const DATABASE_PROBE_TIMEOUT: Duration = Duration::from_millis(1_000);
 /// The service version every health record carries.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// ISO 8601 UTC of now, millisecond precision.
-pub fn now_iso8601() -> String {
-    iso8601(time::OffsetDateTime::now_utc())
-}
-
-/// ISO 8601 UTC of a time in epoch milliseconds.
-pub fn iso8601_from_ms(ms: i64) -> String {
-    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
-        .map(iso8601)
-        .unwrap_or_else(|_| ms.to_string())
-}
-
-fn iso8601(at: time::OffsetDateTime) -> String {
-    let format = time::macros::format_description!(
-        "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
-    );
-    at.format(&format)
-        .unwrap_or_else(|_| at.unix_timestamp().to_string())
-}
-
 /// `GET /health`.
 #[utoipa::path(
     get,
@@ -51,7 +31,7 @@ fn iso8601(at: time::OffsetDateTime) -> String {
 pub async fn health() -> Json<Health> {
     Json(Health {
         status: "ok".into(),
-        timestamp: now_iso8601(),
+        timestamp: crate::timestamps::now_iso8601(),
         version: VERSION.into(),
     })
 }

@@ -19,8 +19,9 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tower::ServiceExt;
 
-use super::connection_limits::{ConnectionSettings, ConnectionTracker, Slot, Tracked};
+use super::connection_limits::{ConnectionTracker, Slot, Tracked};
 use super::parse_errors::Io;
+use crate::config::connections::ConnectionSettings;
 
 /// Kernel send buffer per connection: game messages are small and latency-sensitive, and a client
 /// that cannot take this much backlog is slow, which the outbound queue then detects quickly

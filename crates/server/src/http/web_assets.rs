@@ -25,7 +25,8 @@ use axum::body::{Body, Bytes};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 
-use crate::http::compress::{self, LazyGzip};
+use crate::gzip::{self, LazyGzip};
+use crate::http::compress;
 use crate::http::error::ApiError;
 
 mod embedded {
@@ -226,7 +227,7 @@ fn respond(
     let gzipped: Option<Bytes> = if compressible(content_type) && compress::accepts_gzip(headers) {
         match kept {
             Some(lazy) => lazy.get(&body).map(Bytes::from_owner),
-            None => compress::gzip_if_smaller(&body, 6).map(Bytes::from),
+            None => gzip::gzip_if_smaller(&body, 6).map(Bytes::from),
         }
     } else {
         None

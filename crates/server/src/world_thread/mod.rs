@@ -27,19 +27,23 @@ use crate::online::{OnlinePlayers, Presence};
 use crate::outbound_queue::{OutboundSender, OutboundWaker};
 use crate::player_view;
 use crate::saver::SaveJob;
-use crate::trades::TradeBook;
 
+mod bookkeeping;
 mod inputs;
+mod messages;
 mod queries;
 mod routing;
 mod saves;
 mod sessions;
+mod trade_book;
 mod trade_commits;
 
 pub use queries::{
-    admit_private_elsewhere, ground_totals, live_snapshot, surroundings, Surroundings,
+    admit_private_elsewhere, ground_totals, live_snapshot, surroundings, NoAnswer, Surroundings,
 };
 use sessions::{DeferredLeave, PendingLeave};
+use trade_book::TradeBook;
+pub use trade_book::TradeOutcome;
 
 /// Close code for a connection refused because the character's previous session is not saved yet
 /// (RFC 6455 1013, "try again later").

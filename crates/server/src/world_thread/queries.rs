@@ -12,22 +12,32 @@ use super::{WorldInput, WorldSender};
 /// How long a REST handler waits for the world's answer (a tick at most, normally).
 pub(super) const QUERY_WAIT: Duration = Duration::from_secs(5);
 
+/// The world did not answer a question: its queue was full, or no answer came within
+/// `QUERY_WAIT`. `service_unavailable`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the world did not answer")]
+pub struct NoAnswer;
+
+impl NoAnswer {
+    /// The contract code it is answered with.
+    pub fn code(self) -> wayfarer_protocol::ErrorCode {
+        wayfarer_protocol::ErrorCode::ServiceUnavailable
+    }
+}
+
 /// Sends the world a question (an input carrying `reply`) and waits for the answer, which it
-/// gives between ticks; `service_unavailable` when the queue is full or no answer comes in time.
+/// gives between ticks.
 pub(super) async fn ask<T>(
     world: &WorldSender,
     question: impl FnOnce(oneshot::Sender<T>) -> WorldInput,
-) -> Result<T, crate::http::error::ApiError> {
+) -> Result<T, NoAnswer> {
     let (reply, answer) = oneshot::channel();
     if world.send(question(reply)) {
         if let Ok(Ok(answer)) = tokio::time::timeout(QUERY_WAIT, answer).await {
             return Ok(answer);
         }
     }
-    Err(crate::http::error::ApiError::new(
-        wayfarer_protocol::ErrorCode::ServiceUnavailable,
-        "the world did not answer",
-    ))
+    Err(NoAnswer)
 }
 
 /// An online character's live record from the world thread; `None` when it is not in the world
@@ -35,15 +45,13 @@ pub(super) async fn ask<T>(
 pub async fn live_snapshot(
     world: &WorldSender,
     id: &str,
-) -> Result<Option<Box<CharacterSnapshot>>, crate::http::error::ApiError> {
+) -> Result<Option<Box<CharacterSnapshot>>, NoAnswer> {
     let id = id.to_owned();
     ask(world, |reply| WorldInput::Snapshot { id, reply }).await
 }
 
 /// Asks the world thread for the units of each item on the ground outside death piles.
-pub async fn ground_totals(
-    world: &WorldSender,
-) -> Result<Vec<(String, i64)>, crate::http::error::ApiError> {
+pub async fn ground_totals(world: &WorldSender) -> Result<Vec<(String, i64)>, NoAnswer> {
     ask(world, |reply| WorldInput::GroundTotals { reply }).await
 }
 
@@ -65,7 +73,7 @@ pub async fn surroundings(
     world: &WorldSender,
     id: &str,
     radius_tiles: i32,
-) -> Result<Option<Box<Surroundings>>, crate::http::error::ApiError> {
+) -> Result<Option<Box<Surroundings>>, NoAnswer> {
     let id = id.to_owned();
     ask(world, |reply| WorldInput::Surroundings {
         id,
@@ -92,7 +100,7 @@ pub async fn admit_private_elsewhere(
     id: &str,
     to: &str,
     text: &str,
-) -> Result<Result<String, Option<wayfarer_sim::Refusal>>, crate::http::error::ApiError> {
+) -> Result<Result<String, Option<wayfarer_sim::Refusal>>, NoAnswer> {
     let (id, to, text) = (id.to_owned(), to.to_owned(), text.to_owned());
     ask(world, |reply| WorldInput::AdmitPrivateElsewhere {
         id,

@@ -1,5 +1,6 @@
 //! Handing records to the save task: the periodic save (each player once a `SAVE_INTERVAL`, spread
-//! over its ticks by save turn) and final saves of players who left.
+//! over its ticks by save turn), the saves a tick asks for at once (bank, shop, deaths) and final
+//! saves of players who left.
 
 use tokio::sync::oneshot;
 use wayfarer_store::CharacterSnapshot;
@@ -49,6 +50,55 @@ impl Runner {
             for done in unsent.0.done {
                 let _ = done.send(false);
             }
+        }
+    }
+
+    /// Bank operations, purchases and sales are durable at once: the records they changed
+    /// (`ids`), as this tick left them (inventory and bank), in one transaction.
+    pub(super) fn save_at_once(&mut self, ids: &[String]) {
+        if ids.is_empty() {
+            return;
+        }
+        let mut job = SaveJob {
+            on_failure: self.own_sender.clone().map(|s| (s, ids.to_vec())),
+            ..SaveJob::default()
+        };
+        for id in ids {
+            // A record held by a committing trade is written by the trade's job (a drop's due
+            // save then waits for it).
+            if self.trades.is_held(id) {
+                continue;
+            }
+            if let Some(record) = self.players.get_mut(id) {
+                record.dirty = false;
+                let snapshot = record.snapshot.clone();
+                job.snapshots.push(self.finished_snapshot(snapshot));
+            }
+        }
+        if !job.snapshots.is_empty() {
+            metrics::counter!("character_saves_total").increment(job.snapshots.len() as u64);
+            if self.send_job(job).is_err() {
+                tracing::error!(
+                    "the save task has stopped; a bank or shop change could not be saved"
+                );
+            }
+        }
+    }
+
+    /// Deaths and what left their piles: one transaction, with the records it concerns as they
+    /// stand after this tick (the dead emptied, the pickers holding what they took).
+    pub(super) fn save_deaths(&mut self) {
+        let Some((mut job, characters)) = self.deaths.take_job() else {
+            return;
+        };
+        for id in characters {
+            if let Some(record) = self.players.get(&id) {
+                job.snapshots
+                    .push(self.finished_snapshot(record.snapshot.clone()));
+            }
+        }
+        if self.send_job(job).is_err() {
+            tracing::error!("the save task has stopped; a death could not be recorded");
         }
     }
 

@@ -1,5 +1,18 @@
-//! Trades that both players accepted: the world thread writes both post-swap records and the audit
-//! row in one save job and holds the two records until the outcome is back (see docs/architecture.md).
+//! The trade commit, the server half of the two-phase completion (the sim's half is
+//! `wayfarer_sim::trade`), and its one owner.
+//!
+//! When both players accept on Screen 2 the sim reports `Event::TradeCommit` with both post-swap
+//! inventories and changes nothing yet. [`Runner::commit_trade`] sends ONE save job holding both
+//! players' post-swap records and the audit row, written in one transaction, and notes the trade
+//! in the [`TradeBook`](super::trade_book::TradeBook) (`trade_book.rs`: the state, no actions). The
+//! save task answers on the book's channel; [`Runner::take_trade_outcomes`] passes each outcome to
+//! the sim (`Command::TradeCommitted`), which then applies the swap (`tradeCompleted`) or cancels
+//! the trade (`server_error`). Until the outcome the two records are *held*: no periodic save and
+//! no logout save may write them (a pre-swap record written after the commit would take the
+//! database back). A participant who leaves while trading has their final save deferred until the
+//! trade either ended without committing or has its outcome (`sessions.rs`); then the record is
+//! saved as the outcome says. The save task writes jobs in order, so the database always holds
+//! each item exactly once, whatever crashes.
 
 use wayfarer_sim::Command;
 
@@ -74,7 +87,7 @@ impl Runner {
                 continue;
             };
             let mut snapshot = self.finished_snapshot(record.snapshot.clone());
-            snapshot.inventory = crate::trades::rows(commit.after[side].stacks());
+            snapshot.inventory = super::trade_book::rows(commit.after[side].stacks());
             snapshot.character.coins = player_view::coins_in(&snapshot.inventory);
             job.snapshots.push(snapshot);
         }

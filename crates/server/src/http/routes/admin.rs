@@ -8,11 +8,12 @@ use axum::Json;
 use serde::{Deserialize, Serialize};
 
 use crate::app::AppState;
-use crate::auth::{revocation, AuthUser};
+use crate::auth::revocation;
+use crate::http::auth_user::AuthUser;
 use crate::http::error::ApiError;
-use crate::http::health::iso8601_from_ms;
 use crate::http::json::ApiJson;
 use crate::http::openapi::tags;
+use crate::timestamps::iso8601_from_ms;
 use wayfarer_protocol::ErrorBody;
 
 /// Units of one item by reason (`gathered`, `sold`, …).

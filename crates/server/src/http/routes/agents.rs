@@ -13,8 +13,8 @@ use wayfarer_store::AgentMapping;
 
 use crate::agents::{control, quick_actions, registration};
 use crate::app::AppState;
-use crate::auth::{AccountOrAgent, AuthUser};
 use crate::characters::{CharacterName, Namer};
+use crate::http::auth_user::{AccountOrAgent, AuthUser};
 use crate::http::error::ApiError;
 use crate::http::json::ApiJson;
 use crate::http::openapi::tags;
@@ -111,7 +111,7 @@ fn summary(state: &AppState, mapping: &AgentMapping) -> AgentSummary {
         goal: goal.goal,
         paused: goal.paused,
         status: state.agents.last_report(&mapping.agent_id),
-        created_at: crate::http::health::iso8601_from_ms(mapping.created_at_ms),
+        created_at: crate::timestamps::iso8601_from_ms(mapping.created_at_ms),
     }
 }
 

@@ -10,7 +10,8 @@ use wayfarer_protocol::ErrorCode;
 use wayfarer_store::NewUser;
 
 use crate::app::AppState;
-use crate::auth::{account_for_identity, display_name, revocation, AuthUser};
+use crate::auth::{account_for_identity, display_name, revocation};
+use crate::http::auth_user::AuthUser;
 use crate::http::error::ApiError;
 use crate::http::json::ApiJson;
 use crate::http::openapi::tags;
@@ -71,7 +72,7 @@ fn issue(state: &AppState, account_id: &str) -> Result<(String, String), ApiErro
         .map_err(ApiError::internal)?;
     Ok((
         issued.token,
-        crate::http::health::iso8601_from_ms(issued.expires_at as i64 * 1000),
+        crate::timestamps::iso8601_from_ms(issued.expires_at as i64 * 1000),
     ))
 }
 

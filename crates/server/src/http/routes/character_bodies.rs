@@ -51,8 +51,7 @@ pub struct CharacterSkills {
 pub struct QuestStanding {
     pub quest_id: String,
     pub name: String,
-    /// `not_started`, `in_progress`, `ready_to_complete` or `completed`.
-    pub status: String,
+    pub status: wayfarer_content::QuestStatus,
     pub stage_id: Option<String>,
     pub progress: Option<i64>,
     /// The current stage's target; null without a stage (or for a quest content no longer has).

@@ -7,23 +7,16 @@ use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
-use serde::Serialize;
-use wayfarer_content::{Area, SkillUnlock};
+use wayfarer_content::SkillUnlock;
 use wayfarer_protocol::Skill;
 
 use crate::app::AppState;
-use crate::auth::AccountOrAgent;
-use crate::content_state::Tagged;
+use crate::content_state::{Tagged, WorldAreas};
+use crate::http::auth_user::AccountOrAgent;
 use crate::http::compress;
 use crate::http::error::ApiError;
 use crate::http::openapi::tags;
 use wayfarer_protocol::ErrorBody;
-
-/// The body of `GET /api/v1/world/areas` (rendered once per content version, `content_state`).
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-pub struct WorldAreas {
-    pub areas: Vec<Area>,
-}
 
 /// The body of `GET /api/data/skill-unlocks`: for every skill, what its levels unlock.
 #[derive(utoipa::ToSchema)]

@@ -11,12 +11,13 @@ use wayfarer_protocol::ws::{Player, SkillState, WorldPos};
 use wayfarer_protocol::{ErrorBody, ErrorCode};
 use wayfarer_store::{Character, CharacterSnapshot};
 
+use crate::character_state::stored_quest_status;
 use crate::player_view::centre_of;
 pub use crate::player_view::{coins_in, tile_of, COINS_ITEM};
 
 use crate::app::AppState;
-use crate::auth::AuthUser;
 use crate::characters::{creation, CharacterName, Namer};
+use crate::http::auth_user::AuthUser;
 use crate::http::error::ApiError;
 use crate::http::json::ApiJson;
 use crate::http::openapi::tags;
@@ -447,6 +448,7 @@ pub async fn quests(
     let mut quests: Vec<QuestStanding> = Vec::new();
     for quest in content.quests.values() {
         let mine = stored.iter().find(|q| q.quest_id == quest.id);
+        let status = mine.and_then(|q| stored_quest_status(&character.id, q));
         let stage = mine.and_then(|q| q.stage.as_deref());
         let count = stage
             .and_then(|s| quest.stages.iter().find(|st| st.id == s))
@@ -454,7 +456,7 @@ pub async fn quests(
         quests.push(QuestStanding {
             quest_id: quest.id.clone(),
             name: quest.name.clone(),
-            status: mine.map_or("not_started", |q| q.status.as_str()).to_owned(),
+            status: status.unwrap_or_default(),
             stage_id: stage.map(str::to_owned),
             progress: mine.filter(|q| q.stage.is_some()).map(|q| q.progress),
             count,
@@ -466,10 +468,13 @@ pub async fn quests(
         .iter()
         .filter(|q| !content.quests.contains_key(&q.quest_id))
     {
+        let Some(status) = stored_quest_status(&character.id, q) else {
+            continue;
+        };
         quests.push(QuestStanding {
             quest_id: q.quest_id.clone(),
             name: q.quest_id.clone(),
-            status: q.status.clone(),
+            status,
             stage_id: q.stage.clone(),
             progress: q.stage.as_ref().map(|_| q.progress),
             count: None,
@@ -552,7 +557,7 @@ pub async fn world(
         .collect();
     Ok(Json(WorldSummary {
         tick: stats.number,
-        time: crate::http::health::now_iso8601(),
+        time: crate::timestamps::now_iso8601(),
         players_online: state.online.count(),
         areas,
         entities: EntityCounts {
@@ -562,4 +567,31 @@ pub async fn world(
             ground_items: counts.ground_items,
         },
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The name field's schema of a request body, as the OpenAPI document shows it.
+    fn name_schema<T: utoipa::PartialSchema>() -> serde_json::Value {
+        let schema = serde_json::to_value(T::schema()).unwrap();
+        schema["properties"]["name"].clone()
+    }
+
+    #[test]
+    fn the_documented_name_fields_say_what_the_name_rule_enforces() {
+        let max = crate::characters::name::MAX_CHARS;
+        for schema in [name_schema::<NameRequest>(), name_schema::<CreateRequest>()] {
+            assert_eq!(schema["maxLength"], max, "{schema}");
+            assert_eq!(schema["minLength"], 1, "{schema}");
+            assert_eq!(schema["pattern"], r"^[A-Za-z0-9]+( [A-Za-z0-9]+)*$");
+        }
+        // The pattern's two edges, as the rule has them.
+        let longest = "A".repeat(max);
+        assert!(CharacterName::parse(&longest, Namer::Player).is_ok());
+        assert!(CharacterName::parse(&format!("{longest}A"), Namer::Player).is_err());
+        assert!(CharacterName::parse("Ann Lee", Namer::Player).is_ok());
+        assert!(CharacterName::parse("Ann  Lee", Namer::Player).is_err());
+    }
 }

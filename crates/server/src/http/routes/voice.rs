@@ -6,7 +6,8 @@ use serde::Serialize;
 use wayfarer_protocol::ErrorCode;
 
 use crate::app::AppState;
-use crate::auth::{voice, AuthUser};
+use crate::auth::voice;
+use crate::http::auth_user::AuthUser;
 use crate::http::error::ApiError;
 use crate::http::openapi::tags;
 use wayfarer_protocol::ErrorBody;

@@ -365,6 +365,8 @@ impl Connection {
         match crate::agents::control::record_status(&self.state, &agent_id, status).await {
             Ok(()) => Flow::Continue,
             Err(err) => {
+                // Worded as REST words it: a store failure's detail is logged, never sent.
+                let err = crate::http::error::ApiError::from(err);
                 let code = match err.code {
                     wayfarer_protocol::ErrorCode::BadRequest => codes::INVALID_MESSAGE,
                     _ => "server_busy",

@@ -154,7 +154,7 @@ impl Connection {
                     ))
                     .await;
                     if let Err(err) = told {
-                        tracing::warn!(agent = %agent_id, error = %err.message, "agent not told its goal");
+                        tracing::warn!(agent = %agent_id, error = %err, "agent not told its goal");
                     }
                 }
                 let reason = connection

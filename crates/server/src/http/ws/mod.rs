@@ -73,7 +73,7 @@ pub async fn upgrade(
         Some(token) => token,
         None => bearer_token(&headers)?,
     };
-    let caller = crate::auth::authenticate_scoped(&state, token).await?;
+    let caller = crate::http::auth_user::authenticate_scoped(&state, token).await?;
     // An agent token opens the socket of its own character only.
     let agent = match &caller.subject {
         crate::auth::Subject::Agent { claim, .. } => Some(claim.clone()),

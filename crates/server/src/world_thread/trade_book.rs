@@ -1,15 +1,7 @@
-//! Trades between the world and the store: the server half of the two-phase completion.
-//!
-//! When both players accept on Screen 2 the sim reports `Event::TradeCommit` with both post-swap
-//! inventories and changes nothing yet. The world thread sends ONE save job holding both players'
-//! post-swap records and the audit row, written in one transaction; the save task answers on the
-//! channel of [`TradeBook`], and the world thread passes the outcome to the sim
-//! (`Command::TradeCommitted`), which then applies the swap (`tradeCompleted`) or cancels the trade
-//! (`server_error`). Until the outcome the two records are *held*: no periodic save and no logout
-//! save may write them (a pre-swap record written after the commit would take the database back).
-//! A participant who leaves while trading has their final save deferred until the trade either ended
-//! without committing or has its outcome; then the record is saved as the outcome says. The save task
-//! writes jobs in order, so the database always holds each item exactly once, whatever crashes.
+//! The book of committing trades: which trades wait for their transaction, whose records they
+//! hold, each side's post-swap inventory rows, and the audit row to write. State only: it sends,
+//! saves and tells nothing; `trade_commits.rs`, the one owner of the commit, keeps it and acts on
+//! it. The save task answers on its channel ([`TradeOutcome`]).
 
 use std::collections::HashMap;
 use std::sync::mpsc;

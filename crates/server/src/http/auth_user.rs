@@ -8,9 +8,10 @@ use axum::http::request::Parts;
 use wayfarer_protocol::ErrorCode;
 use wayfarer_store::User;
 
-use super::tokens::AgentClaim;
-use super::{bearer_token, Subject, ADMIN_ROLE};
 use crate::app::AppState;
+use crate::auth::revocation::TokenStamp;
+use crate::auth::tokens::AgentClaim;
+use crate::auth::{bearer_token, AuthError, Subject, VerifiedToken, ADMIN_ROLE};
 use crate::http::error::ApiError;
 
 /// The authenticated caller.
@@ -19,7 +20,7 @@ pub struct AuthUser {
     pub user: User,
     pub subject: Subject,
     /// The token it came with (logging out revokes it; a socket remembers it).
-    pub stamp: super::revocation::TokenStamp,
+    pub stamp: TokenStamp,
 }
 
 /// The caller of a route an agent token may use too: the account, or one of its agents.
@@ -97,7 +98,7 @@ pub async fn authenticate(state: &AppState, token: &str) -> Result<AuthUser, Api
 /// the character, revokes it: 401), for the same account and character. A token logged out, alone
 /// or with all of its account's, is 401 (`auth::revocation`).
 pub async fn authenticate_scoped(state: &AppState, token: &str) -> Result<AuthUser, ApiError> {
-    let super::VerifiedToken { subject, stamp } = state.auth.verify(token).await?;
+    let VerifiedToken { subject, stamp } = state.auth.verify(token).await?;
     if let Subject::Agent { account_id, claim } = &subject {
         let current = state.store.agents().get(&claim.agent_id).await?;
         let valid = current.is_some_and(|m| {
@@ -106,7 +107,7 @@ pub async fn authenticate_scoped(state: &AppState, token: &str) -> Result<AuthUs
                 && crate::auth::constant_time_eq(m.token_id.as_bytes(), claim.token_id.as_bytes())
         });
         if !valid {
-            return Err(super::AuthError::Invalid(
+            return Err(AuthError::Invalid(
                 "this agent token was revoked (the agent was registered again or removed)".into(),
             )
             .into());
@@ -121,7 +122,7 @@ pub async fn authenticate_scoped(state: &AppState, token: &str) -> Result<AuthUs
         .await?
     {
         let until = match ban.expires_at_ms {
-            Some(ms) => format!("until {}", crate::http::health::iso8601_from_ms(ms)),
+            Some(ms) => format!("until {}", crate::timestamps::iso8601_from_ms(ms)),
             None => "permanently".to_owned(),
         };
         return Err(ApiError::new(

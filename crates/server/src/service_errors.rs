@@ -1,0 +1,19 @@
+//! How the services' failures are named. Each service (characters, agents, accounts, the world's
+//! queries) has its own error enum (thiserror) saying what went wrong in its own words, and a
+//! `code()` naming the contract's code (CONTRACT.md §2) it is answered with. The HTTP layer turns
+//! them into its `ApiError` (`http::error`, one `From` each), the game socket into `error`
+//! messages, and the embedded agents only log them: no service imports `crate::http` (the test in
+//! `http::layering` holds that).
+
+use wayfarer_protocol::ErrorCode;
+use wayfarer_store::StoreError;
+
+/// The contract's code of a store failure a service passes on: a refused write is `conflict`, a
+/// missing row `not_found`, anything else `internal` (its detail is logged, never shown).
+pub fn store_code(err: &StoreError) -> ErrorCode {
+    match err {
+        StoreError::Conflict(_) => ErrorCode::Conflict,
+        StoreError::NotFound(_) => ErrorCode::NotFound,
+        _ => ErrorCode::Internal,
+    }
+}

@@ -1,0 +1,316 @@
+//! What each of the sim's events tells whom: pure functions from an [`Event`] (and the little
+//! they read: item names from content, the time of sending, this world's id) to the
+//! `ServerMessage`s of its recipients. Nothing here touches a record, a metric, the store or a
+//! socket: `routing.rs` delivers what [`messages`] returns, `bookkeeping.rs` does the rest of what
+//! an event asks (mirroring it into records, counting it, relaying it), so a wire message is
+//! written in exactly one place and can be tested without a server.
+
+use std::sync::Arc;
+
+use wayfarer_content::Content;
+use wayfarer_protocol::ws::{
+    BankItem, BankUpdate, ChatChannel, ChatMessage, DialogueClose, EquipmentUpdate, EquippedItem,
+    InventorySlot, InventoryUpdate, PrayerUpdate, QuestComplete, QuestList, QuestRewards,
+    QuestSummary, QuestUpdate, RewardItem, ServerMessage, ShopClosed, SkillXp,
+};
+use wayfarer_sim::equipment::slot_name;
+use wayfarer_sim::{Event, Heard};
+
+use crate::character_state::item_name;
+use crate::player_view::COINS_ITEM;
+
+/// What a message reads besides its event.
+#[derive(Clone, Copy)]
+pub struct Reading<'a> {
+    /// Item names (an inventory's lines).
+    pub content: &'a Content,
+    /// The time of sending, stamped on chat lines (the sim reads no clock).
+    pub now_ms: i64,
+    /// This world's id, which the global lines said here carry when global chat crosses worlds
+    /// (`CROSS_WORLD_GLOBAL_CHAT`); `None` otherwise.
+    pub world_id: Option<i64>,
+}
+
+/// Several players' ids, as the event names them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Recipients {
+    Ids(Vec<String>),
+    /// Shared with the world's player records (a line heard by hundreds names each of them).
+    Shared(Vec<Arc<str>>),
+}
+
+impl Recipients {
+    /// Calls `f` with each recipient's id, in order.
+    pub fn each(&self, mut f: impl FnMut(&str)) {
+        match self {
+            Recipients::Ids(ids) => ids.iter().for_each(|id| f(id)),
+            Recipients::Shared(ids) => ids.iter().for_each(|id| f(id)),
+        }
+    }
+}
+
+/// The messages of one event, by recipient.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Delivery {
+    /// The event tells no player anything (it is for the books only).
+    Nothing,
+    /// A message for one player.
+    One { to: String, message: ServerMessage },
+    /// One message for several players (the router encodes it once for all). Never an `error`
+    /// or `tradeError`: those are one player's, whose `ref` its connection restores.
+    Many {
+        to: Recipients,
+        message: ServerMessage,
+    },
+    /// A tick's local chat: the lines in the order spoken, and which lines each listener heard
+    /// (the router encodes each line once and gives each listener its picks).
+    Lines {
+        lines: Vec<ServerMessage>,
+        heard: Vec<Heard>,
+    },
+}
+
+/// What `event` tells whom.
+pub fn messages(event: Event, reading: &Reading) -> Delivery {
+    let one = |to: String, message: ServerMessage| Delivery::One { to, message };
+    match event {
+        Event::View { to, update } => one(to, ServerMessage::WorldUpdate(update)),
+        Event::Chat { to, message } => Delivery::Many {
+            to: Recipients::Shared(to),
+            message: ServerMessage::Chat(stamped(message, reading)),
+        },
+        Event::LocalChat { lines, heard } => Delivery::Lines {
+            lines: lines
+                .into_iter()
+                .map(|line| ServerMessage::Chat(stamped(line, reading)))
+                .collect(),
+            heard,
+        },
+        Event::Rejected {
+            to,
+            code,
+            message,
+            reference,
+        } => one(
+            to,
+            ServerMessage::error(code, message, reference.map(serde_json::Value::from)),
+        ),
+        Event::Inventory { to, slots } => {
+            let update = inventory_update(reading.content, &slots);
+            one(to, ServerMessage::InventoryUpdate(update))
+        }
+        Event::Equipment { to, worn } => {
+            let equipment = worn
+                .into_iter()
+                .map(|(slot, stack)| {
+                    let item = EquippedItem {
+                        item_id: stack.item_id,
+                        quantity: i64::from(stack.quantity),
+                    };
+                    (slot_name(slot).to_owned(), item)
+                })
+                .collect();
+            one(
+                to,
+                ServerMessage::EquipmentUpdate(EquipmentUpdate { equipment }),
+            )
+        }
+        Event::Xp { to, skill, gain } => one(
+            to,
+            ServerMessage::SkillXp(SkillXp {
+                skill,
+                xp_gained: f64::from(gain.gained.tenths()) / 10.0,
+                xp: i64::from(gain.xp.points()),
+                level: i64::from(gain.level),
+                leveled_up: gain.leveled_up,
+            }),
+        ),
+        Event::CombatHit { to, hit } => Delivery::Many {
+            to: Recipients::Ids(to),
+            message: ServerMessage::CombatHit(hit),
+        },
+        Event::Bank { to, items } => {
+            let items = items
+                .into_iter()
+                .map(|s| BankItem {
+                    item_id: s.item_id,
+                    quantity: u64::from(s.quantity),
+                })
+                .collect();
+            one(to, ServerMessage::BankUpdate(BankUpdate { items }))
+        }
+        Event::Prayer {
+            to,
+            points,
+            max_points,
+            active,
+        } => one(
+            to,
+            ServerMessage::PrayerUpdate(PrayerUpdate {
+                points,
+                max_points,
+                active,
+            }),
+        ),
+        Event::DialogueOpened { to, view } => one(to, ServerMessage::DialogueOpen(view)),
+        Event::DialogueClosed { to, npc_id, reason } => one(
+            to,
+            ServerMessage::DialogueClose(DialogueClose {
+                npc_id,
+                reason: reason.as_str().to_owned(),
+            }),
+        ),
+        Event::QuestUpdated { to, record, count } => one(
+            to,
+            ServerMessage::QuestUpdate(QuestUpdate {
+                quest_id: record.quest_id,
+                status: record.status.as_str().to_owned(),
+                stage_id: record.stage_id,
+                progress: record.progress,
+                count,
+            }),
+        ),
+        Event::QuestCompleted {
+            to,
+            quest_id,
+            rewards,
+            quest_points,
+        } => one(
+            to,
+            ServerMessage::QuestComplete(QuestComplete {
+                quest_id,
+                rewards: QuestRewards {
+                    quest_points: rewards.quest_points,
+                    items: rewards
+                        .items
+                        .into_iter()
+                        .map(|(item_id, quantity)| RewardItem { item_id, quantity })
+                        .collect(),
+                    xp: rewards.xp.into_iter().collect(),
+                },
+                quest_points,
+            }),
+        ),
+        Event::QuestList {
+            to,
+            quests,
+            quest_points,
+        } => {
+            let quests = quests
+                .into_iter()
+                .map(|(quest_id, name, record)| QuestSummary {
+                    quest_id,
+                    name,
+                    status: record
+                        .as_ref()
+                        .map(|r| r.status)
+                        .unwrap_or_default()
+                        .as_str()
+                        .to_owned(),
+                    progress: record
+                        .as_ref()
+                        .filter(|r| r.stage_id.is_some())
+                        .map(|r| r.progress),
+                    stage_id: record.and_then(|r| r.stage_id),
+                })
+                .collect();
+            one(
+                to,
+                ServerMessage::QuestList(QuestList {
+                    quests,
+                    quest_points,
+                }),
+            )
+        }
+        Event::ShopOpened { to, view } => one(to, ServerMessage::ShopOpen(view)),
+        Event::ShopUpdated { to, view } => Delivery::Many {
+            to: Recipients::Ids(to),
+            message: ServerMessage::ShopUpdate(view),
+        },
+        Event::ShopClosed { to, store_id } => {
+            one(to, ServerMessage::ShopClose(ShopClosed { store_id }))
+        }
+        Event::Trade { to, message } => one(to, *message),
+        // For the books only: records, saves, the economy audit, deaths, presence, metrics.
+        Event::Stats { .. }
+        | Event::ItemFlows(_)
+        | Event::PlayerMoved { .. }
+        | Event::Left { .. }
+        | Event::NpcKilled { .. }
+        | Event::PlayerDied { .. }
+        | Event::DeathItemTaken { .. }
+        | Event::DeathItemExpired { .. }
+        | Event::TradeCommit(_)
+        | Event::SaveNow { .. }
+        | Event::ShopTrade { .. } => Delivery::Nothing,
+    }
+}
+
+/// A chat line as it is sent: stamped with the time of sending, and a global line said in this
+/// world with this world's id when global chat crosses worlds (a line heard from another world
+/// already carries its own).
+pub fn stamped(mut line: ChatMessage, reading: &Reading) -> ChatMessage {
+    line.ts = reading.now_ms;
+    if line.channel == ChatChannel::Global && line.world.is_none() {
+        line.world = reading.world_id;
+    }
+    line
+}
+
+/// The line other worlds get of `line`: a global line said in this world, as it is sent here;
+/// `None` for any other line (or when global chat stays in this world).
+pub fn to_relay(line: &ChatMessage, reading: &Reading) -> Option<ChatMessage> {
+    let said_here = line.channel == ChatChannel::Global && line.world.is_none();
+    (said_here && reading.world_id.is_some()).then(|| stamped(line.clone(), reading))
+}
+
+/// `inventory:update` of the occupied slots (in slot order), with item names and the coins held.
+fn inventory_update(
+    content: &Content,
+    slots: &[(u8, wayfarer_sim::inventory::Stack)],
+) -> InventoryUpdate {
+    InventoryUpdate {
+        inventory: slots
+            .iter()
+            .map(|(slot, stack)| InventorySlot {
+                slot: *slot,
+                item_id: stack.item_id.clone(),
+                name: item_name(content, &stack.item_id),
+                quantity: i64::from(stack.quantity),
+            })
+            .collect(),
+        coins: slots
+            .iter()
+            .filter(|(_, stack)| stack.item_id == COINS_ITEM)
+            .map(|(_, stack)| i64::from(stack.quantity))
+            .sum(),
+    }
+}
+
+impl Delivery {
+    /// Every recipient with each message it gets, in order (what the router's batches hold).
+    #[cfg(test)]
+    pub fn per_recipient(self) -> Vec<(String, ServerMessage)> {
+        let mut out = Vec::new();
+        match self {
+            Delivery::Nothing => {}
+            Delivery::One { to, message } => out.push((to, message)),
+            Delivery::Many { to, message } => {
+                to.each(|id| out.push((id.to_owned(), message.clone())))
+            }
+            Delivery::Lines { lines, heard } => {
+                for listener in heard {
+                    for pick in listener.lines {
+                        if let Some(line) = lines.get(pick as usize) {
+                            out.push((listener.to.to_string(), line.clone()));
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests;
