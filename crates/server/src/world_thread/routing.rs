@@ -316,6 +316,13 @@ impl Runner {
                     };
                     send_to(&self.players, &to, Arc::new(ServerMessage::QuestList(list)));
                 }
+                Event::MakeOptions { to, options } => {
+                    send_to(
+                        &self.players,
+                        &to,
+                        Arc::new(ServerMessage::MakeOptions(*options)),
+                    );
+                }
                 Event::ShopOpened { to, view } => {
                     send_to(&self.players, &to, Arc::new(ServerMessage::ShopOpen(view)));
                 }
