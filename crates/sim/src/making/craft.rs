@@ -131,15 +131,20 @@ impl World {
         player.dirty.inventory = true;
         // Coins paid to the tanner are an economic operation: saved at once, as a purchase is.
         player.dirty.save_now |= coins > 0;
+        // The economy audit's reasons: a tanner's work is `tanned` both ways.
+        let (used, made) = match recipe.kind {
+            RecipeKind::Tanning => ("tanned", "tanned"),
+            _ => ("consumed", "crafted"),
+        };
         for input in &recipe.inputs {
-            self.flow(FlowKind::Left, "consumed", &input.item_id, input.quantity);
+            self.flow(FlowKind::Left, used, &input.item_id, input.quantity);
         }
         for item in &used_up {
             self.flow(FlowKind::Left, "consumed", item, 1u32);
         }
         self.flow(FlowKind::Left, "tannerPayments", crate::shops::COINS, coins);
         if let Some((id, quantity)) = &output {
-            self.flow(FlowKind::Entered, "crafted", id, *quantity);
+            self.flow(FlowKind::Entered, made, id, *quantity);
         }
         if !success {
             return Ok(Outcome::Failed);

@@ -868,6 +868,28 @@ fn the_tanner_offers_tanning_and_tans_as_many_as_chosen() {
     assert!(narration(&events, "ada")
         .iter()
         .any(|l| l == "The tanner tans your cowhide into leather."));
+    // The economy audit: hides and leather are `tanned`, coins `tannerPayments`.
+    let flows: Vec<(String, &str, u64)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ItemFlows(flows) => Some(flows),
+            _ => None,
+        })
+        .flatten()
+        .map(|f| (f.item_id.clone(), f.reason, f.quantity))
+        .collect();
+    for flow in [
+        ("cowhide", "tanned"),
+        ("leather", "tanned"),
+        ("coins", "tannerPayments"),
+    ] {
+        let units: u64 = flows
+            .iter()
+            .filter(|(item, reason, _)| (item.as_str(), *reason) == flow)
+            .map(|(_, _, q)| q)
+            .sum();
+        assert_eq!(units, if flow.0 == "coins" { 6 } else { 3 }, "{flow:?}");
+    }
 }
 
 #[test]
