@@ -364,14 +364,19 @@ impl World {
         intent: &Intent,
         events: &mut Vec<Event>,
     ) -> Flow {
-        let Some(job) = self.players[index].making.clone() else {
-            return Flow::Done;
-        };
-        let Some(recipe) = self.recipe(&job.recipe_id).cloned() else {
-            self.finish_making(index, None, Stop::Unmet(Unmet::Tool(job.recipe_id)), events);
-            return Flow::Done;
-        };
         let now = self.now();
+        // Between makes nothing is looked up: most ticks of a job are waiting ones.
+        if intent.engaged && now < intent.next_at {
+            return Flow::Continue;
+        }
+        let Some(job) = self.players[index].making.as_ref() else {
+            return Flow::Done;
+        };
+        let (left, station) = (job.left, job.station.clone());
+        let Some(recipe) = self.recipe(&job.recipe_id).cloned() else {
+            self.finish_making(index, None, Stop::Done, events);
+            return Flow::Done;
+        };
         let ticks = u64::from(recipe.ticks.max(1));
         if !intent.engaged {
             // Arrived: what was true when asked may not be any longer (items dropped, a fire
@@ -392,12 +397,9 @@ impl World {
                 );
                 return Flow::Done;
             }
-            let started = self.making_started(&recipe, job.left);
+            let started = self.making_started(&recipe, left);
             self.narrate(index, started, events);
             self.set_next_at(index, now + ticks);
-            return Flow::Continue;
-        }
-        if now < intent.next_at {
             return Flow::Continue;
         }
         if let Some(unmet) = self.unmet(index, &recipe) {
@@ -406,7 +408,7 @@ impl World {
         }
         let outcome = match recipe.kind {
             RecipeKind::Firemaking => self.light_attempt(index, &recipe, events),
-            _ => self.make_once(index, &recipe, job.station.as_deref(), events),
+            _ => self.make_once(index, &recipe, station.as_deref(), events),
         };
         self.set_next_at(index, now + ticks);
         let outcome = match outcome {

@@ -1436,6 +1436,62 @@ mod every_recipe {
     }
 
     #[test]
+    fn a_gold_bar_at_a_furnace_offers_jewellery_and_makes_each_of_three_chosen() {
+        let Some(dir) = reference_dir() else { return };
+        let mut world = World::new(Arc::new(reference_town(&dir)), 3);
+        let furnace = station(&world, "furnace");
+        let mut items = vec![("ring_mould", 1), ("amulet_mould", 1), ("ruby", 1)];
+        items.extend(many("gold_bar", 3));
+        world.tick(vec![player(
+            "ada",
+            at(&furnace),
+            &[(Skill::Crafting, 50)],
+            &items,
+        )]);
+        let events = world.tick(vec![use_on("ada", 3, &furnace.id)]);
+        let listed: Vec<(String, Option<String>)> = offered(&events, "ada")
+            .expect("the furnace offers jewellery")
+            .options
+            .iter()
+            .map(|o| (o.recipe_id.clone(), o.reason.clone()))
+            .collect();
+        let level = Some(codes::LEVEL_TOO_LOW.to_string());
+        assert_eq!(
+            listed,
+            [
+                ("crafting:gold_ring".to_string(), None),
+                ("crafting:amulet_of_accuracy".to_string(), None),
+                ("crafting:amulet_of_strength".to_string(), None),
+                ("crafting:amulet_of_power".to_string(), level.clone()),
+                ("crafting:amulet_of_glory".to_string(), level.clone()),
+                ("crafting:amulet_of_fury".to_string(), level),
+            ]
+        );
+        let mut events = Vec::new();
+        for recipe in [
+            "crafting:amulet_of_strength",
+            "crafting:gold_ring",
+            "crafting:amulet_of_accuracy",
+        ] {
+            events.extend(run(
+                &mut world,
+                make("ada", recipe, MakeCount::Times(1), Some(&furnace.id)),
+                "ada",
+                30,
+            ));
+        }
+        assert!(rejections(&events, "ada").is_empty());
+        for item in ["amulet_of_strength", "gold_ring", "amulet_of_accuracy"] {
+            assert_eq!(count(&world, "ada", item), 1, "{item}");
+        }
+        assert_eq!(count(&world, "ada", "gold_bar"), 0);
+        assert_eq!(count(&world, "ada", "ruby"), 0);
+        assert_eq!(count(&world, "ada", "ring_mould"), 1, "moulds are kept");
+        assert_eq!(count(&world, "ada", "amulet_mould"), 1);
+        assert_eq!(xp_gained(&events, "ada", Skill::Crafting).len(), 3);
+    }
+
+    #[test]
     fn every_bundled_recipe_can_be_chosen_and_made_at_its_level() {
         let content = wayfarer_content::load_bundled();
         let makeable = content
