@@ -74,6 +74,10 @@ const FILES: &[(&str, &[u8])] = &[
         include_bytes!("../bundled/recipes/smithing.json"),
     ),
     (
+        "recipes/tanning.json",
+        include_bytes!("../bundled/recipes/tanning.json"),
+    ),
+    (
         "skill-unlocks.json",
         include_bytes!("../bundled/skill-unlocks.json"),
     ),

@@ -711,16 +711,7 @@ fn load(set: &ManifestSet) -> (Content, Report) {
         content.skill_unlocks = skill_unlocks::normalise(file, &mut ctx);
     }
 
-    for (file, recipes_raw) in &raw.recipes {
-        let mut ctx = Ctx {
-            file,
-            report: &mut report,
-            known: &known,
-        };
-        content
-            .recipes
-            .extend(recipes::normalise(recipes_raw, &mut ctx));
-    }
+    content.recipes = recipes::normalise(&raw.recipes, &mut report, &known);
     content.recipes.sort_by_key(|r| r.kind);
 
     if let Some((config, value)) = &raw.world_config {

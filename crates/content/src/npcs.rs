@@ -47,6 +47,20 @@ pub struct Npc {
 }
 
 impl Npc {
+    /// Whether the NPC tans hides: the `tanner` service, or an `openTanner` effect anywhere in its
+    /// dialogue.
+    pub fn tans_hides(&self) -> bool {
+        self.services.iter().any(|s| s == "tanner")
+            || self.dialogue.as_ref().is_some_and(|d| {
+                d.nodes.iter().any(|node| {
+                    node.effects
+                        .iter()
+                        .chain(node.responses.iter().flat_map(|r| r.effects.iter()))
+                        .any(|e| *e == crate::dialogue::Effect::OpenTanner)
+                })
+            })
+    }
+
     /// True for mobs that can be fought.
     pub fn is_mob(&self) -> bool {
         self.combat.attackable

@@ -1,10 +1,11 @@
 //! Recipes: `recipes/<kind>.json`, one schema per file, normalised into one [`Recipe`] shape.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::common::{Ctx, ItemAmount, ItemId, RefKind, StationType};
+use crate::common::{Ctx, ItemAmount, ItemId, Known, RefKind, StationType};
+use crate::report::Report;
 use crate::skill::Skill;
 
 /// Which recipe file a recipe came from.
@@ -54,14 +55,20 @@ impl RecipeKind {
             RecipeKind::Tanning => None,
         }
     }
+
+    /// What a generated recipe id starts with: the skill trained (`smithing` for smelting too),
+    /// `tanning` for tanning.
+    pub fn id_prefix(self) -> &'static str {
+        self.skill().map_or("tanning", Skill::as_str)
+    }
 }
 
 /// One way to make something.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Recipe {
-    /// Diagnostic key: the output id, with `#n` when the file has the same output several times.
-    pub key: String,
+    /// The recipe's stable id (CONTRACT.md section 9), unique in the content: `smithing:bronze_dagger`.
+    pub id: String,
     /// Which file it came from.
     pub kind: RecipeKind,
     /// Skill trained (none for tanning).
@@ -160,6 +167,9 @@ pub(crate) struct RawRecipeFile<T> {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct RawSmithing {
+    /// The manifest's own id (none of the known files gives one).
+    #[serde(default)]
+    pub id: Option<String>,
     pub output: String,
     pub bar: String,
     #[serde(default = "crate::common::one")]
@@ -177,6 +187,9 @@ pub(crate) struct RawSmithing {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct RawCrafting {
+    /// The manifest's own id (none of the known files gives one).
+    #[serde(default)]
+    pub id: Option<String>,
     pub output: String,
     #[serde(default = "crate::common::one")]
     pub output_quantity: i64,
@@ -200,6 +213,9 @@ pub(crate) struct RawCrafting {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct RawCooking {
+    /// The manifest's own id (none of the known files gives one).
+    #[serde(default)]
+    pub id: Option<String>,
     pub input: String,
     pub output: String,
     #[serde(default)]
@@ -219,6 +235,9 @@ pub(crate) struct RawCooking {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct RawFiremaking {
+    /// The manifest's own id (none of the known files gives one).
+    #[serde(default)]
+    pub id: Option<String>,
     pub input: String,
     #[serde(default)]
     pub tools: Vec<String>,
@@ -233,6 +252,9 @@ pub(crate) struct RawFiremaking {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct RawRunecrafting {
+    /// The manifest's own id (none of the known files gives one).
+    #[serde(default)]
+    pub id: Option<String>,
     pub rune_item_id: String,
     pub level_required: i64,
     pub xp_per_essence: f64,
@@ -246,6 +268,9 @@ pub(crate) struct RawRunecrafting {
 /// Tanning: `{input, output, cost, name}`.
 #[derive(Debug, Clone, Deserialize)]
 pub(crate) struct RawTanning {
+    /// The manifest's own id (none of the known files gives one).
+    #[serde(default)]
+    pub id: Option<String>,
     pub input: String,
     pub output: String,
     #[serde(default)]
@@ -263,400 +288,560 @@ pub(crate) enum RawRecipes {
     Tanning(Vec<RawTanning>),
 }
 
-/// Builds diagnostic keys: the output id, or `output#n` (1-based) when an output repeats in the file.
-fn keys(outputs: &[String]) -> Vec<String> {
-    let mut totals: BTreeMap<&str, usize> = BTreeMap::new();
-    for output in outputs {
-        *totals.entry(output).or_default() += 1;
+/// What happens to a recipe with a dangling reference.
+const DROPPED: &str = "the recipe is dropped";
+
+/// An item and how many, each with the field it came from.
+struct Amount<'r> {
+    item: (&'r str, String),
+    amount: (i64, String),
+}
+
+/// A recipe in the shape every file shares, before its references are checked. Each value keeps
+/// the field it came from (`recipes[3].inputs[0].item`), for diagnostics.
+struct Draft<'r> {
+    /// Its place in the file.
+    index: usize,
+    /// The manifest's own `id`, when it gives one.
+    id: Option<&'r str>,
+    /// What a generated id names: the output (firemaking: the logs burnt).
+    names: &'r str,
+    output: Option<Amount<'r>>,
+    inputs: Vec<Amount<'r>>,
+    tools: Vec<(&'r str, String)>,
+    consumables: Vec<Amount<'r>>,
+    /// The station, and the field it came from (`None`: implied by the kind, not checked).
+    station: Option<(&'r str, Option<String>)>,
+    level: Option<(i64, String)>,
+    xp: Option<(f64, String)>,
+    ticks: (i64, String),
+    category: Option<&'r str>,
+    coin_cost: Option<(i64, String)>,
+    detail: DraftDetail<'r>,
+}
+
+/// [`RecipeDetail`] before checking.
+enum DraftDetail<'r> {
+    Plain,
+    Smelting {
+        success_chance: (f64, String),
+    },
+    Cooking {
+        burnt: Option<(&'r str, String)>,
+        stop_burn_level: Option<(i64, String)>,
+        allow_fire: bool,
+    },
+    Firemaking {
+        fire_ticks: (i64, String),
+    },
+    Runecrafting {
+        essence_types: Vec<(&'r str, String)>,
+        multi_rune_levels: Vec<(i64, String)>,
+    },
+}
+
+/// `recipes[i].<field>`.
+fn at(i: usize, field: &str) -> String {
+    format!("recipes[{i}].{field}")
+}
+
+/// One item of a recipe, `amount` of it being implied (cooking, firemaking, tanning).
+fn one<'r>(item: &'r str, i: usize, field: &str) -> Amount<'r> {
+    Amount {
+        item: (item, at(i, field)),
+        amount: (1, at(i, field)),
     }
-    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
-    outputs
+}
+
+/// `{item, amount}` lists (`inputs`, `consumables`).
+fn amounts<'r>(
+    list: impl Iterator<Item = (&'r str, i64)>,
+    i: usize,
+    field: &str,
+    amount: &str,
+) -> Vec<Amount<'r>> {
+    list.enumerate()
+        .map(|(n, (item, count))| Amount {
+            item: (item, at(i, &format!("{field}[{n}].item"))),
+            amount: (count, at(i, &format!("{field}[{n}].{amount}"))),
+        })
+        .collect()
+}
+
+fn tools(list: &[String], i: usize) -> Vec<(&str, String)> {
+    list.iter()
+        .enumerate()
+        .map(|(n, t)| (t.as_str(), at(i, &format!("tools[{n}]"))))
+        .collect()
+}
+
+impl RawRecipes {
+    /// The file's kind and its recipes in the common shape, in file order.
+    fn drafts(&self) -> (RecipeKind, Vec<Draft<'_>>) {
+        match self {
+            RawRecipes::Smithing(list) => {
+                let drafts = list.iter().enumerate().map(|(i, r)| Draft {
+                    index: i,
+                    id: r.id.as_deref(),
+                    names: &r.output,
+                    output: Some(Amount {
+                        item: (&r.output, at(i, "output")),
+                        amount: (r.output_quantity, at(i, "outputQuantity")),
+                    }),
+                    inputs: vec![Amount {
+                        item: (&r.bar, at(i, "bar")),
+                        amount: (r.bars_required, at(i, "barsRequired")),
+                    }],
+                    tools: Vec::new(),
+                    consumables: Vec::new(),
+                    station: Some(("anvil", None)),
+                    level: Some((r.level, at(i, "level"))),
+                    xp: Some((r.xp, at(i, "xp"))),
+                    ticks: (r.ticks, at(i, "ticks")),
+                    category: r.category.as_deref(),
+                    coin_cost: None,
+                    detail: DraftDetail::Plain,
+                });
+                (RecipeKind::Smithing, drafts.collect())
+            }
+            RawRecipes::Crafting(kind, list) => {
+                let drafts = list.iter().enumerate().map(|(i, r)| {
+                    let station = match (kind, r.station.as_deref()) {
+                        (RecipeKind::Smelting, None) => Some(("furnace", Some(at(i, "station")))),
+                        (_, station) => station.map(|s| (s, Some(at(i, "station")))),
+                    };
+                    let detail = match kind {
+                        RecipeKind::Smelting => DraftDetail::Smelting {
+                            success_chance: (
+                                r.success_chance.unwrap_or(1.0),
+                                at(i, "successChance"),
+                            ),
+                        },
+                        _ => DraftDetail::Plain,
+                    };
+                    Draft {
+                        index: i,
+                        id: r.id.as_deref(),
+                        names: &r.output,
+                        output: Some(Amount {
+                            item: (&r.output, at(i, "output")),
+                            amount: (r.output_quantity, at(i, "outputQuantity")),
+                        }),
+                        inputs: amounts(
+                            r.inputs.iter().map(|x| (x.item.as_str(), x.amount)),
+                            i,
+                            "inputs",
+                            "amount",
+                        ),
+                        tools: tools(&r.tools, i),
+                        consumables: amounts(
+                            r.consumables.iter().map(|c| (c.item.as_str(), c.uses)),
+                            i,
+                            "consumables",
+                            "uses",
+                        ),
+                        station,
+                        level: Some((r.level, at(i, "level"))),
+                        xp: Some((r.xp, at(i, "xp"))),
+                        ticks: (r.ticks, at(i, "ticks")),
+                        category: r.category.as_deref(),
+                        coin_cost: None,
+                        detail,
+                    }
+                });
+                (*kind, drafts.collect())
+            }
+            RawRecipes::Cooking(list) => {
+                let drafts = list.iter().enumerate().map(|(i, r)| Draft {
+                    index: i,
+                    id: r.id.as_deref(),
+                    names: &r.output,
+                    output: Some(one(&r.output, i, "output")),
+                    inputs: vec![one(&r.input, i, "input")],
+                    tools: Vec::new(),
+                    consumables: Vec::new(),
+                    station: r.station.as_deref().map(|s| (s, Some(at(i, "station")))),
+                    level: Some((r.level, at(i, "level"))),
+                    xp: Some((r.xp, at(i, "xp"))),
+                    ticks: (r.ticks, at(i, "ticks")),
+                    category: None,
+                    coin_cost: None,
+                    detail: DraftDetail::Cooking {
+                        burnt: r.burnt.as_deref().map(|b| (b, at(i, "burnt"))),
+                        stop_burn_level: r.stop_burn_level.map(|l| (l, at(i, "stopBurnLevel"))),
+                        allow_fire: r.allow_fire,
+                    },
+                });
+                (RecipeKind::Cooking, drafts.collect())
+            }
+            RawRecipes::Firemaking(list) => {
+                let drafts = list.iter().enumerate().map(|(i, r)| Draft {
+                    index: i,
+                    id: r.id.as_deref(),
+                    names: &r.input,
+                    output: None,
+                    inputs: vec![one(&r.input, i, "input")],
+                    tools: tools(&r.tools, i),
+                    consumables: Vec::new(),
+                    station: None,
+                    level: Some((r.level, at(i, "level"))),
+                    xp: Some((r.xp, at(i, "xp"))),
+                    ticks: (r.ticks, at(i, "ticks")),
+                    category: None,
+                    coin_cost: None,
+                    detail: DraftDetail::Firemaking {
+                        fire_ticks: (r.fire_ticks.unwrap_or(100), at(i, "fireTicks")),
+                    },
+                });
+                (RecipeKind::Firemaking, drafts.collect())
+            }
+            RawRecipes::Runecrafting(list) => {
+                let drafts = list.iter().enumerate().map(|(i, r)| Draft {
+                    index: i,
+                    id: r.id.as_deref(),
+                    names: &r.rune_item_id,
+                    output: Some(one(&r.rune_item_id, i, "runeItemId")),
+                    inputs: Vec::new(),
+                    tools: Vec::new(),
+                    consumables: Vec::new(),
+                    station: Some(("altar", None)),
+                    level: Some((r.level_required, at(i, "levelRequired"))),
+                    xp: Some((r.xp_per_essence, at(i, "xpPerEssence"))),
+                    ticks: (r.ticks.unwrap_or(1), at(i, "ticks")),
+                    category: None,
+                    coin_cost: None,
+                    detail: DraftDetail::Runecrafting {
+                        essence_types: r
+                            .essence_types
+                            .iter()
+                            .enumerate()
+                            .map(|(n, e)| (e.as_str(), at(i, &format!("essenceTypes[{n}]"))))
+                            .collect(),
+                        multi_rune_levels: r
+                            .multi_rune_levels
+                            .iter()
+                            .enumerate()
+                            .map(|(n, l)| (*l, at(i, &format!("multiRuneLevels[{n}]"))))
+                            .collect(),
+                    },
+                });
+                (RecipeKind::Runecrafting, drafts.collect())
+            }
+            RawRecipes::Tanning(list) => {
+                let drafts = list.iter().enumerate().map(|(i, r)| Draft {
+                    index: i,
+                    id: r.id.as_deref(),
+                    names: &r.output,
+                    output: Some(one(&r.output, i, "output")),
+                    inputs: vec![one(&r.input, i, "input")],
+                    tools: Vec::new(),
+                    consumables: Vec::new(),
+                    station: None,
+                    level: None,
+                    xp: None,
+                    ticks: (1, at(i, "ticks")),
+                    category: None,
+                    coin_cost: Some((r.cost, at(i, "cost"))),
+                    detail: DraftDetail::Plain,
+                });
+                (RecipeKind::Tanning, drafts.collect())
+            }
+        }
+    }
+}
+
+impl Draft<'_> {
+    /// The item a generated id adds to tell apart two recipes of one output: the first input
+    /// (runecrafting: the first essence).
+    fn first_input(&self) -> &str {
+        match (&self.inputs.first(), &self.detail) {
+            (Some(input), _) => input.item.0,
+            (None, DraftDetail::Runecrafting { essence_types, .. }) => {
+                essence_types.first().map_or("", |e| e.0)
+            }
+            (None, _) => "",
+        }
+    }
+}
+
+/// Each draft's id (CONTRACT.md section 9): the manifest's `id` where it gives one, else
+/// `<skill>:<output>` (`smithing:bronze_dagger`; tanning, which trains no skill, `tanning:leather`;
+/// firemaking names the logs). Where two recipes of one skill make the same output, each gets its
+/// first input after it (`fletching:arrow_shaft:oak_logs`), then its place among the ones still
+/// alike (`:1`, `:2`, in file order). Ids depend on the files alone, not on which recipes survive
+/// their checks, so a recipe keeps its id when another one is dropped.
+fn ids(drafts: &[(RecipeKind, &Draft<'_>)]) -> Vec<String> {
+    fn repeats(ids: &[Option<String>]) -> BTreeMap<String, usize> {
+        let mut counts = BTreeMap::new();
+        for id in ids.iter().flatten() {
+            *counts.entry(id.clone()).or_insert(0) += 1;
+        }
+        counts
+    }
+    let base: Vec<Option<String>> = drafts
         .iter()
-        .map(|output| {
-            let n = seen.entry(output).or_default();
-            *n += 1;
-            if totals[output.as_str()] > 1 {
-                format!("{output}#{n}")
-            } else {
-                output.clone()
+        .map(|(kind, d)| {
+            d.id.is_none()
+                .then(|| format!("{}:{}", kind.id_prefix(), d.names))
+        })
+        .collect();
+    let counts = repeats(&base);
+    let told_apart: Vec<Option<String>> = base
+        .into_iter()
+        .zip(drafts)
+        .map(|(id, (_, d))| {
+            id.map(|id| match counts[&id] {
+                1 => id,
+                _ => format!("{id}:{}", d.first_input()),
+            })
+        })
+        .collect();
+    let counts = repeats(&told_apart);
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    told_apart
+        .into_iter()
+        .zip(drafts)
+        .map(|(id, (_, d))| match id {
+            None => d.id.unwrap_or_default().to_owned(),
+            Some(id) if counts[&id] == 1 => id,
+            Some(id) => {
+                let n = seen.entry(id.clone()).or_insert(0);
+                *n += 1;
+                format!("{id}:{n}")
             }
         })
         .collect()
 }
 
-/// Collects the references of one recipe, then decides whether it survives.
-struct RefCheck<'c, 'a> {
-    ctx: &'c mut Ctx<'a>,
-    key: String,
-    ok: bool,
-}
-
-impl RefCheck<'_, '_> {
-    fn item(&mut self, id: &str, field: String) {
-        self.ok &= self.ctx.check_ref(
-            RefKind::Item,
-            id,
-            &self.key,
-            &field,
-            "the recipe is dropped",
-        );
-    }
-
-    fn station(&mut self, station: Option<&str>, field: String) -> Option<StationType> {
-        match station {
-            None | Some("") | Some("none") => None,
-            Some(id) => {
-                self.ok &= self.ctx.check_ref(
-                    RefKind::Station,
-                    id,
-                    &self.key,
-                    &field,
-                    "the recipe is dropped",
-                );
-                Some(id.to_string())
-            }
-        }
-    }
-}
-
-/// Normalises every recipe of a file, dropping those with dangling references.
-pub(crate) fn normalise(raw: &RawRecipes, ctx: &mut Ctx<'_>) -> Vec<Recipe> {
+/// Normalises every recipe file into [`Recipe`]s, in file order: ids given (see [`ids`]),
+/// references checked (a recipe with a dangling one is dropped), values validated.
+pub(crate) fn normalise(
+    files: &[(String, RawRecipes)],
+    report: &mut Report,
+    known: &Known,
+) -> Vec<Recipe> {
+    let drafted: Vec<(&str, RecipeKind, Vec<Draft<'_>>)> = files
+        .iter()
+        .map(|(file, raw)| {
+            let (kind, drafts) = raw.drafts();
+            (file.as_str(), kind, drafts)
+        })
+        .collect();
+    let all: Vec<(RecipeKind, &Draft<'_>)> = drafted
+        .iter()
+        .flat_map(|(_, kind, drafts)| drafts.iter().map(move |d| (*kind, d)))
+        .collect();
+    let mut ids = ids(&all).into_iter();
+    let mut taken = BTreeSet::new();
     let mut out = Vec::new();
-    match raw {
-        RawRecipes::Smithing(list) => {
-            let keys = keys(&list.iter().map(|r| r.output.clone()).collect::<Vec<_>>());
-            for (i, (r, key)) in list.iter().zip(keys).enumerate() {
-                let at = |f: &str| format!("recipes[{i}].{f}");
-                let mut check = RefCheck {
-                    ctx,
-                    key: key.clone(),
-                    ok: true,
-                };
-                check.item(&r.output, at("output"));
-                check.item(&r.bar, at("bar"));
-                let ok = check.ok;
-                let recipe = Recipe {
-                    kind: RecipeKind::Smithing,
-                    skill: Some(Skill::Smithing),
-                    category: r.category.clone(),
-                    level: ctx.level(&key, &at("level"), r.level),
-                    xp: ctx.non_negative(&key, &at("xp"), r.xp),
-                    ticks: ctx.count(&key, &at("ticks"), r.ticks).max(1),
-                    inputs: vec![ItemAmount {
-                        item_id: r.bar.clone(),
-                        quantity: ctx.quantity(&key, &at("barsRequired"), r.bars_required),
-                    }],
-                    tools: Vec::new(),
-                    consumables: Vec::new(),
-                    output: Some(ItemAmount {
-                        item_id: r.output.clone(),
-                        quantity: ctx.quantity(&key, &at("outputQuantity"), r.output_quantity),
-                    }),
-                    station: Some("anvil".to_string()),
-                    coin_cost: 0,
-                    detail: RecipeDetail::Plain,
-                    key,
-                };
-                if ok {
-                    out.push(recipe);
-                }
+    for (file, kind, drafts) in &drafted {
+        let mut ctx = Ctx {
+            file,
+            report: &mut *report,
+            known,
+        };
+        for (i, draft) in drafts.iter().enumerate() {
+            let id = ids.next().unwrap_or_default();
+            if !taken.insert(id.clone()) {
+                ctx.duplicate(&id, &at(i, "id"), format!("recipe id `{id}` is used twice"));
+                continue;
             }
-        }
-        RawRecipes::Crafting(kind, list) => {
-            let keys = keys(&list.iter().map(|r| r.output.clone()).collect::<Vec<_>>());
-            for (i, (r, key)) in list.iter().zip(keys).enumerate() {
-                let at = |f: &str| format!("recipes[{i}].{f}");
-                let mut check = RefCheck {
-                    ctx,
-                    key: key.clone(),
-                    ok: true,
-                };
-                check.item(&r.output, at("output"));
-                for (n, input) in r.inputs.iter().enumerate() {
-                    check.item(&input.item, at(&format!("inputs[{n}].item")));
-                }
-                for (n, tool) in r.tools.iter().enumerate() {
-                    check.item(tool, at(&format!("tools[{n}]")));
-                }
-                for (n, c) in r.consumables.iter().enumerate() {
-                    check.item(&c.item, at(&format!("consumables[{n}].item")));
-                }
-                let default_station = (*kind == RecipeKind::Smelting).then_some("furnace");
-                let station =
-                    check.station(r.station.as_deref().or(default_station), at("station"));
-                let ok = check.ok;
-                if r.inputs.is_empty() {
-                    ctx.invalid(&key, &at("inputs"), "a recipe needs at least one input");
-                }
-                let inputs = r
-                    .inputs
-                    .iter()
-                    .enumerate()
-                    .map(|(n, input)| ItemAmount {
-                        item_id: input.item.clone(),
-                        quantity: ctx.quantity(
-                            &key,
-                            &at(&format!("inputs[{n}].amount")),
-                            input.amount,
-                        ),
-                    })
-                    .collect();
-                let consumables = r
-                    .consumables
-                    .iter()
-                    .enumerate()
-                    .map(|(n, c)| ConsumableUse {
-                        item_id: c.item.clone(),
-                        uses: ctx.quantity(&key, &at(&format!("consumables[{n}].uses")), c.uses),
-                    })
-                    .collect();
-                let detail = match (kind, r.success_chance) {
-                    (RecipeKind::Smelting, chance) => RecipeDetail::Smelting {
-                        success_chance: ctx.chance(
-                            &key,
-                            &at("successChance"),
-                            chance.unwrap_or(1.0),
-                        ),
-                    },
-                    _ => RecipeDetail::Plain,
-                };
-                let recipe = Recipe {
-                    kind: *kind,
-                    skill: kind.skill(),
-                    category: r.category.clone(),
-                    level: ctx.level(&key, &at("level"), r.level),
-                    xp: ctx.non_negative(&key, &at("xp"), r.xp),
-                    ticks: ctx.count(&key, &at("ticks"), r.ticks).max(1),
-                    inputs,
-                    tools: r.tools.clone(),
-                    consumables,
-                    output: Some(ItemAmount {
-                        item_id: r.output.clone(),
-                        quantity: ctx.quantity(&key, &at("outputQuantity"), r.output_quantity),
-                    }),
-                    station,
-                    coin_cost: 0,
-                    detail,
-                    key,
-                };
-                if ok {
-                    out.push(recipe);
-                }
-            }
-        }
-        RawRecipes::Cooking(list) => {
-            let keys = keys(&list.iter().map(|r| r.output.clone()).collect::<Vec<_>>());
-            for (i, (r, key)) in list.iter().zip(keys).enumerate() {
-                let at = |f: &str| format!("recipes[{i}].{f}");
-                let mut check = RefCheck {
-                    ctx,
-                    key: key.clone(),
-                    ok: true,
-                };
-                check.item(&r.input, at("input"));
-                check.item(&r.output, at("output"));
-                if let Some(burnt) = &r.burnt {
-                    check.item(burnt, at("burnt"));
-                }
-                let station = check.station(r.station.as_deref(), at("station"));
-                let ok = check.ok;
-                let level = ctx.level(&key, &at("level"), r.level);
-                let stop_burn_level = match r.stop_burn_level {
-                    Some(l) => ctx.level(&key, &at("stopBurnLevel"), l),
-                    None => level,
-                };
-                if stop_burn_level < level {
-                    ctx.invalid(
-                        &key,
-                        &at("stopBurnLevel"),
-                        "stopBurnLevel is below the recipe level",
-                    );
-                }
-                let recipe = Recipe {
-                    kind: RecipeKind::Cooking,
-                    skill: Some(Skill::Cooking),
-                    category: None,
-                    level,
-                    xp: ctx.non_negative(&key, &at("xp"), r.xp),
-                    ticks: ctx.count(&key, &at("ticks"), r.ticks).max(1),
-                    inputs: vec![ItemAmount {
-                        item_id: r.input.clone(),
-                        quantity: 1,
-                    }],
-                    tools: Vec::new(),
-                    consumables: Vec::new(),
-                    output: Some(ItemAmount {
-                        item_id: r.output.clone(),
-                        quantity: 1,
-                    }),
-                    station,
-                    coin_cost: 0,
-                    detail: RecipeDetail::Cooking {
-                        burnt: r.burnt.clone(),
-                        stop_burn_level,
-                        allow_fire: r.allow_fire,
-                    },
-                    key,
-                };
-                if ok {
-                    out.push(recipe);
-                }
-            }
-        }
-        RawRecipes::Firemaking(list) => {
-            let keys = keys(&list.iter().map(|r| r.input.clone()).collect::<Vec<_>>());
-            for (i, (r, key)) in list.iter().zip(keys).enumerate() {
-                let at = |f: &str| format!("recipes[{i}].{f}");
-                let mut check = RefCheck {
-                    ctx,
-                    key: key.clone(),
-                    ok: true,
-                };
-                check.item(&r.input, at("input"));
-                for (n, tool) in r.tools.iter().enumerate() {
-                    check.item(tool, at(&format!("tools[{n}]")));
-                }
-                let ok = check.ok;
-                let recipe = Recipe {
-                    kind: RecipeKind::Firemaking,
-                    skill: Some(Skill::Firemaking),
-                    category: None,
-                    level: ctx.level(&key, &at("level"), r.level),
-                    xp: ctx.non_negative(&key, &at("xp"), r.xp),
-                    ticks: ctx.count(&key, &at("ticks"), r.ticks).max(1),
-                    inputs: vec![ItemAmount {
-                        item_id: r.input.clone(),
-                        quantity: 1,
-                    }],
-                    tools: r.tools.clone(),
-                    consumables: Vec::new(),
-                    output: None,
-                    station: None,
-                    coin_cost: 0,
-                    detail: RecipeDetail::Firemaking {
-                        fire_ticks: ctx
-                            .count(&key, &at("fireTicks"), r.fire_ticks.unwrap_or(100))
-                            .max(1),
-                    },
-                    key,
-                };
-                if ok {
-                    out.push(recipe);
-                }
-            }
-        }
-        RawRecipes::Runecrafting(list) => {
-            let keys = keys(
-                &list
-                    .iter()
-                    .map(|r| r.rune_item_id.clone())
-                    .collect::<Vec<_>>(),
-            );
-            for (i, (r, key)) in list.iter().zip(keys).enumerate() {
-                let at = |f: &str| format!("recipes[{i}].{f}");
-                let mut check = RefCheck {
-                    ctx,
-                    key: key.clone(),
-                    ok: true,
-                };
-                check.item(&r.rune_item_id, at("runeItemId"));
-                for (n, essence) in r.essence_types.iter().enumerate() {
-                    check.item(essence, at(&format!("essenceTypes[{n}]")));
-                }
-                let ok = check.ok;
-                if r.essence_types.is_empty() {
-                    ctx.invalid(
-                        &key,
-                        &at("essenceTypes"),
-                        "a rune recipe needs at least one essence type",
-                    );
-                }
-                let multi_rune_levels = r
-                    .multi_rune_levels
-                    .iter()
-                    .enumerate()
-                    .map(|(n, l)| ctx.level(&key, &at(&format!("multiRuneLevels[{n}]")), *l))
-                    .collect();
-                let recipe = Recipe {
-                    kind: RecipeKind::Runecrafting,
-                    skill: Some(Skill::Runecrafting),
-                    category: None,
-                    level: ctx.level(&key, &at("levelRequired"), r.level_required),
-                    xp: ctx.non_negative(&key, &at("xpPerEssence"), r.xp_per_essence),
-                    ticks: ctx.count(&key, &at("ticks"), r.ticks.unwrap_or(1)).max(1),
-                    inputs: Vec::new(),
-                    tools: Vec::new(),
-                    consumables: Vec::new(),
-                    output: Some(ItemAmount {
-                        item_id: r.rune_item_id.clone(),
-                        quantity: 1,
-                    }),
-                    station: Some("altar".to_string()),
-                    coin_cost: 0,
-                    detail: RecipeDetail::Runecrafting {
-                        essence_types: r.essence_types.clone(),
-                        multi_rune_levels,
-                    },
-                    key,
-                };
-                if ok {
-                    out.push(recipe);
-                }
-            }
-        }
-        RawRecipes::Tanning(list) => {
-            let keys = keys(&list.iter().map(|r| r.output.clone()).collect::<Vec<_>>());
-            for (i, (r, key)) in list.iter().zip(keys).enumerate() {
-                let at = |f: &str| format!("recipes[{i}].{f}");
-                let mut check = RefCheck {
-                    ctx,
-                    key: key.clone(),
-                    ok: true,
-                };
-                check.item(&r.input, at("input"));
-                check.item(&r.output, at("output"));
-                let ok = check.ok;
-                let recipe = Recipe {
-                    kind: RecipeKind::Tanning,
-                    skill: None,
-                    category: None,
-                    level: 1,
-                    xp: 0.0,
-                    ticks: 1,
-                    inputs: vec![ItemAmount {
-                        item_id: r.input.clone(),
-                        quantity: 1,
-                    }],
-                    tools: Vec::new(),
-                    consumables: Vec::new(),
-                    output: Some(ItemAmount {
-                        item_id: r.output.clone(),
-                        quantity: 1,
-                    }),
-                    station: None,
-                    coin_cost: u64::from(ctx.count(&key, &at("cost"), r.cost)),
-                    detail: RecipeDetail::Plain,
-                    key,
-                };
-                if ok {
-                    out.push(recipe);
-                }
+            if let Some(recipe) = finish(*kind, draft, id, &mut ctx) {
+                out.push(recipe);
             }
         }
     }
     out
 }
 
+/// One draft checked and made a [`Recipe`]; `None` when a reference dangles.
+fn finish(kind: RecipeKind, d: &Draft<'_>, id: String, ctx: &mut Ctx<'_>) -> Option<Recipe> {
+    let mut ok = true;
+    let mut item = |ctx: &mut Ctx<'_>, (item, field): &(&str, String)| {
+        ok &= ctx.check_ref(RefKind::Item, item, &id, field, DROPPED);
+    };
+    if let Some(output) = &d.output {
+        item(ctx, &output.item);
+    }
+    for input in &d.inputs {
+        item(ctx, &input.item);
+    }
+    for tool in &d.tools {
+        item(ctx, tool);
+    }
+    for consumable in &d.consumables {
+        item(ctx, &consumable.item);
+    }
+    match &d.detail {
+        DraftDetail::Cooking {
+            burnt: Some(burnt), ..
+        } => item(ctx, burnt),
+        DraftDetail::Runecrafting { essence_types, .. } => {
+            for essence in essence_types {
+                item(ctx, essence);
+            }
+        }
+        _ => {}
+    }
+    let station = match d.station {
+        None | Some(("" | "none", _)) => None,
+        Some((station, None)) => Some(station.to_owned()),
+        Some((station, Some(ref field))) => {
+            ok &= ctx.check_ref(RefKind::Station, station, &id, field, DROPPED);
+            Some(station.to_owned())
+        }
+    };
+    match &d.detail {
+        DraftDetail::Runecrafting { essence_types, .. } if essence_types.is_empty() => ctx.invalid(
+            &id,
+            &at(d.index, "essenceTypes"),
+            "a rune recipe needs at least one essence type",
+        ),
+        DraftDetail::Runecrafting { .. } => {}
+        _ if d.inputs.is_empty() => ctx.invalid(
+            &id,
+            &at(d.index, "inputs"),
+            "a recipe needs at least one input",
+        ),
+        _ => {}
+    }
+    let amount = |ctx: &mut Ctx<'_>, a: &Amount<'_>| ItemAmount {
+        item_id: a.item.0.to_owned(),
+        quantity: ctx.quantity(&id, &a.amount.1, a.amount.0),
+    };
+    let inputs = d.inputs.iter().map(|a| amount(ctx, a)).collect();
+    let output = d.output.as_ref().map(|a| amount(ctx, a));
+    let consumables = d
+        .consumables
+        .iter()
+        .map(|c| ConsumableUse {
+            item_id: c.item.0.to_owned(),
+            uses: ctx.quantity(&id, &c.amount.1, c.amount.0),
+        })
+        .collect();
+    let level = d
+        .level
+        .as_ref()
+        .map_or(1, |(level, field)| ctx.level(&id, field, *level));
+    let detail = match &d.detail {
+        DraftDetail::Plain => RecipeDetail::Plain,
+        DraftDetail::Smelting {
+            success_chance: (chance, field),
+        } => RecipeDetail::Smelting {
+            success_chance: ctx.chance(&id, field, *chance),
+        },
+        DraftDetail::Cooking {
+            burnt,
+            stop_burn_level,
+            allow_fire,
+        } => {
+            let stop_burn_level = match stop_burn_level {
+                Some((stop, field)) => {
+                    let stop = ctx.level(&id, field, *stop);
+                    if stop < level {
+                        ctx.invalid(&id, field, "stopBurnLevel is below the recipe level");
+                    }
+                    stop
+                }
+                None => level,
+            };
+            RecipeDetail::Cooking {
+                burnt: burnt.as_ref().map(|(b, _)| (*b).to_owned()),
+                stop_burn_level,
+                allow_fire: *allow_fire,
+            }
+        }
+        DraftDetail::Firemaking {
+            fire_ticks: (ticks, field),
+        } => RecipeDetail::Firemaking {
+            fire_ticks: ctx.count(&id, field, *ticks).max(1),
+        },
+        DraftDetail::Runecrafting {
+            essence_types,
+            multi_rune_levels,
+        } => RecipeDetail::Runecrafting {
+            essence_types: essence_types.iter().map(|(e, _)| (*e).to_owned()).collect(),
+            multi_rune_levels: multi_rune_levels
+                .iter()
+                .map(|(l, field)| ctx.level(&id, field, *l))
+                .collect(),
+        },
+    };
+    let recipe = Recipe {
+        kind,
+        skill: kind.skill(),
+        category: d.category.map(str::to_owned),
+        level,
+        xp: d
+            .xp
+            .as_ref()
+            .map_or(0.0, |(xp, field)| ctx.non_negative(&id, field, *xp)),
+        ticks: ctx.count(&id, &d.ticks.1, d.ticks.0).max(1),
+        inputs,
+        tools: d.tools.iter().map(|(t, _)| (*t).to_owned()).collect(),
+        consumables,
+        output,
+        station,
+        coin_cost: d
+            .coin_cost
+            .as_ref()
+            .map_or(0, |(cost, field)| u64::from(ctx.count(&id, field, *cost))),
+        detail,
+        id,
+    };
+    ok.then_some(recipe)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn repeated_outputs_get_numbered_keys() {
-        let outputs: Vec<String> = ["arrow_shaft", "bow", "arrow_shaft"]
+    fn crafting(kind: RecipeKind, json: &str) -> RawRecipes {
+        let file: RawRecipeFile<RawCrafting> = serde_json::from_str(json).expect("a recipe file");
+        RawRecipes::Crafting(kind, file.recipes)
+    }
+
+    fn ids_of(files: &[RawRecipes]) -> Vec<String> {
+        let drafted: Vec<_> = files.iter().map(RawRecipes::drafts).collect();
+        let all: Vec<_> = drafted
             .iter()
-            .map(|s| s.to_string())
+            .flat_map(|(kind, drafts)| drafts.iter().map(move |d| (*kind, d)))
             .collect();
-        assert_eq!(keys(&outputs), ["arrow_shaft#1", "bow", "arrow_shaft#2"]);
+        ids(&all)
+    }
+
+    #[test]
+    fn ids_name_the_skill_and_output_and_tell_repeats_apart_by_input_then_place() {
+        let recipe = |output: &str, input: &str| {
+            format!(
+                r#"{{"output": "{output}", "inputs": [{{"item": "{input}"}}], "level": 1, "xp": 1, "ticks": 1}}"#
+            )
+        };
+        let fletching = crafting(
+            RecipeKind::Fletching,
+            &format!(
+                r#"{{"recipes": [{}, {}, {}, {}, {}]}}"#,
+                recipe("arrow_shaft", "logs"),
+                recipe("shortbow_u", "logs"),
+                recipe("arrow_shaft", "oak_logs"),
+                recipe("arrow_shaft", "logs"),
+                r#"{"id": "my_bow", "output": "shortbow_u", "inputs": [{"item": "logs"}], "level": 1, "xp": 1, "ticks": 1}"#,
+            ),
+        );
+        let smelting = crafting(
+            RecipeKind::Smelting,
+            &format!(r#"{{"recipes": [{}]}}"#, recipe("bronze_bar", "copper_ore")),
+        );
+        assert_eq!(
+            ids_of(&[fletching, smelting]),
+            [
+                "fletching:arrow_shaft:logs:1",
+                "fletching:shortbow_u",
+                "fletching:arrow_shaft:oak_logs",
+                "fletching:arrow_shaft:logs:2",
+                "my_bow",
+                "smithing:bronze_bar",
+            ]
+        );
     }
 }

@@ -123,6 +123,7 @@ mod tests {
             "error",
             "tradeConfirmScreen",
             "quest:complete",
+            "make:options",
         ] {
             let frame = &server[name];
             assert_eq!(frame["properties"]["type"]["const"], name);

@@ -78,6 +78,16 @@ pub mod codes {
     pub const NO_PRAYER_POINTS: &str = "no_prayer_points";
     /// A dialogue answer for a dialogue that is not open, or a response not shown.
     pub const INVALID_DIALOGUE: &str = "invalid_dialogue";
+    /// `make` with a recipe id content does not have.
+    pub const UNKNOWN_RECIPE: &str = "unknown_recipe";
+    /// A recipe above the player's level in its skill.
+    pub const LEVEL_TOO_LOW: &str = "level_too_low";
+    /// Not enough of a recipe's inputs (or coins) held.
+    pub const MISSING_ITEMS: &str = "missing_items";
+    /// A tool the recipe needs (hammer, knife, needle, thread, chisel, mould, tinderbox) not held.
+    pub const MISSING_TOOL: &str = "missing_tool";
+    /// No station of the kind the recipe needs near enough (or `targetId` is not one).
+    pub const NOT_NEAR_STATION: &str = "not_near_station";
 }
 
 /// A tile on the ground plane.
@@ -118,6 +128,8 @@ pub enum ChatChannel {
     Global,
     Private,
     System,
+    /// The game's narration to one player (CONTRACT.md section 9); players cannot send on it.
+    Game,
 }
 
 /// `player:chat`.
@@ -145,6 +157,84 @@ pub struct ActionRequest {
     pub item_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub style: Option<String>,
+    /// `make`: the recipe.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recipe_id: Option<String>,
+    /// `make`: how many times (default 1), or `"all"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quantity: Option<MakeQuantity>,
+}
+
+/// How many times `make` makes its recipe: a count (checked against its bounds when the action is
+/// read) or `"all"`: until an input runs out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MakeQuantity {
+    All,
+    Count(i64),
+}
+
+impl Serialize for MakeQuantity {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            MakeQuantity::All => serializer.serialize_str("all"),
+            MakeQuantity::Count(n) => serializer.serialize_i64(*n),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for MakeQuantity {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Expecting;
+        impl serde::de::Visitor<'_> for Expecting {
+            type Value = MakeQuantity;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(r#"a whole number or "all""#)
+            }
+
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<MakeQuantity, E> {
+                if v == "all" {
+                    Ok(MakeQuantity::All)
+                } else {
+                    Err(E::invalid_value(serde::de::Unexpected::Str(v), &self))
+                }
+            }
+
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<MakeQuantity, E> {
+                Ok(MakeQuantity::Count(v))
+            }
+
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<MakeQuantity, E> {
+                // Beyond i64 is beyond every bound: kept as the largest, refused when checked.
+                Ok(MakeQuantity::Count(i64::try_from(v).unwrap_or(i64::MAX)))
+            }
+
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<MakeQuantity, E> {
+                // JSON has one number type: `1e3` and `5.0` are whole numbers too.
+                if v.is_finite() && v.fract() == 0.0 {
+                    // Saturating: out of range is refused by the bounds all the same.
+                    Ok(MakeQuantity::Count(v as i64))
+                } else {
+                    Err(E::invalid_value(serde::de::Unexpected::Float(v), &self))
+                }
+            }
+        }
+        deserializer.deserialize_any(Expecting)
+    }
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for MakeQuantity {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "MakeQuantity".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "How many times to make the recipe, or `\"all\"`: until an input runs out.",
+            "oneOf": [{"type": "integer", "minimum": 1}, {"const": "all"}]
+        })
+    }
 }
 
 impl ActionRequest {
@@ -156,6 +246,18 @@ impl ActionRequest {
             slot: None,
             item_id: None,
             style: None,
+            recipe_id: None,
+            quantity: None,
+        }
+    }
+
+    /// `make`: `quantity` times recipe `recipe_id` (CONTRACT §9); a station is added with
+    /// [`ActionRequest::with_target`].
+    pub fn make(recipe_id: impl Into<String>, quantity: MakeQuantity) -> ActionRequest {
+        ActionRequest {
+            recipe_id: Some(recipe_id.into()),
+            quantity: Some(quantity),
+            ..ActionRequest::new("make")
         }
     }
 
@@ -477,6 +579,81 @@ pub struct ShopView {
 #[serde(rename_all = "camelCase")]
 pub struct ShopClosed {
     pub store_id: String,
+}
+
+/// An item and how many, in a recipe of `make:options`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct RecipeItem {
+    pub item_id: String,
+    pub quantity: u32,
+}
+
+/// An item used up over several makes (thread: one lasts `uses`), in `make:options`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct RecipeConsumable {
+    pub item_id: String,
+    pub uses: u32,
+}
+
+/// What `make:options` answers: the station or the items used.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct MakeContext {
+    /// The station (or tanner) entity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_id: Option<String>,
+    /// Its station type (`anvil`, `furnace`, `range`, `fire`, `tanner`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub station_type: Option<String>,
+    /// The inventory slots used (one on a station, two for an item on an item).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slots: Option<Vec<u8>>,
+}
+
+/// One recipe offered in `make:options`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct MakeOption {
+    pub recipe_id: String,
+    /// The skill trained (`null` for tanning).
+    pub skill: Option<Skill>,
+    pub level: u32,
+    /// What is made, by content's name.
+    pub name: String,
+    pub xp: f64,
+    pub inputs: Vec<RecipeItem>,
+    /// Items held but not used up (a hammer for smithing, a knife, a needle, a mould).
+    pub tools: Vec<String>,
+    /// Items used up over several makes (thread).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub consumables: Vec<RecipeConsumable>,
+    pub outputs: Vec<RecipeItem>,
+    /// Coins paid each time (tanning).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub coins: u64,
+    pub can_make: bool,
+    /// Why not, when `canMake` is false: `level_too_low`, `missing_items` or `missing_tool`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// `make:options` (CONTRACT.md section 9): every recipe of a station or item pair, in content
+/// order, those the player cannot make yet included with why.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct MakeOptions {
+    pub context: MakeContext,
+    pub options: Vec<MakeOption>,
 }
 
 /// What kind of thing an entity is.
@@ -962,6 +1139,76 @@ mod tests {
         assert_eq!(
             v,
             json!({"type":"tradeCancelled","data":{"tradeId":"t","reason":"cancelled","byPlayerId":"p"}})
+        );
+    }
+
+    #[test]
+    fn make_reads_a_recipe_and_a_quantity_or_all() {
+        let read = |data: &str| {
+            ClientMessage::parse(&format!(r#"{{"type":"player:action","data":{data}}}"#)).0
+        };
+        let Ok(ClientMessage::Action(make)) =
+            read(r#"{"action":"make","recipeId":"smithing:bronze_dagger","quantity":5}"#)
+        else {
+            panic!("reads");
+        };
+        assert_eq!(make.recipe_id.as_deref(), Some("smithing:bronze_dagger"));
+        assert_eq!(make.quantity, Some(MakeQuantity::Count(5)));
+        let Ok(ClientMessage::Action(all)) = read(r#"{"action":"make","quantity":"all"}"#) else {
+            panic!("reads");
+        };
+        assert_eq!(all.quantity, Some(MakeQuantity::All));
+        // Read as given; the bounds are the action's (see wayfarer_sim::actions).
+        let Ok(ClientMessage::Action(huge)) = read(r#"{"action":"make","quantity":1e3}"#) else {
+            panic!("reads");
+        };
+        assert_eq!(huge.quantity, Some(MakeQuantity::Count(1000)));
+        for bad in [r#""some""#, "2.5", "[1]", "true"] {
+            let err = read(&format!(r#"{{"action":"make","quantity":{bad}}}"#)).unwrap_err();
+            assert_eq!(err.code, codes::INVALID_MESSAGE, "{bad}");
+        }
+    }
+
+    #[test]
+    fn make_options_serialise_with_the_contract_names() {
+        let options = ServerMessage::MakeOptions(MakeOptions {
+            context: MakeContext {
+                target_id: Some("res-4".into()),
+                station_type: Some("anvil".into()),
+                slots: Some(vec![3]),
+            },
+            options: vec![MakeOption {
+                recipe_id: "smithing:bronze_sword".into(),
+                skill: Some(Skill::Smithing),
+                level: 4,
+                name: "Bronze Sword".into(),
+                xp: 12.5,
+                inputs: vec![RecipeItem {
+                    item_id: "bronze_bar".into(),
+                    quantity: 1,
+                }],
+                tools: vec!["hammer".into()],
+                consumables: Vec::new(),
+                outputs: vec![RecipeItem {
+                    item_id: "bronze_sword".into(),
+                    quantity: 1,
+                }],
+                coins: 0,
+                can_make: false,
+                reason: Some(codes::LEVEL_TOO_LOW.into()),
+            }],
+        });
+        let v: Value = serde_json::from_str(&options.to_json()).unwrap();
+        assert_eq!(
+            v,
+            json!({"type": "make:options", "data": {
+                "context": {"targetId": "res-4", "stationType": "anvil", "slots": [3]},
+                "options": [{"recipeId": "smithing:bronze_sword", "skill": "smithing", "level": 4,
+                    "name": "Bronze Sword", "xp": 12.5,
+                    "inputs": [{"itemId": "bronze_bar", "quantity": 1}], "tools": ["hammer"],
+                    "outputs": [{"itemId": "bronze_sword", "quantity": 1}],
+                    "canMake": false, "reason": "level_too_low"}]
+            }})
         );
     }
 

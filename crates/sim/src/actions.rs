@@ -8,13 +8,14 @@
 //! pickups, `gathering`, `combat`, …). Continuous actions (gathering, fighting, following) keep
 //! their intent from tick to tick; one-off actions end it.
 
-use wayfarer_protocol::ws::{codes, ActionRequest, EntityKind, TilePos};
+use wayfarer_protocol::ws::{codes, ActionRequest, EntityKind, MakeQuantity, TilePos};
 
 use crate::combat::formulas::CombatStyle;
-use crate::commands::Action;
+use crate::commands::{Action, MakeCount};
 use crate::entities::Handle;
 use crate::equipment::parse_slot;
 use crate::events::Event;
+use crate::making::MAX_MAKE_QUANTITY;
 use crate::world::World;
 
 /// Why a `player:action` could not be read: a wire error code and a message.
@@ -40,6 +41,24 @@ pub fn inventory_slot(value: Option<&serde_json::Value>) -> Result<usize, Action
     };
     // The protocol's one slot rule, the same for every message that carries a slot.
     wayfarer_protocol::ws::inventory_slot(value).map_err(|err| bad(err.code, err.message))
+}
+
+/// Reads `make`'s `quantity`: absent is once; a count must be 1 to [`MAX_MAKE_QUANTITY`].
+fn make_count(quantity: Option<MakeQuantity>) -> Result<MakeCount, ActionError> {
+    match quantity {
+        None => Ok(MakeCount::Times(1)),
+        Some(MakeQuantity::All) => Ok(MakeCount::All),
+        Some(MakeQuantity::Count(n)) => u32::try_from(n)
+            .ok()
+            .filter(|n| (1..=MAX_MAKE_QUANTITY).contains(n))
+            .map(MakeCount::Times)
+            .ok_or_else(|| {
+                bad(
+                    codes::INVALID_MESSAGE,
+                    format!("`quantity` must be 1 to {MAX_MAKE_QUANTITY}, or \"all\"; not {n}"),
+                )
+            }),
+    }
 }
 
 impl Action {
@@ -100,6 +119,15 @@ impl Action {
             "stop" => Action::Stop,
             "follow" => Action::Follow { target: target()? },
             "flee" => Action::Flee,
+            "make" => Action::Make {
+                recipe_id: request
+                    .recipe_id
+                    .clone()
+                    .filter(|r| !r.is_empty())
+                    .ok_or_else(|| bad(codes::INVALID_MESSAGE, "`make` needs `recipeId`"))?,
+                count: make_count(request.quantity)?,
+                target: request.target_id.clone().filter(|t| !t.is_empty()),
+            },
             other => {
                 return Err(bad(
                     codes::INVALID_ACTION,
@@ -136,16 +164,15 @@ pub(crate) enum IntentKind {
     Gather,
     /// Pick it up.
     Pickup,
-    /// Cook the food in `slot` on it.
-    Cook { slot: usize },
     /// Use the item in `slot` on it.
     UseOn { slot: usize },
     /// Talk to it.
     Interact,
     /// Walk behind it.
     Follow,
-    /// Light the logs in `slot` on the player's own tile (the target is the player itself).
-    LightFire { slot: usize },
+    /// Make the player's [`crate::making::MakeJob`] at it (the target is the player itself for
+    /// recipes without a station).
+    Make,
 }
 
 impl IntentKind {
@@ -164,13 +191,12 @@ impl IntentKind {
             IntentKind::Attack => matches!(kind, EntityKind::Npc | EntityKind::Player),
             IntentKind::Gather => kind == EntityKind::Resource,
             IntentKind::Pickup => kind == EntityKind::GroundItem,
-            IntentKind::Cook { .. } | IntentKind::UseOn { .. } => {
+            IntentKind::UseOn { .. } | IntentKind::Make => {
                 matches!(kind, EntityKind::Resource | EntityKind::Npc)
             }
             // NPCs talk; an altar (a station) is prayed at.
             IntentKind::Interact => matches!(kind, EntityKind::Npc | EntityKind::Resource),
             IntentKind::Follow => kind == EntityKind::Player,
-            IntentKind::LightFire { .. } => false,
         }
     }
 
@@ -179,11 +205,10 @@ impl IntentKind {
             IntentKind::Attack => "attack",
             IntentKind::Gather => "gather from",
             IntentKind::Pickup => "pick up",
-            IntentKind::Cook { .. } => "cook on",
             IntentKind::UseOn { .. } => "use an item on",
             IntentKind::Interact => "talk to",
             IntentKind::Follow => "follow",
-            IntentKind::LightFire { .. } => "light a fire at",
+            IntentKind::Make => "make something at",
         }
     }
 }
@@ -265,18 +290,19 @@ impl World {
             Action::Pickup { target } => {
                 self.begin(index, &target, IntentKind::Pickup, reference, events)
             }
-            Action::Cook { slot, target } => {
-                if self.players[index].inventory.get(slot).is_none() {
-                    return Self::reject(
-                        id,
-                        codes::INVALID_SLOT,
-                        format!("inventory slot {slot} is empty"),
-                        reference,
-                        events,
-                    );
-                }
-                self.begin(index, &target, IntentKind::Cook { slot }, reference, events)
-            }
+            Action::Cook { slot, target } => self.cook(index, slot, &target, reference, events),
+            Action::Make {
+                recipe_id,
+                count,
+                target,
+            } => self.start_make(
+                index,
+                &recipe_id,
+                count,
+                target.as_deref(),
+                reference,
+                events,
+            ),
             Action::Interact { target } => {
                 self.begin(index, &target, IntentKind::Interact, reference, events)
             }
@@ -344,10 +370,21 @@ impl World {
                 events,
             );
         }
+        self.set_intent(index, handle, kind, reference);
+    }
+
+    /// Gives player `index` the intent of doing `kind` to entity `target` (checked by the caller).
+    pub(crate) fn set_intent(
+        &mut self,
+        index: usize,
+        target: Handle,
+        kind: IntentKind,
+        reference: Option<u64>,
+    ) {
         let player = &mut self.players[index];
         player.walk.clear();
         player.intent = Some(Intent {
-            target: handle,
+            target,
             kind,
             reference,
             approach: None,
@@ -449,11 +486,10 @@ impl World {
                 IntentKind::Pickup => self.pick_up(index, intent.target, intent.reference, events),
                 IntentKind::Gather => self.gather_tick(index, &intent, events),
                 IntentKind::Attack => self.attack_tick(index, &intent, events),
-                IntentKind::Cook { slot } => self.cook_tick(index, slot, &intent, events),
                 IntentKind::UseOn { slot } => self.use_on_entity(index, slot, &intent, events),
                 IntentKind::Interact => self.interact(index, &intent, events),
                 IntentKind::Follow => Flow::Continue,
-                IntentKind::LightFire { slot } => self.fire_tick(index, slot, &intent, events),
+                IntentKind::Make => self.make_tick(index, &intent, events),
             };
             let player = &mut self.players[index];
             match flow {
@@ -474,6 +510,9 @@ impl World {
 
     /// An intent's target disappeared (a mob died, an item was taken, a player left).
     fn target_gone(&mut self, index: usize, intent: &Intent, events: &mut Vec<Event>) {
+        if intent.kind == IntentKind::Make {
+            return self.station_gone(index, events);
+        }
         if intent.kind == IntentKind::Pickup {
             let id = self.players[index].id.clone();
             Self::reject(

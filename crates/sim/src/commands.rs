@@ -121,6 +121,24 @@ pub enum Action {
     },
     /// Run away from whoever is attacking.
     Flee,
+    /// Make a recipe a number of times (CONTRACT.md section 9).
+    Make {
+        /// The recipe's id.
+        recipe_id: String,
+        /// How many times.
+        count: MakeCount,
+        /// The station to make it at (`None`: the nearest one, where the recipe needs one).
+        target: Option<String>,
+    },
+}
+
+/// How many times `make` makes its recipe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MakeCount {
+    /// This many times (1 to `MAX_MAKE_QUANTITY`).
+    Times(u32),
+    /// Until an input runs out.
+    All,
 }
 
 /// A `bank:*` request, read and checked (see `bank`).

@@ -12,7 +12,8 @@
 //! The dialogue closes when the player is more than [`DIALOGUE_RANGE_TILES`] from the NPC
 //! (`walked_away`), fights or is attacked (`combat`), trades (`trade`), dies (`died`), the NPC is
 //! gone (`walked_away`), or the client closes it (`client`). An NPC without a dialogue says nothing
-//! but its services: a banker opens the bank, a shopkeeper its store, a priest prays with you.
+//! but its services: a banker opens the bank, a shopkeeper its store, a priest prays with you, a
+//! tanner offers its tanning (`make:options`).
 
 use wayfarer_content::{Condition, DialogueNode, Effect, QuestStatus};
 use wayfarer_protocol::ws::{codes, DialogueChoice, DialogueOpen, EntityKind, TilePos};
@@ -87,7 +88,7 @@ impl World {
         if body.wire.kind == EntityKind::Resource {
             if body.wire.resource_type.as_deref() == Some(crate::prayer::ALTAR) {
                 self.pray_at_altar(index, events);
-            } else {
+            } else if !self.offer_station(index, intent.target, events) {
                 let id = self.players[index].id.clone();
                 Self::reject(
                     &id,
@@ -133,6 +134,9 @@ impl World {
         }
         if let Some(store_id) = self.store_of(intent.target) {
             self.open_shop(index, intent.target, store_id, events);
+        }
+        if npc.is_some_and(|n| n.tans_hides()) {
+            self.offer_station(index, intent.target, events);
         }
         Flow::Done
     }
@@ -380,7 +384,13 @@ impl World {
                     }
                 }
                 Effect::OpenTanner => {
-                    if !self.tan_hides(index, events) {
+                    // The tanning recipes are offered; the player chooses what and how many.
+                    if !npc.is_some_and(|tanner| self.offer_station(index, tanner, events)) {
+                        self.system_message(
+                            Some(&id),
+                            "There is nothing to tan here.".into(),
+                            events,
+                        );
                         return (false, None);
                     }
                 }
@@ -473,91 +483,6 @@ impl World {
             };
             self.flow(kind, reason, item, *quantity);
         }
-        true
-    }
-
-    /// `openTanner`: every hide held that a tanning recipe takes becomes its leather, at the
-    /// recipe's cost in coins each, as many as the coins pay for, in one inventory transaction.
-    fn tan_hides(&mut self, index: usize, events: &mut Vec<Event>) -> bool {
-        let id = self.players[index].id.clone();
-        let content = self.content.clone();
-        let mut plan: Vec<(String, String, u32, u64)> = Vec::new();
-        let mut coins = self.players[index].inventory.count(crate::shops::COINS);
-        for recipe in content
-            .recipes
-            .iter()
-            .filter(|r| r.kind == wayfarer_content::RecipeKind::Tanning)
-        {
-            let (Some(input), Some(output)) = (recipe.inputs.first(), recipe.output.as_ref())
-            else {
-                continue;
-            };
-            let held = self.players[index].inventory.count(&input.item_id);
-            let cost = recipe.coin_cost;
-            let affordable = coins.checked_div(cost).unwrap_or(held);
-            let n = held.min(affordable).min(u64::from(u32::MAX)) as u32;
-            if n > 0 {
-                coins -= cost * u64::from(n);
-                plan.push((
-                    input.item_id.clone(),
-                    output.item_id.clone(),
-                    n,
-                    cost * u64::from(n),
-                ));
-            }
-        }
-        if plan.is_empty() {
-            self.system_message(
-                Some(&id),
-                "You have no hides the tanner can work, or not the coins to pay.".into(),
-                events,
-            );
-            return false;
-        }
-        let stackings: Vec<_> = plan.iter().map(|(_, o, _, _)| self.stacking(o)).collect();
-        let done = self.players[index].inventory.apply(|tx| {
-            for ((hide, leather, n, paid), stacking) in plan.iter().zip(&stackings) {
-                tx.remove_item(hide, *n)?;
-                if *paid > 0 {
-                    tx.remove_item(
-                        crate::shops::COINS,
-                        u32::try_from(*paid).unwrap_or(u32::MAX),
-                    )?;
-                }
-                tx.add(leather, *n, *stacking)?;
-            }
-            Ok(())
-        });
-        if done.is_err() {
-            self.system_message(
-                Some(&id),
-                "You do not have enough inventory space.".into(),
-                events,
-            );
-            return false;
-        }
-        let player = &mut self.players[index];
-        player.dirty.inventory = true;
-        player.dirty.save_now = true;
-        let mut tanned = 0;
-        for (hide, leather, n, paid) in &plan {
-            tanned += n;
-            self.flow(FlowKind::Left, "tanned", hide, *n);
-            self.flow(FlowKind::Entered, "tanned", leather, *n);
-            if *paid > 0 {
-                self.flow(
-                    FlowKind::Left,
-                    "tannerPayments",
-                    crate::shops::COINS,
-                    u32::try_from(*paid).unwrap_or(u32::MAX),
-                );
-            }
-        }
-        self.system_message(
-            Some(&id),
-            format!("The tanner tans {tanned} hides for you."),
-            events,
-        );
         true
     }
 

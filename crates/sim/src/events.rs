@@ -230,6 +230,13 @@ pub enum Event {
         /// The player's quest points.
         quest_points: u32,
     },
+    /// What a player can make with what they used or where they are (`make:options`).
+    MakeOptions {
+        /// Character id.
+        to: String,
+        /// The context and every recipe that applies.
+        options: Box<wayfarer_protocol::ws::MakeOptions>,
+    },
     /// A shop was opened for a player (`shop:open`).
     ShopOpened {
         /// Character id.

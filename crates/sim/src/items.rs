@@ -277,9 +277,9 @@ impl World {
             );
         }
         if let Some(other) = target_slot {
-            let Some(other_stack) = self.stack_in(index, other, reference, events) else {
+            if self.stack_in(index, other, reference, events).is_none() {
                 return;
-            };
+            }
             if other == slot {
                 return Self::reject(
                     id,
@@ -289,13 +289,8 @@ impl World {
                     events,
                 );
             }
-            return self.use_on_item(
-                index,
-                (slot, stack),
-                (other, other_stack),
-                reference,
-                events,
-            );
+            // Item on item: what the two make together is offered (a tinderbox on logs too).
+            return self.offer_for_items(index, slot, other, reference, events);
         }
         let content = self.content.clone();
         let Some(item) = content.items.get(stack.item_id.as_str()) else {
@@ -595,24 +590,6 @@ impl World {
                 id: self.players[index].id.clone(),
             });
         }
-    }
-
-    /// Item on item: a tinderbox and logs light a fire; other pairs go to processing.
-    fn use_on_item(
-        &mut self,
-        index: usize,
-        (slot, stack): (usize, Stack),
-        (other, other_stack): (usize, Stack),
-        reference: Option<u64>,
-        events: &mut Vec<Event>,
-    ) {
-        if stack.item_id == TINDERBOX {
-            return self.light_fire(index, other, reference, events);
-        }
-        if other_stack.item_id == TINDERBOX {
-            return self.light_fire(index, slot, reference, events);
-        }
-        self.combine_items(index, slot, other, reference, events);
     }
 
     /// A player's inventory.

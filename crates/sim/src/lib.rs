@@ -22,11 +22,13 @@
 //! - **Combat** (`combat`): players attack NPCs (players only where both stand in a PvP area) in
 //!   melee or ranged at their weapon's speed; NPCs retaliate, aggress, leash home and respawn; loot
 //!   and death piles fall as ground items; rules in `docs/mechanics.md`.
-//! - **Skills** (`gathering`, `fires`, `processing`, `resources`, `skilling`): gathering rolls
+//! - **Skills** (`gathering`, `fires`, `making`, `resources`, `skilling`): gathering rolls
 //!   every cycle next to a tree, rock or fishing spot with the classic skilling interpolation;
 //!   nodes deplete and respawn, procedural fishing spots move; fires are lit resource entities that
-//!   burn out; cooking, smelting and smithing happen at fires and stations, which are resource
-//!   entities too; formulas in `docs/mechanics.md`.
+//!   burn out; making (cooking, firemaking, smelting, smithing, crafting, fletching, tanning) is
+//!   the recipe the player chooses, as many times as they choose, at fires and stations (resource
+//!   entities too) or a tanner, told in words on the `game` channel (`narration`); formulas in
+//!   `docs/mechanics.md`.
 //! - **Chat** (`chat`): see [`Command::Chat`]; [`Event::Chat`] and [`Event::LocalChat`] carry
 //!   `ts: 0` because the sim reads no clock: the server stamps the send time.
 //! - **Bank and shops** (`bank`, `shops`): see [`Command::Bank`] and [`Command::Shop`]; rules in the
@@ -66,14 +68,15 @@ mod ground;
 pub mod inventory;
 mod items;
 mod layout;
+mod making;
 mod map;
 mod movement;
+mod narration;
 mod nearby;
 mod npcs;
 mod pathfinding;
 mod persistence;
 mod prayer;
-mod processing;
 mod quests;
 mod reload;
 mod resources;
@@ -92,7 +95,7 @@ pub use chat::{
     LOCAL_LINE_RATE, NOTICE_GAP_DECIS, PRIVATE_LINE_RATE, SYSTEM_SENDER_ID, SYSTEM_SENDER_NAME,
 };
 pub use combat::GRAVESTONE_TICKS;
-pub use commands::{Action, BankRequest, Command, Joining, ShopRequest};
+pub use commands::{Action, BankRequest, Command, Joining, MakeCount, ShopRequest};
 pub use dialogue::{CloseReason, DIALOGUE_RANGE_TILES};
 pub use events::{EntityCounts, Event, Heard, Phase, PlayerStats};
 pub use fires::STEP_ASIDE_ORDER;
@@ -103,6 +106,7 @@ pub use layout::{
     content_map, COORDINATE_LIMIT_TILES, FISHING_PLACEMENT_ATTEMPTS, MAX_FISHING_SPOTS_PER_AREA,
     MAX_NPC_TILES_PER_TICK, MAX_ROAM_RADIUS_TILES,
 };
+pub use making::{HAMMER, MAX_MAKE_QUANTITY, STATION_SEARCH_TILES, TANNER};
 pub use map::{chebyshev, TileMap, MAX_MAP_SIDE_TILES, NEAREST_WALKABLE_SEARCH_TILES};
 pub use movement::{RUN_TILES_PER_TICK, WALK_TILES_PER_TICK};
 pub use npcs::{MOB_PLACEMENT_ATTEMPTS, WANDER_ODDS};
@@ -114,7 +118,6 @@ pub use prayer::{
     drain_resistance, drain_tick, ALTAR, PRAYER_DRAIN_RESISTANCE_BASE,
     PRAYER_DRAIN_RESISTANCE_PER_BONUS,
 };
-pub use processing::HAMMER;
 pub use quests::{stage_count, QuestRecord, QuestRewards};
 pub use resources::{
     ASHES, FISHING_SPOT_MAX_STAY_TICKS, FISHING_SPOT_MIN_STAY_TICKS, FISHING_SPOT_MOVE_RADIUS,

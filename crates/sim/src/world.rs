@@ -52,6 +52,8 @@ pub(crate) struct PlayerState {
     pub style: CombatStyle,
     /// What the player is doing to an entity (walking next to it first).
     pub intent: Option<Intent>,
+    /// What the player is making (`making`), read while the intent is [`crate::actions::IntentKind::Make`].
+    pub making: Option<crate::making::MakeJob>,
     /// The tick before which the player may not eat again.
     pub eat_ready_at: u64,
     /// The tick before which the player may not attack again (the weapon's speed).
@@ -511,6 +513,7 @@ impl World {
             equipment,
             style,
             intent: None,
+            making: None,
             eat_ready_at: 0,
             attack_ready_at: 0,
             // The record learns the derived figures (maximum health, combat level) at once.

@@ -242,7 +242,7 @@ fn every_recipe_station_is_placed_somewhere() {
             assert!(
                 placed.contains(station.as_str()),
                 "{} needs {station}",
-                recipe.key
+                recipe.id
             );
         }
     }

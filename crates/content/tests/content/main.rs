@@ -2,6 +2,7 @@
 
 mod bundled;
 mod model_bounds;
+mod recipe_ids;
 mod reference;
 mod validation;
 

@@ -399,37 +399,37 @@ const EXPECTED_DANGLING: &[(&str, &str, &str, &str)] = &[
     ),
     (
         "recipes/runecrafting.json",
-        "air_rune",
+        "runecrafting:air_rune",
         "recipes[0].runeItemId",
         "air_rune",
     ),
     (
         "recipes/runecrafting.json",
-        "chaos_rune",
+        "runecrafting:chaos_rune",
         "recipes[5].runeItemId",
         "chaos_rune",
     ),
     (
         "recipes/runecrafting.json",
-        "earth_rune",
+        "runecrafting:earth_rune",
         "recipes[3].runeItemId",
         "earth_rune",
     ),
     (
         "recipes/runecrafting.json",
-        "fire_rune",
+        "runecrafting:fire_rune",
         "recipes[4].runeItemId",
         "fire_rune",
     ),
     (
         "recipes/runecrafting.json",
-        "mind_rune",
+        "runecrafting:mind_rune",
         "recipes[1].runeItemId",
         "mind_rune",
     ),
     (
         "recipes/runecrafting.json",
-        "water_rune",
+        "runecrafting:water_rune",
         "recipes[2].runeItemId",
         "water_rune",
     ),
@@ -667,21 +667,22 @@ fn reference_is_normalised() {
     assert_eq!(content.music.len(), 20);
     // Stores: the 12 cooked-food lines are dropped, the store stays.
     assert_eq!(content.stores["central_store"].stock.len(), 60);
-    // Recipes: fletching's repeated output gets numbered keys; runecrafting is all dropped.
+    // Recipes: fletching's repeated output gets ids told apart by the logs; runecrafting is all
+    // dropped.
     let shafts: Vec<&str> = content
         .recipes_of(RecipeKind::Fletching)
-        .filter(|r| r.key.starts_with("arrow_shaft"))
-        .map(|r| r.key.as_str())
+        .filter(|r| r.id.starts_with("fletching:arrow_shaft"))
+        .map(|r| r.id.as_str())
         .collect();
     assert_eq!(
         shafts,
         [
-            "arrow_shaft#1",
-            "arrow_shaft#2",
-            "arrow_shaft#3",
-            "arrow_shaft#4",
-            "arrow_shaft#5",
-            "arrow_shaft#6"
+            "fletching:arrow_shaft:logs",
+            "fletching:arrow_shaft:oak_logs",
+            "fletching:arrow_shaft:willow_logs",
+            "fletching:arrow_shaft:maple_logs",
+            "fletching:arrow_shaft:yew_logs",
+            "fletching:arrow_shaft:magic_logs"
         ]
     );
     assert_eq!(content.recipes_of(RecipeKind::Runecrafting).count(), 0);

@@ -223,14 +223,14 @@ fn recipes_and_quests_with_unknown_ids_are_dropped_and_cascade() {
 }"#,
     );
     let (content, report) = Content::from_files(&set).expect("warnings only");
-    let fletching: Vec<&str> = content.recipes.iter().map(|r| r.key.as_str()).collect();
-    assert_eq!(fletching, ["logs#1"]);
+    let fletching: Vec<&str> = content.recipes.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(fletching, ["fletching:logs:logs"]);
     let plank = report
         .diagnostics
         .iter()
         .find(|d| d.missing.as_deref() == Some("plank"))
         .unwrap();
-    assert_eq!(plank.entry.as_deref(), Some("logs#2"));
+    assert_eq!(plank.entry.as_deref(), Some("fletching:logs:plank"));
     assert_eq!(plank.field.as_deref(), Some("recipes[1].inputs[0].item"));
     assert!(
         content.quests.is_empty(),

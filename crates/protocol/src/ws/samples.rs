@@ -49,13 +49,19 @@ fn client_samples() -> Vec<ClientMessage> {
             slot: Some(json!(3)),
             item_id: Some("raw_shrimp".into()),
             style: Some("accurate".into()),
+            recipe_id: None,
+            quantity: None,
         }),
+        C::Action(ActionRequest::make("smithing:bronze_dagger", MakeQuantity::Count(5))),
+        C::Action(ActionRequest::make("cooking:shrimp", MakeQuantity::All).with_target("res-9")),
         C::Action(ActionRequest {
             action: "unequip".into(),
             target_id: None,
             slot: Some(json!("weapon")),
             item_id: None,
             style: None,
+            recipe_id: None,
+            quantity: None,
         }),
         C::Use(UseRequest {
             slot: 4u8.into(),
@@ -490,6 +496,36 @@ fn server_samples() -> Vec<ServerMessage> {
         S::ShopClose(ShopClosed {
             store_id: "general".into(),
         }),
+        S::MakeOptions(MakeOptions {
+            context: MakeContext {
+                target_id: Some("res-4".into()),
+                station_type: Some("anvil".into()),
+                slots: Some(vec![3]),
+            },
+            options: vec![MakeOption {
+                recipe_id: "smithing:bronze_sword".into(),
+                skill: Some(Skill::Smithing),
+                level: 4,
+                name: "Bronze Sword".into(),
+                xp: 12.5,
+                inputs: vec![RecipeItem {
+                    item_id: "bronze_bar".into(),
+                    quantity: 1,
+                }],
+                tools: vec!["hammer".into()],
+                consumables: vec![RecipeConsumable {
+                    item_id: "thread".into(),
+                    uses: 5,
+                }],
+                outputs: vec![RecipeItem {
+                    item_id: "bronze_sword".into(),
+                    quantity: 1,
+                }],
+                coins: 0,
+                can_make: false,
+                reason: Some(codes::LEVEL_TOO_LOW.into()),
+            }],
+        }),
         S::PrayerUpdate(PrayerUpdate {
             points: 4,
             max_points: 5,
@@ -680,14 +716,16 @@ fn client_frames_are_written_as_the_server_reads_them() {
             json!({"type": "player:sync", "data": {}}),
         ),
         (
-            ClientMessage::Action(ActionRequest {
-                action: "drop".into(),
-                target_id: None,
-                slot: Some(json!(3)),
-                item_id: None,
-                style: None,
-            }),
+            ClientMessage::Action(ActionRequest::new("drop").with_slot(3)),
             json!({"type": "player:action", "data": {"action": "drop", "slot": 3}}),
+        ),
+        (
+            ClientMessage::Action(
+                ActionRequest::make("smithing:bronze_dagger", MakeQuantity::All)
+                    .with_target("res-4"),
+            ),
+            json!({"type": "player:action", "data": {"action": "make",
+                "recipeId": "smithing:bronze_dagger", "quantity": "all", "targetId": "res-4"}}),
         ),
         (
             ClientMessage::BankDeposit(BankDepositRequest {

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::{
     encode, BankUpdate, ChatMessage, CombatHit, DialogueClose, DialogueOpen, EquipmentUpdate,
     ErrorMessage, FriendIncoming, FriendList, FriendStatus, InventoryUpdate, Player, PrayerUpdate,
-    QuestComplete, QuestList, QuestUpdate, ShopClosed, ShopView, SkillXp, WorldUpdate,
+    MakeOptions, QuestComplete, QuestList, QuestUpdate, ShopClosed, ShopView, SkillXp, WorldUpdate,
 };
 use crate::agent::{AgentGoal, AgentMessage, AgentPause};
 use crate::trade::{
@@ -79,6 +79,7 @@ server_messages! {
     "quest:list" => QuestList(QuestList),
     "quest:update" => QuestUpdate(QuestUpdate),
     "quest:complete" => QuestComplete(QuestComplete),
+    "make:options" => MakeOptions(MakeOptions),
     "agent:goal" => AgentGoal(AgentGoal),
     "agent:stop" => AgentStop(AgentPause),
     "agent:resume" => AgentResume(AgentPause),

@@ -148,6 +148,7 @@ impl Runner {
             | Event::DialogueOpened { .. }
             | Event::DialogueClosed { .. }
             | Event::QuestList { .. }
+            | Event::MakeOptions { .. }
             | Event::ShopOpened { .. }
             | Event::ShopUpdated { .. }
             | Event::ShopClosed { .. }

@@ -222,6 +222,7 @@ pub fn messages(event: Event, reading: &Reading) -> Delivery {
                 }),
             )
         }
+        Event::MakeOptions { to, options } => one(to, ServerMessage::MakeOptions(*options)),
         Event::ShopOpened { to, view } => one(to, ServerMessage::ShopOpen(view)),
         Event::ShopUpdated { to, view } => Delivery::Many {
             to: Recipients::Ids(to),

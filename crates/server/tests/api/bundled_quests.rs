@@ -352,7 +352,7 @@ async fn forge_and_fire_is_played_to_its_reward() {
         .await;
     }
     assert_eq!(p.stage("forge_and_fire").as_deref(), Some("smelt"));
-    // Smelt: ore on the furnace, two bars.
+    // Smelt: bronze bars at the furnace, as many as the ore makes.
     p.tp(-12, -12).await;
     p.until_stage_done(
         "forge_and_fire",
@@ -360,15 +360,15 @@ async fn forge_and_fire_is_played_to_its_reward() {
         Duration::from_millis(3000),
         |p| {
             let furnace = p.nearest("furnace", (-12, -14));
-            let ore = p.slot_of("copper_ore").expect("copper ore");
             Some((
-                "inventory:use".into(),
-                json!({"slot": ore, "targetId": furnace}),
+                "player:action".into(),
+                json!({"action": "make", "recipeId": "smithing:bronze_bar",
+                       "quantity": "all", "targetId": furnace}),
             ))
         },
     )
     .await;
-    // Smith: a bar on the anvil makes a dagger (the best a new smith can make).
+    // Smith: the dagger the quest asks for, chosen at the anvil.
     p.tp(-15, -11).await;
     p.until_stage_done(
         "forge_and_fire",
@@ -376,24 +376,23 @@ async fn forge_and_fire_is_played_to_its_reward() {
         Duration::from_millis(2000),
         |p| {
             let anvil = p.nearest("anvil", (-16, -12));
-            let bar = p.slot_of("bronze_bar").expect("a bronze bar");
             Some((
-                "inventory:use".into(),
-                json!({"slot": bar, "targetId": anvil}),
+                "player:action".into(),
+                json!({"action": "make", "recipeId": "smithing:bronze_dagger",
+                       "targetId": anvil}),
             ))
         },
     )
     .await;
-    // Fires: the tinderbox on logs (given: the stage is about lighting them).
+    // Fires: lighting the logs (given: the stage is about lighting them).
     p.tp(-20, -2).await;
     p.chat("/give logs 6").await;
     p.expect("logs", |m| m["type"] == "inventory:update").await;
     p.until_stage_done("forge_and_fire", "fire", Duration::from_millis(2500), |p| {
-        let tinderbox = p.slot_of("tinderbox").unwrap();
         let logs = p.slot_of("logs").expect("logs left");
         Some((
-            "inventory:use".into(),
-            json!({"slot": tinderbox, "targetSlot": logs}),
+            "player:action".into(),
+            json!({"action": "light_fire", "slot": logs}),
         ))
     })
     .await;

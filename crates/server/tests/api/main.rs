@@ -26,6 +26,7 @@ mod items;
 mod load;
 mod local_postgres;
 mod logout;
+mod making;
 mod names;
 mod operations;
 mod players;

@@ -68,13 +68,13 @@ pub const NOTICE_GAP_DECIS: u32 = 10;
 /// Recent lines remembered per channel for the repeat check.
 const RECENT_LINES: usize = 2;
 
-/// The rule of a channel players speak on (`None` for `system`).
+/// The rule of a channel players speak on (`None` for `system` and `game`).
 pub fn line_rate(channel: ChatChannel) -> Option<LineRate> {
     match channel {
         ChatChannel::Global => Some(GLOBAL_LINE_RATE),
         ChatChannel::Local => Some(LOCAL_LINE_RATE),
         ChatChannel::Private => Some(PRIVATE_LINE_RATE),
-        ChatChannel::System => None,
+        ChatChannel::System | ChatChannel::Game => None,
     }
 }
 
@@ -121,6 +121,7 @@ fn channel_name(channel: ChatChannel) -> &'static str {
         ChatChannel::Global => "global",
         ChatChannel::Private => "private",
         ChatChannel::System => "system",
+        ChatChannel::Game => "game",
     }
 }
 
@@ -205,7 +206,7 @@ pub(crate) struct ChatLimits {
 
 fn slot(channel: ChatChannel) -> usize {
     match channel {
-        ChatChannel::Local | ChatChannel::System => 0,
+        ChatChannel::Local | ChatChannel::System | ChatChannel::Game => 0,
         ChatChannel::Global => 1,
         ChatChannel::Private => 2,
     }

@@ -187,11 +187,11 @@ impl World {
                 }
                 Some(target)
             }
-            ChatChannel::System => {
+            ChatChannel::System | ChatChannel::Game => {
                 events.push(rejected(
                     id,
                     codes::FORBIDDEN,
-                    "players cannot send on the system channel",
+                    "players cannot send on the system or game channel",
                     reference,
                 ));
                 return;

@@ -227,7 +227,10 @@ impl World {
                 self.set_npc_health(n, left);
                 self.provoke(n, self.players[index].handle);
             }
-            Victim::Player(p) => self.set_player_health(p, left),
+            Victim::Player(p) => {
+                self.set_player_health(p, left);
+                self.attacked(p, events);
+            }
         }
         self.show_hit(&id, intent.target, damage, left, max_health, events);
         let style = loadout.combatant.style;

@@ -327,9 +327,36 @@ fn every_effect_kind_runs_on_the_server() {
     assert!(events
         .iter()
         .any(|e| matches!(e, Event::Bank { to, .. } if to == "a")));
-    // openTanner: 2 coins a hide, 5 coins pay for two of the three, in one transaction.
+    // openTanner: the tanning recipes are offered at the sage; making "all" at 2 coins a hide,
+    // 5 coins pay for two of the three, each saved at once.
     talk(&mut world, "a");
     let events = respond(&mut world, "a", 6);
+    let sage = npc(&world, "sage");
+    let offered = events.iter().find_map(|e| match e {
+        Event::MakeOptions { to, options } if to == "a" => Some(options.clone()),
+        _ => None,
+    });
+    let offered = offered.expect("the tanner offers tanning");
+    assert_eq!(offered.context.target_id.as_deref(), Some(sage.as_str()));
+    assert_eq!(offered.context.station_type.as_deref(), Some("tanner"));
+    let recipe = offered.options[0].recipe_id.clone();
+    assert_eq!(recipe, "tanning:leather");
+    assert_eq!(offered.options[0].coins, 2);
+    assert_eq!(
+        held(&world, "a", "leather"),
+        0,
+        "nothing is made until chosen"
+    );
+    let mut events = world.tick(vec![Command::Action {
+        id: "a".into(),
+        action: Action::Make {
+            recipe_id: recipe,
+            count: wayfarer_sim::MakeCount::All,
+            target: Some(sage),
+        },
+        reference: None,
+    }]);
+    events.extend(crate::idle(&mut world, 6));
     assert!(events
         .iter()
         .any(|e| matches!(e, Event::SaveNow { id } if id == "a")));

@@ -263,12 +263,12 @@ impl Connection {
             }
             ClientMessage::Chat(chat) => {
                 let channel = chat.channel.unwrap_or(ChatChannel::Local);
-                if channel == ChatChannel::System {
+                if matches!(channel, ChatChannel::System | ChatChannel::Game) {
                     return self
                         .reply_error(
                             socket,
                             codes::INVALID_MESSAGE,
-                            "players cannot send on the system channel",
+                            "players cannot send on the system or game channel",
                             reference,
                         )
                         .await;
