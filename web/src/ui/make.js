@@ -74,9 +74,8 @@ export function makeWindow(game) {
       h('span.make-pic', null, pic),
       h('span.make-main', null,
         h('span.make-name', null, r.name, h('span.make-level', null, r.level)),
-        h('span.make-needs', null, r.needs.join(' · ')),
-        r.why ? h('span.make-why', null, r.why) : null),
-      h('span.make-xp', null, r.xp));
+        h('span.make-needs', null, r.needs.join(' · '))),
+      h('span.make-side', null, h('span.make-xp', null, r.xp), r.why ? h('span.make-why', null, r.why) : null));
     }));
   };
 
