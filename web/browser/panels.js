@@ -101,6 +101,8 @@ export function registerPanelTests({ test, enterAs, clickEntity, chatHas, OUT, A
     // The quantity is kept: the dialog opens again with 5 chosen; Escape closes it unmade.
     await barsOnAnvil(page, clickEntity, anvil);
     await page.waitForSelector('#make .qty[data-qty="5"][aria-pressed=true]');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: join(OUT, 'make-dialog-phone.png') });
     await page.keyboard.press('Escape');
     await page.waitForSelector('#make', { state: 'hidden' });
     if ((await held(page, 'bronze_bar')) !== 1) throw new Error('Escape made something');

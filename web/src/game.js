@@ -115,11 +115,14 @@ export class Game {
 
   // Intents: the server paths, checks reach and refuses what is not possible.
   /** @param {number} x @param {number} z */
+  // Walking away or doing something else leaves the make dialog's offer behind, as in the classic games.
   walk(x, z) {
+    this.closeMake();
     this.send('player:move', { x, z });
   }
   /** @param {string} action @param {object} fields */
   act(action, fields = {}) {
+    this.closeMake();
     this.cancelUse();
     this.send('player:action', { action, ...fields });
   }
