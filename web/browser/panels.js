@@ -1,7 +1,8 @@
 // Browser tests of the side panels and windows not covered in run.js: the shop, prayer, friends
-// (with a private message), and a quest started through an NPC's dialogue. Registered by run.js
-// with its harness (`test`, `enterAs`, `clickEntity`, `chatHas`, `OUT`), so they run against the
-// same server and save a screenshot on failure like every other test.
+// (with a private message), a quest started through an NPC's dialogue, the make dialog, the chat's
+// Game tab and the bank's X amounts. Registered by run.js with its harness (`test`, `enterAs`,
+// `clickEntity`, `chatHas`, `OUT`, `ADMIN_CODE`), so they run against the same server and save a
+// screenshot on failure like every other test.
 
 import { join } from 'node:path';
 import { waitUntil } from './wait.js';
@@ -18,8 +19,160 @@ async function waitNpc(page, typeId) {
   return npcOf(page, typeId);
 }
 
-/** @param {{test: Function, enterAs: Function, clickEntity: Function, chatHas: Function, OUT: string}} h */
-export function registerPanelTests({ test, enterAs, clickEntity, chatHas, OUT }) {
+/** Types a line in the chat box and sends it, as a player would. */
+async function say(page, text) {
+  await page.fill('.chat-input', text);
+  await page.press('.chat-input', 'Enter');
+}
+
+/** How many of an item the page's inventory holds. */
+const held = (page, itemId) => page.evaluate((itemId) => window.__wayfarer.game.inventory
+  .filter((s) => s.itemId === itemId).reduce((n, s) => n + s.quantity, 0), itemId);
+
+/** Gives the player items with the admin chat commands and waits for them in the inventory. */
+async function give(page, code, itemId, quantity) {
+  const before = await held(page, itemId);
+  await say(page, `/admin ${code}`);
+  await say(page, `/give ${itemId} ${quantity}`);
+  await waitUntil(page, ([id, n]) => window.__wayfarer.game.inventory.filter((s) => s.itemId === id)
+    .reduce((t, s) => t + s.quantity, 0) === n, [itemId, before + quantity], { timeout: 15_000 });
+}
+
+/** Walks next to Millbrook's anvil (in view of the spawn) and returns its entity id. */
+async function walkToAnvil(page) {
+  await waitUntil(page, () => [...window.__wayfarer.game.world.entities.values()].some((e) => e.typeId === 'anvil'), null, { timeout: 20_000 });
+  const anvil = await page.evaluate(() => {
+    const g = window.__wayfarer.game;
+    const a = [...g.world.entities.values()].find((e) => e.typeId === 'anvil');
+    g.walk(a.x - 1, a.z);
+    return a.id;
+  });
+  await waitUntil(page, (id) => {
+    const g = window.__wayfarer.game;
+    const me = g.world.entities.get(g.selfId), a = g.world.entities.get(id);
+    return Math.max(Math.abs(me.x - a.x), Math.abs(me.z - a.z)) <= 2;
+  }, anvil, { timeout: 20_000 });
+  return anvil;
+}
+
+/** Uses the bronze bars on the anvil through the inventory and the canvas; waits for the dialog. */
+async function barsOnAnvil(page, clickEntity, anvil) {
+  const slot = await page.evaluate(() => window.__wayfarer.game.inventory.find((s) => s.itemId === 'bronze_bar').slot);
+  // A bar's first action is Use; the anvil's first option then is "Use Bronze Bar ->".
+  await page.click(`.inv-grid .slot[data-slot="${slot}"]`);
+  await page.waitForSelector('.use-hint:not([hidden])');
+  await clickEntity(page, anvil);
+  await page.waitForSelector('#make:not([hidden]) .make-row', { timeout: 15_000 });
+}
+
+/** @param {{test: Function, enterAs: Function, clickEntity: Function, chatHas: Function, OUT: string, ADMIN_CODE: string}} h */
+export function registerPanelTests({ test, enterAs, clickEntity, chatHas, OUT, ADMIN_CODE }) {
+  test('make dialog: bars on an anvil, choose a dagger over arrowtips, make 5', async ({ base, open }) => {
+    const { page } = await open();
+    await enterAs(page, base, 'Smyth');
+    await give(page, ADMIN_CODE, 'hammer', 1);
+    await give(page, ADMIN_CODE, 'bronze_bar', 6);
+    const anvil = await walkToAnvil(page);
+    await barsOnAnvil(page, clickEntity, anvil);
+    // Every bronze recipe in the server's order; a new smith can make the dagger, not the arrowtips.
+    const rows = await page.$$eval('#make .make-row', (l) => l.map((r) => ({
+      id: r.getAttribute('data-recipe'), cannot: r.classList.contains('cannot'), why: r.querySelector('.make-why')?.textContent ?? null,
+      name: r.querySelector('.make-name')?.firstChild?.textContent, needs: r.querySelector('.make-needs')?.textContent,
+      xp: r.querySelector('.make-xp')?.textContent, pic: !!r.querySelector('.make-pic .icon') })));
+    const ids = rows.map((r) => r.id);
+    if (ids[0] !== 'smithing:bronze_dagger' || !ids.includes('smithing:bronze_arrowtips')) throw new Error(`options: ${ids}`);
+    const dagger = rows[0], tips = rows.find((r) => r.id === 'smithing:bronze_arrowtips');
+    if (dagger.cannot || dagger.why || dagger.name !== 'Bronze Dagger' || dagger.needs !== '1 × Bronze Bar · Hammer' || dagger.xp !== '12.5 XP' || !dagger.pic) {
+      throw new Error(`dagger row: ${JSON.stringify(dagger)}`);
+    }
+    if (!tips.cannot || tips.why !== 'Needs Smithing 5') throw new Error(`arrowtips row: ${JSON.stringify(tips)}`);
+    await page.click('#make .qty[data-qty="5"]');
+    await page.waitForSelector('#make .qty[data-qty="5"][aria-pressed=true]');
+    await page.screenshot({ path: join(OUT, 'make-dialog.png') });
+    // A greyed option makes nothing and keeps the dialog open.
+    await page.click('#make .make-row[data-recipe="smithing:bronze_arrowtips"]', { force: true });
+    if (!(await page.isVisible('#make'))) throw new Error('a greyed option closed the dialog');
+    await page.click('#make .make-row[data-recipe="smithing:bronze_dagger"]');
+    await page.waitForSelector('#make', { state: 'hidden' });
+    // Exactly five: one bar is left, and the inventory panel shows five daggers.
+    await waitUntil(page, () => document.querySelectorAll('.inv-grid .slot[aria-label="Bronze Dagger x1"]').length === 5, null, { timeout: 30_000 });
+    await chatHas(page, 'You made 5 bronze daggers.');
+    if ((await held(page, 'bronze_bar')) !== 1) throw new Error(`${await held(page, 'bronze_bar')} bars left, not 1`);
+    // The quantity is kept: the dialog opens again with 5 chosen; Escape closes it unmade.
+    await barsOnAnvil(page, clickEntity, anvil);
+    await page.waitForSelector('#make .qty[data-qty="5"][aria-pressed=true]');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: join(OUT, 'make-dialog-phone.png') });
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('#make', { state: 'hidden' });
+    if ((await held(page, 'bronze_bar')) !== 1) throw new Error('Escape made something');
+  });
+
+  test('chat: the game says what happened under Game, not under Local; the tab is kept', async ({ base, open }) => {
+    const { page } = await open();
+    await enterAs(page, base, 'Tamsin');
+    await give(page, ADMIN_CODE, 'hammer', 1);
+    await give(page, ADMIN_CODE, 'bronze_bar', 1);
+    const anvil = await walkToAnvil(page);
+    await say(page, 'off to the anvil');
+    await chatHas(page, 'off to the anvil');
+    await barsOnAnvil(page, clickEntity, anvil);
+    await page.click('#make .qty[data-qty="1"]');
+    // The digit key of an option makes it, as the classic make menus do.
+    await page.keyboard.press('1');
+    await page.waitForSelector('#make', { state: 'hidden' });
+    const game = '.chat-log .msg.ch-game';
+    await page.click('.chat-tab[data-tab=game]');
+    await waitUntil(page, (sel) => [...document.querySelectorAll(sel)].some((m) => m.textContent === 'You hammer out a bronze dagger.'), game, { timeout: 30_000 });
+    if (await page.$('.chat-log .msg.ch-local')) throw new Error('a local line shows under Game');
+    const colours = await page.evaluate(() => ['.msg.ch-game', '.msg.ch-system'].map((s) => {
+      const m = document.querySelector(s);
+      return m && getComputedStyle(m).color;
+    }));
+    if (!colours[0] || colours[0] === colours[1]) throw new Error(`game lines are not in their own colour: ${colours}`);
+    await page.screenshot({ path: join(OUT, 'chat-game.png') });
+    await page.click('.chat-tab[data-tab=local]');
+    await chatHas(page, 'off to the anvil');
+    if (await page.$(game)) throw new Error('a game line shows under Local');
+    await page.click('.chat-tab[data-tab=game]');
+    // A reload keeps the Game tab chosen.
+    await page.reload();
+    await page.click('button.character');
+    await page.waitForSelector('.chat-tab[data-tab=game].on', { timeout: 20_000 });
+  });
+
+  test('bank: deposit-X 20 and withdraw-X 7 of a stack', async ({ base, open }) => {
+    const { page } = await open();
+    await enterAs(page, base, 'Wendel');
+    const booth = await page.evaluate(() => [...window.__wayfarer.game.world.entities.values()].find((e) => e.resourceType === 'bank')?.id);
+    if (!booth) throw new Error('no bank booth in view');
+    await clickEntity(page, booth);
+    await page.waitForSelector('#bank:not([hidden])', { timeout: 20_000 });
+    const coins = await held(page, 'coins');
+    const slot = await page.evaluate(() => window.__wayfarer.game.inventory.find((s) => s.itemId === 'coins').slot);
+    const amount = async (menuItem, typed) => {
+      await page.click('.menu:not([hidden]) .menu-item:has-text("' + menuItem + '")');
+      await page.waitForSelector('form.amount input');
+      // Out of bounds is refused in the prompt, with the bounds; nothing is sent.
+      await page.fill('form.amount input', '0');
+      await page.press('form.amount input', 'Enter');
+      await page.waitForSelector('form.amount .amount-error:has-text("from 1 to 2,147,483,647")');
+      await page.fill('form.amount input', typed);
+      await page.press('form.amount input', 'Enter');
+      await page.waitForSelector('form.amount', { state: 'detached' });
+    };
+    await page.click(`.inv-grid .slot[data-slot="${slot}"]`, { button: 'right' });
+    await amount('Deposit-X', '20');
+    await waitUntil(page, (n) => window.__wayfarer.game.bank?.find((b) => b.itemId === 'coins')?.quantity === n, 20, { timeout: 15_000 });
+    if ((await held(page, 'coins')) !== coins - 20) throw new Error(`holds ${await held(page, 'coins')} coins after depositing 20 of ${coins}`);
+    await page.click('#bank .slot[data-item=coins]', { button: 'right' });
+    const labels = await page.$$eval('.menu:not([hidden]) .menu-item', (l) => l.map((b) => b.firstChild?.textContent));
+    if (labels.join() !== 'Withdraw-1,Withdraw-5,Withdraw-10,Withdraw-X,Withdraw-All') throw new Error(`bank menu: ${labels}`);
+    await amount('Withdraw-X', '7');
+    await waitUntil(page, (n) => window.__wayfarer.game.bank?.find((b) => b.itemId === 'coins')?.quantity === n, 13, { timeout: 15_000 });
+    if ((await held(page, 'coins')) !== coins - 13) throw new Error(`holds ${await held(page, 'coins')} coins after withdrawing 7`);
+  });
+
   test('shop: buy and sell through the shop window, coins change', async ({ base, open }) => {
     const { page } = await open();
     await enterAs(page, base, 'Hale');

@@ -23,6 +23,8 @@ const ROOT = resolve(import.meta.dirname, '..', '..');
 const OUT = resolve(import.meta.dirname, 'out');
 const BIN = process.env.WAYFARER_BIN ?? join(process.env.CARGO_TARGET_DIR ?? join(ROOT, 'target'), 'debug', 'wayfarer');
 const TICK_MS = 100;
+/** The test server's admin code: tests give themselves items with `/admin` and `/give` in chat. */
+const ADMIN_CODE = 'browser-tests';
 
 if (!existsSync(CHROMIUM)) {
   const why = `browser tests skipped: ${CHROMIUM} not found (apt-get install -y chromium)`;
@@ -55,7 +57,7 @@ function freePort() {
 async function startServer(port, world) {
   const child = spawn(BIN, ['serve'], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', WORLD: world, TICK_MS: String(TICK_MS),
-      DISABLE_RATE_LIMIT: 'true', NODE_ENV: 'development', RUST_LOG: 'warn',
+      DISABLE_RATE_LIMIT: 'true', NODE_ENV: 'development', RUST_LOG: 'warn', ADMIN_CODE,
       // The embedded client unless a developer points WEB_DIR at their working copy.
       WEB_DIR: process.env.WEB_DIR ?? '' },
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -155,7 +157,7 @@ test('two players see each other, chat, and trade through both screens', async (
   await a.page.keyboard.press('Enter');
   await chatHas(b.page, 'hello from Alda');
 
-  // Alda offers her sword; Brom offers nothing. Right-click Brom, "Trade with".
+  // Alda offers her sword; Brom offers 10 of his 25 coins (Offer-X). Right-click Brom, "Trade with".
   await clickEntity(a.page, bId, 'right');
   await a.page.click('.menu-item:has-text("Trade with")');
   await b.page.click('.trade-incoming button:has-text("Accept")');
@@ -164,18 +166,26 @@ test('two players see each other, chat, and trade through both screens', async (
   const sword = await a.page.evaluate(() => window.__wayfarer.game.inventory.find((s) => s.itemId === 'bronze_sword'));
   await a.page.click(`.inv-grid .slot[data-slot="${sword.slot}"]`);
   await waitUntil(b.page, () => document.querySelector('#trade .trade-side:nth-child(2) .offer .slot'));
+  const coins = await b.page.evaluate(() => window.__wayfarer.game.inventory.find((s) => s.itemId === 'coins'));
+  await b.page.click(`.inv-grid .slot[data-slot="${coins.slot}"]`, { button: 'right' });
+  await b.page.click('.menu:not([hidden]) .menu-item:has-text("Offer-X")');
+  await b.page.fill('form.amount input', '10');
+  await b.page.press('form.amount input', 'Enter');
+  await waitUntil(a.page, () => window.__wayfarer.game.trade.theirs.items.some((i) => i.itemId === 'coins' && i.quantity === 10));
   await a.page.click('#trade .accept');
   await b.page.click('#trade .accept');
   await a.page.waitForSelector('#trade[data-screen=screen2]');
   await b.page.waitForSelector('#trade[data-screen=screen2]');
   const confirm = await b.page.textContent('#trade .trade-body');
-  if (!/Bronze Sword x 1/.test(confirm)) throw new Error(`screen 2 shows: ${confirm}`);
+  if (!/Bronze Sword x 1/.test(confirm) || !/Coins x 10\b/.test(confirm)) throw new Error(`screen 2 shows: ${confirm}`);
   await b.page.screenshot({ path: join(OUT, 'trade-screen2.png') });
   await a.page.click('#trade .accept');
   await b.page.click('#trade .accept');
   await chatHas(a.page, 'Trade completed');
   await waitUntil(b.page, () => window.__wayfarer.game.inventory.filter((s) => s.itemId === 'bronze_sword').length === 2);
   await waitUntil(a.page, () => !window.__wayfarer.game.inventory.some((s) => s.itemId === 'bronze_sword'));
+  await waitUntil(a.page, (n) => window.__wayfarer.game.coins === n, coins.quantity + 10);
+  await waitUntil(b.page, (n) => window.__wayfarer.game.coins === n, coins.quantity - 10);
   await a.page.screenshot({ path: join(OUT, 'playing.png') });
 });
 
@@ -223,6 +233,7 @@ test('bank deposit and withdraw through the panel', async ({ base, open }) => {
   await waitUntil(page, () => window.__wayfarer.game.inventory.some((s) => s.itemId === 'bread'));
   if ((await held()) !== 1) throw new Error(`withdrew ${await held()} bread, not 1`);
   await page.click('#bank .slot[data-item=bread]', { button: 'right' });
+  await page.click('.menu:not([hidden]) .menu-item:has-text("Withdraw-All")');
   await waitUntil(page, () => window.__wayfarer.game.inventory.filter((s) => s.itemId === 'bread').reduce((n, s) => n + s.quantity, 0) === 3);
   await waitUntil(page, () => !document.querySelector('#bank .slot[data-item=bread]'));
 });
@@ -239,7 +250,7 @@ test('the socket drops and the client reconnects by itself', async ({ base, open
   }, null, { timeout: 20_000 });
 });
 
-registerPanelTests({ test, enterAs, clickEntity, chatHas, OUT });
+registerPanelTests({ test, enterAs, clickEntity, chatHas, OUT, ADMIN_CODE });
 for (const t of dashboardTests) test(t.name, t.fn);
 
 /** Measurements for BENCHMARKS.md: first paint, first drawn world, transferred size, frame time. */

@@ -5,6 +5,7 @@
 import { GameSocket } from './socket.js';
 import { emptyWorld, applyWorldUpdate } from './state.js';
 import { noTrade, tradeReducer, requested } from './trade.js';
+import { makeAction } from './making.js';
 
 /** @typedef {{slot: number, itemId: string, name: string, quantity: number}} InvSlot */
 
@@ -35,6 +36,8 @@ export class Game {
     this.shop = null;
     /** @type {any} */
     this.dialogue = null;
+    /** @type {import('./making.js').MakeOptions|null} the make dialog's offer, null while closed */
+    this.make = null;
     /** @type {{quests: any[], questPoints: number}} */
     this.quests = { quests: [], questPoints: 0 };
     /** @type {{points: number, maxPoints: number, active: string[]}} */
@@ -112,13 +115,34 @@ export class Game {
 
   // Intents: the server paths, checks reach and refuses what is not possible.
   /** @param {number} x @param {number} z */
+  // Walking away or doing something else leaves the make dialog's offer behind, as in the classic games.
   walk(x, z) {
+    this.closeMake();
     this.send('player:move', { x, z });
   }
   /** @param {string} action @param {object} fields */
   act(action, fields = {}) {
+    this.closeMake();
     this.cancelUse();
     this.send('player:action', { action, ...fields });
+  }
+
+  /**
+   * Makes a recipe of the make dialog's offer `quantity` times (or `"all"`) and closes it.
+   * @param {string} recipeId @param {number|'all'} quantity
+   */
+  chooseMake(recipeId, quantity) {
+    const offer = this.make;
+    if (!offer) return;
+    this.closeMake();
+    this.cancelUse();
+    this.send('player:action', makeAction(offer, recipeId, quantity));
+  }
+
+  closeMake() {
+    if (!this.make) return;
+    this.make = null;
+    this.emit('make');
   }
 
   /** @param {import('./state.js').Entity} e */
@@ -291,6 +315,11 @@ const HANDLERS = {
     if (d.reason !== 'end') g.dialogue = null;
     else if (g.dialogue) g.dialogue = { ...g.dialogue, ended: true };
     g.emit('dialogue');
+  },
+  // What can be made here (CONTRACT.md section 9): the make dialog shows it until a choice.
+  'make:options': (g, d) => {
+    g.make = d;
+    g.emit('make');
   },
   'quest:list': (g, d) => {
     g.quests = d;

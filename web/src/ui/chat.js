@@ -1,7 +1,10 @@
-// The chat box: local, global and private channels. Enter focuses the input from anywhere;
-// "/g text" speaks globally, "/w name text" (or "@name text") whispers; the tab buttons filter.
+// The chat box: local, global and private channels, and the game's narration to this player
+// (channel `game`, CONTRACT.md section 9). Enter focuses the input from anywhere; "/g text" speaks
+// globally, "/w name text" (or "@name text") whispers; the tab buttons filter, and the chosen tab
+// is kept across reloads.
 
 import { h } from '../dom.js';
+import { getPref, setPref } from '../prefs.js';
 
 /** @typedef {import('../game.js').Game} Game */
 
@@ -35,26 +38,49 @@ export function parseChatLine(line, channel, known = []) {
   return { text, channel: 'local' };
 }
 
+/** The filter tabs, in order. */
+export const CHAT_TABS = ['all', 'game', 'local', 'global', 'private'];
+const TAB_KEY = 'wayfarer.chatTab';
+
+/**
+ * Whether a line of `channel` shows under `tab`: All shows everything; each other tab its own
+ * channel and the server's notices (`system`: refusals, logins), which are never filtered out.
+ * @param {string} tab @param {string} channel
+ */
+export function chatVisible(tab, channel) {
+  return tab === 'all' || channel === tab || channel === 'system';
+}
+
+/** A stored tab read back; an unknown one (or none) is All. @param {string|null} stored */
+export function storedTab(stored) {
+  return stored && CHAT_TABS.includes(stored) ? stored : 'all';
+}
+
 /** @param {Game} game */
 export function chatBox(game) {
-  let tab = 'all';
+  let tab = storedTab(getPref(TAB_KEY));
   // The server echoes a whisper to its sender without the recipient's name: the names sent are
   // kept in order and matched to the echoes as they come back.
   /** @type {string[]} */
   const whispersSent = [];
   const log = h('div.chat-log', { role: 'log', 'aria-live': 'polite' });
   const input = /** @type {HTMLInputElement} */ (h('input.chat-input', { maxlength: 200, placeholder: 'Press Enter to chat — /g global, @name private', 'aria-label': 'Chat message' }));
-  const tabs = ['all', 'local', 'global', 'private'].map((t) =>
-    h(`button.chat-tab${t === tab ? '.on' : ''}`, { 'data-tab': t, onclick: () => { tab = t; tabs.forEach((b) => b.classList.toggle('on', b.dataset.tab === t)); render(); } }, t[0].toUpperCase() + t.slice(1)));
+  const tabs = CHAT_TABS.map((t) =>
+    h(`button.chat-tab${t === tab ? '.on' : ''}`, { 'data-tab': t, onclick: () => {
+      tab = t;
+      setPref(TAB_KEY, t);
+      tabs.forEach((b) => b.classList.toggle('on', b.dataset.tab === t));
+      render();
+    } }, t[0].toUpperCase() + t.slice(1)));
   game.on('chat', (m) => {
     if (m.channel === 'private' && m.fromId === game.selfId && m.toName === undefined) m.toName = whispersSent.shift() ?? '';
   });
   const line = (m) => {
     const cls = `msg.ch-${m.channel}`;
-    const from = m.channel === 'system' ? null : h('span.from', null, m.channel === 'private' ? (m.fromId === game.selfId ? `To ${m.toName ?? ''}: ` : `From ${m.fromName}: `) : `${m.fromName}: `);
+    const from = m.channel === 'system' || m.channel === 'game' ? null : h('span.from', null, m.channel === 'private' ? (m.fromId === game.selfId ? `To ${m.toName ?? ''}: ` : `From ${m.fromName}: `) : `${m.fromName}: `);
     return h(`div.${cls}`, null, from, m.text);
   };
-  const visible = (m) => tab === 'all' || m.channel === tab || m.channel === 'system';
+  const visible = (m) => chatVisible(tab, m.channel);
   const render = () => {
     log.replaceChildren(...game.chat.filter(visible).slice(-80).map(line));
     log.scrollTop = log.scrollHeight;

@@ -8,6 +8,7 @@ import { MINI_PX } from '../terrain.js';
 import { ContextMenu, optionsAt } from './menu.js';
 import { inventoryPanel, equipmentPanel, skillsPanel, questsPanel, prayerPanel, friendsPanel } from './panels.js';
 import { bankWindow, shopWindow, tradeWindow, dialogueWindow } from './windows.js';
+import { makeWindow } from './make.js';
 import { chatBox } from './chat.js';
 import { effects } from './effects.js';
 
@@ -65,7 +66,7 @@ export function mountHud(root, game, terrain, signOut) {
     h('a.small.agents-link', { href: '/dashboard', target: '_blank', rel: 'noopener', title: 'Your agents: the dashboard, in a new tab' }, 'Agents'),
     h('button.small', { onclick: signOut }, 'Sign out'));
   const side = h('aside.side', null, minimap, h('nav.tabs', { role: 'tablist' }, ...tabButtons), panelHost);
-  const stage = h('div.stage', null, canvas, useHint, effects(game), bankWindow(game), shopWindow(game, openMenu), tradeWindow(game), dialogueWindow(game), chat.el);
+  const stage = h('div.stage', null, canvas, useHint, effects(game), bankWindow(game, openMenu), shopWindow(game, openMenu), tradeWindow(game), dialogueWindow(game), makeWindow(game), chat.el);
   root.replaceChildren(h('div.game', null, top, stage, side));
 
   const renderStatus = () => {

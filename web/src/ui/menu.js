@@ -48,7 +48,8 @@ export function entityOptions(game, e, examine) {
     else if (t === 'rock' || t === 'ore' || /ore|rock/.test(e.typeId ?? '')) out.push({ label: 'Mine', target: name, run: act('gather') });
     else if (t === 'bank') out.push({ label: 'Bank', target: name, run: () => game.openBankAt(e) });
     else if (t === 'altar') out.push({ label: 'Pray-at', target: name, run: act('interact') });
-    else if (t === 'fire' || t === 'range') out.push({ label: 'Cook-at', target: name, run: () => game.system('Use raw food on it to cook.') });
+    // A station used answers what can be made there (the make dialog).
+    else if (t === 'fire' || t === 'range') out.push({ label: 'Cook-at', target: name, run: act('interact') });
     else out.push({ label: 'Use', target: name, run: act('interact') });
   }
   out.push({ label: 'Examine', target: name, run: () => examine(describe(e)) });

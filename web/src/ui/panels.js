@@ -5,6 +5,7 @@ import { h, fill, shortNumber, titleCase } from '../dom.js';
 import { items, itemVerbs } from '../content.js';
 import { fetchOnce } from '../api.js';
 import { levelProgress } from '../xp.js';
+import { amountEntries } from './amount.js';
 
 /** @typedef {import('../game.js').Game} Game */
 
@@ -53,14 +54,19 @@ export function inventoryPanel(game, openMenu) {
           ev.preventDefault();
           /** @type {{label: string, target?: string, run: () => void}[]} */
           let list = entries();
-          if (game.bank) list = [{ label: 'Deposit-1', target: s.name, run: () => game.send('bank:deposit', { slot: i, quantity: 1 }) },
-            { label: 'Deposit-All', target: s.name, run: () => game.send('bank:deposit', { slot: i }) }, ...list];
+          // The bank takes from this slot first, then the lowest slots holding the item.
+          const held = game.inventory.filter((x) => x.itemId === s.itemId).reduce((n, x) => n + x.quantity, 0);
+          if (game.bank) list = [...amountEntries('Deposit', s.name, held, (quantity) => game.send('bank:deposit', { slot: i, quantity })), ...list];
           if (game.shop) {
             const shop = game.shop;
             const sell = (n) => ({ label: `Sell ${n}`, target: s.name, run: () => game.send('shop:sell', { storeId: shop.storeId, slot: i, quantity: n }) });
             list = [sell(1), sell(5), sell(10), ...list];
           }
-          if (game.trade.phase === 'screen1') list = [{ label: 'Offer', target: s.name, run: () => game.send('tradeAddItem', { tradeId: game.trade.tradeId, inventorySlot: i }) }, ...list];
+          if (game.trade.phase === 'screen1') {
+            // A trade offers from this slot's stack alone (offering the slot again replaces the count).
+            const offer = (/** @type {number} */ quantity) => game.send('tradeAddItem', { tradeId: game.trade.tradeId, inventorySlot: i, quantity });
+            list = [...(s.quantity > 1 ? amountEntries('Offer', s.name, s.quantity, offer) : [{ label: 'Offer', target: s.name, run: () => offer(1) }]), ...list];
+          }
           openMenu(ev.clientX, ev.clientY, list);
         });
       } else if (game.pendingUse) {

@@ -5,6 +5,7 @@ import { h, fill, shortNumber } from '../dom.js';
 import { items } from '../content.js';
 import { itemIcon } from './panels.js';
 import { offerCount } from '../trade.js';
+import { amountEntries } from './amount.js';
 
 /** @typedef {import('../game.js').Game} Game */
 
@@ -15,12 +16,16 @@ function frame(id, title, onClose, ...body) {
     ...body);
 }
 
-/** @param {Game} game */
-export function bankWindow(game) {
+/**
+ * The bank: a click withdraws one, a right click offers Withdraw-1/5/10/X/All.
+ * @param {Game} game
+ * @param {(x: number, y: number, entries: {label: string, target?: string, run: () => void}[], title?: string) => void} [openMenu]
+ */
+export function bankWindow(game, openMenu) {
   const grid = h('div.bank-grid');
   const el = frame('bank', 'Bank', () => { game.bank = null; game.emit('bank'); }, grid,
     h('div.row', null, h('button', { onclick: () => game.send('bank:deposit', { slot: 'all' }) }, 'Deposit inventory'),
-      h('span.hint', null, 'Click an item in your inventory to deposit it; click here to withdraw.')));
+      h('span.hint', null, 'Click to withdraw one, right click for more; click an inventory item to deposit it.')));
   const render = () => {
     el.hidden = game.bank === null;
     if (!game.bank) return;
@@ -30,7 +35,8 @@ export function bankWindow(game) {
         itemIcon(b.itemId, name, b.quantity));
       cell.addEventListener('contextmenu', (ev) => {
         ev.preventDefault();
-        game.send('bank:withdraw', { itemId: b.itemId, quantity: b.quantity });
+        const withdraw = (/** @type {number} */ quantity) => game.send('bank:withdraw', { itemId: b.itemId, quantity });
+        openMenu?.(ev.clientX, ev.clientY, amountEntries('Withdraw', name, b.quantity, withdraw));
       });
       return cell;
     }));
