@@ -118,8 +118,7 @@ impl World {
             return Flow::Done;
         }
         // No dialogue: the NPC's services speak for it.
-        let id = self.players[index].id.clone();
-        self.system_message(Some(&id), format!("{name} has nothing to say."), events);
+        self.tell(index, crate::game_messages::nothing_to_say(&name), events);
         if self
             .npcs
             .iter()
@@ -553,11 +552,7 @@ impl World {
                 );
             }
         }
-        self.system_message(
-            Some(&id),
-            format!("The tanner tans {tanned} hides for you."),
-            events,
-        );
+        self.tell(index, crate::game_messages::tanned(tanned), events);
         true
     }
 
