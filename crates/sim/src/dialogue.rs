@@ -552,7 +552,11 @@ impl World {
                 );
             }
         }
-        self.tell(index, crate::game_messages::tanned(tanned), events);
+        self.system_message(
+            Some(&id),
+            format!("The tanner tans {tanned} hides for you."),
+            events,
+        );
         true
     }
 

@@ -10,7 +10,6 @@ use wayfarer_protocol::ws::{codes, TilePos};
 use crate::actions::{Flow, Intent, IntentKind};
 use crate::events::Event;
 use crate::flows::FlowKind;
-use crate::game_messages;
 use crate::skilling::{firemaking_numerator, SKILLING_ROLL_RANGE};
 use crate::skills::Xp;
 use crate::world::World;
@@ -85,10 +84,6 @@ impl World {
             Err((code, message)) => return Self::reject(&id, code, message, reference, events),
         };
         let now = self.now();
-        if let Some(logs) = self.players[index].inventory.get(slot) {
-            let text = game_messages::lighting(&self.item_called(&logs.item_id));
-            self.tell(index, text, events);
-        }
         let player = &mut self.players[index];
         player.walk.clear();
         player.intent = Some(Intent {
@@ -147,7 +142,11 @@ impl World {
         };
         self.spawn_fire(tile, fire_ticks);
         self.quest_trigger(index, crate::quests::Trigger::Fire, events);
-        self.tell(index, game_messages::fire_lit(), events);
+        self.system_message(
+            Some(&id),
+            "The fire catches and the logs begin to burn.".into(),
+            events,
+        );
         if let Some(aside) = self.step_aside_tile(tile) {
             self.players[index].walk.request(aside, false);
         }

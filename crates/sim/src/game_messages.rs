@@ -4,8 +4,8 @@
 //!
 //! Every text is here, worded from content's names (lower-cased inside a sentence, as the genre
 //! writes them: "You get some oak logs."), never from ids. A text is built only when its event
-//! happens, for the one player told, so nothing is formatted for players who get nothing. Making
-//! and cooking word theirs beside the making code. Level-ups are not narrated here: `skill:xp`
+//! happens, for the one player told, so nothing is formatted for players who get nothing. Making,
+//! cooking and firemaking word theirs beside the making code. Level-ups are not narrated here: `skill:xp`
 //! carries `leveledUp` and the client says it.
 
 use std::borrow::Cow;
@@ -13,14 +13,10 @@ use std::borrow::Cow;
 use wayfarer_content::Skill;
 use wayfarer_protocol::ws::{ChatChannel, ChatMessage};
 
+use crate::chat::{SYSTEM_SENDER_ID, SYSTEM_SENDER_NAME};
 use crate::events::Event;
 use crate::inventory::InventoryError;
 use crate::world::World;
-
-/// The sender id of game lines (players cannot send on the channel, so no one can pose as it).
-pub const GAME_SENDER_ID: &str = "game";
-/// The sender name of game lines.
-pub const GAME_SENDER_NAME: &str = "Game";
 
 impl World {
     /// Tells player `index` `text` on the game channel, and no one else.
@@ -29,8 +25,9 @@ impl World {
             to: vec![self.players[index].shared_id.clone()],
             message: ChatMessage {
                 channel: ChatChannel::Game,
-                from_id: GAME_SENDER_ID.to_owned(),
-                from_name: GAME_SENDER_NAME.to_owned(),
+                // The server speaks, as on `system`; the channel tells the two apart.
+                from_id: SYSTEM_SENDER_ID.to_owned(),
+                from_name: SYSTEM_SENDER_NAME.to_owned(),
                 text,
                 ts: 0,
                 world: None,
@@ -167,16 +164,6 @@ pub(crate) fn buried(bones: &str) -> String {
     format!("You bury the {}.", lower(bones))
 }
 
-/// A fire is being lit from `logs`.
-pub(crate) fn lighting(logs: &str) -> String {
-    format!("You attempt to light the {}.", lower(logs))
-}
-
-/// The fire is lit.
-pub(crate) fn fire_lit() -> String {
-    "The fire catches and the logs begin to burn.".to_owned()
-}
-
 /// A purchase.
 pub(crate) fn bought(quantity: u32, item: &str, coins: u64) -> String {
     format!(
@@ -253,14 +240,6 @@ pub(crate) fn nothing_to_say(npc: &str) -> String {
     format!("{npc} has nothing to say.")
 }
 
-/// The tanner tanned `hides` hides.
-pub(crate) fn tanned(hides: u32) -> String {
-    format!(
-        "The tanner tans {} for you.",
-        count(u64::from(hides), "hide", "hides")
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -288,7 +267,6 @@ mod tests {
             "You buy 5 × Bronze Arrow for 1 coin."
         );
         assert_eq!(sold(2, "Logs", 8), "You sell 2 × Logs for 8 coins.");
-        assert_eq!(tanned(1), "The tanner tans 1 hide for you.");
     }
 
     #[test]

@@ -97,7 +97,6 @@ pub use commands::{Action, BankRequest, Command, Joining, ShopRequest};
 pub use dialogue::{CloseReason, DIALOGUE_RANGE_TILES};
 pub use events::{EntityCounts, Event, Heard, Phase, PlayerStats};
 pub use fires::STEP_ASIDE_ORDER;
-pub use game_messages::{GAME_SENDER_ID, GAME_SENDER_NAME};
 pub use grid::CELL_TILES;
 pub use ground::{GroundItemInfo, GROUND_LIFETIME_TICKS, GROUND_PRIVATE_TICKS};
 pub use items::TINDERBOX;

@@ -12,6 +12,7 @@ mod gathering;
 mod inventory;
 mod items;
 mod movement;
+mod narration;
 mod persistence;
 mod prayer;
 mod processing;
