@@ -284,6 +284,8 @@ impl Model {
             | ServerMessage::AgentStop(_)
             | ServerMessage::AgentResume(_)
             | ServerMessage::AgentMessage(_) => {}
+            // What can be made is asked for by the agents' own actions later (issue 28).
+            ServerMessage::MakeOptions(_) => {}
             ServerMessage::PlayerSync(player) => {
                 let me = &mut self.me;
                 me.id.clone_from(&player.id);
