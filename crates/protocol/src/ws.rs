@@ -172,7 +172,8 @@ pub struct ActionRequest {
 }
 
 /// How many times `make` makes its recipe: a count (checked against its bounds when the action is
-/// read) or `"all"`: until an input runs out.
+/// read) or `"all"`: until an input runs out. The bank's quantities read the same way (`"all"`:
+/// every one there is).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MakeQuantity {
     All,
@@ -460,8 +461,9 @@ pub struct PrayerUpdate {
 #[serde(rename_all = "camelCase")]
 pub struct BankDepositRequest {
     pub slot: DepositSlot,
+    /// How many of the slot's item (default, and `"all"`: every one held).
     #[serde(default)]
-    pub quantity: Option<i64>,
+    pub quantity: Option<MakeQuantity>,
 }
 
 /// What `bank:deposit` deposits: one slot's item, or everything (`"all"`).
@@ -539,7 +541,8 @@ impl schemars::JsonSchema for DepositSlot {
 #[serde(rename_all = "camelCase")]
 pub struct BankWithdrawRequest {
     pub item_id: String,
-    pub quantity: i64,
+    /// How many at most (as many as fit), or `"all"`: every one banked that fits.
+    pub quantity: MakeQuantity,
 }
 
 /// `shop:buy`.
