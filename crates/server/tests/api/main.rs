@@ -27,6 +27,7 @@ mod load;
 mod local_postgres;
 mod logout;
 mod names;
+mod narration;
 mod operations;
 mod players;
 mod prayer;
