@@ -11,8 +11,8 @@
 //!   held (for an unstackable item, every slot holding it); with `quantity`, that many (at most all
 //!   held), slot `slot` first. `slot: "all"` deposits everything held. All or nothing;
 //! - `bank:withdraw {itemId, quantity}`: as many as fit (a stackable item up to its stack limit,
-//!   an unstackable one up to the free slots), at most `quantity`; none fitting is
-//!   `inventory_full`;
+//!   an unstackable one up to the free slots), at most `quantity` (`"all"` arrives as
+//!   [`MAX_STACK`]); none fitting is `inventory_full`; fewer than asked is told on the game channel;
 //! - each change reports `bank:update` and asks the server to save the record at once
 //!   ([`Event::SaveNow`]).
 

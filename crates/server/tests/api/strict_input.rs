@@ -854,7 +854,7 @@ async fn refusals_say_which_field_is_wrong_and_what_it_must_be() {
         ),
         (
             json!({"type": "player:chat", "data": {"text": "hi", "channel": "shout"}}),
-            "bad data for player:chat: `channel` must be one of `local`, `global`, `private`, `system`",
+            "bad data for player:chat: `channel` must be one of `local`, `global`, `private`, `system`, `game`",
         ),
         (
             json!({"type": "player:move", "data": [1, 2]}),
