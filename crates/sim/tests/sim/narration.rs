@@ -429,8 +429,11 @@ fn fish_without_the_tool(world: &mut World) -> Vec<Event> {
     events
 }
 
+/// One family played in a world, returning every event.
+type Family = fn(&mut World) -> Vec<Event>;
+
 /// Every family, each in a fresh world.
-const FAMILIES: &[(&str, fn(&mut World) -> Vec<Event>)] = &[
+const FAMILIES: &[(&str, Family)] = &[
     ("chop", chop),
     ("chop_when_full", chop_when_full),
     ("mine", mine),
