@@ -10,7 +10,7 @@ use wayfarer_protocol::trade::{TradeAddItem, TradeIdOnly, TradeRequest, TradeReq
 use wayfarer_protocol::ws::{
     ActionRequest, BankDepositRequest, BankWithdrawRequest, ChatChannel, ChatRequest,
     ClientMessage, DepositSlot, DialogueCloseRequest, DialogueRespond, EntityKind, PrayerToggle,
-    ShopBuyRequest, ShopSellRequest, TilePos, UseRequest, MAX_CHAT_CHARS, MAX_MOVE_TILES,
+    Quantity, ShopBuyRequest, ShopSellRequest, TilePos, UseRequest, MAX_CHAT_CHARS, MAX_MOVE_TILES,
 };
 use wayfarer_protocol::Skill;
 
@@ -511,7 +511,7 @@ pub static ACTIONS: &[ActionDef] = &[
             }
             let version = ctx.model.bank_version;
             at_bank(ctx, Procedure::send(
-                ClientMessage::BankWithdraw(BankWithdrawRequest { item_id: item.clone(), quantity }),
+                ClientMessage::BankWithdraw(BankWithdrawRequest { item_id: item.clone(), quantity: Quantity::Count(quantity) }),
                 Until::when(move |m: &Model| m.bank_version > version, GRACE_WAIT, format!("withdrew {item}")),
             ))
         },
@@ -1010,7 +1010,7 @@ impl DepositItem {
         };
         let deposit = BankDepositRequest {
             slot: DepositSlot::Slot(slot.slot.into()),
-            quantity: self.quantity,
+            quantity: self.quantity.map(Quantity::Count),
         };
         let version = model.bank_version;
         Procedure::send(

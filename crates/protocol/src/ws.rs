@@ -162,58 +162,59 @@ pub struct ActionRequest {
     pub recipe_id: Option<String>,
     /// `make`: how many times (default 1), or `"all"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub quantity: Option<MakeQuantity>,
+    pub quantity: Option<Quantity>,
 }
 
-/// How many times `make` makes its recipe: a count (checked against its bounds when the action is
-/// read) or `"all"`: until an input runs out.
+/// A quantity a client asks for: a count (checked against its bounds where it is used) or `"all"`.
+/// `make` makes its recipe that many times (`"all"`: until an input runs out); the bank's
+/// deposits and withdrawals move that many (`"all"`: every one there is).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MakeQuantity {
+pub enum Quantity {
     All,
     Count(i64),
 }
 
-impl Serialize for MakeQuantity {
+impl Serialize for Quantity {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
-            MakeQuantity::All => serializer.serialize_str("all"),
-            MakeQuantity::Count(n) => serializer.serialize_i64(*n),
+            Quantity::All => serializer.serialize_str("all"),
+            Quantity::Count(n) => serializer.serialize_i64(*n),
         }
     }
 }
 
-impl<'de> Deserialize<'de> for MakeQuantity {
+impl<'de> Deserialize<'de> for Quantity {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct Expecting;
         impl serde::de::Visitor<'_> for Expecting {
-            type Value = MakeQuantity;
+            type Value = Quantity;
 
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str(r#"a whole number or "all""#)
             }
 
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<MakeQuantity, E> {
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Quantity, E> {
                 if v == "all" {
-                    Ok(MakeQuantity::All)
+                    Ok(Quantity::All)
                 } else {
                     Err(E::invalid_value(serde::de::Unexpected::Str(v), &self))
                 }
             }
 
-            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<MakeQuantity, E> {
-                Ok(MakeQuantity::Count(v))
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Quantity, E> {
+                Ok(Quantity::Count(v))
             }
 
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<MakeQuantity, E> {
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Quantity, E> {
                 // Beyond i64 is beyond every bound: kept as the largest, refused when checked.
-                Ok(MakeQuantity::Count(i64::try_from(v).unwrap_or(i64::MAX)))
+                Ok(Quantity::Count(i64::try_from(v).unwrap_or(i64::MAX)))
             }
 
-            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<MakeQuantity, E> {
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Quantity, E> {
                 // JSON has one number type: `1e3` and `5.0` are whole numbers too.
                 if v.is_finite() && v.fract() == 0.0 {
                     // Saturating: out of range is refused by the bounds all the same.
-                    Ok(MakeQuantity::Count(v as i64))
+                    Ok(Quantity::Count(v as i64))
                 } else {
                     Err(E::invalid_value(serde::de::Unexpected::Float(v), &self))
                 }
@@ -224,9 +225,9 @@ impl<'de> Deserialize<'de> for MakeQuantity {
 }
 
 #[cfg(feature = "schema")]
-impl schemars::JsonSchema for MakeQuantity {
+impl schemars::JsonSchema for Quantity {
     fn schema_name() -> std::borrow::Cow<'static, str> {
-        "MakeQuantity".into()
+        "Quantity".into()
     }
 
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
@@ -253,7 +254,7 @@ impl ActionRequest {
 
     /// `make`: `quantity` times recipe `recipe_id` (CONTRACT §9); a station is added with
     /// [`ActionRequest::with_target`].
-    pub fn make(recipe_id: impl Into<String>, quantity: MakeQuantity) -> ActionRequest {
+    pub fn make(recipe_id: impl Into<String>, quantity: Quantity) -> ActionRequest {
         ActionRequest {
             recipe_id: Some(recipe_id.into()),
             quantity: Some(quantity),
@@ -418,8 +419,9 @@ pub struct PrayerUpdate {
 #[serde(rename_all = "camelCase")]
 pub struct BankDepositRequest {
     pub slot: DepositSlot,
+    /// How many of the slot's item (default, and `"all"`: every one held).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub quantity: Option<i64>,
+    pub quantity: Option<Quantity>,
 }
 
 /// What `bank:deposit` deposits: one slot's item, or everything (`"all"`).
@@ -497,7 +499,8 @@ impl schemars::JsonSchema for DepositSlot {
 #[serde(rename_all = "camelCase")]
 pub struct BankWithdrawRequest {
     pub item_id: String,
-    pub quantity: i64,
+    /// How many at most (as many as fit), or `"all"`: every one banked that fits.
+    pub quantity: Quantity,
 }
 
 /// `shop:buy`.
@@ -1153,16 +1156,16 @@ mod tests {
             panic!("reads");
         };
         assert_eq!(make.recipe_id.as_deref(), Some("smithing:bronze_dagger"));
-        assert_eq!(make.quantity, Some(MakeQuantity::Count(5)));
+        assert_eq!(make.quantity, Some(Quantity::Count(5)));
         let Ok(ClientMessage::Action(all)) = read(r#"{"action":"make","quantity":"all"}"#) else {
             panic!("reads");
         };
-        assert_eq!(all.quantity, Some(MakeQuantity::All));
+        assert_eq!(all.quantity, Some(Quantity::All));
         // Read as given; the bounds are the action's (see wayfarer_sim::actions).
         let Ok(ClientMessage::Action(huge)) = read(r#"{"action":"make","quantity":1e3}"#) else {
             panic!("reads");
         };
-        assert_eq!(huge.quantity, Some(MakeQuantity::Count(1000)));
+        assert_eq!(huge.quantity, Some(Quantity::Count(1000)));
         for bad in [r#""some""#, "2.5", "[1]", "true"] {
             let err = read(&format!(r#"{{"action":"make","quantity":{bad}}}"#)).unwrap_err();
             assert_eq!(err.code, codes::INVALID_MESSAGE, "{bad}");

@@ -8,7 +8,7 @@
 //! pickups, `gathering`, `combat`, …). Continuous actions (gathering, fighting, following) keep
 //! their intent from tick to tick; one-off actions end it.
 
-use wayfarer_protocol::ws::{codes, ActionRequest, EntityKind, MakeQuantity, TilePos};
+use wayfarer_protocol::ws::{codes, ActionRequest, EntityKind, Quantity, TilePos};
 
 use crate::combat::formulas::CombatStyle;
 use crate::commands::{Action, MakeCount};
@@ -44,11 +44,11 @@ pub fn inventory_slot(value: Option<&serde_json::Value>) -> Result<usize, Action
 }
 
 /// Reads `make`'s `quantity`: absent is once; a count must be 1 to [`MAX_MAKE_QUANTITY`].
-fn make_count(quantity: Option<MakeQuantity>) -> Result<MakeCount, ActionError> {
+fn make_count(quantity: Option<Quantity>) -> Result<MakeCount, ActionError> {
     match quantity {
         None => Ok(MakeCount::Times(1)),
-        Some(MakeQuantity::All) => Ok(MakeCount::All),
-        Some(MakeQuantity::Count(n)) => u32::try_from(n)
+        Some(Quantity::All) => Ok(MakeCount::All),
+        Some(Quantity::Count(n)) => u32::try_from(n)
             .ok()
             .filter(|n| (1..=MAX_MAKE_QUANTITY).contains(n))
             .map(MakeCount::Times)

@@ -11,8 +11,8 @@
 //!   held (for an unstackable item, every slot holding it); with `quantity`, that many (at most all
 //!   held), slot `slot` first. `slot: "all"` deposits everything held. All or nothing;
 //! - `bank:withdraw {itemId, quantity}`: as many as fit (a stackable item up to its stack limit,
-//!   an unstackable one up to the free slots), at most `quantity`; none fitting is
-//!   `inventory_full`;
+//!   an unstackable one up to the free slots), at most `quantity` (`"all"` arrives as
+//!   [`MAX_STACK`]); none fitting is `inventory_full`; fewer than asked is told on the game channel;
 //! - each change reports `bank:update` and asks the server to save the record at once
 //!   ([`Event::SaveNow`]).
 
@@ -21,6 +21,7 @@ use wayfarer_protocol::ws::codes;
 use crate::commands::BankRequest;
 use crate::events::Event;
 use crate::flows::FlowKind;
+use crate::game_messages;
 use crate::inventory::{InventoryError, Stack, Stacking, MAX_STACK};
 use crate::world::World;
 
@@ -213,7 +214,9 @@ impl World {
                 return;
             }
             BankRequest::Deposit { slot, quantity } => self.deposit(index, slot, quantity),
-            BankRequest::Withdraw { item_id, quantity } => self.withdraw(index, &item_id, quantity),
+            BankRequest::Withdraw { item_id, quantity } => {
+                self.withdraw(index, &item_id, quantity, events)
+            }
         };
         match outcome {
             Ok(()) => {
@@ -265,11 +268,10 @@ impl World {
         for (item_id, n) in &moves {
             scratch
                 .add(item_id, *n)
-                .map_err(|full| (codes::BANK_FULL, full.message(&self.item_name(item_id))))?;
+                .map_err(|full| (codes::BANK_FULL, full.message(&self.item_called(item_id))))?;
         }
         let first = slot;
-        let player = &mut self.players[index];
-        let removed = player.inventory.apply(|tx| {
+        let removed = self.players[index].inventory.apply(|tx| {
             for (item_id, n) in &moves {
                 // The chosen slot goes first, then the lowest slots holding the item.
                 let mut owed = *n;
@@ -286,8 +288,8 @@ impl World {
             }
             Ok(())
         });
-        removed.map_err(|e| (codes::CANNOT_DO, e.to_string()))?;
-        player.bank = scratch;
+        removed.map_err(|e| (codes::CANNOT_DO, self.inventory_words(&e)))?;
+        self.players[index].bank = scratch;
         for (item_id, n) in &moves {
             self.flow(FlowKind::Moved, "banked", item_id, *n);
         }
@@ -299,16 +301,17 @@ impl World {
         index: usize,
         item_id: &str,
         quantity: u32,
+        events: &mut Vec<Event>,
     ) -> Result<(), (&'static str, String)> {
         let stacking = self.stacking(item_id);
-        let player = &mut self.players[index];
-        let banked = player.bank.count(item_id);
+        let banked = self.players[index].bank.count(item_id);
         if banked == 0 {
             return Err((
                 codes::NOT_FOUND,
-                format!("there is no {item_id} in your bank"),
+                format!("there is no {} in your bank", self.item_called(item_id)),
             ));
         }
+        let player = &mut self.players[index];
         let wanted = quantity.min(banked);
         let fits = match stacking {
             Stacking::Unstackable => wanted.min(player.inventory.free_slots() as u32),
@@ -325,15 +328,21 @@ impl World {
         if fits == 0 {
             return Err((
                 codes::INVENTORY_FULL,
-                format!("no room in your inventory for {item_id}"),
+                format!(
+                    "no room in your inventory for {}",
+                    self.item_called(item_id)
+                ),
             ));
         }
-        player
-            .inventory
-            .add(item_id, fits, stacking)
-            .map_err(|e: InventoryError| (codes::INVENTORY_FULL, e.to_string()))?;
-        player.bank.take(item_id, fits);
+        let added = player.inventory.add(item_id, fits, stacking);
+        added.map_err(|e: InventoryError| (codes::INVENTORY_FULL, self.inventory_words(&e)))?;
+        self.players[index].bank.take(item_id, fits);
         self.flow(FlowKind::Moved, "withdrawn", item_id, fits);
+        if fits < wanted {
+            // Only what fits came out: the player asked for more, and is told why not.
+            let text = game_messages::withdrew_what_fits(fits, &self.item_called(item_id));
+            self.narrate(index, text, events);
+        }
         Ok(())
     }
 

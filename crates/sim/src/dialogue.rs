@@ -119,8 +119,7 @@ impl World {
             return Flow::Done;
         }
         // No dialogue: the NPC's services speak for it.
-        let id = self.players[index].id.clone();
-        self.system_message(Some(&id), format!("{name} has nothing to say."), events);
+        self.narrate(index, crate::game_messages::nothing_to_say(&name), events);
         if self
             .npcs
             .iter()

@@ -10,6 +10,7 @@ use wayfarer_protocol::ws::codes;
 use crate::actions::{Flow, Intent};
 use crate::events::Event;
 use crate::flows::FlowKind;
+use crate::game_messages;
 use crate::items::skill_title;
 use crate::layout::Placed;
 use crate::skilling::{gather_bounds, skilling_numerator, SKILLING_ROLL_RANGE};
@@ -25,13 +26,16 @@ pub(crate) struct GatherTool {
     pub roll_ticks: Option<u32>,
 }
 
-/// What the tool requirement is called in a refusal.
-fn tool_word(node: &GatheringNode) -> String {
+/// What the tool requirement is called in a refusal (an exact item by its content name).
+fn tool_word(node: &GatheringNode, content: &wayfarer_content::Content) -> String {
     match &node.tool {
         ToolRequirement::AnyForSkill(Skill::Woodcutting) => "a hatchet".into(),
         ToolRequirement::AnyForSkill(Skill::Mining) => "a pickaxe".into(),
         ToolRequirement::AnyForSkill(skill) => format!("a {} tool", skill.as_str()),
-        ToolRequirement::Item(item) => format!("a {}", item.replace('_', " ")),
+        ToolRequirement::Item(item) => match content.items.get(item.as_str()) {
+            Some(known) => format!("a {}", known.name.to_lowercase()),
+            None => format!("a {}", item.replace('_', " ")),
+        },
         ToolRequirement::None => "nothing".into(),
     }
 }
@@ -161,7 +165,7 @@ impl World {
                 codes::CANNOT_DO,
                 format!(
                     "You need {} to gather from this {}.",
-                    tool_word(node),
+                    tool_word(node, &content),
                     node.name
                 ),
                 intent.reference,
@@ -204,12 +208,16 @@ impl World {
         }
         let fits = eligible.iter().any(|y| self.yield_fits(index, node, y));
         if !fits {
-            self.system_message(
-                Some(&id),
-                "Your inventory is too full to hold any more.".into(),
+            let text = game_messages::too_full_for(&self.item_called(&eligible[0].item_id));
+            self.narrate(index, text, events);
+            return Flow::Done;
+        }
+        if !intent.engaged {
+            self.narrate(
+                index,
+                game_messages::gathering_started(node.skill, &node.name),
                 events,
             );
-            return Flow::Done;
         }
         let cycle = u64::from(tool.roll_ticks.unwrap_or(node.cycle_ticks).max(1));
         if !self.cycle_due(index, intent, cycle) {
@@ -238,14 +246,13 @@ impl World {
             tx.add(&got.item_id, got.quantity, stacking)
         });
         if added.is_err() {
-            self.system_message(
-                Some(&id),
-                "Your inventory is too full to hold any more.".into(),
-                events,
-            );
+            let text = game_messages::too_full_for(&self.item_called(&got.item_id));
+            self.narrate(index, text, events);
             return Flow::Done;
         }
         self.players[index].dirty.inventory = true;
+        let text = game_messages::gathered(node.skill, &self.item_called(&got.item_id));
+        self.narrate(index, text, events);
         if let Some(bait) = &node.consumes {
             self.flow(FlowKind::Left, "consumed", bait, 1u32);
         }
@@ -259,6 +266,11 @@ impl World {
         self.grant_xp(index, node.skill, xp, events);
         if node.deplete_chance > 0.0 && self.rng.random::<f64>() < node.deplete_chance {
             self.deplete(position, node.respawn_ticks);
+            self.narrate(
+                index,
+                game_messages::node_depleted(node.skill, &node.name),
+                events,
+            );
             return Flow::Done;
         }
         Flow::Continue

@@ -13,6 +13,7 @@ use crate::actions::IntentKind;
 use crate::equipment::{slot_name, storage_slot};
 use crate::events::{Event, PlayerStats};
 use crate::flows::FlowKind;
+use crate::game_messages;
 use crate::ground::{GROUND_LIFETIME_TICKS, GROUND_PRIVATE_TICKS};
 use crate::inventory::{Stack, Stacking};
 use crate::skills::Xp;
@@ -319,6 +320,7 @@ impl World {
             if player.inventory.remove(slot, 1).is_ok() {
                 player.dirty.inventory = true;
                 self.flow(FlowKind::Left, "buried", &stack.item_id, 1u32);
+                self.narrate(index, game_messages::buried(&item.name), events);
                 self.grant_xp(index, Skill::Prayer, Xp::from_f64(xp), events);
             }
             return;
@@ -406,7 +408,10 @@ impl World {
         // Eating costs the player's next swing a moment, as in the genre.
         player.attack_ready_at = player.attack_ready_at.max(now + 1);
         let (health, max) = self.player_health(index);
-        self.set_player_health(index, (health + i64::from(heal)).min(max));
+        let healed = (health + i64::from(heal)).min(max);
+        self.set_player_health(index, healed);
+        let text = game_messages::ate(&self.item_called(&eaten.item_id), healed - health);
+        self.narrate(index, text, events);
     }
 
     /// Admin `/give`: as many as fit (all of a stackable, or one per free slot).

@@ -62,6 +62,7 @@ pub mod equipment;
 mod events;
 mod fires;
 pub mod flows;
+mod game_messages;
 mod gathering;
 mod grid;
 mod ground;

@@ -18,6 +18,7 @@ use wayfarer_protocol::ws::codes;
 
 use crate::combat::formulas::PrayerBoosts;
 use crate::events::Event;
+use crate::game_messages;
 use crate::world::World;
 
 /// The drain resistance with no prayer bonus (OSRS Wiki *Prayer*: `60 + 2 × bonus`).
@@ -166,14 +167,18 @@ impl World {
                 player.dirty.prayer = true;
             }
             if player.prayer.points == 0 {
-                player.prayer.active.clear();
+                let off = std::mem::take(&mut player.prayer.active);
                 player.dirty.prayer = true;
-                let id = player.id.clone();
-                self.system_message(
-                    Some(&id),
-                    "You have run out of Prayer points; you can recharge at an altar.".to_owned(),
-                    events,
-                );
+                let names: Vec<&str> = off
+                    .iter()
+                    .map(|id| {
+                        self.content
+                            .prayers
+                            .get(id)
+                            .map_or(id.as_str(), |p| &p.name)
+                    })
+                    .collect();
+                self.narrate(index, game_messages::prayer_ran_out(&names), events);
             }
         }
     }
@@ -182,21 +187,12 @@ impl World {
     pub(crate) fn pray_at_altar(&mut self, index: usize, events: &mut Vec<Event>) {
         let max = self.max_prayer_points(index);
         let player = &mut self.players[index];
-        let id = player.id.clone();
         if player.prayer.points < max {
             player.prayer.points = max;
             player.dirty.prayer = true;
-            self.system_message(
-                Some(&id),
-                "You recharge your Prayer points.".to_owned(),
-                events,
-            );
+            self.narrate(index, game_messages::prayer_recharged(), events);
         } else {
-            self.system_message(
-                Some(&id),
-                "You already have full Prayer points.".to_owned(),
-                events,
-            );
+            self.narrate(index, game_messages::prayer_already_full(), events);
         }
     }
 

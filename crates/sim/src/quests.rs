@@ -275,7 +275,6 @@ impl World {
         let Some(quest) = content.quests.get(quest_id) else {
             return;
         };
-        let id = self.players[index].id.clone();
         let first_done = quest.stages.first().is_some_and(
             |s| matches!(&s.objective, Objective::Dialogue { npc_id } if npc_id == npc),
         );
@@ -293,9 +292,9 @@ impl World {
             },
         );
         player.dirty.save_now = true;
-        self.system_message(
-            Some(&id),
-            format!("You have started a new quest: {}.", quest.name),
+        self.narrate(
+            index,
+            crate::game_messages::quest_started(&quest.name),
             events,
         );
         self.push_quest_update(index, quest_id, events);
@@ -356,9 +355,9 @@ impl World {
             },
             quest_points: self.quest_points(index),
         });
-        self.system_message(
-            Some(&id),
-            format!("Congratulations! You have completed {}.", quest.name),
+        self.narrate(
+            index,
+            crate::game_messages::quest_completed(&quest.name),
             events,
         );
         true

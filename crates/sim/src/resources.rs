@@ -200,8 +200,7 @@ impl World {
                 .is_some_and(|i| i.target == handle && i.kind == IntentKind::Gather && i.engaged);
             if fishing {
                 self.players[index].intent = None;
-                let id = self.players[index].id.clone();
-                self.system_message(Some(&id), "The fishing spot has moved.".into(), events);
+                self.narrate(index, crate::game_messages::fishing_spot_moved(), events);
             }
         }
     }

@@ -27,6 +27,7 @@ use wayfarer_protocol::ws::{codes, ShopItem, ShopView};
 use crate::commands::ShopRequest;
 use crate::entities::Handle;
 use crate::events::Event;
+use crate::game_messages;
 use crate::inventory::{InventoryError, MAX_STACK};
 use crate::world::World;
 
@@ -217,7 +218,10 @@ impl World {
             }
             _ => refuse(
                 codes::NOT_NEAR_SHOP,
-                format!("open {store_id} by talking to its shopkeeper, and stay near them"),
+                format!(
+                    "open {} by talking to its shopkeeper, and stay near them",
+                    self.store_called(store_id)
+                ),
             ),
         }
     }
@@ -236,7 +240,7 @@ impl World {
         let Some(line) = store.stock.iter().find(|l| l.item_id == item_id) else {
             return refuse(
                 codes::OUT_OF_STOCK,
-                format!("{} does not sell {item_id}", store.name),
+                format!("{} does not sell {}", store.name, self.item_called(item_id)),
             );
         };
         if quantity == 0 {
@@ -247,7 +251,7 @@ impl World {
             if stock < quantity {
                 return refuse(
                     codes::OUT_OF_STOCK,
-                    format!("only {stock} {item_id} in stock"),
+                    format!("only {stock} × {} in stock", self.item_called(item_id)),
                 );
             }
         }
@@ -258,22 +262,21 @@ impl World {
             return refuse(
                 codes::NOT_ENOUGH_COINS,
                 format!(
-                    "{quantity} {item_id} cost {} coins; you have {coins}",
+                    "{quantity} × {} cost {} coins; you have {coins}",
+                    self.item_called(item_id),
                     line.price.saturating_mul(u64::from(quantity))
                 ),
             );
         };
         let stacking = self.stacking(item_id);
         let player = &mut self.players[index];
-        player
-            .inventory
-            .apply(|tx| {
-                if cost > 0 {
-                    tx.remove_item(COINS, u32::try_from(cost).unwrap_or(MAX_STACK))?;
-                }
-                tx.add(item_id, quantity, stacking)
-            })
-            .map_err(inventory_refusal)?;
+        let paid = player.inventory.apply(|tx| {
+            if cost > 0 {
+                tx.remove_item(COINS, u32::try_from(cost).unwrap_or(MAX_STACK))?;
+            }
+            tx.add(item_id, quantity, stacking)
+        });
+        paid.map_err(|err| self.inventory_refusal(&err))?;
         if let Some(base) = line.stock {
             let now = self.now();
             let restock = u64::from(line.restock_ticks);
@@ -288,6 +291,8 @@ impl World {
             }
             entry.stock -= quantity;
         }
+        let text = game_messages::bought(quantity, &self.item_called(item_id), cost);
+        self.narrate(index, text, events);
         events.push(Event::ShopTrade {
             id: self.players[index].id.clone(),
             store_id: store.id.clone(),
@@ -320,7 +325,7 @@ impl World {
         let Some(unit) = self.sell_price(&store, &item_id) else {
             return refuse(
                 codes::CANNOT_SELL,
-                format!("{} does not buy {item_id}", store.name),
+                format!("{} does not buy {}", store.name, self.item_called(&item_id)),
             );
         };
         let held =
@@ -342,20 +347,18 @@ impl World {
         };
         let coin_stacking = self.stacking(COINS);
         let player = &mut self.players[index];
-        player
-            .inventory
-            .apply(|tx| {
-                let first = quantity.min(stack.quantity);
-                tx.remove(slot, first)?;
-                if quantity > first {
-                    tx.remove_item(&item_id, quantity - first)?;
-                }
-                if paid > 0 {
-                    tx.add(COINS, paid, coin_stacking)?;
-                }
-                Ok(())
-            })
-            .map_err(inventory_refusal)?;
+        let swapped = player.inventory.apply(|tx| {
+            let first = quantity.min(stack.quantity);
+            tx.remove(slot, first)?;
+            if quantity > first {
+                tx.remove_item(&item_id, quantity - first)?;
+            }
+            if paid > 0 {
+                tx.add(COINS, paid, coin_stacking)?;
+            }
+            Ok(())
+        });
+        swapped.map_err(|err| self.inventory_refusal(&err))?;
         if let Some(base) = store
             .stock
             .iter()
@@ -369,6 +372,8 @@ impl World {
             });
             entry.stock = entry.stock.saturating_add(quantity);
         }
+        let text = game_messages::sold(quantity, &self.item_called(&item_id), u64::from(paid));
+        self.narrate(index, text, events);
         events.push(Event::ShopTrade {
             id: self.players[index].id.clone(),
             store_id: store.id.clone(),
@@ -457,12 +462,17 @@ impl World {
     }
 }
 
-fn inventory_refusal(err: InventoryError) -> (&'static str, String) {
-    let code = match err {
-        InventoryError::InventoryFull | InventoryError::StackLimit { .. } => codes::INVENTORY_FULL,
-        InventoryError::NotEnough { .. } => codes::NOT_ENOUGH_COINS,
-        InventoryError::InvalidSlot(_) | InventoryError::EmptySlot(_) => codes::INVALID_SLOT,
-        _ => codes::CANNOT_DO,
-    };
-    (code, err.to_string())
+impl World {
+    /// A shop's refusal for an inventory transaction that failed, items by name.
+    fn inventory_refusal(&self, err: &InventoryError) -> (&'static str, String) {
+        let code = match err {
+            InventoryError::InventoryFull | InventoryError::StackLimit { .. } => {
+                codes::INVENTORY_FULL
+            }
+            InventoryError::NotEnough { .. } => codes::NOT_ENOUGH_COINS,
+            InventoryError::InvalidSlot(_) | InventoryError::EmptySlot(_) => codes::INVALID_SLOT,
+            _ => codes::CANNOT_DO,
+        };
+        (code, self.inventory_words(err))
+    }
 }

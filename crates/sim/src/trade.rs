@@ -649,7 +649,7 @@ impl World {
         if !tradeable {
             return refuse(
                 codes::UNTRADEABLE_ITEM,
-                format!("{} cannot be traded", stack.item_id),
+                format!("{} cannot be traded", self.item_called(&stack.item_id)),
                 events,
             );
         }

@@ -52,8 +52,11 @@ fn client_samples() -> Vec<ClientMessage> {
             recipe_id: None,
             quantity: None,
         }),
-        C::Action(ActionRequest::make("smithing:bronze_dagger", MakeQuantity::Count(5))),
-        C::Action(ActionRequest::make("cooking:shrimp", MakeQuantity::All).with_target("res-9")),
+        C::Action(ActionRequest::make(
+            "smithing:bronze_dagger",
+            Quantity::Count(5),
+        )),
+        C::Action(ActionRequest::make("cooking:shrimp", Quantity::All).with_target("res-9")),
         C::Action(ActionRequest {
             action: "unequip".into(),
             target_id: None,
@@ -123,11 +126,15 @@ fn client_samples() -> Vec<ClientMessage> {
         }),
         C::BankDeposit(BankDepositRequest {
             slot: DepositSlot::Slot(6u8.into()),
-            quantity: Some(10),
+            quantity: Some(Quantity::Count(10)),
         }),
         C::BankWithdraw(BankWithdrawRequest {
             item_id: "logs".into(),
-            quantity: 3,
+            quantity: Quantity::Count(3),
+        }),
+        C::BankWithdraw(BankWithdrawRequest {
+            item_id: "coins".into(),
+            quantity: Quantity::All,
         }),
         C::ShopBuy(ShopBuyRequest {
             store_id: "general".into(),
@@ -721,8 +728,7 @@ fn client_frames_are_written_as_the_server_reads_them() {
         ),
         (
             ClientMessage::Action(
-                ActionRequest::make("smithing:bronze_dagger", MakeQuantity::All)
-                    .with_target("res-4"),
+                ActionRequest::make("smithing:bronze_dagger", Quantity::All).with_target("res-4"),
             ),
             json!({"type": "player:action", "data": {"action": "make",
                 "recipeId": "smithing:bronze_dagger", "quantity": "all", "targetId": "res-4"}}),

@@ -8,8 +8,9 @@ use serde_json::Value;
 
 use super::{
     encode, BankUpdate, ChatMessage, CombatHit, DialogueClose, DialogueOpen, EquipmentUpdate,
-    ErrorMessage, FriendIncoming, FriendList, FriendStatus, InventoryUpdate, Player, PrayerUpdate,
-    MakeOptions, QuestComplete, QuestList, QuestUpdate, ShopClosed, ShopView, SkillXp, WorldUpdate,
+    ErrorMessage, FriendIncoming, FriendList, FriendStatus, InventoryUpdate, MakeOptions, Player,
+    PrayerUpdate, QuestComplete, QuestList, QuestUpdate, ShopClosed, ShopView, SkillXp,
+    WorldUpdate,
 };
 use crate::agent::{AgentGoal, AgentMessage, AgentPause};
 use crate::trade::{

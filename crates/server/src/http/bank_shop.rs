@@ -1,7 +1,7 @@
 //! Reading `bank:*` and `shop:*` frames into sim requests: slots and quantities checked here, so
 //! bad input is an `error` with a code before anything reaches the world.
 
-use wayfarer_protocol::ws::{codes, ClientMessage, DepositSlot, ParseError, SlotNumber};
+use wayfarer_protocol::ws::{codes, ClientMessage, DepositSlot, ParseError, Quantity, SlotNumber};
 use wayfarer_sim::inventory::MAX_STACK;
 use wayfarer_sim::{ActionError, BankRequest, Command, ShopRequest};
 
@@ -55,6 +55,14 @@ fn quantity(value: i64) -> Result<u32, ActionError> {
     Ok(u32::try_from(value).unwrap_or(MAX_STACK).min(MAX_STACK))
 }
 
+/// A bank quantity: a count as [`quantity`] reads it, or `"all"` (`None`): every one there is.
+fn count_or_all(value: Quantity) -> Result<Option<u32>, ActionError> {
+    match value {
+        Quantity::All => Ok(None),
+        Quantity::Count(n) => quantity(n).map(Some),
+    }
+}
+
 /// The request of a bank or shop frame; `None` for any other message.
 pub fn request(message: &ClientMessage) -> Option<Result<Request, ActionError>> {
     Some(match message {
@@ -64,7 +72,8 @@ pub fn request(message: &ClientMessage) -> Option<Result<Request, ActionError>> 
                 DepositSlot::All => None,
                 DepositSlot::Slot(number) => Some(slot(number)?),
             };
-            let quantity = d.quantity.map(quantity).transpose()?;
+            // `"all"` is what no quantity means: every one of the slot's item held.
+            let quantity = d.quantity.map(count_or_all).transpose()?.flatten();
             Ok(Request::Bank(BankRequest::Deposit { slot, quantity }))
         })(),
         ClientMessage::BankWithdraw(w) => (|| {
@@ -73,7 +82,8 @@ pub fn request(message: &ClientMessage) -> Option<Result<Request, ActionError>> 
             }
             Ok(Request::Bank(BankRequest::Withdraw {
                 item_id: w.item_id.clone(),
-                quantity: quantity(w.quantity)?,
+                // All: as many as fit, which no bank stack can pass.
+                quantity: count_or_all(w.quantity)?.unwrap_or(MAX_STACK),
             }))
         })(),
         ClientMessage::ShopBuy(b) => (|| {
@@ -164,5 +174,59 @@ mod tests {
             parse(r#"{"type":"shop:buy","data":{"storeId":"s","itemId":"i"}}"#).unwrap(),
             Request::Shop(ShopRequest::Buy { quantity: 1, .. })
         ));
+    }
+
+    fn withdrawn(quantity: &str) -> Result<u32, &'static str> {
+        let frame = format!(
+            r#"{{"type":"bank:withdraw","data":{{"itemId":"logs","quantity":{quantity}}}}}"#
+        );
+        match ClientMessage::parse(&frame).0 {
+            Err(err) => Err(err.code),
+            Ok(message) => match request(&message).unwrap() {
+                Ok(Request::Bank(BankRequest::Withdraw { quantity, .. })) => Ok(quantity),
+                Ok(other) => panic!("{other:?}"),
+                Err(err) => Err(err.code),
+            },
+        }
+    }
+
+    #[test]
+    fn bank_quantities_are_a_count_from_one_capped_at_a_stack_or_all() {
+        // The first refused and the last allowed at each end.
+        assert_eq!(withdrawn("0"), Err(codes::INVALID_MESSAGE));
+        assert_eq!(withdrawn("1"), Ok(1));
+        assert_eq!(withdrawn("5"), Ok(5));
+        assert_eq!(withdrawn("10"), Ok(10));
+        assert_eq!(withdrawn(&MAX_STACK.to_string()), Ok(MAX_STACK));
+        assert_eq!(
+            withdrawn(&(u64::from(MAX_STACK) + 1).to_string()),
+            Ok(MAX_STACK)
+        );
+        // "all": every one banked that fits, which no stack can pass.
+        assert_eq!(withdrawn(r#""all""#), Ok(MAX_STACK));
+        for bad in [r#""some""#, r#""ALL""#, "2.5", "-1", "null", "true", "[5]"] {
+            assert_eq!(withdrawn(bad), Err(codes::INVALID_MESSAGE), "{bad}");
+        }
+        // Deposits: "all" is the same as no quantity (every one of the slot's item held).
+        assert_eq!(
+            parse(r#"{"type":"bank:deposit","data":{"slot":3,"quantity":"all"}}"#).unwrap(),
+            Request::Bank(BankRequest::Deposit {
+                slot: Some(3),
+                quantity: None
+            })
+        );
+        assert_eq!(
+            parse(r#"{"type":"bank:deposit","data":{"slot":3,"quantity":1}}"#).unwrap(),
+            Request::Bank(BankRequest::Deposit {
+                slot: Some(3),
+                quantity: Some(1)
+            })
+        );
+        assert_eq!(
+            parse(r#"{"type":"bank:deposit","data":{"slot":3,"quantity":0}}"#)
+                .unwrap_err()
+                .code,
+            codes::INVALID_MESSAGE
+        );
     }
 }

@@ -28,6 +28,7 @@ mod local_postgres;
 mod logout;
 mod making;
 mod names;
+mod narration;
 mod operations;
 mod players;
 mod prayer;

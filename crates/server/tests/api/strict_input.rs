@@ -298,8 +298,9 @@ async fn bad_utf8_closes_with_1007_and_frames_over_64_kib_with_1009() {
 
 // ---- Generated malformed frames over a real socket ----
 
-/// A value of the wrong type for a field that needs `expected` ("string", "bool", "integer"); `null`
-/// only where the field is required (an optional field reads `null` as absent).
+/// A value of the wrong type for a field that needs `expected` ("string", "bool", "integer", or
+/// "count_or_all": a whole number or "all"); `null` only where the field is required (an optional
+/// field reads `null` as absent).
 fn wrong_for(expected: &'static str, optional: bool) -> BoxedStrategy<Value> {
     let mut options: Vec<BoxedStrategy<Value>> = vec![
         prop::collection::vec(any::<i32>().prop_map(Value::from), 0..4)
@@ -320,12 +321,26 @@ fn wrong_for(expected: &'static str, optional: bool) -> BoxedStrategy<Value> {
         options.push(Just(Value::Null).boxed());
     }
     if expected != "string" {
-        options.push("[a-z0-9]{0,6}".prop_map(Value::from).boxed());
+        options.push(
+            "[a-z0-9]{0,6}"
+                .prop_filter("\"all\" is a count", move |s| {
+                    expected != "count_or_all" || s != "all"
+                })
+                .prop_map(Value::from)
+                .boxed(),
+        );
     }
     if expected != "bool" {
         options.push(any::<bool>().prop_map(Value::from).boxed());
     }
-    if expected != "integer" {
+    if expected == "count_or_all" {
+        // A whole number (`5.0` too, JSON having one number type) or "all": fractions are not.
+        options.push(
+            (-1000i32..1000)
+                .prop_map(|n| json!(f64::from(n) + 0.5))
+                .boxed(),
+        );
+    } else if expected != "integer" {
         options.push(any::<i64>().prop_map(Value::from).boxed());
     } else {
         // Fractions, and integers past 32 bits where the field is i32 or 64 where it is i64.
@@ -436,9 +451,9 @@ const TYPED_FIELDS: &[(&str, &str, &str, bool)] = &[
     ("tradeRemoveItem", "tradeId", "string", false),
     ("tradeAccept", "tradeId", "string", false),
     ("tradeCancel", "tradeId", "string", false),
-    ("bank:deposit", "quantity", "integer", true),
+    ("bank:deposit", "quantity", "count_or_all", true),
     ("bank:withdraw", "itemId", "string", false),
-    ("bank:withdraw", "quantity", "integer", false),
+    ("bank:withdraw", "quantity", "count_or_all", false),
     ("shop:buy", "storeId", "string", false),
     ("shop:buy", "quantity", "integer", false),
     ("shop:sell", "storeId", "string", false),

@@ -105,7 +105,11 @@ impl World {
                 other.intent = None;
             }
         }
-        self.system_message(Some(&id), "Oh dear, you are dead!".to_owned(), events);
+        self.narrate(index, crate::game_messages::died(), events);
+        if let Some(k) = killer {
+            let text = crate::game_messages::defeated(self.player_called(index));
+            self.narrate(k, text, events);
+        }
     }
 
     /// [`crate::Command::RestoreDeathPile`]: the items of a still-locked death back on the ground.

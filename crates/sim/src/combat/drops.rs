@@ -88,6 +88,8 @@ impl World {
             );
         }
         if let Some(k) = killer {
+            let text = crate::game_messages::defeated(self.npc_called(n));
+            self.narrate(k, text, events);
             self.quest_trigger(k, crate::quests::Trigger::Kill(&npc.id), events);
         }
         if let Some(killer) = owner {

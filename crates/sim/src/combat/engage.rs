@@ -175,6 +175,11 @@ impl World {
             Self::reject(&id, codes::CANNOT_DO, message, intent.reference, events);
             return Flow::Done;
         }
+        if let (false, Victim::Player(p)) = (intent.engaged, victim) {
+            // The fight starts: the one attacked is told by whom (an NPC's victim in `npc_ai`).
+            let text = crate::game_messages::attacked_by(self.player_called(index));
+            self.narrate(p, text, events);
+        }
         if now < self.players[index].attack_ready_at {
             return Flow::Continue;
         }
@@ -186,11 +191,7 @@ impl World {
                 .get(EquipSlot::Arrows)
                 .map(|s| s.item_id.clone());
             if !player.equipment.consume(EquipSlot::Arrows, 1) {
-                self.system_message(
-                    Some(&id),
-                    "You have no arrows left in your quiver.".to_owned(),
-                    events,
-                );
+                self.narrate(index, crate::game_messages::out_of_arrows(), events);
                 return Flow::Done;
             }
             player.dirty.equipment = true;

@@ -130,7 +130,7 @@ impl World {
             }
             match self.npcs[n].fight.target {
                 Some(target) => self.chase(n, tile, target, events),
-                None => self.look_for_trouble(n, tile),
+                None => self.look_for_trouble(n, tile, events),
             }
         }
     }
@@ -246,7 +246,7 @@ impl World {
 
     /// An idle aggressive NPC picks the nearest player within its aggro range whose combat level
     /// it does not shy away from (ties: the lowest entity handle, for determinism).
-    fn look_for_trouble(&mut self, n: usize, tile: TilePos) {
+    fn look_for_trouble(&mut self, n: usize, tile: TilePos, events: &mut Vec<Event>) {
         let Some(npc) = self.npc_def(n) else {
             return;
         };
@@ -276,6 +276,10 @@ impl World {
         if let Some((_, handle)) = best {
             self.npcs[n].fight.target = Some(handle);
             self.npcs[n].destination = None;
+            if let Some(p) = self.player_of(handle) {
+                let text = crate::game_messages::attacked_by(self.npc_called(n));
+                self.narrate(p, text, events);
+            }
         }
     }
 

@@ -13,6 +13,7 @@ mod inventory;
 mod items;
 mod making;
 mod movement;
+mod narration;
 mod persistence;
 mod prayer;
 mod properties;

@@ -1163,7 +1163,7 @@ fn stations_cannot_be_gathered_and_trees_do_nothing_with_items() {
 
 #[test]
 fn the_quantity_is_bounded() {
-    use wayfarer_protocol::ws::{ActionRequest, MakeQuantity};
+    use wayfarer_protocol::ws::{ActionRequest, Quantity};
     let request = |quantity| ActionRequest {
         action: "make".into(),
         target_id: None,
@@ -1179,17 +1179,14 @@ fn the_quantity_is_bounded() {
         other => panic!("{other:?}"),
     };
     assert_eq!(count_of(read(None).unwrap()), MakeCount::Times(1));
-    assert_eq!(
-        count_of(read(Some(MakeQuantity::All)).unwrap()),
-        MakeCount::All
-    );
+    assert_eq!(count_of(read(Some(Quantity::All)).unwrap()), MakeCount::All);
     let largest = i64::from(MAX_MAKE_QUANTITY);
     assert_eq!(
-        count_of(read(Some(MakeQuantity::Count(largest))).unwrap()),
+        count_of(read(Some(Quantity::Count(largest))).unwrap()),
         MakeCount::Times(MAX_MAKE_QUANTITY)
     );
     for refused in [largest + 1, 0, -1, i64::MAX] {
-        let err = read(Some(MakeQuantity::Count(refused))).unwrap_err();
+        let err = read(Some(Quantity::Count(refused))).unwrap_err();
         assert_eq!(err.code, codes::INVALID_MESSAGE, "{refused}");
     }
     let mut without = request(None);
