@@ -12,6 +12,7 @@ mod cdn;
 mod character_churn;
 mod characters;
 mod chat_limits;
+mod clock;
 mod config_errors;
 mod connection_hygiene;
 mod content;

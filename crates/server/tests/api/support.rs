@@ -134,6 +134,11 @@ impl TestApp {
         &self.server.as_ref().unwrap().store
     }
 
+    /// The world's clock (stepped with `TICK_MS=manual`).
+    pub fn clock(&self) -> wayfarer_server::world_thread::TickClock {
+        self.server.as_ref().unwrap().clock()
+    }
+
     /// The running server's handler state (for in-process callers).
     pub fn state(&self) -> &wayfarer_server::app::AppState {
         &self.server.as_ref().unwrap().state
