@@ -5,7 +5,7 @@ use std::time::Duration;
 use serde_json::json;
 use wayfarer_agent::Brain;
 
-use crate::{goal, holds, level, TestServer};
+use crate::{goal, holds, level, ticking};
 
 /// Server ticks the climb from level 1 to 5 may take (about 16 logs at level 1–4 rates, the walk
 /// to the trees, and slack for bad luck).
@@ -13,7 +13,7 @@ const TICKS_TO_LEVEL_5: u64 = 2_500;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_planner_takes_a_fresh_character_from_woodcutting_1_to_5_then_banks_when_full() {
-    let server = TestServer::start(20).await;
+    let server = ticking(20).await;
     // Level 7 needs more logs than a starter's free slots hold: the agent must bank on the way.
     let mut agent = server.agent(
         "Woody",

@@ -3,18 +3,9 @@
 //! steps.
 
 use serde_json::{json, Value};
-use wayfarer_server::world_thread::{live_snapshot, StepError, MAX_TICKS_PER_STEP};
+use wayfarer_server::world_thread::{StepError, MAX_TICKS_PER_STEP};
 
-use crate::support::{assert_error, player, AppOptions, TestApp, WsClient};
-
-async fn manual_app() -> TestApp {
-    TestApp::spawn_with(AppOptions {
-        env: vec![("TICK_MS", "manual".into())],
-        ..Default::default()
-    })
-    .await
-    .unwrap()
-}
+use crate::support::{assert_error, player, TestApp, WsClient};
 
 async fn status_tick(app: &TestApp) -> u64 {
     let status: Value = app.get("/status").await.json().await.unwrap();
@@ -30,17 +21,9 @@ async fn step_route(app: &TestApp, body: Value) -> reqwest::Response {
         .unwrap()
 }
 
-/// Sends `player:sync` and reads until its reply: every message sent on the socket before it is
-/// then in the world's queue (the connection forwards in order; the world answers a sync as it
-/// takes it, between ticks).
-async fn barrier(ws: &mut WsClient) -> Value {
-    ws.send("player:sync", json!({}), None).await;
-    ws.expect_type("player:sync").await
-}
-
 #[tokio::test]
 async fn n_steps_advance_exactly_n_ticks() {
-    let app = manual_app().await;
+    let app = TestApp::spawn_manual().await;
     let clock = app.clock();
     assert_eq!(status_tick(&app).await, 0, "nothing ticks on its own");
     assert_eq!(clock.step(0).await, Ok(0));
@@ -58,12 +41,7 @@ async fn n_steps_advance_exactly_n_ticks() {
         .await
         .unwrap();
     let sync = ws.expect_type("player:sync").await;
-    let world = &app.state().world_sender;
-    let deadline = std::time::Instant::now() + crate::support::WAIT;
-    while live_snapshot(world, &id).await.unwrap().is_none() {
-        assert!(std::time::Instant::now() < deadline, "never joined");
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
+    app.in_world(&id).await;
     assert_eq!(clock.step(1).await, Ok(8));
     let update = ws.expect_type("world:update").await;
     assert_eq!(update["data"]["tick"], 8);
@@ -73,7 +51,7 @@ async fn n_steps_advance_exactly_n_ticks() {
     let tile = &sync["data"]["tile"];
     let target = json!({"x": tile["x"].as_i64().unwrap() + 3, "z": tile["z"]});
     ws.send("player:move", target, None).await;
-    barrier(&mut ws).await;
+    ws.barrier().await;
     assert_eq!(clock.step(1).await, Ok(9));
     let moved = ws
         .expect("the first steps of the walk", |m| {
@@ -89,7 +67,7 @@ async fn n_steps_advance_exactly_n_ticks() {
 
 #[tokio::test]
 async fn a_manual_world_answers_between_steps() {
-    let app = manual_app().await;
+    let app = TestApp::spawn_manual().await;
     let clock = app.clock();
     let (token, id) = player(&app, "Patient").await;
     let mut ws = WsClient::connect(&app, &format!("token={token}"))
@@ -108,14 +86,14 @@ async fn a_manual_world_answers_between_steps() {
     assert_eq!(character.status(), 200);
     let body: Value = character.json().await.unwrap();
     assert_eq!(body["player"]["id"], id.as_str(), "{body}");
-    let sync = barrier(&mut ws).await;
+    let sync = ws.barrier().await;
     assert_eq!(sync["data"]["id"], id.as_str());
     assert_eq!(status_tick(&app).await, 2, "answering took no tick");
 }
 
 #[tokio::test]
 async fn the_step_route_runs_up_to_its_bound_and_refuses_beyond() {
-    let app = manual_app().await;
+    let app = TestApp::spawn_manual().await;
     let last_allowed = MAX_TICKS_PER_STEP;
     let response = step_route(&app, json!({"ticks": last_allowed})).await;
     assert_eq!(response.status(), 200);

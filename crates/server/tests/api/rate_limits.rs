@@ -18,7 +18,6 @@ async fn limited_app(env: Vec<(&'static str, String)>) -> TestApp {
         ..Default::default()
     })
     .await
-    .unwrap()
 }
 
 /// A limited app whose budget refills one request a minute instead of one every 600 ms. The limiter

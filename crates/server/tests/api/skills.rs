@@ -85,8 +85,7 @@ async fn a_player_kills_a_chicken_and_sees_its_drop() {
         env: vec![("ADMIN_CODE", "code".into())],
         ..Default::default()
     })
-    .await
-    .unwrap();
+    .await;
     let content = wayfarer_content::load_bundled();
     let spawner = content
         .areas
@@ -203,8 +202,7 @@ async fn rest_shows_xp_gained_over_the_socket_at_once_while_online() {
         ],
         ..Default::default()
     })
-    .await
-    .unwrap();
+    .await;
     let (token, id) = player(&app, "Digger").await;
     let (mut ws, _) = crate::support::enter(&app, &token).await;
     let slot = crate::support::admin_give(&mut ws, "bones", "bones", 1).await;

@@ -19,7 +19,6 @@ async fn app() -> TestApp {
         ..Default::default()
     })
     .await
-    .unwrap()
 }
 
 /// A player in the world: (socket, character id).
@@ -312,8 +311,7 @@ async fn a_failed_transaction_cancels_with_server_error_and_moves_nothing() {
         database_url: Some(proxied),
         ..Default::default()
     })
-    .await
-    .unwrap();
+    .await;
     let (mut a, a_id) = trader(&app, "Faulty").await;
     let (mut b, b_id) = trader(&app, "Partner").await;
     give(&mut a, "coins", 70).await;
@@ -522,8 +520,8 @@ async fn two_hundred_concurrent_trades_among_a_hundred_players_conserve_every_it
 /// and either nothing moved (no audit row) or the whole swap did (its audit row exists).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crash_at_any_moment_of_a_trade_neither_loses_nor_duplicates_an_item() {
-    use crate::common::free_port;
     use crate::death_crash::{owned, starter_kit, ServerProcess};
+    use crate::support::free_port;
     use wayfarer_store::Store;
 
     let world = tempfile::tempdir().unwrap();

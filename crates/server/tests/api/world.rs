@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::support::{
-    enter, player, AppOptions, Backend, TestApp, WsClient, TEST_WORLD_SEED, WAIT,
+    both_databases, enter, player, AppOptions, FreshDatabase, TestApp, WsClient, TEST_WORLD_SEED,
+    WAIT,
 };
 
 fn has_entity(update: &Value, list: &str, id: &str) -> bool {
@@ -269,8 +270,7 @@ async fn admin_commands_need_the_code() {
         env: vec![("ADMIN_CODE", "open-sesame".into())],
         ..Default::default()
     })
-    .await
-    .unwrap();
+    .await;
     let (token, _) = player(&app, "Boss").await;
     let (tv, victim) = player(&app, "Victim").await;
     let (mut ws, sync) = enter(&app, &token).await;
@@ -416,15 +416,12 @@ fn the_test_layout_keeps_the_spawn_open() {
     }
 }
 
-async fn position_survives_logout_and_restart(backend: Backend) {
-    let Some(app) = TestApp::spawn_with(AppOptions {
-        backend: Some(backend),
+async fn position_survives_logout_and_restart(db: FreshDatabase) {
+    let app = TestApp::spawn_with(AppOptions {
+        database: Some(db),
         ..Default::default()
     })
-    .await
-    else {
-        return;
-    };
+    .await;
     let (token, id) = player(&app, "Persist").await;
     let (mut ws, sync) = enter(&app, &token).await;
     let x = sync["tile"]["x"].as_i64().unwrap() + 2;
@@ -461,15 +458,9 @@ async fn position_survives_logout_and_restart(backend: Backend) {
         .any(|s| s.close_reason.as_deref() == Some("logout")));
 }
 
-#[tokio::test]
-async fn position_survives_logout_and_restart_on_sqlite() {
-    position_survives_logout_and_restart(Backend::Sqlite).await;
-}
-
-#[tokio::test]
-async fn position_survives_logout_and_restart_on_postgres() {
-    position_survives_logout_and_restart(Backend::Postgres).await;
-}
+both_databases!(position_survives_logout_and_restart, |db| {
+    position_survives_logout_and_restart(db)
+});
 
 #[tokio::test]
 async fn shutdown_saves_players_still_online() {
@@ -649,8 +640,7 @@ async fn online_players_are_saved_every_save_interval_and_items_survive_a_restar
         env: vec![("SAVE_INTERVAL", "1".into()), ("ADMIN_CODE", "code".into())],
         ..Default::default()
     })
-    .await
-    .unwrap();
+    .await;
     let (token, id) = player(&app, "Autosave").await;
     let (mut ws, sync) = enter(&app, &token).await;
     ws.send("player:chat", json!({"text": "/admin code"}), None)
