@@ -204,6 +204,21 @@ impl TestApp {
         }
     }
 
+    /// Waits until every session of character `id` is closed, so its final save is written (the
+    /// save task closes a session once the batch with its final state is); panics after
+    /// [`WAIT`].
+    pub async fn left(&self, id: &str) {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let sessions = self.store().sessions().for_character(id).await.unwrap();
+            if sessions.iter().all(|s| s.close_reason.is_some()) {
+                return;
+            }
+            assert!(Instant::now() < deadline, "{id} never left: {sessions:?}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     /// Graceful shutdown; keeps the world directory and database for a restart.
     pub async fn stop(mut self) -> StoppedApp {
         self.server.take().unwrap().shutdown().await.unwrap();

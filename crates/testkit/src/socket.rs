@@ -146,6 +146,23 @@ impl WsClient {
         self.expect_type("player:sync").await
     }
 
+    /// Asks `player:sync` until the player stands on tile (`x`, `z`) (a walk or a teleport
+    /// takes ticks); panics after [`WAIT`].
+    pub async fn wait_for_tile(&mut self, x: i64, z: i64) {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let sync = self.barrier().await;
+            if sync["data"]["tile"] == json!({"x": x, "z": z}) {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "never reached ({x}, {z}): {sync}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     /// Logs out: a normal close handshake.
     pub async fn close(mut self) {
         let _ = self.stream.close(None).await;

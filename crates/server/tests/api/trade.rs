@@ -355,7 +355,9 @@ async fn a_failed_transaction_cancels_with_server_error_and_moves_nothing() {
     assert_eq!(slot_of(&mut a, "coins").await, coins);
     a.close().await;
     b.close().await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    for id in &ids {
+        app.left(id).await;
+    }
     assert_eq!(
         totals(&app, std::slice::from_ref(&a_id)).await.get("coins"),
         Some(&(25 + 70))
@@ -648,8 +650,8 @@ async fn banking_and_shopping_are_refused_while_trading() {
     for ws in [&mut a, &mut b] {
         ws.send("player:chat", json!({"text": "/tp 8 -4"}), None)
             .await;
+        ws.wait_for_tile(8, -4).await;
     }
-    tokio::time::sleep(Duration::from_millis(300)).await;
     a.send("bank:open", json!({}), None).await;
     a.expect_type("bank:update").await;
     let id = start(&mut a, &mut b, &b_id).await;
