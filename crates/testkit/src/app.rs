@@ -205,7 +205,8 @@ impl TestApp {
     }
 
     /// Waits until every session of character `id` is closed, so its final save is written (the
-    /// save task closes a session once the batch with its final state is); panics after
+    /// save task closes a session once the batch with its final state is); a manual world is
+    /// stepped meanwhile, since a leave takes the player out in the tick after it. Panics after
     /// [`WAIT`].
     pub async fn left(&self, id: &str) {
         let deadline = Instant::now() + WAIT;
@@ -215,6 +216,9 @@ impl TestApp {
                 return;
             }
             assert!(Instant::now() < deadline, "{id} never left: {sessions:?}");
+            if self.is_manual() {
+                self.step(1).await;
+            }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }

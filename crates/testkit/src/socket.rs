@@ -163,7 +163,9 @@ impl WsClient {
         }
     }
 
-    /// Logs out: a normal close handshake.
+    /// Logs out: a normal close handshake. The server completes it once the final save is
+    /// written, which a manual world does in the next step: close there in a task while
+    /// stepping ([`TestApp::left`](crate::TestApp::left)).
     pub async fn close(mut self) {
         let _ = self.stream.close(None).await;
         // Drain until the server's close arrives so the logout is complete on its side.

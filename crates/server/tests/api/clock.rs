@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 use wayfarer_server::world_thread::{StepError, MAX_TICKS_PER_STEP};
 
-use crate::support::{assert_error, player, TestApp, WsClient};
+use crate::support::{assert_error, enter, player, TestApp, WsClient};
 
 async fn status_tick(app: &TestApp) -> u64 {
     let status: Value = app.get("/status").await.json().await.unwrap();
@@ -135,4 +135,25 @@ async fn a_timed_world_is_not_stepped() {
         body["message"].as_str().unwrap().contains("TICK_MS=manual"),
         "{body}"
     );
+}
+
+#[tokio::test]
+async fn a_leave_is_saved_by_the_next_step() {
+    let app = TestApp::spawn_manual().await;
+    let (token, id) = player(&app, "Leaving").await;
+    let (ws, _) = enter(&app, &token).await;
+    // The close handshake completes once the final save is written: it waits on the steps.
+    let closing = tokio::spawn(ws.close());
+    // The world takes a leaving player out in the tick after the leave, and saves it then:
+    // without a step the session stays open.
+    let sessions = app.store().sessions().for_character(&id).await.unwrap();
+    assert_eq!(sessions.len(), 1);
+    assert_eq!(
+        sessions[0].close_reason, None,
+        "nothing saved before a step"
+    );
+    app.left(&id).await;
+    let sessions = app.store().sessions().for_character(&id).await.unwrap();
+    assert_eq!(sessions[0].close_reason.as_deref(), Some("logout"));
+    closing.await.unwrap();
 }
