@@ -146,6 +146,39 @@ impl WsClient {
         self.expect_type("player:sync").await
     }
 
+    /// On a manual world: steps it one tick at a time until a message satisfies `accept`, and
+    /// returns that message; panics when none did within `ticks` ticks. What the socket sent
+    /// before is in the first tick. Each tick's messages are read whole before the next tick
+    /// runs: up to the reply to a `player:sync` asked once the tick ran, which the world queues
+    /// behind the tick's own. So the bound is in the game's ticks, whatever the machine's speed.
+    pub async fn expect_within_ticks(
+        &mut self,
+        app: &TestApp,
+        ticks: u64,
+        what: &str,
+        accept: impl Fn(&Value) -> bool,
+    ) -> Value {
+        for stepped in 0..=ticks {
+            self.send("player:sync", json!({}), None).await;
+            loop {
+                let message = self
+                    .next()
+                    .await
+                    .unwrap_or_else(|code| panic!("socket closed ({code:?}) waiting for {what}"));
+                if message["type"] == "player:sync" {
+                    break;
+                }
+                if accept(&message) {
+                    return message;
+                }
+            }
+            if stepped < ticks {
+                app.step(1).await;
+            }
+        }
+        panic!("{what}: not within {ticks} ticks");
+    }
+
     /// Asks `player:sync` until the player stands on tile (`x`, `z`) (a walk or a teleport
     /// takes ticks); panics after [`WAIT`].
     pub async fn wait_for_tile(&mut self, x: i64, z: i64) {
