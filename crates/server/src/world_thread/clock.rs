@@ -117,10 +117,9 @@ impl Runner {
             };
             for _ in 0..step.ticks {
                 // A step cut short by shutdown is not answered: its caller hears the world stopped.
-                if stop.load(Ordering::SeqCst) || !self.take_inputs(rx, Some(&mut steps)) {
+                if stop.load(Ordering::SeqCst) || !self.tick_now(rx, Some(&mut steps)) {
                     break 'steps;
                 }
-                self.tick_now();
             }
             let _ = step.reply.send(self.world.tick_number());
         }

@@ -368,14 +368,23 @@ impl Runner {
         true
     }
 
-    /// Runs one tick now and notes when it ran.
-    fn tick_now(&mut self) {
+    /// Runs one tick now, taking first the inputs queued before it (their taking counts in the
+    /// tick's time), and notes when it ran. `false` once every sender is gone (no tick ran).
+    fn tick_now(
+        &mut self,
+        rx: &mpsc::Receiver<WorldInput>,
+        steps: Option<&mut std::collections::VecDeque<clock::Step>>,
+    ) -> bool {
         let started = Instant::now();
+        if !self.take_inputs(rx, steps) {
+            return false;
+        }
         self.step(started);
         self.last_tick = TickSpan {
             started,
             ended: Instant::now(),
         };
+        true
     }
 
     /// The timed clock's loop: a tick every `TICK_MS`, inputs taken as they come between ticks.
@@ -399,10 +408,9 @@ impl Runner {
                     Err(RecvTimeoutError::Disconnected) => break 'ticks,
                 }
             }
-            if !self.take_inputs(rx, None) {
+            if !self.tick_now(rx, None) {
                 break 'ticks;
             }
-            self.tick_now();
 
             // Drift correction: the schedule advances by whole ticks from its start. A tick that
             // starts more than a tick late is logged and the schedule re-based on now, so a stall
