@@ -127,6 +127,9 @@ pub struct AgentStatus {
     pub recent_decisions: VecDeque<DecisionRecord>,
     /// The providers' state at the last status update (gameState, inventory, skills).
     pub state: Value,
+    /// How many steps the agent has run (its own tick clock) and sent what they decided; moves
+    /// with every step, so a test stepping the server's clock can wait for the agent's answer.
+    pub steps: u64,
 }
 
 /// A running agent, as its host holds it.
@@ -422,6 +425,7 @@ impl Agent {
                     if let Err(reason) = send_all(&mut socket, frames).await {
                         return self.lost(synced_once, reason);
                     }
+                    self.count_step();
                 }
                 answer = async { (&mut self.thinking.as_mut().expect("guarded").task).await }, if self.thinking.is_some() => {
                     let number = self.thinking.take().map_or(0, |t| t.number);
@@ -953,6 +957,15 @@ impl Agent {
         self.idle_until = 0;
     }
 
+    /// Shows the step just run in the status (only the counter: the rest waits for `publish`).
+    fn count_step(&self) {
+        if self.status.is_closed() {
+            return;
+        }
+        let steps = self.now;
+        self.status.send_modify(|status| status.steps = steps);
+    }
+
     /// Updates the status its host reads; skipped when the host dropped its reader (a host of
     /// many agents that never reads them saves a copy of the state and decisions per agent).
     fn publish(&self, connected: bool) {
@@ -982,6 +995,7 @@ impl Agent {
                 "inventory": providers::inventory(ctx),
                 "skills": providers::skills(ctx),
             }),
+            steps: self.now,
         };
         let _ = self.status.send(status);
     }

@@ -54,6 +54,13 @@ pub struct AppState {
     pub cluster: Option<Arc<crate::cluster::Cluster>>,
 }
 
+impl AppState {
+    /// The world's clock (`TICK_MS=manual` in tests: stepped; otherwise it refuses to step).
+    pub fn clock(&self) -> crate::world_thread::TickClock {
+        crate::world_thread::TickClock::new(self.world_sender.clone(), self.config.manual_clock)
+    }
+}
+
 /// The HTTP side's read-only view of the world thread.
 #[derive(Clone)]
 pub struct WorldView {

@@ -73,8 +73,13 @@ pub struct Config {
     pub admin_code: Option<String>,
     pub public_idp_app_id: Option<String>,
     pub idp_app_secret: Option<String>,
-    /// Game tick length (`TICK_MS`, default 600); tests run the game faster.
+    /// Game tick length (`TICK_MS`, default 600); tests run the game faster. With the manual clock
+    /// it is the length that what counts time in ticks assumes (the save cycle, agents' timers,
+    /// `/api/config`), [`DEFAULT_TICK_MS`].
     pub tick_ms: u64,
+    /// `TICK_MS=manual` (tests only): the world ticks when a test steps it
+    /// (`world_thread::TickClock`, `POST /__test/ticks`), never on time.
+    pub manual_clock: bool,
     /// Production frontend origins (`CORS_ORIGINS`, comma-separated).
     pub cors_origins: Vec<String>,
     /// Preview-deployment origins (`CORS_PREVIEW_PATTERN`, a glob such as `https://*-preview.example.app`).
@@ -143,6 +148,8 @@ pub const DEFAULT_PORT: u16 = 5555;
 pub const DEFAULT_SAVE_INTERVAL_SECS: u64 = 60;
 /// The classic game tick.
 pub const DEFAULT_TICK_MS: u64 = 600;
+/// `TICK_MS` of a world that ticks only when a test steps it.
+pub const MANUAL_CLOCK: &str = "manual";
 /// Default lease time: a world killed with -9 frees its players for other worlds this long after
 /// its last heartbeat (renewals run every third of it).
 pub const DEFAULT_WORLD_LEASE_SECS: u64 = 30;
@@ -182,7 +189,18 @@ impl Config {
         };
         let save_interval_secs =
             positive_integer(&get, "SAVE_INTERVAL", DEFAULT_SAVE_INTERVAL_SECS)?;
-        let tick_ms = positive_integer(&get, "TICK_MS", DEFAULT_TICK_MS)?;
+        let (tick_ms, manual_clock) = match get("TICK_MS").as_deref().map(str::trim) {
+            Some(MANUAL_CLOCK) if node_env == NodeEnv::Test => (DEFAULT_TICK_MS, true),
+            Some(MANUAL_CLOCK) => {
+                return Err(ConfigError {
+                    variable: "TICK_MS",
+                    message: format!(
+                        "{MANUAL_CLOCK:?} (a world that ticks only when a test steps it) exists for tests only (NODE_ENV=test)"
+                    ),
+                })
+            }
+            _ => (positive_integer(&get, "TICK_MS", DEFAULT_TICK_MS)?, false),
+        };
         let use_local_postgres = boolean(&get, "USE_LOCAL_POSTGRES")?;
         let disable_rate_limit = boolean(&get, "DISABLE_RATE_LIMIT")?;
         let database_url = get("DATABASE_URL");
@@ -412,6 +430,7 @@ impl Config {
             public_idp_app_id,
             idp_app_secret,
             tick_ms,
+            manual_clock,
             cors_origins,
             cors_preview_pattern: get("CORS_PREVIEW_PATTERN"),
             log_format,
@@ -493,7 +512,17 @@ impl Config {
             ("ADMIN_CODE", opt(&self.admin_code)),
             ("PUBLIC_IDP_APP_ID", opt(&self.public_idp_app_id)),
             ("IDP_APP_SECRET", opt(&self.idp_app_secret)),
-            ("TICK_MS", self.tick_ms.to_string()),
+            (
+                "TICK_MS",
+                if self.manual_clock {
+                    format!(
+                        "{MANUAL_CLOCK} (ticks when a test steps it; counts {} ms a tick)",
+                        self.tick_ms
+                    )
+                } else {
+                    self.tick_ms.to_string()
+                },
+            ),
             ("CORS_ORIGINS", self.cors_origins.join(",")),
             ("CORS_PREVIEW_PATTERN", opt(&self.cors_preview_pattern)),
             (
@@ -642,6 +671,11 @@ mod tests {
             (vec![("SAVE_INTERVAL", "-1")], "SAVE_INTERVAL"),
             (vec![("SAVE_INTERVAL", "0")], "SAVE_INTERVAL"),
             (vec![("TICK_MS", "fast")], "TICK_MS"),
+            (vec![("TICK_MS", "manual")], "TICK_MS"),
+            (
+                vec![("NODE_ENV", "production"), ("TICK_MS", "manual")],
+                "TICK_MS",
+            ),
             (vec![("NODE_ENV", "staging")], "NODE_ENV"),
             (vec![("DISABLE_RATE_LIMIT", "maybe")], "DISABLE_RATE_LIMIT"),
             (vec![("DATABASE_URL", "mysql://x")], "DATABASE_URL"),
@@ -756,6 +790,19 @@ mod tests {
         assert_eq!(value("DATABASE_URL"), "postgres://u:***@h/db");
         assert_eq!(value("CLIENT_URL"), "http://localhost:3333");
     }
+    #[test]
+    fn the_manual_clock_is_for_tests_only() {
+        let c = config(&[("NODE_ENV", "test"), ("TICK_MS", " manual ")]).unwrap();
+        assert!(c.manual_clock);
+        assert_eq!(c.tick_ms, DEFAULT_TICK_MS, "what counts time in ticks");
+        let err = config(&[("NODE_ENV", "development"), ("TICK_MS", "manual")]).unwrap_err();
+        assert_eq!(err.variable, "TICK_MS");
+        assert!(err.message.contains("NODE_ENV=test"), "{err}");
+        let timed = config(&[("NODE_ENV", "test"), ("TICK_MS", "50")]).unwrap();
+        assert_eq!((timed.tick_ms, timed.manual_clock), (50, false));
+        assert!(!config(&[]).unwrap().manual_clock);
+    }
+
     #[test]
     fn production_refuses_a_short_admin_code() {
         let secret = "s".repeat(40);

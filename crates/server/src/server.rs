@@ -161,6 +161,7 @@ impl RunningServer {
             world,
             WorldContext {
                 tick: Duration::from_millis(config.tick_ms),
+                manual: config.manual_clock,
                 save_interval: Duration::from_secs(config.save_interval_secs),
                 content: initial_content,
                 online: online.clone(),
@@ -356,6 +357,14 @@ impl RunningServer {
     /// Waits until the server has stopped (after [`RunningServer::shutdown`] or a fatal error).
     pub async fn wait(self) -> anyhow::Result<()> {
         self.task.await.context("server task panicked")?
+    }
+
+    /// The world's clock: with `TICK_MS=manual` (tests), [`TickClock::step`] runs ticks and
+    /// returns once they are done; on the timed clock it refuses.
+    ///
+    /// [`TickClock::step`]: crate::world_thread::TickClock::step
+    pub fn clock(&self) -> crate::world_thread::TickClock {
+        self.state.clock()
     }
 
     /// A sender that begins graceful shutdown, for signal handlers.

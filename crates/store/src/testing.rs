@@ -1,7 +1,10 @@
 //! Test support: a fresh database per test on SQLite (a temporary file) or PostgreSQL (a new database
-//! on the server named by `TEST_DATABASE_URL`). Without that variable PostgreSQL tests are skipped with a
-//! printed reason, except under `CI=true`, where a missing PostgreSQL fails the run.
+//! on the server named by `TEST_DATABASE_URL`), [`both_databases!`](crate::both_databases) to run a
+//! test on each, and [`skip`], the one rule for a test that cannot run here. Without
+//! `TEST_DATABASE_URL` PostgreSQL tests skip, except under `CI=true`, where a skip fails the run.
 
+use std::io::Write;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use sqlx::Connection;
@@ -26,18 +29,64 @@ pub fn in_ci() -> bool {
     std::env::var("CI").map(|v| v == "true").unwrap_or(false)
 }
 
-/// The PostgreSQL server for tests, or `None` (with the reason printed) when there is none outside CI.
+/// Where skipped tests are listed (`<test>: <reason>`, a line each): `WAYFARER_SKIP_LOG`, else
+/// `skipped-tests.log` in the target directory the test binary runs from (`target/`), which
+/// `.ci/run` summarises; `None` when neither can be found.
+pub fn skip_log_path() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("WAYFARER_SKIP_LOG").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(path));
+    }
+    // Test binaries live in <target>/<profile>/deps/.
+    let exe = std::env::current_exe().ok()?;
+    let deps = exe.ancestors().find(|dir| dir.ends_with("deps"))?;
+    Some(deps.parent()?.parent()?.join("skipped-tests.log"))
+}
+
+/// The running test as libtest names it (its thread's name), after the test binary's name:
+/// `store::users::postgres`.
+fn running_test() -> String {
+    let binary = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .map(|stem| match stem.rsplit_once('-') {
+            // Cargo names test binaries `<name>-<hash>`.
+            Some((name, hash)) if hash.chars().all(|c| c.is_ascii_hexdigit()) => name.to_owned(),
+            _ => stem,
+        })
+        .unwrap_or_default();
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("(unnamed test)");
+    format!("{binary}::{test}")
+}
+
+/// The one rule for a test that cannot run here (no PostgreSQL, no `nats-server`, no reference
+/// corpus): under `CI=true` it fails the test, since CI provides everything; otherwise it prints
+/// the reason and appends `<test>: <reason>` to [`skip_log_path`], so a run that skipped says so
+/// (the test runner hides a passing test's output). The caller then returns.
+#[track_caller]
+pub fn skip(reason: &str) {
+    let test = running_test();
+    assert!(!in_ci(), "{test} cannot run, and CI=true: {reason}");
+    eprintln!("skipped: {test}: {reason}");
+    if let Some(path) = skip_log_path() {
+        let appended = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            // One write per line: concurrent tests' lines do not interleave.
+            .and_then(|mut log| log.write_all(format!("{test}: {reason}\n").as_bytes()));
+        if let Err(err) = appended {
+            eprintln!("could not note the skip in {}: {err}", path.display());
+        }
+    }
+}
+
+/// The PostgreSQL server for tests, or `None` (the test [`skip`]s) when there is none.
 pub fn test_database_url() -> Option<String> {
     match std::env::var("TEST_DATABASE_URL") {
         Ok(url) if !url.is_empty() => Some(url),
         _ => {
-            assert!(
-                !in_ci(),
-                "TEST_DATABASE_URL is not set but CI=true: PostgreSQL tests must run in CI"
-            );
-            eprintln!(
-                "skipped: TEST_DATABASE_URL is not set, so this PostgreSQL test does not run"
-            );
+            skip("TEST_DATABASE_URL is not set, so this PostgreSQL test does not run");
             None
         }
     }
@@ -138,7 +187,8 @@ impl TestDb {
         Some(TestDb::open(FreshDatabase::postgres().await?).await)
     }
 
-    async fn open(db: FreshDatabase) -> TestDb {
+    /// A migrated store on `db`.
+    pub async fn open(db: FreshDatabase) -> TestDb {
         let (store, _) = Store::connect_migrated(&db.url)
             .await
             .expect("connect and migrate the test database");
@@ -146,31 +196,44 @@ impl TestDb {
     }
 }
 
-/// Defines a test module running `$body` once on SQLite and once on PostgreSQL, with `$store` bound to
-/// a migrated [`Store`] on a fresh database.
+/// A test on both databases: `both_databases!(name, |db| future)` defines `name::sqlite` and
+/// `name::postgres`, each running `future` with `db` a [`FreshDatabase`] of its kind (its `url` to
+/// connect to; the database lives as long as `db`). The PostgreSQL test [`skip`]s without
+/// `TEST_DATABASE_URL`. Every test run on both databases, in every crate, comes from here.
 #[macro_export]
-macro_rules! test_both_backends {
-    ($name:ident, |$store:ident| $body:block) => {
+macro_rules! both_databases {
+    ($name:ident, |$db:ident| $future:expr) => {
         mod $name {
             #[allow(unused_imports)]
             use super::*;
 
             #[tokio::test]
             async fn sqlite() {
-                let db = $crate::testing::TestDb::sqlite().await;
-                let $store = db.store.clone();
-                $body
+                let $db = $crate::testing::FreshDatabase::sqlite();
+                $future.await
             }
 
             #[tokio::test]
             async fn postgres() {
-                let Some(db) = $crate::testing::TestDb::postgres().await else {
+                let Some($db) = $crate::testing::FreshDatabase::postgres().await else {
                     return;
                 };
-                let $store = db.store.clone();
-                $body
+                $future.await
             }
         }
+    };
+}
+
+/// A repository test on both databases: [`both_databases!`](crate::both_databases) with `$store`
+/// bound to a migrated [`Store`] on the fresh database.
+#[macro_export]
+macro_rules! test_both_backends {
+    ($name:ident, |$store:ident| $body:block) => {
+        $crate::both_databases!($name, |db| async move {
+            let test_db = $crate::testing::TestDb::open(db).await;
+            let $store = test_db.store.clone();
+            $body
+        });
     };
 }
 

@@ -5,11 +5,11 @@ use std::time::Duration;
 use serde_json::json;
 use wayfarer_agent::Outcome;
 
-use crate::{code, holds, position, TestServer};
+use crate::{code, holds, position, ticking};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn navigate_and_pickup_cross_more_than_200_tiles_in_legs() {
-    let server = TestServer::start(20).await;
+    let server = ticking(20).await;
     let mut agent = server.idle_admin("Strider", None).await;
     // moveTo refuses what one move cannot reach; navigateTo walks it in legs.
     agent.teleport(-130, 0).await;
@@ -52,7 +52,7 @@ async fn navigate_and_pickup_cross_more_than_200_tiles_in_legs() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn drop_item_drops_one_stack_one_type_or_everything() {
-    let server = TestServer::start(20).await;
+    let server = ticking(20).await;
     let mut agent = server.idle_admin("Dropper", None).await;
     agent.give("logs", 4).await;
     agent.give("bones", 2).await;
@@ -89,7 +89,7 @@ async fn drop_item_drops_one_stack_one_type_or_everything() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn actions_succeed_and_are_refused_with_reason_codes() {
-    let server = TestServer::start(20).await;
+    let server = ticking(20).await;
     let mut agent = server.idle_agent("Tester", None).await;
     let entered = agent.status();
     // Refused by the agent's own check, before sending.
@@ -180,7 +180,7 @@ async fn actions_succeed_and_are_refused_with_reason_codes() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stamina_drains_running_and_comes_back_resting() {
-    let server = TestServer::start(20).await;
+    let server = ticking(20).await;
     let mut agent = server.idle_agent("Runner", None).await;
     let start = agent.status();
     assert_eq!(start.state["gameState"]["stamina"], 100);
@@ -204,7 +204,7 @@ async fn stamina_drains_running_and_comes_back_resting() {
 async fn pickup_in_range_succeeds_and_is_refused_with_reason_codes() {
     // A drop is its dropper's for 100 ticks: at 150 ms that leaves the other player 15 s to be
     // refused it by the server.
-    let server = TestServer::start(150).await;
+    let server = ticking(150).await;
     let (mut owner, mut other) = tokio::join!(
         server.idle_admin("Keeper", None),
         server.idle_agent("Grabber", None)
@@ -269,7 +269,7 @@ async fn pickup_in_range_succeeds_and_is_refused_with_reason_codes() {
 /// `procedure::a_drop_run_stops_at_50_items_even_when_the_inventory_refills`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_inventory_is_dropped_in_one_command_under_the_cap() {
-    let server = TestServer::start(20).await;
+    let server = ticking(20).await;
     let mut agent = server.idle_admin("Emptier", None).await;
     let free = agent.status().state["inventory"]["freeSlots"]
         .as_i64()

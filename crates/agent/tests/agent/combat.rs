@@ -6,14 +6,14 @@ use std::time::Duration;
 use serde_json::json;
 use wayfarer_agent::Outcome;
 
-use crate::{code, TestServer};
+use crate::{code, ticking};
 
 /// Tries before giving up on catching a fight in progress (a mob may die between two looks).
 const FLEE_TRIES: usize = 10;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn attack_defeats_a_mob_and_flee_breaks_off_a_fight() {
-    let server = TestServer::start(20).await;
+    let server = ticking(20).await;
     // The fighter: a sword, armour, food, melee skills at 10.
     let mut agent = server.idle_admin("Brawler", Some("fighter")).await;
     // Refusals before any fight, in town: nobody to attack, nothing to flee from.

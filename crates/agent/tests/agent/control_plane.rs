@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use wayfarer_agent::{AgentConfig, Brain, Login};
 
-use crate::{TestAgent, TestServer};
+use crate::{ticking, TestAgent};
 
 async fn call(
     method: reqwest::Method,
@@ -27,7 +27,7 @@ async fn call(
 
 #[tokio::test]
 async fn the_owner_steers_a_registered_agent_over_rest() {
-    let server = TestServer::start(20).await;
+    let server = ticking(20).await;
     let base = server.base.clone();
     let (status, guest) = call(
         reqwest::Method::POST,

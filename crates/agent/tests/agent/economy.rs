@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use wayfarer_agent::{AgentStatus, Outcome};
 
-use crate::{code, holds, slot_of, TestAgent, TestServer};
+use crate::{code, holds, slot_of, ticking, TestAgent};
 
 /// Logs and coins held, the two things the trade moves.
 fn goods(status: &AgentStatus) -> (i64, i64) {
@@ -31,7 +31,7 @@ async fn wait_stage(agent: &TestAgent, want: Option<&str>) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shop_buys_and_sells_and_refuses_with_reason_codes() {
-    let server = TestServer::start(20).await;
+    let server = ticking(20).await;
     // The merchant: 500 coins, 10 logs, 5 bronze bars and a hammer (11 slots free).
     let mut agent = server.idle_agent("Shopper", Some("merchant")).await;
     let tobin = agent
@@ -103,7 +103,7 @@ async fn shop_buys_and_sells_and_refuses_with_reason_codes() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_trade_between_two_agents_completes_with_items_conserved() {
-    let server = TestServer::start(20).await;
+    let server = ticking(20).await;
     let (mut seller, mut buyer) = tokio::join!(
         server.idle_admin("Seller", Some("merchant")),
         server.idle_admin("Buyer", None)

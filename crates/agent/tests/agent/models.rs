@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use wayfarer_agent::brain::{LlmConfig, Provider};
 use wayfarer_agent::Brain;
 
-use crate::{goal, TestServer};
+use crate::{goal, ticking};
 
 /// How the mock answers its n-th call: a valid tool call, a text answer with no tool call, a
 /// 500, then nothing until the client gives up. Later calls are answered validly.
@@ -98,7 +98,7 @@ async fn mock_server(provider: Provider) -> (String, Arc<AtomicUsize>) {
 }
 
 async fn backend_falls_back_and_counts(provider: Provider, name: &str) {
-    let server = TestServer::start(20).await;
+    let server = ticking(20).await;
     let (base_url, calls) = mock_server(provider).await;
     let config = LlmConfig {
         provider,

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::{code, holds, slot_of, TestServer};
+use crate::{code, holds, slot_of, ticking};
 
 /// A resource in view whose content type is `type_id`.
 fn of_type(type_id: &'static str) -> impl Fn(&Value) -> bool {
@@ -17,7 +17,7 @@ fn of_type(type_id: &'static str) -> impl Fn(&Value) -> bool {
 async fn gathering_actions_succeed_and_are_refused() {
     // A copper rock is back 5 ticks after it is mined: ticks long enough for the agent to see it
     // depleted.
-    let server = TestServer::start(50).await;
+    let server = ticking(50).await;
     // The skiller starts with a pickaxe and a net, Mining 5 and Fishing 10.
     let mut agent = server.idle_admin("Gatherer", Some("skiller")).await;
     // By the rocks south-west of the spawn.
@@ -68,7 +68,7 @@ async fn gathering_actions_succeed_and_are_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn processing_actions_succeed_and_are_refused() {
-    let server = TestServer::start(20).await;
+    let server = ticking(20).await;
     let mut agent = server.idle_admin("Cook", Some("skiller")).await;
     // Nothing to process yet: refused by the agent's own checks.
     let refused = [

@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::{code, holds, position, TestServer};
+use crate::{code, holds, position, ticking};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn follow_approach_and_explore_move_the_agent() {
-    let server = TestServer::start(20).await;
+    let server = ticking(20).await;
     let (mut leader, mut follower) = tokio::join!(
         server.idle_agent("Leader", None),
         server.idle_agent("Follower", None)
@@ -75,7 +75,7 @@ async fn follow_approach_and_explore_move_the_agent() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dialogue_starts_a_quest_and_prayers_and_chat_answer_with_reason_codes() {
-    let server = TestServer::start(20).await;
+    let server = ticking(20).await;
     let mut agent = server.idle_agent("Pilgrim", None).await;
     let marta = agent
         .nearest_id("npcs", |e| e["typeId"] == "old_marta")

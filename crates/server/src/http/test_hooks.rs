@@ -1,20 +1,25 @@
 //! Routes that exist only with `NODE_ENV=test`, so integration tests can prove behaviour no real route
 //! should have on purpose: a handler that panics, one that is slow (for graceful shutdown), a JSON
 //! echo (body parsing and limits independent of any feature's route) and the list of every route
-//! the router registered (for the test that holds the router and `/api/openapi.json` together).
-//! Being test-only, they are the one kind of route the OpenAPI document leaves out.
+//! the router registered (for the test that holds the router and `/api/openapi.json` together),
+//! and the manual clock's step (`POST /__test/ticks`, for tests that run the server as a process
+//! and the browser tests). Being test-only, they are the one kind of route the OpenAPI document
+//! leaves out.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::Query;
+use axum::extract::{Query, State};
 use axum::routing::get;
 use axum::Extension;
 use serde::Deserialize;
+use wayfarer_protocol::ErrorCode;
 
 use crate::app::AppState;
+use crate::http::error::ApiError;
 use crate::http::json::ApiJson;
 use crate::http::route_table::{RegisteredRoute, RouteTable};
+use crate::world_thread::{StepError, MAX_TICKS_PER_STEP};
 
 /// The prefix of every test-only route.
 pub const PREFIX: &str = "/__test/";
@@ -25,6 +30,35 @@ const MAX_SLEEP_MS: u64 = 10_000;
 #[derive(Deserialize)]
 struct SleepQuery {
     ms: u64,
+}
+
+/// `POST /__test/ticks`: how many ticks to run.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TicksRequest {
+    ticks: u32,
+}
+
+/// Runs the ticks asked for on the manual clock and answers `{"tick": <reached>}` once they ran;
+/// 400 above [`MAX_TICKS_PER_STEP`], 409 on the timed clock, 503 when the world does not answer.
+async fn step_ticks(
+    State(state): State<AppState>,
+    ApiJson(request): ApiJson<TicksRequest>,
+) -> Result<axum::Json<serde_json::Value>, ApiError> {
+    match state.clock().step(request.ticks).await {
+        Ok(tick) => Ok(axum::Json(serde_json::json!({ "tick": tick }))),
+        Err(err @ StepError::TooMany(_)) => Err(ApiError::bad_request(format!(
+            "ticks: {err} (at most {MAX_TICKS_PER_STEP})"
+        ))),
+        Err(err @ StepError::NotManual) => Err(ApiError::new(
+            ErrorCode::Conflict,
+            format!("{err}: start the server with TICK_MS=manual to step it"),
+        )),
+        Err(err @ StepError::Unavailable) => Err(ApiError::new(
+            ErrorCode::ServiceUnavailable,
+            err.to_string(),
+        )),
+    }
 }
 
 /// Every route the router registered (`GET /__test/routes`), as an extension the router adds once
@@ -57,6 +91,7 @@ pub fn add_routes(table: RouteTable<AppState>) -> RouteTable<AppState> {
                 axum::Json(body)
             }),
         )
+        .undocumented("/__test/ticks", axum::routing::post(step_ticks))
         .undocumented(
             "/__test/sleep",
             get(|Query(q): Query<SleepQuery>| async move {

@@ -146,6 +146,14 @@ impl Runner {
                     }
                 }
             }
+            WorldInput::Step(step) => {
+                // Only the manual clock's loop takes steps; the handle refuses them for a timed
+                // world, so one here was sent around it. Dropping the reply tells its sender.
+                tracing::warn!(
+                    ticks = step.ticks,
+                    "a tick step for a world on the timed clock: refused"
+                );
+            }
             WorldInput::ReplaceContent(content) => {
                 self.world.replace_content(content.clone());
                 self.context.content = content;

@@ -29,6 +29,7 @@ use crate::player_view;
 use crate::saver::SaveJob;
 
 mod bookkeeping;
+mod clock;
 mod inputs;
 mod messages;
 mod queries;
@@ -38,6 +39,7 @@ mod sessions;
 mod trade_book;
 mod trade_commits;
 
+pub use clock::{Step, StepError, TickClock, MAX_TICKS_PER_STEP};
 pub use queries::{
     admit_private_elsewhere, ground_totals, live_snapshot, surroundings, NoAnswer, Surroundings,
 };
@@ -162,6 +164,8 @@ pub enum WorldInput {
         to: Vec<String>,
         message: Arc<ServerMessage>,
     },
+    /// Run ticks now (the manual clock only, see [`TickClock`]); a timed world refuses it.
+    Step(Step),
 }
 
 /// The sending side of the inbound queue.
@@ -182,7 +186,11 @@ pub use crate::tick_stats::{TickSnapshot, TickStats, WorldCounts};
 
 /// What the world thread needs besides the world.
 pub struct WorldContext {
+    /// The tick length: the timed clock's period, and what counts time in ticks (the save cycle)
+    /// on either clock.
     pub tick: Duration,
+    /// `TICK_MS=manual`: the world ticks only when stepped ([`TickClock`]).
+    pub manual: bool,
     pub save_interval: Duration,
     pub content: Arc<Content>,
     pub online: Arc<OnlinePlayers>,
@@ -333,7 +341,58 @@ impl Runner {
         }
     }
 
-    fn run(mut self, rx: &mpsc::Receiver<WorldInput>, stop: &AtomicBool) -> World {
+    fn run(self, rx: &mpsc::Receiver<WorldInput>, stop: &AtomicBool) -> World {
+        if self.context.manual {
+            self.run_manual(rx, stop)
+        } else {
+            self.run_timed(rx, stop)
+        }
+    }
+
+    /// Takes the inputs queued before a tick, at most [`MAX_INPUTS_PER_TICK`]; a step that comes
+    /// meanwhile goes to `steps` (the manual clock's queue of them). `false` once every sender is
+    /// gone.
+    fn take_inputs(
+        &mut self,
+        rx: &mpsc::Receiver<WorldInput>,
+        mut steps: Option<&mut std::collections::VecDeque<clock::Step>>,
+    ) -> bool {
+        for _ in 0..MAX_INPUTS_PER_TICK {
+            match rx.try_recv() {
+                Ok(WorldInput::Step(step)) if steps.is_some() => {
+                    if let Some(steps) = steps.as_deref_mut() {
+                        steps.push_back(step);
+                    }
+                }
+                Ok(input) => self.accept(input),
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => return false,
+            }
+        }
+        true
+    }
+
+    /// Runs one tick now, taking first the inputs queued before it (their taking counts in the
+    /// tick's time), and notes when it ran. `false` once every sender is gone (no tick ran).
+    fn tick_now(
+        &mut self,
+        rx: &mpsc::Receiver<WorldInput>,
+        steps: Option<&mut std::collections::VecDeque<clock::Step>>,
+    ) -> bool {
+        let started = Instant::now();
+        if !self.take_inputs(rx, steps) {
+            return false;
+        }
+        self.step(started);
+        self.last_tick = TickSpan {
+            started,
+            ended: Instant::now(),
+        };
+        true
+    }
+
+    /// The timed clock's loop: a tick every `TICK_MS`, inputs taken as they come between ticks.
+    fn run_timed(mut self, rx: &mpsc::Receiver<WorldInput>, stop: &AtomicBool) -> World {
         let tick = self.context.tick;
         let mut next_deadline = Instant::now() + tick;
         tracing::info!(tick_ms = tick.as_millis() as u64, "world thread started");
@@ -353,19 +412,9 @@ impl Runner {
                     Err(RecvTimeoutError::Disconnected) => break 'ticks,
                 }
             }
-            let started = Instant::now();
-            for _ in 0..MAX_INPUTS_PER_TICK {
-                match rx.try_recv() {
-                    Ok(input) => self.accept(input),
-                    Err(TryRecvError::Empty) => break,
-                    Err(TryRecvError::Disconnected) => break 'ticks,
-                }
+            if !self.tick_now(rx, None) {
+                break 'ticks;
             }
-            self.step(started);
-            self.last_tick = TickSpan {
-                started,
-                ended: Instant::now(),
-            };
 
             // Drift correction: the schedule advances by whole ticks from its start. A tick that
             // starts more than a tick late is logged and the schedule re-based on now, so a stall
@@ -617,6 +666,7 @@ mod tests {
         let (saves, jobs) = tokio_mpsc::unbounded_channel();
         let context = WorldContext {
             tick: Duration::from_millis(50),
+            manual: false,
             save_interval: Duration::from_secs(3600),
             content: content.clone(),
             online: Arc::new(OnlinePlayers::default()),
@@ -733,6 +783,103 @@ mod tests {
         runner.accept(third);
         runner.step(Instant::now());
         assert!(runner.world.is_online("c1"));
+    }
+
+    /// A world thread on the manual clock, and the save task's end of its queue.
+    fn manual_thread() -> (WorldThread, tokio_mpsc::UnboundedReceiver<SaveJob>) {
+        let (runner, jobs) = runner();
+        let Runner {
+            world, mut context, ..
+        } = runner;
+        context.manual = true;
+        (WorldThread::spawn(world, context).unwrap(), jobs)
+    }
+
+    /// The tick numbers of the `world:update`s in what a player's queue holds now.
+    fn update_ticks(rx: &mut crate::outbound_queue::OutboundReceiver) -> Vec<u64> {
+        fn collect(outbound: Outbound, ticks: &mut Vec<u64>) {
+            match outbound {
+                Outbound::Batch(batch) => batch.into_iter().for_each(|o| collect(o, ticks)),
+                Outbound::Message(message) => {
+                    if let ServerMessage::WorldUpdate(update) = message.as_ref() {
+                        ticks.push(update.tick);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut ticks = Vec::new();
+        use futures_util::FutureExt;
+        while let Some(Some(outbound)) = rx.recv().now_or_never() {
+            collect(outbound, &mut ticks);
+        }
+        ticks
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_manual_clock_ticks_only_when_stepped_and_answers_queries_between_steps() {
+        let (thread, _jobs) = manual_thread();
+        let clock = TickClock::new(thread.sender(), true);
+        // Nothing has ticked; 0 steps answers where the world is.
+        assert_eq!(clock.step(0).await, Ok(0));
+        // A query is answered without a step.
+        let world = thread.sender();
+        assert!(live_snapshot(&world, "c1").await.unwrap().is_none());
+
+        // A join queued before a step enters in its first tick, and that tick's update is
+        // queued to the player by the time the step answers.
+        let (join, mut rx) = join("c1", "s1");
+        assert!(world.send(join));
+        assert_eq!(clock.step(1).await, Ok(1));
+        assert!(live_snapshot(&world, "c1").await.unwrap().is_some());
+        assert_eq!(update_ticks(&mut rx), vec![1]);
+
+        // N steps advance exactly N ticks, in sequence.
+        assert_eq!(clock.step(3).await, Ok(4));
+        assert_eq!(clock.step(1).await, Ok(5));
+        assert_eq!(clock.step(1).await, Ok(6));
+        // Two steps asked at once run one after the other.
+        let (first, second) = tokio::join!(clock.step(2), clock.step(3));
+        let mut reached = [first.unwrap(), second.unwrap()];
+        reached.sort();
+        assert!(reached == [8, 11] || reached == [9, 11], "{reached:?}");
+        assert_eq!(thread.stats().snapshot().number, 11);
+
+        // The bound: the last allowed is taken, the first refused is not.
+        assert_eq!(
+            clock.step(MAX_TICKS_PER_STEP).await,
+            Ok(11 + u64::from(MAX_TICKS_PER_STEP))
+        );
+        assert_eq!(
+            clock.step(MAX_TICKS_PER_STEP + 1).await,
+            Err(StepError::TooMany(MAX_TICKS_PER_STEP + 1))
+        );
+        // The same world's sender on a clock that is not manual refuses before asking.
+        assert_eq!(
+            TickClock::new(thread.sender(), false).step(1).await,
+            Err(StepError::NotManual)
+        );
+
+        let world = tokio::task::spawn_blocking(move || thread.stop())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(world.tick_number(), 11 + u64::from(MAX_TICKS_PER_STEP));
+    }
+
+    #[tokio::test]
+    async fn a_timed_world_refuses_a_step() {
+        let (runner, _jobs) = runner();
+        let Runner { world, context, .. } = runner;
+        let thread = WorldThread::spawn(world, context).unwrap();
+        let (reply, reached) = oneshot::channel();
+        assert!(thread
+            .sender()
+            .send(WorldInput::Step(Step { ticks: 1, reply })));
+        assert!(reached.await.is_err(), "the reply is dropped unanswered");
+        tokio::task::spawn_blocking(move || thread.stop())
+            .await
+            .unwrap();
     }
 
     #[test]

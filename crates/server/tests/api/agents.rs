@@ -8,14 +8,15 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::support::{
-    admin_give, assert_error, enter, player, AppOptions, Backend, TestApp, WsClient,
+    admin_give, assert_error, both_databases, enter, player, AppOptions, FreshDatabase, TestApp,
+    WsClient,
 };
 
-/// A server on `backend`: the tests that store agents (registration, mappings, goals, status)
+/// A server on `db`: the tests that store agents (registration, mappings, goals, status)
 /// run on SQLite and on PostgreSQL.
-fn on(backend: Backend) -> AppOptions {
+fn on(db: FreshDatabase) -> AppOptions {
     AppOptions {
-        backend: Some(backend),
+        database: Some(db),
         ..Default::default()
     }
 }
@@ -121,21 +122,13 @@ async fn tile(app: &TestApp, agent: &Agent) -> (i64, i64) {
     )
 }
 
-#[tokio::test]
-async fn an_agent_is_registered_for_one_of_the_accounts_characters_or_a_new_one_on_sqlite() {
-    an_agent_is_registered_for_one_of_the_accounts_characters_or_a_new_one(Backend::Sqlite).await;
-}
+both_databases!(
+    an_agent_is_registered_for_one_of_the_accounts_characters_or_a_new_one,
+    |db| an_agent_is_registered_for_one_of_the_accounts_characters_or_a_new_one(db)
+);
 
-#[tokio::test]
-async fn an_agent_is_registered_for_one_of_the_accounts_characters_or_a_new_one_on_postgres() {
-    an_agent_is_registered_for_one_of_the_accounts_characters_or_a_new_one(Backend::Postgres).await;
-}
-
-async fn an_agent_is_registered_for_one_of_the_accounts_characters_or_a_new_one(backend: Backend) {
-    // `None`: PostgreSQL tests are skipped here (no TEST_DATABASE_URL).
-    let Some(app) = TestApp::spawn_with(on(backend)).await else {
-        return;
-    };
+async fn an_agent_is_registered_for_one_of_the_accounts_characters_or_a_new_one(db: FreshDatabase) {
+    let app = TestApp::spawn_with(on(db)).await;
     let bot = agent(&app, "Owned").await;
     let mapping = json_of(
         get(
@@ -207,25 +200,15 @@ async fn an_agent_is_registered_for_one_of_the_accounts_characters_or_a_new_one(
     json_of(get(&app, "/api/agent", Some(fresh)).await, 200).await;
 }
 
-#[tokio::test]
-async fn registration_refuses_each_bad_field_a_missing_token_and_a_foreign_character_on_sqlite() {
-    registration_refuses_each_bad_field_a_missing_token_and_a_foreign_character(Backend::Sqlite)
-        .await;
-}
-
-#[tokio::test]
-async fn registration_refuses_each_bad_field_a_missing_token_and_a_foreign_character_on_postgres() {
-    registration_refuses_each_bad_field_a_missing_token_and_a_foreign_character(Backend::Postgres)
-        .await;
-}
+both_databases!(
+    registration_refuses_each_bad_field_a_missing_token_and_a_foreign_character,
+    |db| registration_refuses_each_bad_field_a_missing_token_and_a_foreign_character(db)
+);
 
 async fn registration_refuses_each_bad_field_a_missing_token_and_a_foreign_character(
-    backend: Backend,
+    db: FreshDatabase,
 ) {
-    // `None`: PostgreSQL tests are skipped here (no TEST_DATABASE_URL).
-    let Some(app) = TestApp::spawn_with(on(backend)).await else {
-        return;
-    };
+    let app = TestApp::spawn_with(on(db)).await;
     let (owner, _) = player(&app, "Regger").await;
     let (_, foreign) = player(&app, "Stranger").await;
     for body in [
@@ -356,8 +339,7 @@ async fn an_agent_never_becomes_admin_by_code_or_by_its_owners_role() {
         ],
         ..Default::default()
     })
-    .await
-    .unwrap();
+    .await;
     let bot = agent(&app, "NoCrown").await;
     // Even an admin account's agent is not an admin.
     let owner: Value = json_of(get(&app, "/api/v1/player", Some(&bot.owner)).await, 200).await;
@@ -423,21 +405,13 @@ async fn an_agent_never_becomes_admin_by_code_or_by_its_owners_role() {
     ws.close().await;
 }
 
-#[tokio::test]
-async fn every_agent_route_answers_its_owner_and_refuses_others_and_unknown_ids_on_sqlite() {
-    every_agent_route_answers_its_owner_and_refuses_others_and_unknown_ids(Backend::Sqlite).await;
-}
+both_databases!(
+    every_agent_route_answers_its_owner_and_refuses_others_and_unknown_ids,
+    |db| every_agent_route_answers_its_owner_and_refuses_others_and_unknown_ids(db)
+);
 
-#[tokio::test]
-async fn every_agent_route_answers_its_owner_and_refuses_others_and_unknown_ids_on_postgres() {
-    every_agent_route_answers_its_owner_and_refuses_others_and_unknown_ids(Backend::Postgres).await;
-}
-
-async fn every_agent_route_answers_its_owner_and_refuses_others_and_unknown_ids(backend: Backend) {
-    // `None`: PostgreSQL tests are skipped here (no TEST_DATABASE_URL).
-    let Some(app) = TestApp::spawn_with(on(backend)).await else {
-        return;
-    };
+async fn every_agent_route_answers_its_owner_and_refuses_others_and_unknown_ids(db: FreshDatabase) {
+    let app = TestApp::spawn_with(on(db)).await;
     let bot = agent(&app, "Routed").await;
     let (stranger, _) = player(&app, "Outsider").await;
     let id = bot.agent_id.as_str();
@@ -667,21 +641,13 @@ async fn ticks_after_stop(app: &TestApp, agent: &Agent) -> (i64, i64) {
     tile(app, agent).await
 }
 
-#[tokio::test]
-async fn the_status_an_agent_reports_shows_in_its_owners_routes_on_sqlite() {
-    the_status_an_agent_reports_shows_in_its_owners_routes(Backend::Sqlite).await;
-}
+both_databases!(
+    the_status_an_agent_reports_shows_in_its_owners_routes,
+    |db| the_status_an_agent_reports_shows_in_its_owners_routes(db)
+);
 
-#[tokio::test]
-async fn the_status_an_agent_reports_shows_in_its_owners_routes_on_postgres() {
-    the_status_an_agent_reports_shows_in_its_owners_routes(Backend::Postgres).await;
-}
-
-async fn the_status_an_agent_reports_shows_in_its_owners_routes(backend: Backend) {
-    // `None`: PostgreSQL tests are skipped here (no TEST_DATABASE_URL).
-    let Some(app) = TestApp::spawn_with(on(backend)).await else {
-        return;
-    };
+async fn the_status_an_agent_reports_shows_in_its_owners_routes(db: FreshDatabase) {
+    let app = TestApp::spawn_with(on(db)).await;
     let bot = agent(&app, "Reporter").await;
     let (mut ws, _) = connect(&app, &bot).await;
     let goal_path = format!("/api/agents/{}/goal", bot.agent_id);
@@ -782,21 +748,13 @@ async fn the_status_an_agent_reports_shows_in_its_owners_routes(backend: Backend
     assert_eq!(error["data"]["code"], "forbidden");
 }
 
-#[tokio::test]
-async fn goal_pause_and_waiting_messages_survive_a_reconnect_and_a_restart_on_sqlite() {
-    goal_pause_and_waiting_messages_survive_a_reconnect_and_a_restart(Backend::Sqlite).await;
-}
+both_databases!(
+    goal_pause_and_waiting_messages_survive_a_reconnect_and_a_restart,
+    |db| goal_pause_and_waiting_messages_survive_a_reconnect_and_a_restart(db)
+);
 
-#[tokio::test]
-async fn goal_pause_and_waiting_messages_survive_a_reconnect_and_a_restart_on_postgres() {
-    goal_pause_and_waiting_messages_survive_a_reconnect_and_a_restart(Backend::Postgres).await;
-}
-
-async fn goal_pause_and_waiting_messages_survive_a_reconnect_and_a_restart(backend: Backend) {
-    // `None`: PostgreSQL tests are skipped here (no TEST_DATABASE_URL).
-    let Some(app) = TestApp::spawn_with(on(backend)).await else {
-        return;
-    };
+async fn goal_pause_and_waiting_messages_survive_a_reconnect_and_a_restart(db: FreshDatabase) {
+    let app = TestApp::spawn_with(on(db)).await;
     let bot = agent(&app, "Sticky").await;
     let goal_path = format!("/api/agents/{}/goal", bot.agent_id);
     json_of(
@@ -850,8 +808,7 @@ async fn quick_actions_follow_what_the_character_holds_and_has_around_it() {
         env: vec![("ADMIN_CODE", "qa".into())],
         ..Default::default()
     })
-    .await
-    .unwrap();
+    .await;
     let bot = agent(&app, "Quick").await;
     let path = format!("/api/agents/{}/quick-actions", bot.agent_id);
     let offline = json_of(get(&app, &path, Some(&bot.owner)).await, 200).await;
@@ -905,8 +862,7 @@ async fn agent_routes_count_against_the_accounts_rest_limit() {
         ],
         ..Default::default()
     })
-    .await
-    .unwrap();
+    .await;
     let bot = agent(&app, "Limited").await;
     let goal = format!("/api/agents/{}/goal", bot.agent_id);
     let mut sent = 0u32;

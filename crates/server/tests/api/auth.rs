@@ -27,7 +27,6 @@ async fn app_with(env: Vec<(&'static str, String)>) -> TestApp {
         ..Default::default()
     })
     .await
-    .unwrap()
 }
 
 /// Creates a guest account: (token, account id).
@@ -708,8 +707,7 @@ async fn a_generated_development_secret_survives_a_restart() {
         env: vec![("NODE_ENV", "development".into())],
         ..Default::default()
     })
-    .await
-    .unwrap();
+    .await;
     let (token, account) = guest(&app).await;
     assert!(app.world_dir.join("jwt-secret").exists());
     let stopped = app.stop().await;
@@ -719,8 +717,7 @@ async fn a_generated_development_secret_survives_a_restart() {
         database_url: Some(stopped.database_url.clone()),
         ..Default::default()
     })
-    .await
-    .unwrap();
+    .await;
     let response = refresh(&app, Some(&format!("Bearer {token}"))).await;
     assert_eq!(response.status(), 200, "the token and the account survive");
     assert!(app.store().users().get(&account).await.unwrap().is_some());

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use wayfarer_store::StoredBankItem;
 
-use crate::support::{enter, player, AppOptions, Backend, TestApp, WsClient};
+use crate::support::{both_databases, enter, player, AppOptions, FreshDatabase, TestApp, WsClient};
 
 const WAIT: Duration = Duration::from_secs(10);
 
@@ -54,9 +54,9 @@ async fn wait_for_saved_bank(app: &TestApp, id: &str, expected: &[StoredBankItem
     }
 }
 
-async fn bank_round_trip(backend: Backend) {
-    let Some(app) = TestApp::spawn_with(AppOptions {
-        backend: Some(backend),
+async fn bank_round_trip(db: FreshDatabase) {
+    let app = TestApp::spawn_with(AppOptions {
+        database: Some(db),
         // No periodic save during the test: only the bank's own saves write.
         env: vec![
             ("ADMIN_CODE", "vault".into()),
@@ -64,10 +64,7 @@ async fn bank_round_trip(backend: Backend) {
         ],
         ..Default::default()
     })
-    .await
-    else {
-        return;
-    };
+    .await;
     let (token, id) = player(&app, "Saver").await;
     let kit = app.store().inventories().get(&id).await.unwrap();
     let coins = kit
@@ -140,15 +137,9 @@ async fn bank_round_trip(backend: Backend) {
     ws.close().await;
 }
 
-#[tokio::test]
-async fn the_bank_is_saved_at_once_and_survives_a_restart_on_sqlite() {
-    bank_round_trip(Backend::Sqlite).await;
-}
-
-#[tokio::test]
-async fn the_bank_is_saved_at_once_and_survives_a_restart_on_postgres() {
-    bank_round_trip(Backend::Postgres).await;
-}
+both_databases!(the_bank_is_saved_at_once_and_survives_a_restart, |db| {
+    bank_round_trip(db)
+});
 
 /// `url` with its host and port replaced by `127.0.0.1:port`; also the original `host:port`.
 fn through_port(url: &str, port: u16) -> (String, String) {
@@ -182,8 +173,7 @@ async fn a_withdraw_whose_save_fails_changes_nothing() {
         ],
         ..Default::default()
     })
-    .await
-    .unwrap();
+    .await;
     let direct = wayfarer_store::Store::connect(&db.url).await.unwrap();
     let (token, id) = player(&app, "Unlucky").await;
     let (mut ws, _) = enter(&app, &token).await;

@@ -302,7 +302,6 @@ async fn app() -> TestApp {
         ..Default::default()
     })
     .await
-    .unwrap()
 }
 
 /// Polls the store until the quest is saved completed once.

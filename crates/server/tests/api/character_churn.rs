@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::support::{
-    admin_token, assert_error, economy_report_as, enter, player, AppOptions, Backend, TestApp,
-    WsClient, WAIT,
+    admin_token, assert_error, both_databases, economy_report_as, enter, player, AppOptions,
+    FreshDatabase, TestApp, WsClient, WAIT,
 };
 use crate::trade::{expect_trade, slot_of, start};
 
@@ -153,15 +153,12 @@ async fn trade_all_coins(from: &mut WsClient, to: &mut WsClient, to_id: &str, co
 /// Five rounds of: create a merchant (500 coins while the account has grants), trade its coins to
 /// a main character, log out, delete it. Only the first three rounds pay; the audit balances after
 /// every step.
-async fn merchant_churn(backend: Backend) {
-    let Some(app) = TestApp::spawn_with(AppOptions {
-        backend: Some(backend),
+async fn merchant_churn(db: FreshDatabase) {
+    let app = TestApp::spawn_with(AppOptions {
+        database: Some(db),
         ..AppOptions::default()
     })
-    .await
-    else {
-        return;
-    };
+    .await;
     let audit = Audit::begin(&app).await;
     let (main_token, main_id) = player(&app, "Main").await;
     let (mut main_ws, main_sync) = enter(&app, &main_token).await;
@@ -254,15 +251,10 @@ async fn merchant_churn(backend: Backend) {
     audit.balanced(&app, "main logged out").await;
 }
 
-#[tokio::test]
-async fn merchant_churn_pays_three_times_per_account_and_the_audit_balances_on_sqlite() {
-    merchant_churn(Backend::Sqlite).await;
-}
-
-#[tokio::test]
-async fn merchant_churn_pays_three_times_per_account_and_the_audit_balances_on_postgres() {
-    merchant_churn(Backend::Postgres).await;
-}
+both_databases!(
+    merchant_churn_pays_three_times_per_account_and_the_audit_balances,
+    |db| merchant_churn(db)
+);
 
 /// 30 concurrent creations through `path` on one account: exactly 3 answer 201, the rest 409.
 async fn concurrent_creations(app: &TestApp, path: &'static str) {
@@ -305,28 +297,19 @@ async fn concurrent_creations(app: &TestApp, path: &'static str) {
     assert_eq!(list["characters"].as_array().unwrap().len(), 3, "{path}");
 }
 
-async fn creation_race(backend: Backend) {
-    let Some(app) = TestApp::spawn_with(AppOptions {
-        backend: Some(backend),
+async fn creation_race(db: FreshDatabase) {
+    let app = TestApp::spawn_with(AppOptions {
+        database: Some(db),
         ..AppOptions::default()
     })
-    .await
-    else {
-        return;
-    };
+    .await;
     concurrent_creations(&app, "/api/character").await;
     concurrent_creations(&app, "/api/agent/register").await;
 }
 
-#[tokio::test]
-async fn thirty_concurrent_creations_leave_three_characters_on_sqlite() {
-    creation_race(Backend::Sqlite).await;
-}
-
-#[tokio::test]
-async fn thirty_concurrent_creations_leave_three_characters_on_postgres() {
-    creation_race(Backend::Postgres).await;
-}
+both_databases!(thirty_concurrent_creations_leave_three_characters, |db| {
+    creation_race(db)
+});
 
 /// A plain character's starter kit is granted the same way: the fourth character an account ever
 /// creates starts empty, and the audit counts each kit as `starterKit`.

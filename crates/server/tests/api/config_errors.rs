@@ -27,6 +27,7 @@ fn bad_values_stop_start_up_with_one_line_naming_the_variable() {
         (vec![("SAVE_INTERVAL", "-1")], "SAVE_INTERVAL"),
         (vec![("NODE_ENV", "staging")], "NODE_ENV"),
         (vec![("TICK_MS", "0")], "TICK_MS"),
+        (vec![("TICK_MS", "manual")], "TICK_MS"),
         (
             vec![("DISABLE_RATE_LIMIT", "perhaps")],
             "DISABLE_RATE_LIMIT",

@@ -23,7 +23,6 @@ async fn spawn(env: &[(&'static str, &str)]) -> TestApp {
         ..Default::default()
     })
     .await
-    .unwrap()
 }
 
 fn addr(app: &TestApp) -> SocketAddr {

@@ -165,8 +165,7 @@ async fn a_changed_cdn_file_is_swapped_in_live_and_an_invalid_one_is_rejected() 
         ],
         ..Default::default()
     })
-    .await
-    .unwrap();
+    .await;
     let downloads_at_start = cdn.downloads.load(Ordering::SeqCst);
     assert!(
         downloads_at_start > 0,
@@ -219,16 +218,17 @@ async fn a_changed_cdn_file_is_swapped_in_live_and_an_invalid_one_is_rejected() 
         "skill-unlocks.json".into(),
         br#"{"skills": {"attack": [{"level": "high"}]}}"#.to_vec(),
     );
+    // A rejected version keeps the running validators, so each revalidation downloads it again;
+    // the refresher checks one set at a time, so by its second download the first was judged.
     let downloads = cdn.downloads.load(Ordering::SeqCst);
     let deadline = Instant::now() + Duration::from_secs(15);
-    while cdn.downloads.load(Ordering::SeqCst) == downloads {
+    while cdn.downloads.load(Ordering::SeqCst) < downloads + 2 {
         assert!(
             Instant::now() < deadline,
-            "the invalid version was never fetched"
+            "the invalid version was not fetched twice"
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(attack_unlocks(&app)
         .await
         .iter()
@@ -252,8 +252,7 @@ async fn an_unreachable_cdn_at_start_falls_back_and_the_server_runs() {
         env: vec![("PUBLIC_CDN_URL", format!("http://127.0.0.1:{port}"))],
         ..Default::default()
     })
-    .await
-    .unwrap();
+    .await;
     let served: Value = app
         .get("/manifests/items/tools.json")
         .await
@@ -380,8 +379,7 @@ async fn the_item_catalogue_follows_the_active_content() {
         ],
         ..Default::default()
     })
-    .await
-    .unwrap();
+    .await;
     // Written at start: every item of the content, by name and value, for SQL.
     let catalog = app.store().catalog().all().await.unwrap();
     let content = wayfarer_content::load_bundled();

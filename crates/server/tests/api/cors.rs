@@ -22,7 +22,6 @@ async fn app_with_origins() -> TestApp {
         ..Default::default()
     })
     .await
-    .unwrap()
 }
 
 const ALLOWED: &[&str] = &[

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use wayfarer_store::Store;
 
-use crate::common::{die_to_a_bandit, free_port, wait_healthy};
+use crate::support::{die_to_a_bandit, free_port, wait_healthy};
 use crate::support::{player_on, WsClient, WAIT};
 
 pub(crate) struct ServerProcess {

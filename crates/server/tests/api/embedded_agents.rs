@@ -86,7 +86,7 @@ async fn xp_of(app: &TestApp, names: &[String]) -> BTreeMap<String, i64> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn twenty_embedded_agents_gain_xp_and_play_the_same_characters_after_a_restart() {
-    let app = TestApp::spawn_with(options(None, None)).await.unwrap();
+    let app = TestApp::spawn_with(options(None, None)).await;
     let names = all_in(&app).await;
     let expected: Vec<String> = {
         let mut n: Vec<String> = (1..=AGENTS).map(|n| format!("Wanderer{n}")).collect();
@@ -138,8 +138,7 @@ async fn twenty_embedded_agents_gain_xp_and_play_the_same_characters_after_a_res
         Some(stopped.world_dir.clone()),
         Some(stopped.database_url.clone()),
     ))
-    .await
-    .unwrap();
+    .await;
     assert_eq!(all_in(&app).await, expected);
     let after = ids(app
         .store()

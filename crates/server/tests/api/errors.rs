@@ -113,8 +113,7 @@ async fn test_hooks_do_not_exist_outside_test_mode() {
         env: vec![("NODE_ENV", "development".into())],
         ..Default::default()
     })
-    .await
-    .unwrap();
+    .await;
     assert_error(app.get("/__test/panic").await, 404, "not_found").await;
 }
 

@@ -129,8 +129,7 @@ async fn status_reports_the_configured_commit() {
         env: vec![("COMMIT_HASH", "deadbeef".into())],
         ..Default::default()
     })
-    .await
-    .unwrap();
+    .await;
     let body: serde_json::Value = app.get("/status").await.json().await.unwrap();
     assert_eq!(body["commit"], "deadbeef");
 }

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::support::{enter, player, AppOptions, Backend, TestApp, WAIT};
+use crate::support::{both_databases, enter, player, AppOptions, FreshDatabase, TestApp, WAIT};
 
 /// The slot holding `item` in an inventory list.
 fn slot_of(inventory: &Value, item: &str) -> Option<u64> {
@@ -17,15 +17,12 @@ fn slot_of(inventory: &Value, item: &str) -> Option<u64> {
         .and_then(|s| s["slot"].as_u64())
 }
 
-async fn equip_and_drop_survive_a_restart(backend: Backend) {
-    let Some(app) = TestApp::spawn_with(AppOptions {
-        backend: Some(backend),
+async fn equip_and_drop_survive_a_restart(db: FreshDatabase) {
+    let app = TestApp::spawn_with(AppOptions {
+        database: Some(db),
         ..Default::default()
     })
-    .await
-    else {
-        return;
-    };
+    .await;
     let (token, _id) = player(&app, "Wielder").await;
     let (mut ws, sync) = enter(&app, &token).await;
     let hatchet = slot_of(&sync["inventory"], "bronze_hatchet").expect("the starter hatchet");
@@ -58,15 +55,9 @@ async fn equip_and_drop_survive_a_restart(backend: Backend) {
     assert_eq!(slot_of(&sync["inventory"], "bronze_hatchet"), None);
 }
 
-#[tokio::test]
-async fn equipment_survives_a_restart_on_sqlite() {
-    equip_and_drop_survive_a_restart(Backend::Sqlite).await;
-}
-
-#[tokio::test]
-async fn equipment_survives_a_restart_on_postgres() {
-    equip_and_drop_survive_a_restart(Backend::Postgres).await;
-}
+both_databases!(equipment_survives_a_restart, |db| {
+    equip_and_drop_survive_a_restart(db)
+});
 
 #[tokio::test]
 async fn a_dropped_item_is_seen_by_others_and_taken_by_its_owner() {
@@ -212,8 +203,7 @@ async fn a_combat_style_is_kept_in_the_record() {
         env: vec![("SAVE_INTERVAL", "1".into())],
         ..Default::default()
     })
-    .await
-    .unwrap();
+    .await;
     let (token, id) = player(&app, "Stylist").await;
     let (mut ws, _) = enter(&app, &token).await;
     ws.send(

@@ -6,14 +6,16 @@
 
 use serde_json::{json, Value};
 
-use crate::support::{assert_error, enter, player, AppOptions, Backend, TestApp, WsClient};
+use crate::support::{
+    assert_error, both_databases, enter, player, AppOptions, FreshDatabase, TestApp, WsClient,
+};
 
 /// Close code of a socket whose token was revoked.
 const TOKEN_REVOKED: u16 = 4002;
 
-async fn app_on(backend: Backend) -> Option<TestApp> {
+async fn app_on(db: FreshDatabase) -> TestApp {
     TestApp::spawn_with(AppOptions {
-        backend: Some(backend),
+        database: Some(db),
         ..Default::default()
     })
     .await
@@ -89,10 +91,8 @@ async fn assert_revoked(app: &TestApp, token: &str) {
     );
 }
 
-async fn logout_revokes_the_presented_token_everywhere(backend: Backend) {
-    let Some(app) = app_on(backend).await else {
-        return;
-    };
+async fn logout_revokes_the_presented_token_everywhere(db: FreshDatabase) {
+    let app = app_on(db).await;
     let (token, _) = player(&app, "Leaver").await;
     let other = refreshed(&app, &token).await;
     let (mut ws, _) = enter(&app, &token).await;
@@ -119,20 +119,12 @@ async fn logout_revokes_the_presented_token_everywhere(backend: Backend) {
     ws.close().await;
 }
 
-#[tokio::test]
-async fn logout_revokes_the_presented_token_everywhere_on_sqlite() {
-    logout_revokes_the_presented_token_everywhere(Backend::Sqlite).await;
-}
+both_databases!(logout_revokes_the_presented_token_everywhere, |db| {
+    logout_revokes_the_presented_token_everywhere(db)
+});
 
-#[tokio::test]
-async fn logout_revokes_the_presented_token_everywhere_on_postgres() {
-    logout_revokes_the_presented_token_everywhere(Backend::Postgres).await;
-}
-
-async fn logout_all_revokes_every_token_of_the_account_issued_before_now(backend: Backend) {
-    let Some(app) = app_on(backend).await else {
-        return;
-    };
+async fn logout_all_revokes_every_token_of_the_account_issued_before_now(db: FreshDatabase) {
+    let app = app_on(db).await;
     let (first, _) = player(&app, "Everywhere").await;
     let second = refreshed(&app, &first).await;
     let account = account_of(&app, &first).await;
@@ -181,20 +173,13 @@ async fn logout_all_revokes_every_token_of_the_account_issued_before_now(backend
     assert_eq!(status_of_player(&app, &fresh).await, 200);
 }
 
-#[tokio::test]
-async fn logout_all_revokes_every_token_of_the_account_issued_before_now_on_sqlite() {
-    logout_all_revokes_every_token_of_the_account_issued_before_now(Backend::Sqlite).await;
-}
+both_databases!(
+    logout_all_revokes_every_token_of_the_account_issued_before_now,
+    |db| logout_all_revokes_every_token_of_the_account_issued_before_now(db)
+);
 
-#[tokio::test]
-async fn logout_all_revokes_every_token_of_the_account_issued_before_now_on_postgres() {
-    logout_all_revokes_every_token_of_the_account_issued_before_now(Backend::Postgres).await;
-}
-
-async fn an_admin_revokes_every_token_of_an_account(backend: Backend) {
-    let Some(app) = app_on(backend).await else {
-        return;
-    };
+async fn an_admin_revokes_every_token_of_an_account(db: FreshDatabase) {
+    let app = app_on(db).await;
     let (admin, _) = player(&app, "Warden").await;
     let admin_account = account_of(&app, &admin).await;
     app.store()
@@ -253,12 +238,6 @@ async fn an_admin_revokes_every_token_of_an_account(backend: Backend) {
     assert_revoked(&app, &target).await;
 }
 
-#[tokio::test]
-async fn an_admin_revokes_every_token_of_an_account_on_sqlite() {
-    an_admin_revokes_every_token_of_an_account(Backend::Sqlite).await;
-}
-
-#[tokio::test]
-async fn an_admin_revokes_every_token_of_an_account_on_postgres() {
-    an_admin_revokes_every_token_of_an_account(Backend::Postgres).await;
-}
+both_databases!(an_admin_revokes_every_token_of_an_account, |db| {
+    an_admin_revokes_every_token_of_an_account(db)
+});

@@ -1,7 +1,5 @@
 //! Integration tests: each starts the real server on port 0 with a fresh world and talks HTTP to it.
 
-#[path = "../common/mod.rs"]
-mod common;
 mod support;
 
 mod agents;
@@ -12,6 +10,7 @@ mod cdn;
 mod character_churn;
 mod characters;
 mod chat_limits;
+mod clock;
 mod config_errors;
 mod connection_hygiene;
 mod content;

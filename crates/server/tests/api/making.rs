@@ -15,7 +15,6 @@ async fn app() -> TestApp {
         ..Default::default()
     })
     .await
-    .expect("sqlite is always available")
 }
 
 /// A new character's socket and the anvil's entity id (Millbrook's anvil is in view of the

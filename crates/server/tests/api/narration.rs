@@ -15,7 +15,6 @@ async fn app() -> TestApp {
         ..Default::default()
     })
     .await
-    .expect("a test server")
 }
 
 fn is_game_line(m: &Value) -> bool {

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::support::{player, AppOptions, Backend, Cdn, TestApp, WsClient};
+use crate::support::{both_databases, player, AppOptions, Cdn, FreshDatabase, TestApp, WsClient};
 
 const HOLT: &str = "captain_holt";
 
@@ -68,17 +68,17 @@ fn add_courier_quests(cdn: &Cdn) {
     });
 }
 
-/// A server whose content comes from a CDN with the courier quests.
-async fn courier_app(backend: Backend) -> Option<(TestApp, Cdn, String)> {
+/// A server whose content comes from a CDN with the courier quests, on `db` (else SQLite).
+async fn courier_app(db: Option<FreshDatabase>) -> (TestApp, Cdn, String) {
     let (cdn, url) = Cdn::start().await;
     add_courier_quests(&cdn);
     let app = TestApp::spawn_with(AppOptions {
         env: vec![("PUBLIC_CDN_URL", url.clone()), ("ADMIN_CODE", "q".into())],
-        backend: Some(backend),
+        database: db,
         ..Default::default()
     })
-    .await?;
-    Some((app, cdn, url))
+    .await;
+    (app, cdn, url)
 }
 
 /// Connects and reads the entry: (socket, player:sync data, first world:update data).
@@ -171,7 +171,7 @@ async fn quest_row(app: &TestApp, id: &str, quest: &str) -> Option<wayfarer_stor
 
 #[tokio::test]
 async fn a_reference_format_quest_plays_end_to_end_over_the_socket_and_rewards_once() {
-    let (app, _cdn, _) = courier_app(Backend::Sqlite).await.unwrap();
+    let (app, _cdn, _) = courier_app(None).await;
     let (token, id) = player(&app, "Courier").await;
     let (mut ws, sync, view) = session(&app, &token).await;
     let list = ws.expect_type("quest:list").await;
@@ -378,7 +378,7 @@ async fn a_reference_format_quest_plays_end_to_end_over_the_socket_and_rewards_o
 
 #[tokio::test]
 async fn two_connections_racing_the_last_answer_are_paid_once() {
-    let (app, _cdn, _) = courier_app(Backend::Sqlite).await.unwrap();
+    let (app, _cdn, _) = courier_app(None).await;
     for (round, delay_ms) in [0u64, 5, 30].into_iter().enumerate() {
         let (token, id) = player(&app, &format!("Racer{round}")).await;
         let (mut a, _, view) = session(&app, &token).await;
@@ -432,10 +432,8 @@ async fn two_connections_racing_the_last_answer_are_paid_once() {
     }
 }
 
-async fn progress_survives_a_restart(backend: Backend) {
-    let Some((app, _cdn, url)) = courier_app(backend).await else {
-        return;
-    };
+async fn progress_survives_a_restart(db: FreshDatabase) {
+    let (app, _cdn, url) = courier_app(Some(db)).await;
     let (token, id) = player(&app, "Keeper").await;
     let (mut ws, _, view) = session(&app, &token).await;
     let holt = npc_in(&view, HOLT);
@@ -454,7 +452,7 @@ async fn progress_survives_a_restart(backend: Backend) {
         database_url: Some(stopped.database_url.clone()),
         ..Default::default()
     };
-    let app = TestApp::spawn_with(restart(&stopped)).await.unwrap();
+    let app = TestApp::spawn_with(restart(&stopped)).await;
     let (mut ws, _, view) = session(&app, &token).await;
     let list = ws.expect_type("quest:list").await;
     let note = list["data"]["quests"]
@@ -476,7 +474,7 @@ async fn progress_survives_a_restart(backend: Backend) {
     ws.expect_type("quest:complete").await;
     ws.close().await;
     let _stopped = app.stop().await;
-    let app = TestApp::spawn_with(restart(&stopped)).await.unwrap();
+    let app = TestApp::spawn_with(restart(&stopped)).await;
     let (mut ws, _, _) = session(&app, &token).await;
     let list = ws.expect_type("quest:list").await;
     assert_eq!(list["data"]["questPoints"], 2);
@@ -485,19 +483,13 @@ async fn progress_survives_a_restart(backend: Backend) {
     ws.close().await;
 }
 
-#[tokio::test]
-async fn quest_progress_survives_a_restart_on_sqlite() {
-    progress_survives_a_restart(Backend::Sqlite).await;
-}
-
-#[tokio::test]
-async fn quest_progress_survives_a_restart_on_postgres() {
-    progress_survives_a_restart(Backend::Postgres).await;
-}
+both_databases!(quest_progress_survives_a_restart, |db| {
+    progress_survives_a_restart(db)
+});
 
 #[tokio::test]
 async fn walking_away_closes_the_dialogue() {
-    let (app, _cdn, _) = courier_app(Backend::Sqlite).await.unwrap();
+    let (app, _cdn, _) = courier_app(None).await;
     let (token, _) = player(&app, "Wanderer").await;
     let (mut ws, _, view) = session(&app, &token).await;
     let holt = npc_in(&view, HOLT);

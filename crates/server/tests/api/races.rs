@@ -13,7 +13,9 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::support::{admin_token, enter, player, AppOptions, Backend, TestApp, WsClient};
+use crate::support::{
+    admin_token, both_databases, enter, player, AppOptions, FreshDatabase, TestApp, WsClient,
+};
 
 const CODE: &str = "race-code";
 const DELAYS_MS: [u64; 5] = [0, 1, 5, 20, 50];
@@ -242,7 +244,7 @@ async fn set_up(app: &TestApp, kind: Move, token: &str, id: &str) -> Option<Stri
             ws.expect_type("bank:update").await;
         }
         Move::Buy => give(&mut ws, "coins", 100).await,
-        Move::Death => teleport(&mut ws, id, crate::common::bandit_tile()).await,
+        Move::Death => teleport(&mut ws, id, crate::support::bandit_tile()).await,
         Move::Drop | Move::Equip | Move::Sell | Move::TradeAccept => {}
     }
     ws.close().await;
@@ -493,16 +495,14 @@ async fn round(app: &TestApp, admin: &str, kind: Move, delay: Duration, round: u
     }
 }
 
-async fn race(kind: Move, backend: Backend) {
-    let Some(app) = TestApp::spawn_with(AppOptions {
-        backend: Some(backend),
+async fn race(kind: Move, db: FreshDatabase) {
+    let backend = wayfarer_store::Backend::from_url(&db.url).unwrap();
+    let app = TestApp::spawn_with(AppOptions {
+        database: Some(db),
         env: vec![("ADMIN_CODE", CODE.into())],
         ..Default::default()
     })
-    .await
-    else {
-        return;
-    };
+    .await;
     let admin = admin_token(&app).await;
     let mut moved = 0;
     for (n, delay) in DELAYS_MS.into_iter().enumerate() {
@@ -513,7 +513,8 @@ async fn race(kind: Move, backend: Backend) {
     // and a leave taken before that tick takes the player out first (the pickup never happens,
     // which is no loss), so only the rounds raced a tick or more later see it.
     println!(
-        "{kind:?} on {backend:?}: the move took effect in {moved} of {} rounds",
+        "{kind:?} on {}: the move took effect in {moved} of {} rounds",
+        backend.name(),
         DELAYS_MS.len()
     );
     let least = if kind == Move::Pickup { 1 } else { 3 };
@@ -524,30 +525,22 @@ async fn race(kind: Move, backend: Backend) {
 }
 
 macro_rules! race_tests {
-    ($($kind:ident: $sqlite:ident, $postgres:ident;)*) => {$(
-        #[tokio::test]
-        async fn $sqlite() {
-            race(Move::$kind, Backend::Sqlite).await;
-        }
-
-        #[tokio::test]
-        async fn $postgres() {
-            race(Move::$kind, Backend::Postgres).await;
-        }
+    ($($kind:ident: $name:ident;)*) => {$(
+        both_databases!($name, |db| race(Move::$kind, db));
     )*};
 }
 
 race_tests! {
-    Drop: a_raced_drop_conserves_items_on_sqlite, a_raced_drop_conserves_items_on_postgres;
-    Pickup: a_raced_pickup_conserves_items_on_sqlite, a_raced_pickup_conserves_items_on_postgres;
-    Equip: a_raced_equip_conserves_items_on_sqlite, a_raced_equip_conserves_items_on_postgres;
-    Unequip: a_raced_unequip_conserves_items_on_sqlite, a_raced_unequip_conserves_items_on_postgres;
-    Eat: a_raced_eat_conserves_items_on_sqlite, a_raced_eat_conserves_items_on_postgres;
-    Bury: a_raced_bury_conserves_items_on_sqlite, a_raced_bury_conserves_items_on_postgres;
-    Deposit: a_raced_bank_deposit_conserves_items_on_sqlite, a_raced_bank_deposit_conserves_items_on_postgres;
-    Withdraw: a_raced_bank_withdraw_conserves_items_on_sqlite, a_raced_bank_withdraw_conserves_items_on_postgres;
-    Buy: a_raced_shop_buy_conserves_items_on_sqlite, a_raced_shop_buy_conserves_items_on_postgres;
-    Sell: a_raced_shop_sell_conserves_items_on_sqlite, a_raced_shop_sell_conserves_items_on_postgres;
-    TradeAccept: a_raced_trade_accept_conserves_items_on_sqlite, a_raced_trade_accept_conserves_items_on_postgres;
-    Death: a_raced_death_conserves_items_on_sqlite, a_raced_death_conserves_items_on_postgres;
+    Drop: a_raced_drop_conserves_items;
+    Pickup: a_raced_pickup_conserves_items;
+    Equip: a_raced_equip_conserves_items;
+    Unequip: a_raced_unequip_conserves_items;
+    Eat: a_raced_eat_conserves_items;
+    Bury: a_raced_bury_conserves_items;
+    Deposit: a_raced_bank_deposit_conserves_items;
+    Withdraw: a_raced_bank_withdraw_conserves_items;
+    Buy: a_raced_shop_buy_conserves_items;
+    Sell: a_raced_shop_sell_conserves_items;
+    TradeAccept: a_raced_trade_accept_conserves_items;
+    Death: a_raced_death_conserves_items;
 }

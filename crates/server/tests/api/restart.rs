@@ -2,17 +2,16 @@
 
 use wayfarer_store::{NewCharacter, NewUser};
 
-use crate::support::{AppOptions, Backend, TestApp};
+use crate::support::{both_databases, AppOptions, FreshDatabase, TestApp};
 
-async fn restart_keeps_data(backend: Backend) {
-    let Some(app) = TestApp::spawn_with(AppOptions {
-        backend: Some(backend),
+async fn restart_keeps_data(db: FreshDatabase) {
+    // On SQLite, the server's own file in the world directory, as a deployment has it.
+    let sqlite = db.url.starts_with("sqlite:");
+    let app = TestApp::spawn_with(AppOptions {
+        database: (!sqlite).then_some(db),
         ..Default::default()
     })
-    .await
-    else {
-        return;
-    };
+    .await;
     let user = app
         .store()
         .users()
@@ -43,7 +42,7 @@ async fn restart_keeps_data(backend: Backend) {
         .unwrap();
 
     let stopped = app.stop().await;
-    if backend == Backend::Sqlite {
+    if sqlite {
         assert!(stopped.world_dir.join("wayfarer.db").exists());
     }
     let (app, _stopped) = stopped.restart().await;
@@ -68,12 +67,4 @@ async fn restart_keeps_data(backend: Backend) {
     assert_eq!(session.close_reason.as_deref(), Some("crash_recovered"));
 }
 
-#[tokio::test]
-async fn restart_keeps_data_on_sqlite() {
-    restart_keeps_data(Backend::Sqlite).await;
-}
-
-#[tokio::test]
-async fn restart_keeps_data_on_postgres() {
-    restart_keeps_data(Backend::Postgres).await;
-}
+both_databases!(restart_keeps_data, |db| restart_keeps_data(db));

@@ -31,8 +31,7 @@ async fn buying_and_selling_at_the_general_store() {
         ],
         ..Default::default()
     })
-    .await
-    .unwrap();
+    .await;
     let (token, id) = player(&app, "Buyer").await;
     let mut ws = WsClient::connect(&app, &format!("token={token}"))
         .await

@@ -4,7 +4,7 @@ use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{free_port, wait_healthy};
+use crate::support::{free_port, wait_healthy};
 
 fn send_signal(pid: u32, signal: &str) {
     let status = Command::new("kill")

@@ -24,7 +24,6 @@ async fn app() -> TestApp {
         ..Default::default()
     })
     .await
-    .unwrap()
 }
 
 /// The `error` or `tradeError` that echoes `reference`, skipping everything else.

@@ -19,7 +19,6 @@ async fn app() -> TestApp {
         ..Default::default()
     })
     .await
-    .unwrap()
 }
 
 /// A player in the world: (socket, character id).
@@ -312,8 +311,7 @@ async fn a_failed_transaction_cancels_with_server_error_and_moves_nothing() {
         database_url: Some(proxied),
         ..Default::default()
     })
-    .await
-    .unwrap();
+    .await;
     let (mut a, a_id) = trader(&app, "Faulty").await;
     let (mut b, b_id) = trader(&app, "Partner").await;
     give(&mut a, "coins", 70).await;
@@ -357,7 +355,9 @@ async fn a_failed_transaction_cancels_with_server_error_and_moves_nothing() {
     assert_eq!(slot_of(&mut a, "coins").await, coins);
     a.close().await;
     b.close().await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    for id in &ids {
+        app.left(id).await;
+    }
     assert_eq!(
         totals(&app, std::slice::from_ref(&a_id)).await.get("coins"),
         Some(&(25 + 70))
@@ -522,8 +522,8 @@ async fn two_hundred_concurrent_trades_among_a_hundred_players_conserve_every_it
 /// and either nothing moved (no audit row) or the whole swap did (its audit row exists).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crash_at_any_moment_of_a_trade_neither_loses_nor_duplicates_an_item() {
-    use crate::common::free_port;
     use crate::death_crash::{owned, starter_kit, ServerProcess};
+    use crate::support::free_port;
     use wayfarer_store::Store;
 
     let world = tempfile::tempdir().unwrap();
@@ -650,8 +650,8 @@ async fn banking_and_shopping_are_refused_while_trading() {
     for ws in [&mut a, &mut b] {
         ws.send("player:chat", json!({"text": "/tp 8 -4"}), None)
             .await;
+        ws.wait_for_tile(8, -4).await;
     }
-    tokio::time::sleep(Duration::from_millis(300)).await;
     a.send("bank:open", json!({}), None).await;
     a.expect_type("bank:update").await;
     let id = start(&mut a, &mut b, &b_id).await;

@@ -110,8 +110,7 @@ async fn web_dir_serves_a_directory_from_disk_unversioned() {
         env: vec![("WEB_DIR", dir.path().display().to_string())],
         ..Default::default()
     })
-    .await
-    .unwrap();
+    .await;
     let html = app.get("/").await.text().await.unwrap();
     assert!(html.contains("/v/dev/src/main.js"), "{html}");
     let module = app.get("/v/dev/src/main.js").await;
@@ -408,8 +407,7 @@ async fn the_policy_allows_the_configured_socket_api_and_cdn() {
         ],
         ..Default::default()
     })
-    .await
-    .unwrap();
+    .await;
     let response = app.get("/").await;
     assert_security_headers(&response, "the page");
     let policy = response.headers()["content-security-policy"]

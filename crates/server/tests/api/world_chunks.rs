@@ -9,17 +9,18 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use wayfarer_store::{ChunkWrite, Store};
 
-use crate::common::free_port;
 use crate::death_crash::ServerProcess;
+use crate::support::free_port;
 use crate::support::{
-    admin_give, economy_report, player, player_on, AppOptions, Backend, TestApp, WsClient, WAIT,
+    admin_give, both_databases, economy_report, player, player_on, AppOptions, FreshDatabase,
+    TestApp, WsClient, WAIT,
 };
 
 const CODE: &str = "chunks";
 
-fn options(backend: Backend) -> AppOptions {
+fn options(db: FreshDatabase) -> AppOptions {
     AppOptions {
-        backend: Some(backend),
+        database: Some(db),
         env: vec![("ADMIN_CODE", CODE.into())],
         ..Default::default()
     }
@@ -91,10 +92,8 @@ async fn fell_a_tree(ws: &mut WsClient, first_view: &Value, at: (i64, i64)) -> V
     }
 }
 
-async fn felled_trees_and_dropped_logs_survive_a_restart(backend: Backend) {
-    let Some(app) = TestApp::spawn_with(options(backend)).await else {
-        return;
-    };
+async fn felled_trees_and_dropped_logs_survive_a_restart(db: FreshDatabase) {
+    let app = TestApp::spawn_with(options(db)).await;
     let (token, _) = player(&app, "Forester").await;
     let mut ws = WsClient::connect(&app, &format!("token={token}"))
         .await
@@ -179,20 +178,12 @@ async fn felled_trees_and_dropped_logs_survive_a_restart(backend: Backend) {
     }
 }
 
-#[tokio::test]
-async fn felled_trees_and_dropped_logs_survive_a_restart_on_sqlite() {
-    felled_trees_and_dropped_logs_survive_a_restart(Backend::Sqlite).await;
-}
+both_databases!(felled_trees_and_dropped_logs_survive_a_restart, |db| {
+    felled_trees_and_dropped_logs_survive_a_restart(db)
+});
 
-#[tokio::test]
-async fn felled_trees_and_dropped_logs_survive_a_restart_on_postgres() {
-    felled_trees_and_dropped_logs_survive_a_restart(Backend::Postgres).await;
-}
-
-async fn unknown_entries_are_skipped(backend: Backend) {
-    let Some(app) = TestApp::spawn_with(options(backend)).await else {
-        return;
-    };
+async fn unknown_entries_are_skipped(db: FreshDatabase) {
+    let app = TestApp::spawn_with(options(db)).await;
     let content = wayfarer_content::load_bundled();
     let spawn = wayfarer_sim::World::new(std::sync::Arc::new(content), 1).spawn_tile();
     let chunk = wayfarer_sim::ChunkKey::of(spawn);
@@ -231,15 +222,9 @@ async fn unknown_entries_are_skipped(backend: Backend) {
     }
 }
 
-#[tokio::test]
-async fn unknown_entries_are_skipped_on_sqlite() {
-    unknown_entries_are_skipped(Backend::Sqlite).await;
-}
-
-#[tokio::test]
-async fn unknown_entries_are_skipped_on_postgres() {
-    unknown_entries_are_skipped(Backend::Postgres).await;
-}
+both_databases!(unknown_entries_are_skipped, |db| {
+    unknown_entries_are_skipped(db)
+});
 
 /// Logs the character holds plus logs in the stored chunks.
 async fn logs_in_store(store: &Store, character: &str) -> i64 {

@@ -32,7 +32,6 @@ async fn fresh_world() -> TestApp {
         ..Default::default()
     })
     .await
-    .unwrap()
 }
 
 #[tokio::test]
@@ -60,8 +59,7 @@ async fn files_left_readable_by_an_older_version_are_made_private_at_start() {
         database_url: Some(stopped.database_url.clone()),
         ..Default::default()
     })
-    .await
-    .unwrap();
+    .await;
     player(&app, "Newer").await;
     for name in PRIVATE {
         assert_eq!(mode(&app.world_dir.join(name)), 0o600, "{name}");

@@ -1,0 +1,97 @@
+//! Game moves tests make often: admin gifts, a death.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::socket::{read, send, Read, Stream, WsClient};
+
+/// `/admin <code>` and `/give <item> <quantity>` on a player's socket; returns the inventory slot
+/// holding the item once an `inventory:update` shows it.
+pub async fn admin_give(ws: &mut WsClient, code: &str, item: &str, quantity: i64) -> Value {
+    ws.send(
+        "player:chat",
+        json!({ "text": format!("/admin {code}") }),
+        None,
+    )
+    .await;
+    ws.send(
+        "player:chat",
+        json!({ "text": format!("/give {item} {quantity}") }),
+        None,
+    )
+    .await;
+    let holds = |m: &Value| {
+        m["data"]["inventory"]
+            .as_array()
+            .and_then(|a| a.iter().find(|s| s["itemId"] == item))
+            .map(|s| s["slot"].clone())
+    };
+    let update = ws
+        .expect(item, |m| {
+            m["type"] == "inventory:update" && holds(m).is_some()
+        })
+        .await;
+    holds(&update).unwrap()
+}
+
+/// The tile of a bandit spawn outside PvP areas (where a player can be killed by a mob).
+pub fn bandit_tile() -> (i64, i64) {
+    let content = wayfarer_content::load_bundled();
+    let spawner = content
+        .areas
+        .values()
+        .filter(|a| !a.pvp)
+        .flat_map(|a| &a.mob_spawns)
+        .find(|m| m.mob_id == "bandit")
+        .expect("the bundled world has bandits outside PvP areas");
+    (
+        spawner.position.x.floor() as i64,
+        spawner.position.z.floor() as i64,
+    )
+}
+
+/// Makes the player admin (`/admin admin_code`), takes it to a bandit outside PvP areas and picks
+/// a fight it cannot win; returns once its inventory is empty (the death was dispatched).
+pub async fn die_to_a_bandit(stream: &mut Stream, admin_code: &str) {
+    send(
+        stream,
+        "player:chat",
+        json!({"text": format!("/admin {admin_code}")}),
+    )
+    .await;
+    let (x, z) = bandit_tile();
+    send(
+        stream,
+        "player:chat",
+        json!({"text": format!("/tp {x} {z}")}),
+    )
+    .await;
+    let mut attacked = false;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let m = match read(stream, left).await {
+            Read::Message(m) => m,
+            other => panic!("{other:?} while waiting to die"),
+        };
+        if !attacked && m["type"] == "world:update" {
+            let bandit = m["data"]["added"]
+                .as_array()
+                .and_then(|a| a.iter().find(|e| e["typeId"] == "bandit"))
+                .cloned();
+            if let Some(bandit) = bandit {
+                send(
+                    stream,
+                    "player:action",
+                    json!({"action": "attack", "targetId": bandit["id"]}),
+                )
+                .await;
+                attacked = true;
+            }
+        }
+        if m["type"] == "inventory:update" && m["data"]["inventory"] == json!([]) {
+            return;
+        }
+    }
+}
