@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::{code, holds, slot_of, TestServer};
+use crate::{code, goal, holds, slot_of, TestServer};
 
 /// A resource in view whose content type is `type_id`.
 fn of_type(type_id: &'static str) -> impl Fn(&Value) -> bool {
@@ -247,6 +247,44 @@ async fn processing_actions_succeed_and_are_refused() {
     let status = agent.status();
     assert_eq!(holds(&status, "bronze_bar"), 0, "{:#}", status.state);
     assert_eq!(holds(&status, "bronze_dagger"), 2, "{:#}", status.state);
+    agent.handle.shutdown().await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_planner_smiths_all_of_the_best_recipe_its_level_allows_at_the_anvil() {
+    let server = TestServer::start(20).await;
+    let mut agent = server.idle_admin("Smith", Some("skiller")).await;
+    // By the furnace and anvil, with a hammer and three bars; Smithing 1 makes daggers first
+    // (three give 37.5 XP, short of level 2: the choice cannot change on the way).
+    agent.teleport(-14, -17).await;
+    agent.give("hammer", 1).await;
+    agent.give("bronze_bar", 3).await;
+    agent
+        .set_goal(goal(
+            json!({"kind": "skill", "target": {"skill": "smithing", "level": 5}}),
+        ))
+        .await
+        .expect("the goal is taken");
+    let status = agent
+        .wait_for(Duration::from_secs(30), "three bronze daggers", |s| {
+            holds(s, "bronze_dagger") == 3
+        })
+        .await;
+    assert_eq!(holds(&status, "bronze_bar"), 0, "{:#}", status.state);
+    let made: Vec<Value> = status
+        .recent_decisions
+        .iter()
+        .filter(|d| d.action == "makeItem")
+        .map(|d| serde_json::from_str(d.params.get()).expect("params are JSON"))
+        .collect();
+    assert!(
+        !made.is_empty()
+            && made
+                .iter()
+                .all(|p| *p == json!({"recipeId": "smithing:bronze_dagger", "quantity": "all"})),
+        "{made:?}"
+    );
     agent.handle.shutdown().await;
     server.stop().await;
 }
