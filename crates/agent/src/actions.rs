@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 
 use serde_json::{json, Value};
-use wayfarer_content::ToolRequirement;
+use wayfarer_content::{RecipeKind, ToolRequirement};
 use wayfarer_protocol::trade::{TradeAddItem, TradeIdOnly, TradeRequest, TradeRequestRespond};
 use wayfarer_protocol::ws::{
     ActionRequest, BankDepositRequest, BankWithdrawRequest, ChatChannel, ChatRequest,
@@ -16,6 +16,7 @@ use wayfarer_protocol::Skill;
 
 use crate::goals::Goal;
 use crate::knowledge::Knowledge;
+use crate::making;
 use crate::model::{chebyshev, Model, Seen};
 use crate::outcome::Outcome;
 use crate::procedure::{DropRun, DropWhat, Procedure, Until, Walk};
@@ -32,6 +33,8 @@ pub const PROCESS_TICKS: u64 = 40;
 /// and normal logs light 65 times in 256 at level 1, so 60 attempts all fail about once in 10^8
 /// (a shorter wait reported failure while the server was still lighting).
 pub const LIGHT_FIRE_TICKS: u64 = 240;
+/// The most makes one `make` asks for (protocol: 1–10,000, or "all").
+pub const MAX_MAKE_QUANTITY: i64 = 10_000;
 /// Ticks `idle` waits by default.
 pub const IDLE_TICKS: u64 = 5;
 
@@ -233,22 +236,13 @@ pub static ACTIONS: &[ActionDef] = &[
     ActionDef {
         name: "lightFire",
         category: "skill",
-        description: "Light logs (slot, or the first logs held) with a tinderbox.",
-        params: || schema(&[("slot", "integer", false)]),
+        description: "Light logs (slot or itemId, or the first logs held) with a tinderbox.",
+        params: || schema(&[("slot", "integer", false), ("itemId", "string", false)]),
         plan: |ctx, p| {
             if ctx.model.slot_of("tinderbox").is_none() {
                 return Err(Outcome::refused("cannot_do", "no tinderbox"));
             }
-            let slot = slot_or(ctx, p, |id| id == "logs" || id.ends_with("_logs"))?;
-            let before = ctx.model.xp_events.get(&Skill::Firemaking).copied().unwrap_or(0);
-            Ok(Planned::Run(Procedure::send(
-                act(ActionRequest::new("light_fire").with_slot(slot)),
-                Until::when(
-                    move |m: &Model| m.xp_events.get(&Skill::Firemaking).copied().unwrap_or(0) > before,
-                    LIGHT_FIRE_TICKS,
-                    "lit a fire",
-                ),
-            )))
+            plan_process(ctx, p, RecipeKind::Firemaking, |id| id == "logs" || id.ends_with("_logs"), Quantity::Count(1))
         },
         available: |ctx| {
             (ctx.model.slot_of("tinderbox").is_some() && logs_slot(ctx.model).is_some())
@@ -258,21 +252,9 @@ pub static ACTIONS: &[ActionDef] = &[
     ActionDef {
         name: "cookFood",
         category: "skill",
-        description: "Cook raw food (slot, or the first raw food held) on a fire or range (targetId, or the nearest).",
-        params: || schema(&[("slot", "integer", false), ("targetId", "string", false)]),
-        plan: |ctx, p| {
-            let slot = slot_or(ctx, p, |id| id.starts_with("raw_"))?;
-            let fire = match p.get("targetId").and_then(Value::as_str) {
-                Some(_) => entity(ctx, p, &[EntityKind::Resource])?,
-                None => nearest_resource(ctx.model, &["fire", "range"])
-                    .ok_or_else(|| Outcome::refused("not_available", "no fire or range in view"))?,
-            };
-            let version = ctx.model.inventory_version;
-            Ok(Planned::Run(Procedure::send(
-                act(ActionRequest::new("cook").with_slot(slot).with_target(fire.id())),
-                Until::when(move |m: &Model| m.inventory_version > version, PROCESS_TICKS, "cooked"),
-            )))
-        },
+        description: "Cook raw food (slot or itemId, or the first raw food held) on a fire or range (targetId, or the nearest), all of it.",
+        params: || schema(&[("slot", "integer", false), ("itemId", "string", false), ("targetId", "string", false)]),
+        plan: |ctx, p| plan_process(ctx, p, RecipeKind::Cooking, |id| id.starts_with("raw_"), Quantity::All),
         available: |ctx| {
             let fire = nearest_resource(ctx.model, &["fire", "range"])?;
             let raw = ctx.model.me.inventory.iter().find(|s| s.item_id.starts_with("raw_"))?;
@@ -282,18 +264,32 @@ pub static ACTIONS: &[ActionDef] = &[
     ActionDef {
         name: "smeltOre",
         category: "skill",
-        description: "Use ore (slot) on a furnace (targetId, or the nearest) to smelt bars.",
-        params: || schema(&[("slot", "integer", false), ("targetId", "string", false)]),
-        plan: |ctx, p| plan_use_on_station(ctx, p, "furnace", |id| id.ends_with("_ore")),
+        description: "Smelt ore (slot or itemId, or the first ore held) at a furnace (targetId, or the nearest) into the best bar it can, until the ore runs out.",
+        params: || schema(&[("slot", "integer", false), ("itemId", "string", false), ("targetId", "string", false)]),
+        plan: |ctx, p| plan_process(ctx, p, RecipeKind::Smelting, |id| id.ends_with("_ore"), Quantity::All),
         available: |ctx| station_use(ctx, "furnace", |id| id.ends_with("_ore")),
     },
     ActionDef {
         name: "smithBar",
         category: "skill",
-        description: "Use bars (slot) on an anvil (targetId, or the nearest) to smith.",
-        params: || schema(&[("slot", "integer", false), ("targetId", "string", false)]),
-        plan: |ctx, p| plan_use_on_station(ctx, p, "anvil", |id| id.ends_with("_bar")),
+        description: "Smith bars (slot or itemId, or the first bars held) at an anvil (targetId, or the nearest) into the highest-level thing the Smithing level allows, until the bars run out.",
+        params: || schema(&[("slot", "integer", false), ("itemId", "string", false), ("targetId", "string", false)]),
+        plan: |ctx, p| plan_process(ctx, p, RecipeKind::Smithing, |id| id.ends_with("_bar"), Quantity::All),
         available: |ctx| station_use(ctx, "anvil", |id| id.ends_with("_bar")),
+    },
+    ActionDef {
+        name: "makeItem",
+        category: "skill",
+        description: "Make a recipe (recipeId, from those offered) quantity times (1 to 10000, or \"all\" until the inputs run out; default 1), at a station (targetId, or the nearest) where it needs one.",
+        params: || {
+            json!({"type": "object", "properties": {
+                "recipeId": {"type": "string"},
+                "quantity": {"oneOf": [{"type": "integer", "minimum": 1, "maximum": MAX_MAKE_QUANTITY}, {"const": "all"}]},
+                "targetId": {"type": "string"}
+            }, "required": ["recipeId"]})
+        },
+        plan: plan_make_item,
+        available: make_options,
     },
     // Inventory
     ActionDef {
@@ -368,16 +364,15 @@ pub static ACTIONS: &[ActionDef] = &[
                 entity(ctx, p, &[])?;
                 request.target_id = Some(target.to_owned());
             }
-            // A tinderbox on logs is lighting a fire: retried by the server until it takes.
-            let tinderbox = [Some(slot as u64), p.get("targetSlot").and_then(Value::as_u64)]
-                .into_iter()
-                .flatten()
-                .any(|s| ctx.model.slot(s as u8).is_some_and(|s| s.item_id == "tinderbox"));
-            let ticks = if tinderbox { LIGHT_FIRE_TICKS } else { PROCESS_TICKS };
+            // What the pair (or the item and station) makes is chosen here and made once: the
+            // server only offers make:options for a use.
+            if let Some(planned) = use_as_make(ctx, p, slot)? {
+                return Ok(planned);
+            }
             let version = ctx.model.inventory_version;
             Ok(Planned::Run(Procedure::send(
                 ClientMessage::Use(request),
-                Until::when(move |m: &Model| m.inventory_version > version, ticks, "used"),
+                Until::when(move |m: &Model| m.inventory_version > version, PROCESS_TICKS, "used"),
             )))
         },
         available: |ctx| {
@@ -840,30 +835,141 @@ fn plan_gather(ctx: Ctx<'_>, p: &Value, skill: Skill, kind: &str) -> Result<Plan
     )))
 }
 
-fn plan_use_on_station(
+/// A processing action: the item in `slot` (or `itemId`, else the first held that `item` accepts)
+/// made by the best recipe of `kind` that takes it (the highest level the agent can make now), at
+/// `targetId` or the nearest station for that recipe, `quantity` times.
+fn plan_process(
     ctx: Ctx<'_>,
     p: &Value,
-    station: &str,
+    kind: RecipeKind,
     item: fn(&str) -> bool,
+    quantity: Quantity,
 ) -> Result<Planned, Outcome> {
     let slot = slot_or(ctx, p, item)?;
-    let target = match p.get("targetId").and_then(Value::as_str) {
-        Some(_) => entity(ctx, p, &[EntityKind::Resource])?,
-        None => nearest_resource(ctx.model, &[station])
-            .ok_or_else(|| Outcome::refused("not_available", format!("no {station} in view")))?,
+    let held = ctx
+        .model
+        .slot(slot)
+        .map_or_else(String::new, |s| s.item_id.clone());
+    let at = match p.get("targetId") {
+        Some(_) => Some(entity(ctx, p, &[EntityKind::Resource])?),
+        None => None,
     };
-    let version = ctx.model.inventory_version;
-    Ok(Planned::Run(Procedure::send(
-        ClientMessage::Use(UseRequest {
-            target_id: Some(target.id().to_owned()),
-            ..UseRequest::new(slot)
-        }),
-        Until::when(
-            move |m: &Model| m.inventory_version > version,
-            PROCESS_TICKS,
-            format!("used at the {station}"),
-        ),
+    let (recipe, station) = making::choose(
+        ctx,
+        |r| r.kind == kind && making::takes(r, &held),
+        at,
+        ctx.knowledge.item_name(&held),
+    )?;
+    Ok(Planned::Run(making::make(
+        ctx.model, recipe, quantity, station,
     )))
+}
+
+/// useItem of `slot` on another slot or a station, as a `make` of the best recipe that uses both
+/// (a tinderbox on logs lights them), once; `None` when no recipe does (the use is sent as it is).
+fn use_as_make(ctx: Ctx<'_>, p: &Value, slot: u8) -> Result<Option<Planned>, Outcome> {
+    let item_of = |s: u64| {
+        u8::try_from(s)
+            .ok()
+            .and_then(|s| ctx.model.slot(s))
+            .map(|s| s.item_id.clone())
+    };
+    let Some(used) = item_of(slot.into()) else {
+        return Ok(None);
+    };
+    let involves = |r: &wayfarer_content::Recipe, item: &str| {
+        making::takes(r, item) || making::tools_of(r).any(|t| t == item)
+    };
+    let chosen = if let Some(other) = p
+        .get("targetSlot")
+        .and_then(Value::as_u64)
+        .and_then(item_of)
+    {
+        making::choose(
+            ctx,
+            |r| {
+                involves(r, &used)
+                    && involves(r, &other)
+                    && (making::takes(r, &used) || making::takes(r, &other))
+            },
+            None,
+            &format!("{used} and {other}"),
+        )
+    } else if let Some(station) = p
+        .get("targetId")
+        .and_then(Value::as_str)
+        .and_then(|id| ctx.model.entities.get(id))
+        .filter(|e| e.kind() == EntityKind::Resource)
+    {
+        making::choose(ctx, |r| making::takes(r, &used), Some(station), &used)
+    } else {
+        return Ok(None);
+    };
+    match chosen {
+        Ok((recipe, station)) => Ok(Some(Planned::Run(making::make(
+            ctx.model,
+            recipe,
+            Quantity::Count(1),
+            station,
+        )))),
+        // Nothing is made of these: the server answers the use itself.
+        Err(Outcome::Rejected { code, .. }) if code == "cannot_do" || code == "invalid_target" => {
+            Ok(None)
+        }
+        Err(refused) => Err(refused),
+    }
+}
+
+/// makeItem: `recipeId` `quantity` times (default 1), at `targetId` or the nearest station for it.
+fn plan_make_item(ctx: Ctx<'_>, p: &Value) -> Result<Planned, Outcome> {
+    let recipe = making::find(ctx, str_param(p, "recipeId")?)?;
+    let quantity = match p.get("quantity") {
+        None | Some(Value::Null) => Quantity::Count(1),
+        Some(Value::String(all)) if all == "all" => Quantity::All,
+        Some(n) => match n.as_i64() {
+            Some(n) if (1..=MAX_MAKE_QUANTITY).contains(&n) => Quantity::Count(n),
+            _ => {
+                return Err(Outcome::refused(
+                    "invalid_params",
+                    format!("quantity is 1 to {MAX_MAKE_QUANTITY} or \"all\""),
+                ))
+            }
+        },
+    };
+    let station = match p.get("targetId") {
+        Some(_) => {
+            let e = entity(ctx, p, &[EntityKind::Resource])?;
+            if !making::is_station_for(recipe, e) {
+                return Err(Outcome::refused(
+                    "invalid_target",
+                    format!("{} is not made at {}", recipe.id, e.id()),
+                ));
+            }
+            making::check_holdings(ctx, recipe)?;
+            Some(e)
+        }
+        None => making::check(ctx, recipe)?,
+    };
+    Ok(Planned::Run(making::make(
+        ctx.model, recipe, quantity, station,
+    )))
+}
+
+/// The recipes makeItem offers now: those the agent can make here, best first, at most
+/// [`making::MAX_MAKE_OPTIONS`].
+fn make_options(ctx: Ctx<'_>) -> Option<Value> {
+    let recipes: Vec<Value> = making::makeable(ctx)
+        .into_iter()
+        .take(making::MAX_MAKE_OPTIONS)
+        .map(|r| {
+            let output = r
+                .output
+                .as_ref()
+                .map(|o| ctx.knowledge.item_name(&o.item_id));
+            json!({"recipeId": r.id, "makes": output, "level": r.level, "xp": r.xp})
+        })
+        .collect();
+    (!recipes.is_empty()).then(|| json!({"recipes": recipes, "quantity": "1 to 10000, or \"all\""}))
 }
 
 fn plan_pickup(ctx: Ctx<'_>, p: &Value) -> Result<Planned, Outcome> {

@@ -8,6 +8,28 @@ pub const BEGIN: &str = "<!-- action table: generated from crates/agent/src/acti
 /// See [`BEGIN`].
 pub const END: &str = "<!-- end of action table -->";
 
+/// A parameter's type in words: its `type`, or its `oneOf` alternatives (`integer or "all"`).
+fn kind_of(spec: &serde_json::Value) -> String {
+    if let Some(kind) = spec.get("type").and_then(|t| t.as_str()) {
+        return kind.to_owned();
+    }
+    let alternatives: Vec<String> = spec
+        .get("oneOf")
+        .and_then(|o| o.as_array())
+        .into_iter()
+        .flatten()
+        .map(|alt| match alt.get("const") {
+            Some(value) => value.to_string(),
+            None => kind_of(alt),
+        })
+        .collect();
+    if alternatives.is_empty() {
+        "any".to_owned()
+    } else {
+        alternatives.join(" or ")
+    }
+}
+
 /// The table: name, category, parameters, description.
 pub fn action_table() -> String {
     let mut out =
@@ -27,7 +49,7 @@ pub fn action_table() -> String {
             .into_iter()
             .flatten()
             .map(|(name, spec)| {
-                let kind = spec.get("type").and_then(|t| t.as_str()).unwrap_or("any");
+                let kind = kind_of(spec);
                 let optional = if required.contains(&name.as_str()) {
                     ""
                 } else {

@@ -7,7 +7,9 @@
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
-use wayfarer_content::{Area, Content, GatheringNode, Item, ItemId, ManifestSet, ResourceId};
+use wayfarer_content::{
+    Area, Content, GatheringNode, Item, ItemId, ManifestSet, Recipe, RecipeKind, ResourceId,
+};
 use wayfarer_protocol::ws::TilePos;
 /// Manifest files read for item facts.
 const ITEM_MANIFESTS: &[&str] = &[
@@ -24,6 +26,12 @@ const GATHERING_MANIFESTS: &[&str] = &[
     "gathering/fishing.json",
     "gathering/mining.json",
 ];
+
+/// Manifest files read for recipes: the station types, which a recipe made at a station (a range,
+/// a furnace) needs to load, then every recipe file.
+fn recipe_manifests() -> impl Iterator<Item = &'static str> {
+    std::iter::once("stations.json").chain(RecipeKind::FILES.iter().map(|(_, file)| *file))
+}
 
 /// The [`Place::kind`] of a mob spawn (its `id` is the mob's NPC type).
 pub const MOB_SPAWN: &str = "mob_spawn";
@@ -56,6 +64,8 @@ pub struct Knowledge {
     pub items: BTreeMap<ItemId, Item>,
     /// Gathering nodes (trees, rocks, fishing spots) by id.
     pub nodes: BTreeMap<ResourceId, GatheringNode>,
+    /// Every recipe, in content order (what `make` can make: CONTRACT §9).
+    pub recipes: Vec<Recipe>,
     pub places: Vec<Place>,
     pub areas: Vec<AreaFacts>,
 }
@@ -75,9 +85,14 @@ impl Knowledge {
         token: &str,
     ) -> Result<Knowledge, reqwest::Error> {
         let mut manifests = ManifestSet::new();
-        for file in ITEM_MANIFESTS.iter().chain(GATHERING_MANIFESTS) {
+        for file in ITEM_MANIFESTS
+            .iter()
+            .copied()
+            .chain(GATHERING_MANIFESTS.iter().copied())
+            .chain(recipe_manifests())
+        {
             if let Some(bytes) = get(http, &format!("{base}/manifests/{file}"), None).await? {
-                manifests.insert(*file, bytes);
+                manifests.insert(file, bytes);
             }
         }
         let mut knowledge = Knowledge::default();
@@ -98,23 +113,41 @@ impl Knowledge {
         let mut knowledge = Knowledge {
             items: content.items.clone(),
             nodes: content.gathering.clone(),
+            recipes: content.recipes.clone(),
             ..Knowledge::default()
         };
         knowledge.add_areas(&content.areas.values().cloned().collect::<Vec<_>>());
         knowledge
     }
 
-    /// Adds the items and gathering nodes of a set of item and gathering manifests, loaded and
-    /// checked as the server loads them. A set that does not load adds nothing (the server serves
-    /// only content that loads).
+    /// Adds the items, gathering nodes and recipes of a set of manifests, loaded and checked as the
+    /// server loads them. A set that does not load adds nothing (the server serves only content
+    /// that loads); when only the recipes are at fault (they name items of files the agent does
+    /// not read), the items and nodes are kept without them.
     pub fn add_manifests(&mut self, manifests: &ManifestSet) {
         if manifests.is_empty() {
             return;
         }
-        match Content::from_files(manifests) {
+        let loaded = Content::from_files(manifests).or_else(|report| {
+            let mut without = manifests.clone();
+            let mut had_recipes = false;
+            for file in recipe_manifests() {
+                had_recipes |= without.files.remove(file).is_some();
+            }
+            if !had_recipes {
+                return Err(report);
+            }
+            tracing::warn!(
+                errors = report.error_count(),
+                "the recipes do not load with the items: no recipes known"
+            );
+            Content::from_files(&without)
+        });
+        match loaded {
             Ok((content, _)) => {
                 self.items.extend(content.items);
                 self.nodes.extend(content.gathering);
+                self.recipes.extend(content.recipes);
             }
             Err(report) => {
                 let first = report
@@ -219,4 +252,28 @@ async fn get(
         return Ok(None);
     }
     Ok(response.bytes().await.ok().map(|body| body.to_vec()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_files_the_agent_fetches_give_it_the_items_nodes_and_recipes() {
+        let bundled = wayfarer_content::bundled();
+        let mut fetched = ManifestSet::new();
+        let files = ITEM_MANIFESTS.iter().chain(GATHERING_MANIFESTS).copied();
+        for file in files.chain(recipe_manifests()) {
+            if let Some(bytes) = bundled.files.get(file) {
+                fetched.insert(file, bytes.clone());
+            }
+        }
+        let mut knowledge = Knowledge::default();
+        knowledge.add_manifests(&fetched);
+        let content = wayfarer_content::load_bundled();
+        assert_eq!(knowledge.items.len(), content.items.len());
+        assert_eq!(knowledge.nodes.len(), content.gathering.len());
+        let ids = |recipes: &[Recipe]| recipes.iter().map(|r| r.id.clone()).collect::<Vec<_>>();
+        assert_eq!(ids(&knowledge.recipes), ids(&content.recipes));
+    }
 }

@@ -7,9 +7,12 @@ use serde_json::{json, Value};
 use wayfarer_protocol::ws::EntityKind;
 use wayfarer_protocol::Skill;
 
+use wayfarer_content::{Recipe, RecipeKind};
+
 use crate::actions::{food_slot, known_bank, usable_nodes, Ctx};
 use crate::goals::{Goal, GoalKind};
 use crate::knowledge::MOB_SPAWN;
+use crate::making;
 use crate::outcome::Outcome;
 
 /// Health fraction at or below which a fighting agent flees.
@@ -162,15 +165,24 @@ impl Planner {
         match skill {
             Skill::Woodcutting | Skill::Fishing | Skill::Mining => self.gather(ctx, skill, now),
             Skill::Firemaking => {
-                if ctx.model.slot_of("tinderbox").is_some()
-                    && ctx.model.me.inventory.iter().any(|s| s.item_id == "logs")
-                {
+                let known = !ctx.knowledge.recipes.is_empty();
+                let can_light = if known {
+                    best_of(ctx, |r| r.kind == RecipeKind::Firemaking).is_some()
+                } else {
+                    // Without the recipe files, the logs anyone can light.
+                    ctx.model.me.inventory.iter().any(|s| s.item_id == "logs")
+                };
+                if ctx.model.slot_of("tinderbox").is_some() && can_light {
                     self.light_fire(ctx, now, "logs and a tinderbox held")
                 } else {
                     self.gather(ctx, Skill::Woodcutting, now)
                 }
             }
             Skill::Cooking => self.cook(ctx, now),
+            Skill::Smithing | Skill::Crafting | Skill::Fletching => make_all(ctx, |r| {
+                r.skill == Some(skill) && r.kind != RecipeKind::Firemaking
+            })
+            .unwrap_or_else(|| idle(&format!("nothing to make for {skill} here"))),
             _ => self.fight(ctx, None, now),
         }
     }
@@ -262,7 +274,11 @@ impl Planner {
     fn light_fire(&self, ctx: Ctx<'_>, now: u64, reason: &str) -> Decision {
         let here: wayfarer_protocol::ws::TilePos = ctx.model.me.tile.into();
         if !fire_on(ctx, here.x, here.z) {
-            return Decision::new("lightFire", json!({}), reason);
+            // The logs of the highest firemaking recipe the agent can make (oak over normal).
+            let params = best_of(ctx, |r| r.kind == RecipeKind::Firemaking)
+                .and_then(|r| r.inputs.first())
+                .map_or(json!({}), |i| json!({"itemId": i.item_id}));
+            return Decision::new("lightFire", params, reason);
         }
         // The nearest tile around without a fire, in a fixed order; one the server refused to walk
         // to is avoided (see `observe`) and the next is tried.
@@ -301,6 +317,9 @@ impl Planner {
             .nearest_of(EntityKind::Resource)
             .into_iter()
             .any(|e| matches!(e.resource_type(), Some("fire" | "range")));
+        if let Some(cook) = make_all(ctx, |r| r.kind == RecipeKind::Cooking) {
+            return cook;
+        }
         match (raw, fire) {
             (true, true) => Decision::new("cookFood", json!({}), "raw food and a fire"),
             (true, false) if ctx.model.me.inventory.iter().any(|s| s.item_id == "logs") => {
@@ -354,6 +373,25 @@ impl Planner {
             None => Decision::new("explore", json!({}), "no NPC to fight in view"),
         }
     }
+}
+
+/// The best recipe `keep` accepts that the agent can make now: the highest level it qualifies
+/// for with the inputs, tools and station at hand.
+fn best_of<'a>(ctx: Ctx<'a>, keep: impl Fn(&Recipe) -> bool) -> Option<&'a Recipe> {
+    making::makeable(ctx).into_iter().find(|r| keep(r))
+}
+
+/// makeItem of the best recipe `keep` accepts, as many as the inputs allow.
+fn make_all(ctx: Ctx<'_>, keep: impl Fn(&Recipe) -> bool) -> Option<Decision> {
+    let recipe = best_of(ctx, keep)?;
+    Some(Decision::new(
+        "makeItem",
+        json!({"recipeId": recipe.id, "quantity": "all"}),
+        format!(
+            "the best recipe made here: {} (level {})",
+            recipe.id, recipe.level
+        ),
+    ))
 }
 
 fn idle(reason: &str) -> Decision {
@@ -549,5 +587,98 @@ mod tests {
         planner.observe(&d, &Outcome::refused("blocked", "blocked"), 2);
         let d = planner.decide(ctx, &goal, 3);
         assert_eq!(d.params, json!({"x": 1, "z": -1}));
+    }
+
+    /// The planner's decision for `goal` with the bundled recipes, holding `items` at `levels`
+    /// beside `stations`.
+    fn decide_making(
+        goal: &Goal,
+        items: &[(&str, i64)],
+        levels: &[(Skill, i64)],
+        stations: Vec<Entity>,
+    ) -> Decision {
+        let knowledge = crate::making::tests::knowledge();
+        let model = crate::making::tests::model(items, levels, stations);
+        let ctx = Ctx {
+            model: &model,
+            knowledge: &knowledge,
+        };
+        Planner::new().decide(ctx, goal, 1)
+    }
+
+    #[test]
+    fn a_smither_makes_all_it_can_of_the_highest_recipe_its_level_bars_and_anvil_allow() {
+        use crate::making::tests::station;
+        let goal = skill_goal("smithing");
+        let held = [("hammer", 1), ("bronze_bar", 3)];
+        // Smithing 5: arrowtips (5) over the sword (4), the helmet (3) and the level-1 recipes.
+        let d = decide_making(
+            &goal,
+            &held,
+            &[(Skill::Smithing, 5)],
+            vec![station("anvil-1", "anvil", 2)],
+        );
+        assert_eq!(d.action, "makeItem", "{d:?}");
+        assert_eq!(
+            d.params,
+            json!({"recipeId": "smithing:bronze_arrowtips", "quantity": "all"})
+        );
+        // Level 1: the first level-1 recipe in content order.
+        let d = decide_making(&goal, &held, &[], vec![station("anvil-1", "anvil", 2)]);
+        assert_eq!(d.params["recipeId"], "smithing:bronze_dagger", "{d:?}");
+        // At 18 with four bars, the platebody (five bars) is out of reach: the arrowtips.
+        let d = decide_making(
+            &goal,
+            &[("hammer", 1), ("bronze_bar", 4)],
+            &[(Skill::Smithing, 18)],
+            vec![station("anvil-1", "anvil", 2)],
+        );
+        assert_eq!(d.params["recipeId"], "smithing:bronze_arrowtips", "{d:?}");
+        // No anvil in view: nothing to make here.
+        let d = decide_making(&goal, &held, &[(Skill::Smithing, 5)], vec![]);
+        assert_eq!(d.action, "idle", "{d:?}");
+    }
+
+    #[test]
+    fn a_cook_by_a_fire_cooks_all_of_the_best_food_its_level_allows() {
+        use crate::making::tests::station;
+        let goal = skill_goal("cooking");
+        let held = [("raw_shrimp", 2), ("raw_trout", 2)];
+        let fire = || vec![station("fire-1", "fire", 1)];
+        let d = decide_making(&goal, &held, &[(Skill::Cooking, 15)], fire());
+        assert_eq!(
+            (d.action, d.params.clone()),
+            (
+                "makeItem",
+                json!({"recipeId": "cooking:trout", "quantity": "all"})
+            )
+        );
+        // Trout needs 15: below it, the shrimp.
+        let d = decide_making(&goal, &held, &[(Skill::Cooking, 14)], fire());
+        assert_eq!(d.params["recipeId"], "cooking:shrimp", "{d:?}");
+        // No fire or range: the cook lights one first (logs and a tinderbox held).
+        let d = decide_making(
+            &goal,
+            &[("raw_shrimp", 2), ("tinderbox", 1), ("logs", 1)],
+            &[],
+            vec![],
+        );
+        assert_eq!(
+            (d.action, d.params.clone()),
+            ("lightFire", json!({"itemId": "logs"}))
+        );
+    }
+
+    #[test]
+    fn a_firemaker_lights_the_best_logs_its_level_allows() {
+        let goal = skill_goal("firemaking");
+        let held = [("tinderbox", 1), ("logs", 1), ("oak_logs", 1)];
+        let d = decide_making(&goal, &held, &[(Skill::Firemaking, 15)], vec![]);
+        assert_eq!(
+            (d.action, d.params.clone()),
+            ("lightFire", json!({"itemId": "oak_logs"}))
+        );
+        let d = decide_making(&goal, &held, &[(Skill::Firemaking, 14)], vec![]);
+        assert_eq!(d.params, json!({"itemId": "logs"}), "{d:?}");
     }
 }

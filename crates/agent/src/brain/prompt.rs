@@ -107,4 +107,65 @@ mod tests {
         assert_eq!(user["goal"]["kind"], "idle");
         assert!(user["state"].is_object());
     }
+
+    #[test]
+    fn make_item_is_offered_at_an_anvil_in_the_tables_place_with_the_recipes_made_here() {
+        use crate::making::tests::{knowledge, model, station};
+        use wayfarer_protocol::Skill;
+        let knowledge = knowledge();
+        let goal = Goal::from_request(&json!({"kind": "idle"})).unwrap();
+        let (recent, notes) = (VecDeque::new(), VecDeque::new());
+        let names = |items: &[(&str, i64)]| {
+            let model = model(
+                items,
+                &[(Skill::Smithing, 4)],
+                vec![station("anvil-1", "anvil", 2)],
+            );
+            let ctx = Ctx {
+                model: &model,
+                knowledge: &knowledge,
+            };
+            let prompt = build(ctx, &goal, &recent, &notes);
+            let user: Value = serde_json::from_str(&prompt.user).unwrap();
+            let offered = user["state"]["availableActions"]["actions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|a| a["name"] == "makeItem")
+                .map(|a| a["with"]["recipes"].clone());
+            (
+                prompt.tools.iter().map(|a| a.name).collect::<Vec<_>>(),
+                offered,
+            )
+        };
+        // A hammer alone makes nothing: no makeItem.
+        let (tools, offered) = names(&[("hammer", 1)]);
+        assert!(!tools.contains(&"makeItem"), "{tools:?}");
+        assert_eq!(offered, None);
+        // With a bar it is offered right after smithBar, as in the table, whatever else changes.
+        let (tools, offered) = names(&[("hammer", 1), ("bronze_bar", 1)]);
+        let at = |name: &str| tools.iter().position(|t| *t == name);
+        assert_eq!(at("makeItem"), at("smithBar").map(|i| i + 1), "{tools:?}");
+        let table: Vec<&str> = actions::ACTIONS.iter().map(|a| a.name).collect();
+        let mut in_table_order = tools.clone();
+        in_table_order.sort_by_key(|t| table.iter().position(|n| n == t));
+        assert_eq!(tools, in_table_order);
+        let ids: Vec<&str> = offered
+            .as_ref()
+            .and_then(Value::as_array)
+            .unwrap()
+            .iter()
+            .filter_map(|r| r["recipeId"].as_str())
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                "smithing:bronze_sword",
+                "smithing:bronze_helmet",
+                "smithing:bronze_dagger",
+                "smithing:bronze_hatchet",
+                "smithing:bronze_pickaxe"
+            ]
+        );
+    }
 }

@@ -1,12 +1,13 @@
 //! Skill actions against the real server: gathering (mineRock, catchFish), firemaking
-//! (lightFire, useItem tinderbox on logs), cooking, smelting and smithing; each one's success,
-//! the agent's own refusals and the server's, matched by `ref`.
+//! (lightFire, useItem tinderbox on logs), cooking, smelting and smithing (each a `make` of the
+//! recipe the agent chose) and makeItem; each one's success, the agent's own refusals and the
+//! server's, matched by `ref`.
 
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::{code, holds, slot_of, ticking};
+use crate::{code, goal, holds, slot_of, ticking};
 
 /// A resource in view whose content type is `type_id`.
 fn of_type(type_id: &'static str) -> impl Fn(&Value) -> bool {
@@ -83,6 +84,22 @@ async fn processing_actions_succeed_and_are_refused() {
             json!({"itemId": "dragon_bones"}),
             "not_available",
         ),
+        // makeItem: a recipe no content has, a quantity out of bounds, nothing to make it of.
+        (
+            "makeItem",
+            json!({"recipeId": "smithing:gold_cake"}),
+            "unknown_recipe",
+        ),
+        (
+            "makeItem",
+            json!({"recipeId": "cooking:shrimp", "quantity": 0}),
+            "invalid_params",
+        ),
+        (
+            "makeItem",
+            json!({"recipeId": "cooking:shrimp"}),
+            "missing_items",
+        ),
     ];
     agent.refused_by_agent(refused).await;
     // Firemaking: lightFire, then a tinderbox used on logs (useItem with targetSlot).
@@ -121,11 +138,11 @@ async fn processing_actions_succeed_and_are_refused() {
         ("server", "cannot_do".to_owned()),
         "{nothing}"
     );
-    // Bread is no firewood: the agent sends it (a slot was named), the server refuses it.
+    // Bread is no firewood: no firemaking recipe takes it, so the agent refuses it unsent.
     let bread_fire = agent.command("lightFire", json!({"slot": bread})).await;
     assert_eq!(
         code(&bread_fire),
-        ("server", "cannot_do".to_owned()),
+        ("agent", "cannot_do".to_owned()),
         "{bread_fire}"
     );
     // Without a tinderbox, lightFire is refused before sending.
@@ -145,17 +162,24 @@ async fn processing_actions_succeed_and_are_refused() {
     agent.teleport(6, -11).await;
     let cooked = agent.command("cookFood", json!({})).await;
     assert!(cooked.is_success(), "{cooked}");
-    agent
+    let status = agent
         .wait_for(Duration::from_secs(20), "both shrimp cooked", |s| {
             holds(s, "raw_shrimp") == 0
         })
         .await;
+    // Cooking 5 burns some: each raw shrimp became one shrimp or one burnt fish.
+    assert_eq!(
+        holds(&status, "shrimp") + holds(&status, "burnt_fish"),
+        2,
+        "{:#}",
+        status.state
+    );
     // Smelting and smithing at the furnace and anvil.
     agent.teleport(-14, -17).await;
     let furnace = agent
         .nearest_id("resources", |e| e["resourceType"] == "furnace")
         .await;
-    // Raw food on a furnace cooks nothing: refused by the server when the agent gets there.
+    // Raw food on a furnace cooks nothing: no cooking recipe is made there, refused unsent.
     agent.give("raw_shrimp", 1).await;
     let wrong = agent
         .command(
@@ -163,7 +187,11 @@ async fn processing_actions_succeed_and_are_refused() {
             json!({"itemId": "raw_shrimp", "targetId": furnace}),
         )
         .await;
-    assert_eq!(code(&wrong), ("server", "cannot_do".to_owned()), "{wrong}");
+    assert_eq!(
+        code(&wrong),
+        ("agent", "invalid_target".to_owned()),
+        "{wrong}"
+    );
     agent.give("copper_ore", 1).await;
     agent.give("tin_ore", 1).await;
     let smelted = agent
@@ -177,21 +205,86 @@ async fn processing_actions_succeed_and_are_refused() {
         .await;
     assert_eq!(holds(&status, "copper_ore"), 0);
     assert_eq!(holds(&status, "tin_ore"), 0);
-    // Logs on the furnace smelt nothing.
+    // Logs smelt into nothing: no smelting recipe takes them.
     agent.give("logs", 1).await;
     let no_recipe = agent
         .command("smeltOre", json!({"itemId": "logs", "targetId": furnace}))
         .await;
     assert_eq!(
         code(&no_recipe),
-        ("server", "cannot_do".to_owned()),
+        ("agent", "cannot_do".to_owned()),
         "{no_recipe}"
     );
+    // makeItem with a quantity makes exactly that many: one bar of two sets of ore.
+    agent.give("copper_ore", 2).await;
+    agent.give("tin_ore", 2).await;
+    let one = agent
+        .command(
+            "makeItem",
+            json!({"recipeId": "smithing:bronze_bar", "quantity": 1, "targetId": furnace}),
+        )
+        .await;
+    assert!(one.is_success(), "{one}");
+    let status = agent
+        .wait_for(Duration::from_secs(20), "a second bronze bar", |s| {
+            holds(s, "bronze_bar") == 2
+        })
+        .await;
+    assert_eq!(holds(&status, "copper_ore"), 1, "{:#}", status.state);
+    assert_eq!(holds(&status, "tin_ore"), 1, "{:#}", status.state);
+    // Without a hammer the anvil's recipes are refused unsent, as the server would.
+    let no_hammer = agent.command("smithBar", json!({})).await;
+    assert_eq!(
+        code(&no_hammer),
+        ("agent", "missing_tool".to_owned()),
+        "{no_hammer}"
+    );
     agent.give("hammer", 1).await;
+    // Smithing 1 and two bars: the best recipe it can make is the dagger, made until the bars run
+    // out.
     let smithed = agent.command("smithBar", json!({})).await;
     assert!(smithed.is_success(), "{smithed}");
     let status = agent.status();
     assert_eq!(holds(&status, "bronze_bar"), 0, "{:#}", status.state);
+    assert_eq!(holds(&status, "bronze_dagger"), 2, "{:#}", status.state);
+    agent.handle.shutdown().await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_planner_smiths_all_of_the_best_recipe_its_level_allows_at_the_anvil() {
+    let server = ticking(20).await;
+    let mut agent = server.idle_admin("Smith", Some("skiller")).await;
+    // By the furnace and anvil, with a hammer and three bars; Smithing 1 makes daggers first
+    // (three give 37.5 XP, short of level 2: the choice cannot change on the way).
+    agent.teleport(-14, -17).await;
+    agent.give("hammer", 1).await;
+    agent.give("bronze_bar", 3).await;
+    agent
+        .set_goal(goal(
+            json!({"kind": "skill", "target": {"skill": "smithing", "level": 5}}),
+        ))
+        .await
+        .expect("the goal is taken");
+    let status = agent
+        .wait_for(Duration::from_secs(30), "three bronze daggers", |s| {
+            holds(s, "bronze_dagger") == 3
+        })
+        .await;
+    assert_eq!(holds(&status, "bronze_bar"), 0, "{:#}", status.state);
+    let made: Vec<Value> = status
+        .recent_decisions
+        .iter()
+        .filter(|d| d.action == "makeItem")
+        .map(|d| serde_json::from_str(d.params.get()).expect("params are JSON"))
+        .collect();
+    assert!(
+        !made.is_empty()
+            && made
+                .iter()
+                .all(|p| *p == json!({"recipeId": "smithing:bronze_dagger", "quantity": "all"})),
+        "{made:?}"
+    );
     agent.handle.shutdown().await;
     server.stop().await;
 }
