@@ -86,6 +86,23 @@ fn describe_client_frame(frame: &mut Value) {
     });
 }
 
+/// For the tests that keep a generated document checked in (`docs/protocol.schema.json`,
+/// `docs/openapi.json`): with `WAYFARER_BLESS=1` writes `document` to `path`; otherwise panics,
+/// naming `bless_command`, when the file is not exactly the document, pretty-printed.
+pub fn assert_checked_in(path: &str, document: &Value, bless_command: &str) {
+    let generated = serde_json::to_string_pretty(document).expect("a JSON value prints") + "\n";
+    if std::env::var_os("WAYFARER_BLESS").is_some_and(|v| v == "1") {
+        std::fs::write(path, &generated).expect("the checked-in document is writable");
+        return;
+    }
+    let checked_in = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        checked_in == generated,
+        "{path} is not the document the code generates; refresh it with \
+         `WAYFARER_BLESS=1 {bless_command}` and commit it"
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,21 +180,13 @@ mod tests {
     /// running a server.
     #[test]
     fn the_checked_in_protocol_schema_is_current() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../docs/protocol.schema.json"
-        );
-        let generated = serde_json::to_string_pretty(&protocol_document()).unwrap() + "\n";
-        if std::env::var_os("WAYFARER_BLESS").is_some_and(|v| v == "1") {
-            std::fs::write(path, &generated).unwrap();
-            return;
-        }
-        let checked_in = std::fs::read_to_string(path).unwrap_or_default();
-        assert!(
-            checked_in == generated,
-            "docs/protocol.schema.json is not the schema the protocol types generate; refresh it \
-             with `WAYFARER_BLESS=1 cargo test -p wayfarer-protocol --lib the_checked_in_protocol_schema_is_current` \
-             and commit it"
+        assert_checked_in(
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../docs/protocol.schema.json"
+            ),
+            &protocol_document(),
+            "cargo test -p wayfarer-protocol --lib the_checked_in_protocol_schema_is_current",
         );
     }
 }

@@ -250,19 +250,10 @@ mod tests {
     /// without running one.
     #[test]
     fn the_checked_in_openapi_document_is_current() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/openapi.json");
-        let generated =
-            serde_json::to_string_pretty(&crate::app::openapi_document()).unwrap() + "\n";
-        if std::env::var_os("WAYFARER_BLESS").is_some_and(|v| v == "1") {
-            std::fs::write(path, &generated).unwrap();
-            return;
-        }
-        let checked_in = std::fs::read_to_string(path).unwrap_or_default();
-        assert!(
-            checked_in == generated,
-            "docs/openapi.json is not the document the routes generate; refresh it with \
-             `WAYFARER_BLESS=1 cargo test -p wayfarer-server --lib the_checked_in_openapi_document_is_current` \
-             and commit it"
+        wayfarer_protocol::schema::assert_checked_in(
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/openapi.json"),
+            &crate::app::openapi_document(),
+            "cargo test -p wayfarer-server --lib the_checked_in_openapi_document_is_current",
         );
     }
 }
