@@ -358,7 +358,7 @@ async fn an_agent_never_becomes_admin_by_code_or_by_its_owners_role() {
     // they counted.
     for i in 0..12 {
         let reference = format!("admin-{i}");
-        ws.send(
+        ws.send_raw(
             "player:chat",
             json!({"text": format!("/admin {CODE}")}),
             Some(json!(reference)),
@@ -371,7 +371,7 @@ async fn an_agent_never_becomes_admin_by_code_or_by_its_owners_role() {
             .await;
         assert_eq!(error["data"]["code"], "forbidden", "{error}");
     }
-    ws.send(
+    ws.send_raw(
         "player:chat",
         json!({"text": "/give logs 1"}),
         Some(json!("give")),
@@ -537,7 +537,7 @@ async fn stop_cancels_the_walk_on_the_server_within_a_tick_and_resume_restores_t
 
     // A long walk (2 tiles a tick), stopped once it is under way.
     let start = tile(&app, &bot).await;
-    ws.send(
+    ws.send_raw(
         "player:move",
         json!({"x": start.0 + 60, "z": start.1}),
         None,
@@ -626,7 +626,7 @@ async fn stop_cancels_the_walk_on_the_server_within_a_tick_and_resume_restores_t
     assert_eq!(relayed["data"]["paused"], false);
     // The agent walks again once it asks to.
     let here = tile(&app, &bot).await;
-    ws.send("player:move", json!({"x": here.0 - 3, "z": here.1}), None)
+    ws.send_raw("player:move", json!({"x": here.0 - 3, "z": here.1}), None)
         .await;
     let deadline = Instant::now() + Duration::from_secs(10);
     while tile(&app, &bot).await == here {
@@ -653,7 +653,7 @@ async fn the_status_an_agent_reports_shows_in_its_owners_routes(db: FreshDatabas
     let goal_path = format!("/api/agents/{}/goal", bot.agent_id);
 
     // With no goal, the agent picks its own: it becomes the goal, set by the agent.
-    ws.send(
+    ws.send_raw(
         "agent:status",
         json!({
             "goal": {"kind": "gather", "target": {"itemId": "logs", "quantity": 10}},
@@ -699,7 +699,7 @@ async fn the_status_an_agent_reports_shows_in_its_owners_routes(db: FreshDatabas
 
     // Progress on the same goal (named by its id) updates it without replacing it.
     let goal_id = state["goal"]["id"].clone();
-    ws.send(
+    ws.send_raw(
         "agent:status",
         json!({"goal": {"id": goal_id, "kind": "gather", "target": {"itemId": "logs", "quantity": 10}},
                "progress": 0.6}),
@@ -733,7 +733,7 @@ async fn the_status_an_agent_reports_shows_in_its_owners_routes(db: FreshDatabas
         (json!({"tokensSpent": -1}), "tokens"),
         (json!([1]), "array"),
     ] {
-        ws.send("agent:status", data, Some(json!(what))).await;
+        ws.send_raw("agent:status", data, Some(json!(what))).await;
         let error = ws.expect_type("error").await;
         assert_eq!(error["data"]["code"], "invalid_message", "{what}");
         assert_eq!(error["data"]["ref"], what);
@@ -742,7 +742,7 @@ async fn the_status_an_agent_reports_shows_in_its_owners_routes(db: FreshDatabas
     // Only an agent connection may report.
     let (mut owner_ws, _) = enter(&app, &player(&app, "Human").await.0).await;
     owner_ws
-        .send("agent:status", json!({"progress": 0.5}), Some(json!(1)))
+        .send_raw("agent:status", json!({"progress": 0.5}), Some(json!(1)))
         .await;
     let error = owner_ws.expect_type("error").await;
     assert_eq!(error["data"]["code"], "forbidden");

@@ -74,12 +74,12 @@ async fn bank_round_trip(db: FreshDatabase) {
     assert!(coins > 0, "the starter kit has coins: {kit:?}");
     let (mut ws, _) = enter(&app, &token).await;
     // At the spawn, far from any bank.
-    ws.send("bank:open", json!({}), Some(json!(1))).await;
+    ws.send_raw("bank:open", json!({}), Some(json!(1))).await;
     assert_eq!(error_code(&mut ws).await, "not_near_bank");
-    ws.send("bank:deposit", json!({"slot": 0}), None).await;
+    ws.send_raw("bank:deposit", json!({"slot": 0}), None).await;
     assert_eq!(error_code(&mut ws).await, "not_near_bank");
     // Bad input: a code, never a crash.
-    ws.send(
+    ws.send_raw(
         "bank:withdraw",
         json!({"itemId": "coins", "quantity": -3}),
         None,
@@ -87,11 +87,12 @@ async fn bank_round_trip(db: FreshDatabase) {
     .await;
     assert_eq!(error_code(&mut ws).await, "invalid_message");
 
-    ws.send("player:chat", json!({"text": "/admin vault"}), None)
+    ws.send_raw("player:chat", json!({"text": "/admin vault"}), None)
         .await;
-    ws.send("player:chat", json!({"text": "/tp 8 -4"}), None)
+    ws.send_raw("player:chat", json!({"text": "/tp 8 -4"}), None)
         .await;
-    ws.send("bank:deposit", json!({"slot": "all"}), None).await;
+    ws.send_raw("bank:deposit", json!({"slot": "all"}), None)
+        .await;
     let items = bank_update(&mut ws).await;
     let total: i64 = kit.iter().map(|s| s.quantity).sum();
     assert_eq!(
@@ -104,7 +105,7 @@ async fn bank_round_trip(db: FreshDatabase) {
     wait_for_saved_bank(&app, &id, &deposited).await;
     assert!(app.store().inventories().get(&id).await.unwrap().is_empty());
 
-    ws.send(
+    ws.send_raw(
         "bank:withdraw",
         json!({"itemId": "coins", "quantity": 10}),
         None,
@@ -132,7 +133,7 @@ async fn bank_round_trip(db: FreshDatabase) {
     let (app, _stopped) = stopped.restart().await;
     assert_eq!(app.store().inventories().bank(&id).await.unwrap(), expected);
     let (mut ws, _) = enter(&app, &token).await;
-    ws.send("bank:open", json!({}), None).await;
+    ws.send_raw("bank:open", json!({}), None).await;
     assert_eq!(bank_update(&mut ws).await, items);
     ws.close().await;
 }
@@ -177,11 +178,12 @@ async fn a_withdraw_whose_save_fails_changes_nothing() {
     let direct = wayfarer_store::Store::connect(&db.url).await.unwrap();
     let (token, id) = player(&app, "Unlucky").await;
     let (mut ws, _) = enter(&app, &token).await;
-    ws.send("player:chat", json!({"text": "/admin vault"}), None)
+    ws.send_raw("player:chat", json!({"text": "/admin vault"}), None)
         .await;
-    ws.send("player:chat", json!({"text": "/tp 8 -4"}), None)
+    ws.send_raw("player:chat", json!({"text": "/tp 8 -4"}), None)
         .await;
-    ws.send("bank:deposit", json!({"slot": "all"}), None).await;
+    ws.send_raw("bank:deposit", json!({"slot": "all"}), None)
+        .await;
     let deposited: Vec<StoredBankItem> = bank_update(&mut ws)
         .await
         .iter()
@@ -199,7 +201,7 @@ async fn a_withdraw_whose_save_fails_changes_nothing() {
         .unwrap();
 
     proxy.cut();
-    ws.send(
+    ws.send_raw(
         "bank:withdraw",
         json!({"itemId": "coins", "quantity": coins}),
         None,
@@ -227,7 +229,7 @@ async fn a_withdraw_whose_save_fails_changes_nothing() {
             }
         }
     };
-    ws.send("bank:open", json!({}), None).await;
+    ws.send_raw("bank:open", json!({}), None).await;
     assert_eq!(
         bank_update(&mut ws).await,
         deposited

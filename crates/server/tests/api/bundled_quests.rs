@@ -166,7 +166,7 @@ impl Script {
     }
 
     async fn send(&mut self, kind: &str, data: Value) {
-        self.ws.send(kind, data, None).await;
+        self.ws.send_raw(kind, data, None).await;
     }
 
     async fn chat(&mut self, text: &str) {

@@ -126,7 +126,7 @@ async fn delete_when_offline(app: &TestApp, token: &str, id: &str) {
 async fn trade_all_coins(from: &mut WsClient, to: &mut WsClient, to_id: &str, coins: i64) {
     let slot = slot_of(from, "coins").await;
     let id = start(from, to, to_id).await;
-    from.send(
+    from.send_raw(
         "tradeAddItem",
         json!({"tradeId": id, "inventorySlot": slot, "quantity": coins}),
         None,
@@ -134,13 +134,15 @@ async fn trade_all_coins(from: &mut WsClient, to: &mut WsClient, to_id: &str, co
     .await;
     expect_trade(to, "tradeUpdated").await;
     for ws in [&mut *from, &mut *to] {
-        ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+        ws.send_raw("tradeAccept", json!({"tradeId": id}), None)
+            .await;
     }
     for ws in [&mut *from, &mut *to] {
         expect_trade(ws, "tradeConfirmScreen").await;
     }
     for ws in [&mut *from, &mut *to] {
-        ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+        ws.send_raw("tradeAccept", json!({"tradeId": id}), None)
+            .await;
     }
     let received = expect_trade(to, "tradeCompleted").await;
     assert_eq!(

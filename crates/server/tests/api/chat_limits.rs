@@ -68,7 +68,7 @@ async fn a_global_flood_from_one_socket_reaches_a_listener_at_the_global_rate() 
     for _ in 0..20 {
         for _ in 0..5 {
             flooder
-                .send(
+                .send_raw(
                     "player:chat",
                     json!({"channel": "global", "text": format!("buy my stuff #{sent}")}),
                     Some(json!(sent)),
@@ -80,7 +80,7 @@ async fn a_global_flood_from_one_socket_reaches_a_listener_at_the_global_rate() 
     }
     // A local line after them: heard once every global line before it has been dealt with.
     flooder
-        .send("player:chat", json!({"text": "done"}), None)
+        .send_raw("player:chat", json!({"text": "done"}), None)
         .await;
     let heard = until_marker(&mut listener, "Flooder", "done").await;
     // No accepted line is said in a tick after the marker's, whose number `/status` reports at
@@ -139,21 +139,21 @@ async fn a_repeated_line_is_held_and_its_sender_told() {
     let (mut listener, _) = enter(&app, &listener_token).await;
 
     speaker
-        .send(
+        .send_raw(
             "player:chat",
             json!({"text": "Polly wants a cracker"}),
             None,
         )
         .await;
     speaker
-        .send(
+        .send_raw(
             "player:chat",
             json!({"text": " POLLY wants\u{200B} a cracker "}),
             Some(json!("again")),
         )
         .await;
     speaker
-        .send("player:chat", json!({"text": "done"}), None)
+        .send_raw("player:chat", json!({"text": "done"}), None)
         .await;
     let heard = until_marker(&mut listener, "Parrot", "done").await;
     let lines: Vec<&Value> = chat_lines(&heard, "Parrot", "local");
@@ -179,7 +179,7 @@ async fn invisible_characters_are_taken_out_and_a_line_of_nothing_else_is_refuse
 
     // U+202E would show the rest of the line reversed ("gnp.exe" as "exe.png").
     speaker
-        .send(
+        .send_raw(
             "player:chat",
             json!({"channel": "global", "text": "see pic\u{202E}gnp.exe"}),
             None,
@@ -193,7 +193,7 @@ async fn invisible_characters_are_taken_out_and_a_line_of_nothing_else_is_refuse
     assert_eq!(heard["data"]["text"], "see picgnp.exe");
 
     speaker
-        .send(
+        .send_raw(
             "player:chat",
             json!({"text": "\u{200B}\u{200B}"}),
             Some(json!("blank")),
@@ -204,7 +204,7 @@ async fn invisible_characters_are_taken_out_and_a_line_of_nothing_else_is_refuse
     assert_eq!(error["data"]["ref"], "blank");
     // Nor did the listener hear an empty line: the next thing from Sly is the marker.
     speaker
-        .send("player:chat", json!({"text": "done"}), None)
+        .send_raw("player:chat", json!({"text": "done"}), None)
         .await;
     let before = until_marker(&mut listener, "Sly", "done").await;
     assert!(chat_lines(&before, "Sly", "local").is_empty(), "{before:?}");

@@ -50,7 +50,7 @@ async fn n_steps_advance_exactly_n_ticks() {
     // tick 9's update, none before.
     let tile = &sync["data"]["tile"];
     let target = json!({"x": tile["x"].as_i64().unwrap() + 3, "z": tile["z"]});
-    ws.send("player:move", target, None).await;
+    ws.send_raw("player:move", target, None).await;
     ws.barrier().await;
     assert_eq!(clock.step(1).await, Ok(9));
     let moved = ws

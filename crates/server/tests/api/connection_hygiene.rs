@@ -270,7 +270,8 @@ async fn a_game_socket_that_never_answers_pings_is_closed_and_one_that_does_stay
     while started.elapsed() < Duration::from_secs(5) {
         let _ = tokio::time::timeout(Duration::from_millis(200), ws.next()).await;
     }
-    ws.send("player:sync", serde_json::json!({}), None).await;
+    ws.send_raw("player:sync", serde_json::json!({}), None)
+        .await;
     ws.expect_type("player:sync").await;
 }
 

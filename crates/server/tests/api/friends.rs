@@ -34,7 +34,7 @@ async fn a_friend_request_accepted_shows_both_online_and_logouts_are_pushed() {
     let (mut bob, _) = enter(&app, &bob_token).await;
     list(&mut bob).await;
 
-    ada.send("friend:request", json!({"name": "bobby"}), None)
+    ada.send_raw("friend:request", json!({"name": "bobby"}), None)
         .await;
     let mine = list(&mut ada).await;
     assert_eq!(names(&mine["outgoing"]), vec!["Bobby"]);
@@ -46,7 +46,7 @@ async fn a_friend_request_accepted_shows_both_online_and_logouts_are_pushed() {
     let theirs = list(&mut bob).await;
     assert_eq!(names(&theirs["incoming"]), vec!["Ada"]);
 
-    bob.send(
+    bob.send_raw(
         "friend:respond",
         json!({"name": "Ada", "accept": true}),
         None,
@@ -76,10 +76,10 @@ async fn a_friend_request_accepted_shows_both_online_and_logouts_are_pushed() {
     assert_eq!(status["data"]["online"], true);
 
     // Removing ends it on both sides; removing again is not_found.
-    ada.send("friend:remove", json!({"name": "Bobby"}), None)
+    ada.send_raw("friend:remove", json!({"name": "Bobby"}), None)
         .await;
     assert_eq!(list(&mut ada).await["friends"], json!([]));
-    ada.send("friend:remove", json!({"name": "Bobby"}), Some(json!("r")))
+    ada.send_raw("friend:remove", json!({"name": "Bobby"}), Some(json!("r")))
         .await;
     let error = ada.expect_type("error").await;
     assert_eq!(error["data"]["code"], "not_found");
@@ -96,11 +96,12 @@ async fn the_ignored_cannot_chat_privately_or_ask_to_be_friends() {
     let (mut pest, _) = enter(&app, &pest_token).await;
     list(&mut pest).await;
 
-    ada.send("ignore:add", json!({"name": "PEST"}), None).await;
+    ada.send_raw("ignore:add", json!({"name": "PEST"}), None)
+        .await;
     assert_eq!(names(&list(&mut ada).await["ignored"]), vec!["Pest"]);
 
     // A private message is refused with `ignored`; local chat does not reach Ada.
-    pest.send(
+    pest.send_raw(
         "player:chat",
         json!({"text": "hello", "channel": "private", "to": "Quiet"}),
         Some(json!(1)),
@@ -109,14 +110,14 @@ async fn the_ignored_cannot_chat_privately_or_ask_to_be_friends() {
     let error = pest.expect_type("error").await;
     assert_eq!(error["data"]["code"], "ignored");
     // A friend request goes nowhere, and Pest is not told why.
-    pest.send("friend:request", json!({"name": "Quiet"}), None)
+    pest.send_raw("friend:request", json!({"name": "Quiet"}), None)
         .await;
     let pest_list = list(&mut pest).await;
     assert_eq!(pest_list["outgoing"], json!([]));
-    pest.send("player:chat", json!({"text": "anyone?"}), None)
+    pest.send_raw("player:chat", json!({"text": "anyone?"}), None)
         .await;
     // Ada sends herself a marker: everything before it has been delivered.
-    ada.send("player:chat", json!({"text": "marker"}), None)
+    ada.send_raw("player:chat", json!({"text": "marker"}), None)
         .await;
     let mut seen = Vec::new();
     loop {
@@ -133,10 +134,10 @@ async fn the_ignored_cannot_chat_privately_or_ask_to_be_friends() {
     assert!(seen.is_empty(), "{seen:?}");
 
     // Unignored, the private message goes through.
-    ada.send("ignore:remove", json!({"name": "Pest"}), None)
+    ada.send_raw("ignore:remove", json!({"name": "Pest"}), None)
         .await;
     assert_eq!(list(&mut ada).await["ignored"], json!([]));
-    pest.send(
+    pest.send_raw(
         "player:chat",
         json!({"text": "hi again", "channel": "private", "to": "Quiet"}),
         None,
@@ -180,11 +181,11 @@ async fn unknown_names_and_yourself_are_refused_with_codes() {
             "invalid_message",
         ),
     ] {
-        ws.send(kind, data.clone(), Some(json!(kind))).await;
+        ws.send_raw(kind, data.clone(), Some(json!(kind))).await;
         let error = ws.expect_type("error").await;
         assert_eq!(error["data"]["code"], code, "{kind} {data}: {error}");
         assert_eq!(error["data"]["ref"], kind);
     }
-    ws.send("friend:list", json!({}), None).await;
+    ws.send_raw("friend:list", json!({}), None).await;
     list(&mut ws).await;
 }

@@ -26,7 +26,7 @@ async fn equip_and_drop_survive_a_restart(db: FreshDatabase) {
     let (token, _id) = player(&app, "Wielder").await;
     let (mut ws, sync) = enter(&app, &token).await;
     let hatchet = slot_of(&sync["inventory"], "bronze_hatchet").expect("the starter hatchet");
-    ws.send(
+    ws.send_raw(
         "player:action",
         json!({"action": "equip", "slot": hatchet}),
         None,
@@ -67,7 +67,7 @@ async fn a_dropped_item_is_seen_by_others_and_taken_by_its_owner() {
     let (mut ada, sync) = enter(&app, &ada_token).await;
     let (mut bob, _) = enter(&app, &bob_token).await;
     let slot = slot_of(&sync["inventory"], "tinderbox").expect("a starter tinderbox");
-    ada.send(
+    ada.send_raw(
         "player:action",
         json!({"action": "drop", "slot": slot}),
         None,
@@ -97,7 +97,7 @@ async fn a_dropped_item_is_seen_by_others_and_taken_by_its_owner() {
     let item_id = item["id"].as_str().unwrap().to_owned();
 
     // Bob may not take it yet; Ada may.
-    bob.send(
+    bob.send_raw(
         "player:action",
         json!({"action": "pickup", "targetId": item_id}),
         Some(json!("b1")),
@@ -106,7 +106,7 @@ async fn a_dropped_item_is_seen_by_others_and_taken_by_its_owner() {
     let refused = bob.expect_type("error").await;
     assert_eq!(refused["data"]["code"], "cannot_do");
     assert_eq!(refused["data"]["ref"], "b1");
-    ada.send(
+    ada.send_raw(
         "player:action",
         json!({"action": "pickup", "targetId": item_id}),
         None,
@@ -187,13 +187,13 @@ async fn bad_actions_are_answered_with_their_codes_and_the_socket_stays_open() {
         ("inventory:use", json!({"slot": -1}), "invalid_slot"),
     ];
     for (n, (kind, data, code)) in cases.into_iter().enumerate() {
-        ws.send(kind, data.clone(), Some(json!(n))).await;
+        ws.send_raw(kind, data.clone(), Some(json!(n))).await;
         let error = ws.expect_type("error").await;
         assert_eq!(error["data"]["code"], code, "{kind} {data}: {error}");
         assert_eq!(error["data"]["ref"], n, "{error}");
     }
     // Still connected and answering.
-    ws.send("player:sync", json!({}), None).await;
+    ws.send_raw("player:sync", json!({}), None).await;
     ws.expect_type("player:sync").await;
 }
 
@@ -206,7 +206,7 @@ async fn a_combat_style_is_kept_in_the_record() {
     .await;
     let (token, id) = player(&app, "Stylist").await;
     let (mut ws, _) = enter(&app, &token).await;
-    ws.send(
+    ws.send_raw(
         "player:action",
         json!({"action": "combat_style", "style": "defensive"}),
         None,

@@ -56,7 +56,7 @@ async fn bars_on_an_anvil_offer_every_recipe_of_the_bar_and_make_makes_exactly_t
     admin_give(&mut ws, ADMIN_CODE, "hammer", 1).await;
     let bar = admin_give(&mut ws, ADMIN_CODE, "bronze_bar", 5).await;
 
-    ws.send(
+    ws.send_raw(
         "inventory:use",
         json!({"slot": bar, "targetId": anvil}),
         Some(json!("use")),
@@ -109,7 +109,7 @@ async fn bars_on_an_anvil_offer_every_recipe_of_the_bar_and_make_makes_exactly_t
         json!([{"itemId": "bronze_dagger", "quantity": 1}])
     );
 
-    ws.send(
+    ws.send_raw(
         "player:action",
         json!({"action": "make", "recipeId": "smithing:bronze_dagger", "quantity": 3,
                "targetId": anvil}),
@@ -141,7 +141,7 @@ async fn bars_on_an_anvil_offer_every_recipe_of_the_bar_and_make_makes_exactly_t
         ]
     );
     assert_eq!(xp, [json!(12.5), json!(12.5), json!(12.5)]);
-    ws.send("player:sync", json!({}), None).await;
+    ws.send_raw("player:sync", json!({}), None).await;
     let sync = ws.expect_type("player:sync").await;
     assert_eq!(held(&sync, "bronze_dagger"), 3);
     assert_eq!(held(&sync, "bronze_bar"), 2, "exactly three bars used");
@@ -151,7 +151,8 @@ async fn bars_on_an_anvil_offer_every_recipe_of_the_bar_and_make_makes_exactly_t
 
 /// Sends `player:action` with `data` and returns the code of the error echoing `reference`.
 async fn refused(ws: &mut WsClient, data: Value, reference: &str) -> String {
-    ws.send("player:action", data, Some(json!(reference))).await;
+    ws.send_raw("player:action", data, Some(json!(reference)))
+        .await;
     let error = ws
         .expect("the refusal", |m| {
             m["type"] == "error" && m["data"]["ref"] == reference
@@ -216,7 +217,7 @@ async fn make_refusals_carry_their_codes_and_the_quantity_is_bounded() {
         "missing_items"
     );
     // Players cannot speak on the game channel.
-    ws.send(
+    ws.send_raw(
         "player:chat",
         json!({"text": "You find a dragon.", "channel": "game"}),
         Some(json!("fake")),

@@ -161,7 +161,7 @@ async fn disable_rate_limit_switches_the_socket_limit_off_too() {
     let (mut ws, _) = enter(&app, &token).await;
     // 100 at once: over the 60 a second, under the 128 replies a connection's queue holds.
     for _ in 0..100 {
-        ws.send("player:sync", json!({}), None).await;
+        ws.send_raw("player:sync", json!({}), None).await;
     }
     let mut syncs = 0;
     while syncs < 100 {
@@ -219,7 +219,7 @@ async fn banning_a_playing_account_closes_its_connection_with_4003_and_keeps_it_
         .find(|s| s["itemId"] == "tinderbox")
         .unwrap()["slot"]
         .clone();
-    ws.send(
+    ws.send_raw(
         "player:action",
         json!({"action": "drop", "slot": slot}),
         None,

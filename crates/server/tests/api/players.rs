@@ -104,7 +104,7 @@ async fn a_profile_is_public_live_while_online_and_reveals_nothing_private() {
 async fn bury_a_bone(app: &TestApp, token: &str) -> crate::support::WsClient {
     let (mut ws, _) = enter(app, token).await;
     let slot = crate::support::admin_give(&mut ws, "hiscores", "bones", 1).await;
-    ws.send("inventory:use", serde_json::json!({ "slot": slot }), None)
+    ws.send_raw("inventory:use", serde_json::json!({ "slot": slot }), None)
         .await;
     ws.expect_type("skill:xp").await;
     ws

@@ -19,7 +19,7 @@ async fn prayers_toggle_drain_to_zero_are_saved_and_the_altar_restores_them() {
     let (token, id) = player(&app, "Pilgrim").await;
     let (mut ws, _) = enter(&app, &token).await;
 
-    ws.send(
+    ws.send_raw(
         "prayer:toggle",
         json!({"prayerId": "smite", "active": true}),
         Some(json!("p1")),
@@ -29,7 +29,7 @@ async fn prayers_toggle_drain_to_zero_are_saved_and_the_altar_restores_them() {
     assert_eq!(error["data"]["code"], "unknown_prayer");
     assert_eq!(error["data"]["ref"], "p1");
     // Granite Skin needs Prayer 10; a new character has 1.
-    ws.send(
+    ws.send_raw(
         "prayer:toggle",
         json!({"prayerId": "granite_skin", "active": true}),
         None,
@@ -39,14 +39,14 @@ async fn prayers_toggle_drain_to_zero_are_saved_and_the_altar_restores_them() {
         ws.expect_type("error").await["data"]["code"],
         "prayer_level_too_low"
     );
-    ws.send("prayer:toggle", json!({"prayerId": "stone_skin"}), None)
+    ws.send_raw("prayer:toggle", json!({"prayerId": "stone_skin"}), None)
         .await;
     assert_eq!(
         ws.expect_type("error").await["data"]["code"],
         "invalid_message"
     );
 
-    ws.send(
+    ws.send_raw(
         "prayer:toggle",
         json!({"prayerId": "stone_skin", "active": true}),
         None,
@@ -63,7 +63,7 @@ async fn prayers_toggle_drain_to_zero_are_saved_and_the_altar_restores_them() {
     let update = prayer_update(&mut ws).await;
     assert_eq!(update, json!({"points": 0, "maxPoints": 1, "active": []}));
     assert!(started.elapsed() >= Duration::from_millis(2_000));
-    ws.send(
+    ws.send_raw(
         "prayer:toggle",
         json!({"prayerId": "stone_skin", "active": true}),
         None,
@@ -93,7 +93,7 @@ async fn prayers_toggle_drain_to_zero_are_saved_and_the_altar_restores_them() {
         .find(|e| e["resourceType"] == "altar")
         .unwrap()["id"]
         .clone();
-    ws.send(
+    ws.send_raw(
         "player:action",
         json!({"action": "interact", "targetId": altar_id}),
         None,

@@ -106,7 +106,7 @@ fn npc_in(view: &Value, type_id: &str) -> String {
 
 /// Talks to Holt (entity `holt`): the first `dialogue:open`'s data.
 async fn talk(ws: &mut WsClient, holt: &str) -> Value {
-    ws.send(
+    ws.send_raw(
         "player:action",
         json!({"action": "interact", "targetId": holt}),
         None,
@@ -126,7 +126,7 @@ fn response(open: &Value, text: &str) -> Option<u64> {
 }
 
 async fn respond(ws: &mut WsClient, index: u64) {
-    ws.send(
+    ws.send_raw(
         "dialogue:respond",
         json!({"npcId": HOLT, "index": index}),
         None,
@@ -201,7 +201,7 @@ async fn a_reference_format_quest_plays_end_to_end_over_the_socket_and_rewards_o
         ws.expect_type("error").await["data"]["code"],
         "invalid_dialogue"
     );
-    ws.send(
+    ws.send_raw(
         "dialogue:respond",
         json!({"npcId": "merchant_tobin", "index": start}),
         None,
@@ -240,13 +240,13 @@ async fn a_reference_format_quest_plays_end_to_end_over_the_socket_and_rewards_o
         .find(|s| s["itemId"] == "bronze_sword")
         .unwrap()["slot"]
         .clone();
-    ws.send(
+    ws.send_raw(
         "player:action",
         json!({"action": "equip", "slot": sword}),
         None,
     )
     .await;
-    ws.send("player:chat", json!({"text": "/admin q"}), None)
+    ws.send_raw("player:chat", json!({"text": "/admin q"}), None)
         .await;
     let content = wayfarer_content::load_bundled();
     let spawner = content
@@ -260,7 +260,7 @@ async fn a_reference_format_quest_plays_end_to_end_over_the_socket_and_rewards_o
         spawner.position.x.floor() as i64,
         spawner.position.z.floor() as i64,
     );
-    ws.send(
+    ws.send_raw(
         "player:chat",
         json!({"text": format!("/tp {cx} {cz}")}),
         None,
@@ -281,7 +281,7 @@ async fn a_reference_format_quest_plays_end_to_end_over_the_socket_and_rewards_o
         .find(|e| e["typeId"] == "chicken")
         .unwrap()["id"]
         .clone();
-    ws.send(
+    ws.send_raw(
         "player:action",
         json!({"action": "attack", "targetId": chicken}),
         None,
@@ -296,7 +296,7 @@ async fn a_reference_format_quest_plays_end_to_end_over_the_socket_and_rewards_o
     assert_eq!(update["data"]["stageId"], "return");
 
     // Back to Holt: the ready override; the last answer sent twice pays once.
-    ws.send("player:chat", json!({"text": "/tp 3 8"}), None)
+    ws.send_raw("player:chat", json!({"text": "/tp 3 8"}), None)
         .await;
     let open = talk(&mut ws, &holt).await;
     assert_eq!(open["nodeId"], "courier_ready");
@@ -403,7 +403,7 @@ async fn two_connections_racing_the_last_answer_are_paid_once() {
         if let Some(i) = response(&open, "Here.") {
             respond(&mut b, i).await;
         }
-        b.send("quest:list", json!({}), None).await;
+        b.send_raw("quest:list", json!({}), None).await;
         let list = b.expect_type("quest:list").await;
         let note = list["data"]["quests"]
             .as_array()
@@ -494,7 +494,8 @@ async fn walking_away_closes_the_dialogue() {
     let (mut ws, _, view) = session(&app, &token).await;
     let holt = npc_in(&view, HOLT);
     talk(&mut ws, &holt).await;
-    ws.send("player:move", json!({"x": 3, "z": 20}), None).await;
+    ws.send_raw("player:move", json!({"x": 3, "z": 20}), None)
+        .await;
     let close = ws.expect_type("dialogue:close").await;
     assert_eq!(
         close["data"],

@@ -123,7 +123,8 @@ fn slot_of(inventory: &Value, item: &str) -> Option<i64> {
 }
 
 async fn say(ws: &mut WsClient, text: &str) {
-    ws.send("player:chat", json!({ "text": text }), None).await;
+    ws.send_raw("player:chat", json!({ "text": text }), None)
+        .await;
 }
 
 async fn admin(ws: &mut WsClient) {
@@ -201,7 +202,7 @@ async fn set_up(app: &TestApp, kind: Move, token: &str, id: &str) -> Option<Stri
     match kind {
         Move::Pickup => {
             let slot = slot_of(&sync["inventory"], "tinderbox").unwrap();
-            ws.send(
+            ws.send_raw(
                 "player:action",
                 json!({"action": "drop", "slot": slot}),
                 None,
@@ -226,7 +227,7 @@ async fn set_up(app: &TestApp, kind: Move, token: &str, id: &str) -> Option<Stri
         }
         Move::Unequip => {
             let slot = slot_of(&sync["inventory"], "bronze_hatchet").unwrap();
-            ws.send(
+            ws.send_raw(
                 "player:action",
                 json!({"action": "equip", "slot": slot}),
                 None,
@@ -240,7 +241,8 @@ async fn set_up(app: &TestApp, kind: Move, token: &str, id: &str) -> Option<Stri
         Move::Withdraw => {
             teleport(&mut ws, id, BANK_TILE).await;
             let slot = slot_of(&sync["inventory"], "coins").unwrap();
-            ws.send("bank:deposit", json!({ "slot": slot }), None).await;
+            ws.send_raw("bank:deposit", json!({ "slot": slot }), None)
+                .await;
             ws.expect_type("bank:update").await;
         }
         Move::Buy => give(&mut ws, "coins", 100).await,
@@ -274,7 +276,7 @@ async fn prepare(
             if sync["tile"]["x"].as_i64() != Some(tile.0)
                 || sync["tile"]["z"].as_i64() != Some(tile.1)
             {
-                ws.send("player:move", json!({"x": tile.0, "z": tile.1}), None)
+                ws.send_raw("player:move", json!({"x": tile.0, "z": tile.1}), None)
                     .await;
                 ws.expect("on the item's tile", |m| {
                     m["type"] == "world:update"
@@ -289,14 +291,14 @@ async fn prepare(
         }
         Move::Buy | Move::Sell => {
             let tobin = find_npc(ws, Some(view), "merchant_tobin").await;
-            ws.send(
+            ws.send_raw(
                 "player:action",
                 json!({"action": "interact", "targetId": tobin}),
                 None,
             )
             .await;
             ws.expect_type("dialogue:open").await;
-            ws.send(
+            ws.send_raw(
                 "dialogue:respond",
                 json!({"npcId": "merchant_tobin", "index": 0}),
                 None,
@@ -308,10 +310,10 @@ async fn prepare(
         Move::TradeAccept => {
             let (token, partner_id) = player(app, &format!("Partner{round}")).await;
             let (mut partner, _) = enter(app, &token).await;
-            ws.send("player:sync", json!({}), None).await;
+            ws.send_raw("player:sync", json!({}), None).await;
             let sync = ws.expect_type("player:sync").await;
             let coins = slot_of(&sync["data"]["inventory"], "coins").unwrap();
-            ws.send(
+            ws.send_raw(
                 "tradeRequest",
                 json!({ "targetPlayerId": partner_id }),
                 None,
@@ -320,7 +322,7 @@ async fn prepare(
             let incoming = partner.expect_type("tradeIncoming").await;
             let trade_id = incoming["data"]["tradeId"].as_str().unwrap().to_owned();
             partner
-                .send(
+                .send_raw(
                     "tradeRequestRespond",
                     json!({"tradeId": trade_id, "accept": true}),
                     None,
@@ -328,7 +330,7 @@ async fn prepare(
                 .await;
             ws.expect_type("tradeStarted").await;
             partner.expect_type("tradeStarted").await;
-            ws.send(
+            ws.send_raw(
                 "tradeAddItem",
                 json!({"tradeId": trade_id, "inventorySlot": coins, "quantity": 10}),
                 None,
@@ -336,13 +338,13 @@ async fn prepare(
             .await;
             partner.expect_type("tradeUpdated").await;
             for side in [&mut *ws, &mut partner] {
-                side.send("tradeAccept", json!({ "tradeId": trade_id }), None)
+                side.send_raw("tradeAccept", json!({ "tradeId": trade_id }), None)
                     .await;
             }
             ws.expect_type("tradeConfirmScreen").await;
             partner.expect_type("tradeConfirmScreen").await;
             partner
-                .send("tradeAccept", json!({ "tradeId": trade_id }), None)
+                .send_raw("tradeAccept", json!({ "tradeId": trade_id }), None)
                 .await;
             Some(Partner {
                 ws: partner,
@@ -399,7 +401,7 @@ async fn make_move(
         ),
         Move::Death => {
             let bandit = find_npc(ws, Some(view), "bandit").await;
-            ws.send(
+            ws.send_raw(
                 "player:action",
                 json!({"action": "attack", "targetId": bandit}),
                 None,
@@ -418,7 +420,7 @@ async fn make_move(
             }
         }
     };
-    ws.send(kind_name, data, None).await;
+    ws.send_raw(kind_name, data, None).await;
 }
 
 /// One round: set up, move, race a replacing connection in `delay` later, check conservation.
@@ -454,7 +456,7 @@ async fn round(app: &TestApp, admin: &str, kind: Move, delay: Duration, round: u
     assert_eq!(code, Some(4000), "{what}: the first connection is replaced");
     let replaced_with = {
         let mut racer = racer;
-        racer.send("player:sync", json!({}), None).await;
+        racer.send_raw("player:sync", json!({}), None).await;
         let sync = racer.expect_type("player:sync").await["data"].clone();
         racer.close().await;
         sync

@@ -49,7 +49,7 @@ async fn buying_and_selling_at_the_general_store() {
         .unwrap()
         .to_owned();
     // Not open: refused.
-    ws.send(
+    ws.send_raw(
         "shop:buy",
         json!({"storeId": STORE, "itemId": "bread", "quantity": 1}),
         None,
@@ -59,13 +59,13 @@ async fn buying_and_selling_at_the_general_store() {
         ws.expect_type("error").await["data"]["code"],
         "not_near_shop"
     );
-    ws.send("player:chat", json!({"text": "/admin till"}), None)
+    ws.send_raw("player:chat", json!({"text": "/admin till"}), None)
         .await;
-    ws.send("player:chat", json!({"text": "/give coins 100"}), None)
+    ws.send_raw("player:chat", json!({"text": "/give coins 100"}), None)
         .await;
     let update = ws.expect_type("inventory:update").await;
     let coins = coins_in(&update);
-    ws.send(
+    ws.send_raw(
         "player:action",
         json!({"action": "interact", "targetId": tobin}),
         None,
@@ -75,7 +75,7 @@ async fn buying_and_selling_at_the_general_store() {
     let dialogue = ws.expect_type("dialogue:open").await;
     assert_eq!(dialogue["data"]["npcId"], "merchant_tobin");
     assert_eq!(dialogue["data"]["responses"][0]["index"], 0);
-    ws.send(
+    ws.send_raw(
         "dialogue:respond",
         json!({"npcId": "merchant_tobin", "index": 0}),
         None,
@@ -94,7 +94,7 @@ async fn buying_and_selling_at_the_general_store() {
     assert_eq!(hatchet["stock"], Value::Null);
     assert_eq!(hatchet["sellPrice"], 20);
 
-    ws.send(
+    ws.send_raw(
         "shop:buy",
         json!({"storeId": STORE, "itemId": "bronze_hatchet", "quantity": 2}),
         None,
@@ -121,7 +121,7 @@ async fn buying_and_selling_at_the_general_store() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     // Too expensive: refused, nothing changes.
-    ws.send(
+    ws.send_raw(
         "shop:buy",
         json!({"storeId": STORE, "itemId": "apprentice_staff", "quantity": 1000}),
         None,
@@ -132,19 +132,19 @@ async fn buying_and_selling_at_the_general_store() {
         "not_enough_coins"
     );
     let slot = slot_of(&update, "bronze_hatchet").unwrap();
-    ws.send("shop:sell", json!({"storeId": STORE, "slot": slot}), None)
+    ws.send_raw("shop:sell", json!({"storeId": STORE, "slot": slot}), None)
         .await;
     let update = ws.expect_type("inventory:update").await;
     assert_eq!(coins_in(&update), coins - 80 + 20);
     let coin_slot = slot_of(&update, "coins").unwrap();
-    ws.send(
+    ws.send_raw(
         "shop:sell",
         json!({"storeId": STORE, "slot": coin_slot}),
         None,
     )
     .await;
     assert_eq!(ws.expect_type("error").await["data"]["code"], "cannot_sell");
-    ws.send("shop:close", json!({}), None).await;
+    ws.send_raw("shop:close", json!({}), None).await;
     assert_eq!(ws.expect_type("shop:close").await["data"]["storeId"], STORE);
 
     // The economy audit (admin only) counts the purchase and the sale.

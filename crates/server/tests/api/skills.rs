@@ -52,7 +52,7 @@ async fn a_new_player_chops_a_tree_near_the_spawn_and_gets_logs_and_xp() {
     let tree = trees
         .first()
         .expect("a normal tree within view of the spawn");
-    ws.send(
+    ws.send_raw(
         "player:action",
         json!({"action": "gather", "targetId": tree["id"]}),
         None,
@@ -79,7 +79,7 @@ async fn a_new_player_chops_a_tree_near_the_spawn_and_gets_logs_and_xp() {
     assert_eq!(xp["data"]["xpGained"], 25.0, "{xp}");
     assert!(xp["data"]["xp"].as_i64() >= Some(25));
     // The record has it too.
-    ws.send("player:sync", json!({}), None).await;
+    ws.send_raw("player:sync", json!({}), None).await;
     let sync = ws.expect_type("player:sync").await;
     assert!(sync["data"]["skills"]["woodcutting"]["xp"].as_i64() >= Some(25));
 
@@ -117,20 +117,20 @@ async fn a_player_kills_a_chicken_and_sees_its_drop() {
         .find(|s| s["itemId"] == "bronze_sword")
         .unwrap()["slot"]
         .clone();
-    ws.send(
+    ws.send_raw(
         "player:action",
         json!({"action": "equip", "slot": sword}),
         None,
     )
     .await;
     ws.expect_type("equipment:update").await;
-    ws.send("player:chat", json!({"text": "/admin code"}), None)
+    ws.send_raw("player:chat", json!({"text": "/admin code"}), None)
         .await;
     let (cx, cz) = (
         spawner.position.x.floor() as i64,
         spawner.position.z.floor() as i64,
     );
-    ws.send(
+    ws.send_raw(
         "player:chat",
         json!({"text": format!("/tp {cx} {cz}")}),
         None,
@@ -147,7 +147,7 @@ async fn a_player_kills_a_chicken_and_sees_its_drop() {
         .min_by_key(|e| distance(e, cx, cz))
         .unwrap();
     let chicken_id = chicken["id"].as_str().unwrap().to_owned();
-    ws.send(
+    ws.send_raw(
         "player:action",
         json!({"action": "attack", "targetId": chicken_id}),
         None,
@@ -177,7 +177,7 @@ async fn a_player_kills_a_chicken_and_sees_its_drop() {
     assert!(xp, "damage gives XP");
     assert!(drop["itemId"].is_string());
     // The drop is the killer's to take.
-    ws.send(
+    ws.send_raw(
         "player:action",
         json!({"action": "pickup", "targetId": drop["id"]}),
         None,
@@ -219,7 +219,7 @@ async fn rest_shows_xp_gained_over_the_socket_at_once_while_online() {
     let (token, id) = player(&app, "Digger").await;
     let (mut ws, _) = crate::support::enter(&app, &token).await;
     let slot = crate::support::admin_give(&mut ws, "bones", "bones", 1).await;
-    ws.send("inventory:use", json!({ "slot": slot }), None)
+    ws.send_raw("inventory:use", json!({ "slot": slot }), None)
         .await;
     let xp = ws.expect_type("skill:xp").await;
     assert_eq!(xp["data"]["skill"], "prayer");

@@ -30,7 +30,7 @@ async fn trader(app: &TestApp, name: &str) -> (WsClient, String) {
 
 /// Admin `/give`, waiting for the inventory to show it.
 async fn give(ws: &mut WsClient, item: &str, quantity: i64) {
-    ws.send(
+    ws.send_raw(
         "player:chat",
         json!({"text": format!("/admin {CODE}")}),
         None,
@@ -40,7 +40,7 @@ async fn give(ws: &mut WsClient, item: &str, quantity: i64) {
         m["type"] == "chat:message" && m["data"]["text"].as_str().unwrap_or("").contains("granted")
     })
     .await;
-    ws.send(
+    ws.send_raw(
         "player:chat",
         json!({"text": format!("/give {item} {quantity}")}),
         None,
@@ -57,7 +57,7 @@ async fn give(ws: &mut WsClient, item: &str, quantity: i64) {
 
 /// The slot holding `item` in the player's last inventory, asked for with `player:sync`.
 pub(crate) async fn slot_of(ws: &mut WsClient, item: &str) -> i64 {
-    ws.send("player:sync", json!({}), None).await;
+    ws.send_raw("player:sync", json!({}), None).await;
     let sync = ws.expect_type("player:sync").await;
     sync["data"]["inventory"]
         .as_array()
@@ -75,11 +75,11 @@ pub(crate) async fn expect_trade(ws: &mut WsClient, kind: &str) -> Value {
 
 /// A requests, B accepts: the trade id.
 pub(crate) async fn start(a: &mut WsClient, b: &mut WsClient, b_id: &str) -> String {
-    a.send("tradeRequest", json!({"targetPlayerId": b_id}), None)
+    a.send_raw("tradeRequest", json!({"targetPlayerId": b_id}), None)
         .await;
     let incoming = expect_trade(b, "tradeIncoming").await;
     let id = incoming["tradeId"].as_str().unwrap().to_owned();
-    b.send(
+    b.send_raw(
         "tradeRequestRespond",
         json!({"tradeId": id, "accept": true}),
         None,
@@ -117,12 +117,12 @@ async fn a_whole_trade_swaps_items_in_one_transaction_with_an_audit_row() {
     let id = start(&mut a, &mut b, &b_id).await;
 
     // While trading: no moving, acting or using items.
-    a.send("player:move", json!({"x": 3, "z": 3}), Some(json!("m1")))
+    a.send_raw("player:move", json!({"x": 3, "z": 3}), Some(json!("m1")))
         .await;
     let refused = a.expect_type("error").await;
     assert_eq!(refused["data"]["code"], "in_trade");
     assert_eq!(refused["data"]["ref"], "m1");
-    a.send(
+    a.send_raw(
         "player:action",
         json!({"action": "drop", "slot": coins}),
         Some(json!(2)),
@@ -130,11 +130,11 @@ async fn a_whole_trade_swaps_items_in_one_transaction_with_an_audit_row() {
     .await;
     let refused = a.expect_type("error").await;
     assert_eq!(refused["data"]["code"], "in_trade");
-    b.send("inventory:use", json!({"slot": 0}), None).await;
+    b.send_raw("inventory:use", json!({"slot": 0}), None).await;
     assert_eq!(b.expect_type("error").await["data"]["code"], "in_trade");
 
     // Bad input: a tradeError with a code, echoing the ref.
-    a.send(
+    a.send_raw(
         "tradeAddItem",
         json!({"tradeId": id, "inventorySlot": 99}),
         Some(json!("bad")),
@@ -143,14 +143,14 @@ async fn a_whole_trade_swaps_items_in_one_transaction_with_an_audit_row() {
     let error = expect_trade(&mut a, "tradeError").await;
     assert_eq!(error["code"], "invalid_slot");
     assert_eq!(error["tradeId"], id.as_str());
-    a.send("tradeAccept", json!({"tradeId": "nope"}), None)
+    a.send_raw("tradeAccept", json!({"tradeId": "nope"}), None)
         .await;
     assert_eq!(
         expect_trade(&mut a, "tradeError").await["code"],
         "invalid_trade"
     );
 
-    a.send(
+    a.send_raw(
         "tradeAddItem",
         json!({"tradeId": id, "inventorySlot": coins, "quantity": 40}),
         None,
@@ -161,14 +161,16 @@ async fn a_whole_trade_swaps_items_in_one_transaction_with_an_audit_row() {
     assert_eq!(updated["theirOffer"]["items"][0]["quantity"], 40);
     assert_eq!(updated["myOffer"]["items"], json!([]));
     for ws in [&mut a, &mut b] {
-        ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+        ws.send_raw("tradeAccept", json!({"tradeId": id}), None)
+            .await;
     }
     for ws in [&mut a, &mut b] {
         let confirm = expect_trade(ws, "tradeConfirmScreen").await;
         assert!(confirm["values"]["mine"].is_i64());
     }
     for ws in [&mut a, &mut b] {
-        ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+        ws.send_raw("tradeAccept", json!({"tradeId": id}), None)
+            .await;
     }
     let done_b = expect_trade(&mut b, "tradeCompleted").await;
     assert_eq!(
@@ -191,7 +193,8 @@ async fn a_whole_trade_swaps_items_in_one_transaction_with_an_audit_row() {
     assert_eq!(held(&a_id).await, 25 + 100 - 40);
     assert_eq!(held(&b_id).await, 25 + 40);
     // Free again.
-    a.send("player:move", json!({"x": 3, "z": 3}), None).await;
+    a.send_raw("player:move", json!({"x": 3, "z": 3}), None)
+        .await;
     a.close().await;
     b.close().await;
     assert_eq!(totals(&app, &ids).await.get("coins"), Some(&150));
@@ -208,22 +211,22 @@ async fn every_ending_and_the_dupe_regressions() {
     let coins = slot_of(&mut a, "coins").await;
 
     // Requests: self, offline, decline.
-    a.send("tradeRequest", json!({"targetPlayerId": a_id}), None)
+    a.send_raw("tradeRequest", json!({"targetPlayerId": a_id}), None)
         .await;
     assert_eq!(
         expect_trade(&mut a, "tradeError").await["code"],
         "self_trade"
     );
-    a.send("tradeRequest", json!({"targetPlayerId": "ghost"}), None)
+    a.send_raw("tradeRequest", json!({"targetPlayerId": "ghost"}), None)
         .await;
     assert_eq!(
         expect_trade(&mut a, "tradeError").await["code"],
         "player_offline"
     );
-    a.send("tradeRequest", json!({"targetPlayerId": b_id}), None)
+    a.send_raw("tradeRequest", json!({"targetPlayerId": b_id}), None)
         .await;
     let id = expect_trade(&mut b, "tradeIncoming").await["tradeId"].clone();
-    b.send(
+    b.send_raw(
         "tradeRequestRespond",
         json!({"tradeId": id, "accept": false}),
         None,
@@ -234,7 +237,8 @@ async fn every_ending_and_the_dupe_regressions() {
 
     // Cancel on Screen 1: each gets exactly one tradeCancelled naming who cancelled.
     let id = start(&mut a, &mut b, &b_id).await;
-    b.send("tradeCancel", json!({"tradeId": id}), None).await;
+    b.send_raw("tradeCancel", json!({"tradeId": id}), None)
+        .await;
     for ws in [&mut a, &mut b] {
         let cancelled = expect_trade(ws, "tradeCancelled").await;
         assert_eq!(cancelled["reason"], "cancelled");
@@ -244,26 +248,26 @@ async fn every_ending_and_the_dupe_regressions() {
     // One player in two trades: the second is refused (player_busy); dropping the offered item is
     // refused (in_trade).
     let id = start(&mut a, &mut b, &b_id).await;
-    a.send(
+    a.send_raw(
         "tradeAddItem",
         json!({"tradeId": id, "inventorySlot": coins}),
         None,
     )
     .await;
     expect_trade(&mut b, "tradeUpdated").await;
-    c.send("tradeRequest", json!({"targetPlayerId": a_id}), None)
+    c.send_raw("tradeRequest", json!({"targetPlayerId": a_id}), None)
         .await;
     assert_eq!(
         expect_trade(&mut c, "tradeError").await["code"],
         "player_busy"
     );
-    a.send("tradeRequest", json!({"targetPlayerId": c_id}), None)
+    a.send_raw("tradeRequest", json!({"targetPlayerId": c_id}), None)
         .await;
     assert_eq!(
         expect_trade(&mut a, "tradeError").await["code"],
         "player_busy"
     );
-    a.send(
+    a.send_raw(
         "player:action",
         json!({"action": "drop", "slot": coins}),
         None,
@@ -273,10 +277,12 @@ async fn every_ending_and_the_dupe_regressions() {
 
     // Disconnect between the two final accepts: the trade ends, nothing moves.
     for ws in [&mut a, &mut b] {
-        ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+        ws.send_raw("tradeAccept", json!({"tradeId": id}), None)
+            .await;
     }
     expect_trade(&mut a, "tradeConfirmScreen").await;
-    a.send("tradeAccept", json!({"tradeId": id}), None).await;
+    a.send_raw("tradeAccept", json!({"tradeId": id}), None)
+        .await;
     b.close().await;
     let ended = expect_trade(&mut a, "tradeCancelled").await;
     assert_eq!(ended["reason"], "disconnected");
@@ -318,14 +324,15 @@ async fn a_failed_transaction_cancels_with_server_error_and_moves_nothing() {
     let ids = vec![a_id.clone(), b_id.clone()];
     let coins = slot_of(&mut a, "coins").await;
     let id = start(&mut a, &mut b, &b_id).await;
-    a.send(
+    a.send_raw(
         "tradeAddItem",
         json!({"tradeId": id, "inventorySlot": coins}),
         None,
     )
     .await;
     for ws in [&mut a, &mut b] {
-        ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+        ws.send_raw("tradeAccept", json!({"tradeId": id}), None)
+            .await;
     }
     for ws in [&mut a, &mut b] {
         expect_trade(ws, "tradeConfirmScreen").await;
@@ -333,7 +340,8 @@ async fn a_failed_transaction_cancels_with_server_error_and_moves_nothing() {
     // The database goes away just before the final acceptance.
     proxy.cut();
     for ws in [&mut a, &mut b] {
-        ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+        ws.send_raw("tradeAccept", json!({"tradeId": id}), None)
+            .await;
     }
     for ws in [&mut a, &mut b] {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
@@ -381,7 +389,7 @@ async fn expect_one_of(ws: &mut WsClient, kinds: &[&str], trade_id: &str) -> Val
 
 /// The slot and quantity of `item` (first stack), if held.
 async fn holding(ws: &mut WsClient, item: &str) -> Option<(i64, i64)> {
-    ws.send("player:sync", json!({}), None).await;
+    ws.send_raw("player:sync", json!({}), None).await;
     let sync = ws.expect_type("player:sync").await;
     sync["data"]["inventory"]
         .as_array()
@@ -414,7 +422,7 @@ async fn trade_rounds(
         for (ws, item) in [(&mut a, "coins"), (&mut b, "bread")] {
             if let Some((slot, quantity)) = holding(ws, item).await {
                 let q = 1 + (next(quantity as u64) as i64);
-                ws.send(
+                ws.send_raw(
                     "tradeAddItem",
                     json!({"tradeId": id, "inventorySlot": slot, "quantity": q}),
                     None,
@@ -426,7 +434,8 @@ async fn trade_rounds(
         match next(10) {
             0 | 1 => {
                 let who = if next(2) == 0 { &mut a } else { &mut b };
-                who.send("tradeCancel", json!({"tradeId": id}), None).await;
+                who.send_raw("tradeCancel", json!({"tradeId": id}), None)
+                    .await;
                 for ws in [&mut a, &mut b] {
                     let m = expect_one_of(ws, &["tradeCancelled"], &id).await;
                     assert_eq!(m["data"]["reason"], "cancelled");
@@ -437,15 +446,18 @@ async fn trade_rounds(
                 let step = next(3);
                 if step >= 1 {
                     for ws in [&mut a, &mut b] {
-                        ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+                        ws.send_raw("tradeAccept", json!({"tradeId": id}), None)
+                            .await;
                     }
                     for ws in [&mut a, &mut b] {
                         expect_one_of(ws, &["tradeConfirmScreen"], &id).await;
                     }
                 }
                 if step == 2 {
-                    a.send("tradeAccept", json!({"tradeId": id}), None).await;
-                    b.send("tradeAccept", json!({"tradeId": id}), None).await;
+                    a.send_raw("tradeAccept", json!({"tradeId": id}), None)
+                        .await;
+                    b.send_raw("tradeAccept", json!({"tradeId": id}), None)
+                        .await;
                 }
                 b.close().await;
                 let m = expect_one_of(&mut a, &["tradeCancelled", "tradeCompleted"], &id).await;
@@ -458,14 +470,16 @@ async fn trade_rounds(
             }
             _ => {
                 for ws in [&mut a, &mut b] {
-                    ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+                    ws.send_raw("tradeAccept", json!({"tradeId": id}), None)
+                        .await;
                 }
                 // Screen 2 first: accepts from two sockets may arrive in either order.
                 for ws in [&mut a, &mut b] {
                     expect_one_of(ws, &["tradeConfirmScreen"], &id).await;
                 }
                 for ws in [&mut a, &mut b] {
-                    ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+                    ws.send_raw("tradeAccept", json!({"tradeId": id}), None)
+                        .await;
                 }
                 for ws in [&mut a, &mut b] {
                     let m = expect_one_of(ws, &["tradeCompleted", "tradeError"], &id).await;
@@ -560,7 +574,7 @@ async fn a_crash_at_any_moment_of_a_trade_neither_loses_nor_duplicates_an_item()
         let mut offered = Vec::new();
         for (ws, item) in [(&mut a, "coins"), (&mut b, "bread")] {
             let (slot, _) = holding(ws, item).await.expect("starter kit");
-            ws.send(
+            ws.send_raw(
                 "tradeAddItem",
                 json!({"tradeId": id, "inventorySlot": slot}),
                 None,
@@ -582,13 +596,15 @@ async fn a_crash_at_any_moment_of_a_trade_neither_loses_nor_duplicates_an_item()
             ));
         }
         for ws in [&mut a, &mut b] {
-            ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+            ws.send_raw("tradeAccept", json!({"tradeId": id}), None)
+                .await;
         }
         for ws in [&mut a, &mut b] {
             expect_one_of(ws, &["tradeConfirmScreen"], &id).await;
         }
         for ws in [&mut a, &mut b] {
-            ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+            ws.send_raw("tradeAccept", json!({"tradeId": id}), None)
+                .await;
         }
         tokio::time::sleep(Duration::from_millis(delay_ms)).await;
         server.crash();
@@ -648,15 +664,15 @@ async fn banking_and_shopping_are_refused_while_trading() {
     give(&mut b, "coins", 10).await;
     // Both next to Elsie the banker.
     for ws in [&mut a, &mut b] {
-        ws.send("player:chat", json!({"text": "/tp 8 -4"}), None)
+        ws.send_raw("player:chat", json!({"text": "/tp 8 -4"}), None)
             .await;
         ws.wait_for_tile(8, -4).await;
     }
-    a.send("bank:open", json!({}), None).await;
+    a.send_raw("bank:open", json!({}), None).await;
     a.expect_type("bank:update").await;
     let id = start(&mut a, &mut b, &b_id).await;
     let coins = slot_of(&mut a, "coins").await;
-    a.send(
+    a.send_raw(
         "tradeAddItem",
         json!({"tradeId": id, "inventorySlot": coins}),
         None,
@@ -664,24 +680,26 @@ async fn banking_and_shopping_are_refused_while_trading() {
     .await;
     expect_trade(&mut b, "tradeUpdated").await;
     // Depositing the offered coins (or anything) is refused; the bank stays as it was.
-    a.send("bank:deposit", json!({"slot": coins}), Some(json!("d")))
+    a.send_raw("bank:deposit", json!({"slot": coins}), Some(json!("d")))
         .await;
     let refused = a.expect_type("error").await;
     assert_eq!(refused["data"]["code"], "in_trade");
     assert_eq!(refused["data"]["ref"], "d");
-    a.send(
+    a.send_raw(
         "bank:withdraw",
         json!({"itemId": "coins", "quantity": 1}),
         None,
     )
     .await;
     assert_eq!(a.expect_type("error").await["data"]["code"], "in_trade");
-    a.send("bank:open", json!({}), None).await;
+    a.send_raw("bank:open", json!({}), None).await;
     assert_eq!(a.expect_type("error").await["data"]["code"], "in_trade");
-    a.send("tradeCancel", json!({"tradeId": id}), None).await;
+    a.send_raw("tradeCancel", json!({"tradeId": id}), None)
+        .await;
     expect_trade(&mut a, "tradeCancelled").await;
     // Free again: the deposit works.
-    a.send("bank:deposit", json!({"slot": coins}), None).await;
+    a.send_raw("bank:deposit", json!({"slot": coins}), None)
+        .await;
     let update = a.expect_type("bank:update").await;
     assert!(update["data"]["items"]
         .as_array()
@@ -704,7 +722,7 @@ async fn trade_messages_beyond_the_rate_limit_get_a_trade_error() {
     let (token, _) = crate::support::player(&app, "Hasty").await;
     let (mut ws, _) = crate::support::enter(&app, &token).await;
     for n in 0..80 {
-        ws.send(
+        ws.send_raw(
             "tradeCancel",
             serde_json::json!({"tradeId": "trade-404"}),
             Some(serde_json::json!(n)),

@@ -56,7 +56,7 @@ async fn fell_a_tree(ws: &mut WsClient, first_view: &Value, at: (i64, i64)) -> V
     });
     let tree = trees.first().expect("a tree in view of the spawn").clone();
     let gather = json!({"action": "gather", "targetId": tree["id"]});
-    ws.send("player:action", gather.clone(), None).await;
+    ws.send_raw("player:action", gather.clone(), None).await;
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut logs = Vec::new();
     loop {
@@ -72,14 +72,14 @@ async fn fell_a_tree(ws: &mut WsClient, first_view: &Value, at: (i64, i64)) -> V
         {
             // Full: make room and go on.
             for slot in logs.drain(..) {
-                ws.send(
+                ws.send_raw(
                     "player:action",
                     json!({"action": "drop", "slot": slot}),
                     None,
                 )
                 .await;
             }
-            ws.send("player:action", gather.clone(), None).await;
+            ws.send_raw("player:action", gather.clone(), None).await;
         }
         let felled = m["type"] == "world:update"
             && m["data"]["changed"].as_array().is_some_and(|c| {
@@ -107,7 +107,7 @@ async fn felled_trees_and_dropped_logs_survive_a_restart(db: FreshDatabase) {
     let tree = fell_a_tree(&mut ws, &view, at).await;
     // One log more on the ground, dropped where the player stands.
     let slot = admin_give(&mut ws, CODE, "logs", 1).await;
-    ws.send(
+    ws.send_raw(
         "player:action",
         json!({"action": "drop", "slot": slot}),
         None,
@@ -154,7 +154,7 @@ async fn felled_trees_and_dropped_logs_survive_a_restart(db: FreshDatabase) {
         .find(|e| e["itemId"] == "logs")
         .expect("the dropped log lies there")
         .clone();
-    ws.send(
+    ws.send_raw(
         "player:action",
         json!({"action": "pickup", "targetId": log["id"]}),
         None,
@@ -305,14 +305,14 @@ async fn a_crash_around_drops_and_pickups_neither_loses_nor_duplicates_an_item()
             .cloned()
             .collect();
         if round % 2 == 0 && !held.is_empty() || lying.is_empty() {
-            ws.send(
+            ws.send_raw(
                 "player:action",
                 json!({"action": "drop", "slot": held[0]}),
                 None,
             )
             .await;
         } else {
-            ws.send(
+            ws.send_raw(
                 "player:action",
                 json!({"action": "pickup", "targetId": lying[0]["id"]}),
                 None,
