@@ -4,7 +4,9 @@
 //! codes and its quantity is bounded.
 
 use serde_json::{json, Value};
+use wayfarer_protocol::ws::{ActionRequest, ChatChannel, ClientMessage, Quantity, UseRequest};
 
+use crate::support::messages::{chat_on, to_id, to_slot};
 use crate::support::{admin_give, player, AppOptions, TestApp, WsClient};
 
 const ADMIN_CODE: &str = "mk";
@@ -56,9 +58,11 @@ async fn bars_on_an_anvil_offer_every_recipe_of_the_bar_and_make_makes_exactly_t
     admin_give(&mut ws, ADMIN_CODE, "hammer", 1).await;
     let bar = admin_give(&mut ws, ADMIN_CODE, "bronze_bar", 5).await;
 
-    ws.send_raw(
-        "inventory:use",
-        json!({"slot": bar, "targetId": anvil}),
+    ws.send(
+        ClientMessage::Use(UseRequest {
+            target_id: Some(to_id(&anvil)),
+            ..UseRequest::new(to_slot(&bar))
+        }),
         Some(json!("use")),
     )
     .await;
@@ -109,10 +113,11 @@ async fn bars_on_an_anvil_offer_every_recipe_of_the_bar_and_make_makes_exactly_t
         json!([{"itemId": "bronze_dagger", "quantity": 1}])
     );
 
-    ws.send_raw(
-        "player:action",
-        json!({"action": "make", "recipeId": "smithing:bronze_dagger", "quantity": 3,
-               "targetId": anvil}),
+    ws.send(
+        ClientMessage::Action(
+            ActionRequest::make("smithing:bronze_dagger", Quantity::Count(3))
+                .with_target(to_id(&anvil)),
+        ),
         Some(json!("make")),
     )
     .await;
@@ -141,7 +146,7 @@ async fn bars_on_an_anvil_offer_every_recipe_of_the_bar_and_make_makes_exactly_t
         ]
     );
     assert_eq!(xp, [json!(12.5), json!(12.5), json!(12.5)]);
-    ws.send_raw("player:sync", json!({}), None).await;
+    ws.send(ClientMessage::Sync, None).await;
     let sync = ws.expect_type("player:sync").await;
     assert_eq!(held(&sync, "bronze_dagger"), 3);
     assert_eq!(held(&sync, "bronze_bar"), 2, "exactly three bars used");
@@ -217,9 +222,8 @@ async fn make_refusals_carry_their_codes_and_the_quantity_is_bounded() {
         "missing_items"
     );
     // Players cannot speak on the game channel.
-    ws.send_raw(
-        "player:chat",
-        json!({"text": "You find a dragon.", "channel": "game"}),
+    ws.send(
+        chat_on(ChatChannel::Game, "You find a dragon."),
         Some(json!("fake")),
     )
     .await;
