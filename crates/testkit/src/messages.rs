@@ -3,7 +3,9 @@
 //! from what earlier messages said.
 
 use serde_json::Value;
-use wayfarer_protocol::ws::{ActionRequest, ChatChannel, ChatRequest, ClientMessage, SlotNumber};
+use wayfarer_protocol::ws::{
+    ActionRequest, ChatChannel, ChatRequest, ClientMessage, MoveRequest, SlotNumber,
+};
 
 /// `player:chat` of `text` on the default channel (local; a `/command` is read as one).
 pub fn chat(text: impl Into<String>) -> ClientMessage {
@@ -145,4 +147,14 @@ impl IntoSlot for Value {
     fn into_slot(self) -> SlotNumber {
         (&self).into_slot()
     }
+}
+
+/// `player:move` walking to tile (`x`, `z`) (as tests read tiles: `i64` from JSON).
+pub fn walk_to(x: i64, z: i64) -> ClientMessage {
+    let coordinate = |c: i64| i32::try_from(c).unwrap_or_else(|_| panic!("no tile at {c}"));
+    ClientMessage::Move(MoveRequest {
+        x: coordinate(x),
+        z: coordinate(z),
+        run: false,
+    })
 }
