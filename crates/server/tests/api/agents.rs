@@ -7,6 +7,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use crate::support::messages::chat;
+use crate::support::messages::walk_to;
 use crate::support::{
     admin_give, assert_error, both_databases, enter, player, AppOptions, FreshDatabase, TestApp,
     WsClient,
@@ -358,12 +360,8 @@ async fn an_agent_never_becomes_admin_by_code_or_by_its_owners_role() {
     // they counted.
     for i in 0..12 {
         let reference = format!("admin-{i}");
-        ws.send_raw(
-            "player:chat",
-            json!({"text": format!("/admin {CODE}")}),
-            Some(json!(reference)),
-        )
-        .await;
+        ws.send(chat(format!("/admin {CODE}")), Some(json!(reference)))
+            .await;
         let error = ws
             .expect("the refusal", |m| {
                 m["type"] == "error" && m["data"]["ref"] == reference.as_str()
@@ -371,12 +369,7 @@ async fn an_agent_never_becomes_admin_by_code_or_by_its_owners_role() {
             .await;
         assert_eq!(error["data"]["code"], "forbidden", "{error}");
     }
-    ws.send_raw(
-        "player:chat",
-        json!({"text": "/give logs 1"}),
-        Some(json!("give")),
-    )
-    .await;
+    ws.send(chat("/give logs 1"), Some(json!("give"))).await;
     let error = ws.expect("/give refused", refused("give")).await;
     assert_eq!(error["data"]["code"], "forbidden", "{error}");
     // No attempt was counted: the address may still sign up.
@@ -537,12 +530,7 @@ async fn stop_cancels_the_walk_on_the_server_within_a_tick_and_resume_restores_t
 
     // A long walk (2 tiles a tick), stopped once it is under way.
     let start = tile(&app, &bot).await;
-    ws.send_raw(
-        "player:move",
-        json!({"x": start.0 + 60, "z": start.1}),
-        None,
-    )
-    .await;
+    ws.send(walk_to(start.0 + 60, start.1), None).await;
     let deadline = Instant::now() + Duration::from_secs(10);
     while tile(&app, &bot).await == start {
         assert!(Instant::now() < deadline, "the walk never started");
@@ -626,8 +614,7 @@ async fn stop_cancels_the_walk_on_the_server_within_a_tick_and_resume_restores_t
     assert_eq!(relayed["data"]["paused"], false);
     // The agent walks again once it asks to.
     let here = tile(&app, &bot).await;
-    ws.send_raw("player:move", json!({"x": here.0 - 3, "z": here.1}), None)
-        .await;
+    ws.send(walk_to(here.0 - 3, here.1), None).await;
     let deadline = Instant::now() + Duration::from_secs(10);
     while tile(&app, &bot).await == here {
         assert!(Instant::now() < deadline, "the agent could not walk again");
