@@ -8,11 +8,14 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use crate::support::messages::to_slot;
 use crate::support::{
     admin_token, assert_error, both_databases, economy_report_as, enter, player, AppOptions,
     FreshDatabase, TestApp, WsClient, WAIT,
 };
 use crate::trade::{expect_trade, slot_of, start};
+use wayfarer_protocol::trade::{TradeAddItem, TradeIdOnly};
+use wayfarer_protocol::ws::ClientMessage;
 
 async fn guest(app: &TestApp) -> String {
     let body: Value = app
@@ -126,23 +129,36 @@ async fn delete_when_offline(app: &TestApp, token: &str, id: &str) {
 async fn trade_all_coins(from: &mut WsClient, to: &mut WsClient, to_id: &str, coins: i64) {
     let slot = slot_of(from, "coins").await;
     let id = start(from, to, to_id).await;
-    from.send_raw(
-        "tradeAddItem",
-        json!({"tradeId": id, "inventorySlot": slot, "quantity": coins}),
+    from.send(
+        ClientMessage::TradeAddItem(TradeAddItem {
+            trade_id: id.clone(),
+            inventory_slot: to_slot(slot),
+            quantity: Some(coins),
+        }),
         None,
     )
     .await;
     expect_trade(to, "tradeUpdated").await;
     for ws in [&mut *from, &mut *to] {
-        ws.send_raw("tradeAccept", json!({"tradeId": id}), None)
-            .await;
+        ws.send(
+            ClientMessage::TradeAccept(TradeIdOnly {
+                trade_id: id.clone(),
+            }),
+            None,
+        )
+        .await;
     }
     for ws in [&mut *from, &mut *to] {
         expect_trade(ws, "tradeConfirmScreen").await;
     }
     for ws in [&mut *from, &mut *to] {
-        ws.send_raw("tradeAccept", json!({"tradeId": id}), None)
-            .await;
+        ws.send(
+            ClientMessage::TradeAccept(TradeIdOnly {
+                trade_id: id.clone(),
+            }),
+            None,
+        )
+        .await;
     }
     let received = expect_trade(to, "tradeCompleted").await;
     assert_eq!(
