@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use crate::support::messages::act_on;
 use crate::support::{both_databases, enter, player, AppOptions, FreshDatabase, TestApp, WAIT};
+use wayfarer_protocol::ws::{ActionRequest, ClientMessage};
 
 /// The slot holding `item` in an inventory list.
 fn slot_of(inventory: &Value, item: &str) -> Option<u64> {
@@ -26,9 +28,8 @@ async fn equip_and_drop_survive_a_restart(db: FreshDatabase) {
     let (token, _id) = player(&app, "Wielder").await;
     let (mut ws, sync) = enter(&app, &token).await;
     let hatchet = slot_of(&sync["inventory"], "bronze_hatchet").expect("the starter hatchet");
-    ws.send_raw(
-        "player:action",
-        json!({"action": "equip", "slot": hatchet}),
+    ws.send(
+        ClientMessage::Action(ActionRequest::new("equip").with_slot(json!(hatchet))),
         None,
     )
     .await;
@@ -67,9 +68,8 @@ async fn a_dropped_item_is_seen_by_others_and_taken_by_its_owner() {
     let (mut ada, sync) = enter(&app, &ada_token).await;
     let (mut bob, _) = enter(&app, &bob_token).await;
     let slot = slot_of(&sync["inventory"], "tinderbox").expect("a starter tinderbox");
-    ada.send_raw(
-        "player:action",
-        json!({"action": "drop", "slot": slot}),
+    ada.send(
+        ClientMessage::Action(ActionRequest::new("drop").with_slot(json!(slot))),
         None,
     )
     .await;
@@ -97,21 +97,12 @@ async fn a_dropped_item_is_seen_by_others_and_taken_by_its_owner() {
     let item_id = item["id"].as_str().unwrap().to_owned();
 
     // Bob may not take it yet; Ada may.
-    bob.send_raw(
-        "player:action",
-        json!({"action": "pickup", "targetId": item_id}),
-        Some(json!("b1")),
-    )
-    .await;
+    bob.send(act_on("pickup", &item_id), Some(json!("b1")))
+        .await;
     let refused = bob.expect_type("error").await;
     assert_eq!(refused["data"]["code"], "cannot_do");
     assert_eq!(refused["data"]["ref"], "b1");
-    ada.send_raw(
-        "player:action",
-        json!({"action": "pickup", "targetId": item_id}),
-        None,
-    )
-    .await;
+    ada.send(act_on("pickup", &item_id), None).await;
     let inventory = ada.expect_type("inventory:update").await;
     assert!(slot_of(&inventory["data"]["inventory"], "tinderbox").is_some());
     let gone = bob
@@ -193,7 +184,7 @@ async fn bad_actions_are_answered_with_their_codes_and_the_socket_stays_open() {
         assert_eq!(error["data"]["ref"], n, "{error}");
     }
     // Still connected and answering.
-    ws.send_raw("player:sync", json!({}), None).await;
+    ws.send(ClientMessage::Sync, None).await;
     ws.expect_type("player:sync").await;
 }
 
@@ -206,9 +197,8 @@ async fn a_combat_style_is_kept_in_the_record() {
     .await;
     let (token, id) = player(&app, "Stylist").await;
     let (mut ws, _) = enter(&app, &token).await;
-    ws.send_raw(
-        "player:action",
-        json!({"action": "combat_style", "style": "defensive"}),
+    ws.send(
+        ClientMessage::Action(ActionRequest::new("combat_style").with_style("defensive")),
         None,
     )
     .await;
