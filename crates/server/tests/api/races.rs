@@ -13,8 +13,13 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use crate::support::messages::{act_on, chat, to_id, to_slot, walk_to};
 use crate::support::{
     admin_token, both_databases, enter, player, AppOptions, FreshDatabase, TestApp, WsClient,
+};
+use wayfarer_protocol::trade::{TradeAddItem, TradeIdOnly, TradeRequest, TradeRequestRespond};
+use wayfarer_protocol::ws::{
+    ActionRequest, BankDepositRequest, ClientMessage, DepositSlot, DialogueRespond,
 };
 
 const CODE: &str = "race-code";
@@ -123,8 +128,7 @@ fn slot_of(inventory: &Value, item: &str) -> Option<i64> {
 }
 
 async fn say(ws: &mut WsClient, text: &str) {
-    ws.send_raw("player:chat", json!({ "text": text }), None)
-        .await;
+    ws.send(chat(text), None).await;
 }
 
 async fn admin(ws: &mut WsClient) {
@@ -202,9 +206,8 @@ async fn set_up(app: &TestApp, kind: Move, token: &str, id: &str) -> Option<Stri
     match kind {
         Move::Pickup => {
             let slot = slot_of(&sync["inventory"], "tinderbox").unwrap();
-            ws.send_raw(
-                "player:action",
-                json!({"action": "drop", "slot": slot}),
+            ws.send(
+                ClientMessage::Action(ActionRequest::new("drop").with_slot(json!(slot))),
                 None,
             )
             .await;
@@ -227,9 +230,8 @@ async fn set_up(app: &TestApp, kind: Move, token: &str, id: &str) -> Option<Stri
         }
         Move::Unequip => {
             let slot = slot_of(&sync["inventory"], "bronze_hatchet").unwrap();
-            ws.send_raw(
-                "player:action",
-                json!({"action": "equip", "slot": slot}),
+            ws.send(
+                ClientMessage::Action(ActionRequest::new("equip").with_slot(json!(slot))),
                 None,
             )
             .await;
@@ -241,8 +243,14 @@ async fn set_up(app: &TestApp, kind: Move, token: &str, id: &str) -> Option<Stri
         Move::Withdraw => {
             teleport(&mut ws, id, BANK_TILE).await;
             let slot = slot_of(&sync["inventory"], "coins").unwrap();
-            ws.send_raw("bank:deposit", json!({ "slot": slot }), None)
-                .await;
+            ws.send(
+                ClientMessage::BankDeposit(BankDepositRequest {
+                    slot: DepositSlot::Slot(to_slot(slot)),
+                    quantity: None,
+                }),
+                None,
+            )
+            .await;
             ws.expect_type("bank:update").await;
         }
         Move::Buy => give(&mut ws, "coins", 100).await,
@@ -276,8 +284,7 @@ async fn prepare(
             if sync["tile"]["x"].as_i64() != Some(tile.0)
                 || sync["tile"]["z"].as_i64() != Some(tile.1)
             {
-                ws.send_raw("player:move", json!({"x": tile.0, "z": tile.1}), None)
-                    .await;
+                ws.send(walk_to(tile.0, tile.1), None).await;
                 ws.expect("on the item's tile", |m| {
                     m["type"] == "world:update"
                         && m["data"]["moved"].as_array().is_some_and(|a| {
@@ -291,16 +298,13 @@ async fn prepare(
         }
         Move::Buy | Move::Sell => {
             let tobin = find_npc(ws, Some(view), "merchant_tobin").await;
-            ws.send_raw(
-                "player:action",
-                json!({"action": "interact", "targetId": tobin}),
-                None,
-            )
-            .await;
+            ws.send(act_on("interact", &tobin), None).await;
             ws.expect_type("dialogue:open").await;
-            ws.send_raw(
-                "dialogue:respond",
-                json!({"npcId": "merchant_tobin", "index": 0}),
+            ws.send(
+                ClientMessage::DialogueRespond(DialogueRespond {
+                    npc_id: "merchant_tobin".into(),
+                    index: 0,
+                }),
                 None,
             )
             .await;
@@ -310,41 +314,57 @@ async fn prepare(
         Move::TradeAccept => {
             let (token, partner_id) = player(app, &format!("Partner{round}")).await;
             let (mut partner, _) = enter(app, &token).await;
-            ws.send_raw("player:sync", json!({}), None).await;
+            ws.send(ClientMessage::Sync, None).await;
             let sync = ws.expect_type("player:sync").await;
             let coins = slot_of(&sync["data"]["inventory"], "coins").unwrap();
-            ws.send_raw(
-                "tradeRequest",
-                json!({ "targetPlayerId": partner_id }),
+            ws.send(
+                ClientMessage::TradeRequest(TradeRequest {
+                    target_player_id: to_id(&partner_id),
+                }),
                 None,
             )
             .await;
             let incoming = partner.expect_type("tradeIncoming").await;
             let trade_id = incoming["data"]["tradeId"].as_str().unwrap().to_owned();
             partner
-                .send_raw(
-                    "tradeRequestRespond",
-                    json!({"tradeId": trade_id, "accept": true}),
+                .send(
+                    ClientMessage::TradeRequestRespond(TradeRequestRespond {
+                        trade_id: to_id(&trade_id),
+                        accept: true,
+                    }),
                     None,
                 )
                 .await;
             ws.expect_type("tradeStarted").await;
             partner.expect_type("tradeStarted").await;
-            ws.send_raw(
-                "tradeAddItem",
-                json!({"tradeId": trade_id, "inventorySlot": coins, "quantity": 10}),
+            ws.send(
+                ClientMessage::TradeAddItem(TradeAddItem {
+                    trade_id: to_id(&trade_id),
+                    inventory_slot: to_slot(coins),
+                    quantity: Some(10),
+                }),
                 None,
             )
             .await;
             partner.expect_type("tradeUpdated").await;
             for side in [&mut *ws, &mut partner] {
-                side.send_raw("tradeAccept", json!({ "tradeId": trade_id }), None)
-                    .await;
+                side.send(
+                    ClientMessage::TradeAccept(TradeIdOnly {
+                        trade_id: to_id(&trade_id),
+                    }),
+                    None,
+                )
+                .await;
             }
             ws.expect_type("tradeConfirmScreen").await;
             partner.expect_type("tradeConfirmScreen").await;
             partner
-                .send_raw("tradeAccept", json!({ "tradeId": trade_id }), None)
+                .send(
+                    ClientMessage::TradeAccept(TradeIdOnly {
+                        trade_id: to_id(&trade_id),
+                    }),
+                    None,
+                )
                 .await;
             Some(Partner {
                 ws: partner,
@@ -401,12 +421,7 @@ async fn make_move(
         ),
         Move::Death => {
             let bandit = find_npc(ws, Some(view), "bandit").await;
-            ws.send_raw(
-                "player:action",
-                json!({"action": "attack", "targetId": bandit}),
-                None,
-            )
-            .await;
+            ws.send(act_on("attack", &bandit), None).await;
             let deadline = std::time::Instant::now() + Duration::from_secs(60);
             loop {
                 assert!(
@@ -456,7 +471,7 @@ async fn round(app: &TestApp, admin: &str, kind: Move, delay: Duration, round: u
     assert_eq!(code, Some(4000), "{what}: the first connection is replaced");
     let replaced_with = {
         let mut racer = racer;
-        racer.send_raw("player:sync", json!({}), None).await;
+        racer.send(ClientMessage::Sync, None).await;
         let sync = racer.expect_type("player:sync").await["data"].clone();
         racer.close().await;
         sync
