@@ -7,15 +7,15 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use wayfarer_store::testing::FreshDatabase;
-
-use crate::support::messages::{chat, to_id, to_slot, walk_to};
-use crate::support::{enter, player, AppOptions, FaultProxy, TestApp, WsClient};
 use wayfarer_protocol::trade::{TradeAddItem, TradeIdOnly, TradeRequest, TradeRequestRespond};
 use wayfarer_protocol::ws::{
     ActionRequest, BankDepositRequest, BankWithdrawRequest, ClientMessage, DepositSlot, Quantity,
     UseRequest,
 };
+use wayfarer_store::testing::FreshDatabase;
+
+use crate::support::messages::{chat, to_id, to_slot, walk_to};
+use crate::support::{enter, player, AppOptions, FaultProxy, TestApp, WsClient};
 
 const CODE: &str = "trade-code";
 
@@ -869,9 +869,10 @@ async fn trade_messages_beyond_the_rate_limit_get_a_trade_error() {
     let (token, _) = crate::support::player(&app, "Hasty").await;
     let (mut ws, _) = crate::support::enter(&app, &token).await;
     for n in 0..80 {
-        ws.send_raw(
-            "tradeCancel",
-            serde_json::json!({"tradeId": "trade-404"}),
+        ws.send(
+            ClientMessage::TradeCancel(TradeIdOnly {
+                trade_id: "trade-404".into(),
+            }),
             Some(serde_json::json!(n)),
         )
         .await;

@@ -4,13 +4,13 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use wayfarer_protocol::ws::{ChatChannel, ClientMessage};
 
 use crate::support::messages::{chat, chat_on, private, walk_to};
 use crate::support::{
     both_databases, enter, player, AppOptions, FreshDatabase, TestApp, WsClient, TEST_WORLD_SEED,
     WAIT,
 };
-use wayfarer_protocol::ws::{ChatChannel, ClientMessage};
 
 fn has_entity(update: &Value, list: &str, id: &str) -> bool {
     update["data"][list]
@@ -90,9 +90,11 @@ async fn two_players_see_each_other_enter_move_and_leave() {
     .await;
 
     let start = &sync_a["tile"];
-    let target = json!({"x": start["x"].as_i64().unwrap() + 3, "z": start["z"].as_i64().unwrap()});
-    a.send_raw("player:move", target.clone(), Some(json!("m1")))
-        .await;
+    let target = walk_to(
+        start["x"].as_i64().unwrap() + 3,
+        start["z"].as_i64().unwrap(),
+    );
+    a.send(target, Some(json!("m1"))).await;
     b.expect("A moved", |m| {
         m["type"] == "world:update"
             && m["data"]["moved"]

@@ -57,8 +57,8 @@ async fn fell_a_tree(ws: &mut WsClient, first_view: &Value, at: (i64, i64)) -> V
             .max((t["z"].as_i64().unwrap() - at.1).abs())
     });
     let tree = trees.first().expect("a tree in view of the spawn").clone();
-    let gather = json!({"action": "gather", "targetId": tree["id"]});
-    ws.send_raw("player:action", gather.clone(), None).await;
+    let gather = act_on("gather", &tree["id"]);
+    ws.send(gather.clone(), None).await;
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut logs = Vec::new();
     loop {
@@ -80,7 +80,7 @@ async fn fell_a_tree(ws: &mut WsClient, first_view: &Value, at: (i64, i64)) -> V
                 )
                 .await;
             }
-            ws.send_raw("player:action", gather.clone(), None).await;
+            ws.send(gather.clone(), None).await;
         }
         let felled = m["type"] == "world:update"
             && m["data"]["changed"].as_array().is_some_and(|c| {
