@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use wayfarer_protocol::trade::{TradeAddItem, TradeIdOnly};
+use wayfarer_protocol::ws::ClientMessage;
 
 use crate::support::messages::to_slot;
 use crate::support::{
@@ -14,8 +16,6 @@ use crate::support::{
     FreshDatabase, TestApp, WsClient, WAIT,
 };
 use crate::trade::{expect_trade, slot_of, start};
-use wayfarer_protocol::trade::{TradeAddItem, TradeIdOnly};
-use wayfarer_protocol::ws::ClientMessage;
 
 async fn guest(app: &TestApp) -> String {
     let body: Value = app

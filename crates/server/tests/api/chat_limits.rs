@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use wayfarer_content::ticks::TICK_MS;
+use wayfarer_protocol::ws::ChatChannel;
 use wayfarer_sim::{GLOBAL_LINE_RATE, NOTICE_GAP_DECIS};
 
 use crate::support::messages::{chat, chat_on};
 use crate::support::{enter, player, TestApp, WsClient};
-use wayfarer_protocol::ws::ChatChannel;
 
 /// The game's clock in tenths of a second per tick: chat limits count ticks of the nominal
 /// length, whatever `TICK_MS` the test server runs at.

@@ -3,10 +3,10 @@
 //! nowhere), and the errors.
 
 use serde_json::{json, Value};
+use wayfarer_protocol::ws::{ClientMessage, FriendRespond, NameRequest};
 
 use crate::support::messages::{chat, private};
 use crate::support::{enter, player, TestApp, WsClient};
-use wayfarer_protocol::ws::{ClientMessage, FriendRespond, NameRequest};
 
 /// The next `friend:list`.
 async fn list(ws: &mut WsClient) -> Value {

@@ -5,10 +5,10 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use wayfarer_protocol::ws::{ActionRequest, ClientMessage};
 
 use crate::support::messages::act_on;
 use crate::support::{both_databases, enter, player, AppOptions, FreshDatabase, TestApp, WAIT};
-use wayfarer_protocol::ws::{ActionRequest, ClientMessage};
 
 /// The slot holding `item` in an inventory list.
 fn slot_of(inventory: &Value, item: &str) -> Option<u64> {

@@ -4,12 +4,12 @@
 //! X, with the line a withdrawal that does not all fit earns.
 
 use serde_json::{json, Value};
-
-use crate::support::messages::{act_on, chat, to_slot};
-use crate::support::{admin_give, enter, player, AppOptions, TestApp, WsClient};
 use wayfarer_protocol::ws::{
     BankDepositRequest, BankWithdrawRequest, ClientMessage, DepositSlot, Quantity, UseRequest,
 };
+
+use crate::support::messages::{act_on, chat, to_slot};
+use crate::support::{admin_give, enter, player, AppOptions, TestApp, WsClient};
 
 const CODE: &str = "narrator";
 

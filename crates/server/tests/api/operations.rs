@@ -4,9 +4,9 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use wayfarer_protocol::ws::{ActionRequest, ClientMessage};
 
 use crate::support::{admin_token, enter, player, AppOptions, TestApp, WsClient};
-use wayfarer_protocol::ws::{ActionRequest, ClientMessage};
 
 async fn client_config(app: &TestApp, headers: &[(&str, &str)]) -> Value {
     client_config_response(app, headers)

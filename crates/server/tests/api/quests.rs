@@ -7,10 +7,10 @@
 use std::time::Duration;
 
 use serde_json::{json, Value};
+use wayfarer_protocol::ws::{ActionRequest, ClientMessage, DialogueRespond};
 
 use crate::support::messages::{act_on, chat, to_id, walk_to};
 use crate::support::{both_databases, player, AppOptions, Cdn, FreshDatabase, TestApp, WsClient};
-use wayfarer_protocol::ws::{ActionRequest, ClientMessage, DialogueRespond};
 
 const HOLT: &str = "captain_holt";
 

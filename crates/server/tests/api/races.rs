@@ -12,14 +12,14 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde_json::{json, Value};
+use wayfarer_protocol::trade::{TradeAddItem, TradeIdOnly, TradeRequest, TradeRequestRespond};
+use wayfarer_protocol::ws::{
+    ActionRequest, BankDepositRequest, ClientMessage, DepositSlot, DialogueRespond,
+};
 
 use crate::support::messages::{act_on, chat, to_id, to_slot, walk_to};
 use crate::support::{
     admin_token, both_databases, enter, player, AppOptions, FreshDatabase, TestApp, WsClient,
-};
-use wayfarer_protocol::trade::{TradeAddItem, TradeIdOnly, TradeRequest, TradeRequestRespond};
-use wayfarer_protocol::ws::{
-    ActionRequest, BankDepositRequest, ClientMessage, DepositSlot, DialogueRespond,
 };
 
 const CODE: &str = "race-code";

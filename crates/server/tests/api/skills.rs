@@ -2,10 +2,10 @@
 //! spawn with the starter hatchet and gets logs and XP; a player kills a mob and sees its drop.
 
 use serde_json::{json, Value};
+use wayfarer_protocol::ws::{ActionRequest, ClientMessage, UseRequest};
 
 use crate::support::messages::{act_on, chat, to_slot};
 use crate::support::{enter, player, AppOptions, TestApp, WsClient};
-use wayfarer_protocol::ws::{ActionRequest, ClientMessage, UseRequest};
 
 /// Entities of `kind` in a `world:update`'s `added` list.
 fn added(update: &Value, kind: &str) -> Vec<Value> {
