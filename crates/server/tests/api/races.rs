@@ -14,7 +14,8 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use wayfarer_protocol::trade::{TradeAddItem, TradeIdOnly, TradeRequest, TradeRequestRespond};
 use wayfarer_protocol::ws::{
-    ActionRequest, BankDepositRequest, ClientMessage, DepositSlot, DialogueRespond,
+    ActionRequest, BankDepositRequest, BankWithdrawRequest, ClientMessage, DepositSlot,
+    DialogueRespond, Quantity, ShopBuyRequest, ShopSellRequest, UseRequest,
 };
 
 use crate::support::messages::{act_on, chat, to_id, to_slot, walk_to};
@@ -386,39 +387,38 @@ async fn make_move(
 ) {
     let inventory = &sync["inventory"];
     let slot = |item: &str| slot_of(inventory, item).unwrap_or_else(|| panic!("no {item}"));
-    let (kind_name, data) = match kind {
-        Move::Drop => (
-            "player:action",
-            json!({"action": "drop", "slot": slot("tinderbox")}),
+    let message = match kind {
+        Move::Drop => {
+            ClientMessage::Action(ActionRequest::new("drop").with_slot(json!(slot("tinderbox"))))
+        }
+        Move::Pickup => act_on("pickup", ground_item.expect("the dropped item")),
+        Move::Equip => ClientMessage::Action(
+            ActionRequest::new("equip").with_slot(json!(slot("bronze_hatchet"))),
         ),
-        Move::Pickup => (
-            "player:action",
-            json!({"action": "pickup", "targetId": ground_item.expect("the dropped item")}),
-        ),
-        Move::Equip => (
-            "player:action",
-            json!({"action": "equip", "slot": slot("bronze_hatchet")}),
-        ),
-        Move::Unequip => (
-            "player:action",
-            json!({"action": "unequip", "slot": "weapon"}),
-        ),
-        Move::Eat => ("inventory:use", json!({ "slot": slot("shrimp") })),
-        Move::Bury => ("inventory:use", json!({ "slot": slot("bones") })),
-        Move::Deposit => ("bank:deposit", json!({ "slot": slot("tinderbox") })),
-        Move::Withdraw => ("bank:withdraw", json!({"itemId": "coins", "quantity": 10})),
-        Move::Buy => (
-            "shop:buy",
-            json!({"storeId": STORE, "itemId": "bronze_hatchet", "quantity": 1}),
-        ),
-        Move::Sell => (
-            "shop:sell",
-            json!({"storeId": STORE, "slot": slot("tinderbox"), "quantity": 1}),
-        ),
-        Move::TradeAccept => (
-            "tradeAccept",
-            json!({ "tradeId": partner.expect("a partner").trade_id }),
-        ),
+        Move::Unequip => ClientMessage::Action(ActionRequest::new("unequip").with_slot("weapon")),
+        Move::Eat => ClientMessage::Use(UseRequest::new(to_slot(slot("shrimp")))),
+        Move::Bury => ClientMessage::Use(UseRequest::new(to_slot(slot("bones")))),
+        Move::Deposit => ClientMessage::BankDeposit(BankDepositRequest {
+            slot: DepositSlot::Slot(to_slot(slot("tinderbox"))),
+            quantity: None,
+        }),
+        Move::Withdraw => ClientMessage::BankWithdraw(BankWithdrawRequest {
+            item_id: "coins".into(),
+            quantity: Quantity::Count(10),
+        }),
+        Move::Buy => ClientMessage::ShopBuy(ShopBuyRequest {
+            store_id: to_id(STORE),
+            item_id: "bronze_hatchet".into(),
+            quantity: 1,
+        }),
+        Move::Sell => ClientMessage::ShopSell(ShopSellRequest {
+            store_id: to_id(STORE),
+            slot: to_slot(slot("tinderbox")),
+            quantity: Some(1),
+        }),
+        Move::TradeAccept => ClientMessage::TradeAccept(TradeIdOnly {
+            trade_id: to_id(&partner.expect("a partner").trade_id),
+        }),
         Move::Death => {
             let bandit = find_npc(ws, Some(view), "bandit").await;
             ws.send(act_on("attack", &bandit), None).await;
@@ -435,7 +435,7 @@ async fn make_move(
             }
         }
     };
-    ws.send_raw(kind_name, data, None).await;
+    ws.send(message, None).await;
 }
 
 /// One round: set up, move, race a replacing connection in `delay` later, check conservation.
