@@ -6,9 +6,10 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use wayfarer_protocol::agent::{ActionReport, AgentStatus, DecisionReport, ReportedGoal};
+use wayfarer_protocol::ws::ClientMessage;
 
-use crate::support::messages::chat;
-use crate::support::messages::walk_to;
+use crate::support::messages::{chat, to_id, walk_to};
 use crate::support::{
     admin_give, assert_error, both_databases, enter, player, AppOptions, FreshDatabase, TestApp,
     WsClient,
@@ -640,19 +641,34 @@ async fn the_status_an_agent_reports_shows_in_its_owners_routes(db: FreshDatabas
     let goal_path = format!("/api/agents/{}/goal", bot.agent_id);
 
     // With no goal, the agent picks its own: it becomes the goal, set by the agent.
-    ws.send_raw(
-        "agent:status",
-        json!({
-            "goal": {"kind": "gather", "target": {"itemId": "logs", "quantity": 10}},
-            "progress": 0.2,
-            "lastActions": [{"action": "chopTree", "outcome": "accepted"}],
-            "decisions": [{"action": "chopTree", "goal": "gather logs", "brain": "planner",
-                           "reason": "a tree is near", "outcome": "accepted", "ts": 1}],
-            "tokensSpent": 12
-        }),
-        None,
-    )
-    .await;
+    let logs = || ReportedGoal {
+        id: None,
+        kind: "gather".into(),
+        description: None,
+        target: Some(json!({"itemId": "logs", "quantity": 10})),
+    };
+    let first = AgentStatus {
+        goal: Some(logs()),
+        progress: Some(0.2),
+        last_actions: vec![ActionReport {
+            action: "chopTree".into(),
+            outcome: "accepted".into(),
+            code: None,
+            ts: None,
+        }],
+        decisions: vec![DecisionReport {
+            action: "chopTree".into(),
+            goal: Some("gather logs".into()),
+            reason: Some("a tree is near".into()),
+            brain: Some("planner".into()),
+            outcome: Some("accepted".into()),
+            ts: Some(1),
+        }],
+        tokens_spent: Some(12),
+        ..AgentStatus::default()
+    };
+    ws.send(ClientMessage::AgentStatus(Box::new(first)), None)
+        .await;
     let deadline = Instant::now() + Duration::from_secs(10);
     let state = loop {
         let state = json_of(get(&app, &goal_path, Some(&bot.owner)).await, 200).await;
@@ -686,13 +702,16 @@ async fn the_status_an_agent_reports_shows_in_its_owners_routes(db: FreshDatabas
 
     // Progress on the same goal (named by its id) updates it without replacing it.
     let goal_id = state["goal"]["id"].clone();
-    ws.send_raw(
-        "agent:status",
-        json!({"goal": {"id": goal_id, "kind": "gather", "target": {"itemId": "logs", "quantity": 10}},
-               "progress": 0.6}),
-        None,
-    )
-    .await;
+    let progress = AgentStatus {
+        goal: Some(ReportedGoal {
+            id: Some(to_id(&goal_id)),
+            ..logs()
+        }),
+        progress: Some(0.6),
+        ..AgentStatus::default()
+    };
+    ws.send(ClientMessage::AgentStatus(Box::new(progress)), None)
+        .await;
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let state = json_of(get(&app, &goal_path, Some(&bot.owner)).await, 200).await;
@@ -728,8 +747,12 @@ async fn the_status_an_agent_reports_shows_in_its_owners_routes(db: FreshDatabas
 
     // Only an agent connection may report.
     let (mut owner_ws, _) = enter(&app, &player(&app, "Human").await.0).await;
+    let report = AgentStatus {
+        progress: Some(0.5),
+        ..AgentStatus::default()
+    };
     owner_ws
-        .send_raw("agent:status", json!({"progress": 0.5}), Some(json!(1)))
+        .send(ClientMessage::AgentStatus(Box::new(report)), Some(json!(1)))
         .await;
     let error = owner_ws.expect_type("error").await;
     assert_eq!(error["data"]["code"], "forbidden");
