@@ -5,9 +5,9 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use wayfarer_protocol::ws::{ActionRequest, ClientMessage};
+use wayfarer_protocol::ws::{ActionRequest, ClientMessage, UseRequest};
 
-use crate::support::messages::act_on;
+use crate::support::messages::{act, act_on, to_slot};
 use crate::support::{both_databases, enter, player, AppOptions, FreshDatabase, TestApp, WAIT};
 
 /// The slot holding `item` in an inventory list.
@@ -122,65 +122,53 @@ async fn bad_actions_are_answered_with_their_codes_and_the_socket_stays_open() {
     let (token, _) = player(&app, "Clumsy").await;
     let (mut ws, _) = enter(&app, &token).await;
     let cases = [
+        (act("dance"), "invalid_action"),
         (
-            "player:action",
-            json!({"action": "dance"}),
-            "invalid_action",
-        ),
-        (
-            "player:action",
-            json!({"action": "drop", "slot": 28}),
+            ClientMessage::Action(ActionRequest::new("drop").with_slot(json!(28))),
             "invalid_slot",
         ),
         (
-            "player:action",
             // Not a number: the wrong shape (docs/protocol.md, "one slot rule").
-            json!({"action": "drop", "slot": "x"}),
+            ClientMessage::Action(ActionRequest::new("drop").with_slot("x")),
             "invalid_message",
         ),
+        (act("drop"), "invalid_message"),
         (
-            "player:action",
-            json!({"action": "drop"}),
-            "invalid_message",
-        ),
-        (
-            "player:action",
-            json!({"action": "drop", "slot": 27}),
+            ClientMessage::Action(ActionRequest::new("drop").with_slot(json!(27))),
             "invalid_slot",
         ),
         (
-            "player:action",
-            json!({"action": "unequip", "slot": "hat"}),
+            ClientMessage::Action(ActionRequest::new("unequip").with_slot("hat")),
             "invalid_slot",
         ),
         (
-            "player:action",
-            json!({"action": "unequip", "slot": "ring"}),
+            ClientMessage::Action(ActionRequest::new("unequip").with_slot("ring")),
             "invalid_slot",
         ),
         (
-            "player:action",
-            json!({"action": "combat_style", "style": "wild"}),
+            ClientMessage::Action(ActionRequest::new("combat_style").with_style("wild")),
             "invalid_action",
         ),
+        (act_on("attack", "npc-999999"), "invalid_target"),
+        (act("pickup"), "invalid_message"),
         (
-            "player:action",
-            json!({"action": "attack", "targetId": "npc-999999"}),
-            "invalid_target",
+            ClientMessage::Use(UseRequest::new(to_slot(99))),
+            "invalid_slot",
         ),
         (
-            "player:action",
-            json!({"action": "pickup"}),
-            "invalid_message",
+            ClientMessage::Use(UseRequest::new(to_slot(27))),
+            "invalid_slot",
         ),
-        ("inventory:use", json!({"slot": 99}), "invalid_slot"),
-        ("inventory:use", json!({"slot": 27}), "invalid_slot"),
-        ("inventory:use", json!({"slot": -1}), "invalid_slot"),
+        (
+            ClientMessage::Use(UseRequest::new(to_slot(-1))),
+            "invalid_slot",
+        ),
     ];
-    for (n, (kind, data, code)) in cases.into_iter().enumerate() {
-        ws.send_raw(kind, data.clone(), Some(json!(n))).await;
+    for (n, (message, code)) in cases.into_iter().enumerate() {
+        let sent = message.to_json();
+        ws.send(message, Some(json!(n))).await;
         let error = ws.expect_type("error").await;
-        assert_eq!(error["data"]["code"], code, "{kind} {data}: {error}");
+        assert_eq!(error["data"]["code"], code, "{sent}: {error}");
         assert_eq!(error["data"]["ref"], n, "{error}");
     }
     // Still connected and answering.
