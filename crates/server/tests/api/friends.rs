@@ -179,33 +179,42 @@ async fn unknown_names_and_yourself_are_refused_with_codes() {
     let (token, _) = player(&app, "Lonely").await;
     let (mut ws, _) = enter(&app, &token).await;
     list(&mut ws).await;
-    for (kind, data, code) in [
+    let name = |name: &str| NameRequest { name: name.into() };
+    for (message, code) in [
         (
-            "friend:request",
-            json!({"name": "Nobody"}),
+            ClientMessage::FriendRequest(name("Nobody")),
             "player_not_found",
         ),
         (
-            "friend:request",
-            json!({"name": "lonely"}),
+            ClientMessage::FriendRequest(name("lonely")),
             "invalid_target",
         ),
         (
-            "friend:respond",
-            json!({"name": "Nobody", "accept": true}),
+            ClientMessage::FriendRespond(FriendRespond {
+                name: "Nobody".into(),
+                accept: true,
+            }),
             "player_not_found",
         ),
-        ("ignore:add", json!({"name": "Lonely"}), "invalid_target"),
-        ("friend:request", json!({}), "invalid_message"),
-        (
-            "friend:respond",
-            json!({"name": "Lonely"}),
-            "invalid_message",
-        ),
+        (ClientMessage::IgnoreAdd(name("Lonely")), "invalid_target"),
+    ] {
+        let kind = message.kind();
+        ws.send(message, Some(json!(kind))).await;
+        let error = ws.expect_type("error").await;
+        assert_eq!(error["data"]["code"], code, "{kind}: {error}");
+        assert_eq!(error["data"]["ref"], kind);
+    }
+    // Malformed: a field missing, hand-written as no typed message can be.
+    for (kind, data) in [
+        ("friend:request", json!({})),
+        ("friend:respond", json!({"name": "Lonely"})),
     ] {
         ws.send_raw(kind, data.clone(), Some(json!(kind))).await;
         let error = ws.expect_type("error").await;
-        assert_eq!(error["data"]["code"], code, "{kind} {data}: {error}");
+        assert_eq!(
+            error["data"]["code"], "invalid_message",
+            "{kind} {data}: {error}"
+        );
         assert_eq!(error["data"]["ref"], kind);
     }
     ws.send(ClientMessage::FriendList, None).await;
