@@ -26,12 +26,6 @@ pub enum Read {
     TimedOut,
 }
 
-/// Sends `{"type": kind, "data": data}`; a failure shows as a close on the next read.
-pub async fn send(stream: &mut Stream, kind: &str, data: Value) {
-    let frame = json!({"type": kind, "data": data}).to_string();
-    let _ = stream.send(Message::Text(frame.into())).await;
-}
-
 /// Sends `message` (no `ref`); a failure shows as a close on the next read.
 pub async fn send_message(stream: &mut Stream, message: &ClientMessage) {
     let _ = stream.send(Message::Text(message.to_json().into())).await;
