@@ -4,23 +4,17 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::socket::{read, send, Read, Stream, WsClient};
+use wayfarer_protocol::ws::{ActionRequest, ClientMessage};
+
+use crate::messages::chat;
+use crate::socket::{read, send_message, Read, Stream, WsClient};
 
 /// `/admin <code>` and `/give <item> <quantity>` on a player's socket; returns the inventory slot
 /// holding the item once an `inventory:update` shows it.
 pub async fn admin_give(ws: &mut WsClient, code: &str, item: &str, quantity: i64) -> Value {
-    ws.send(
-        "player:chat",
-        json!({ "text": format!("/admin {code}") }),
-        None,
-    )
-    .await;
-    ws.send(
-        "player:chat",
-        json!({ "text": format!("/give {item} {quantity}") }),
-        None,
-    )
-    .await;
+    ws.send(chat(format!("/admin {code}")), None).await;
+    ws.send(chat(format!("/give {item} {quantity}")), None)
+        .await;
     let holds = |m: &Value| {
         m["data"]["inventory"]
             .as_array()
@@ -54,19 +48,9 @@ pub fn bandit_tile() -> (i64, i64) {
 /// Makes the player admin (`/admin admin_code`), takes it to a bandit outside PvP areas and picks
 /// a fight it cannot win; returns once its inventory is empty (the death was dispatched).
 pub async fn die_to_a_bandit(stream: &mut Stream, admin_code: &str) {
-    send(
-        stream,
-        "player:chat",
-        json!({"text": format!("/admin {admin_code}")}),
-    )
-    .await;
+    send_message(stream, &chat(format!("/admin {admin_code}"))).await;
     let (x, z) = bandit_tile();
-    send(
-        stream,
-        "player:chat",
-        json!({"text": format!("/tp {x} {z}")}),
-    )
-    .await;
+    send_message(stream, &chat(format!("/tp {x} {z}"))).await;
     let mut attacked = false;
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
@@ -81,12 +65,9 @@ pub async fn die_to_a_bandit(stream: &mut Stream, admin_code: &str) {
                 .and_then(|a| a.iter().find(|e| e["typeId"] == "bandit"))
                 .cloned();
             if let Some(bandit) = bandit {
-                send(
-                    stream,
-                    "player:action",
-                    json!({"action": "attack", "targetId": bandit["id"]}),
-                )
-                .await;
+                let bandit_id = bandit["id"].as_str().expect("an entity id is a string");
+                let attack = ActionRequest::new("attack").with_target(bandit_id);
+                send_message(stream, &ClientMessage::Action(attack)).await;
                 attacked = true;
             }
         }

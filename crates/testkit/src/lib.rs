@@ -4,8 +4,8 @@
 //! - [`TestApp`]: a real server started in-process on port 0 with a fresh world directory and
 //!   database ([`AppOptions`]: the timed or the manual [`Clock`], admin code, world directory,
 //!   database, any other setting), talked to over real HTTP (the zero2prod `spawn_app` pattern);
-//! - accounts ([`player`], [`admin_token`]), game sockets ([`WsClient`]: `send`, `next`,
-//!   `expect`), agents ([`TestAgent`]);
+//! - accounts ([`player`], [`admin_token`]), game sockets ([`WsClient`]: `send` of a typed
+//!   `ClientMessage`, `next`, `expect`; [`messages`] for chat lines), agents ([`TestAgent`]);
 //! - the test clock: with [`Clock::Manual`] the world ticks only when the test steps it
 //!   ([`TestApp::step`]), and [`TestApp::lockstep`] steps it in time with an agent;
 //! - both databases ([`both_databases!`]) and skips ([`skip`]), whose rules live in
@@ -16,6 +16,7 @@ mod app;
 mod cdn;
 mod faults;
 mod game;
+pub mod messages;
 mod process;
 pub mod socket;
 

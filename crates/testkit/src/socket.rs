@@ -6,6 +6,8 @@ use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
 
+use wayfarer_protocol::ws::ClientMessage;
+
 use crate::app::TestApp;
 
 /// How long a test waits for an expected message.
@@ -24,10 +26,9 @@ pub enum Read {
     TimedOut,
 }
 
-/// Sends `{"type": kind, "data": data}`; a failure shows as a close on the next read.
-pub async fn send(stream: &mut Stream, kind: &str, data: Value) {
-    let frame = json!({"type": kind, "data": data}).to_string();
-    let _ = stream.send(Message::Text(frame.into())).await;
+/// Sends `message` (no `ref`); a failure shows as a close on the next read.
+pub async fn send_message(stream: &mut Stream, message: &ClientMessage) {
+    let _ = stream.send(Message::Text(message.to_json().into())).await;
 }
 
 /// The next text message within `wait` (other frames are skipped).
@@ -101,8 +102,16 @@ impl WsClient {
         self.stream.send(Message::Text(text.into())).await
     }
 
-    /// Sends `{"type", "data", "ref"?}`.
-    pub async fn send(&mut self, kind: &str, data: Value, reference: Option<Value>) {
+    /// Sends `message` with `reference` as its `ref` (or none): the frame is the protocol
+    /// crate's own writing of it ([`ClientMessage::frame`]), as a real client's would be.
+    pub async fn send(&mut self, message: ClientMessage, reference: Option<Value>) {
+        self.send_text(message.frame(reference)).await;
+    }
+
+    /// Sends `{"type": kind, "data": data, "ref"?}` as written, typed or not: only for tests of
+    /// malformed or unknown input, where the hand-written JSON is the point. Everything else
+    /// sends a [`ClientMessage`] with [`WsClient::send`].
+    pub async fn send_raw(&mut self, kind: &str, data: Value, reference: Option<Value>) {
         let mut frame = json!({"type": kind, "data": data});
         if let Some(r) = reference {
             frame["ref"] = r;
@@ -142,7 +151,7 @@ impl WsClient {
     /// in order, and the world answers a sync as it takes it, between ticks), so the next step
     /// of a manual world applies them.
     pub async fn barrier(&mut self) -> Value {
-        self.send("player:sync", json!({}), None).await;
+        self.send(ClientMessage::Sync, None).await;
         self.expect_type("player:sync").await
     }
 
@@ -159,7 +168,7 @@ impl WsClient {
         accept: impl Fn(&Value) -> bool,
     ) -> Value {
         for stepped in 0..=ticks {
-            self.send("player:sync", json!({}), None).await;
+            self.send(ClientMessage::Sync, None).await;
             loop {
                 let message = self
                     .next()

@@ -6,7 +6,10 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use wayfarer_protocol::agent::{ActionReport, AgentStatus, DecisionReport, ReportedGoal};
+use wayfarer_protocol::ws::ClientMessage;
 
+use crate::support::messages::{chat, to_id, walk_to};
 use crate::support::{
     admin_give, assert_error, both_databases, enter, player, AppOptions, FreshDatabase, TestApp,
     WsClient,
@@ -358,12 +361,8 @@ async fn an_agent_never_becomes_admin_by_code_or_by_its_owners_role() {
     // they counted.
     for i in 0..12 {
         let reference = format!("admin-{i}");
-        ws.send(
-            "player:chat",
-            json!({"text": format!("/admin {CODE}")}),
-            Some(json!(reference)),
-        )
-        .await;
+        ws.send(chat(format!("/admin {CODE}")), Some(json!(reference)))
+            .await;
         let error = ws
             .expect("the refusal", |m| {
                 m["type"] == "error" && m["data"]["ref"] == reference.as_str()
@@ -371,12 +370,7 @@ async fn an_agent_never_becomes_admin_by_code_or_by_its_owners_role() {
             .await;
         assert_eq!(error["data"]["code"], "forbidden", "{error}");
     }
-    ws.send(
-        "player:chat",
-        json!({"text": "/give logs 1"}),
-        Some(json!("give")),
-    )
-    .await;
+    ws.send(chat("/give logs 1"), Some(json!("give"))).await;
     let error = ws.expect("/give refused", refused("give")).await;
     assert_eq!(error["data"]["code"], "forbidden", "{error}");
     // No attempt was counted: the address may still sign up.
@@ -537,12 +531,7 @@ async fn stop_cancels_the_walk_on_the_server_within_a_tick_and_resume_restores_t
 
     // A long walk (2 tiles a tick), stopped once it is under way.
     let start = tile(&app, &bot).await;
-    ws.send(
-        "player:move",
-        json!({"x": start.0 + 60, "z": start.1}),
-        None,
-    )
-    .await;
+    ws.send(walk_to(start.0 + 60, start.1), None).await;
     let deadline = Instant::now() + Duration::from_secs(10);
     while tile(&app, &bot).await == start {
         assert!(Instant::now() < deadline, "the walk never started");
@@ -626,8 +615,7 @@ async fn stop_cancels_the_walk_on_the_server_within_a_tick_and_resume_restores_t
     assert_eq!(relayed["data"]["paused"], false);
     // The agent walks again once it asks to.
     let here = tile(&app, &bot).await;
-    ws.send("player:move", json!({"x": here.0 - 3, "z": here.1}), None)
-        .await;
+    ws.send(walk_to(here.0 - 3, here.1), None).await;
     let deadline = Instant::now() + Duration::from_secs(10);
     while tile(&app, &bot).await == here {
         assert!(Instant::now() < deadline, "the agent could not walk again");
@@ -653,19 +641,34 @@ async fn the_status_an_agent_reports_shows_in_its_owners_routes(db: FreshDatabas
     let goal_path = format!("/api/agents/{}/goal", bot.agent_id);
 
     // With no goal, the agent picks its own: it becomes the goal, set by the agent.
-    ws.send(
-        "agent:status",
-        json!({
-            "goal": {"kind": "gather", "target": {"itemId": "logs", "quantity": 10}},
-            "progress": 0.2,
-            "lastActions": [{"action": "chopTree", "outcome": "accepted"}],
-            "decisions": [{"action": "chopTree", "goal": "gather logs", "brain": "planner",
-                           "reason": "a tree is near", "outcome": "accepted", "ts": 1}],
-            "tokensSpent": 12
-        }),
-        None,
-    )
-    .await;
+    let logs = || ReportedGoal {
+        id: None,
+        kind: "gather".into(),
+        description: None,
+        target: Some(json!({"itemId": "logs", "quantity": 10})),
+    };
+    let first = AgentStatus {
+        goal: Some(logs()),
+        progress: Some(0.2),
+        last_actions: vec![ActionReport {
+            action: "chopTree".into(),
+            outcome: "accepted".into(),
+            code: None,
+            ts: None,
+        }],
+        decisions: vec![DecisionReport {
+            action: "chopTree".into(),
+            goal: Some("gather logs".into()),
+            reason: Some("a tree is near".into()),
+            brain: Some("planner".into()),
+            outcome: Some("accepted".into()),
+            ts: Some(1),
+        }],
+        tokens_spent: Some(12),
+        ..AgentStatus::default()
+    };
+    ws.send(ClientMessage::AgentStatus(Box::new(first)), None)
+        .await;
     let deadline = Instant::now() + Duration::from_secs(10);
     let state = loop {
         let state = json_of(get(&app, &goal_path, Some(&bot.owner)).await, 200).await;
@@ -699,13 +702,16 @@ async fn the_status_an_agent_reports_shows_in_its_owners_routes(db: FreshDatabas
 
     // Progress on the same goal (named by its id) updates it without replacing it.
     let goal_id = state["goal"]["id"].clone();
-    ws.send(
-        "agent:status",
-        json!({"goal": {"id": goal_id, "kind": "gather", "target": {"itemId": "logs", "quantity": 10}},
-               "progress": 0.6}),
-        None,
-    )
-    .await;
+    let progress = AgentStatus {
+        goal: Some(ReportedGoal {
+            id: Some(to_id(&goal_id)),
+            ..logs()
+        }),
+        progress: Some(0.6),
+        ..AgentStatus::default()
+    };
+    ws.send(ClientMessage::AgentStatus(Box::new(progress)), None)
+        .await;
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let state = json_of(get(&app, &goal_path, Some(&bot.owner)).await, 200).await;
@@ -733,7 +739,7 @@ async fn the_status_an_agent_reports_shows_in_its_owners_routes(db: FreshDatabas
         (json!({"tokensSpent": -1}), "tokens"),
         (json!([1]), "array"),
     ] {
-        ws.send("agent:status", data, Some(json!(what))).await;
+        ws.send_raw("agent:status", data, Some(json!(what))).await;
         let error = ws.expect_type("error").await;
         assert_eq!(error["data"]["code"], "invalid_message", "{what}");
         assert_eq!(error["data"]["ref"], what);
@@ -741,8 +747,12 @@ async fn the_status_an_agent_reports_shows_in_its_owners_routes(db: FreshDatabas
 
     // Only an agent connection may report.
     let (mut owner_ws, _) = enter(&app, &player(&app, "Human").await.0).await;
+    let report = AgentStatus {
+        progress: Some(0.5),
+        ..AgentStatus::default()
+    };
     owner_ws
-        .send("agent:status", json!({"progress": 0.5}), Some(json!(1)))
+        .send(ClientMessage::AgentStatus(Box::new(report)), Some(json!(1)))
         .await;
     let error = owner_ws.expect_type("error").await;
     assert_eq!(error["data"]["code"], "forbidden");

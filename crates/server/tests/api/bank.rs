@@ -5,8 +5,12 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use wayfarer_protocol::ws::{
+    BankDepositRequest, BankWithdrawRequest, ClientMessage, DepositSlot, Quantity,
+};
 use wayfarer_store::StoredBankItem;
 
+use crate::support::messages::{chat, to_slot};
 use crate::support::{both_databases, enter, player, AppOptions, FreshDatabase, TestApp, WsClient};
 
 const WAIT: Duration = Duration::from_secs(10);
@@ -74,24 +78,38 @@ async fn bank_round_trip(db: FreshDatabase) {
     assert!(coins > 0, "the starter kit has coins: {kit:?}");
     let (mut ws, _) = enter(&app, &token).await;
     // At the spawn, far from any bank.
-    ws.send("bank:open", json!({}), Some(json!(1))).await;
+    ws.send(ClientMessage::BankOpen, Some(json!(1))).await;
     assert_eq!(error_code(&mut ws).await, "not_near_bank");
-    ws.send("bank:deposit", json!({"slot": 0}), None).await;
+    ws.send(
+        ClientMessage::BankDeposit(BankDepositRequest {
+            slot: DepositSlot::Slot(to_slot(0)),
+            quantity: None,
+        }),
+        None,
+    )
+    .await;
     assert_eq!(error_code(&mut ws).await, "not_near_bank");
     // Bad input: a code, never a crash.
     ws.send(
-        "bank:withdraw",
-        json!({"itemId": "coins", "quantity": -3}),
+        ClientMessage::BankWithdraw(BankWithdrawRequest {
+            item_id: "coins".into(),
+            quantity: Quantity::Count(-3),
+        }),
         None,
     )
     .await;
     assert_eq!(error_code(&mut ws).await, "invalid_message");
 
-    ws.send("player:chat", json!({"text": "/admin vault"}), None)
-        .await;
-    ws.send("player:chat", json!({"text": "/tp 8 -4"}), None)
-        .await;
-    ws.send("bank:deposit", json!({"slot": "all"}), None).await;
+    ws.send(chat("/admin vault"), None).await;
+    ws.send(chat("/tp 8 -4"), None).await;
+    ws.send(
+        ClientMessage::BankDeposit(BankDepositRequest {
+            slot: DepositSlot::All,
+            quantity: None,
+        }),
+        None,
+    )
+    .await;
     let items = bank_update(&mut ws).await;
     let total: i64 = kit.iter().map(|s| s.quantity).sum();
     assert_eq!(
@@ -105,8 +123,10 @@ async fn bank_round_trip(db: FreshDatabase) {
     assert!(app.store().inventories().get(&id).await.unwrap().is_empty());
 
     ws.send(
-        "bank:withdraw",
-        json!({"itemId": "coins", "quantity": 10}),
+        ClientMessage::BankWithdraw(BankWithdrawRequest {
+            item_id: "coins".into(),
+            quantity: Quantity::Count(10),
+        }),
         None,
     )
     .await;
@@ -132,7 +152,7 @@ async fn bank_round_trip(db: FreshDatabase) {
     let (app, _stopped) = stopped.restart().await;
     assert_eq!(app.store().inventories().bank(&id).await.unwrap(), expected);
     let (mut ws, _) = enter(&app, &token).await;
-    ws.send("bank:open", json!({}), None).await;
+    ws.send(ClientMessage::BankOpen, None).await;
     assert_eq!(bank_update(&mut ws).await, items);
     ws.close().await;
 }
@@ -177,11 +197,16 @@ async fn a_withdraw_whose_save_fails_changes_nothing() {
     let direct = wayfarer_store::Store::connect(&db.url).await.unwrap();
     let (token, id) = player(&app, "Unlucky").await;
     let (mut ws, _) = enter(&app, &token).await;
-    ws.send("player:chat", json!({"text": "/admin vault"}), None)
-        .await;
-    ws.send("player:chat", json!({"text": "/tp 8 -4"}), None)
-        .await;
-    ws.send("bank:deposit", json!({"slot": "all"}), None).await;
+    ws.send(chat("/admin vault"), None).await;
+    ws.send(chat("/tp 8 -4"), None).await;
+    ws.send(
+        ClientMessage::BankDeposit(BankDepositRequest {
+            slot: DepositSlot::All,
+            quantity: None,
+        }),
+        None,
+    )
+    .await;
     let deposited: Vec<StoredBankItem> = bank_update(&mut ws)
         .await
         .iter()
@@ -200,8 +225,10 @@ async fn a_withdraw_whose_save_fails_changes_nothing() {
 
     proxy.cut();
     ws.send(
-        "bank:withdraw",
-        json!({"itemId": "coins", "quantity": coins}),
+        ClientMessage::BankWithdraw(BankWithdrawRequest {
+            item_id: "coins".into(),
+            quantity: Quantity::Count(coins),
+        }),
         None,
     )
     .await;
@@ -227,7 +254,7 @@ async fn a_withdraw_whose_save_fails_changes_nothing() {
             }
         }
     };
-    ws.send("bank:open", json!({}), None).await;
+    ws.send(ClientMessage::BankOpen, None).await;
     assert_eq!(
         bank_update(&mut ws).await,
         deposited

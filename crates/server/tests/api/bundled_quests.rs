@@ -6,7 +6,11 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use wayfarer_protocol::ws::{
+    ActionRequest, ClientMessage, DialogueCloseRequest, DialogueRespond, Quantity, UseRequest,
+};
 
+use crate::support::messages::{act, act_on, chat, to_id, to_slot};
 use crate::support::{player, AppOptions, TestApp, WsClient};
 
 /// A scripted player: the socket plus what it has been told (entities in view, inventory, the
@@ -165,12 +169,12 @@ impl Script {
         }
     }
 
-    async fn send(&mut self, kind: &str, data: Value) {
-        self.ws.send(kind, data, None).await;
+    async fn send(&mut self, message: ClientMessage) {
+        self.ws.send(message, None).await;
     }
 
     async fn chat(&mut self, text: &str) {
-        self.send("player:chat", json!({ "text": text })).await;
+        self.send(chat(text)).await;
     }
 
     /// Teleports and waits until the world shows the player there.
@@ -227,11 +231,7 @@ impl Script {
     async fn talk(&mut self, npc: &str) -> Value {
         let target = self.nearest(npc, (0, 0));
         self.dialogue = None;
-        self.send(
-            "player:action",
-            json!({"action": "interact", "targetId": target}),
-        )
-        .await;
+        self.send(act_on("interact", &target)).await;
         let open = self
             .expect("a dialogue", |m| m["type"] == "dialogue:open")
             .await;
@@ -247,11 +247,13 @@ impl Script {
             .iter()
             .find(|r| r["text"] == text)
             .unwrap_or_else(|| panic!("{text:?} not shown in {open}"))["index"]
-            .clone();
-        self.send(
-            "dialogue:respond",
-            json!({"npcId": open["npcId"], "index": index}),
-        )
+            .as_u64()
+            .and_then(|index| u32::try_from(index).ok())
+            .expect("a response's index is a number");
+        self.send(ClientMessage::DialogueRespond(DialogueRespond {
+            npc_id: to_id(&open["npcId"]),
+            index,
+        }))
         .await;
     }
 
@@ -269,14 +271,14 @@ impl Script {
         quest: &str,
         stage: &str,
         every: Duration,
-        mut act: impl FnMut(&Script) -> Option<(String, Value)>,
+        mut act: impl FnMut(&Script) -> Option<ClientMessage>,
     ) {
         let deadline = Instant::now() + Duration::from_secs(60);
         while self.stage(quest).as_deref() == Some(stage) {
             assert!(Instant::now() < deadline, "{quest} stuck at {stage}");
             // Nothing to act on yet: wait for the world to show it.
-            if let Some((kind, data)) = act(self) {
-                self.send(&kind, data).await;
+            if let Some(message) = act(self) {
+                self.send(message).await;
             }
             let until = Instant::now() + every;
             while Instant::now() < until && self.stage(quest).as_deref() == Some(stage) {
@@ -343,10 +345,7 @@ async fn forge_and_fire_is_played_to_its_reward() {
     for (stage, rock) in [("copper", "rock_copper"), ("tin", "rock_tin")] {
         p.until_stage_done("forge_and_fire", stage, Duration::from_millis(1500), |p| {
             let target = p.find_nearest(rock, (-14, -29))?;
-            Some((
-                "player:action".into(),
-                json!({"action": "gather", "targetId": target}),
-            ))
+            Some(act_on("gather", &target))
         })
         .await;
     }
@@ -359,10 +358,9 @@ async fn forge_and_fire_is_played_to_its_reward() {
         Duration::from_millis(3000),
         |p| {
             let furnace = p.nearest("furnace", (-12, -14));
-            Some((
-                "player:action".into(),
-                json!({"action": "make", "recipeId": "smithing:bronze_bar",
-                       "quantity": "all", "targetId": furnace}),
+            Some(ClientMessage::Action(
+                ActionRequest::make("smithing:bronze_bar", Quantity::All)
+                    .with_target(to_id(&furnace)),
             ))
         },
     )
@@ -375,11 +373,12 @@ async fn forge_and_fire_is_played_to_its_reward() {
         Duration::from_millis(2000),
         |p| {
             let anvil = p.nearest("anvil", (-16, -12));
-            Some((
-                "player:action".into(),
-                json!({"action": "make", "recipeId": "smithing:bronze_dagger",
-                       "targetId": anvil}),
-            ))
+            // No quantity: the default (once), as a client that leaves it out gets.
+            let make = ActionRequest {
+                recipe_id: Some("smithing:bronze_dagger".into()),
+                ..ActionRequest::new("make")
+            };
+            Some(ClientMessage::Action(make.with_target(to_id(&anvil))))
         },
     )
     .await;
@@ -389,9 +388,8 @@ async fn forge_and_fire_is_played_to_its_reward() {
     p.expect("logs", |m| m["type"] == "inventory:update").await;
     p.until_stage_done("forge_and_fire", "fire", Duration::from_millis(2500), |p| {
         let logs = p.slot_of("logs").expect("logs left");
-        Some((
-            "player:action".into(),
-            json!({"action": "light_fire", "slot": logs}),
+        Some(ClientMessage::Action(
+            ActionRequest::new("light_fire").with_slot(json!(logs)),
         ))
     })
     .await;
@@ -436,16 +434,14 @@ async fn first_catch_is_played_to_its_reward() {
         .unwrap()
         .iter()
         .all(|r| r["text"] != "I lost the net."));
-    p.send("dialogue:close", json!({})).await;
+    p.send(ClientMessage::DialogueClose(DialogueCloseRequest::default()))
+        .await;
 
     // Fish five shrimp at the net spots by the pier.
     p.tp(25, 17).await;
     p.until_stage_done("first_catch", "catch", Duration::from_millis(4000), |p| {
         let spot = p.find_nearest("fishing_spot_net", (25, 17))?;
-        Some((
-            "player:action".into(),
-            json!({"action": "gather", "targetId": spot}),
-        ))
+        Some(act_on("gather", &spot))
     })
     .await;
     // The fifth catch's inventory update comes after the quest's in the same tick.
@@ -458,13 +454,14 @@ async fn first_catch_is_played_to_its_reward() {
     p.until_stage_done("first_catch", "cook", Duration::from_millis(4000), |p| {
         let range = p.nearest("range", (6, -14));
         let raw = p.slot_of("raw_shrimp").expect("raw shrimp left");
-        Some((
-            "player:action".into(),
-            json!({"action": "cook", "slot": raw, "targetId": range}),
+        Some(ClientMessage::Action(
+            ActionRequest::new("cook")
+                .with_target(to_id(&range))
+                .with_slot(json!(raw)),
         ))
     })
     .await;
-    p.send("player:action", json!({"action": "stop"})).await;
+    p.send(act("stop")).await;
     assert_eq!(p.quests["first_catch"]["status"], "ready_to_complete");
 
     p.tp(21, 12).await;
@@ -484,8 +481,11 @@ async fn first_catch_is_played_to_its_reward() {
     // The reward lamp, rubbed over the socket on a skill of the player's choosing: its XP goes
     // there, the lamp is used up, and both are saved at once.
     let lamp = p.slot_of("lamp_of_knowledge").unwrap();
-    p.send("inventory:use", json!({"slot": lamp, "skill": "agility"}))
-        .await;
+    p.send(ClientMessage::Use(UseRequest {
+        skill: Some("agility".into()),
+        ..UseRequest::new(to_slot(lamp))
+    }))
+    .await;
     let xp = p.expect("the lamp's XP", |m| m["type"] == "skill:xp").await;
     assert_eq!(xp["data"]["skill"], "agility");
     assert_eq!(xp["data"]["xpGained"].as_f64(), Some(250.0));
@@ -503,10 +503,10 @@ async fn first_catch_is_played_to_its_reward() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     // A skill that does not exist is refused, nothing used.
-    p.send(
-        "inventory:use",
-        json!({"slot": p.slot_of("trout").unwrap(), "skill": "juggling"}),
-    )
+    p.send(ClientMessage::Use(UseRequest {
+        skill: Some("juggling".into()),
+        ..UseRequest::new(to_slot(p.slot_of("trout").unwrap()))
+    }))
     .await;
     let refused = p.expect("refused", |m| m["type"] == "error").await;
     assert_eq!(refused["data"]["code"], "invalid_message");
@@ -544,11 +544,7 @@ impl Script {
                     (Some(t), true) => t.clone(),
                     _ => self.nearest(kind, at),
                 };
-                self.send(
-                    "player:action",
-                    json!({"action": "attack", "targetId": next}),
-                )
-                .await;
+                self.send(act_on("attack", &next)).await;
                 target = Some(next);
                 last_attack = Instant::now();
             }
@@ -556,7 +552,8 @@ impl Script {
                 if let Some(health) = self.health_after(&m) {
                     if health <= self.eat_below {
                         if let Some(food) = self.slot_of("shrimp") {
-                            self.send("inventory:use", json!({"slot": food})).await;
+                            self.send(ClientMessage::Use(UseRequest::new(to_slot(food))))
+                                .await;
                             // Eating interrupts nothing, but re-attack to be sure.
                             last_attack = Instant::now() - Duration::from_secs(10);
                         }
@@ -602,8 +599,10 @@ async fn vermin_and_villains_is_played_to_its_reward_and_the_bounty_needs_attack
         .await;
     for item in ["bronze_sword", "bronze_helmet"] {
         let slot = p.slot_of(item).unwrap();
-        p.send("player:action", json!({"action": "equip", "slot": slot}))
-            .await;
+        p.send(ClientMessage::Action(
+            ActionRequest::new("equip").with_slot(json!(slot)),
+        ))
+        .await;
         p.expect("worn", |m| m["type"] == "equipment:update").await;
     }
     p.chat("/give shrimp 15").await;
@@ -619,7 +618,7 @@ async fn vermin_and_villains_is_played_to_its_reward_and_the_bounty_needs_attack
         p.quests["vermin_and_villains"]["status"],
         "ready_to_complete"
     );
-    p.send("player:action", json!({"action": "stop"})).await;
+    p.send(act("stop")).await;
 
     p.tp(3, 8).await;
     let open = p.talk("captain_holt").await;
@@ -656,7 +655,7 @@ async fn vermin_and_villains_is_played_to_its_reward_and_the_bounty_needs_attack
     let close = p.expect("closed", |m| m["type"] == "dialogue:close").await;
     assert_eq!(close["data"]["reason"], "end");
     assert!(!p.quests.contains_key("bandit_bounty"));
-    p.send("quest:list", json!({})).await;
+    p.send(ClientMessage::QuestList).await;
     let list = p.expect("the list", |m| m["type"] == "quest:list").await;
     let bounty = list["data"]["quests"]
         .as_array()
@@ -698,8 +697,10 @@ async fn bandit_bounty_is_played_to_its_reward() {
     p.expect("started", |m| m["type"] == "quest:update").await;
     assert_eq!(p.stage("bandit_bounty").as_deref(), Some("scout"));
     let sword = p.slot_of("bronze_sword").unwrap();
-    p.send("player:action", json!({"action": "equip", "slot": sword}))
-        .await;
+    p.send(ClientMessage::Action(
+        ActionRequest::new("equip").with_slot(json!(sword)),
+    ))
+    .await;
     p.chat("/give shrimp 12").await;
     p.expect("food", |m| m["type"] == "inventory:update").await;
 
@@ -716,16 +717,13 @@ async fn bandit_bounty_is_played_to_its_reward() {
     p.tp(-110, -8).await;
     p.fight_until_stage_done("bandit_bounty", "bandits", "bandit", (-115, -10))
         .await;
-    p.send("player:action", json!({"action": "stop"})).await;
+    p.send(act("stop")).await;
     assert_eq!(p.stage("bandit_bounty").as_deref(), Some("proof"));
     // The stolen ore: mined from the iron rock south-west of town.
     p.tp(-23, -30).await;
     p.until_stage_done("bandit_bounty", "proof", Duration::from_millis(2000), |p| {
         let rock = p.find_nearest("rock_iron", (-24, -32))?;
-        Some((
-            "player:action".into(),
-            json!({"action": "gather", "targetId": rock}),
-        ))
+        Some(act_on("gather", &rock))
     })
     .await;
     p.expect("the third ore", |m| m["type"] == "inventory:update")

@@ -7,7 +7,10 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use wayfarer_protocol::trade::{TradeAddItem, TradeIdOnly};
+use wayfarer_protocol::ws::ClientMessage;
 
+use crate::support::messages::to_slot;
 use crate::support::{
     admin_token, assert_error, both_databases, economy_report_as, enter, player, AppOptions,
     FreshDatabase, TestApp, WsClient, WAIT,
@@ -127,20 +130,35 @@ async fn trade_all_coins(from: &mut WsClient, to: &mut WsClient, to_id: &str, co
     let slot = slot_of(from, "coins").await;
     let id = start(from, to, to_id).await;
     from.send(
-        "tradeAddItem",
-        json!({"tradeId": id, "inventorySlot": slot, "quantity": coins}),
+        ClientMessage::TradeAddItem(TradeAddItem {
+            trade_id: id.clone(),
+            inventory_slot: to_slot(slot),
+            quantity: Some(coins),
+        }),
         None,
     )
     .await;
     expect_trade(to, "tradeUpdated").await;
     for ws in [&mut *from, &mut *to] {
-        ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+        ws.send(
+            ClientMessage::TradeAccept(TradeIdOnly {
+                trade_id: id.clone(),
+            }),
+            None,
+        )
+        .await;
     }
     for ws in [&mut *from, &mut *to] {
         expect_trade(ws, "tradeConfirmScreen").await;
     }
     for ws in [&mut *from, &mut *to] {
-        ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+        ws.send(
+            ClientMessage::TradeAccept(TradeIdOnly {
+                trade_id: id.clone(),
+            }),
+            None,
+        )
+        .await;
     }
     let received = expect_trade(to, "tradeCompleted").await;
     assert_eq!(

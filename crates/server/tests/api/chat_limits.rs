@@ -6,8 +6,10 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use wayfarer_content::ticks::TICK_MS;
+use wayfarer_protocol::ws::ChatChannel;
 use wayfarer_sim::{GLOBAL_LINE_RATE, NOTICE_GAP_DECIS};
 
+use crate::support::messages::{chat, chat_on};
 use crate::support::{enter, player, TestApp, WsClient};
 
 /// The game's clock in tenths of a second per tick: chat limits count ticks of the nominal
@@ -69,8 +71,7 @@ async fn a_global_flood_from_one_socket_reaches_a_listener_at_the_global_rate() 
         for _ in 0..5 {
             flooder
                 .send(
-                    "player:chat",
-                    json!({"channel": "global", "text": format!("buy my stuff #{sent}")}),
+                    chat_on(ChatChannel::Global, format!("buy my stuff #{sent}")),
                     Some(json!(sent)),
                 )
                 .await;
@@ -79,9 +80,7 @@ async fn a_global_flood_from_one_socket_reaches_a_listener_at_the_global_rate() 
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     // A local line after them: heard once every global line before it has been dealt with.
-    flooder
-        .send("player:chat", json!({"text": "done"}), None)
-        .await;
+    flooder.send(chat("done"), None).await;
     let heard = until_marker(&mut listener, "Flooder", "done").await;
     // No accepted line is said in a tick after the marker's, whose number `/status` reports at
     // most one tick late: the lines span at most `last - first` ticks.
@@ -138,23 +137,14 @@ async fn a_repeated_line_is_held_and_its_sender_told() {
     let (mut speaker, _) = enter(&app, &speaker_token).await;
     let (mut listener, _) = enter(&app, &listener_token).await;
 
+    speaker.send(chat("Polly wants a cracker"), None).await;
     speaker
         .send(
-            "player:chat",
-            json!({"text": "Polly wants a cracker"}),
-            None,
-        )
-        .await;
-    speaker
-        .send(
-            "player:chat",
-            json!({"text": " POLLY wants\u{200B} a cracker "}),
+            chat(" POLLY wants\u{200B} a cracker "),
             Some(json!("again")),
         )
         .await;
-    speaker
-        .send("player:chat", json!({"text": "done"}), None)
-        .await;
+    speaker.send(chat("done"), None).await;
     let heard = until_marker(&mut listener, "Parrot", "done").await;
     let lines: Vec<&Value> = chat_lines(&heard, "Parrot", "local");
     assert_eq!(lines.len(), 1, "{heard:?}");
@@ -179,11 +169,7 @@ async fn invisible_characters_are_taken_out_and_a_line_of_nothing_else_is_refuse
 
     // U+202E would show the rest of the line reversed ("gnp.exe" as "exe.png").
     speaker
-        .send(
-            "player:chat",
-            json!({"channel": "global", "text": "see pic\u{202E}gnp.exe"}),
-            None,
-        )
+        .send(chat_on(ChatChannel::Global, "see pic\u{202E}gnp.exe"), None)
         .await;
     let heard = listener
         .expect("the global line", |m| {
@@ -193,19 +179,13 @@ async fn invisible_characters_are_taken_out_and_a_line_of_nothing_else_is_refuse
     assert_eq!(heard["data"]["text"], "see picgnp.exe");
 
     speaker
-        .send(
-            "player:chat",
-            json!({"text": "\u{200B}\u{200B}"}),
-            Some(json!("blank")),
-        )
+        .send(chat("\u{200B}\u{200B}"), Some(json!("blank")))
         .await;
     let error = speaker.expect_type("error").await;
     assert_eq!(error["data"]["code"], "invalid_text");
     assert_eq!(error["data"]["ref"], "blank");
     // Nor did the listener hear an empty line: the next thing from Sly is the marker.
-    speaker
-        .send("player:chat", json!({"text": "done"}), None)
-        .await;
+    speaker.send(chat("done"), None).await;
     let before = until_marker(&mut listener, "Sly", "done").await;
     assert!(chat_lines(&before, "Sly", "local").is_empty(), "{before:?}");
 }

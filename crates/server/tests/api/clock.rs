@@ -5,6 +5,7 @@
 use serde_json::{json, Value};
 use wayfarer_server::world_thread::{StepError, MAX_TICKS_PER_STEP};
 
+use crate::support::messages::walk_to;
 use crate::support::{assert_error, enter, player, TestApp, WsClient};
 
 async fn status_tick(app: &TestApp) -> u64 {
@@ -49,8 +50,8 @@ async fn n_steps_advance_exactly_n_ticks() {
     // A command queued before a step is in that step's tick: the walk's first steps show in
     // tick 9's update, none before.
     let tile = &sync["data"]["tile"];
-    let target = json!({"x": tile["x"].as_i64().unwrap() + 3, "z": tile["z"]});
-    ws.send("player:move", target, None).await;
+    let target = walk_to(tile["x"].as_i64().unwrap() + 3, tile["z"].as_i64().unwrap());
+    ws.send(target, None).await;
     ws.barrier().await;
     assert_eq!(clock.step(1).await, Ok(9));
     let moved = ws

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use futures_util::future::join_all;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
+use wayfarer_protocol::ws::ClientMessage;
 
 use crate::support::{player, AppOptions, TestApp, WsClient};
 
@@ -270,7 +271,7 @@ async fn a_game_socket_that_never_answers_pings_is_closed_and_one_that_does_stay
     while started.elapsed() < Duration::from_secs(5) {
         let _ = tokio::time::timeout(Duration::from_millis(200), ws.next()).await;
     }
-    ws.send("player:sync", serde_json::json!({}), None).await;
+    ws.send(ClientMessage::Sync, None).await;
     ws.expect_type("player:sync").await;
 }
 

@@ -3,7 +3,9 @@
 //! nowhere), and the errors.
 
 use serde_json::{json, Value};
+use wayfarer_protocol::ws::{ClientMessage, FriendRespond, NameRequest};
 
+use crate::support::messages::{chat, private};
 use crate::support::{enter, player, TestApp, WsClient};
 
 /// The next `friend:list`.
@@ -34,8 +36,13 @@ async fn a_friend_request_accepted_shows_both_online_and_logouts_are_pushed() {
     let (mut bob, _) = enter(&app, &bob_token).await;
     list(&mut bob).await;
 
-    ada.send("friend:request", json!({"name": "bobby"}), None)
-        .await;
+    ada.send(
+        ClientMessage::FriendRequest(NameRequest {
+            name: "bobby".into(),
+        }),
+        None,
+    )
+    .await;
     let mine = list(&mut ada).await;
     assert_eq!(names(&mine["outgoing"]), vec!["Bobby"]);
     let incoming = bob.expect_type("friend:incoming").await;
@@ -47,8 +54,10 @@ async fn a_friend_request_accepted_shows_both_online_and_logouts_are_pushed() {
     assert_eq!(names(&theirs["incoming"]), vec!["Ada"]);
 
     bob.send(
-        "friend:respond",
-        json!({"name": "Ada", "accept": true}),
+        ClientMessage::FriendRespond(FriendRespond {
+            name: "Ada".into(),
+            accept: true,
+        }),
         None,
     )
     .await;
@@ -76,11 +85,21 @@ async fn a_friend_request_accepted_shows_both_online_and_logouts_are_pushed() {
     assert_eq!(status["data"]["online"], true);
 
     // Removing ends it on both sides; removing again is not_found.
-    ada.send("friend:remove", json!({"name": "Bobby"}), None)
-        .await;
+    ada.send(
+        ClientMessage::FriendRemove(NameRequest {
+            name: "Bobby".into(),
+        }),
+        None,
+    )
+    .await;
     assert_eq!(list(&mut ada).await["friends"], json!([]));
-    ada.send("friend:remove", json!({"name": "Bobby"}), Some(json!("r")))
-        .await;
+    ada.send(
+        ClientMessage::FriendRemove(NameRequest {
+            name: "Bobby".into(),
+        }),
+        Some(json!("r")),
+    )
+    .await;
     let error = ada.expect_type("error").await;
     assert_eq!(error["data"]["code"], "not_found");
     assert_eq!(error["data"]["ref"], "r");
@@ -96,28 +115,32 @@ async fn the_ignored_cannot_chat_privately_or_ask_to_be_friends() {
     let (mut pest, _) = enter(&app, &pest_token).await;
     list(&mut pest).await;
 
-    ada.send("ignore:add", json!({"name": "PEST"}), None).await;
+    ada.send(
+        ClientMessage::IgnoreAdd(NameRequest {
+            name: "PEST".into(),
+        }),
+        None,
+    )
+    .await;
     assert_eq!(names(&list(&mut ada).await["ignored"]), vec!["Pest"]);
 
     // A private message is refused with `ignored`; local chat does not reach Ada.
-    pest.send(
-        "player:chat",
-        json!({"text": "hello", "channel": "private", "to": "Quiet"}),
-        Some(json!(1)),
-    )
-    .await;
+    pest.send(private("Quiet", "hello"), Some(json!(1))).await;
     let error = pest.expect_type("error").await;
     assert_eq!(error["data"]["code"], "ignored");
     // A friend request goes nowhere, and Pest is not told why.
-    pest.send("friend:request", json!({"name": "Quiet"}), None)
-        .await;
+    pest.send(
+        ClientMessage::FriendRequest(NameRequest {
+            name: "Quiet".into(),
+        }),
+        None,
+    )
+    .await;
     let pest_list = list(&mut pest).await;
     assert_eq!(pest_list["outgoing"], json!([]));
-    pest.send("player:chat", json!({"text": "anyone?"}), None)
-        .await;
+    pest.send(chat("anyone?"), None).await;
     // Ada sends herself a marker: everything before it has been delivered.
-    ada.send("player:chat", json!({"text": "marker"}), None)
-        .await;
+    ada.send(chat("marker"), None).await;
     let mut seen = Vec::new();
     loop {
         let m = ada.next().await.unwrap();
@@ -133,15 +156,15 @@ async fn the_ignored_cannot_chat_privately_or_ask_to_be_friends() {
     assert!(seen.is_empty(), "{seen:?}");
 
     // Unignored, the private message goes through.
-    ada.send("ignore:remove", json!({"name": "Pest"}), None)
-        .await;
-    assert_eq!(list(&mut ada).await["ignored"], json!([]));
-    pest.send(
-        "player:chat",
-        json!({"text": "hi again", "channel": "private", "to": "Quiet"}),
+    ada.send(
+        ClientMessage::IgnoreRemove(NameRequest {
+            name: "Pest".into(),
+        }),
         None,
     )
     .await;
+    assert_eq!(list(&mut ada).await["ignored"], json!([]));
+    pest.send(private("Quiet", "hi again"), None).await;
     let message = ada
         .expect("the private message", |m| {
             m["type"] == "chat:message" && m["data"]["channel"] == "private"
@@ -156,35 +179,44 @@ async fn unknown_names_and_yourself_are_refused_with_codes() {
     let (token, _) = player(&app, "Lonely").await;
     let (mut ws, _) = enter(&app, &token).await;
     list(&mut ws).await;
-    for (kind, data, code) in [
+    let name = |name: &str| NameRequest { name: name.into() };
+    for (message, code) in [
         (
-            "friend:request",
-            json!({"name": "Nobody"}),
+            ClientMessage::FriendRequest(name("Nobody")),
             "player_not_found",
         ),
         (
-            "friend:request",
-            json!({"name": "lonely"}),
+            ClientMessage::FriendRequest(name("lonely")),
             "invalid_target",
         ),
         (
-            "friend:respond",
-            json!({"name": "Nobody", "accept": true}),
+            ClientMessage::FriendRespond(FriendRespond {
+                name: "Nobody".into(),
+                accept: true,
+            }),
             "player_not_found",
         ),
-        ("ignore:add", json!({"name": "Lonely"}), "invalid_target"),
-        ("friend:request", json!({}), "invalid_message"),
-        (
-            "friend:respond",
-            json!({"name": "Lonely"}),
-            "invalid_message",
-        ),
+        (ClientMessage::IgnoreAdd(name("Lonely")), "invalid_target"),
     ] {
-        ws.send(kind, data.clone(), Some(json!(kind))).await;
+        let kind = message.kind();
+        ws.send(message, Some(json!(kind))).await;
         let error = ws.expect_type("error").await;
-        assert_eq!(error["data"]["code"], code, "{kind} {data}: {error}");
+        assert_eq!(error["data"]["code"], code, "{kind}: {error}");
         assert_eq!(error["data"]["ref"], kind);
     }
-    ws.send("friend:list", json!({}), None).await;
+    // Malformed: a field missing, hand-written as no typed message can be.
+    for (kind, data) in [
+        ("friend:request", json!({})),
+        ("friend:respond", json!({"name": "Lonely"})),
+    ] {
+        ws.send_raw(kind, data.clone(), Some(json!(kind))).await;
+        let error = ws.expect_type("error").await;
+        assert_eq!(
+            error["data"]["code"], "invalid_message",
+            "{kind} {data}: {error}"
+        );
+        assert_eq!(error["data"]["ref"], kind);
+    }
+    ws.send(ClientMessage::FriendList, None).await;
     list(&mut ws).await;
 }

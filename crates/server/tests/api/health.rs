@@ -1,5 +1,7 @@
 use std::time::{Duration, Instant};
 
+use wayfarer_protocol::ws::ClientMessage;
+
 use crate::support::TestApp;
 
 #[tokio::test]
@@ -58,7 +60,7 @@ async fn status_reports_phase_percentiles_connections_queues_and_the_process() {
     let (mut ws, _) = crate::support::enter(&app, &token).await;
     // Three sync round trips, so the reply figures have something to show.
     for _ in 0..3 {
-        ws.send("player:sync", serde_json::json!({}), None).await;
+        ws.send(ClientMessage::Sync, None).await;
         ws.expect_type("player:sync").await;
     }
     // Percentiles are published every ten ticks; wait for a tick past the first publication.

@@ -5,7 +5,9 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use wayfarer_protocol::ws::{ActionRequest, ClientMessage, UseRequest};
 
+use crate::support::messages::{act, act_on, to_slot};
 use crate::support::{both_databases, enter, player, AppOptions, FreshDatabase, TestApp, WAIT};
 
 /// The slot holding `item` in an inventory list.
@@ -27,8 +29,7 @@ async fn equip_and_drop_survive_a_restart(db: FreshDatabase) {
     let (mut ws, sync) = enter(&app, &token).await;
     let hatchet = slot_of(&sync["inventory"], "bronze_hatchet").expect("the starter hatchet");
     ws.send(
-        "player:action",
-        json!({"action": "equip", "slot": hatchet}),
+        ClientMessage::Action(ActionRequest::new("equip").with_slot(json!(hatchet))),
         None,
     )
     .await;
@@ -68,8 +69,7 @@ async fn a_dropped_item_is_seen_by_others_and_taken_by_its_owner() {
     let (mut bob, _) = enter(&app, &bob_token).await;
     let slot = slot_of(&sync["inventory"], "tinderbox").expect("a starter tinderbox");
     ada.send(
-        "player:action",
-        json!({"action": "drop", "slot": slot}),
+        ClientMessage::Action(ActionRequest::new("drop").with_slot(json!(slot))),
         None,
     )
     .await;
@@ -97,21 +97,12 @@ async fn a_dropped_item_is_seen_by_others_and_taken_by_its_owner() {
     let item_id = item["id"].as_str().unwrap().to_owned();
 
     // Bob may not take it yet; Ada may.
-    bob.send(
-        "player:action",
-        json!({"action": "pickup", "targetId": item_id}),
-        Some(json!("b1")),
-    )
-    .await;
+    bob.send(act_on("pickup", &item_id), Some(json!("b1")))
+        .await;
     let refused = bob.expect_type("error").await;
     assert_eq!(refused["data"]["code"], "cannot_do");
     assert_eq!(refused["data"]["ref"], "b1");
-    ada.send(
-        "player:action",
-        json!({"action": "pickup", "targetId": item_id}),
-        None,
-    )
-    .await;
+    ada.send(act_on("pickup", &item_id), None).await;
     let inventory = ada.expect_type("inventory:update").await;
     assert!(slot_of(&inventory["data"]["inventory"], "tinderbox").is_some());
     let gone = bob
@@ -131,69 +122,57 @@ async fn bad_actions_are_answered_with_their_codes_and_the_socket_stays_open() {
     let (token, _) = player(&app, "Clumsy").await;
     let (mut ws, _) = enter(&app, &token).await;
     let cases = [
+        (act("dance"), "invalid_action"),
         (
-            "player:action",
-            json!({"action": "dance"}),
-            "invalid_action",
-        ),
-        (
-            "player:action",
-            json!({"action": "drop", "slot": 28}),
+            ClientMessage::Action(ActionRequest::new("drop").with_slot(json!(28))),
             "invalid_slot",
         ),
         (
-            "player:action",
             // Not a number: the wrong shape (docs/protocol.md, "one slot rule").
-            json!({"action": "drop", "slot": "x"}),
+            ClientMessage::Action(ActionRequest::new("drop").with_slot("x")),
             "invalid_message",
         ),
+        (act("drop"), "invalid_message"),
         (
-            "player:action",
-            json!({"action": "drop"}),
-            "invalid_message",
-        ),
-        (
-            "player:action",
-            json!({"action": "drop", "slot": 27}),
+            ClientMessage::Action(ActionRequest::new("drop").with_slot(json!(27))),
             "invalid_slot",
         ),
         (
-            "player:action",
-            json!({"action": "unequip", "slot": "hat"}),
+            ClientMessage::Action(ActionRequest::new("unequip").with_slot("hat")),
             "invalid_slot",
         ),
         (
-            "player:action",
-            json!({"action": "unequip", "slot": "ring"}),
+            ClientMessage::Action(ActionRequest::new("unequip").with_slot("ring")),
             "invalid_slot",
         ),
         (
-            "player:action",
-            json!({"action": "combat_style", "style": "wild"}),
+            ClientMessage::Action(ActionRequest::new("combat_style").with_style("wild")),
             "invalid_action",
         ),
+        (act_on("attack", "npc-999999"), "invalid_target"),
+        (act("pickup"), "invalid_message"),
         (
-            "player:action",
-            json!({"action": "attack", "targetId": "npc-999999"}),
-            "invalid_target",
+            ClientMessage::Use(UseRequest::new(to_slot(99))),
+            "invalid_slot",
         ),
         (
-            "player:action",
-            json!({"action": "pickup"}),
-            "invalid_message",
+            ClientMessage::Use(UseRequest::new(to_slot(27))),
+            "invalid_slot",
         ),
-        ("inventory:use", json!({"slot": 99}), "invalid_slot"),
-        ("inventory:use", json!({"slot": 27}), "invalid_slot"),
-        ("inventory:use", json!({"slot": -1}), "invalid_slot"),
+        (
+            ClientMessage::Use(UseRequest::new(to_slot(-1))),
+            "invalid_slot",
+        ),
     ];
-    for (n, (kind, data, code)) in cases.into_iter().enumerate() {
-        ws.send(kind, data.clone(), Some(json!(n))).await;
+    for (n, (message, code)) in cases.into_iter().enumerate() {
+        let sent = message.to_json();
+        ws.send(message, Some(json!(n))).await;
         let error = ws.expect_type("error").await;
-        assert_eq!(error["data"]["code"], code, "{kind} {data}: {error}");
+        assert_eq!(error["data"]["code"], code, "{sent}: {error}");
         assert_eq!(error["data"]["ref"], n, "{error}");
     }
     // Still connected and answering.
-    ws.send("player:sync", json!({}), None).await;
+    ws.send(ClientMessage::Sync, None).await;
     ws.expect_type("player:sync").await;
 }
 
@@ -207,8 +186,7 @@ async fn a_combat_style_is_kept_in_the_record() {
     let (token, id) = player(&app, "Stylist").await;
     let (mut ws, _) = enter(&app, &token).await;
     ws.send(
-        "player:action",
-        json!({"action": "combat_style", "style": "defensive"}),
+        ClientMessage::Action(ActionRequest::new("combat_style").with_style("defensive")),
         None,
     )
     .await;

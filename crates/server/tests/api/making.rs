@@ -4,7 +4,9 @@
 //! codes and its quantity is bounded.
 
 use serde_json::{json, Value};
+use wayfarer_protocol::ws::{ActionRequest, ChatChannel, ClientMessage, Quantity, UseRequest};
 
+use crate::support::messages::{chat_on, to_id, to_slot};
 use crate::support::{admin_give, player, AppOptions, TestApp, WsClient};
 
 const ADMIN_CODE: &str = "mk";
@@ -57,8 +59,10 @@ async fn bars_on_an_anvil_offer_every_recipe_of_the_bar_and_make_makes_exactly_t
     let bar = admin_give(&mut ws, ADMIN_CODE, "bronze_bar", 5).await;
 
     ws.send(
-        "inventory:use",
-        json!({"slot": bar, "targetId": anvil}),
+        ClientMessage::Use(UseRequest {
+            target_id: Some(to_id(&anvil)),
+            ..UseRequest::new(to_slot(&bar))
+        }),
         Some(json!("use")),
     )
     .await;
@@ -110,9 +114,10 @@ async fn bars_on_an_anvil_offer_every_recipe_of_the_bar_and_make_makes_exactly_t
     );
 
     ws.send(
-        "player:action",
-        json!({"action": "make", "recipeId": "smithing:bronze_dagger", "quantity": 3,
-               "targetId": anvil}),
+        ClientMessage::Action(
+            ActionRequest::make("smithing:bronze_dagger", Quantity::Count(3))
+                .with_target(to_id(&anvil)),
+        ),
         Some(json!("make")),
     )
     .await;
@@ -141,7 +146,7 @@ async fn bars_on_an_anvil_offer_every_recipe_of_the_bar_and_make_makes_exactly_t
         ]
     );
     assert_eq!(xp, [json!(12.5), json!(12.5), json!(12.5)]);
-    ws.send("player:sync", json!({}), None).await;
+    ws.send(ClientMessage::Sync, None).await;
     let sync = ws.expect_type("player:sync").await;
     assert_eq!(held(&sync, "bronze_dagger"), 3);
     assert_eq!(held(&sync, "bronze_bar"), 2, "exactly three bars used");
@@ -149,9 +154,21 @@ async fn bars_on_an_anvil_offer_every_recipe_of_the_bar_and_make_makes_exactly_t
     assert!((37.0..=38.0).contains(&smithing_xp), "{smithing_xp}");
 }
 
-/// Sends `player:action` with `data` and returns the code of the error echoing `reference`.
-async fn refused(ws: &mut WsClient, data: Value, reference: &str) -> String {
-    ws.send("player:action", data, Some(json!(reference))).await;
+/// Sends `message` and returns the code of the error echoing `reference`.
+async fn refused(ws: &mut WsClient, message: ClientMessage, reference: &str) -> String {
+    ws.send(message, Some(json!(reference))).await;
+    refusal(ws, reference).await
+}
+
+/// [`refused`] for `player:action` data no typed message can carry (a quantity of the wrong type).
+async fn refused_raw(ws: &mut WsClient, data: Value, reference: &str) -> String {
+    ws.send_raw("player:action", data, Some(json!(reference)))
+        .await;
+    refusal(ws, reference).await
+}
+
+/// The code of the error echoing `reference`.
+async fn refusal(ws: &mut WsClient, reference: &str) -> String {
     let error = ws
         .expect("the refusal", |m| {
             m["type"] == "error" && m["data"]["ref"] == reference
@@ -164,25 +181,29 @@ async fn refused(ws: &mut WsClient, data: Value, reference: &str) -> String {
 async fn make_refusals_carry_their_codes_and_the_quantity_is_bounded() {
     let app = app().await;
     let (mut ws, anvil) = enter_near_anvil(&app, "Tinker").await;
-    let make = |quantity: Value| {
-        json!({"action": "make", "recipeId": "smithing:bronze_sword", "quantity": quantity,
-               "targetId": anvil})
+    let make = |quantity: i64| {
+        let sword = ActionRequest::make("smithing:bronze_sword", Quantity::Count(quantity));
+        ClientMessage::Action(sword.with_target(to_id(&anvil)))
     };
     // The largest count is read (and then refused for the level); the next is not read at all.
-    let largest = wayfarer_sim::MAX_MAKE_QUANTITY;
+    let largest = i64::from(wayfarer_sim::MAX_MAKE_QUANTITY);
     assert_eq!(
-        refused(&mut ws, make(json!(largest)), "largest").await,
+        refused(&mut ws, make(largest), "largest").await,
         "level_too_low"
     );
-    for (quantity, reference) in [
-        (json!(largest + 1), "beyond"),
-        (json!(0), "zero"),
-        (json!(-2), "negative"),
-        (json!("some"), "word"),
-        (json!(1.5), "half"),
-    ] {
+    for (quantity, reference) in [(largest + 1, "beyond"), (0, "zero"), (-2, "negative")] {
         assert_eq!(
             refused(&mut ws, make(quantity), reference).await,
+            "invalid_message",
+            "{reference}"
+        );
+    }
+    // Not a count at all: only hand-written JSON can say it.
+    for (quantity, reference) in [(json!("some"), "word"), (json!(1.5), "half")] {
+        let data = json!({"action": "make", "recipeId": "smithing:bronze_sword",
+                          "quantity": quantity, "targetId": anvil});
+        assert_eq!(
+            refused_raw(&mut ws, data, reference).await,
             "invalid_message",
             "{reference}"
         );
@@ -190,7 +211,10 @@ async fn make_refusals_carry_their_codes_and_the_quantity_is_bounded() {
     assert_eq!(
         refused(
             &mut ws,
-            json!({"action": "make", "recipeId": "smithing:bronze_crown"}),
+            ClientMessage::Action(ActionRequest {
+                recipe_id: Some("smithing:bronze_crown".into()),
+                ..ActionRequest::new("make")
+            }),
             "unknown"
         )
         .await,
@@ -199,7 +223,13 @@ async fn make_refusals_carry_their_codes_and_the_quantity_is_bounded() {
     assert_eq!(
         refused(
             &mut ws,
-            json!({"action": "make", "recipeId": "smithing:bronze_dagger", "targetId": anvil}),
+            ClientMessage::Action(
+                ActionRequest {
+                    recipe_id: Some("smithing:bronze_dagger".into()),
+                    ..ActionRequest::new("make")
+                }
+                .with_target(to_id(&anvil))
+            ),
             "hammerless"
         )
         .await,
@@ -209,7 +239,7 @@ async fn make_refusals_carry_their_codes_and_the_quantity_is_bounded() {
     assert_eq!(
         refused(
             &mut ws,
-            json!({"action": "make", "recipeId": "smithing:bronze_dagger", "quantity": "all"}),
+            ClientMessage::Action(ActionRequest::make("smithing:bronze_dagger", Quantity::All)),
             "barless"
         )
         .await,
@@ -217,8 +247,7 @@ async fn make_refusals_carry_their_codes_and_the_quantity_is_bounded() {
     );
     // Players cannot speak on the game channel.
     ws.send(
-        "player:chat",
-        json!({"text": "You find a dragon.", "channel": "game"}),
+        chat_on(ChatChannel::Game, "You find a dragon."),
         Some(json!("fake")),
     )
     .await;

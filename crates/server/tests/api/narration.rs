@@ -4,7 +4,11 @@
 //! X, with the line a withdrawal that does not all fit earns.
 
 use serde_json::{json, Value};
+use wayfarer_protocol::ws::{
+    BankDepositRequest, BankWithdrawRequest, ClientMessage, DepositSlot, Quantity, UseRequest,
+};
 
+use crate::support::messages::{act_on, chat, to_slot};
 use crate::support::{admin_give, enter, player, AppOptions, TestApp, WsClient};
 
 const CODE: &str = "narrator";
@@ -74,12 +78,7 @@ async fn chopping_a_tree_narrates_the_swing_and_the_logs_to_the_chopper_alone() 
         })
         .expect("a normal tree within view of the spawn")
         .clone();
-    ws.send(
-        "player:action",
-        json!({"action": "gather", "targetId": tree["id"]}),
-        None,
-    )
-    .await;
+    ws.send(act_on("gather", &tree["id"]), None).await;
     expect_line(&mut ws, "You swing your axe at the tree.", &[]).await;
     expect_line(
         &mut ws,
@@ -89,7 +88,7 @@ async fn chopping_a_tree_narrates_the_swing_and_the_logs_to_the_chopper_alone() 
     .await;
     // Everything the chopper's ticks said to anyone is queued by now: the onlooker's reply to a
     // sync comes after it, and no game line came before.
-    bystander.send("player:sync", json!({}), None).await;
+    bystander.send(ClientMessage::Sync, None).await;
     loop {
         let m = bystander
             .next()
@@ -113,7 +112,7 @@ async fn eating_narrates_what_the_food_healed() {
     let (mut ws, sync) = enter(&app, &token).await;
     assert_eq!(sync["health"], 4, "{sync}");
     let slot = admin_give(&mut ws, CODE, "bread", 1).await;
-    ws.send("inventory:use", json!({ "slot": slot }), None)
+    ws.send(ClientMessage::Use(UseRequest::new(to_slot(&slot))), None)
         .await;
     // Bread heals 5: all of it counts.
     expect_line(&mut ws, "You eat the bread. It heals 5 hitpoints.", &[]).await;
@@ -149,29 +148,34 @@ async fn the_bank_withdraws_x_and_all_deposits_x_and_says_when_not_all_fits() {
     let app = app().await;
     let (token, _) = player(&app, "Saver").await;
     let (mut ws, _) = enter(&app, &token).await;
+    ws.send(chat(format!("/admin {CODE}")), None).await;
+    ws.send(chat("/tp 8 -4"), None).await;
     ws.send(
-        "player:chat",
-        json!({ "text": format!("/admin {CODE}") }),
+        ClientMessage::BankDeposit(BankDepositRequest {
+            slot: DepositSlot::All,
+            quantity: None,
+        }),
         None,
     )
     .await;
-    ws.send("player:chat", json!({"text": "/tp 8 -4"}), None)
-        .await;
-    ws.send("bank:deposit", json!({"slot": "all"}), None).await;
     let coins = banked_after(&mut ws, "coins").await;
     assert!(coins > 10, "the starter kit has coins: {coins}");
 
     // Withdraw X, then all.
     ws.send(
-        "bank:withdraw",
-        json!({"itemId": "coins", "quantity": 7}),
+        ClientMessage::BankWithdraw(BankWithdrawRequest {
+            item_id: "coins".into(),
+            quantity: Quantity::Count(7),
+        }),
         None,
     )
     .await;
     assert_eq!(banked_after(&mut ws, "coins").await, coins - 7);
     ws.send(
-        "bank:withdraw",
-        json!({"itemId": "coins", "quantity": "all"}),
+        ClientMessage::BankWithdraw(BankWithdrawRequest {
+            item_id: "coins".into(),
+            quantity: Quantity::All,
+        }),
         None,
     )
     .await;
@@ -184,20 +188,30 @@ async fn the_bank_withdraws_x_and_all_deposits_x_and_says_when_not_all_fits() {
     assert_eq!(banked_after(&mut ws, "coins").await, 0);
     let slot = held(&update, "coins").0.unwrap();
     // Deposit X, then the rest with "all".
-    ws.send("bank:deposit", json!({"slot": slot, "quantity": 3}), None)
-        .await;
+    ws.send(
+        ClientMessage::BankDeposit(BankDepositRequest {
+            slot: DepositSlot::Slot(to_slot(slot)),
+            quantity: Some(Quantity::Count(3)),
+        }),
+        None,
+    )
+    .await;
     assert_eq!(banked_after(&mut ws, "coins").await, 3);
     ws.send(
-        "bank:deposit",
-        json!({"slot": slot, "quantity": "all"}),
+        ClientMessage::BankDeposit(BankDepositRequest {
+            slot: DepositSlot::Slot(to_slot(slot)),
+            quantity: Some(Quantity::All),
+        }),
         None,
     )
     .await;
     assert_eq!(banked_after(&mut ws, "coins").await, coins);
     // A quantity of 0 is refused.
     ws.send(
-        "bank:withdraw",
-        json!({"itemId": "coins", "quantity": 0}),
+        ClientMessage::BankWithdraw(BankWithdrawRequest {
+            item_id: "coins".into(),
+            quantity: Quantity::Count(0),
+        }),
         Some(json!("zero")),
     )
     .await;
@@ -209,13 +223,21 @@ async fn the_bank_withdraws_x_and_all_deposits_x_and_says_when_not_all_fits() {
 
     // Six logs banked and two slots free: withdrawing five gets two, and the game says why.
     let logs = admin_give(&mut ws, CODE, "logs", 28).await;
-    ws.send("bank:deposit", json!({"slot": logs, "quantity": 6}), None)
-        .await;
+    ws.send(
+        ClientMessage::BankDeposit(BankDepositRequest {
+            slot: DepositSlot::Slot(to_slot(&logs)),
+            quantity: Some(Quantity::Count(6)),
+        }),
+        None,
+    )
+    .await;
     assert_eq!(banked_after(&mut ws, "logs").await, 6);
     admin_give(&mut ws, CODE, "bones", 4).await;
     ws.send(
-        "bank:withdraw",
-        json!({"itemId": "logs", "quantity": 5}),
+        ClientMessage::BankWithdraw(BankWithdrawRequest {
+            item_id: "logs".into(),
+            quantity: Quantity::Count(5),
+        }),
         None,
     )
     .await;

@@ -4,6 +4,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use wayfarer_protocol::ws::{ActionRequest, ClientMessage};
 
 use crate::support::{admin_token, enter, player, AppOptions, TestApp, WsClient};
 
@@ -161,7 +162,7 @@ async fn disable_rate_limit_switches_the_socket_limit_off_too() {
     let (mut ws, _) = enter(&app, &token).await;
     // 100 at once: over the 60 a second, under the 128 replies a connection's queue holds.
     for _ in 0..100 {
-        ws.send("player:sync", json!({}), None).await;
+        ws.send(ClientMessage::Sync, None).await;
     }
     let mut syncs = 0;
     while syncs < 100 {
@@ -220,8 +221,7 @@ async fn banning_a_playing_account_closes_its_connection_with_4003_and_keeps_it_
         .unwrap()["slot"]
         .clone();
     ws.send(
-        "player:action",
-        json!({"action": "drop", "slot": slot}),
+        ClientMessage::Action(ActionRequest::new("drop").with_slot(json!(slot))),
         None,
     )
     .await;

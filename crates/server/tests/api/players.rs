@@ -3,7 +3,9 @@
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use wayfarer_protocol::ws::{ClientMessage, UseRequest};
 
+use crate::support::messages::to_slot;
 use crate::support::{assert_error, enter, player, TestApp};
 
 async fn online(app: &TestApp, query: &str) -> reqwest::Response {
@@ -104,7 +106,7 @@ async fn a_profile_is_public_live_while_online_and_reveals_nothing_private() {
 async fn bury_a_bone(app: &TestApp, token: &str) -> crate::support::WsClient {
     let (mut ws, _) = enter(app, token).await;
     let slot = crate::support::admin_give(&mut ws, "hiscores", "bones", 1).await;
-    ws.send("inventory:use", serde_json::json!({ "slot": slot }), None)
+    ws.send(ClientMessage::Use(UseRequest::new(to_slot(&slot))), None)
         .await;
     ws.expect_type("skill:xp").await;
     ws

@@ -5,7 +5,9 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use wayfarer_protocol::ws::{ClientMessage, PrayerToggle};
 
+use crate::support::messages::act_on;
 use crate::support::{enter, player, TestApp, WsClient};
 
 /// The next `prayer:update`'s data.
@@ -20,8 +22,10 @@ async fn prayers_toggle_drain_to_zero_are_saved_and_the_altar_restores_them() {
     let (mut ws, _) = enter(&app, &token).await;
 
     ws.send(
-        "prayer:toggle",
-        json!({"prayerId": "smite", "active": true}),
+        ClientMessage::PrayerToggle(PrayerToggle {
+            prayer_id: "smite".into(),
+            active: true,
+        }),
         Some(json!("p1")),
     )
     .await;
@@ -30,8 +34,10 @@ async fn prayers_toggle_drain_to_zero_are_saved_and_the_altar_restores_them() {
     assert_eq!(error["data"]["ref"], "p1");
     // Granite Skin needs Prayer 10; a new character has 1.
     ws.send(
-        "prayer:toggle",
-        json!({"prayerId": "granite_skin", "active": true}),
+        ClientMessage::PrayerToggle(PrayerToggle {
+            prayer_id: "granite_skin".into(),
+            active: true,
+        }),
         None,
     )
     .await;
@@ -39,7 +45,7 @@ async fn prayers_toggle_drain_to_zero_are_saved_and_the_altar_restores_them() {
         ws.expect_type("error").await["data"]["code"],
         "prayer_level_too_low"
     );
-    ws.send("prayer:toggle", json!({"prayerId": "stone_skin"}), None)
+    ws.send_raw("prayer:toggle", json!({"prayerId": "stone_skin"}), None)
         .await;
     assert_eq!(
         ws.expect_type("error").await["data"]["code"],
@@ -47,8 +53,10 @@ async fn prayers_toggle_drain_to_zero_are_saved_and_the_altar_restores_them() {
     );
 
     ws.send(
-        "prayer:toggle",
-        json!({"prayerId": "stone_skin", "active": true}),
+        ClientMessage::PrayerToggle(PrayerToggle {
+            prayer_id: "stone_skin".into(),
+            active: true,
+        }),
         None,
     )
     .await;
@@ -64,8 +72,10 @@ async fn prayers_toggle_drain_to_zero_are_saved_and_the_altar_restores_them() {
     assert_eq!(update, json!({"points": 0, "maxPoints": 1, "active": []}));
     assert!(started.elapsed() >= Duration::from_millis(2_000));
     ws.send(
-        "prayer:toggle",
-        json!({"prayerId": "stone_skin", "active": true}),
+        ClientMessage::PrayerToggle(PrayerToggle {
+            prayer_id: "stone_skin".into(),
+            active: true,
+        }),
         None,
     )
     .await;
@@ -93,12 +103,7 @@ async fn prayers_toggle_drain_to_zero_are_saved_and_the_altar_restores_them() {
         .find(|e| e["resourceType"] == "altar")
         .unwrap()["id"]
         .clone();
-    ws.send(
-        "player:action",
-        json!({"action": "interact", "targetId": altar_id}),
-        None,
-    )
-    .await;
+    ws.send(act_on("interact", altar_id), None).await;
     let update = ws
         .expect("points restored", |m| {
             m["type"] == "prayer:update" && m["data"]["points"] == 1

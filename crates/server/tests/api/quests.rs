@@ -7,7 +7,9 @@
 use std::time::Duration;
 
 use serde_json::{json, Value};
+use wayfarer_protocol::ws::{ActionRequest, ClientMessage, DialogueRespond};
 
+use crate::support::messages::{act_on, chat, to_id, walk_to};
 use crate::support::{both_databases, player, AppOptions, Cdn, FreshDatabase, TestApp, WsClient};
 
 const HOLT: &str = "captain_holt";
@@ -106,12 +108,7 @@ fn npc_in(view: &Value, type_id: &str) -> String {
 
 /// Talks to Holt (entity `holt`): the first `dialogue:open`'s data.
 async fn talk(ws: &mut WsClient, holt: &str) -> Value {
-    ws.send(
-        "player:action",
-        json!({"action": "interact", "targetId": holt}),
-        None,
-    )
-    .await;
+    ws.send(act_on("interact", holt), None).await;
     ws.expect_type("dialogue:open").await["data"].clone()
 }
 
@@ -127,8 +124,10 @@ fn response(open: &Value, text: &str) -> Option<u64> {
 
 async fn respond(ws: &mut WsClient, index: u64) {
     ws.send(
-        "dialogue:respond",
-        json!({"npcId": HOLT, "index": index}),
+        ClientMessage::DialogueRespond(DialogueRespond {
+            npc_id: to_id(HOLT),
+            index: u32::try_from(index).unwrap(),
+        }),
         None,
     )
     .await;
@@ -202,8 +201,10 @@ async fn a_reference_format_quest_plays_end_to_end_over_the_socket_and_rewards_o
         "invalid_dialogue"
     );
     ws.send(
-        "dialogue:respond",
-        json!({"npcId": "merchant_tobin", "index": start}),
+        ClientMessage::DialogueRespond(DialogueRespond {
+            npc_id: "merchant_tobin".into(),
+            index: u32::try_from(start).unwrap(),
+        }),
         None,
     )
     .await;
@@ -241,13 +242,11 @@ async fn a_reference_format_quest_plays_end_to_end_over_the_socket_and_rewards_o
         .unwrap()["slot"]
         .clone();
     ws.send(
-        "player:action",
-        json!({"action": "equip", "slot": sword}),
+        ClientMessage::Action(ActionRequest::new("equip").with_slot(json!(sword))),
         None,
     )
     .await;
-    ws.send("player:chat", json!({"text": "/admin q"}), None)
-        .await;
+    ws.send(chat("/admin q"), None).await;
     let content = wayfarer_content::load_bundled();
     let spawner = content
         .areas
@@ -260,12 +259,7 @@ async fn a_reference_format_quest_plays_end_to_end_over_the_socket_and_rewards_o
         spawner.position.x.floor() as i64,
         spawner.position.z.floor() as i64,
     );
-    ws.send(
-        "player:chat",
-        json!({"text": format!("/tp {cx} {cz}")}),
-        None,
-    )
-    .await;
+    ws.send(chat(format!("/tp {cx} {cz}")), None).await;
     let update = ws
         .expect("chickens in view", |m| {
             m["type"] == "world:update"
@@ -281,12 +275,7 @@ async fn a_reference_format_quest_plays_end_to_end_over_the_socket_and_rewards_o
         .find(|e| e["typeId"] == "chicken")
         .unwrap()["id"]
         .clone();
-    ws.send(
-        "player:action",
-        json!({"action": "attack", "targetId": chicken}),
-        None,
-    )
-    .await;
+    ws.send(act_on("attack", &chicken), None).await;
     let update = ws
         .expect("the kill counted", |m| {
             m["type"] == "quest:update" && m["data"]["questId"] == "courier_run"
@@ -296,8 +285,7 @@ async fn a_reference_format_quest_plays_end_to_end_over_the_socket_and_rewards_o
     assert_eq!(update["data"]["stageId"], "return");
 
     // Back to Holt: the ready override; the last answer sent twice pays once.
-    ws.send("player:chat", json!({"text": "/tp 3 8"}), None)
-        .await;
+    ws.send(chat("/tp 3 8"), None).await;
     let open = talk(&mut ws, &holt).await;
     assert_eq!(open["nodeId"], "courier_ready");
     respond(&mut ws, 0).await;
@@ -403,7 +391,7 @@ async fn two_connections_racing_the_last_answer_are_paid_once() {
         if let Some(i) = response(&open, "Here.") {
             respond(&mut b, i).await;
         }
-        b.send("quest:list", json!({}), None).await;
+        b.send(ClientMessage::QuestList, None).await;
         let list = b.expect_type("quest:list").await;
         let note = list["data"]["quests"]
             .as_array()
@@ -494,7 +482,7 @@ async fn walking_away_closes_the_dialogue() {
     let (mut ws, _, view) = session(&app, &token).await;
     let holt = npc_in(&view, HOLT);
     talk(&mut ws, &holt).await;
-    ws.send("player:move", json!({"x": 3, "z": 20}), None).await;
+    ws.send(walk_to(3, 20), None).await;
     let close = ws.expect_type("dialogue:close").await;
     assert_eq!(
         close["data"],

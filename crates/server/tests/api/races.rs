@@ -12,7 +12,13 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde_json::{json, Value};
+use wayfarer_protocol::trade::{TradeAddItem, TradeIdOnly, TradeRequest, TradeRequestRespond};
+use wayfarer_protocol::ws::{
+    ActionRequest, BankDepositRequest, BankWithdrawRequest, ClientMessage, DepositSlot,
+    DialogueRespond, Quantity, ShopBuyRequest, ShopSellRequest, UseRequest,
+};
 
+use crate::support::messages::{act_on, chat, to_id, to_slot, walk_to};
 use crate::support::{
     admin_token, both_databases, enter, player, AppOptions, FreshDatabase, TestApp, WsClient,
 };
@@ -123,7 +129,7 @@ fn slot_of(inventory: &Value, item: &str) -> Option<i64> {
 }
 
 async fn say(ws: &mut WsClient, text: &str) {
-    ws.send("player:chat", json!({ "text": text }), None).await;
+    ws.send(chat(text), None).await;
 }
 
 async fn admin(ws: &mut WsClient) {
@@ -202,8 +208,7 @@ async fn set_up(app: &TestApp, kind: Move, token: &str, id: &str) -> Option<Stri
         Move::Pickup => {
             let slot = slot_of(&sync["inventory"], "tinderbox").unwrap();
             ws.send(
-                "player:action",
-                json!({"action": "drop", "slot": slot}),
+                ClientMessage::Action(ActionRequest::new("drop").with_slot(json!(slot))),
                 None,
             )
             .await;
@@ -227,8 +232,7 @@ async fn set_up(app: &TestApp, kind: Move, token: &str, id: &str) -> Option<Stri
         Move::Unequip => {
             let slot = slot_of(&sync["inventory"], "bronze_hatchet").unwrap();
             ws.send(
-                "player:action",
-                json!({"action": "equip", "slot": slot}),
+                ClientMessage::Action(ActionRequest::new("equip").with_slot(json!(slot))),
                 None,
             )
             .await;
@@ -240,7 +244,14 @@ async fn set_up(app: &TestApp, kind: Move, token: &str, id: &str) -> Option<Stri
         Move::Withdraw => {
             teleport(&mut ws, id, BANK_TILE).await;
             let slot = slot_of(&sync["inventory"], "coins").unwrap();
-            ws.send("bank:deposit", json!({ "slot": slot }), None).await;
+            ws.send(
+                ClientMessage::BankDeposit(BankDepositRequest {
+                    slot: DepositSlot::Slot(to_slot(slot)),
+                    quantity: None,
+                }),
+                None,
+            )
+            .await;
             ws.expect_type("bank:update").await;
         }
         Move::Buy => give(&mut ws, "coins", 100).await,
@@ -274,8 +285,7 @@ async fn prepare(
             if sync["tile"]["x"].as_i64() != Some(tile.0)
                 || sync["tile"]["z"].as_i64() != Some(tile.1)
             {
-                ws.send("player:move", json!({"x": tile.0, "z": tile.1}), None)
-                    .await;
+                ws.send(walk_to(tile.0, tile.1), None).await;
                 ws.expect("on the item's tile", |m| {
                     m["type"] == "world:update"
                         && m["data"]["moved"].as_array().is_some_and(|a| {
@@ -289,16 +299,13 @@ async fn prepare(
         }
         Move::Buy | Move::Sell => {
             let tobin = find_npc(ws, Some(view), "merchant_tobin").await;
-            ws.send(
-                "player:action",
-                json!({"action": "interact", "targetId": tobin}),
-                None,
-            )
-            .await;
+            ws.send(act_on("interact", &tobin), None).await;
             ws.expect_type("dialogue:open").await;
             ws.send(
-                "dialogue:respond",
-                json!({"npcId": "merchant_tobin", "index": 0}),
+                ClientMessage::DialogueRespond(DialogueRespond {
+                    npc_id: "merchant_tobin".into(),
+                    index: 0,
+                }),
                 None,
             )
             .await;
@@ -308,12 +315,13 @@ async fn prepare(
         Move::TradeAccept => {
             let (token, partner_id) = player(app, &format!("Partner{round}")).await;
             let (mut partner, _) = enter(app, &token).await;
-            ws.send("player:sync", json!({}), None).await;
+            ws.send(ClientMessage::Sync, None).await;
             let sync = ws.expect_type("player:sync").await;
             let coins = slot_of(&sync["data"]["inventory"], "coins").unwrap();
             ws.send(
-                "tradeRequest",
-                json!({ "targetPlayerId": partner_id }),
+                ClientMessage::TradeRequest(TradeRequest {
+                    target_player_id: to_id(&partner_id),
+                }),
                 None,
             )
             .await;
@@ -321,28 +329,43 @@ async fn prepare(
             let trade_id = incoming["data"]["tradeId"].as_str().unwrap().to_owned();
             partner
                 .send(
-                    "tradeRequestRespond",
-                    json!({"tradeId": trade_id, "accept": true}),
+                    ClientMessage::TradeRequestRespond(TradeRequestRespond {
+                        trade_id: to_id(&trade_id),
+                        accept: true,
+                    }),
                     None,
                 )
                 .await;
             ws.expect_type("tradeStarted").await;
             partner.expect_type("tradeStarted").await;
             ws.send(
-                "tradeAddItem",
-                json!({"tradeId": trade_id, "inventorySlot": coins, "quantity": 10}),
+                ClientMessage::TradeAddItem(TradeAddItem {
+                    trade_id: to_id(&trade_id),
+                    inventory_slot: to_slot(coins),
+                    quantity: Some(10),
+                }),
                 None,
             )
             .await;
             partner.expect_type("tradeUpdated").await;
             for side in [&mut *ws, &mut partner] {
-                side.send("tradeAccept", json!({ "tradeId": trade_id }), None)
-                    .await;
+                side.send(
+                    ClientMessage::TradeAccept(TradeIdOnly {
+                        trade_id: to_id(&trade_id),
+                    }),
+                    None,
+                )
+                .await;
             }
             ws.expect_type("tradeConfirmScreen").await;
             partner.expect_type("tradeConfirmScreen").await;
             partner
-                .send("tradeAccept", json!({ "tradeId": trade_id }), None)
+                .send(
+                    ClientMessage::TradeAccept(TradeIdOnly {
+                        trade_id: to_id(&trade_id),
+                    }),
+                    None,
+                )
                 .await;
             Some(Partner {
                 ws: partner,
@@ -364,47 +387,41 @@ async fn make_move(
 ) {
     let inventory = &sync["inventory"];
     let slot = |item: &str| slot_of(inventory, item).unwrap_or_else(|| panic!("no {item}"));
-    let (kind_name, data) = match kind {
-        Move::Drop => (
-            "player:action",
-            json!({"action": "drop", "slot": slot("tinderbox")}),
+    let message = match kind {
+        Move::Drop => {
+            ClientMessage::Action(ActionRequest::new("drop").with_slot(json!(slot("tinderbox"))))
+        }
+        Move::Pickup => act_on("pickup", ground_item.expect("the dropped item")),
+        Move::Equip => ClientMessage::Action(
+            ActionRequest::new("equip").with_slot(json!(slot("bronze_hatchet"))),
         ),
-        Move::Pickup => (
-            "player:action",
-            json!({"action": "pickup", "targetId": ground_item.expect("the dropped item")}),
-        ),
-        Move::Equip => (
-            "player:action",
-            json!({"action": "equip", "slot": slot("bronze_hatchet")}),
-        ),
-        Move::Unequip => (
-            "player:action",
-            json!({"action": "unequip", "slot": "weapon"}),
-        ),
-        Move::Eat => ("inventory:use", json!({ "slot": slot("shrimp") })),
-        Move::Bury => ("inventory:use", json!({ "slot": slot("bones") })),
-        Move::Deposit => ("bank:deposit", json!({ "slot": slot("tinderbox") })),
-        Move::Withdraw => ("bank:withdraw", json!({"itemId": "coins", "quantity": 10})),
-        Move::Buy => (
-            "shop:buy",
-            json!({"storeId": STORE, "itemId": "bronze_hatchet", "quantity": 1}),
-        ),
-        Move::Sell => (
-            "shop:sell",
-            json!({"storeId": STORE, "slot": slot("tinderbox"), "quantity": 1}),
-        ),
-        Move::TradeAccept => (
-            "tradeAccept",
-            json!({ "tradeId": partner.expect("a partner").trade_id }),
-        ),
+        Move::Unequip => ClientMessage::Action(ActionRequest::new("unequip").with_slot("weapon")),
+        Move::Eat => ClientMessage::Use(UseRequest::new(to_slot(slot("shrimp")))),
+        Move::Bury => ClientMessage::Use(UseRequest::new(to_slot(slot("bones")))),
+        Move::Deposit => ClientMessage::BankDeposit(BankDepositRequest {
+            slot: DepositSlot::Slot(to_slot(slot("tinderbox"))),
+            quantity: None,
+        }),
+        Move::Withdraw => ClientMessage::BankWithdraw(BankWithdrawRequest {
+            item_id: "coins".into(),
+            quantity: Quantity::Count(10),
+        }),
+        Move::Buy => ClientMessage::ShopBuy(ShopBuyRequest {
+            store_id: to_id(STORE),
+            item_id: "bronze_hatchet".into(),
+            quantity: 1,
+        }),
+        Move::Sell => ClientMessage::ShopSell(ShopSellRequest {
+            store_id: to_id(STORE),
+            slot: to_slot(slot("tinderbox")),
+            quantity: Some(1),
+        }),
+        Move::TradeAccept => ClientMessage::TradeAccept(TradeIdOnly {
+            trade_id: to_id(&partner.expect("a partner").trade_id),
+        }),
         Move::Death => {
             let bandit = find_npc(ws, Some(view), "bandit").await;
-            ws.send(
-                "player:action",
-                json!({"action": "attack", "targetId": bandit}),
-                None,
-            )
-            .await;
+            ws.send(act_on("attack", &bandit), None).await;
             let deadline = std::time::Instant::now() + Duration::from_secs(60);
             loop {
                 assert!(
@@ -418,7 +435,7 @@ async fn make_move(
             }
         }
     };
-    ws.send(kind_name, data, None).await;
+    ws.send(message, None).await;
 }
 
 /// One round: set up, move, race a replacing connection in `delay` later, check conservation.
@@ -454,7 +471,7 @@ async fn round(app: &TestApp, admin: &str, kind: Move, delay: Duration, round: u
     assert_eq!(code, Some(4000), "{what}: the first connection is replaced");
     let replaced_with = {
         let mut racer = racer;
-        racer.send("player:sync", json!({}), None).await;
+        racer.send(ClientMessage::Sync, None).await;
         let sync = racer.expect_type("player:sync").await["data"].clone();
         racer.close().await;
         sync

@@ -3,8 +3,10 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::Value;
+use wayfarer_protocol::ws::{ClientMessage, DialogueRespond, ShopBuyRequest, ShopSellRequest};
 
+use crate::support::messages::{act_on, chat, to_id, to_slot};
 use crate::support::{player, AppOptions, TestApp, WsClient};
 
 const STORE: &str = "millbrook_general_store";
@@ -50,8 +52,11 @@ async fn buying_and_selling_at_the_general_store() {
         .to_owned();
     // Not open: refused.
     ws.send(
-        "shop:buy",
-        json!({"storeId": STORE, "itemId": "bread", "quantity": 1}),
+        ClientMessage::ShopBuy(ShopBuyRequest {
+            store_id: to_id(STORE),
+            item_id: "bread".into(),
+            quantity: 1,
+        }),
         None,
     )
     .await;
@@ -59,25 +64,20 @@ async fn buying_and_selling_at_the_general_store() {
         ws.expect_type("error").await["data"]["code"],
         "not_near_shop"
     );
-    ws.send("player:chat", json!({"text": "/admin till"}), None)
-        .await;
-    ws.send("player:chat", json!({"text": "/give coins 100"}), None)
-        .await;
+    ws.send(chat("/admin till"), None).await;
+    ws.send(chat("/give coins 100"), None).await;
     let update = ws.expect_type("inventory:update").await;
     let coins = coins_in(&update);
-    ws.send(
-        "player:action",
-        json!({"action": "interact", "targetId": tobin}),
-        None,
-    )
-    .await;
+    ws.send(act_on("interact", tobin), None).await;
     // Tobin's dialogue: "Show me your wares." opens the store.
     let dialogue = ws.expect_type("dialogue:open").await;
     assert_eq!(dialogue["data"]["npcId"], "merchant_tobin");
     assert_eq!(dialogue["data"]["responses"][0]["index"], 0);
     ws.send(
-        "dialogue:respond",
-        json!({"npcId": "merchant_tobin", "index": 0}),
+        ClientMessage::DialogueRespond(DialogueRespond {
+            npc_id: "merchant_tobin".into(),
+            index: 0,
+        }),
         None,
     )
     .await;
@@ -95,8 +95,11 @@ async fn buying_and_selling_at_the_general_store() {
     assert_eq!(hatchet["sellPrice"], 20);
 
     ws.send(
-        "shop:buy",
-        json!({"storeId": STORE, "itemId": "bronze_hatchet", "quantity": 2}),
+        ClientMessage::ShopBuy(ShopBuyRequest {
+            store_id: to_id(STORE),
+            item_id: "bronze_hatchet".into(),
+            quantity: 2,
+        }),
         None,
     )
     .await;
@@ -122,8 +125,11 @@ async fn buying_and_selling_at_the_general_store() {
     }
     // Too expensive: refused, nothing changes.
     ws.send(
-        "shop:buy",
-        json!({"storeId": STORE, "itemId": "apprentice_staff", "quantity": 1000}),
+        ClientMessage::ShopBuy(ShopBuyRequest {
+            store_id: to_id(STORE),
+            item_id: "apprentice_staff".into(),
+            quantity: 1000,
+        }),
         None,
     )
     .await;
@@ -132,19 +138,29 @@ async fn buying_and_selling_at_the_general_store() {
         "not_enough_coins"
     );
     let slot = slot_of(&update, "bronze_hatchet").unwrap();
-    ws.send("shop:sell", json!({"storeId": STORE, "slot": slot}), None)
-        .await;
+    ws.send(
+        ClientMessage::ShopSell(ShopSellRequest {
+            store_id: to_id(STORE),
+            slot: to_slot(slot),
+            quantity: None,
+        }),
+        None,
+    )
+    .await;
     let update = ws.expect_type("inventory:update").await;
     assert_eq!(coins_in(&update), coins - 80 + 20);
     let coin_slot = slot_of(&update, "coins").unwrap();
     ws.send(
-        "shop:sell",
-        json!({"storeId": STORE, "slot": coin_slot}),
+        ClientMessage::ShopSell(ShopSellRequest {
+            store_id: to_id(STORE),
+            slot: to_slot(coin_slot),
+            quantity: None,
+        }),
         None,
     )
     .await;
     assert_eq!(ws.expect_type("error").await["data"]["code"], "cannot_sell");
-    ws.send("shop:close", json!({}), None).await;
+    ws.send(ClientMessage::ShopClose, None).await;
     assert_eq!(ws.expect_type("shop:close").await["data"]["storeId"], STORE);
 
     // The economy audit (admin only) counts the purchase and the sale.

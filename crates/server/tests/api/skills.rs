@@ -2,7 +2,9 @@
 //! spawn with the starter hatchet and gets logs and XP; a player kills a mob and sees its drop.
 
 use serde_json::{json, Value};
+use wayfarer_protocol::ws::{ActionRequest, ClientMessage, UseRequest};
 
+use crate::support::messages::{act_on, chat, to_slot};
 use crate::support::{enter, player, AppOptions, TestApp, WsClient};
 
 /// Entities of `kind` in a `world:update`'s `added` list.
@@ -52,12 +54,7 @@ async fn a_new_player_chops_a_tree_near_the_spawn_and_gets_logs_and_xp() {
     let tree = trees
         .first()
         .expect("a normal tree within view of the spawn");
-    ws.send(
-        "player:action",
-        json!({"action": "gather", "targetId": tree["id"]}),
-        None,
-    )
-    .await;
+    ws.send(act_on("gather", &tree["id"]), None).await;
     // The player walks over, chops, and gets XP and logs (in one tick, in either order).
     let xp = std::cell::RefCell::new(None);
     let logs = std::cell::RefCell::new(None);
@@ -79,7 +76,7 @@ async fn a_new_player_chops_a_tree_near_the_spawn_and_gets_logs_and_xp() {
     assert_eq!(xp["data"]["xpGained"], 25.0, "{xp}");
     assert!(xp["data"]["xp"].as_i64() >= Some(25));
     // The record has it too.
-    ws.send("player:sync", json!({}), None).await;
+    ws.send(ClientMessage::Sync, None).await;
     let sync = ws.expect_type("player:sync").await;
     assert!(sync["data"]["skills"]["woodcutting"]["xp"].as_i64() >= Some(25));
 
@@ -118,24 +115,17 @@ async fn a_player_kills_a_chicken_and_sees_its_drop() {
         .unwrap()["slot"]
         .clone();
     ws.send(
-        "player:action",
-        json!({"action": "equip", "slot": sword}),
+        ClientMessage::Action(ActionRequest::new("equip").with_slot(json!(sword))),
         None,
     )
     .await;
     ws.expect_type("equipment:update").await;
-    ws.send("player:chat", json!({"text": "/admin code"}), None)
-        .await;
+    ws.send(chat("/admin code"), None).await;
     let (cx, cz) = (
         spawner.position.x.floor() as i64,
         spawner.position.z.floor() as i64,
     );
-    ws.send(
-        "player:chat",
-        json!({"text": format!("/tp {cx} {cz}")}),
-        None,
-    )
-    .await;
+    ws.send(chat(format!("/tp {cx} {cz}")), None).await;
     let update = ws
         .expect("chickens in view", |m| {
             m["type"] == "world:update" && added(m, "npc").iter().any(|e| e["typeId"] == "chicken")
@@ -147,12 +137,7 @@ async fn a_player_kills_a_chicken_and_sees_its_drop() {
         .min_by_key(|e| distance(e, cx, cz))
         .unwrap();
     let chicken_id = chicken["id"].as_str().unwrap().to_owned();
-    ws.send(
-        "player:action",
-        json!({"action": "attack", "targetId": chicken_id}),
-        None,
-    )
-    .await;
+    ws.send(act_on("attack", &chicken_id), None).await;
     // Hits land until the chicken is gone; its drop appears as a ground item.
     let mut hits = 0;
     let mut xp = false;
@@ -177,12 +162,7 @@ async fn a_player_kills_a_chicken_and_sees_its_drop() {
     assert!(xp, "damage gives XP");
     assert!(drop["itemId"].is_string());
     // The drop is the killer's to take.
-    ws.send(
-        "player:action",
-        json!({"action": "pickup", "targetId": drop["id"]}),
-        None,
-    )
-    .await;
+    ws.send(act_on("pickup", &drop["id"]), None).await;
     let inventory = ws
         .expect("the drop in the inventory", |m| {
             m["type"] == "inventory:update"
@@ -219,7 +199,7 @@ async fn rest_shows_xp_gained_over_the_socket_at_once_while_online() {
     let (token, id) = player(&app, "Digger").await;
     let (mut ws, _) = crate::support::enter(&app, &token).await;
     let slot = crate::support::admin_give(&mut ws, "bones", "bones", 1).await;
-    ws.send("inventory:use", json!({ "slot": slot }), None)
+    ws.send(ClientMessage::Use(UseRequest::new(to_slot(&slot))), None)
         .await;
     let xp = ws.expect_type("skill:xp").await;
     assert_eq!(xp["data"]["skill"], "prayer");

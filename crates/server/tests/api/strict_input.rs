@@ -36,7 +36,7 @@ async fn refusal(ws: &mut WsClient, reference: &Value) -> Value {
 
 /// What the player holds, from a fresh `player:sync`.
 async fn holdings(ws: &mut WsClient) -> Value {
-    ws.send("player:sync", json!({}), None).await;
+    ws.send_raw("player:sync", json!({}), None).await;
     let sync = ws.expect_type("player:sync").await;
     json!({
         "inventory": sync["data"]["inventory"],
@@ -122,7 +122,7 @@ async fn arrays_are_never_read_as_objects_on_the_socket_or_over_rest() {
     .enumerate()
     {
         let reference = json!(i);
-        ws.send(kind, data, Some(reference.clone())).await;
+        ws.send_raw(kind, data, Some(reference.clone())).await;
         let refused = refusal(&mut ws, &reference).await;
         assert_eq!(refused["type"], "error", "{kind}");
         assert_eq!(
@@ -169,7 +169,8 @@ async fn every_slot_outside_0_to_27_is_invalid_slot_in_every_message() {
     }
     for (i, (kind, data)) in frames.iter().enumerate() {
         let reference = json!(format!("r{i}"));
-        ws.send(kind, data.clone(), Some(reference.clone())).await;
+        ws.send_raw(kind, data.clone(), Some(reference.clone()))
+            .await;
         let refused = refusal(&mut ws, &reference).await;
         let expected_type = if kind.starts_with("trade") {
             "tradeError"
@@ -204,7 +205,8 @@ async fn every_slot_outside_0_to_27_is_invalid_slot_in_every_message() {
     .enumerate()
     {
         let reference = json!(format!("m{i}"));
-        ws.send(kind, data.clone(), Some(reference.clone())).await;
+        ws.send_raw(kind, data.clone(), Some(reference.clone()))
+            .await;
         let refused = refusal(&mut ws, &reference).await;
         assert_eq!(refused["type"], "error", "{kind} {data}");
         assert_eq!(
@@ -663,7 +665,7 @@ async fn generated_malformed_frames_keep_the_socket_and_the_holdings() {
     let (token, _) = player(&app, "Fuzzed").await;
     let (mut ws, _) = enter(&app, &token).await;
     // Something to lose: coins and a few logs besides the starter kit.
-    ws.send(
+    ws.send_raw(
         "player:chat",
         json!({"text": format!("/admin {CODE}")}),
         None,
@@ -674,7 +676,7 @@ async fn generated_malformed_frames_keep_the_socket_and_the_holdings() {
     })
     .await;
     for (item, quantity) in [("coins", 5_000), ("logs", 1)] {
-        ws.send(
+        ws.send_raw(
             "player:chat",
             json!({"text": format!("/give {item} {quantity}")}),
             None,

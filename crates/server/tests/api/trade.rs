@@ -7,8 +7,14 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde_json::{json, Value};
+use wayfarer_protocol::trade::{TradeAddItem, TradeIdOnly, TradeRequest, TradeRequestRespond};
+use wayfarer_protocol::ws::{
+    ActionRequest, BankDepositRequest, BankWithdrawRequest, ClientMessage, DepositSlot, Quantity,
+    UseRequest,
+};
 use wayfarer_store::testing::FreshDatabase;
 
+use crate::support::messages::{chat, to_id, to_slot, walk_to};
 use crate::support::{enter, player, AppOptions, FaultProxy, TestApp, WsClient};
 
 const CODE: &str = "trade-code";
@@ -30,22 +36,13 @@ async fn trader(app: &TestApp, name: &str) -> (WsClient, String) {
 
 /// Admin `/give`, waiting for the inventory to show it.
 async fn give(ws: &mut WsClient, item: &str, quantity: i64) {
-    ws.send(
-        "player:chat",
-        json!({"text": format!("/admin {CODE}")}),
-        None,
-    )
-    .await;
+    ws.send(chat(format!("/admin {CODE}")), None).await;
     ws.expect("admin granted", |m| {
         m["type"] == "chat:message" && m["data"]["text"].as_str().unwrap_or("").contains("granted")
     })
     .await;
-    ws.send(
-        "player:chat",
-        json!({"text": format!("/give {item} {quantity}")}),
-        None,
-    )
-    .await;
+    ws.send(chat(format!("/give {item} {quantity}")), None)
+        .await;
     ws.expect("the item", |m| {
         m["type"] == "inventory:update"
             && m["data"]["inventory"]
@@ -57,7 +54,7 @@ async fn give(ws: &mut WsClient, item: &str, quantity: i64) {
 
 /// The slot holding `item` in the player's last inventory, asked for with `player:sync`.
 pub(crate) async fn slot_of(ws: &mut WsClient, item: &str) -> i64 {
-    ws.send("player:sync", json!({}), None).await;
+    ws.send(ClientMessage::Sync, None).await;
     let sync = ws.expect_type("player:sync").await;
     sync["data"]["inventory"]
         .as_array()
@@ -75,13 +72,20 @@ pub(crate) async fn expect_trade(ws: &mut WsClient, kind: &str) -> Value {
 
 /// A requests, B accepts: the trade id.
 pub(crate) async fn start(a: &mut WsClient, b: &mut WsClient, b_id: &str) -> String {
-    a.send("tradeRequest", json!({"targetPlayerId": b_id}), None)
-        .await;
+    a.send(
+        ClientMessage::TradeRequest(TradeRequest {
+            target_player_id: to_id(b_id),
+        }),
+        None,
+    )
+    .await;
     let incoming = expect_trade(b, "tradeIncoming").await;
     let id = incoming["tradeId"].as_str().unwrap().to_owned();
     b.send(
-        "tradeRequestRespond",
-        json!({"tradeId": id, "accept": true}),
+        ClientMessage::TradeRequestRespond(TradeRequestRespond {
+            trade_id: to_id(&id),
+            accept: true,
+        }),
         None,
     )
     .await;
@@ -117,42 +121,52 @@ async fn a_whole_trade_swaps_items_in_one_transaction_with_an_audit_row() {
     let id = start(&mut a, &mut b, &b_id).await;
 
     // While trading: no moving, acting or using items.
-    a.send("player:move", json!({"x": 3, "z": 3}), Some(json!("m1")))
-        .await;
+    a.send(walk_to(3, 3), Some(json!("m1"))).await;
     let refused = a.expect_type("error").await;
     assert_eq!(refused["data"]["code"], "in_trade");
     assert_eq!(refused["data"]["ref"], "m1");
     a.send(
-        "player:action",
-        json!({"action": "drop", "slot": coins}),
+        ClientMessage::Action(ActionRequest::new("drop").with_slot(json!(coins))),
         Some(json!(2)),
     )
     .await;
     let refused = a.expect_type("error").await;
     assert_eq!(refused["data"]["code"], "in_trade");
-    b.send("inventory:use", json!({"slot": 0}), None).await;
+    b.send(ClientMessage::Use(UseRequest::new(to_slot(0))), None)
+        .await;
     assert_eq!(b.expect_type("error").await["data"]["code"], "in_trade");
 
     // Bad input: a tradeError with a code, echoing the ref.
     a.send(
-        "tradeAddItem",
-        json!({"tradeId": id, "inventorySlot": 99}),
+        ClientMessage::TradeAddItem(TradeAddItem {
+            trade_id: to_id(&id),
+            inventory_slot: to_slot(99),
+            quantity: None,
+        }),
         Some(json!("bad")),
     )
     .await;
     let error = expect_trade(&mut a, "tradeError").await;
     assert_eq!(error["code"], "invalid_slot");
     assert_eq!(error["tradeId"], id.as_str());
-    a.send("tradeAccept", json!({"tradeId": "nope"}), None)
-        .await;
+    a.send(
+        ClientMessage::TradeAccept(TradeIdOnly {
+            trade_id: "nope".into(),
+        }),
+        None,
+    )
+    .await;
     assert_eq!(
         expect_trade(&mut a, "tradeError").await["code"],
         "invalid_trade"
     );
 
     a.send(
-        "tradeAddItem",
-        json!({"tradeId": id, "inventorySlot": coins, "quantity": 40}),
+        ClientMessage::TradeAddItem(TradeAddItem {
+            trade_id: to_id(&id),
+            inventory_slot: to_slot(coins),
+            quantity: Some(40),
+        }),
         None,
     )
     .await;
@@ -161,14 +175,26 @@ async fn a_whole_trade_swaps_items_in_one_transaction_with_an_audit_row() {
     assert_eq!(updated["theirOffer"]["items"][0]["quantity"], 40);
     assert_eq!(updated["myOffer"]["items"], json!([]));
     for ws in [&mut a, &mut b] {
-        ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+        ws.send(
+            ClientMessage::TradeAccept(TradeIdOnly {
+                trade_id: to_id(&id),
+            }),
+            None,
+        )
+        .await;
     }
     for ws in [&mut a, &mut b] {
         let confirm = expect_trade(ws, "tradeConfirmScreen").await;
         assert!(confirm["values"]["mine"].is_i64());
     }
     for ws in [&mut a, &mut b] {
-        ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+        ws.send(
+            ClientMessage::TradeAccept(TradeIdOnly {
+                trade_id: to_id(&id),
+            }),
+            None,
+        )
+        .await;
     }
     let done_b = expect_trade(&mut b, "tradeCompleted").await;
     assert_eq!(
@@ -191,7 +217,7 @@ async fn a_whole_trade_swaps_items_in_one_transaction_with_an_audit_row() {
     assert_eq!(held(&a_id).await, 25 + 100 - 40);
     assert_eq!(held(&b_id).await, 25 + 40);
     // Free again.
-    a.send("player:move", json!({"x": 3, "z": 3}), None).await;
+    a.send(walk_to(3, 3), None).await;
     a.close().await;
     b.close().await;
     assert_eq!(totals(&app, &ids).await.get("coins"), Some(&150));
@@ -208,24 +234,41 @@ async fn every_ending_and_the_dupe_regressions() {
     let coins = slot_of(&mut a, "coins").await;
 
     // Requests: self, offline, decline.
-    a.send("tradeRequest", json!({"targetPlayerId": a_id}), None)
-        .await;
+    a.send(
+        ClientMessage::TradeRequest(TradeRequest {
+            target_player_id: to_id(&a_id),
+        }),
+        None,
+    )
+    .await;
     assert_eq!(
         expect_trade(&mut a, "tradeError").await["code"],
         "self_trade"
     );
-    a.send("tradeRequest", json!({"targetPlayerId": "ghost"}), None)
-        .await;
+    a.send(
+        ClientMessage::TradeRequest(TradeRequest {
+            target_player_id: "ghost".into(),
+        }),
+        None,
+    )
+    .await;
     assert_eq!(
         expect_trade(&mut a, "tradeError").await["code"],
         "player_offline"
     );
-    a.send("tradeRequest", json!({"targetPlayerId": b_id}), None)
-        .await;
+    a.send(
+        ClientMessage::TradeRequest(TradeRequest {
+            target_player_id: to_id(&b_id),
+        }),
+        None,
+    )
+    .await;
     let id = expect_trade(&mut b, "tradeIncoming").await["tradeId"].clone();
     b.send(
-        "tradeRequestRespond",
-        json!({"tradeId": id, "accept": false}),
+        ClientMessage::TradeRequestRespond(TradeRequestRespond {
+            trade_id: to_id(&id),
+            accept: false,
+        }),
         None,
     )
     .await;
@@ -234,7 +277,13 @@ async fn every_ending_and_the_dupe_regressions() {
 
     // Cancel on Screen 1: each gets exactly one tradeCancelled naming who cancelled.
     let id = start(&mut a, &mut b, &b_id).await;
-    b.send("tradeCancel", json!({"tradeId": id}), None).await;
+    b.send(
+        ClientMessage::TradeCancel(TradeIdOnly {
+            trade_id: to_id(&id),
+        }),
+        None,
+    )
+    .await;
     for ws in [&mut a, &mut b] {
         let cancelled = expect_trade(ws, "tradeCancelled").await;
         assert_eq!(cancelled["reason"], "cancelled");
@@ -245,27 +294,39 @@ async fn every_ending_and_the_dupe_regressions() {
     // refused (in_trade).
     let id = start(&mut a, &mut b, &b_id).await;
     a.send(
-        "tradeAddItem",
-        json!({"tradeId": id, "inventorySlot": coins}),
+        ClientMessage::TradeAddItem(TradeAddItem {
+            trade_id: to_id(&id),
+            inventory_slot: to_slot(coins),
+            quantity: None,
+        }),
         None,
     )
     .await;
     expect_trade(&mut b, "tradeUpdated").await;
-    c.send("tradeRequest", json!({"targetPlayerId": a_id}), None)
-        .await;
+    c.send(
+        ClientMessage::TradeRequest(TradeRequest {
+            target_player_id: to_id(&a_id),
+        }),
+        None,
+    )
+    .await;
     assert_eq!(
         expect_trade(&mut c, "tradeError").await["code"],
         "player_busy"
     );
-    a.send("tradeRequest", json!({"targetPlayerId": c_id}), None)
-        .await;
+    a.send(
+        ClientMessage::TradeRequest(TradeRequest {
+            target_player_id: to_id(&c_id),
+        }),
+        None,
+    )
+    .await;
     assert_eq!(
         expect_trade(&mut a, "tradeError").await["code"],
         "player_busy"
     );
     a.send(
-        "player:action",
-        json!({"action": "drop", "slot": coins}),
+        ClientMessage::Action(ActionRequest::new("drop").with_slot(json!(coins))),
         None,
     )
     .await;
@@ -273,10 +334,22 @@ async fn every_ending_and_the_dupe_regressions() {
 
     // Disconnect between the two final accepts: the trade ends, nothing moves.
     for ws in [&mut a, &mut b] {
-        ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+        ws.send(
+            ClientMessage::TradeAccept(TradeIdOnly {
+                trade_id: to_id(&id),
+            }),
+            None,
+        )
+        .await;
     }
     expect_trade(&mut a, "tradeConfirmScreen").await;
-    a.send("tradeAccept", json!({"tradeId": id}), None).await;
+    a.send(
+        ClientMessage::TradeAccept(TradeIdOnly {
+            trade_id: to_id(&id),
+        }),
+        None,
+    )
+    .await;
     b.close().await;
     let ended = expect_trade(&mut a, "tradeCancelled").await;
     assert_eq!(ended["reason"], "disconnected");
@@ -319,13 +392,22 @@ async fn a_failed_transaction_cancels_with_server_error_and_moves_nothing() {
     let coins = slot_of(&mut a, "coins").await;
     let id = start(&mut a, &mut b, &b_id).await;
     a.send(
-        "tradeAddItem",
-        json!({"tradeId": id, "inventorySlot": coins}),
+        ClientMessage::TradeAddItem(TradeAddItem {
+            trade_id: to_id(&id),
+            inventory_slot: to_slot(coins),
+            quantity: None,
+        }),
         None,
     )
     .await;
     for ws in [&mut a, &mut b] {
-        ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+        ws.send(
+            ClientMessage::TradeAccept(TradeIdOnly {
+                trade_id: to_id(&id),
+            }),
+            None,
+        )
+        .await;
     }
     for ws in [&mut a, &mut b] {
         expect_trade(ws, "tradeConfirmScreen").await;
@@ -333,7 +415,13 @@ async fn a_failed_transaction_cancels_with_server_error_and_moves_nothing() {
     // The database goes away just before the final acceptance.
     proxy.cut();
     for ws in [&mut a, &mut b] {
-        ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+        ws.send(
+            ClientMessage::TradeAccept(TradeIdOnly {
+                trade_id: to_id(&id),
+            }),
+            None,
+        )
+        .await;
     }
     for ws in [&mut a, &mut b] {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
@@ -381,7 +469,7 @@ async fn expect_one_of(ws: &mut WsClient, kinds: &[&str], trade_id: &str) -> Val
 
 /// The slot and quantity of `item` (first stack), if held.
 async fn holding(ws: &mut WsClient, item: &str) -> Option<(i64, i64)> {
-    ws.send("player:sync", json!({}), None).await;
+    ws.send(ClientMessage::Sync, None).await;
     let sync = ws.expect_type("player:sync").await;
     sync["data"]["inventory"]
         .as_array()
@@ -415,8 +503,11 @@ async fn trade_rounds(
             if let Some((slot, quantity)) = holding(ws, item).await {
                 let q = 1 + (next(quantity as u64) as i64);
                 ws.send(
-                    "tradeAddItem",
-                    json!({"tradeId": id, "inventorySlot": slot, "quantity": q}),
+                    ClientMessage::TradeAddItem(TradeAddItem {
+                        trade_id: to_id(&id),
+                        inventory_slot: to_slot(slot),
+                        quantity: Some(q),
+                    }),
                     None,
                 )
                 .await;
@@ -426,7 +517,13 @@ async fn trade_rounds(
         match next(10) {
             0 | 1 => {
                 let who = if next(2) == 0 { &mut a } else { &mut b };
-                who.send("tradeCancel", json!({"tradeId": id}), None).await;
+                who.send(
+                    ClientMessage::TradeCancel(TradeIdOnly {
+                        trade_id: to_id(&id),
+                    }),
+                    None,
+                )
+                .await;
                 for ws in [&mut a, &mut b] {
                     let m = expect_one_of(ws, &["tradeCancelled"], &id).await;
                     assert_eq!(m["data"]["reason"], "cancelled");
@@ -437,15 +534,33 @@ async fn trade_rounds(
                 let step = next(3);
                 if step >= 1 {
                     for ws in [&mut a, &mut b] {
-                        ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+                        ws.send(
+                            ClientMessage::TradeAccept(TradeIdOnly {
+                                trade_id: to_id(&id),
+                            }),
+                            None,
+                        )
+                        .await;
                     }
                     for ws in [&mut a, &mut b] {
                         expect_one_of(ws, &["tradeConfirmScreen"], &id).await;
                     }
                 }
                 if step == 2 {
-                    a.send("tradeAccept", json!({"tradeId": id}), None).await;
-                    b.send("tradeAccept", json!({"tradeId": id}), None).await;
+                    a.send(
+                        ClientMessage::TradeAccept(TradeIdOnly {
+                            trade_id: to_id(&id),
+                        }),
+                        None,
+                    )
+                    .await;
+                    b.send(
+                        ClientMessage::TradeAccept(TradeIdOnly {
+                            trade_id: to_id(&id),
+                        }),
+                        None,
+                    )
+                    .await;
                 }
                 b.close().await;
                 let m = expect_one_of(&mut a, &["tradeCancelled", "tradeCompleted"], &id).await;
@@ -458,14 +573,26 @@ async fn trade_rounds(
             }
             _ => {
                 for ws in [&mut a, &mut b] {
-                    ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+                    ws.send(
+                        ClientMessage::TradeAccept(TradeIdOnly {
+                            trade_id: to_id(&id),
+                        }),
+                        None,
+                    )
+                    .await;
                 }
                 // Screen 2 first: accepts from two sockets may arrive in either order.
                 for ws in [&mut a, &mut b] {
                     expect_one_of(ws, &["tradeConfirmScreen"], &id).await;
                 }
                 for ws in [&mut a, &mut b] {
-                    ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+                    ws.send(
+                        ClientMessage::TradeAccept(TradeIdOnly {
+                            trade_id: to_id(&id),
+                        }),
+                        None,
+                    )
+                    .await;
                 }
                 for ws in [&mut a, &mut b] {
                     let m = expect_one_of(ws, &["tradeCompleted", "tradeError"], &id).await;
@@ -561,8 +688,11 @@ async fn a_crash_at_any_moment_of_a_trade_neither_loses_nor_duplicates_an_item()
         for (ws, item) in [(&mut a, "coins"), (&mut b, "bread")] {
             let (slot, _) = holding(ws, item).await.expect("starter kit");
             ws.send(
-                "tradeAddItem",
-                json!({"tradeId": id, "inventorySlot": slot}),
+                ClientMessage::TradeAddItem(TradeAddItem {
+                    trade_id: to_id(&id),
+                    inventory_slot: to_slot(slot),
+                    quantity: None,
+                }),
                 None,
             )
             .await;
@@ -582,13 +712,25 @@ async fn a_crash_at_any_moment_of_a_trade_neither_loses_nor_duplicates_an_item()
             ));
         }
         for ws in [&mut a, &mut b] {
-            ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+            ws.send(
+                ClientMessage::TradeAccept(TradeIdOnly {
+                    trade_id: to_id(&id),
+                }),
+                None,
+            )
+            .await;
         }
         for ws in [&mut a, &mut b] {
             expect_one_of(ws, &["tradeConfirmScreen"], &id).await;
         }
         for ws in [&mut a, &mut b] {
-            ws.send("tradeAccept", json!({"tradeId": id}), None).await;
+            ws.send(
+                ClientMessage::TradeAccept(TradeIdOnly {
+                    trade_id: to_id(&id),
+                }),
+                None,
+            )
+            .await;
         }
         tokio::time::sleep(Duration::from_millis(delay_ms)).await;
         server.crash();
@@ -648,40 +790,63 @@ async fn banking_and_shopping_are_refused_while_trading() {
     give(&mut b, "coins", 10).await;
     // Both next to Elsie the banker.
     for ws in [&mut a, &mut b] {
-        ws.send("player:chat", json!({"text": "/tp 8 -4"}), None)
-            .await;
+        ws.send(chat("/tp 8 -4"), None).await;
         ws.wait_for_tile(8, -4).await;
     }
-    a.send("bank:open", json!({}), None).await;
+    a.send(ClientMessage::BankOpen, None).await;
     a.expect_type("bank:update").await;
     let id = start(&mut a, &mut b, &b_id).await;
     let coins = slot_of(&mut a, "coins").await;
     a.send(
-        "tradeAddItem",
-        json!({"tradeId": id, "inventorySlot": coins}),
+        ClientMessage::TradeAddItem(TradeAddItem {
+            trade_id: to_id(&id),
+            inventory_slot: to_slot(coins),
+            quantity: None,
+        }),
         None,
     )
     .await;
     expect_trade(&mut b, "tradeUpdated").await;
     // Depositing the offered coins (or anything) is refused; the bank stays as it was.
-    a.send("bank:deposit", json!({"slot": coins}), Some(json!("d")))
-        .await;
+    a.send(
+        ClientMessage::BankDeposit(BankDepositRequest {
+            slot: DepositSlot::Slot(to_slot(coins)),
+            quantity: None,
+        }),
+        Some(json!("d")),
+    )
+    .await;
     let refused = a.expect_type("error").await;
     assert_eq!(refused["data"]["code"], "in_trade");
     assert_eq!(refused["data"]["ref"], "d");
     a.send(
-        "bank:withdraw",
-        json!({"itemId": "coins", "quantity": 1}),
+        ClientMessage::BankWithdraw(BankWithdrawRequest {
+            item_id: "coins".into(),
+            quantity: Quantity::Count(1),
+        }),
         None,
     )
     .await;
     assert_eq!(a.expect_type("error").await["data"]["code"], "in_trade");
-    a.send("bank:open", json!({}), None).await;
+    a.send(ClientMessage::BankOpen, None).await;
     assert_eq!(a.expect_type("error").await["data"]["code"], "in_trade");
-    a.send("tradeCancel", json!({"tradeId": id}), None).await;
+    a.send(
+        ClientMessage::TradeCancel(TradeIdOnly {
+            trade_id: to_id(&id),
+        }),
+        None,
+    )
+    .await;
     expect_trade(&mut a, "tradeCancelled").await;
     // Free again: the deposit works.
-    a.send("bank:deposit", json!({"slot": coins}), None).await;
+    a.send(
+        ClientMessage::BankDeposit(BankDepositRequest {
+            slot: DepositSlot::Slot(to_slot(coins)),
+            quantity: None,
+        }),
+        None,
+    )
+    .await;
     let update = a.expect_type("bank:update").await;
     assert!(update["data"]["items"]
         .as_array()
@@ -705,8 +870,9 @@ async fn trade_messages_beyond_the_rate_limit_get_a_trade_error() {
     let (mut ws, _) = crate::support::enter(&app, &token).await;
     for n in 0..80 {
         ws.send(
-            "tradeCancel",
-            serde_json::json!({"tradeId": "trade-404"}),
+            ClientMessage::TradeCancel(TradeIdOnly {
+                trade_id: "trade-404".into(),
+            }),
             Some(serde_json::json!(n)),
         )
         .await;

@@ -4,7 +4,9 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use wayfarer_protocol::ws::{ChatChannel, ClientMessage};
 
+use crate::support::messages::{chat, chat_on, private, walk_to};
 use crate::support::{
     both_databases, enter, player, AppOptions, FreshDatabase, TestApp, WsClient, TEST_WORLD_SEED,
     WAIT,
@@ -70,7 +72,7 @@ async fn entry_sends_player_sync_then_world_update_with_everything_in_view() {
         assert!(dx.max(dz) <= 32, "only within 32 tiles: {entity}");
     }
     // player:sync on request.
-    ws.send("player:sync", json!({}), None).await;
+    ws.send(ClientMessage::Sync, None).await;
     let again = ws.expect_type("player:sync").await;
     assert_eq!(again["data"]["id"], Value::String(id));
 }
@@ -88,9 +90,11 @@ async fn two_players_see_each_other_enter_move_and_leave() {
     .await;
 
     let start = &sync_a["tile"];
-    let target = json!({"x": start["x"].as_i64().unwrap() + 3, "z": start["z"].as_i64().unwrap()});
-    a.send("player:move", target.clone(), Some(json!("m1")))
-        .await;
+    let target = walk_to(
+        start["x"].as_i64().unwrap() + 3,
+        start["z"].as_i64().unwrap(),
+    );
+    a.send(target, Some(json!("m1"))).await;
     b.expect("A moved", |m| {
         m["type"] == "world:update"
             && m["data"]["moved"]
@@ -113,12 +117,7 @@ async fn moves_beyond_200_tiles_are_refused_with_the_ref() {
     let (mut ws, sync) = enter(&app, &token).await;
     let x = sync["tile"]["x"].as_i64().unwrap();
     let z = sync["tile"]["z"].as_i64().unwrap();
-    ws.send(
-        "player:move",
-        json!({"x": x + 201, "z": z}),
-        Some(json!("far")),
-    )
-    .await;
+    ws.send(walk_to(x + 201, z), Some(json!("far"))).await;
     let error = ws.expect_type("error").await;
     assert_eq!(error["data"]["code"], "move_too_far");
     assert_eq!(error["data"]["ref"], "far");
@@ -137,8 +136,7 @@ async fn chat_reaches_local_global_and_private_listeners() {
     })
     .await;
 
-    a.send("player:chat", json!({"text": "  hello there  "}), None)
-        .await;
+    a.send(chat("  hello there  "), None).await;
     let heard = b
         .expect("local chat", |m| m["type"] == "chat:message")
         .await;
@@ -147,45 +145,25 @@ async fn chat_reaches_local_global_and_private_listeners() {
     assert_eq!(heard["data"]["fromName"], "Talker");
     assert!(heard["data"]["ts"].as_i64().unwrap() > 1_700_000_000_000);
 
-    a.send(
-        "player:chat",
-        json!({"text": "to all", "channel": "global"}),
-        None,
-    )
-    .await;
+    a.send(chat_on(ChatChannel::Global, "to all"), None).await;
     let heard = b
         .expect("global chat", |m| m["type"] == "chat:message")
         .await;
     assert_eq!(heard["data"]["channel"], "global");
 
-    a.send(
-        "player:chat",
-        json!({"text": "psst", "channel": "private", "to": "listener"}),
-        None,
-    )
-    .await;
+    a.send(private("listener", "psst"), None).await;
     let heard = b
         .expect("private chat", |m| m["type"] == "chat:message")
         .await;
     assert_eq!(heard["data"]["channel"], "private");
     assert_eq!(heard["data"]["text"], "psst");
 
-    a.send(
-        "player:chat",
-        json!({"text": "anyone?", "channel": "private", "to": "Nobody"}),
-        Some(json!(9)),
-    )
-    .await;
+    a.send(private("Nobody", "anyone?"), Some(json!(9))).await;
     let error = a.expect_type("error").await;
     assert_eq!(error["data"]["code"], "player_offline");
     assert_eq!(error["data"]["ref"], 9);
 
-    a.send(
-        "player:chat",
-        json!({"text": "x".repeat(201)}),
-        Some(json!("long")),
-    )
-    .await;
+    a.send(chat("x".repeat(201)), Some(json!("long"))).await;
     let error = a.expect_type("error").await;
     assert_eq!(error["data"]["code"], "invalid_text");
     assert_eq!(error["data"]["ref"], "long");
@@ -226,7 +204,7 @@ async fn bad_frames_are_answered_and_the_socket_stays_open() {
             &frame[..frame.len().min(60)]
         );
     }
-    ws.send("player:sync", json!({}), None).await;
+    ws.send(ClientMessage::Sync, None).await;
     ws.expect_type("player:sync").await;
 }
 
@@ -236,7 +214,7 @@ async fn sixty_messages_a_second_pass_and_more_are_dropped_with_one_error() {
     let (token, _) = player(&app, "Chatty").await;
     let (mut ws, _) = enter(&app, &token).await;
     for _ in 0..60 {
-        ws.send("player:sync", json!({}), None).await;
+        ws.send(ClientMessage::Sync, None).await;
     }
     let mut syncs = 0;
     while syncs < 60 {
@@ -250,7 +228,7 @@ async fn sixty_messages_a_second_pass_and_more_are_dropped_with_one_error() {
         }
     }
     for _ in 0..20 {
-        ws.send("player:sync", json!({}), None).await;
+        ws.send(ClientMessage::Sync, None).await;
     }
     let error = ws.expect("rate_limited", |m| m["type"] == "error").await;
     assert_eq!(error["data"]["code"], "rate_limited");
@@ -263,7 +241,7 @@ async fn the_same_character_twice_replaces_the_older_connection_with_4000() {
     let (mut first, _) = enter(&app, &token).await;
     let (mut second, _) = enter(&app, &token).await;
     assert_eq!(first.expect_close().await, Some(4000));
-    second.send("player:sync", json!({}), None).await;
+    second.send(ClientMessage::Sync, None).await;
     second.expect_type("player:sync").await;
 }
 
@@ -279,25 +257,18 @@ async fn admin_commands_need_the_code() {
     let (mut ws, sync) = enter(&app, &token).await;
     let (mut v, _) = enter(&app, &tv).await;
 
-    ws.send(
-        "player:chat",
-        json!({"text": "/broadcast hi"}),
-        Some(json!("b")),
-    )
-    .await;
+    ws.send(chat("/broadcast hi"), Some(json!("b"))).await;
     let error = ws.expect_type("error").await;
     assert_eq!(error["data"]["code"], "forbidden");
 
-    ws.send("player:chat", json!({"text": "/admin wrong"}), None)
-        .await;
+    ws.send(chat("/admin wrong"), None).await;
     let reply = ws
         .expect("system reply", |m| {
             m["type"] == "chat:message" && m["data"]["channel"] == "system"
         })
         .await;
     assert!(reply["data"]["text"].as_str().unwrap().contains("Wrong"));
-    ws.send("player:chat", json!({"text": "/admin open-sesame"}), None)
-        .await;
+    ws.send(chat("/admin open-sesame"), None).await;
     ws.expect("granted", |m| {
         m["type"] == "chat:message"
             && m["data"]["text"]
@@ -306,12 +277,7 @@ async fn admin_commands_need_the_code() {
     })
     .await;
 
-    ws.send(
-        "player:chat",
-        json!({"text": "/broadcast Server restart soon"}),
-        None,
-    )
-    .await;
+    ws.send(chat("/broadcast Server restart soon"), None).await;
     let heard = v
         .expect("broadcast", |m| {
             m["type"] == "chat:message" && m["data"]["channel"] == "system"
@@ -319,21 +285,15 @@ async fn admin_commands_need_the_code() {
         .await;
     assert_eq!(heard["data"]["text"], "Server restart soon");
 
-    ws.send("player:chat", json!({"text": "/give coins 100"}), None)
-        .await;
+    ws.send(chat("/give coins 100"), None).await;
     let update = ws.expect_type("inventory:update").await;
     assert_eq!(update["data"]["coins"], 125);
 
     let x = sync["tile"]["x"].as_i64().unwrap();
     let z = sync["tile"]["z"].as_i64().unwrap();
-    ws.send(
-        "player:chat",
-        json!({"text": format!("/tp {} {}", x + 2, z + 1)}),
-        None,
-    )
-    .await;
-    ws.send("player:chat", json!({"text": "/frobnicate"}), None)
+    ws.send(chat(format!("/tp {} {}", x + 2, z + 1)), None)
         .await;
+    ws.send(chat("/frobnicate"), None).await;
     let reply = ws
         .expect("unknown", |m| {
             m["type"] == "chat:message"
@@ -344,8 +304,7 @@ async fn admin_commands_need_the_code() {
         .await;
     assert_eq!(reply["data"]["channel"], "system");
 
-    ws.send("player:chat", json!({"text": "/kick victim"}), None)
-        .await;
+    ws.send(chat("/kick victim"), None).await;
     assert_eq!(v.expect_close().await, Some(4001));
     let _ = victim;
 }
@@ -413,7 +372,7 @@ async fn position_survives_logout_and_restart(db: FreshDatabase) {
     let (mut ws, sync) = enter(&app, &token).await;
     let x = sync["tile"]["x"].as_i64().unwrap() + 2;
     let z = sync["tile"]["z"].as_i64().unwrap() + 1;
-    ws.send("player:move", json!({"x": x, "z": z}), None).await;
+    ws.send(walk_to(x, z), None).await;
     ws.wait_for_tile(x, z).await;
     ws.close().await;
     // Logging out saves; the REST view shows the saved tile once the session is closed.
@@ -456,7 +415,7 @@ async fn shutdown_saves_players_still_online() {
     let (mut ws, sync) = enter(&app, &token).await;
     let x = sync["tile"]["x"].as_i64().unwrap() + 1;
     let z = sync["tile"]["z"].as_i64().unwrap();
-    ws.send("player:move", json!({"x": x, "z": z}), None).await;
+    ws.send(walk_to(x, z), None).await;
     ws.wait_for_tile(x, z).await;
     let stopped = app.stop().await;
     assert_eq!(ws.expect_close().await, Some(1001));
@@ -527,11 +486,7 @@ async fn a_client_that_never_reads_is_dropped_while_every_tick_and_line_reaches_
             for line in 0..FLOOD_LINES_PER_TICK {
                 let text = format!("{i}-{tick}-{line}-{}", "x".repeat(180));
                 spammer
-                    .send(
-                        "player:chat",
-                        json!({"text": text, "channel": "global"}),
-                        None,
-                    )
+                    .send(chat_on(ChatChannel::Global, text.clone()), None)
                     .await;
                 said.push(text);
             }
@@ -568,19 +523,13 @@ async fn private_messages_to_someone_who_ignores_you_are_refused() {
     app.store().ignores().add(&id_b, &id_a).await.unwrap();
     let (mut a, _) = enter(&app, &ta).await;
     let (mut b, _) = enter(&app, &tb).await;
-    a.send(
-        "player:chat",
-        json!({"text": "hey", "channel": "private", "to": "Quiet"}),
-        Some(json!("p")),
-    )
-    .await;
+    a.send(private("Quiet", "hey"), Some(json!("p"))).await;
     let error = a.expect_type("error").await;
     assert_eq!(error["data"]["code"], "ignored");
     assert_eq!(error["data"]["ref"], "p");
     // Nor does local chat from the ignored reach them, while the reverse still works.
-    a.send("player:chat", json!({"text": "can you hear me"}), None)
-        .await;
-    b.send("player:chat", json!({"text": "marker"}), None).await;
+    a.send(chat("can you hear me"), None).await;
+    b.send(chat("marker"), None).await;
     let heard = b
         .expect("own marker", |m| m["type"] == "chat:message")
         .await;
@@ -651,15 +600,13 @@ async fn online_players_are_saved_every_save_interval_and_items_survive_a_restar
     .await;
     let (token, id) = player(&app, "Autosave").await;
     let (mut ws, sync) = enter(&app, &token).await;
-    ws.send("player:chat", json!({"text": "/admin code"}), None)
-        .await;
-    ws.send("player:chat", json!({"text": "/give coins 75"}), None)
-        .await;
+    ws.send(chat("/admin code"), None).await;
+    ws.send(chat("/give coins 75"), None).await;
     let update = ws.expect_type("inventory:update").await;
     assert_eq!(update["data"]["coins"], 100);
     let x = sync["tile"]["x"].as_i64().unwrap() + 2;
     let z = sync["tile"]["z"].as_i64().unwrap() + 2;
-    ws.send("player:move", json!({"x": x, "z": z}), None).await;
+    ws.send(walk_to(x, z), None).await;
     ws.wait_for_tile(x, z).await;
     // Still online: the periodic save writes position and coins.
     let deadline = Instant::now() + WAIT;

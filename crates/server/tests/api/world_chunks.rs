@@ -7,10 +7,12 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use wayfarer_protocol::ws::{ActionRequest, ClientMessage};
 use wayfarer_store::{ChunkWrite, Store};
 
 use crate::death_crash::ServerProcess;
 use crate::support::free_port;
+use crate::support::messages::act_on;
 use crate::support::{
     admin_give, both_databases, economy_report, player, player_on, AppOptions, FreshDatabase,
     TestApp, WsClient, WAIT,
@@ -55,8 +57,8 @@ async fn fell_a_tree(ws: &mut WsClient, first_view: &Value, at: (i64, i64)) -> V
             .max((t["z"].as_i64().unwrap() - at.1).abs())
     });
     let tree = trees.first().expect("a tree in view of the spawn").clone();
-    let gather = json!({"action": "gather", "targetId": tree["id"]});
-    ws.send("player:action", gather.clone(), None).await;
+    let gather = act_on("gather", &tree["id"]);
+    ws.send(gather.clone(), None).await;
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut logs = Vec::new();
     loop {
@@ -73,13 +75,12 @@ async fn fell_a_tree(ws: &mut WsClient, first_view: &Value, at: (i64, i64)) -> V
             // Full: make room and go on.
             for slot in logs.drain(..) {
                 ws.send(
-                    "player:action",
-                    json!({"action": "drop", "slot": slot}),
+                    ClientMessage::Action(ActionRequest::new("drop").with_slot(json!(slot))),
                     None,
                 )
                 .await;
             }
-            ws.send("player:action", gather.clone(), None).await;
+            ws.send(gather.clone(), None).await;
         }
         let felled = m["type"] == "world:update"
             && m["data"]["changed"].as_array().is_some_and(|c| {
@@ -108,8 +109,7 @@ async fn felled_trees_and_dropped_logs_survive_a_restart(db: FreshDatabase) {
     // One log more on the ground, dropped where the player stands.
     let slot = admin_give(&mut ws, CODE, "logs", 1).await;
     ws.send(
-        "player:action",
-        json!({"action": "drop", "slot": slot}),
+        ClientMessage::Action(ActionRequest::new("drop").with_slot(json!(slot))),
         None,
     )
     .await;
@@ -154,12 +154,7 @@ async fn felled_trees_and_dropped_logs_survive_a_restart(db: FreshDatabase) {
         .find(|e| e["itemId"] == "logs")
         .expect("the dropped log lies there")
         .clone();
-    ws.send(
-        "player:action",
-        json!({"action": "pickup", "targetId": log["id"]}),
-        None,
-    )
-    .await;
+    ws.send(act_on("pickup", &log["id"]), None).await;
     // Either may come first.
     let (mut picked, mut regrown) = (false, false);
     let deadline = Instant::now() + WAIT;
@@ -306,18 +301,12 @@ async fn a_crash_around_drops_and_pickups_neither_loses_nor_duplicates_an_item()
             .collect();
         if round % 2 == 0 && !held.is_empty() || lying.is_empty() {
             ws.send(
-                "player:action",
-                json!({"action": "drop", "slot": held[0]}),
+                ClientMessage::Action(ActionRequest::new("drop").with_slot(json!(held[0]))),
                 None,
             )
             .await;
         } else {
-            ws.send(
-                "player:action",
-                json!({"action": "pickup", "targetId": lying[0]["id"]}),
-                None,
-            )
-            .await;
+            ws.send(act_on("pickup", &lying[0]["id"]), None).await;
         }
         ws.expect_type("inventory:update").await;
         tokio::time::sleep(Duration::from_millis(delay_ms)).await;

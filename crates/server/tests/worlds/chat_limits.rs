@@ -2,7 +2,9 @@
 //! sender's world let through, for global lines (the relay publishes what the game accepted)
 //! and for private messages (counted before they leave).
 
-use serde_json::{json, Value};
+use serde_json::Value;
+use wayfarer_protocol::ws::ChatChannel;
+use wayfarer_testkit::messages::{chat, chat_on, private};
 
 use super::{enter, linked, player, Cluster, Read, Ws, WAIT};
 
@@ -64,13 +66,10 @@ async fn another_world_hears_only_the_global_lines_the_senders_world_let_through
     // 30 different global lines at once (inside the connection's 60 a second), then a local
     // line: once Ann hears it, her world has dealt with every global line before it.
     for i in 0..30 {
-        ann.send(
-            "player:chat",
-            json!({"channel": "global", "text": format!("sale {i}")}),
-        )
-        .await;
+        ann.send(chat_on(ChatChannel::Global, format!("sale {i}")))
+            .await;
     }
-    ann.send("player:chat", json!({"text": "done"})).await;
+    ann.send(chat("done")).await;
     let own = read_until(&mut ann, "Ann's marker", is_local_marker).await;
     let accepted = texts(&own, "global");
     assert!(accepted.len() >= 3, "the burst of 3 passed: {accepted:?}");
@@ -102,12 +101,12 @@ async fn a_private_message_to_another_world_is_held_when_repeated() {
     let (mut ann, _) = enter(&one, &ann_token).await;
     let (mut bob, _) = enter(&two, &bob_token).await;
 
-    let private = |text: &str| json!({"channel": "private", "to": "Bob", "text": text});
+    let private = |text: &str| private("Bob", text);
     for text in ["are you there?", "ARE YOU THERE?", "are you\u{200B} there?"] {
-        ann.send("player:chat", private(text)).await;
+        ann.send(private(text)).await;
     }
-    ann.send("player:chat", private("\u{202E}bye")).await;
-    ann.send("player:chat", private("\u{200B}")).await;
+    ann.send(private("\u{202E}bye")).await;
+    ann.send(private("\u{200B}")).await;
     let heard = read_until(&mut bob, "Ann's goodbye", |m| {
         m["type"] == "chat:message" && m["data"]["text"] == "bye"
     })

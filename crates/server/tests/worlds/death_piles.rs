@@ -4,7 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{json, Value};
+use serde_json::Value;
+use wayfarer_protocol::ws::ClientMessage;
 use wayfarer_store::Store;
 
 use super::common::die_to_a_bandit;
@@ -101,7 +102,7 @@ async fn a_death_pile_stays_in_the_world_it_fell_in() {
         kit,
         "{sync}"
     );
-    ws.send("player:sync", json!({})).await;
+    ws.send(ClientMessage::Sync).await;
     ws.expect("a sync in world 2", |m| m["type"] == "player:sync")
         .await;
     assert_eq!(ground_items(http, &two, &token).await, Some(0));

@@ -2,7 +2,9 @@
 //! every world with the sender's world, ignore lists are honoured where it is heard, and with
 //! NATS down the line still reaches its own world while the sender is told once.
 
-use serde_json::{json, Value};
+use serde_json::Value;
+use wayfarer_protocol::ws::{ChatChannel, ClientMessage};
+use wayfarer_testkit::messages::chat_on;
 
 use super::{enter, linked, player, Cluster, Read, Ws, WAIT};
 
@@ -50,11 +52,8 @@ async fn global_chat_reaches_every_world_with_the_senders_world() {
     let (mut cy, _) = enter(&two, &cy_token).await;
     cy.ignore("Ann").await;
 
-    ann.send(
-        "player:chat",
-        json!({"channel": "global", "text": "hello, worlds"}),
-    )
-    .await;
+    ann.send(chat_on(ChatChannel::Global, "hello, worlds"))
+        .await;
     for (who, ws) in [("Ann", &mut ann), ("Dee", &mut dee), ("Bob", &mut bob)] {
         let line = ws
             .expect(&format!("Ann's line at {who}"), |m| {
@@ -65,11 +64,7 @@ async fn global_chat_reaches_every_world_with_the_senders_world() {
         assert_eq!(line["data"]["world"], 1, "said in world 1: {line}");
     }
     // Bob answers after hearing Ann, so anything of Ann's Cy were to hear would come first.
-    bob.send(
-        "player:chat",
-        json!({"channel": "global", "text": "hi Ann"}),
-    )
-    .await;
+    bob.send(chat_on(ChatChannel::Global, "hi Ann")).await;
     let before = read_until(&mut cy, "Bob's line at Cy", |m| global_line(m, "hi Ann")).await;
     assert_eq!(before.last().unwrap()["data"]["world"], 2);
     assert!(
@@ -87,11 +82,8 @@ async fn global_chat_reaches_every_world_with_the_senders_world() {
         one.worlds(&http).await["crossWorld"] == false
     })
     .await;
-    ann.send(
-        "player:chat",
-        json!({"channel": "global", "text": "anyone out there?"}),
-    )
-    .await;
+    ann.send(chat_on(ChatChannel::Global, "anyone out there?"))
+        .await;
     dee.expect("Ann's line within world 1", |m| {
         global_line(m, "anyone out there?")
     })
@@ -105,7 +97,7 @@ async fn global_chat_reaches_every_world_with_the_senders_world() {
         "the sender's own line: {seen:?}"
     );
     // A sync answered after the refusal shows there was no second one.
-    ann.send("player:sync", json!({})).await;
+    ann.send(ClientMessage::Sync).await;
     seen.extend(read_until(&mut ann, "a sync", |m| m["type"] == "player:sync").await);
     let refusals = seen
         .iter()
@@ -116,11 +108,7 @@ async fn global_chat_reaches_every_world_with_the_senders_world() {
     // Back up: lines cross again without a restart.
     cluster.nats.resume().await;
     linked(&http, &[&one, &two]).await;
-    ann.send(
-        "player:chat",
-        json!({"channel": "global", "text": "back again"}),
-    )
-    .await;
+    ann.send(chat_on(ChatChannel::Global, "back again")).await;
     bob.expect("the line after recovery", |m| global_line(m, "back again"))
         .await;
 }

@@ -8,16 +8,18 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::Value;
+use wayfarer_protocol::ws::{ClientMessage, FriendRespond, NameRequest};
 use wayfarer_store::testing::{skip, FreshDatabase};
 use wayfarer_store::Store;
+use wayfarer_testkit::messages::private;
 
 use common::{free_port, player_on, Read, Stream};
 
 mod chat_limits;
 /// The shared harness, with its raw socket helpers, under the name these tests use.
 mod common {
-    pub use wayfarer_testkit::socket::{read, send};
+    pub use wayfarer_testkit::socket::{read, send_message};
     pub use wayfarer_testkit::*;
 }
 mod death_piles;
@@ -255,8 +257,8 @@ impl Ws {
         Ws { stream }
     }
 
-    async fn send(&mut self, kind: &str, data: Value) {
-        common::send(&mut self.stream, kind, data).await;
+    async fn send(&mut self, message: ClientMessage) {
+        common::send_message(&mut self.stream, &message).await;
     }
 
     async fn read(&mut self, wait: Duration) -> Read {
@@ -279,7 +281,8 @@ impl Ws {
     /// Ignores `name` and waits for the friend list that shows it ignored, so what follows is
     /// judged with the ignore in force.
     async fn ignore(&mut self, name: &str) {
-        self.send("ignore:add", json!({"name": name})).await;
+        self.send(ClientMessage::IgnoreAdd(NameRequest { name: name.into() }))
+            .await;
         self.expect(&format!("the list with {name} ignored"), |m| {
             m["type"] == "friend:list"
                 && m["data"]["ignored"]
@@ -424,13 +427,19 @@ async fn private_messages_and_presence_cross_worlds() {
     let (bob_token, bob_id) = player(http, &two, "Bob").await;
     let (mut ann, _) = enter(&one, &ann_token).await;
     let (mut bob, _) = enter(&two, &bob_token).await;
-    ann.send("friend:request", json!({"name": "Bob"})).await;
+    ann.send(ClientMessage::FriendRequest(NameRequest {
+        name: "Bob".into(),
+    }))
+    .await;
     bob.expect("the request from another world", |m| {
         m["type"] == "friend:incoming" && m["data"]["fromName"] == "Ann"
     })
     .await;
-    bob.send("friend:respond", json!({"name": "Ann", "accept": true}))
-        .await;
+    bob.send(ClientMessage::FriendRespond(FriendRespond {
+        name: "Ann".into(),
+        accept: true,
+    }))
+    .await;
     let list = ann
         .expect("Bob on Ann's list, online in world 2", |m| {
             m["type"] == "friend:list"
@@ -444,11 +453,7 @@ async fn private_messages_and_presence_cross_worlds() {
     assert_eq!(bob_entry["world"], 2, "{list}");
 
     let started = Instant::now();
-    ann.send(
-        "player:chat",
-        json!({"channel": "private", "to": "bob", "text": "hello from world 1"}),
-    )
-    .await;
+    ann.send(private("bob", "hello from world 1")).await;
     let got = bob
         .expect("Ann's private message", |m| {
             m["type"] == "chat:message" && m["data"]["channel"] == "private"
@@ -464,11 +469,7 @@ async fn private_messages_and_presence_cross_worlds() {
 
     // Ignored everywhere: Bob ignores Ann, and her message is refused on her world.
     bob.ignore("Ann").await;
-    ann.send(
-        "player:chat",
-        json!({"channel": "private", "to": "Bob", "text": "still there?"}),
-    )
-    .await;
+    ann.send(private("Bob", "still there?")).await;
     let refused = ann.expect("the refusal", |m| m["type"] == "error").await;
     assert_eq!(refused["data"]["code"], "ignored", "{refused}");
 
@@ -639,32 +640,24 @@ async fn nats_down_keeps_each_world_playing_and_recovers() {
         one.worlds(&http).await["crossWorld"] == false
     })
     .await;
-    ann.send(
-        "player:chat",
-        json!({"channel": "private", "to": "Bobby", "text": "anyone?"}),
-    )
-    .await;
+    ann.send(private("Bobby", "anyone?")).await;
     let refused = ann.expect("the refusal", |m| m["type"] == "error").await;
     assert_eq!(
         refused["data"]["code"], "cross_world_unavailable",
         "{refused}"
     );
     // The game goes on in each world.
-    ann.send("player:sync", json!({})).await;
+    ann.send(ClientMessage::Sync).await;
     ann.expect("a sync without NATS", |m| m["type"] == "player:sync")
         .await;
-    bob.send("player:sync", json!({})).await;
+    bob.send(ClientMessage::Sync).await;
     bob.expect("a sync without NATS", |m| m["type"] == "player:sync")
         .await;
     cluster.nats.resume().await;
     // Both worlds, not only the sender: world 2 must have reconnected (and so resubscribed) before
     // a message for it is published, or NATS drops it.
     linked(&http, &[&one, &two]).await;
-    ann.send(
-        "player:chat",
-        json!({"channel": "private", "to": "Bobby", "text": "back again"}),
-    )
-    .await;
+    ann.send(private("Bobby", "back again")).await;
     let got = bob
         .expect("the message after recovery", |m| {
             m["type"] == "chat:message" && m["data"]["channel"] == "private"
@@ -698,11 +691,7 @@ async fn pm_latency() {
     for i in 0..samples {
         let text = format!("m{i}");
         let started = Instant::now();
-        ann.send(
-            "player:chat",
-            json!({"channel": "private", "to": "Receiver", "text": text}),
-        )
-        .await;
+        ann.send(private("Receiver", text.as_str())).await;
         bob.expect("the message", |m| m["data"]["text"] == text.as_str())
             .await;
         times.push(started.elapsed());
