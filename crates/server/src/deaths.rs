@@ -113,8 +113,8 @@ impl DeathBook {
     }
 }
 
-/// Stacks of the same item added together (a lock lists each item once).
-fn merge(items: &[Stack]) -> Vec<LockedItem> {
+/// Stacks of the same item added together (a lock lists each item once; a trade's audit row too).
+pub(crate) fn merge(items: &[Stack]) -> Vec<LockedItem> {
     let mut out: Vec<LockedItem> = Vec::new();
     for stack in items {
         match out.iter_mut().find(|i| i.item_id == stack.item_id) {

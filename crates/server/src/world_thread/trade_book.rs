@@ -8,7 +8,9 @@ use std::sync::mpsc;
 
 use wayfarer_sim::inventory::Stack;
 use wayfarer_sim::TradeCommit;
-use wayfarer_store::{LockedItem, StoredSlot, TradeAudit};
+use wayfarer_store::{StoredSlot, TradeAudit};
+
+use crate::deaths::merge;
 
 /// The answer of the save task for one trade: `(trade id, committed)`.
 pub type TradeOutcome = (String, bool);
@@ -101,18 +103,4 @@ pub fn rows<'a>(stacks: impl Iterator<Item = (usize, &'a Stack)>) -> Vec<StoredS
             quantity: i64::from(stack.quantity),
         })
         .collect()
-}
-
-fn merge(items: &[Stack]) -> Vec<LockedItem> {
-    let mut out: Vec<LockedItem> = Vec::new();
-    for stack in items {
-        match out.iter_mut().find(|i| i.item_id == stack.item_id) {
-            Some(item) => item.quantity += i64::from(stack.quantity),
-            None => out.push(LockedItem {
-                item_id: stack.item_id.clone(),
-                quantity: i64::from(stack.quantity),
-            }),
-        }
-    }
-    out
 }
