@@ -1,8 +1,12 @@
 //! The bundled quests played over real WebSockets by a scripted client: it talks to the quest
 //! givers, gathers, makes, lights fires and fights as a player would (admin `/tp` only to save
 //! walking, `/give` only for inputs of stages that are not gathering), and is rewarded once.
+//!
+//! The world runs on the manual clock: the script steps it one tick at a time and reads what
+//! each tick sent before deciding again, so a quest takes its ticks' computing time, not their
+//! wall time, and every wait is a number of ticks.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -11,12 +15,27 @@ use wayfarer_protocol::ws::{
 };
 
 use crate::support::messages::{act, act_on, chat, to_id, to_slot};
-use crate::support::{player, AppOptions, TestApp, WsClient};
+use crate::support::{player, AppOptions, Clock, TestApp, WsClient};
+use wayfarer_server::world_thread::TickClock;
+
+/// Ticks an `expect` waits for its message (20 s of the timed test clock's 50 ms ticks).
+const EXPECT_TICKS: u64 = 400;
+/// Ticks a quest stage may take to be done.
+const STAGE_TICKS: u64 = 1_200;
+/// Ticks a fighting stage may take (more kills, and the dead respawning).
+const FIGHT_TICKS: u64 = 2_400;
+/// Ticks after which the fighter attacks again though its target lives (it may have been stopped).
+const REATTACK_TICKS: u64 = 80;
 
 /// A scripted player: the socket plus what it has been told (entities in view, inventory, the
 /// last dialogue node, quest stages).
 struct Script {
     ws: WsClient,
+    clock: TickClock,
+    /// Ticks this script has stepped.
+    ticks: u64,
+    /// Messages received and not yet read (absorbed when read, as a player would see them).
+    pending: VecDeque<Value>,
     id: String,
     entities: HashMap<String, Value>,
     inventory: Vec<Value>,
@@ -89,8 +108,12 @@ impl Script {
             .unwrap();
         let sync = ws.next().await.unwrap();
         assert_eq!(sync["type"], "player:sync");
+        app.in_world(&id).await;
         let mut script = Script {
             ws,
+            clock: app.clock(),
+            ticks: 0,
+            pending: VecDeque::new(),
             id,
             entities: HashMap::new(),
             inventory: sync["data"]["inventory"].as_array().unwrap().clone(),
@@ -144,24 +167,54 @@ impl Script {
         }
     }
 
-    async fn next(&mut self) -> Value {
-        let m = self.ws.next().await.expect("still connected");
-        self.absorb(&m);
-        m
+    /// Steps the world one tick and receives everything sent until then. A `player:sync` is
+    /// answered between ticks, after what the tick queued to this socket, so its answer marks
+    /// the end of what the tick (and everything before it) sent.
+    async fn tick(&mut self) {
+        self.clock.step(1).await.expect("a manual world");
+        self.ticks += 1;
+        self.ws.send(ClientMessage::Sync, None).await;
+        loop {
+            let m = self.ws.next().await.expect("still connected");
+            if m["type"] == "player:sync" {
+                return;
+            }
+            self.pending.push_back(m);
+        }
     }
 
-    /// The next message within `wait`, if any.
-    async fn next_within(&mut self, wait: Duration) -> Option<Value> {
-        let m = tokio::time::timeout(wait, self.ws.next()).await.ok()?;
-        let m = m.expect("still connected");
-        self.absorb(&m);
-        Some(m)
+    /// The next message read, stepping the world until there is one.
+    async fn next(&mut self) -> Value {
+        let start = self.ticks;
+        loop {
+            if let Some(m) = self.next_this_tick().await {
+                return m;
+            }
+            assert!(
+                self.ticks - start < EXPECT_TICKS,
+                "no message in {EXPECT_TICKS} ticks"
+            );
+        }
+    }
+
+    /// The next message already received, or `None` after stepping a tick (a loop's unit of time).
+    async fn next_this_tick(&mut self) -> Option<Value> {
+        match self.pending.pop_front() {
+            Some(m) => {
+                self.absorb(&m);
+                Some(m)
+            }
+            None => {
+                self.tick().await;
+                None
+            }
+        }
     }
 
     async fn expect(&mut self, what: &str, accept: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(20);
+        let deadline = self.ticks + EXPECT_TICKS;
         loop {
-            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            assert!(self.ticks < deadline, "no {what} in {EXPECT_TICKS} ticks");
             let m = self.next().await;
             if accept(&m) {
                 return m;
@@ -264,25 +317,25 @@ impl Script {
             .map(str::to_owned)
     }
 
-    /// Repeats `act` (an action that may stop: a depleted rock, a missed fire) every `every` until
-    /// the quest leaves `stage`.
+    /// Repeats `act` (an action that may stop: a depleted rock, a missed fire) every `every`
+    /// ticks until the quest leaves `stage`.
     async fn until_stage_done(
         &mut self,
         quest: &str,
         stage: &str,
-        every: Duration,
+        every: u64,
         mut act: impl FnMut(&Script) -> Option<ClientMessage>,
     ) {
-        let deadline = Instant::now() + Duration::from_secs(60);
+        let deadline = self.ticks + STAGE_TICKS;
         while self.stage(quest).as_deref() == Some(stage) {
-            assert!(Instant::now() < deadline, "{quest} stuck at {stage}");
+            assert!(self.ticks < deadline, "{quest} stuck at {stage}");
             // Nothing to act on yet: wait for the world to show it.
             if let Some(message) = act(self) {
                 self.send(message).await;
             }
-            let until = Instant::now() + every;
-            while Instant::now() < until && self.stage(quest).as_deref() == Some(stage) {
-                self.next_within(until - Instant::now()).await;
+            let until = self.ticks + every;
+            while self.ticks < until && self.stage(quest).as_deref() == Some(stage) {
+                self.next_this_tick().await;
             }
         }
     }
@@ -301,12 +354,14 @@ impl Script {
 async fn app() -> TestApp {
     TestApp::spawn_with(AppOptions {
         env: vec![("ADMIN_CODE", "bq".into())],
+        clock: Clock::Manual,
         ..Default::default()
     })
     .await
 }
 
-/// Polls the store until the quest is saved completed once.
+/// Polls the store until the quest is saved completed once (the save follows the tick that
+/// completed it; a poll with a deadline, as the save task runs on its own).
 async fn saved_completed(app: &TestApp, id: &str, quest: &str) {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
@@ -343,7 +398,7 @@ async fn forge_and_fire_is_played_to_its_reward() {
     // Mine: rocks deplete after each ore, so alternate between the rocks of each kind.
     p.tp(-14, -29).await;
     for (stage, rock) in [("copper", "rock_copper"), ("tin", "rock_tin")] {
-        p.until_stage_done("forge_and_fire", stage, Duration::from_millis(1500), |p| {
+        p.until_stage_done("forge_and_fire", stage, 30, |p| {
             let target = p.find_nearest(rock, (-14, -29))?;
             Some(act_on("gather", &target))
         })
@@ -352,41 +407,30 @@ async fn forge_and_fire_is_played_to_its_reward() {
     assert_eq!(p.stage("forge_and_fire").as_deref(), Some("smelt"));
     // Smelt: bronze bars at the furnace, as many as the ore makes.
     p.tp(-12, -12).await;
-    p.until_stage_done(
-        "forge_and_fire",
-        "smelt",
-        Duration::from_millis(3000),
-        |p| {
-            let furnace = p.nearest("furnace", (-12, -14));
-            Some(ClientMessage::Action(
-                ActionRequest::make("smithing:bronze_bar", Quantity::All)
-                    .with_target(to_id(&furnace)),
-            ))
-        },
-    )
+    p.until_stage_done("forge_and_fire", "smelt", 60, |p| {
+        let furnace = p.nearest("furnace", (-12, -14));
+        Some(ClientMessage::Action(
+            ActionRequest::make("smithing:bronze_bar", Quantity::All).with_target(to_id(&furnace)),
+        ))
+    })
     .await;
     // Smith: the dagger the quest asks for, chosen at the anvil.
     p.tp(-15, -11).await;
-    p.until_stage_done(
-        "forge_and_fire",
-        "smith",
-        Duration::from_millis(2000),
-        |p| {
-            let anvil = p.nearest("anvil", (-16, -12));
-            // No quantity: the default (once), as a client that leaves it out gets.
-            let make = ActionRequest {
-                recipe_id: Some("smithing:bronze_dagger".into()),
-                ..ActionRequest::new("make")
-            };
-            Some(ClientMessage::Action(make.with_target(to_id(&anvil))))
-        },
-    )
+    p.until_stage_done("forge_and_fire", "smith", 40, |p| {
+        let anvil = p.nearest("anvil", (-16, -12));
+        // No quantity: the default (once), as a client that leaves it out gets.
+        let make = ActionRequest {
+            recipe_id: Some("smithing:bronze_dagger".into()),
+            ..ActionRequest::new("make")
+        };
+        Some(ClientMessage::Action(make.with_target(to_id(&anvil))))
+    })
     .await;
     // Fires: lighting the logs (given: the stage is about lighting them).
     p.tp(-20, -2).await;
     p.chat("/give logs 6").await;
     p.expect("logs", |m| m["type"] == "inventory:update").await;
-    p.until_stage_done("forge_and_fire", "fire", Duration::from_millis(2500), |p| {
+    p.until_stage_done("forge_and_fire", "fire", 50, |p| {
         let logs = p.slot_of("logs").expect("logs left");
         Some(ClientMessage::Action(
             ActionRequest::new("light_fire").with_slot(json!(logs)),
@@ -439,7 +483,7 @@ async fn first_catch_is_played_to_its_reward() {
 
     // Fish five shrimp at the net spots by the pier.
     p.tp(25, 17).await;
-    p.until_stage_done("first_catch", "catch", Duration::from_millis(4000), |p| {
+    p.until_stage_done("first_catch", "catch", 80, |p| {
         let spot = p.find_nearest("fishing_spot_net", (25, 17))?;
         Some(act_on("gather", &spot))
     })
@@ -451,7 +495,7 @@ async fn first_catch_is_played_to_its_reward() {
     // Cook on the range: some burn, so more raw shrimp are given (the catch stage is done).
     p.chat("/give raw_shrimp 20").await;
     p.tp(6, -12).await;
-    p.until_stage_done("first_catch", "cook", Duration::from_millis(4000), |p| {
+    p.until_stage_done("first_catch", "cook", 80, |p| {
         let range = p.nearest("range", (6, -14));
         let raw = p.slot_of("raw_shrimp").expect("raw shrimp left");
         Some(ClientMessage::Action(
@@ -528,16 +572,17 @@ impl Script {
         kind: &str,
         at: (i64, i64),
     ) {
-        let deadline = Instant::now() + Duration::from_secs(120);
+        let deadline = self.ticks + FIGHT_TICKS;
         let mut target: Option<String> = None;
-        let mut last_attack = Instant::now() - Duration::from_secs(10);
+        let mut last_attack: Option<u64> = None;
         while self.stage(quest).as_deref() == Some(stage) {
-            assert!(Instant::now() < deadline, "{quest} stuck at {stage}");
+            assert!(self.ticks < deadline, "{quest} stuck at {stage}");
             let alive = target
                 .as_ref()
                 .is_some_and(|t| self.entities.contains_key(t));
             let any = self.entities.values().any(|e| e["typeId"] == kind);
-            if any && (!alive || last_attack.elapsed() > Duration::from_secs(4)) {
+            let due = last_attack.is_none_or(|at| self.ticks - at > REATTACK_TICKS);
+            if any && (!alive || due) {
                 // The same one until it dies (all of them may be dead, waiting to respawn: then
                 // just wait).
                 let next = match (&target, alive) {
@@ -546,16 +591,16 @@ impl Script {
                 };
                 self.send(act_on("attack", &next)).await;
                 target = Some(next);
-                last_attack = Instant::now();
+                last_attack = Some(self.ticks);
             }
-            if let Some(m) = self.next_within(Duration::from_millis(300)).await {
+            if let Some(m) = self.next_this_tick().await {
                 if let Some(health) = self.health_after(&m) {
                     if health <= self.eat_below {
                         if let Some(food) = self.slot_of("shrimp") {
                             self.send(ClientMessage::Use(UseRequest::new(to_slot(food))))
                                 .await;
                             // Eating interrupts nothing, but re-attack to be sure.
-                            last_attack = Instant::now() - Duration::from_secs(10);
+                            last_attack = None;
                         }
                     }
                 }
@@ -721,7 +766,7 @@ async fn bandit_bounty_is_played_to_its_reward() {
     assert_eq!(p.stage("bandit_bounty").as_deref(), Some("proof"));
     // The stolen ore: mined from the iron rock south-west of town.
     p.tp(-23, -30).await;
-    p.until_stage_done("bandit_bounty", "proof", Duration::from_millis(2000), |p| {
+    p.until_stage_done("bandit_bounty", "proof", 40, |p| {
         let rock = p.find_nearest("rock_iron", (-24, -32))?;
         Some(act_on("gather", &rock))
     })
