@@ -441,7 +441,9 @@ impl World {
             player.dirty.inventory = true;
             self.flow(FlowKind::Entered, "given", item_id, given);
         }
-        self.system_message(Some(id), format!("Gave {given} x {item_id}."), events);
+        // Content's name, never the internal id (CONTRACT section 9), as every other line says.
+        let text = format!("Gave {given} x {}.", self.item_called(item_id));
+        self.system_message(Some(id), text, events);
     }
 
     /// Adds XP to a player's skill, reporting the gain (and the new combat level when it moved).

@@ -134,12 +134,9 @@ impl World {
             .find(|r| r.kind == kind && r.inputs.first().is_some_and(|i| i.item_id == item_id))
     }
 
-    /// An item's display name (content's, else the id with spaces).
+    /// An item's display name, owned ([`World::item_called`] is the rule).
     pub(crate) fn item_name(&self, item_id: &str) -> String {
-        self.content
-            .items
-            .get(item_id)
-            .map_or_else(|| item_id.replace('_', " "), |i| i.name.clone())
+        self.item_called(item_id).into_owned()
     }
 
     /// The station type of entity `handle`: a station's type, `fire` for a fire, `tanner` for an

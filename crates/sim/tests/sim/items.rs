@@ -412,12 +412,25 @@ fn eating_heals_once_a_tick_and_burying_bones_trains_prayer() {
 fn give_adds_what_fits_and_says_so() {
     let mut w = world();
     w.tick(vec![join(&w, "ada")]);
-    w.tick(vec![give("ada", "logs", 40), give("ada", "coins", 1_000)]);
+    let events = w.tick(vec![give("ada", "logs", 40), give("ada", "coins", 1_000)]);
     // 28 slots: coins take one, so 27 logs fit... but logs were given first: 28 logs, no coins.
     assert_eq!(count(&w, "ada", "logs"), 28);
     assert_eq!(count(&w, "ada", "coins"), 0);
+    // Said with content's names, never the internal id (CONTRACT section 9).
+    assert_eq!(said(&events), ["Gave 28 x Logs.", "Gave 0 x Coins."]);
     let events = w.tick(vec![give("ada", "no_such_item", 1)]);
-    assert!(events.iter().any(|e| matches!(e, Event::Chat { .. })));
+    assert_eq!(said(&events), ["No item with id no_such_item."]);
+}
+
+/// The chat lines a tick said, in order.
+fn said(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Chat { message, .. } => Some(message.text.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 #[test]
