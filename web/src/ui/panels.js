@@ -6,6 +6,7 @@ import { items, itemVerbs } from '../content.js';
 import { fetchOnce } from '../api.js';
 import { levelProgress } from '../xp.js';
 import { amountEntries } from './amount.js';
+import { itemImage, ICON_PX } from '../icons.js';
 
 /** @typedef {import('../game.js').Game} Game */
 
@@ -15,16 +16,22 @@ const SKILL_ORDER = ['attack', 'strength', 'defense', 'constitution', 'ranged', 
   'agility', 'runecrafting'];
 const EQUIP_SLOTS = ['helmet', 'cape', 'amulet', 'arrows', 'weapon', 'body', 'shield', 'legs', 'gloves', 'boots', 'ring'];
 
-/** A square item icon: initials on a colour from the item type (no art assets needed). The count
- * shows on stacks (and stackable items), or always/never when `count` says so.
+/** A square item icon: the item's picture (icons.js, drawn once per id and copied here). The
+ * count shows on stacks (and stackable items), or always/never when `count` says so.
  * @param {string} itemId @param {string} name @param {number} quantity @param {boolean} [count] */
 export function itemIcon(itemId, name, quantity, count) {
   const d = items.get(itemId);
-  const cls = `icon t-${d?.type ?? (itemId === 'coins' ? 'currency' : 'misc')}`;
-  const initials = name.split(/\s+/).map((w) => w[0]).join('').slice(0, 2).toUpperCase();
-  return h(`div.${cls.replace(/ /g, '.')}`, { title: name },
-    h('span.glyph', null, initials),
+  return h('div.icon', { title: name, 'data-icon': itemId },
+    itemPicture(itemId, d),
     count ?? (quantity > 1 || d?.stackable) ? h('span.qty', null, shortNumber(quantity)) : null);
+}
+
+/** A canvas holding a copy of an item's cached picture. @param {string} itemId @param {any} [def] */
+export function itemPicture(itemId, def) {
+  const src = itemImage(itemId, def ?? items.get(itemId));
+  const c = /** @type {HTMLCanvasElement} */ (h('canvas.pic', { width: ICON_PX, height: ICON_PX, 'aria-hidden': 'true' }));
+  /** @type {CanvasRenderingContext2D} */ (c.getContext('2d')).drawImage(src, 0, 0);
+  return c;
 }
 
 /**
