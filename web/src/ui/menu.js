@@ -80,20 +80,31 @@ function describe(e) {
 }
 
 /**
- * Everything a click on tile (x, z) could mean, default first: the entities on it (resources
- * also by their footprint, one tile around), then walking.
+ * What is under a click on tile (x, z), nearest first: the entities on the tile (not oneself),
+ * then trees whose canopy reaches over it (a tree is drawn a tile taller than its own tile). A
+ * station, rock or fishing spot is only its own tile: a click beside one walks.
+ * @param {import('../game.js').Game} game
+ * @param {number} x @param {number} z
+ * @returns {Entity[]}
+ */
+export function entitiesUnder(game, x, z) {
+  const here = entitiesAt(game.world, x, z, 0).filter((e) => e.id !== game.selfId);
+  const canopy = entitiesAt(game.world, x, z + 1, 0).filter((e) => e.kind === 'resource' && e.resourceType === 'tree' && !e.depleted);
+  return [...here, ...canopy];
+}
+
+/**
+ * Everything a click on tile (x, z) could mean, default first: the entities under it, then walking.
  * @param {import('../game.js').Game} game
  * @param {number} x @param {number} z
  * @returns {MenuEntry[]}
  */
 export function optionsAt(game, x, z) {
   const examine = (t) => game.system(t);
-  const here = entitiesAt(game.world, x, z, 0).filter((e) => e.id !== game.selfId);
-  const near = entitiesAt(game.world, x, z, 1).filter((e) => e.kind === 'resource' && !here.includes(e));
   const pending = game.pendingUse;
   /** @type {MenuEntry[]} */
   const out = [];
-  for (const e of [...here, ...near]) {
+  for (const e of entitiesUnder(game, x, z)) {
     if (pending) {
       out.push({ label: `Use ${pending.name} ->`, target: e.name ?? e.itemId ?? e.id, run: () => game.useOnEntity(e) });
       continue;
