@@ -7,6 +7,7 @@ import { fetchOnce } from '../api.js';
 import { levelProgress } from '../xp.js';
 import { amountEntries } from './amount.js';
 import { itemImage, ICON_PX } from '../icons.js';
+import { unofferedInventory } from '../trade.js';
 
 /** @typedef {import('../game.js').Game} Game */
 
@@ -41,7 +42,8 @@ export function itemPicture(itemId, def) {
 export function inventoryPanel(game, openMenu) {
   const root = h('div.inv-grid', { role: 'grid', 'aria-label': 'Inventory' });
   const render = () => {
-    const bySlot = new Map(game.inventory.map((s) => [s.slot, s]));
+    // Items offered in a trade leave the view until the trade ends.
+    const bySlot = new Map(unofferedInventory(game.inventory, game.trade).map((s) => [s.slot, s]));
     const cells = [];
     for (let i = 0; i < 28; i++) {
       const s = bySlot.get(i);
