@@ -1,0 +1,103 @@
+// The screenshots of docs/client.md, played as a player would: `SCREENSHOTS=1 ONLY=screenshots
+// node browser/run.js` writes docs/screenshots/client-*.png (1280×720, and 390×844 for the phone).
+// The death screen and the PvP banner come from their server messages given to the client's own
+// handler table (the server of this branch does not send them yet).
+
+import { join, resolve } from 'node:path';
+import { waitUntil } from './wait.js';
+
+const DOCS = resolve(import.meta.dirname, '..', '..', 'docs', 'screenshots');
+
+/** Types a chat line and sends it. */
+async function say(page, text) {
+  await page.fill('.chat-input', text);
+  await page.press('.chat-input', 'Enter');
+}
+
+/** Walks to a tile and waits to stand on it. */
+async function walkTo(page, x, z) {
+  await page.evaluate(([x, z]) => window.__wayfarer.game.walk(x, z), [x, z]);
+  await waitUntil(page, ([x, z]) => {
+    const g = window.__wayfarer.game;
+    const me = g.world.entities.get(g.selfId);
+    return me && me.x === x && me.z === z && Date.now();
+  }, [x, z], { timeout: 30_000 });
+}
+
+/** @param {{enterAs: Function, ADMIN_CODE: string}} h */
+export function screenshotTask({ enterAs, ADMIN_CODE }) {
+  return async ({ base, open }) => {
+    const { page } = await open();
+    const shot = (name) => page.screenshot({ path: join(DOCS, `client-${name}.png`) });
+    await enterAs(page, base, 'Rowan');
+    await say(page, `/admin ${ADMIN_CODE}`);
+    for (const [id, n] of [['iron_helmet', 1], ['leather_body', 1], ['wooden_shield', 1], ['raw_trout', 3], ['copper_ore', 2], ['tin_ore', 2],
+      ['air_rune', 40], ['mind_rune', 25], ['oak_logs', 2], ['bronze_bar', 2], ['feathers', 30], ['thread', 5], ['shrimp', 2], ['bones', 1]]) {
+      await say(page, `/give ${id} ${n}`);
+    }
+    await waitUntil(page, () => window.__wayfarer.game.inventory.some((s) => s.itemId === 'bones'), null, { timeout: 15_000 });
+    // Wear the helmet, body and shield, wield the pickaxe: the figure shows them.
+    for (const id of ['iron_helmet', 'leather_body', 'wooden_shield', 'bronze_pickaxe']) {
+      const slot = await page.evaluate((id) => window.__wayfarer.game.inventory.find((s) => s.itemId === id)?.slot, id);
+      if (slot !== undefined) await page.evaluate((slot) => window.__wayfarer.game.act('equip', { slot }), slot);
+      await waitUntil(page, (id) => Object.values(window.__wayfarer.game.equipment).some((e) => e.itemId === id), id, { timeout: 10_000 });
+    }
+    await say(page, 'Off to the woods!');
+    // Town: the bank, the stations, the townsfolk; the hover text over the banker.
+    await page.waitForTimeout(600);
+    await shot('playing');
+    await page.keyboard.press('e');
+    await page.waitForTimeout(200);
+    await shot('worn');
+    await page.keyboard.press('i');
+    // The woods: trees, chickens, a fishing spot; chop a tree (the swing shows).
+    await walkTo(page, 44, 2);
+    const tree = await page.evaluate(() => {
+      const g = window.__wayfarer.game;
+      const me = g.world.entities.get(g.selfId);
+      return [...g.world.entities.values()].filter((e) => e.resourceType === 'tree' && !e.depleted)
+        .sort((a, b) => Math.hypot(a.x - me.x, a.z - me.z) - Math.hypot(b.x - me.x, b.z - me.z))[0]?.id;
+    });
+    if (tree) {
+      const pos = await page.evaluate((id) => {
+        const w = window.__wayfarer;
+        const e = w.game.world.entities.get(id);
+        const { sx, sy } = w.renderer.toScreen(e.x, e.z);
+        const r = document.querySelector('canvas.world').getBoundingClientRect();
+        return { x: r.left + sx, y: r.top + sy };
+      }, tree);
+      await page.mouse.move(pos.x, pos.y);
+      await page.waitForTimeout(200);
+      await shot('hover');
+      await page.mouse.click(pos.x, pos.y);
+      await page.waitForTimeout(1500);
+    }
+    await shot('woods');
+    await page.keyboard.press('c');
+    await page.waitForTimeout(200);
+    await shot('combat');
+    await page.keyboard.press('o');
+    await page.waitForTimeout(200);
+    await shot('settings');
+    await page.keyboard.press('i');
+    await page.evaluate(() => window.__wayfarer.game.dispatch({ type: 'zone:enter', data: { areaId: 'ashen_wastes', name: 'Ashen Wastes', safe: false, pvp: true } }));
+    await page.waitForTimeout(300);
+    await shot('pvp');
+    await page.evaluate(() => window.__wayfarer.game.dispatch({ type: 'player:death', data: { killerId: 'p-1', killerName: 'Grim',
+      kept: [{ itemId: 'iron_helmet', quantity: 1 }, { itemId: 'bronze_pickaxe', quantity: 1 }, { itemId: 'leather_body', quantity: 1 }],
+      lost: [{ itemId: 'coins', quantity: 25 }, { itemId: 'air_rune', quantity: 40 }, { itemId: 'raw_trout', quantity: 3 }, { itemId: 'bread', quantity: 3 }],
+      gravestone: { x: 44, z: 2, expiresAt: Date.now() + 15 * 60_000 }, respawn: { x: 0, z: 0 } } }));
+    await page.waitForTimeout(300);
+    await shot('death');
+    await page.click('#death button:has-text("Continue")');
+    // Zoomed in.
+    for (let i = 0; i < 3; i++) await page.keyboard.press('+');
+    await page.waitForTimeout(300);
+    await shot('zoom');
+    for (let i = 0; i < 3; i++) await page.keyboard.press('-');
+    // The phone: folded chat, the drawer, the orbs.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.waitForTimeout(400);
+    await shot('phone');
+  };
+}
