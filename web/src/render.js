@@ -13,6 +13,9 @@ import { placeLabel } from './labels.js';
 
 /** @typedef {import('./state.js').Entity} Entity */
 
+/** How long (ms) one frame may spend drawing figures it has not drawn before (the rest wait as plain figures). */
+const NEW_FIGURES_MS = 1.5;
+
 /** Zoom bounds (a factor of the base tile size). */
 export const MIN_ZOOM = 0.5;
 export const MAX_ZOOM = 2;
@@ -157,6 +160,7 @@ export class Renderer {
       shown.push({ e, x: sx, y: sy });
     }
     const order = { resource: 0, groundItem: 1, npc: 2, player: 3 };
+    this.sprites.beginFrame(NEW_FIGURES_MS);
     shown.sort((a, b) => a.y - b.y || order[a.e.kind] - order[b.e.kind]);
     g.imageSmoothingEnabled = true;
     /** @type {{x: number, y: number}[]} */
@@ -238,7 +242,9 @@ export class Renderer {
         g.drawImage(img, -w / 2, -h * (46 / 48), w, h);
         g.restore();
       } else {
-        g.drawImage(img, x - w / 2, y + T * 0.35 - h * (46 / 48), w, h);
+        // At the sprite's own size and on whole pixels: no resampling, the cheapest copy there is.
+        const iw = img.width / this.dpr, ih = img.height / this.dpr;
+        g.drawImage(img, Math.round(x - iw / 2), Math.round(y + T * 0.35 - ih * (46 / 48)), iw, ih);
       }
       if (self || e.id === this.hoverId) {
         g.strokeStyle = self ? 'rgba(255,255,255,0.8)' : '#ffe066';

@@ -130,6 +130,10 @@ export function resourceLook(e) {
   return { kind: 'station', colour: hsl(type || id, 30, 40), accent: '#ddd', badge: undefined };
 }
 
+/** Stand-ins while a crowd's figures are being drawn, one per body. */
+const PLAIN = /** @type {Record<string, FigureLook>} */ (Object.fromEntries(['human', 'skeleton', 'chicken', 'rat', 'wolf', 'cow', 'spider'].map((b) =>
+  [b, { body: b, skin: '#c8b8a0', shirt: '#8a8a8a', legs: '#5a5a5a', size: 1 }])));
+
 /** A figure's height over its tile's: people stand taller than the tile is deep. */
 export const FIGURE_SCALE = 1.35;
 
@@ -228,6 +232,14 @@ export class Sprites {
     this.cache = new Map();
     this.size = 0;
     this.dpr = 1;
+    /** Until when (performance.now()) this frame may draw new figures (see `beginFrame`). */
+    this.deadline = Infinity;
+  }
+
+  /** A frame starts: new figures are drawn in it for at most `ms`. A crowd of 254 players in new
+   * colours appears over a few frames (each waits as a plain figure) instead of stalling one. @param {number} ms */
+  beginFrame(ms) {
+    this.deadline = performance.now() + ms;
   }
 
   /** Drops every sprite when the tile size or pixel ratio changes (zoom, resize). @param {number} tile @param {number} dpr */
@@ -245,6 +257,11 @@ export class Sprites {
   figure(look, pose, key = figureKey(look)) {
     const k = `${key}#${pose}`;
     let c = this.cache.get(k);
+    if (!c && !key.startsWith('plain-') && performance.now() > this.deadline) {
+      // Out of budget: the same figure standing if drawn already, else a plain one of its body
+      // (drawn whatever the budget: there are only a few).
+      return this.cache.get(`${key}#stand`) ?? this.figure(PLAIN[look.body] ?? PLAIN.human, 'stand', `plain-${PLAIN[look.body] ? look.body : 'human'}`);
+    }
     if (!c) {
       c = document.createElement('canvas');
       const px = this.size * this.dpr * FIGURE_SCALE;
