@@ -24,6 +24,19 @@ async function walkTo(page, x, z) {
   }, [x, z], { timeout: 30_000 });
 }
 
+/** Moves the mouse over an entity's tile. */
+async function hoverOver(page, id) {
+  const pos = await page.evaluate((id) => {
+    const w = window.__wayfarer;
+    const e = w.game.world.entities.get(id);
+    const { sx, sy } = w.renderer.toScreen(e.x, e.z);
+    const r = document.querySelector('canvas.world').getBoundingClientRect();
+    return { x: r.left + sx, y: r.top + sy };
+  }, id);
+  await page.mouse.move(pos.x, pos.y);
+  await page.waitForTimeout(150);
+}
+
 /** @param {{enterAs: Function, ADMIN_CODE: string}} h */
 export function screenshotTask({ enterAs, ADMIN_CODE }) {
   return async ({ base, open }) => {
@@ -31,47 +44,55 @@ export function screenshotTask({ enterAs, ADMIN_CODE }) {
     const shot = (name) => page.screenshot({ path: join(DOCS, `client-${name}.png`) });
     await enterAs(page, base, 'Rowan');
     await say(page, `/admin ${ADMIN_CODE}`);
-    for (const [id, n] of [['iron_helmet', 1], ['leather_body', 1], ['wooden_shield', 1], ['raw_trout', 3], ['copper_ore', 2], ['tin_ore', 2],
-      ['air_rune', 40], ['mind_rune', 25], ['oak_logs', 2], ['bronze_bar', 2], ['feathers', 30], ['thread', 5], ['shrimp', 2], ['bones', 1]]) {
+    for (const [id, n] of [['bronze_helmet', 1], ['leather_body', 1], ['wooden_shield', 1], ['raw_trout', 1], ['trout', 1], ['copper_ore', 1], ['tin_ore', 1],
+      ['iron_ore', 1], ['air_rune', 40], ['mind_rune', 25], ['oak_logs', 1], ['bronze_bar', 1], ['feathers', 30], ['thread', 1], ['shrimp', 1], ['bones', 1]]) {
       await say(page, `/give ${id} ${n}`);
     }
     await waitUntil(page, () => window.__wayfarer.game.inventory.some((s) => s.itemId === 'bones'), null, { timeout: 15_000 });
     // Wear the helmet, body and shield, wield the pickaxe: the figure shows them.
-    for (const id of ['iron_helmet', 'leather_body', 'wooden_shield', 'bronze_pickaxe']) {
+    for (const id of ['bronze_helmet', 'leather_body', 'wooden_shield', 'bronze_pickaxe']) {
       const slot = await page.evaluate((id) => window.__wayfarer.game.inventory.find((s) => s.itemId === id)?.slot, id);
       if (slot !== undefined) await page.evaluate((slot) => window.__wayfarer.game.act('equip', { slot }), slot);
       await waitUntil(page, (id) => Object.values(window.__wayfarer.game.equipment).some((e) => e.itemId === id), id, { timeout: 10_000 });
     }
-    await say(page, 'Off to the woods!');
-    // Town: the bank, the stations, the townsfolk; the hover text over the banker.
+    await say(page, 'Off to the smithy!');
+    // Town: the furnace, the anvil and the range, each with its badge; the hover text over the anvil.
+    await walkTo(page, -6, -11);
     await page.waitForTimeout(600);
+    const anvil = await page.evaluate(() => [...window.__wayfarer.game.world.entities.values()].find((e) => e.typeId === 'anvil')?.id);
+    if (anvil) await hoverOver(page, anvil);
     await shot('playing');
     await page.keyboard.press('e');
     await page.waitForTimeout(200);
     await shot('worn');
     await page.keyboard.press('i');
-    // The woods: trees, chickens, a fishing spot; chop a tree (the swing shows).
-    await walkTo(page, 44, 2);
+    // The nearest tree: hover, then chop (the swing and the XP drop show).
     const tree = await page.evaluate(() => {
       const g = window.__wayfarer.game;
       const me = g.world.entities.get(g.selfId);
       return [...g.world.entities.values()].filter((e) => e.resourceType === 'tree' && !e.depleted)
-        .sort((a, b) => Math.hypot(a.x - me.x, a.z - me.z) - Math.hypot(b.x - me.x, b.z - me.z))[0]?.id;
+        .sort((a, b) => Math.hypot(a.x - me.x, a.z - me.z) - Math.hypot(b.x - me.x, b.z - me.z))[0];
     });
     if (tree) {
-      const pos = await page.evaluate((id) => {
-        const w = window.__wayfarer;
-        const e = w.game.world.entities.get(id);
-        const { sx, sy } = w.renderer.toScreen(e.x, e.z);
-        const r = document.querySelector('canvas.world').getBoundingClientRect();
-        return { x: r.left + sx, y: r.top + sy };
-      }, tree);
-      await page.mouse.move(pos.x, pos.y);
-      await page.waitForTimeout(200);
+      await walkTo(page, tree.x - 1, tree.z + 1);
+      await page.waitForTimeout(400);
+      await hoverOver(page, tree.id);
       await shot('hover');
-      await page.mouse.click(pos.x, pos.y);
-      await page.waitForTimeout(1500);
+      await page.mouse.down();
+      await page.mouse.up();
+      await page.waitForSelector('.xp-drop', { timeout: 30_000 }).catch(() => {});
+      await page.waitForTimeout(200);
+      await shot('chopping');
     }
+    // The woods east of town: chickens, rats, trees.
+    await walkTo(page, 48, 0);
+    const mob = await waitUntil(page, () => {
+      const g = window.__wayfarer.game;
+      return [...g.world.entities.values()].find((e) => e.kind === 'npc' && (e.typeId === 'chicken' || e.typeId === 'giant_rat'));
+    }, null, { timeout: 20_000 });
+    await walkTo(page, mob.x - 2, mob.z);
+    await page.mouse.move(5, 400);
+    await page.waitForTimeout(800);
     await shot('woods');
     await page.keyboard.press('c');
     await page.waitForTimeout(200);
@@ -84,7 +105,7 @@ export function screenshotTask({ enterAs, ADMIN_CODE }) {
     await page.waitForTimeout(300);
     await shot('pvp');
     await page.evaluate(() => window.__wayfarer.game.dispatch({ type: 'player:death', data: { killerId: 'p-1', killerName: 'Grim',
-      kept: [{ itemId: 'iron_helmet', quantity: 1 }, { itemId: 'bronze_pickaxe', quantity: 1 }, { itemId: 'leather_body', quantity: 1 }],
+      kept: [{ itemId: 'bronze_helmet', quantity: 1 }, { itemId: 'bronze_pickaxe', quantity: 1 }, { itemId: 'leather_body', quantity: 1 }],
       lost: [{ itemId: 'coins', quantity: 25 }, { itemId: 'air_rune', quantity: 40 }, { itemId: 'raw_trout', quantity: 3 }, { itemId: 'bread', quantity: 3 }],
       gravestone: { x: 44, z: 2, expiresAt: Date.now() + 15 * 60_000 }, respawn: { x: 0, z: 0 } } }));
     await page.waitForTimeout(300);
@@ -97,6 +118,7 @@ export function screenshotTask({ enterAs, ADMIN_CODE }) {
     for (let i = 0; i < 3; i++) await page.keyboard.press('-');
     // The phone: folded chat, the drawer, the orbs.
     await page.setViewportSize({ width: 390, height: 844 });
+    if (!(await page.$('.chat.folded'))) await page.click('.chat-fold');
     await page.waitForTimeout(400);
     await shot('phone');
   };

@@ -16,8 +16,8 @@ const hsl = (s, sat = 50, light = 48) => `hsl(${hashString(s) % 360} ${sat}% ${l
 
 /** Each known NPC kind's figure; unknown kinds are a person in colours of their own id. */
 const NPCS = /** @type {Record<string, Partial<FigureLook>>} */ ({
-  chicken: { body: 'chicken', skin: '#f4f0e6', shirt: '#d23c2c', legs: '#e8a83a', size: 0.6 },
-  giant_rat: { body: 'rat', skin: '#7a6a5a', shirt: '#5a4a3a', legs: '#e0a0a0', size: 0.7 },
+  chicken: { body: 'chicken', skin: '#f4f0e6', shirt: '#d23c2c', legs: '#e8a83a', size: 0.8 },
+  giant_rat: { body: 'rat', skin: '#7a6a5a', shirt: '#5a4a3a', legs: '#e0a0a0', size: 0.8 },
   rat: { body: 'rat', skin: '#8a7a6a', shirt: '#6a5a4a', legs: '#e0a0a0', size: 0.55 },
   wolf: { body: 'wolf', skin: '#8a8a90', shirt: '#5a5a60', legs: '#3a3a40', size: 0.9 },
   cow: { body: 'cow', skin: '#f0f0f0', shirt: '#2a2a2a', legs: '#e8b0a0', size: 1 },

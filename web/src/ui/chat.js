@@ -115,16 +115,17 @@ export function chatBox(game) {
   // The log folds away (a phone starts with it folded): only the tabs and the input stay.
   const fold = h('button.chat-fold', { 'aria-label': 'Hide the chat log', title: 'Hide or show the chat log' });
   const el = h('section.chat', null, h('div.chat-tabs', null, ...tabs, fold), log, input);
-  const collapse = (/** @type {boolean} */ on) => {
+  const collapse = (/** @type {boolean} */ on, save = true) => {
     el.classList.toggle('folded', on);
     fold.textContent = on ? '▴' : '▾';
     fold.setAttribute('aria-label', on ? 'Show the chat log' : 'Hide the chat log');
     fold.setAttribute('aria-expanded', String(!on));
-    setPref(FOLD_KEY, String(on));
+    if (save) setPref(FOLD_KEY, String(on));
     if (!on) log.scrollTop = log.scrollHeight;
   };
   fold.addEventListener('click', () => collapse(!el.classList.contains('folded')));
   const stored = getPref(FOLD_KEY);
-  collapse(stored === null ? window.matchMedia('(max-width: 760px)').matches : stored === 'true');
+  // Only a choice the player made is kept: otherwise each screen starts with its own default.
+  collapse(stored === null ? window.matchMedia('(max-width: 760px)').matches : stored === 'true', false);
   return { el, collapse, whisper: (name) => { input.value = name.includes(' ') ? `@${name}: ` : `@${name} `; input.focus(); } };
 }

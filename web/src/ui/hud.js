@@ -121,9 +121,11 @@ export function mountHud(root, game, terrain, signOut) {
     openMenu(ev.clientX, ev.clientY, optionsAt(game, t.x, t.z));
   });
   // Hover: the first option of what is under the cursor, as the classic games print it at the top left.
-  canvas.addEventListener('pointermove', (ev) => {
-    if (ev.pointerType === 'touch') return;
-    const t = tileAt(ev);
+  /** @type {{x: number, y: number}|null} the mouse over the canvas, for the hover text */
+  let mouse = null;
+  const updateHover = () => {
+    if (!mouse) return;
+    const t = tileAt({ clientX: mouse.x, clientY: mouse.y });
     const entries = optionsAt(game, t.x, t.z);
     const line = hoverLine(entries);
     if (line) fill(hover, line.label, h('span.hover-target', null, line.target ? ` ${line.target}` : ''), h('span.hover-more', null, line.more));
@@ -132,8 +134,15 @@ export function mountHud(root, game, terrain, signOut) {
     const e = entitiesUnder(game, t.x, t.z)[0];
     renderer.hoverId = e?.id ?? null;
     canvas.style.cursor = entries.length > 1 ? 'pointer' : 'default';
+  };
+  canvas.addEventListener('pointermove', (ev) => {
+    if (ev.pointerType === 'touch') return;
+    mouse = { x: ev.clientX, y: ev.clientY };
+    updateHover();
   });
-  canvas.addEventListener('pointerleave', () => { fill(hover); hover.dataset.text = ''; renderer.hoverId = null; });
+  // The world moves under a still mouse (the camera follows the player): the line follows it.
+  game.on('world', updateHover);
+  canvas.addEventListener('pointerleave', () => { mouse = null; fill(hover); hover.dataset.text = ''; renderer.hoverId = null; });
   // Zoom: the wheel, pinch (two pointers), + and −.
   const zoomBy = (k) => { renderer.setZoom(renderer.zoom * k); game.emit('zoom'); };
   canvas.addEventListener('wheel', (ev) => {
