@@ -17,14 +17,42 @@ export class Motion {
     this.swings = new Map();
     /** @type {Map<string, number>} when each entity's health reached 0 */
     this.deaths = new Map();
+    /** @type {Map<string, any>} the entities that died, kept to finish falling after the server
+     * removes them (an NPC leaves the world the tick it dies) */
+    this.corpses = new Map();
     /** @type {{kind: string, targetId?: string, since: number, lastGain: number}|null} the player's own work */
     this.work = null;
   }
 
-  /** An attack landed: its attacker swings, its target falls if it died. @param {{attackerId: string, targetId: string, targetHealth: number}} hit @param {number} now */
-  hit(hit, now) {
+  /**
+   * An attack landed: its attacker swings, its target falls if it died.
+   * @param {{attackerId: string, targetId: string, targetHealth: number}} hit @param {number} now
+   * @param {object} [target] the target's entity, kept to draw its fall after it leaves the world
+   */
+  hit(hit, now, target) {
     this.swings.set(hit.attackerId, now);
-    if (hit.targetHealth <= 0) this.deaths.set(hit.targetId, now);
+    if (hit.targetHealth <= 0) {
+      this.deaths.set(hit.targetId, now);
+      if (target) this.corpses.set(hit.targetId, target);
+    }
+  }
+
+  /**
+   * The dead still falling that are no longer in the world (`present` says which ids are), to be
+   * drawn; those whose fall is over are forgotten.
+   * @param {(id: string) => boolean} present @param {number} now
+   * @returns {any[]}
+   */
+  fallen(present, now) {
+    const out = [];
+    for (const [id, e] of this.corpses) {
+      const died = this.deaths.get(id);
+      if (died === undefined || now - died >= DYING_MS) {
+        this.corpses.delete(id);
+        if (!present(id)) this.deaths.delete(id);
+      } else if (!present(id)) out.push(e);
+    }
+    return out;
   }
 
   /** The player began work (gathering, making, cooking). @param {string} kind @param {string|undefined} targetId @param {number} now */

@@ -159,6 +159,11 @@ export class Renderer {
       if (sx < -margin || sy < -margin || sx > W + margin || sy > H + margin) continue;
       shown.push({ e, x: sx, y: sy });
     }
+    // The dead the server has removed finish their fall where they stood.
+    for (const e of this.motion.fallen((id) => world.entities.has(id), now)) {
+      const { sx, sy } = this.toScreen(e.x, e.z);
+      shown.push({ e, x: sx, y: sy });
+    }
     const order = { resource: 0, groundItem: 1, npc: 2, player: 3 };
     this.sprites.beginFrame(NEW_FIGURES_MS);
     shown.sort((a, b) => a.y - b.y || order[a.e.kind] - order[b.e.kind]);

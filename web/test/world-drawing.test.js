@@ -112,6 +112,13 @@ test('poses: walking steps, a landed hit swings, work swings each tick, death fa
   m.hit({ attackerId: 'a', targetId: 'b', targetHealth: 0 }, 10_000);
   assert.equal(m.pose(b, false, 10_000 + DYING_MS / 2, tick).dying, 0.5);
   assert.equal(m.pose(b, false, 10_000 + DYING_MS * 2, tick).dying, 1);
+  // A dead NPC the server removes finishes its fall, then is forgotten.
+  const rat = { id: 'rat', x: 3, z: 3, health: 0 };
+  m.hit({ attackerId: 'a', targetId: 'rat', targetHealth: 0 }, 20_000, rat);
+  assert.deepEqual(m.fallen(() => false, 20_000 + DYING_MS / 2), [rat]);
+  assert.deepEqual(m.fallen(() => true, 20_000 + DYING_MS / 2), [], 'still in the world: drawn as usual');
+  assert.deepEqual(m.fallen(() => false, 20_000 + DYING_MS), []);
+  assert.equal(m.corpses.size, 0);
   // Back to life (respawned): standing again once the fall is over.
   b.health = 10;
   assert.equal(m.pose(b, false, 10_000 + DYING_MS * 2, tick).dying, null);

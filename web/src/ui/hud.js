@@ -91,7 +91,7 @@ export function mountHud(root, game, terrain, signOut) {
   game.on('socket', renderStatus);
   game.on('hit', (d) => {
     renderer.splats.push({ id: d.targetId, damage: d.damage, at: performance.now() });
-    renderer.motion.hit(d, performance.now());
+    renderer.motion.hit(d, performance.now(), game.world.entities.get(d.targetId));
   });
   game.on('work', (w) => (w ? renderer.motion.begin(w.kind, w.targetId, performance.now()) : renderer.motion.stop()));
   game.on('xp', () => renderer.motion.gained(performance.now()));
