@@ -6,6 +6,7 @@ import { GameSocket } from './socket.js';
 import { emptyWorld, applyWorldUpdate } from './state.js';
 import { noTrade, tradeReducer, requested } from './trade.js';
 import { makeAction } from './making.js';
+import { castAction, autocastAction } from './magic.js';
 import { getPref, setPref } from './prefs.js';
 import { items as contentItems } from './content.js';
 import { deathSummary, zoneNotice } from './notices.js';
@@ -69,6 +70,10 @@ export class Game {
     this.socketState = 'connecting';
     this.socketDetail = '';
     this.firstWorldAt = 0;
+    /** @type {{spellId: string, name: string}|null} a spell chosen in the spellbook, waiting for a target */
+    this.pendingCast = null;
+    /** @type {string|null} the spell the attacks use, as last set here (the server does not tell it back) */
+    this.autocast = null;
     /** @type {{slot: number, name: string}|null} an item chosen with "Use", waiting for a target */
     this.pendingUse = null;
     /** @type {string|null} a bank booth walked to, opened once in reach */
@@ -214,16 +219,41 @@ export class Game {
     this.pendingBank = e.id;
   }
 
+  /** A spell chosen: the next creature or player clicked is its target. @param {{spellId: string, name: string}} spell */
+  beginCast(spell) {
+    this.pendingUse = null;
+    this.pendingCast = spell;
+    this.emit('use');
+  }
+
+  /** Casts the chosen spell on an entity. @param {import('./state.js').Entity} e */
+  castOn(e) {
+    const cast = this.pendingCast;
+    if (!cast) return;
+    this.pendingCast = null;
+    this.emit('use');
+    this.send('player:action', castAction(cast.spellId, e.id));
+  }
+
+  /** Sets the spell the attacks use, or none. @param {string|null} spellId */
+  setAutocast(spellId) {
+    this.autocast = spellId;
+    this.send('player:action', autocastAction(spellId));
+    this.emit('autocast');
+  }
+
   /** "Use" an inventory item: the next target chosen (item or entity) receives it. 
    * @param {{slot: number, name: string}} slot */
   beginUse(slot) {
+    this.pendingCast = null;
     this.pendingUse = { slot: slot.slot, name: slot.name };
     this.emit('use');
   }
 
   cancelUse() {
-    if (!this.pendingUse) return;
+    if (!this.pendingUse && !this.pendingCast) return;
     this.pendingUse = null;
+    this.pendingCast = null;
     this.emit('use');
   }
 

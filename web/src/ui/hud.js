@@ -14,6 +14,7 @@ import { effects } from './effects.js';
 import { combatPanel, settingsPanel, orbs } from './controls.js';
 import { zoneBanner, deathScreen } from './notices.js';
 import { hoverLine } from './hover.js';
+import { spellbookPanel } from './spellbook.js';
 import { getPref } from '../prefs.js';
 
 const TABS = [
@@ -24,6 +25,7 @@ const TABS = [
   { id: 'prayer', key: 'p', label: 'Prayer' },
   { id: 'friends', key: 'f', label: 'Friends' },
   { id: 'combat', key: 'c', label: 'Combat' },
+  { id: 'spellbook', key: 'm', label: 'Magic' },
   { id: 'settings', key: 'o', label: 'Settings' },
 ];
 
@@ -60,6 +62,7 @@ export function mountHud(root, game, terrain, signOut) {
     prayer: prayerPanel(game),
     friends: friendsPanel(game, chat.whisper),
     combat: combatPanel(game),
+    spellbook: spellbookPanel(game),
     settings: settingsPanel(game, { renderer, signOut, logOut, collapseChat: chat.collapse }),
   };
   let current = 'inventory';
@@ -98,8 +101,9 @@ export function mountHud(root, game, terrain, signOut) {
   game.on('inventory', () => renderer.motion.gained(performance.now()));
   game.on('equipment', () => { renderer.equipment = game.equipment; });
   game.on('use', () => {
-    useHint.hidden = !game.pendingUse;
+    useHint.hidden = !game.pendingUse && !game.pendingCast;
     if (game.pendingUse) fill(useHint, `Use ${game.pendingUse.name} -> … (Esc to cancel)`);
+    else if (game.pendingCast) fill(useHint, `Cast ${game.pendingCast.name} -> … (Esc to cancel)`);
   });
   renderStatus();
 

@@ -102,9 +102,15 @@ export function entitiesUnder(game, x, z) {
 export function optionsAt(game, x, z) {
   const examine = (t) => game.system(t);
   const pending = game.pendingUse;
+  const cast = game.pendingCast;
   /** @type {MenuEntry[]} */
   const out = [];
   for (const e of entitiesUnder(game, x, z)) {
+    if (cast) {
+      // A spell goes on creatures and other players only.
+      if ((e.kind === 'npc' || e.kind === 'player') && e.id !== game.selfId) out.push({ label: `Cast ${cast.name} ->`, target: e.name ?? e.id, run: () => game.castOn(e) });
+      continue;
+    }
     if (pending) {
       out.push({ label: `Use ${pending.name} ->`, target: e.name ?? e.itemId ?? e.id, run: () => game.useOnEntity(e) });
       continue;
@@ -112,7 +118,7 @@ export function optionsAt(game, x, z) {
     out.push(...entityOptions(game, e, examine));
   }
   out.push({ label: 'Walk here', run: () => game.walk(x, z) });
-  if (pending) out.push({ label: 'Cancel', run: () => game.cancelUse() });
+  if (pending || cast) out.push({ label: 'Cancel', run: () => game.cancelUse() });
   return out;
 }
 
