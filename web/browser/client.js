@@ -316,6 +316,56 @@ export function registerClientTests({ test, enterAs, clickEntity, chatHas, OUT }
     if (!cast || cast.data.spellId !== 'wind_strike' || typeof cast.data.targetId !== 'string' || !cast.data.targetId.length) throw new Error(`cast sent: ${JSON.stringify(cast)}`);
   });
 
+  test('duel window: rules, a stake and accept sent; the confirm screen, the fight and the result shown', async ({ base, open }) => {
+    const { page } = await open();
+    /** @type {any[]} */
+    const sent = [];
+    page.on('websocket', (ws) => ws.on('framesent', (f) => { try { sent.push(JSON.parse(String(f.payload))); } catch { /* not ours */ } }));
+    await enterAs(page, base, 'Dueler');
+    const sentOne = async (pred) => {
+      const deadline = Date.now() + 5_000;
+      while (!sent.some(pred) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const m = sent.find(pred);
+      if (!m) throw new Error(`not sent; last: ${JSON.stringify(sent.slice(-3))}`);
+      return m;
+    };
+    // This branch's server has no duels yet (CONTRACT.md section 11): its messages are given to the
+    // client's own handler table, and what the client sends is read off the socket.
+    const dispatch = (type, data) => page.evaluate(([type, data]) => window.__wayfarer.game.dispatch({ type, data }), [type, data]);
+    const sword = await page.evaluate(() => window.__wayfarer.game.inventory.find((s) => s.itemId === 'bronze_sword'));
+    const stake = (items, accepted = false) => ({ items, value: items.length * 20, accepted });
+    const screen = (n, mine, theirs, rules = []) => ({ duelId: 'd1', opponentId: 'p-brom', opponentName: 'Brom', screen: n, rules, myStake: mine, theirStake: theirs });
+    await dispatch('duelIncoming', { duelId: 'd1', fromPlayerId: 'p-brom', fromPlayerName: 'Brom' });
+    await page.click('.duel-incoming button:has-text("Accept")');
+    await sentOne((m) => m.type === 'duel:respond' && m.data.duelId === 'd1' && m.data.accept === true);
+    await dispatch('duel:rules', screen(1, stake([]), stake([])));
+    await page.waitForSelector('#duel[data-screen=screen1]');
+    await page.click('#duel .duel-rule[data-rule=no_food] input');
+    await sentOne((m) => m.type === 'duel:setRule' && m.data.rule === 'no_food' && m.data.on === true);
+    await page.click(`.inv-grid .slot[data-slot="${sword.slot}"]`);
+    await sentOne((m) => m.type === 'duel:stake' && m.data.inventorySlot === sword.slot);
+    const mine = [{ inventorySlot: sword.slot, itemId: 'bronze_sword', name: 'Bronze Sword', quantity: 1, value: 20 }];
+    await dispatch('duel:rules', screen(1, stake(mine), stake([]), ['no_food']));
+    await page.waitForSelector('#duel .trade-side:first-child .slot[data-item=bronze_sword]');
+    // The staked sword has left the inventory view.
+    if (await page.$(`.inv-grid .slot[data-slot="${sword.slot}"] .icon`)) throw new Error('the staked sword still shows in the inventory');
+    await page.click('#duel .accept');
+    await sentOne((m) => m.type === 'duel:accept' && m.data.duelId === 'd1');
+    await dispatch('duel:rules', screen(2, stake(mine, false), stake([], false), ['no_food']));
+    await page.waitForSelector('#duel[data-screen=screen2]');
+    if (!(await page.$eval('#duel .duel-rule[data-rule=no_food] input', (b) => b.checked && b.disabled))) throw new Error('the confirm screen does not show the rule fixed');
+    await page.screenshot({ path: join(OUT, 'duel.png') });
+    await dispatch('duel:start', { duelId: 'd1', opponentId: 'p-brom', rules: ['no_food'], arenaId: null, tile: { x: 0, z: 0 } });
+    await page.waitForSelector('.duel-fight:not([hidden]):has-text("Duel with Brom")');
+    await page.waitForSelector('#duel', { state: 'hidden' });
+    const me = await page.evaluate(() => window.__wayfarer.game.selfId);
+    await dispatch('duel:result', { duelId: 'd1', winnerId: me, loserId: 'p-brom', receivedItems: [{ itemId: 'coins', quantity: 50 }] });
+    await chatHas(page, 'You won the duel!');
+    await page.waitForSelector('.duel-fight', { state: 'hidden' });
+    // Back in the inventory once the duel is over.
+    await page.waitForSelector(`.inv-grid .slot[data-slot="${sword.slot}"] .icon`);
+  });
+
   test('layout: nothing clipped on a phone (390×844) or at 1280×800', async ({ base, open }) => {
     const { page } = await open();
     await page.setViewportSize({ width: 390, height: 844 });

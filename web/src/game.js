@@ -7,6 +7,10 @@ import { emptyWorld, applyWorldUpdate } from './state.js';
 import { noTrade, tradeReducer, requested } from './trade.js';
 import { makeAction } from './making.js';
 import { castAction, autocastAction } from './magic.js';
+import { noDuel, duelReducer, challenged } from './duel.js';
+
+/** The duel's server messages (CONTRACT.md section 11). */
+const DUEL_TYPES = ['duelIncoming', 'duel:rules', 'duel:start', 'duel:result', 'duel:cancelled', 'duelError'];
 import { getPref, setPref } from './prefs.js';
 import { items as contentItems } from './content.js';
 import { deathSummary, zoneNotice } from './notices.js';
@@ -54,6 +58,7 @@ export class Game {
     /** @type {{friends: any[], incoming: any[], outgoing: any[], ignored: any[]}} */
     this.friends = { friends: [], incoming: [], outgoing: [], ignored: [] };
     this.trade = noTrade();
+    this.duel = noDuel();
     /** Whether walks are sent as runs (kept across reloads), and the run energy the server tells (0–100). */
     this.run = getPref(RUN_KEY) === 'true';
     this.energy = 100;
@@ -207,6 +212,14 @@ export class Game {
     this.trade = requested(this.trade, e.id, e.name ?? e.id);
     this.send('tradeRequest', { targetPlayerId: e.id });
     this.emit('trade');
+  }
+
+  /** Challenges another player to a duel. @param {import('./state.js').Entity} e */
+  challenge(e) {
+    this.duel = challenged(this.duel, e.id, e.name ?? e.id);
+    if (this.duel.message) this.system(this.duel.message);
+    this.send('duel:challenge', { targetPlayerId: e.id });
+    this.emit('duel');
   }
 
   /** A bank booth: walk next to it (the server checks reach), then open the bank. 
@@ -421,11 +434,6 @@ const HANDLERS = {
     g.emit('work', null);
     g.emit('death');
   },
-  // Duels (CONTRACT.md section 11): told in the chat until the duel screens come.
-  duelIncoming: (g, d) => g.system(`${d.fromPlayerName} wishes to duel with you.`),
-  'duel:rules': (g) => g.system('The duel is being arranged.'),
-  'duel:result': (g, d) => g.system(d.winnerId === g.selfId ? 'You won the duel!' : 'You lost the duel.'),
-  duelError: (g, d) => g.system(d.message ?? d.code),
   'quest:list': (g, d) => {
     g.quests = d;
     g.emit('quests');
@@ -444,6 +452,20 @@ const HANDLERS = {
     g.emit('quests');
   },
 };
+
+// Duels (CONTRACT.md section 11): one reducer, as the trade's; the window shows its state.
+for (const type of DUEL_TYPES) {
+  HANDLERS[type] = (g, d) => {
+    g.duel = duelReducer(g.duel, type, d, g.selfId);
+    if (type === 'duelIncoming') g.system(`${d.fromPlayerName} wishes to duel with you.`);
+    if (type === 'duel:start') g.emit('levelup', { text: 'Fight!' });
+    if (g.duel.phase === 'done') {
+      if (g.duel.message) g.system(g.duel.message);
+      if (type === 'duel:result') g.emit('levelup', { text: g.duel.message });
+    }
+    g.emit('duel');
+  };
+}
 
 for (const type of ['tradeIncoming', 'tradeStarted', 'tradeUpdated', 'tradeConfirmScreen', 'tradeCompleted', 'tradeCancelled', 'tradeError']) {
   HANDLERS[type] = (g, d) => {
@@ -466,7 +488,7 @@ function nameOfItem(g, id) {
 
 /** Server messages of CONTRACT.md sections 10 and 11 that other work adds to the protocol: handled
  * here already; the unit test accepts them before the checked-in schema lists them. */
-export const ANNOUNCED_TYPES = ['zone:enter', 'player:death', 'duelIncoming', 'duel:rules', 'duel:result', 'duelError'];
+export const ANNOUNCED_TYPES = ['zone:enter', 'player:death', ...DUEL_TYPES];
 
 /** The message types this client handles (checked against docs/protocol.md by a unit test). */
 export const HANDLED_TYPES = Object.keys(HANDLERS);

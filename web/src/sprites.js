@@ -125,6 +125,9 @@ export function resourceLook(e) {
     tanning_rack: { colour: '#8b5a2b', accent: '#c8a878', badge: 'leather' },
   });
   if (type === 'fire') return { kind: 'fire', colour: '#ff8a1f', accent: '#ffd34d' };
+  // A runecrafting altar of an element: its rune as the badge, its colour on the stone.
+  const altar = /^(\w+)_altar$/.exec(type);
+  if (altar) return { kind: 'runecrafting_altar', colour: '#9a9aa8', accent: itemLook(`${altar[1]}_rune`).accent, badge: `${altar[1]}_rune` };
   const s = stations[type] ?? (/altar/.test(type) ? stations.runecrafting_altar : null);
   if (s) return { kind: type in stations ? type : 'runecrafting_altar', ...s };
   return { kind: 'station', colour: hsl(type || id, 30, 40), accent: '#ddd', badge: undefined };

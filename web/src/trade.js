@@ -97,8 +97,9 @@ export function offerCount(o) {
  * The inventory as the panel shows it during a trade: what is offered has left it (a slot offered
  * whole is empty, a stack offered in part shows what is left), as in the classic trade screens.
  * Outside a trade, the inventory as it is.
+ * The same holds for a duel's stake (the duel's state has the same `phase` and `mine`).
  * @template {{slot: number, quantity: number}} S
- * @param {S[]} inventory @param {TradeState} t
+ * @param {S[]} inventory @param {{phase: string, mine: {items: {inventorySlot: number, quantity: number}[]}}} t
  * @returns {S[]}
  */
 export function unofferedInventory(inventory, t) {

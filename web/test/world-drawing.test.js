@@ -67,6 +67,9 @@ test('resources by type and tier; stations with a badge', () => {
     assert.ok(l.badge, `${station} has a badge`);
   }
   assert.equal(resourceLook({ resourceType: 'fire' }).kind, 'fire');
+  // Runecrafting altars (CONTRACT.md section 11) by their element.
+  assert.equal(resourceLook({ resourceType: 'fire_altar' }).badge, 'fire_rune');
+  assert.notEqual(resourceLook({ resourceType: 'fire_altar' }).accent, resourceLook({ resourceType: 'water_altar' }).accent);
 });
 
 test('names never overlap: stacked upwards, left out past the stack', () => {

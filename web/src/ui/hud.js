@@ -15,6 +15,7 @@ import { combatPanel, settingsPanel, orbs } from './controls.js';
 import { zoneBanner, deathScreen } from './notices.js';
 import { hoverLine } from './hover.js';
 import { spellbookPanel } from './spellbook.js';
+import { duelWindow } from './duel.js';
 import { getPref } from '../prefs.js';
 
 const TABS = [
@@ -84,7 +85,7 @@ export function mountHud(root, game, terrain, signOut) {
     h('a.small.agents-link', { href: '/dashboard', target: '_blank', rel: 'noopener', title: 'Your agents: the dashboard, in a new tab' }, 'Agents'),
     h('button.small.logout', { title: 'Log out to the character list', onclick: logOut }, 'Log out'));
   const side = h('aside.side', null, h('div.map-box', null, minimap, orbs(game)), h('nav.tabs', { role: 'tablist' }, ...tabButtons), panelHost);
-  const stage = h('div.stage', null, canvas, hover, useHint, effects(game), zoneBanner(game), bankWindow(game, openMenu), shopWindow(game, openMenu), tradeWindow(game), dialogueWindow(game), makeWindow(game), deathScreen(game), chat.el);
+  const stage = h('div.stage', null, canvas, hover, useHint, effects(game), zoneBanner(game), bankWindow(game, openMenu), shopWindow(game, openMenu), tradeWindow(game), duelWindow(game), dialogueWindow(game), makeWindow(game), deathScreen(game), chat.el);
   root.replaceChildren(h('div.game', null, top, stage, side));
 
   const renderStatus = () => {

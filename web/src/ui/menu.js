@@ -27,6 +27,7 @@ export function entityOptions(game, e, examine) {
     out.push({ label: 'Trade with', target: name, run: () => game.requestTrade(e) });
     out.push({ label: 'Follow', target: name, run: act('follow') });
     out.push({ label: 'Attack', target: name, run: act('attack') });
+    out.push({ label: 'Challenge', target: name, run: () => game.challenge(e) });
     out.push({ label: 'Add friend', target: name, run: () => game.send('friend:request', { name }) });
   } else if (e.kind === 'npc') {
     const def = npcs.get(e.typeId ?? '');
@@ -48,6 +49,7 @@ export function entityOptions(game, e, examine) {
     else if (t === 'rock' || t === 'ore' || /ore|rock/.test(e.typeId ?? '')) out.push({ label: 'Mine', target: name, run: act('gather') });
     else if (t === 'bank') out.push({ label: 'Bank', target: name, run: () => game.openBankAt(e) });
     else if (t === 'altar') out.push({ label: 'Pray-at', target: name, run: act('interact') });
+    else if (/_altar$/.test(t)) out.push({ label: 'Craft-rune', target: name, run: act('interact') });
     // A station used answers what can be made there (the make dialog).
     else if (t === 'fire' || t === 'range') out.push({ label: 'Cook-at', target: name, run: act('interact') });
     else out.push({ label: 'Use', target: name, run: act('interact') });

@@ -43,7 +43,7 @@ export function inventoryPanel(game, openMenu) {
   const root = h('div.inv-grid', { role: 'grid', 'aria-label': 'Inventory' });
   const render = () => {
     // Items offered in a trade leave the view until the trade ends.
-    const bySlot = new Map(unofferedInventory(game.inventory, game.trade).map((s) => [s.slot, s]));
+    const bySlot = new Map(unofferedInventory(unofferedInventory(game.inventory, game.trade), game.duel).map((s) => [s.slot, s]));
     const cells = [];
     for (let i = 0; i < 28; i++) {
       const s = bySlot.get(i);
@@ -57,6 +57,7 @@ export function inventoryPanel(game, openMenu) {
           if (game.bank) return game.send('bank:deposit', { slot: i });
           if (game.shop) return game.send('shop:sell', { storeId: game.shop.storeId, slot: i, quantity: 1 });
           if (game.trade.phase === 'screen1') return game.send('tradeAddItem', { tradeId: game.trade.tradeId, inventorySlot: i });
+          if (game.duel.phase === 'screen1') return game.send('duel:stake', { duelId: game.duel.duelId, inventorySlot: i });
           entries()[0].run();
         });
         cell.addEventListener('contextmenu', (ev) => {
@@ -76,6 +77,10 @@ export function inventoryPanel(game, openMenu) {
             const offer = (/** @type {number} */ quantity) => game.send('tradeAddItem', { tradeId: game.trade.tradeId, inventorySlot: i, quantity });
             list = [...(s.quantity > 1 ? amountEntries('Offer', s.name, s.quantity, offer) : [{ label: 'Offer', target: s.name, run: () => offer(1) }]), ...list];
           }
+          if (game.duel.phase === 'screen1') {
+            const stake = (/** @type {number} */ quantity) => game.send('duel:stake', { duelId: game.duel.duelId, inventorySlot: i, quantity });
+            list = [...(s.quantity > 1 ? amountEntries('Stake', s.name, s.quantity, stake) : [{ label: 'Stake', target: s.name, run: () => stake(1) }]), ...list];
+          }
           openMenu(ev.clientX, ev.clientY, list);
         });
       } else if (game.pendingUse) {
@@ -85,7 +90,7 @@ export function inventoryPanel(game, openMenu) {
     }
     fill(root, ...cells);
   };
-  for (const ev of ['inventory', 'use', 'bank', 'shop', 'trade']) game.on(ev, render);
+  for (const ev of ['inventory', 'use', 'bank', 'shop', 'trade', 'duel']) game.on(ev, render);
   render();
   const coins = h('div.coins');
   game.on('inventory', () => fill(coins, `${game.coins.toLocaleString()} coins`));
