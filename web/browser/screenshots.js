@@ -41,6 +41,12 @@ async function hoverOver(page, id) {
 export function screenshotTask({ enterAs, ADMIN_CODE }) {
   return async ({ base, open }) => {
     const { page } = await open();
+    await page.route('**/manifests/spells.json', (route) => route.fulfill({ contentType: 'application/json', body: JSON.stringify({ spells: [
+      { id: 'wind_strike', name: 'Wind Strike', level: 1, type: 'combat', element: 'air', baseMaxHit: 2, xp: 5.5, runes: [{ itemId: 'air_rune', quantity: 1 }, { itemId: 'mind_rune', quantity: 1 }] },
+      { id: 'water_strike', name: 'Water Strike', level: 5, type: 'combat', element: 'water', baseMaxHit: 4, xp: 7.5, runes: [{ itemId: 'air_rune', quantity: 1 }, { itemId: 'water_rune', quantity: 1 }, { itemId: 'mind_rune', quantity: 1 }] },
+      { id: 'earth_strike', name: 'Earth Strike', level: 9, type: 'combat', element: 'earth', baseMaxHit: 6, xp: 9.5, runes: [{ itemId: 'air_rune', quantity: 1 }, { itemId: 'earth_rune', quantity: 2 }, { itemId: 'mind_rune', quantity: 1 }] },
+      { id: 'fire_strike', name: 'Fire Strike', level: 13, type: 'combat', element: 'fire', baseMaxHit: 8, xp: 11.5, runes: [{ itemId: 'air_rune', quantity: 2 }, { itemId: 'fire_rune', quantity: 3 }, { itemId: 'mind_rune', quantity: 1 }] },
+    ] }) }));
     const shot = (name) => page.screenshot({ path: join(DOCS, `client-${name}.png`) });
     await enterAs(page, base, 'Rowan');
     await say(page, `/admin ${ADMIN_CODE}`);
@@ -100,7 +106,20 @@ export function screenshotTask({ enterAs, ADMIN_CODE }) {
     await page.keyboard.press('o');
     await page.waitForTimeout(200);
     await shot('settings');
+    // The spellbook, with the bundled strike spells of CONTRACT.md section 11 (served here: this
+    // branch's server has no spells.json yet).
+    await page.keyboard.press('m');
+    await page.waitForTimeout(300);
+    await shot('spellbook');
+    // The duel's confirm screen, from its messages.
+    const sword = await page.evaluate(() => window.__wayfarer.game.inventory.find((s) => s.itemId === 'bronze_sword'));
+    await page.evaluate((sword) => window.__wayfarer.game.dispatch({ type: 'duel:rules', data: { duelId: 'd1', opponentId: 'p-2', opponentName: 'Brom', screen: 2,
+      rules: ['no_food', 'no_magic'], myStake: { items: [{ inventorySlot: sword.slot, itemId: 'bronze_sword', name: 'Bronze Sword', quantity: 1, value: 20 }], value: 20, accepted: false },
+      theirStake: { items: [{ inventorySlot: 3, itemId: 'coins', name: 'Coins', quantity: 150, value: 150 }], value: 150, accepted: true } } }), sword);
     await page.keyboard.press('i');
+    await page.waitForTimeout(300);
+    await shot('duel');
+    await page.evaluate(() => window.__wayfarer.game.dispatch({ type: 'duel:cancelled', data: { duelId: 'd1', reason: 'declined' } }));
     await page.evaluate(() => window.__wayfarer.game.dispatch({ type: 'zone:enter', data: { areaId: 'ashen_wastes', name: 'Ashen Wastes', safe: false, pvp: true } }));
     await page.waitForTimeout(300);
     await shot('pvp');
