@@ -5,7 +5,7 @@
 // centred on the player; the zoom (wheel, pinch) scales the tile.
 
 import { drawnPosition } from './state.js';
-import { Sprites, npcLook, playerLook, figureKey, resourceLook, FIGURE_SCALE } from './sprites.js';
+import { Sprites, npcLook, playerLook, figureKey, resourceLook, FIGURE_SCALE, FIGURE_BOX, FIGURE_FEET } from './sprites.js';
 import { Motion } from './anim.js';
 import { itemImage } from './icons.js';
 import { items } from './content.js';
@@ -237,19 +237,19 @@ export class Renderer {
       const { look, key } = this.lookOf(e, self);
       const { pose, dying } = this.motion.pose(e, self, now, tickMs);
       const img = this.sprites.figure(look, pose, key);
-      const w = T * 1.25 * FIGURE_SCALE, h = T * 1.5 * FIGURE_SCALE;
+      const w = T * (FIGURE_BOX.w / 32) * FIGURE_SCALE, h = T * (FIGURE_BOX.h / 32) * FIGURE_SCALE;
       if (dying !== null) {
         // Falls over in the first half, fades in the second.
         g.save();
         g.globalAlpha = dying < 0.5 ? 1 : 2 - dying * 2;
         g.translate(x, y + T * 0.35);
         g.rotate(-Math.min(1, dying * 2) * Math.PI / 2);
-        g.drawImage(img, -w / 2, -h * (46 / 48), w, h);
+        g.drawImage(img, -w / 2, -h * (FIGURE_FEET / FIGURE_BOX.h), w, h);
         g.restore();
       } else {
         // At the sprite's own size and on whole pixels: no resampling, the cheapest copy there is.
         const iw = img.width / this.dpr, ih = img.height / this.dpr;
-        g.drawImage(img, Math.round(x - iw / 2), Math.round(y + T * 0.35 - ih * (46 / 48)), iw, ih);
+        g.drawImage(img, Math.round(x - iw / 2), Math.round(y + T * 0.35 - ih * (FIGURE_FEET / FIGURE_BOX.h)), iw, ih);
       }
       if (self || e.id === this.hoverId) {
         g.strokeStyle = self ? 'rgba(255,255,255,0.8)' : '#ffe066';

@@ -137,6 +137,10 @@ export function resourceLook(e) {
 const PLAIN = /** @type {Record<string, FigureLook>} */ (Object.fromEntries(['human', 'skeleton', 'chicken', 'rat', 'wolf', 'cow', 'spider'].map((b) =>
   [b, { body: b, skin: '#c8b8a0', shirt: '#8a8a8a', legs: '#5a5a5a', size: 1 }])));
 
+/** A figure's canvas in units of its 32-unit grid, and where its feet are in it. */
+export const FIGURE_BOX = { w: 40, h: 36 };
+export const FIGURE_FEET = 33;
+
 /** A figure's height over its tile's: people stand taller than the tile is deep. */
 export const FIGURE_SCALE = 1.35;
 
@@ -254,7 +258,9 @@ export class Sprites {
   }
 
   /**
-   * The canvas of a figure in a pose: 1.25 × FIGURE_SCALE tiles wide, 1.5 × FIGURE_SCALE tall, feet at the bottom centre.
+   * The canvas of a figure in a pose: 1.25 × FIGURE_SCALE tiles wide, 1.125 × FIGURE_SCALE tall
+   * (FIGURE_BOX units, no more than the figure and its raised weapon: every pixel is copied each frame),
+   * feet at FIGURE_FEET units from its top.
    * @param {FigureLook} look @param {string} pose @param {string} [key] the look's key, when the caller keeps it
    */
   figure(look, pose, key = figureKey(look)) {
@@ -269,11 +275,11 @@ export class Sprites {
       c = document.createElement('canvas');
       const px = this.size * this.dpr * FIGURE_SCALE;
       c.width = Math.ceil(px * 1.25);
-      c.height = Math.ceil(px * 1.5);
+      c.height = Math.ceil(px * FIGURE_BOX.h / 32);
       const g = /** @type {CanvasRenderingContext2D} */ (c.getContext('2d'));
-      g.scale(c.width / 40, c.height / 48);
-      g.translate(4, 16);
-      // The 32-unit figure (feet at y 30) into the 40×48 box, feet 2 units above its bottom.
+      g.scale(c.width / FIGURE_BOX.w, c.height / FIGURE_BOX.h);
+      g.translate(4, FIGURE_FEET - 30);
+      // The 32-unit figure (feet at y 30) into the box, feet at FIGURE_FEET.
       drawFigure(g, look, pose);
       this.cache.set(k, c);
     }
