@@ -47,10 +47,12 @@ async function walkToAnvil(page) {
     g.walk(a.x - 1, a.z);
     return a.id;
   });
+  // Standing beside it, the slide there finished: a click on a station hits its own tile only, so
+  // the camera must have stopped where the click is aimed.
   await waitUntil(page, (id) => {
     const g = window.__wayfarer.game;
     const me = g.world.entities.get(g.selfId), a = g.world.entities.get(id);
-    return Math.max(Math.abs(me.x - a.x), Math.abs(me.z - a.z)) <= 2;
+    return me.x === a.x - 1 && me.z === a.z && performance.now() - (me.movedAt ?? 0) > g.tickMs * 2;
   }, anvil, { timeout: 20_000 });
   return anvil;
 }

@@ -1,7 +1,8 @@
 // Browser tests: Debian's chromium driven by playwright-core (never a downloaded browser) against a
 // real `wayfarer serve` started here (temp WORLD, own port, short ticks, no rate limits).
 //
-//   node browser/run.js            runs every test; MEASURE=1 also writes browser/out/measurements.json
+//   node browser/run.js            runs every test; MEASURE=1 also writes browser/out/measurements.json,
+//                                  SCREENSHOTS=1 the screenshots of docs/client.md (docs/screenshots/client-*.png)
 //
 // Each failing test saves a screenshot under browser/out/; one screenshot of the playing client
 // (browser/out/playing.png) is kept as an artifact. Without /usr/bin/chromium the run is skipped
@@ -15,6 +16,8 @@ import { join, resolve } from 'node:path';
 import { createServer } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { registerPanelTests } from './panels.js';
+import { registerClientTests } from './client.js';
+import { screenshotTask } from './screenshots.js';
 import { dashboardTests } from './dashboard.js';
 import { waitUntil } from './wait.js';
 
@@ -121,8 +124,14 @@ const selfEntity = (page) => page.evaluate(() => {
   return g.world.entities.get(g.selfId);
 });
 
-/** Clicks (left or right) on the tile of an entity, through the canvas as a player would. */
+/** Clicks (left or right) on the tile of an entity, through the canvas as a player would: once
+ * the player has stopped (the camera follows them, so a click aimed while it slides lands beside). */
 async function clickEntity(page, id, button = 'left') {
+  await waitUntil(page, () => {
+    const g = window.__wayfarer.game;
+    const me = g.world.entities.get(g.selfId);
+    return me && performance.now() - (me.movedAt ?? 0) > g.tickMs * 1.5;
+  }, null, { timeout: 30_000 });
   const pos = await page.evaluate((id) => {
     const w = window.__wayfarer;
     const e = w.game.world.entities.get(id);
@@ -251,6 +260,7 @@ test('the socket drops and the client reconnects by itself', async ({ base, open
 });
 
 registerPanelTests({ test, enterAs, clickEntity, chatHas, OUT, ADMIN_CODE });
+registerClientTests({ test, enterAs, clickEntity, chatHas, OUT });
 for (const t of dashboardTests) test(t.name, t.fn);
 
 /** Measurements for BENCHMARKS.md: first paint, first drawn world, transferred size, frame time. */
@@ -331,7 +341,9 @@ const base = `http://127.0.0.1:${port}`;
 let failed = 0;
 let ran = 0;
 const only = process.env.ONLY;
-for (const t of [...TESTS, ...(process.env.MEASURE ? [{ name: 'measure', fn: measure }] : [])]) {
+const extra = [...(process.env.MEASURE ? [{ name: 'measure', fn: measure }] : []),
+  ...(process.env.SCREENSHOTS ? [{ name: 'screenshots', fn: screenshotTask({ enterAs, ADMIN_CODE }) }] : [])];
+for (const t of [...TESTS, ...extra]) {
   if (only && !t.name.includes(only)) continue;
   ran++;
   const opened = [];

@@ -1,23 +1,24 @@
 // Draws the world on the main canvas each animation frame: terrain chunks (cached images), then
-// entities sorted by row, then names, health bars, hit splats and the click marker. XP drops and
-// level-ups are DOM overlays (ui/effects.js).
+// entities sorted by row (figures and resources from cached sprites, sprites.js; poses from
+// anim.js), fires above them, then names (placed so they never overlap), health bars, hit splats
+// and the click marker. XP drops and level-ups are DOM overlays (ui/effects.js). The camera is
+// centred on the player; the zoom (wheel, pinch) scales the tile.
 
 import { drawnPosition } from './state.js';
-import { PX } from './terrain.js';
+import { Sprites, npcLook, playerLook, figureKey, resourceLook, FIGURE_SCALE, FIGURE_BOX, FIGURE_FEET } from './sprites.js';
+import { Motion } from './anim.js';
+import { itemImage } from './icons.js';
+import { items } from './content.js';
+import { placeLabel } from './labels.js';
 
 /** @typedef {import('./state.js').Entity} Entity */
 
-const RESOURCE_COLOURS = /** @type {Record<string, string>} */ ({
-  tree: '#2f6e2a', rock: '#8a8a8a', ore: '#8a8a8a', fishing: '#58a6d6', fire: '#ff8a1f',
-  bank: '#8b5a2b', furnace: '#7a3b1e', anvil: '#4a4f57', range: '#6b4a33', altar: '#d8d2c0',
-});
+/** How long (ms) one frame may spend drawing figures it has not drawn before (the rest wait as plain figures). */
+const NEW_FIGURES_MS = 1.5;
 
-/** A stable colour per name so players are told apart. @param {string} s */
-function hue(s) {
-  let h = 0;
-  for (let i = 0; i < s.length; i++) h = (h * 31 + s.charCodeAt(i)) | 0;
-  return `hsl(${Math.abs(h) % 360} 55% 52%)`;
-}
+/** Zoom bounds (a factor of the base tile size). */
+export const MIN_ZOOM = 0.5;
+export const MAX_ZOOM = 2;
 
 export class Renderer {
   /** @param {HTMLCanvasElement} canvas @param {import('./terrain.js').Terrain} terrain */
@@ -25,6 +26,9 @@ export class Renderer {
     this.canvas = canvas;
     this.g = /** @type {CanvasRenderingContext2D} */ (canvas.getContext('2d', { alpha: false }));
     this.terrain = terrain;
+    /** Screen pixels per tile at zoom 1 (smaller on phones). */
+    this.baseTile = 32;
+    this.zoom = 1;
     /** Screen pixels per tile. */
     this.tile = 32;
     this.cam = { x: 0, z: 0 };
@@ -35,6 +39,14 @@ export class Renderer {
     this.marker = null;
     /** @type {string|null} */
     this.hoverId = null;
+    /** Whether names are drawn (a setting); one's own and the hovered one's always are. */
+    this.showNames = true;
+    /** What the player wears (their own figure shows it). @type {Record<string, {itemId: string}>} */
+    this.equipment = {};
+    this.sprites = new Sprites();
+    this.motion = new Motion();
+    /** @type {Map<string, {sig: string, key: string, look: any}>} figure looks by entity, recomputed when name or kind changes */
+    this.looks = new Map();
     /** Frame durations (ms), newest last, for the benchmark. */
     this.frameMs = [];
   }
@@ -45,7 +57,15 @@ export class Renderer {
     this.canvas.width = Math.max(1, Math.round(r.width * this.dpr));
     this.canvas.height = Math.max(1, Math.round(r.height * this.dpr));
     // Phones: a little closer in so entities stay tappable.
-    this.tile = r.width < 700 ? 28 : 32;
+    this.baseTile = r.width < 700 ? 28 : 32;
+    this.setZoom(this.zoom);
+  }
+
+  /** @param {number} z a factor of the base tile, kept within MIN_ZOOM–MAX_ZOOM */
+  setZoom(z) {
+    this.zoom = Math.min(MAX_ZOOM, Math.max(MIN_ZOOM, z));
+    this.tile = Math.round(this.baseTile * this.zoom);
+    this.sprites.setScale(this.tile, this.dpr);
   }
 
   /** Screen CSS pixel of a tile's centre. */
@@ -61,6 +81,19 @@ export class Renderer {
       x: Math.round((px - w / 2) / this.tile + this.cam.x),
       z: Math.round((py - hh / 2) / this.tile + this.cam.z),
     };
+  }
+
+  /** The figure look of a player or NPC (kept per entity; one's own follows what one wears). @param {Entity} e @param {boolean} self */
+  lookOf(e, self) {
+    const sig = self ? `${e.name}|${JSON.stringify(this.equipment)}` : `${e.kind}|${e.typeId}|${e.name}`;
+    let l = this.looks.get(e.id);
+    if (!l || l.sig !== sig) {
+      const look = e.kind === 'npc' ? npcLook(e.typeId ?? '', e.name) : playerLook(e.name ?? e.id, self ? this.equipment : {});
+      l = { sig, look, key: figureKey(look) };
+      this.looks.set(e.id, l);
+      if (this.looks.size > 4096) this.looks.clear();
+    }
+    return l;
   }
 
   /**
@@ -126,38 +159,53 @@ export class Renderer {
       if (sx < -margin || sy < -margin || sx > W + margin || sy > H + margin) continue;
       shown.push({ e, x: sx, y: sy });
     }
+    // The dead the server has removed finish their fall where they stood.
+    for (const e of this.motion.fallen((id) => world.entities.has(id), now)) {
+      const { sx, sy } = this.toScreen(e.x, e.z);
+      shown.push({ e, x: sx, y: sy });
+    }
     const order = { resource: 0, groundItem: 1, npc: 2, player: 3 };
-    shown.sort((a, b) => order[a.e.kind] - order[b.e.kind] || a.y - b.y);
-    for (const { e, x, y } of shown) this.drawEntity(e, x, y, e.id === selfId, now);
+    this.sprites.beginFrame(NEW_FIGURES_MS);
+    shown.sort((a, b) => a.y - b.y || order[a.e.kind] - order[b.e.kind]);
+    g.imageSmoothingEnabled = true;
+    /** @type {{x: number, y: number}[]} */
+    const fires = [];
+    for (const { e, x, y } of shown) {
+      if (e.kind === 'resource' && e.resourceType === 'fire') fires.push({ x, y });
+      else this.drawEntity(e, x, y, e.id === selfId, now, tickMs);
+    }
+    // Fires burn above whoever stands at them: a flame hidden under a player is no use.
+    for (const f of fires) drawFire(g, f.x, f.y, T, now);
 
-    // Names and health bars on top of every body. With a crowd, names only near the cursor and
-    // for oneself, so hundreds of labels do not turn into a grey smear (and fillText stays cheap).
+    // Names and health bars on top of every body. Names are placed so that none overlaps another
+    // (stacked upwards); with a crowd, or names switched off, only one's own and the hovered.
     const crowd = shown.length > 60;
     g.textAlign = 'center';
     g.font = '600 11px system-ui, sans-serif';
-    // Several on one tile stack their names instead of printing over each other.
-    /** @type {Map<string, number>} */
-    const labelsAt = new Map();
-    for (const { e, x, y } of shown) {
+    /** @type {{x: number, y: number, w: number, h: number}[]} */
+    const placed = [];
+    for (let i = shown.length - 1; i >= 0; i--) {
+      const { e, x, y } = shown[i];
       if (e.kind !== 'player' && e.kind !== 'npc') continue;
+      const top = y - T * 1.2;
       const hurt = e.health !== undefined && e.maxHealth && e.health < e.maxHealth;
       if (hurt) {
         const f = Math.max(0, (e.health ?? 0) / (e.maxHealth || 1));
         g.fillStyle = '#b3261e';
-        g.fillRect(x - 14, y - T * 0.75, 28, 4);
+        g.fillRect(x - 14, top, 28, 4);
         g.fillStyle = '#3ec43e';
-        g.fillRect(x - 14, y - T * 0.75, 28 * f, 4);
+        g.fillRect(x - 14, top, 28 * f, 4);
       }
-      if (!crowd || e.id === selfId || e.id === this.hoverId) {
+      const mine = e.id === selfId || e.id === this.hoverId;
+      if (mine || (this.showNames && !crowd)) {
         const label = e.name ?? e.id;
-        const key = `${Math.round(x)},${Math.round(y)}`;
-        const n = labelsAt.get(key) ?? 0;
-        labelsAt.set(key, n + 1);
-        const ly = y - T * 0.8 - n * 12;
+        const w = g.measureText(label).width + 4;
+        const spot = placeLabel(placed, x, top - 4, w, 12);
+        if (!spot) continue;
         g.fillStyle = 'rgba(0,0,0,0.75)';
-        g.fillText(label, x + 1, ly + 1);
+        g.fillText(label, x + 1, spot.y + 1);
         g.fillStyle = e.kind === 'npc' ? '#ffe066' : e.id === selfId ? '#ffffff' : '#9fe6ff';
-        g.fillText(label, x, ly);
+        g.fillText(label, x, spot.y);
       }
     }
 
@@ -181,133 +229,185 @@ export class Renderer {
     if (this.frameMs.length > 600) this.frameMs.splice(0, this.frameMs.length - 600);
   }
 
-  /** @param {Entity} e @param {number} x @param {number} y @param {boolean} self @param {number} now */
-  drawEntity(e, x, y, self, now) {
+  /** @param {Entity} e @param {number} x @param {number} y @param {boolean} self @param {number} now @param {number} tickMs */
+  drawEntity(e, x, y, self, now, tickMs) {
     const g = this.g;
     const T = this.tile;
     if (e.kind === 'player' || e.kind === 'npc') {
-      // Shadow, body, head: a small figure readable at 32 px.
-      g.fillStyle = 'rgba(0,0,0,0.3)';
-      g.beginPath();
-      g.ellipse(x, y + T * 0.3, T * 0.3, T * 0.12, 0, 0, Math.PI * 2);
-      g.fill();
-      const body = e.kind === 'npc' ? (e.typeId && /rat|goblin|wolf|bandit|skeleton|knight|chicken/.test(e.typeId) ? '#a33b2b' : '#c99a2e') : hue(e.name ?? e.id);
-      g.fillStyle = body;
-      g.beginPath();
-      g.roundRect(x - T * 0.24, y - T * 0.18, T * 0.48, T * 0.5, 4);
-      g.fill();
-      g.fillStyle = 'rgba(0,0,0,0.25)';
-      g.fillRect(x - T * 0.24, y + T * 0.12, T * 0.48, T * 0.06);
-      g.fillStyle = '#e8c39e';
-      g.beginPath();
-      g.arc(x, y - T * 0.32, T * 0.17, 0, Math.PI * 2);
-      g.fill();
+      const { look, key } = this.lookOf(e, self);
+      const { pose, dying } = this.motion.pose(e, self, now, tickMs);
+      const img = this.sprites.figure(look, pose, key);
+      const w = T * (FIGURE_BOX.w / 32) * FIGURE_SCALE, h = T * (FIGURE_BOX.h / 32) * FIGURE_SCALE;
+      if (dying !== null) {
+        // Falls over in the first half, fades in the second.
+        g.save();
+        g.globalAlpha = dying < 0.5 ? 1 : 2 - dying * 2;
+        g.translate(x, y + T * 0.35);
+        g.rotate(-Math.min(1, dying * 2) * Math.PI / 2);
+        g.drawImage(img, -w / 2, -h * (FIGURE_FEET / FIGURE_BOX.h), w, h);
+        g.restore();
+      } else {
+        // At the sprite's own size and on whole pixels: no resampling, the cheapest copy there is.
+        const iw = img.width / this.dpr, ih = img.height / this.dpr;
+        g.drawImage(img, Math.round(x - iw / 2), Math.round(y + T * 0.35 - ih * (FIGURE_FEET / FIGURE_BOX.h)), iw, ih);
+      }
       if (self || e.id === this.hoverId) {
-        g.strokeStyle = self ? '#fff' : '#ffe066';
+        g.strokeStyle = self ? 'rgba(255,255,255,0.8)' : '#ffe066';
         g.lineWidth = 1.5;
-        g.strokeRect(x - T * 0.26, y - T * 0.48, T * 0.52, T * 0.85);
+        g.beginPath();
+        g.ellipse(x, y + T * 0.35, T * 0.32, T * 0.12, 0, 0, Math.PI * 2);
+        g.stroke();
       }
       return;
     }
     if (e.kind === 'groundItem') {
-      g.fillStyle = e.itemId === 'coins' ? '#f2c94c' : '#c8b08a';
-      g.strokeStyle = '#3b2a14';
-      g.lineWidth = 1;
-      g.beginPath();
-      g.arc(x, y + 4, T * 0.17, 0, Math.PI * 2);
-      g.fill();
-      g.stroke();
-      return;
-    }
-    const type = e.resourceType ?? '';
-    const depleted = !!e.depleted;
-    if (type === 'tree') {
-      // Trunk and a layered canopy, taller than a tile like a real tree; a stump when felled.
-      g.fillStyle = 'rgba(0,0,0,0.28)';
-      g.beginPath();
-      g.ellipse(x + 3, y + T * 0.3, T * 0.55, T * 0.2, 0, 0, Math.PI * 2);
-      g.fill();
-      g.fillStyle = '#5b3a1e';
-      g.fillRect(x - T * 0.1, y - T * 0.2, T * 0.2, T * 0.5);
-      if (depleted) {
-        g.fillStyle = '#c9a26b';
-        g.beginPath();
-        g.ellipse(x, y - T * 0.2, T * 0.1, T * 0.05, 0, 0, Math.PI * 2);
-        g.fill();
-        return;
+      const s = T * 0.62;
+      g.drawImage(itemImage(e.itemId ?? '', items.get(e.itemId ?? '')), x - s / 2, y - s / 2 + T * 0.1, s, s);
+      if ((e.quantity ?? 1) > 1 && T >= 24) {
+        g.font = 'bold 9px system-ui, sans-serif';
+        g.textAlign = 'left';
+        g.fillStyle = '#000';
+        g.fillText(String(e.quantity), x - s / 2 + 1, y - s / 2 + 9);
+        g.fillStyle = '#ffff60';
+        g.fillText(String(e.quantity), x - s / 2, y - s / 2 + 8);
       }
-      const oak = /oak/.test(e.typeId ?? ''), willow = /willow/.test(e.typeId ?? '');
-      const dark = willow ? '#4f7a34' : oak ? '#2c5a22' : '#2f6e2a';
-      const light = willow ? '#6e9b45' : oak ? '#3f7a2e' : '#46913b';
-      g.fillStyle = dark;
-      g.beginPath();
-      g.arc(x, y - T * 0.45, T * 0.62, 0, Math.PI * 2);
-      g.fill();
-      g.fillStyle = light;
-      g.beginPath();
-      g.arc(x - T * 0.15, y - T * 0.6, T * 0.38, 0, Math.PI * 2);
-      g.fill();
-      g.fillStyle = 'rgba(255,255,255,0.12)';
-      g.beginPath();
-      g.arc(x - T * 0.25, y - T * 0.72, T * 0.15, 0, Math.PI * 2);
-      g.fill();
       return;
     }
-    if (type === 'fire') {
-      const f = 0.8 + 0.2 * Math.sin(now / 90 + x);
-      g.fillStyle = '#5b3a1e';
-      g.fillRect(x - 8, y + 4, 16, 4);
-      g.fillStyle = '#ff8a1f';
-      g.beginPath();
-      g.moveTo(x - 8, y + 4); g.quadraticCurveTo(x, y - 16 * f, x + 8, y + 4);
-      g.fill();
-      g.fillStyle = '#ffd34d';
-      g.beginPath();
-      g.moveTo(x - 4, y + 4); g.quadraticCurveTo(x, y - 8 * f, x + 4, y + 4);
-      g.fill();
+    const look = resourceLook(e);
+    if (look.kind === 'fishing') {
+      drawFishingSpot(g, x, y, T, now, look);
       return;
     }
-    if (type === 'fishing' || type === 'fishing_spot' || /fish/.test(e.typeId ?? '')) {
-      const r = (now / 400) % 1;
-      g.strokeStyle = `rgba(200,235,255,${1 - r})`;
-      g.lineWidth = 2;
-      g.beginPath();
-      g.ellipse(x, y, 6 + r * 10, 3 + r * 5, 0, 0, Math.PI * 2);
-      g.stroke();
-      return;
+    const key = `res|${look.kind}|${look.colour}|${look.accent}|${e.depleted ? 1 : 0}`;
+    let img = this.sprites.cache.get(key);
+    if (!img) {
+      img = document.createElement('canvas');
+      const px = T * this.dpr;
+      img.width = Math.ceil(px * 2);
+      img.height = Math.ceil(px * 2.25);
+      const c = /** @type {CanvasRenderingContext2D} */ (img.getContext('2d'));
+      c.scale(px / 32, px / 32);
+      c.translate(32, 44);
+      drawResource(c, look, !!e.depleted);
+      if (look.badge && !e.depleted) {
+        // The station's badge: the picture of what it is for, on a small disc.
+        c.beginPath(); c.arc(10, -26, 8, 0, Math.PI * 2); c.fillStyle = 'rgba(20,15,10,0.8)'; c.fill();
+        c.strokeStyle = '#c9a45c'; c.lineWidth = 1; c.stroke();
+        c.drawImage(itemImage(look.badge, items.get(look.badge)), 3, -33, 14, 14);
+      }
+      this.sprites.cache.set(key, img);
     }
-    const colour = RESOURCE_COLOURS[type] ?? (/ore|rock/.test(e.typeId ?? '') ? '#8a8a8a' : '#9c7f5a');
-    g.fillStyle = depleted ? '#5d5d5d' : colour;
-    g.strokeStyle = 'rgba(0,0,0,0.5)';
-    g.lineWidth = 1.5;
-    g.beginPath();
-    g.roundRect(x - T * 0.4, y - T * 0.4, T * 0.8, T * 0.8, 5);
-    g.fill();
-    g.stroke();
-    if (type === 'bank') {
-      // A counter with a coin sign.
-      g.fillStyle = '#5a3a1c';
-      g.fillRect(x - T * 0.4, y + T * 0.05, T * 0.8, T * 0.15);
-      g.fillStyle = '#f2c94c';
-      g.beginPath();
-      g.arc(x, y - T * 0.15, T * 0.14, 0, Math.PI * 2);
-      g.fill();
-    } else if (type === 'furnace' || type === 'range') {
-      g.fillStyle = `rgba(255,${120 + Math.floor(60 * Math.sin(now / 150))},30,0.9)`;
-      g.fillRect(x - T * 0.18, y, T * 0.36, T * 0.22);
-    } else if (type === 'altar') {
-      g.fillStyle = '#8a7f6a';
-      g.fillRect(x - 2, y - T * 0.3, 4, T * 0.5);
-      g.fillRect(x - T * 0.18, y - T * 0.18, T * 0.36, 4);
-    } else if (type === 'anvil') {
-      g.fillStyle = '#2b2f35';
-      g.fillRect(x - T * 0.3, y - T * 0.12, T * 0.6, T * 0.14);
-      g.fillRect(x - T * 0.1, y, T * 0.2, T * 0.25);
-    }
-    if (!depleted && (type === 'rock' || type === 'ore' || /ore/.test(e.typeId ?? ''))) {
-      g.fillStyle = /copper/.test(e.typeId ?? '') ? '#c8773a' : /tin/.test(e.typeId ?? '') ? '#cfd6db' : /iron/.test(e.typeId ?? '') ? '#8a5a4a' : '#333';
-      g.fillRect(x - 5, y - 3, 4, 4);
-      g.fillRect(x + 3, y + 2, 3, 3);
+    g.drawImage(img, x - T, y - T * (44 / 32), T * 2, T * 2.25);
+    if ((look.kind === 'furnace' || look.kind === 'range') && !e.depleted) {
+      g.fillStyle = `rgba(255,${150 + Math.floor(60 * Math.sin(now / 150))},40,0.85)`;
+      g.fillRect(x - T * 0.15, y + T * 0.02, T * 0.3, T * 0.16);
     }
   }
+}
+
+/**
+ * A resource or station on a 32-unit grid centred on its tile (0, 0), up to 44 units above.
+ * @param {CanvasRenderingContext2D} g @param {{kind: string, colour: string, accent: string}} l @param {boolean} depleted
+ */
+function drawResource(g, l, depleted) {
+  const shadow = (rx) => { g.beginPath(); g.ellipse(2, 10, rx, rx * 0.35, 0, 0, Math.PI * 2); g.fillStyle = 'rgba(0,0,0,0.28)'; g.fill(); };
+  const circle = (x, y, r, c) => { g.beginPath(); g.arc(x, y, r, 0, Math.PI * 2); g.fillStyle = c; g.fill(); };
+  const box = (x, y, w, h, c) => { g.fillStyle = c; g.fillRect(x, y, w, h); };
+  const edge = () => { g.strokeStyle = 'rgba(0,0,0,0.55)'; g.lineWidth = 1.2; g.stroke(); };
+  const dark = l.colour.startsWith('#') ? l.colour : '#555';
+  switch (l.kind) {
+    case 'tree': case 'willow': case 'pine': {
+      shadow(16);
+      box(-3, -6, 6, 16, l.accent);
+      if (depleted) { g.beginPath(); g.ellipse(0, -6, 3.5, 1.6, 0, 0, Math.PI * 2); g.fillStyle = '#d8b27a'; g.fill(); return; }
+      if (l.kind === 'pine') {
+        for (const [y, w] of [[-4, 14], [-14, 11], [-23, 8]]) { g.beginPath(); g.moveTo(-w, y); g.lineTo(0, y - 14); g.lineTo(w, y); g.closePath(); g.fillStyle = dark; g.fill(); edge(); }
+      } else {
+        circle(0, -15, 19, mixHex(dark, '#000000', 0.15));
+        circle(-5, -20, 12, dark);
+        circle(7, -12, 9, mixHex(dark, '#ffffff', 0.1));
+        circle(-8, -23, 5, 'rgba(255,255,255,0.14)');
+        if (l.kind === 'willow') for (let i = -14; i <= 14; i += 5) { g.beginPath(); g.moveTo(i, -12); g.lineTo(i + 1, 2); g.strokeStyle = mixHex(dark, '#ffffff', 0.2); g.lineWidth = 1.5; g.stroke(); }
+      }
+      return;
+    }
+    case 'rock': {
+      shadow(13);
+      g.beginPath(); g.moveTo(-13, 8); g.lineTo(-10, -6); g.lineTo(-2, -12); g.lineTo(9, -9); g.lineTo(14, 2); g.lineTo(10, 9); g.closePath();
+      g.fillStyle = depleted ? '#5d5a56' : l.colour; g.fill(); edge();
+      if (!depleted) for (const [x, y, r] of [[-5, -4, 3.5], [4, 1, 4], [-6, 4, 2.5], [6, -6, 2.5]]) { circle(x, y, r, l.accent); g.strokeStyle = 'rgba(0,0,0,0.35)'; g.lineWidth = 0.6; g.stroke(); }
+      return;
+    }
+    case 'bank':
+      shadow(14);
+      box(-13, -16, 26, 26, l.colour); box(-13, -2, 26, 5, '#5a3a1c'); box(-10, -13, 20, 9, '#2a1d10');
+      circle(0, -9, 3, l.accent);
+      return;
+    case 'furnace':
+      shadow(13);
+      g.beginPath(); g.moveTo(-12, 10); g.lineTo(-10, -16); g.lineTo(10, -16); g.lineTo(12, 10); g.closePath(); g.fillStyle = l.colour; g.fill(); edge();
+      box(-4, -26, 8, 10, '#4a3a30'); box(-6, -2, 12, 7, '#1a0a05');
+      return;
+    case 'anvil':
+      shadow(12);
+      box(-4, -2, 8, 10, '#2a2e34'); box(-7, 6, 14, 4, '#2a2e34');
+      g.beginPath(); g.moveTo(-14, -8); g.lineTo(10, -8); g.lineTo(14, -4); g.lineTo(-10, -3); g.closePath(); g.fillStyle = l.colour; g.fill(); edge();
+      return;
+    case 'range':
+      shadow(14);
+      box(-13, -10, 26, 20, l.colour); box(-13, -12, 26, 3, '#2a2a2a'); circle(-6, -11, 3, '#3a3a3a'); circle(6, -11, 3, '#3a3a3a'); box(-6, -2, 12, 7, '#1a0a05');
+      return;
+    case 'altar': case 'runecrafting_altar':
+      shadow(13);
+      box(-12, -6, 24, 14, l.colour); box(-14, -9, 28, 4, mixHex(l.colour, '#000000', 0.15));
+      box(-1.5, -24, 3, 15, l.accent); box(-6, -20, 12, 3, l.accent);
+      return;
+    default:
+      shadow(12);
+      g.beginPath(); g.roundRect(-11, -12, 22, 22, 4); g.fillStyle = l.colour; g.fill(); edge();
+  }
+}
+
+/** Flame on logs, flickering. @param {CanvasRenderingContext2D} g */
+function drawFire(g, x, y, T, now) {
+  const k = T / 32;
+  const f = 0.8 + 0.2 * Math.sin(now / 90 + x);
+  g.fillStyle = '#5b3a1e';
+  g.fillRect(x - 9 * k, y + 4 * k, 18 * k, 4 * k);
+  g.fillStyle = 'rgba(255,140,40,0.25)';
+  g.beginPath(); g.arc(x, y - 4 * k, 16 * k, 0, Math.PI * 2); g.fill();
+  g.fillStyle = '#ff6a1f';
+  g.beginPath(); g.moveTo(x - 9 * k, y + 5 * k); g.quadraticCurveTo(x - 2 * k, y - 26 * k * f, x + 9 * k, y + 5 * k); g.fill();
+  g.fillStyle = '#ffb43d';
+  g.beginPath(); g.moveTo(x - 6 * k, y + 5 * k); g.quadraticCurveTo(x + 2 * k, y - 16 * k * f, x + 6 * k, y + 5 * k); g.fill();
+  g.fillStyle = '#fff2a8';
+  g.beginPath(); g.moveTo(x - 3 * k, y + 5 * k); g.quadraticCurveTo(x, y - 6 * k * f, x + 3 * k, y + 5 * k); g.fill();
+}
+
+/** Water ripples with a fish leaping now and then, and the tool it takes. @param {CanvasRenderingContext2D} g */
+function drawFishingSpot(g, x, y, T, now, look) {
+  const k = T / 32;
+  g.fillStyle = 'rgba(40,110,170,0.35)';
+  g.beginPath(); g.ellipse(x, y, 14 * k, 7 * k, 0, 0, Math.PI * 2); g.fill();
+  for (const d of [0, 0.5]) {
+    const r = ((now / 900) + d) % 1;
+    g.strokeStyle = `rgba(220,240,255,${0.9 * (1 - r)})`;
+    g.lineWidth = 1.6;
+    g.beginPath(); g.ellipse(x, y, (4 + r * 12) * k, (2 + r * 6) * k, 0, 0, Math.PI * 2); g.stroke();
+  }
+  const jump = (now / 1400) % 1;
+  if (jump < 0.3) {
+    const a = jump / 0.3;
+    g.fillStyle = '#c8d8e8';
+    g.beginPath(); g.ellipse(x - 8 * k + a * 16 * k, y - Math.sin(a * Math.PI) * 10 * k, 3.5 * k, 1.8 * k, -0.6 + a * 1.2, 0, Math.PI * 2); g.fill();
+  }
+  if (look.badge && T >= 24) g.drawImage(itemImage(look.badge, items.get(look.badge)), x + 6 * k, y - 16 * k, 12 * k, 12 * k);
+}
+
+/** @param {string} a @param {string} b @param {number} t */
+function mixHex(a, b, t) {
+  if (!a.startsWith('#') || a.length !== 7) return a;
+  const pa = parseInt(a.slice(1), 16), pb = parseInt(b.slice(1), 16);
+  const c = (s) => Math.round(((pa >> s) & 255) * (1 - t) + ((pb >> s) & 255) * t);
+  return `rgb(${c(16)},${c(8)},${c(0)})`;
 }

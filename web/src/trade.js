@@ -92,3 +92,23 @@ export function requested(s, partnerId, partnerName) {
 export function offerCount(o) {
   return o.items.reduce((n, i) => n + i.quantity, 0);
 }
+
+/**
+ * The inventory as the panel shows it during a trade: what is offered has left it (a slot offered
+ * whole is empty, a stack offered in part shows what is left), as in the classic trade screens.
+ * Outside a trade, the inventory as it is.
+ * The same holds for a duel's stake (the duel's state has the same `phase` and `mine`).
+ * @template {{slot: number, quantity: number}} S
+ * @param {S[]} inventory @param {{phase: string, mine: {items: {inventorySlot: number, quantity: number}[]}}} t
+ * @returns {S[]}
+ */
+export function unofferedInventory(inventory, t) {
+  if (t.phase !== 'screen1' && t.phase !== 'screen2') return inventory;
+  /** @type {Map<number, number>} */
+  const offered = new Map();
+  for (const i of t.mine.items) offered.set(i.inventorySlot, (offered.get(i.inventorySlot) ?? 0) + i.quantity);
+  return inventory.flatMap((s) => {
+    const left = s.quantity - (offered.get(s.slot) ?? 0);
+    return left > 0 ? [left === s.quantity ? s : { ...s, quantity: left }] : [];
+  });
+}

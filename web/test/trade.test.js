@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { noTrade, tradeReducer, requested, offerCount } from '../src/trade.js';
+import { noTrade, tradeReducer, requested, offerCount, unofferedInventory } from '../src/trade.js';
 
 const offer = (items, accepted = false) => ({ items, accepted });
 const logs = { inventorySlot: 3, itemId: 'logs', name: 'Logs', quantity: 1 };
@@ -52,4 +52,15 @@ test('inventory_full on screen 2 resets both acceptances and keeps the screen', 
   assert.equal(s.mine.accepted, false);
   assert.equal(s.theirs.accepted, false);
   assert.equal(s.message, 'No room');
+});
+
+test('offered items leave the inventory view for the trade, and come back after it', () => {
+  const inv = [{ slot: 0, itemId: 'bronze_sword', name: 'Bronze Sword', quantity: 1 }, { slot: 1, itemId: 'coins', name: 'Coins', quantity: 25 }, { slot: 2, itemId: 'bread', name: 'Bread', quantity: 1 }];
+  const t = { ...noTrade(), phase: /** @type {const} */ ('screen1'), mine: { accepted: false, items: [
+    { inventorySlot: 0, itemId: 'bronze_sword', name: 'Bronze Sword', quantity: 1 },
+    { inventorySlot: 1, itemId: 'coins', name: 'Coins', quantity: 10 }] } };
+  assert.deepEqual(unofferedInventory(inv, t).map((s) => [s.slot, s.quantity]), [[1, 15], [2, 1]]);
+  assert.deepEqual(unofferedInventory(inv, { ...t, phase: 'screen2' }).map((s) => s.slot), [1, 2]);
+  assert.equal(unofferedInventory(inv, { ...t, phase: 'done' }), inv);
+  assert.equal(unofferedInventory(inv, noTrade()), inv);
 });

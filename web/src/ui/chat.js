@@ -41,6 +41,7 @@ export function parseChatLine(line, channel, known = []) {
 /** The filter tabs, in order. */
 export const CHAT_TABS = ['all', 'game', 'local', 'global', 'private'];
 const TAB_KEY = 'wayfarer.chatTab';
+const FOLD_KEY = 'wayfarer.chatFolded';
 
 /**
  * Whether a line of `channel` shows under `tab`: All shows everything; each other tab its own
@@ -111,6 +112,20 @@ export function chatBox(game) {
       ev.preventDefault();
     }
   });
-  const el = h('section.chat', null, h('div.chat-tabs', null, ...tabs), log, input);
-  return { el, whisper: (name) => { input.value = name.includes(' ') ? `@${name}: ` : `@${name} `; input.focus(); } };
+  // The log folds away (a phone starts with it folded): only the tabs and the input stay.
+  const fold = h('button.chat-fold', { 'aria-label': 'Hide the chat log', title: 'Hide or show the chat log' });
+  const el = h('section.chat', null, h('div.chat-tabs', null, ...tabs, fold), log, input);
+  const collapse = (/** @type {boolean} */ on, save = true) => {
+    el.classList.toggle('folded', on);
+    fold.textContent = on ? '▴' : '▾';
+    fold.setAttribute('aria-label', on ? 'Show the chat log' : 'Hide the chat log');
+    fold.setAttribute('aria-expanded', String(!on));
+    if (save) setPref(FOLD_KEY, String(on));
+    if (!on) log.scrollTop = log.scrollHeight;
+  };
+  fold.addEventListener('click', () => collapse(!el.classList.contains('folded')));
+  const stored = getPref(FOLD_KEY);
+  // Only a choice the player made is kept: otherwise each screen starts with its own default.
+  collapse(stored === null ? window.matchMedia('(max-width: 760px)').matches : stored === 'true', false);
+  return { el, collapse, whisper: (name) => { input.value = name.includes(' ') ? `@${name}: ` : `@${name} `; input.focus(); } };
 }

@@ -1,16 +1,22 @@
-// The playing screen: the world canvas with its input, the minimap, the top bar with the socket
-// state, the side panel tabs, the chat box and the windows. Keyboard: Enter chat; I, E, K, Q, P, F
-// switch panels; Escape closes menus and windows.
+// The playing screen: the world canvas with its input (click, right click, hover text, wheel and
+// pinch zoom), the minimap with its orbs, the top bar with the socket state, the side panel tabs,
+// the chat box, the windows, the zone banner and the death screen. Keys: controls.js KEY_BINDINGS.
 
 import { h, fill } from '../dom.js';
 import { Renderer } from '../render.js';
 import { MINI_PX } from '../terrain.js';
-import { ContextMenu, optionsAt } from './menu.js';
+import { ContextMenu, optionsAt, entitiesUnder } from './menu.js';
 import { inventoryPanel, equipmentPanel, skillsPanel, questsPanel, prayerPanel, friendsPanel } from './panels.js';
 import { bankWindow, shopWindow, tradeWindow, dialogueWindow } from './windows.js';
 import { makeWindow } from './make.js';
 import { chatBox } from './chat.js';
 import { effects } from './effects.js';
+import { combatPanel, settingsPanel, orbs } from './controls.js';
+import { zoneBanner, deathScreen } from './notices.js';
+import { hoverLine } from './hover.js';
+import { spellbookPanel } from './spellbook.js';
+import { duelWindow } from './duel.js';
+import { getPref } from '../prefs.js';
 
 const TABS = [
   { id: 'inventory', key: 'i', label: 'Inventory' },
@@ -19,6 +25,9 @@ const TABS = [
   { id: 'quests', key: 'q', label: 'Quests' },
   { id: 'prayer', key: 'p', label: 'Prayer' },
   { id: 'friends', key: 'f', label: 'Friends' },
+  { id: 'combat', key: 'c', label: 'Combat' },
+  { id: 'spellbook', key: 'm', label: 'Magic' },
+  { id: 'settings', key: 'o', label: 'Settings' },
 ];
 
 const STATE_LABELS = { connecting: 'Connecting…', open: 'Connected', reconnecting: 'Reconnecting…', closed: 'Disconnected' };
@@ -33,14 +42,19 @@ export function mountHud(root, game, terrain, signOut) {
   const canvas = /** @type {HTMLCanvasElement} */ (h('canvas.world', { 'aria-label': 'Game world', tabindex: 0 }));
   const minimap = /** @type {HTMLCanvasElement} */ (h('canvas.minimap', { width: 168, height: 168, 'aria-label': 'Minimap' }));
   const renderer = new Renderer(canvas, terrain);
+  renderer.showNames = getPref('wayfarer.names') !== 'false';
+  const logOut = () => {
+    // Back to the character list, still signed in.
+    game.socket.stop();
+    location.reload();
+  };
   const menu = new ContextMenu();
   const openMenu = (x, y, entries, title) => menu.open(x, y, entries, title);
   const chat = chatBox(game);
 
   const status = h('span.net', { 'data-state': game.socketState, role: 'status' });
-  const hp = h('span.stat.hp');
-  const pray = h('span.stat.pr');
   const useHint = h('div.use-hint', { hidden: true });
+  const hover = h('div.hover-text', { 'aria-live': 'off' });
   const panels = {
     inventory: inventoryPanel(game, openMenu),
     equipment: equipmentPanel(game),
@@ -48,6 +62,9 @@ export function mountHud(root, game, terrain, signOut) {
     quests: questsPanel(game),
     prayer: prayerPanel(game),
     friends: friendsPanel(game, chat.whisper),
+    combat: combatPanel(game),
+    spellbook: spellbookPanel(game),
+    settings: settingsPanel(game, { renderer, signOut, logOut, collapseChat: chat.collapse }),
   };
   let current = 'inventory';
   const tabButtons = TABS.map((t) => h('button.tab', { 'data-tab': t.id, title: `${t.label} (${t.key.toUpperCase()})`, onclick: () => show(t.id) }, t.label));
@@ -61,34 +78,35 @@ export function mountHud(root, game, terrain, signOut) {
 
   const top = h('header.topbar', null,
     h('span.brand', null, 'Wayfarer'),
-    h('span.who', null, game.character.name), hp, pray, status,
+    h('span.who', null, game.character.name), status,
+    h('span.spacer'),
+    h('button.small.stop', { title: 'Stop walking and what you are doing (X)', onclick: () => game.stop() }, 'Stop'),
     h('button.small.reconnect', { title: 'Drop and reconnect the game socket', onclick: () => game.socket.drop() }, 'Reconnect'),
     h('a.small.agents-link', { href: '/dashboard', target: '_blank', rel: 'noopener', title: 'Your agents: the dashboard, in a new tab' }, 'Agents'),
-    h('button.small', { onclick: signOut }, 'Sign out'));
-  const side = h('aside.side', null, minimap, h('nav.tabs', { role: 'tablist' }, ...tabButtons), panelHost);
-  const stage = h('div.stage', null, canvas, useHint, effects(game), bankWindow(game, openMenu), shopWindow(game, openMenu), tradeWindow(game), dialogueWindow(game), makeWindow(game), chat.el);
+    h('button.small.logout', { title: 'Log out to the character list', onclick: logOut }, 'Log out'));
+  const side = h('aside.side', null, h('div.map-box', null, minimap, orbs(game)), h('nav.tabs', { role: 'tablist' }, ...tabButtons), panelHost);
+  const stage = h('div.stage', null, canvas, hover, useHint, effects(game), zoneBanner(game), bankWindow(game, openMenu), shopWindow(game, openMenu), tradeWindow(game), duelWindow(game), dialogueWindow(game), makeWindow(game), deathScreen(game), chat.el);
   root.replaceChildren(h('div.game', null, top, stage, side));
 
   const renderStatus = () => {
     status.dataset.state = game.socketState;
     fill(status, h('i'), STATE_LABELS[game.socketState] ?? game.socketState, game.socketDetail ? h('small', null, ` ${game.socketDetail}`) : '');
   };
-  const renderStats = () => {
-    const p = game.player;
-    if (p) fill(hp, `HP ${p.health}/${p.maxHealth}`);
-    fill(pray, `Prayer ${game.prayer.points}/${game.prayer.maxPoints}`);
-  };
   game.on('socket', renderStatus);
-  game.on('player', renderStats);
-  game.on('prayer', renderStats);
-  game.on('world', renderStats);
-  game.on('hit', (d) => renderer.splats.push({ id: d.targetId, damage: d.damage, at: performance.now() }));
+  game.on('hit', (d) => {
+    renderer.splats.push({ id: d.targetId, damage: d.damage, at: performance.now() });
+    renderer.motion.hit(d, performance.now(), game.world.entities.get(d.targetId));
+  });
+  game.on('work', (w) => (w ? renderer.motion.begin(w.kind, w.targetId, performance.now()) : renderer.motion.stop()));
+  game.on('xp', () => renderer.motion.gained(performance.now()));
+  game.on('inventory', () => renderer.motion.gained(performance.now()));
+  game.on('equipment', () => { renderer.equipment = game.equipment; });
   game.on('use', () => {
-    useHint.hidden = !game.pendingUse;
+    useHint.hidden = !game.pendingUse && !game.pendingCast;
     if (game.pendingUse) fill(useHint, `Use ${game.pendingUse.name} -> … (Esc to cancel)`);
+    else if (game.pendingCast) fill(useHint, `Cast ${game.pendingCast.name} -> … (Esc to cancel)`);
   });
   renderStatus();
-  renderStats();
 
   // Mouse and touch: left click runs the first option, right click (or long press) opens the menu.
   const tileAt = (ev) => {
@@ -107,12 +125,49 @@ export function mountHud(root, game, terrain, signOut) {
     const t = tileAt(ev);
     openMenu(ev.clientX, ev.clientY, optionsAt(game, t.x, t.z));
   });
-  canvas.addEventListener('pointermove', (ev) => {
-    const t = tileAt(ev);
-    const e = [...game.world.entities.values()].find((x) => x.x === t.x && x.z === t.z && x.id !== game.selfId);
+  // Hover: the first option of what is under the cursor, as the classic games print it at the top left.
+  /** @type {{x: number, y: number}|null} the mouse over the canvas, for the hover text */
+  let mouse = null;
+  const updateHover = () => {
+    if (!mouse) return;
+    const t = tileAt({ clientX: mouse.x, clientY: mouse.y });
+    const entries = optionsAt(game, t.x, t.z);
+    const line = hoverLine(entries);
+    if (line) fill(hover, line.label, h('span.hover-target', null, line.target ? ` ${line.target}` : ''), h('span.hover-more', null, line.more));
+    else fill(hover);
+    hover.dataset.text = line ? `${line.label}${line.target ? ` ${line.target}` : ''}` : '';
+    const e = entitiesUnder(game, t.x, t.z)[0];
     renderer.hoverId = e?.id ?? null;
-    canvas.style.cursor = e ? 'pointer' : 'default';
+    canvas.style.cursor = entries.length > 1 ? 'pointer' : 'default';
+  };
+  canvas.addEventListener('pointermove', (ev) => {
+    if (ev.pointerType === 'touch') return;
+    mouse = { x: ev.clientX, y: ev.clientY };
+    updateHover();
   });
+  // The world moves under a still mouse (the camera follows the player): the line follows it.
+  game.on('world', updateHover);
+  canvas.addEventListener('pointerleave', () => { mouse = null; fill(hover); hover.dataset.text = ''; renderer.hoverId = null; });
+  // Zoom: the wheel, pinch (two pointers), + and −.
+  const zoomBy = (k) => { renderer.setZoom(renderer.zoom * k); game.emit('zoom'); };
+  canvas.addEventListener('wheel', (ev) => {
+    ev.preventDefault();
+    zoomBy(Math.exp(-ev.deltaY * 0.0015));
+  }, { passive: false });
+  /** @type {Map<number, {x: number, y: number}>} */
+  const pointers = new Map();
+  let pinch = 0;
+  canvas.addEventListener('pointerdown', (ev) => { pointers.set(ev.pointerId, { x: ev.clientX, y: ev.clientY }); });
+  canvas.addEventListener('pointermove', (ev) => {
+    if (!pointers.has(ev.pointerId)) return;
+    pointers.set(ev.pointerId, { x: ev.clientX, y: ev.clientY });
+    if (pointers.size !== 2) return;
+    const [a, b] = [...pointers.values()];
+    const d = Math.hypot(a.x - b.x, a.y - b.y);
+    if (pinch) zoomBy(d / pinch);
+    pinch = d;
+  });
+  for (const end of ['pointerup', 'pointercancel']) canvas.addEventListener(end, (ev) => { pointers.delete(/** @type {PointerEvent} */ (ev).pointerId); pinch = 0; });
   minimap.addEventListener('click', (ev) => {
     const r = minimap.getBoundingClientRect();
     const scale = MINI_PX;
@@ -126,6 +181,14 @@ export function mountHud(root, game, terrain, signOut) {
     if (tab) {
       show(tab.id);
       ev.preventDefault();
+    } else if (ev.key.toLowerCase() === 'r') {
+      game.setRun(!game.run);
+    } else if (ev.key.toLowerCase() === 'x') {
+      game.stop();
+    } else if (ev.key === '+' || ev.key === '=') {
+      zoomBy(1.25);
+    } else if (ev.key === '-') {
+      zoomBy(1 / 1.25);
     } else if (ev.key === 'Escape') {
       game.cancelUse();
       if (game.bank) { game.bank = null; game.emit('bank'); }

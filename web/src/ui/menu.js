@@ -27,6 +27,7 @@ export function entityOptions(game, e, examine) {
     out.push({ label: 'Trade with', target: name, run: () => game.requestTrade(e) });
     out.push({ label: 'Follow', target: name, run: act('follow') });
     out.push({ label: 'Attack', target: name, run: act('attack') });
+    out.push({ label: 'Challenge', target: name, run: () => game.challenge(e) });
     out.push({ label: 'Add friend', target: name, run: () => game.send('friend:request', { name }) });
   } else if (e.kind === 'npc') {
     const def = npcs.get(e.typeId ?? '');
@@ -48,6 +49,7 @@ export function entityOptions(game, e, examine) {
     else if (t === 'rock' || t === 'ore' || /ore|rock/.test(e.typeId ?? '')) out.push({ label: 'Mine', target: name, run: act('gather') });
     else if (t === 'bank') out.push({ label: 'Bank', target: name, run: () => game.openBankAt(e) });
     else if (t === 'altar') out.push({ label: 'Pray-at', target: name, run: act('interact') });
+    else if (/_altar$/.test(t)) out.push({ label: 'Craft-rune', target: name, run: act('interact') });
     // A station used answers what can be made there (the make dialog).
     else if (t === 'fire' || t === 'range') out.push({ label: 'Cook-at', target: name, run: act('interact') });
     else out.push({ label: 'Use', target: name, run: act('interact') });
@@ -80,20 +82,37 @@ function describe(e) {
 }
 
 /**
- * Everything a click on tile (x, z) could mean, default first: the entities on it (resources
- * also by their footprint, one tile around), then walking.
+ * What is under a click on tile (x, z), nearest first: the entities on the tile (not oneself),
+ * then trees whose canopy reaches over it (a tree is drawn a tile taller than its own tile). A
+ * station, rock or fishing spot is only its own tile: a click beside one walks.
+ * @param {import('../game.js').Game} game
+ * @param {number} x @param {number} z
+ * @returns {Entity[]}
+ */
+export function entitiesUnder(game, x, z) {
+  const here = entitiesAt(game.world, x, z, 0).filter((e) => e.id !== game.selfId);
+  const canopy = entitiesAt(game.world, x, z + 1, 0).filter((e) => e.kind === 'resource' && e.resourceType === 'tree' && !e.depleted);
+  return [...here, ...canopy];
+}
+
+/**
+ * Everything a click on tile (x, z) could mean, default first: the entities under it, then walking.
  * @param {import('../game.js').Game} game
  * @param {number} x @param {number} z
  * @returns {MenuEntry[]}
  */
 export function optionsAt(game, x, z) {
   const examine = (t) => game.system(t);
-  const here = entitiesAt(game.world, x, z, 0).filter((e) => e.id !== game.selfId);
-  const near = entitiesAt(game.world, x, z, 1).filter((e) => e.kind === 'resource' && !here.includes(e));
   const pending = game.pendingUse;
+  const cast = game.pendingCast;
   /** @type {MenuEntry[]} */
   const out = [];
-  for (const e of [...here, ...near]) {
+  for (const e of entitiesUnder(game, x, z)) {
+    if (cast) {
+      // A spell goes on creatures and other players only.
+      if ((e.kind === 'npc' || e.kind === 'player') && e.id !== game.selfId) out.push({ label: `Cast ${cast.name} ->`, target: e.name ?? e.id, run: () => game.castOn(e) });
+      continue;
+    }
     if (pending) {
       out.push({ label: `Use ${pending.name} ->`, target: e.name ?? e.itemId ?? e.id, run: () => game.useOnEntity(e) });
       continue;
@@ -101,7 +120,7 @@ export function optionsAt(game, x, z) {
     out.push(...entityOptions(game, e, examine));
   }
   out.push({ label: 'Walk here', run: () => game.walk(x, z) });
-  if (pending) out.push({ label: 'Cancel', run: () => game.cancelUse() });
+  if (pending || cast) out.push({ label: 'Cancel', run: () => game.cancelUse() });
   return out;
 }
 

@@ -6,6 +6,8 @@ import { items, itemVerbs } from '../content.js';
 import { fetchOnce } from '../api.js';
 import { levelProgress } from '../xp.js';
 import { amountEntries } from './amount.js';
+import { itemImage, ICON_PX } from '../icons.js';
+import { unofferedInventory } from '../trade.js';
 
 /** @typedef {import('../game.js').Game} Game */
 
@@ -15,16 +17,22 @@ const SKILL_ORDER = ['attack', 'strength', 'defense', 'constitution', 'ranged', 
   'agility', 'runecrafting'];
 const EQUIP_SLOTS = ['helmet', 'cape', 'amulet', 'arrows', 'weapon', 'body', 'shield', 'legs', 'gloves', 'boots', 'ring'];
 
-/** A square item icon: initials on a colour from the item type (no art assets needed). The count
- * shows on stacks (and stackable items), or always/never when `count` says so.
+/** A square item icon: the item's picture (icons.js, drawn once per id and copied here). The
+ * count shows on stacks (and stackable items), or always/never when `count` says so.
  * @param {string} itemId @param {string} name @param {number} quantity @param {boolean} [count] */
 export function itemIcon(itemId, name, quantity, count) {
   const d = items.get(itemId);
-  const cls = `icon t-${d?.type ?? (itemId === 'coins' ? 'currency' : 'misc')}`;
-  const initials = name.split(/\s+/).map((w) => w[0]).join('').slice(0, 2).toUpperCase();
-  return h(`div.${cls.replace(/ /g, '.')}`, { title: name },
-    h('span.glyph', null, initials),
+  return h('div.icon', { title: name, 'data-icon': itemId },
+    itemPicture(itemId, d),
     count ?? (quantity > 1 || d?.stackable) ? h('span.qty', null, shortNumber(quantity)) : null);
+}
+
+/** A canvas holding a copy of an item's cached picture. @param {string} itemId @param {any} [def] */
+export function itemPicture(itemId, def) {
+  const src = itemImage(itemId, def ?? items.get(itemId));
+  const c = /** @type {HTMLCanvasElement} */ (h('canvas.pic', { width: ICON_PX, height: ICON_PX, 'aria-hidden': 'true' }));
+  /** @type {CanvasRenderingContext2D} */ (c.getContext('2d')).drawImage(src, 0, 0);
+  return c;
 }
 
 /**
@@ -34,7 +42,8 @@ export function itemIcon(itemId, name, quantity, count) {
 export function inventoryPanel(game, openMenu) {
   const root = h('div.inv-grid', { role: 'grid', 'aria-label': 'Inventory' });
   const render = () => {
-    const bySlot = new Map(game.inventory.map((s) => [s.slot, s]));
+    // Items offered in a trade leave the view until the trade ends.
+    const bySlot = new Map(unofferedInventory(unofferedInventory(game.inventory, game.trade), game.duel).map((s) => [s.slot, s]));
     const cells = [];
     for (let i = 0; i < 28; i++) {
       const s = bySlot.get(i);
@@ -48,6 +57,7 @@ export function inventoryPanel(game, openMenu) {
           if (game.bank) return game.send('bank:deposit', { slot: i });
           if (game.shop) return game.send('shop:sell', { storeId: game.shop.storeId, slot: i, quantity: 1 });
           if (game.trade.phase === 'screen1') return game.send('tradeAddItem', { tradeId: game.trade.tradeId, inventorySlot: i });
+          if (game.duel.phase === 'screen1') return game.send('duel:stake', { duelId: game.duel.duelId, inventorySlot: i });
           entries()[0].run();
         });
         cell.addEventListener('contextmenu', (ev) => {
@@ -67,6 +77,10 @@ export function inventoryPanel(game, openMenu) {
             const offer = (/** @type {number} */ quantity) => game.send('tradeAddItem', { tradeId: game.trade.tradeId, inventorySlot: i, quantity });
             list = [...(s.quantity > 1 ? amountEntries('Offer', s.name, s.quantity, offer) : [{ label: 'Offer', target: s.name, run: () => offer(1) }]), ...list];
           }
+          if (game.duel.phase === 'screen1') {
+            const stake = (/** @type {number} */ quantity) => game.send('duel:stake', { duelId: game.duel.duelId, inventorySlot: i, quantity });
+            list = [...(s.quantity > 1 ? amountEntries('Stake', s.name, s.quantity, stake) : [{ label: 'Stake', target: s.name, run: () => stake(1) }]), ...list];
+          }
           openMenu(ev.clientX, ev.clientY, list);
         });
       } else if (game.pendingUse) {
@@ -76,7 +90,7 @@ export function inventoryPanel(game, openMenu) {
     }
     fill(root, ...cells);
   };
-  for (const ev of ['inventory', 'use', 'bank', 'shop', 'trade']) game.on(ev, render);
+  for (const ev of ['inventory', 'use', 'bank', 'shop', 'trade', 'duel']) game.on(ev, render);
   render();
   const coins = h('div.coins');
   game.on('inventory', () => fill(coins, `${game.coins.toLocaleString()} coins`));

@@ -1,0 +1,57 @@
+// The spellbook tab (M): every spell of `/manifests/spells.json` with its level, runes (what one
+// carries) and maximum hit, greyed with why when it cannot be cast. A click chooses a spell to
+// cast: the next click on a creature or player casts it there (as "Use" does with items). Each
+// combat spell can be set to autocast (the attacks then use it); the server keeps the choice and
+// does not tell it back, so the tab shows the last one chosen here.
+
+import { h, fill } from '../dom.js';
+import { fetchOnce } from '../api.js';
+import { items } from '../content.js';
+import { itemIcon } from './panels.js';
+import { spellsOf, spellRows } from '../magic.js';
+
+/** @typedef {import('../game.js').Game} Game */
+
+/** @param {Game} game */
+export function spellbookPanel(game) {
+  const list = h('div.spells');
+  const status = h('p.hint');
+  /** @type {import('../magic.js').Spell[]|null} */
+  let spells = null;
+  const load = async () => {
+    try {
+      spells = spellsOf(await fetchOnce('/manifests/spells.json'));
+    } catch {
+      spells = [];
+    }
+    render();
+  };
+  const held = (/** @type {string} */ id) => game.inventory.filter((s) => s.itemId === id).reduce((n, s) => n + s.quantity, 0);
+  const render = () => {
+    if (!spells) return fill(status, 'Opening the spellbook…');
+    if (!spells.length) {
+      fill(list);
+      return fill(status, 'This world has no spells.');
+    }
+    const weapon = game.equipment.weapon?.itemId;
+    const free = /** @type {string[]} */ ((weapon && /** @type {any} */ (items.get(weapon))?.providesInfiniteRunes) || []);
+    const level = game.skills.magic?.level ?? 1;
+    fill(status, game.autocast ? `Autocasting ${spells.find((s) => s.id === game.autocast)?.name ?? game.autocast}.` : 'Click a spell, then its target.');
+    fill(list, ...spellRows(spells, level, held, free, (id) => items.get(id)?.name ?? id).map((r) => h(`div.spell${r.canCast ? '' : '.cannot'}${game.autocast === r.spellId ? '.auto' : ''}`, { 'data-spell': r.spellId },
+      h('button.spell-cast', {
+        title: r.why ?? `Cast ${r.name}`, 'aria-disabled': r.canCast ? null : 'true',
+        onclick: () => r.canCast && game.beginCast({ spellId: r.spellId, name: r.name }),
+      },
+      h('span.spell-name', null, r.name, h('small', null, ` level ${r.level}${r.maxHit ? ` · max hit ${r.maxHit}` : ''}`)),
+      h('span.spell-runes', null, ...r.runes.map((x) => h(`span.rune${x.enough ? '' : '.short'}`, { title: `${x.quantity} ${items.get(x.itemId)?.name ?? x.itemId}` },
+        itemIcon(x.itemId, items.get(x.itemId)?.name ?? x.itemId, x.quantity, true)))),
+      r.why ? h('span.make-why', null, r.why) : null),
+      h('button.small.autocast', {
+        'aria-pressed': game.autocast === r.spellId ? 'true' : 'false', title: 'Use this spell for your attacks',
+        onclick: () => game.setAutocast(game.autocast === r.spellId ? null : r.spellId),
+      }, game.autocast === r.spellId ? 'Autocast on' : 'Autocast'))));
+  };
+  for (const ev of ['inventory', 'equipment', 'skills', 'autocast']) game.on(ev, render);
+  load();
+  return h('section.panel#panel-spellbook', null, h('h2', null, 'Spellbook'), status, list);
+}
