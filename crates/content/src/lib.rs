@@ -13,6 +13,7 @@
 
 #![warn(missing_docs)]
 
+mod agility;
 mod areas;
 mod biomes;
 mod bundled;
@@ -34,6 +35,7 @@ mod recipes;
 mod report;
 mod skill;
 mod skill_unlocks;
+mod starter;
 mod stations;
 mod stores;
 mod templates;
@@ -42,8 +44,10 @@ mod world_config;
 
 use std::path::Path;
 
+pub use agility::{AgilityCourse, Obstacle};
 pub use areas::{
-    Area, AreaGroup, Bounds, FishingConfig, MobSpawn, NpcSpawn, ResourceSpawn, StationSpawn,
+    Area, AreaGroup, Bounds, Circle, FishingConfig, MobSpawn, NpcSpawn, ResourceSpawn,
+    StationSpawn,
 };
 pub use biomes::Biome;
 pub use bundled::{bundled, load_bundled};
@@ -52,6 +56,7 @@ pub use common::{
     StationType, StoreId, Tile,
 };
 pub use content::{Content, LoadOptions, DEFAULT_SPAWN};
+pub use starter::{DEFAULT_STARTER_KIT, FALLBACK_FOOD_FILE};
 pub use dialogue::{
     Condition, Dialogue, DialogueNode, DialogueResponse, Effect, QuestOverride, QuestStatus,
 };
