@@ -113,8 +113,10 @@ impl Area {
     pub fn covers_tile(&self, x: i32, z: i32) -> bool {
         let b = &self.bounds;
         let (fx, fz) = (f64::from(x), f64::from(z));
-        let in_bounds =
-            b.min_x.floor() <= fx && fx <= b.max_x.floor() && b.min_z.floor() <= fz && fz <= b.max_z.floor();
+        let in_bounds = b.min_x.floor() <= fx
+            && fx <= b.max_x.floor()
+            && b.min_z.floor() <= fz
+            && fz <= b.max_z.floor();
         in_bounds
             && self.circle.is_none_or(|c| {
                 let (dx, dz) = (fx + 0.5 - c.x, fz + 0.5 - c.z);

@@ -46,8 +46,7 @@ use std::path::Path;
 
 pub use agility::{AgilityCourse, Obstacle};
 pub use areas::{
-    Area, AreaGroup, Bounds, Circle, FishingConfig, MobSpawn, NpcSpawn, ResourceSpawn,
-    StationSpawn,
+    Area, AreaGroup, Bounds, Circle, FishingConfig, MobSpawn, NpcSpawn, ResourceSpawn, StationSpawn,
 };
 pub use biomes::Biome;
 pub use bundled::{bundled, load_bundled};
@@ -56,7 +55,6 @@ pub use common::{
     StationType, StoreId, Tile,
 };
 pub use content::{Content, LoadOptions, DEFAULT_SPAWN};
-pub use starter::{DEFAULT_STARTER_KIT, FALLBACK_FOOD_FILE};
 pub use dialogue::{
     Condition, Dialogue, DialogueNode, DialogueResponse, Effect, QuestOverride, QuestStatus,
 };
@@ -73,6 +71,7 @@ pub use recipes::{ConsumableUse, Recipe, RecipeDetail, RecipeKind};
 pub use report::{Code, Diagnostic, Report, Severity};
 pub use skill::Skill;
 pub use skill_unlocks::{SkillUnlock, UNLOCK_TYPES};
+pub use starter::{DEFAULT_STARTER_KIT, FALLBACK_FOOD_FILE};
 pub use stations::Station;
 pub use stores::{StockLine, Store};
 pub use templates::{

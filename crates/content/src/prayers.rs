@@ -110,10 +110,8 @@ pub(crate) fn normalise(raw: &RawPrayer, index: usize, ctx: &mut Ctx<'_>) -> Opt
     let attack_multiplier = multiplier("attackMultiplier", raw.bonuses.attack_multiplier);
     let strength_multiplier = multiplier("strengthMultiplier", raw.bonuses.strength_multiplier);
     let defense_multiplier = multiplier("defenseMultiplier", raw.bonuses.defense_multiplier);
-    let health_regen_multiplier = multiplier(
-        "healthRegenMultiplier",
-        raw.bonuses.health_regen_multiplier,
-    );
+    let health_regen_multiplier =
+        multiplier("healthRegenMultiplier", raw.bonuses.health_regen_multiplier);
     Some(Prayer {
         id: raw.id.clone(),
         name: raw.name.clone(),
