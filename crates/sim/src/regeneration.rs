@@ -57,7 +57,7 @@ impl World {
     /// The regeneration phase (in the actions phase, after fighting).
     pub(crate) fn advance_regeneration(&mut self) {
         let now = self.now();
-        if now % REGEN_STEP_TICKS != 0 {
+        if !now.is_multiple_of(REGEN_STEP_TICKS) {
             return;
         }
         for index in 0..self.players.len() {
@@ -69,7 +69,7 @@ impl World {
             if regen.last_hit_at > 0 && now - regen.last_hit_at < REGEN_COOLDOWN_TICKS {
                 continue;
             }
-            if now % regen_interval_ticks(self.regen_multiplier(index)) == 0 {
+            if now.is_multiple_of(regen_interval_ticks(self.regen_multiplier(index))) {
                 self.set_player_health(index, health + 1);
             }
         }
