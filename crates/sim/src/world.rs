@@ -493,8 +493,8 @@ impl World {
                 }
             }
             self.place_player(index, placed);
-            // Told again on every entry (the new connection has not heard it).
-            self.players[index].dirty.zone = true;
+            // The new connection hears its zone after its first view (`report_entries`).
+            self.players[index].dirty.zone = false;
             return;
         }
         let handle = self.entities.insert(Entity {
@@ -553,6 +553,8 @@ impl World {
         });
         let index = self.players.len() - 1;
         self.update_zone(index, placed);
+        // Told after the first view (`report_entries`): entry is `player:sync`, then `world:update`.
+        self.players[index].dirty.zone = false;
     }
 
     /// Takes player `id` out of the world. What the tick's earlier commands changed for them is
@@ -607,12 +609,13 @@ impl World {
         self.place_player(index, placed);
     }
 
-    /// What a player who entered this tick learns after their first view: prayer points and the
-    /// quest list.
+    /// What a player who entered this tick learns after their first view: the area they stand in
+    /// (when they stand in one), prayer points and the quest list.
     fn report_entries(&mut self, events: &mut Vec<Event>) {
         for id in std::mem::take(&mut self.entering) {
             if let Some(&index) = self.player_index.get(&id) {
                 let player = &mut self.players[index];
+                player.dirty.zone = player.zone.is_some();
                 player.dirty.prayer = true;
                 player.dirty.quest_list = true;
                 self.report_changes_of(index, events);

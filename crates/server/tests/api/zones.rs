@@ -112,40 +112,33 @@ async fn a_new_character_in_the_reference_world_gets_the_default_kit_with_fallba
     assert_eq!(counts(&sync["inventory"]), kit);
 }
 
-/// The entity id of a player whose `world:update` shows `name`, read from `ws` as ticks pass.
-async fn seen(ws: &mut WsClient, app: &TestApp, name: &str) -> String {
-    let update = ws
-        .expect_within_ticks(app, 5, name, |m| {
-            m["type"] == "world:update"
-                && m["data"]["added"]
-                    .as_array()
-                    .is_some_and(|a| a.iter().any(|e| e["name"] == name))
-        })
-        .await;
-    let added = update["data"]["added"].as_array().unwrap();
-    let entity = added.iter().find(|e| e["name"] == name).unwrap();
-    entity["id"].as_str().unwrap().to_owned()
-}
-
 #[tokio::test]
 async fn pvp_is_refused_in_the_safe_starter_town_with_safe_zone() {
     let app = TestApp::spawn_manual().await;
     let (token_a, id_a) = player(&app, "Brawler").await;
     let (token_b, _) = player(&app, "Bystander").await;
     let (_b, _) = enter(&app, &token_b).await;
-    // Entering the world in the starter town: zone:enter names it, before the first view.
+    // Entering the world in the starter town: zone:enter names it, right after the first view.
     let mut a = WsClient::connect(&app, &format!("token={token_a}"))
         .await
         .expect("connects");
     assert_eq!(a.next().await.unwrap()["type"], "player:sync");
     app.in_world(&id_a).await;
     app.step(1).await;
+    let view = a.next().await.unwrap();
+    assert_eq!(view["type"], "world:update");
+    let target = view["data"]["added"]
+        .as_array()
+        .and_then(|added| added.iter().find(|e| e["name"] == "Bystander"))
+        .expect("the bystander in the first view")["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let zone = a.next().await.unwrap();
     assert_eq!(zone["type"], "zone:enter", "{zone}");
     assert_eq!(zone["data"]["areaId"], "millbrook");
     assert_eq!(zone["data"]["safe"], true);
     assert_eq!(zone["data"]["pvp"], false);
-    let target = seen(&mut a, &app, "Bystander").await;
     a.send(
         ClientMessage::Action(ActionRequest::new("attack").with_target(&target)),
         Some("hit".into()),

@@ -461,14 +461,14 @@ fn phases_are_observed_in_order() {
     let mut seen = Vec::new();
     let events = world.tick_observed(vec![join("ada", t(1, 1))], &mut |p| seen.push(p));
     assert_eq!(seen, Phase::ALL.to_vec());
-    // A joining player learns the area they stand in and their derived stats (for the record),
-    // sees the world, then learns their prayer points and quests.
+    // A joining player learns their derived stats (for the record), sees the world, then learns
+    // the area they stand in, their prayer points and quests.
     assert!(matches!(
         &events[..],
         [
-            Event::Zone { .. },
             Event::Stats { .. },
             Event::View { .. },
+            Event::Zone { .. },
             Event::Prayer { .. },
             Event::QuestList { .. }
         ]
