@@ -480,3 +480,45 @@ fn run_energy_comes_back_faster_with_agility_by_the_classic_formula() {
     assert_eq!(w.player_run_energy("sixty"), Some(18));
     assert_eq!(w.player_run_energy("max"), Some(24));
 }
+
+#[test]
+fn the_bundled_millbrook_course_is_a_loop_a_master_laps_without_falling() {
+    let content = Arc::new(wayfarer_content::load_bundled());
+    let course = content.agility_courses[0].clone();
+    let mut w = World::new(content, 1);
+    // At Agility 99 every bundled obstacle is certain (its chance plus a point a level, capped).
+    let first = &course.obstacles[0];
+    let start = t(first.position.x as i32, first.position.z as i32 - 1);
+    w.tick(vec![Fighter::new("ada", start)
+        .level(Skill::Agility, 99)
+        .join()]);
+    assert!(
+        w.is_safe_tile(start),
+        "the course lies in the safe starter town"
+    );
+    let xp_before = w.player_skills("ada").unwrap().xp(Skill::Agility).tenths();
+    let mut events = Vec::new();
+    for obstacle in &course.obstacles {
+        let entity = obstacle_entity(&w, &obstacle.id);
+        events.extend(w.tick(vec![cross("ada", &entity)]));
+        events.extend(tick_until(&mut w, 20, |w, _| !w.player_is_busy("ada")));
+        assert_eq!(
+            w.player_tile("ada"),
+            w.obstacle_destination(&obstacle.id),
+            "{} crossed",
+            obstacle.id
+        );
+    }
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, Event::Chat { message, .. }
+        if message.text == "You complete a lap of the Millbrook Agility Course.")));
+    let earned = w.player_skills("ada").unwrap().xp(Skill::Agility).tenths() - xp_before;
+    let expected: f64 = course.obstacles.iter().map(|o| o.xp).sum::<f64>() + course.lap_xp;
+    assert_eq!(earned, (expected * 10.0).round() as u32);
+    // The last landing is next to the first obstacle: the next lap starts where this one began.
+    let end = w.player_tile("ada").unwrap();
+    let dx = (end.x - first.position.x as i32).abs();
+    let dz = (end.z - first.position.z as i32).abs();
+    assert!(dx.max(dz) <= 1, "{end:?}");
+}
