@@ -148,11 +148,17 @@ impl Content {
         }
     }
 
-    /// The area containing a ground-plane point (the smallest one when areas overlap).
+    /// The area containing a ground-plane point (the smallest one when areas overlap; a round
+    /// area contains only its disc).
     pub fn area_at(&self, x: f64, z: f64) -> Option<&Area> {
         self.areas
             .values()
-            .filter(|a| a.bounds.contains(x, z))
+            .filter(|a| {
+                a.bounds.contains(x, z)
+                    && a.circle.is_none_or(|c| {
+                        (x - c.x).powi(2) + (z - c.z).powi(2) <= c.radius * c.radius
+                    })
+            })
             .min_by(|a, b| {
                 let size = |a: &Area| {
                     (a.bounds.max_x - a.bounds.min_x) * (a.bounds.max_z - a.bounds.min_z)
