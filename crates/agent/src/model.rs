@@ -286,6 +286,8 @@ impl Model {
             | ServerMessage::AgentMessage(_) => {}
             // What can be made is asked for by the agents' own actions later (issue 28).
             ServerMessage::MakeOptions(_) => {}
+            // Zones and deaths: what changes (tile, inventory, health) arrives in its own messages.
+            ServerMessage::ZoneEnter(_) | ServerMessage::PlayerDeath(_) => {}
             ServerMessage::PlayerSync(player) => {
                 let me = &mut self.me;
                 me.id.clone_from(&player.id);

@@ -88,6 +88,41 @@ pub struct Area {
     pub stations: Vec<StationSpawn>,
     /// Procedural fishing spots.
     pub fishing: Option<FishingConfig>,
+    /// A round area (a generated town's safe radius): it covers this disc only, and `bounds` is
+    /// the square around it. `None`: the whole rectangle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub circle: Option<Circle>,
+}
+
+/// A disc on the ground plane (inclusive of its edge).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Circle {
+    /// Centre, west–east.
+    pub x: f64,
+    /// Centre, south–north.
+    pub z: f64,
+    /// Radius in tiles.
+    pub radius: f64,
+}
+
+impl Area {
+    /// Whether the tile `(x, z)` lies in the area: within the bounds as the map opens them (a tile
+    /// is the floor of a world coordinate, so bounds 0..=40 cover tiles 0..=40), and, for a round
+    /// area, with its centre within the radius of the circle's centre.
+    pub fn covers_tile(&self, x: i32, z: i32) -> bool {
+        let b = &self.bounds;
+        let (fx, fz) = (f64::from(x), f64::from(z));
+        let in_bounds = b.min_x.floor() <= fx
+            && fx <= b.max_x.floor()
+            && b.min_z.floor() <= fz
+            && fz <= b.max_z.floor();
+        in_bounds
+            && self.circle.is_none_or(|c| {
+                let (dx, dz) = (fx + 0.5 - c.x, fz + 0.5 - c.z);
+                dx * dx + dz * dz <= c.radius * c.radius
+            })
+    }
 }
 
 /// A fixed NPC.
@@ -471,6 +506,7 @@ pub(crate) fn normalise(
         mob_spawns,
         stations,
         fishing,
+        circle: None,
     })
 }
 

@@ -5,6 +5,7 @@ use crate::manifest_set::ManifestSet;
 
 /// Every bundled file: (relative path, bytes).
 const FILES: &[(&str, &[u8])] = &[
+    ("agility.json", include_bytes!("../bundled/agility.json")),
     ("biomes.json", include_bytes!("../bundled/biomes.json")),
     (
         "gathering/fishing.json",

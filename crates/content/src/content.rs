@@ -74,6 +74,8 @@ pub struct Content {
     pub templates: BTreeMap<String, crate::templates::CharacterTemplate>,
     /// Legacy files, parsed but unused.
     pub legacy: Legacy,
+    /// Agility courses (`agility.json`, a bundled extension).
+    pub agility_courses: Vec<crate::agility::AgilityCourse>,
 }
 
 /// Where the player appears when no starter town names a spawn point and there are no areas.
@@ -126,7 +128,8 @@ impl Content {
         tools
     }
 
-    /// Items given to a new character.
+    /// Items given to a new character: the world config's `starterKit`, or, where the content has
+    /// none, [`crate::DEFAULT_STARTER_KIT`] (those of its items the content defines).
     pub fn starter_kit(&self) -> &[ItemAmount] {
         &self.world_config.starter_kit
     }
@@ -145,11 +148,17 @@ impl Content {
         }
     }
 
-    /// The area containing a ground-plane point (the smallest one when areas overlap).
+    /// The area containing a ground-plane point (the smallest one when areas overlap; a round
+    /// area contains only its disc).
     pub fn area_at(&self, x: f64, z: f64) -> Option<&Area> {
         self.areas
             .values()
-            .filter(|a| a.bounds.contains(x, z))
+            .filter(|a| {
+                a.bounds.contains(x, z)
+                    && a.circle.is_none_or(|c| {
+                        (x - c.x).powi(2) + (z - c.z).powi(2) <= c.radius * c.radius
+                    })
+            })
             .min_by(|a, b| {
                 let size = |a: &Area| {
                     (a.bounds.max_x - a.bounds.min_x) * (a.bounds.max_z - a.bounds.min_z)
@@ -181,6 +190,7 @@ enum FileRole {
     Mobs,
     Banks,
     Zones,
+    Agility,
     Unknown,
 }
 
@@ -224,6 +234,7 @@ fn role(path: &str) -> FileRole {
         "mobs.json" => FileRole::Mobs,
         "banks.json" => FileRole::Banks,
         "zones.json" => FileRole::Zones,
+        "agility.json" => FileRole::Agility,
         _ => FileRole::Unknown,
     }
 }
@@ -251,6 +262,7 @@ struct RawSet {
     mobs: Option<Vec<RawLegacyMob>>,
     banks: Option<Vec<LegacyBank>>,
     zones: Option<Vec<LegacyZone>>,
+    agility: Option<crate::agility::RawAgilityFile>,
 }
 
 /// Parses every file of the set.
@@ -326,6 +338,7 @@ fn parse_all(set: &ManifestSet, report: &mut Report) -> RawSet {
             FileRole::Mobs => raw.mobs = parse_file(p, bytes, report),
             FileRole::Banks => raw.banks = parse_file(p, bytes, report),
             FileRole::Zones => raw.zones = parse_file(p, bytes, report),
+            FileRole::Agility => raw.agility = parse_file(p, bytes, report),
             FileRole::Unknown => {
                 report.push(Diagnostic::new(
                     Severity::Warning,
@@ -519,7 +532,8 @@ fn load(set: &ManifestSet) -> (Content, Report) {
         ));
         return (Content::default(), report);
     }
-    let raw = parse_all(set, &mut report);
+    let mut raw = parse_all(set, &mut report);
+    crate::starter::add_fallback_food(&mut raw.split_items, &mut raw.legacy_items, &mut report);
     let known = known_ids(&raw, &mut report);
     let mut content = Content::default();
 
@@ -721,6 +735,22 @@ fn load(set: &ManifestSet) -> (Content, Report) {
             known: &known,
         };
         content.world_config = world_config::normalise(config, value.clone(), &mut ctx);
+    }
+    let has_kit = raw
+        .world_config
+        .as_ref()
+        .is_some_and(|(config, _)| config.starter_kit.is_some());
+    if !has_kit {
+        content.world_config.starter_kit = crate::starter::default_kit(&content.items);
+    }
+
+    if let Some(file) = &raw.agility {
+        let mut ctx = Ctx {
+            file: "agility.json",
+            report: &mut report,
+            known: &known,
+        };
+        content.agility_courses = crate::agility::normalise(file, &mut ctx);
     }
 
     if let Some(file) = &raw.areas {

@@ -13,6 +13,7 @@
 
 #![warn(missing_docs)]
 
+mod agility;
 mod areas;
 mod biomes;
 mod bundled;
@@ -34,6 +35,7 @@ mod recipes;
 mod report;
 mod skill;
 mod skill_unlocks;
+mod starter;
 mod stations;
 mod stores;
 mod templates;
@@ -42,8 +44,9 @@ mod world_config;
 
 use std::path::Path;
 
+pub use agility::{AgilityCourse, Obstacle};
 pub use areas::{
-    Area, AreaGroup, Bounds, FishingConfig, MobSpawn, NpcSpawn, ResourceSpawn, StationSpawn,
+    Area, AreaGroup, Bounds, Circle, FishingConfig, MobSpawn, NpcSpawn, ResourceSpawn, StationSpawn,
 };
 pub use biomes::Biome;
 pub use bundled::{bundled, load_bundled};
@@ -68,6 +71,7 @@ pub use recipes::{ConsumableUse, Recipe, RecipeDetail, RecipeKind};
 pub use report::{Code, Diagnostic, Report, Severity};
 pub use skill::Skill;
 pub use skill_unlocks::{SkillUnlock, UNLOCK_TYPES};
+pub use starter::{DEFAULT_STARTER_KIT, FALLBACK_FOOD_FILE};
 pub use stations::Station;
 pub use stores::{StockLine, Store};
 pub use templates::{

@@ -28,6 +28,9 @@ pub struct Prayer {
     pub strength_multiplier: f64,
     /// Multiplier on defence.
     pub defense_multiplier: f64,
+    /// Multiplier on the rate health regenerates (`bonuses.healthRegenMultiplier`, a Wayfarer
+    /// extension: 2 is the classic Rapid Heal).
+    pub health_regen_multiplier: f64,
     /// Prayers switched off when this one is switched on (undefined ones are dropped).
     pub conflicts: Vec<PrayerId>,
 }
@@ -69,6 +72,8 @@ pub(crate) struct RawPrayerBonuses {
     pub strength_multiplier: Option<f64>,
     #[serde(default, alias = "defenceMultiplier")]
     pub defense_multiplier: Option<f64>,
+    #[serde(default)]
+    pub health_regen_multiplier: Option<f64>,
 }
 
 /// Normalises one prayer, dropping conflicts with undefined prayers.
@@ -105,6 +110,8 @@ pub(crate) fn normalise(raw: &RawPrayer, index: usize, ctx: &mut Ctx<'_>) -> Opt
     let attack_multiplier = multiplier("attackMultiplier", raw.bonuses.attack_multiplier);
     let strength_multiplier = multiplier("strengthMultiplier", raw.bonuses.strength_multiplier);
     let defense_multiplier = multiplier("defenseMultiplier", raw.bonuses.defense_multiplier);
+    let health_regen_multiplier =
+        multiplier("healthRegenMultiplier", raw.bonuses.health_regen_multiplier);
     Some(Prayer {
         id: raw.id.clone(),
         name: raw.name.clone(),
@@ -119,6 +126,7 @@ pub(crate) fn normalise(raw: &RawPrayer, index: usize, ctx: &mut Ctx<'_>) -> Opt
         attack_multiplier,
         strength_multiplier,
         defense_multiplier,
+        health_regen_multiplier,
         conflicts,
     })
 }

@@ -15,11 +15,13 @@ mod moves;
 mod samples;
 mod server;
 mod slot;
+mod zones;
 
 pub use client::{ClientFrame, ClientMessage, Envelope, ParseError, CLIENT_MESSAGE_TYPES};
 pub use moves::{MovedList, Moves, TickMoves};
 pub use server::ServerMessage;
 pub use slot::{inventory_slot, SlotNumber, INVENTORY_SLOTS};
+pub use zones::{DeathItem, Gravestone, PlayerDeath, ZoneEnter};
 
 /// Largest accepted text frame.
 pub const MAX_FRAME_BYTES: usize = 16 * 1024;
@@ -46,6 +48,8 @@ pub mod codes {
     pub const INVALID_TARGET: &str = "invalid_target";
     /// An action the player cannot do now (no tool, level too low, inventory full, busy).
     pub const CANNOT_DO: &str = "cannot_do";
+    /// An attack on a player where players may not fight (a safe area; CONTRACT §10).
+    pub const SAFE_ZONE: &str = "safe_zone";
     /// A slot that is out of range or empty.
     pub const INVALID_SLOT: &str = "invalid_slot";
     /// An action name or style that does not exist.
@@ -668,6 +672,8 @@ pub enum EntityKind {
     Npc,
     Resource,
     GroundItem,
+    /// An agility obstacle (`interact` crosses it).
+    Obstacle,
 }
 
 /// An entity as a client first sees it.

@@ -194,8 +194,11 @@ impl IntentKind {
             IntentKind::UseOn { .. } | IntentKind::Make => {
                 matches!(kind, EntityKind::Resource | EntityKind::Npc)
             }
-            // NPCs talk; an altar (a station) is prayed at.
-            IntentKind::Interact => matches!(kind, EntityKind::Npc | EntityKind::Resource),
+            // NPCs talk; an altar (a station) is prayed at; an obstacle is crossed.
+            IntentKind::Interact => matches!(
+                kind,
+                EntityKind::Npc | EntityKind::Resource | EntityKind::Obstacle
+            ),
             IntentKind::Follow => kind == EntityKind::Player,
         }
     }

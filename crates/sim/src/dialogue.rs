@@ -85,6 +85,9 @@ impl World {
         let Some(body) = self.entities.get(intent.target) else {
             return Flow::Done;
         };
+        if body.wire.kind == EntityKind::Obstacle {
+            return self.cross_obstacle(index, intent, events);
+        }
         if body.wire.kind == EntityKind::Resource {
             if body.wire.resource_type.as_deref() == Some(crate::prayer::ALTAR) {
                 self.pray_at_altar(index, events);

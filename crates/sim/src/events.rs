@@ -118,8 +118,9 @@ pub enum Event {
         /// The NPC's content id (`goblin`).
         npc_id: String,
     },
-    /// A player died: everything held and worn was dropped at `tile` (tagged with `death_id`), and
-    /// the player is back at the spawn with full health.
+    /// A player died: what they held and wore was dropped at `tile` (tagged with `death_id`) but
+    /// for what they `kept` (in a PvP area, the 3 most valuable items, back in their inventory),
+    /// and the player is back at `respawn` with full health.
     PlayerDied {
         /// Character id.
         id: String,
@@ -131,6 +132,21 @@ pub enum Event {
         items: Vec<Stack>,
         /// Whether the death was in a PvP area (items public, or the killer's for a minute).
         pvp: bool,
+        /// What the player kept (PvP areas only), as it went back into their inventory.
+        kept: Vec<Stack>,
+        /// Who dealt the blow: (entity id, name) of a player or NPC.
+        killer: Option<(String, String)>,
+        /// Where the player respawned.
+        respawn: TilePos,
+        /// Outside PvP areas, when something fell: ticks the pile stays its owner's alone.
+        gravestone_ticks: Option<u64>,
+    },
+    /// The area a player stands in changed (or they entered the world in one): `zone:enter`.
+    Zone {
+        /// Character id.
+        to: String,
+        /// The message.
+        zone: wayfarer_protocol::ws::ZoneEnter,
     },
     /// A player picked up a ground item spilled by a death.
     DeathItemTaken {

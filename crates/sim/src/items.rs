@@ -536,6 +536,12 @@ impl World {
     pub(crate) fn report_changes_of(&mut self, index: usize, events: &mut Vec<Event>) {
         let dirty = std::mem::take(&mut self.players[index].dirty);
         let player = &self.players[index];
+        if dirty.zone {
+            events.push(Event::Zone {
+                to: player.id.clone(),
+                zone: self.zones.message(player.zone),
+            });
+        }
         if dirty.inventory {
             events.push(Event::Inventory {
                 to: player.id.clone(),

@@ -31,7 +31,7 @@ fn tile_coordinate(units: f64) -> i32 {
 }
 
 /// The tile holding a content position.
-fn tile_of(position: &Position) -> TilePos {
+pub(crate) fn tile_of(position: &Position) -> TilePos {
     TilePos {
         x: tile_coordinate(position.x),
         z: tile_coordinate(position.z),

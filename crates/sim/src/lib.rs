@@ -52,6 +52,7 @@
 #![warn(missing_docs)]
 
 mod actions;
+mod agility;
 mod bank;
 mod chat;
 pub mod combat;
@@ -79,6 +80,7 @@ mod pathfinding;
 mod persistence;
 mod prayer;
 mod quests;
+mod regeneration;
 mod reload;
 mod resources;
 mod shops;
@@ -88,14 +90,18 @@ mod stamina;
 mod trade;
 mod view;
 mod world;
+mod zones;
 
 pub use actions::{inventory_slot, ActionError};
+pub use agility::{
+    crossing_chance, AGILITY_TILES_PER_GRANT, AGILITY_XP_PER_GRANT, SUCCESS_PER_LEVEL,
+};
 pub use bank::{Bank, BankFull, BANK_CAPACITY, BANK_REACH_TILES};
 pub use chat::{
     clean_chat_text, invalid_chat_text, line_rate, LineRate, Refusal, GLOBAL_LINE_RATE,
     LOCAL_LINE_RATE, NOTICE_GAP_DECIS, PRIVATE_LINE_RATE, SYSTEM_SENDER_ID, SYSTEM_SENDER_NAME,
 };
-pub use combat::GRAVESTONE_TICKS;
+pub use combat::{GRAVESTONE_TICKS, KEPT_ON_PVP_DEATH};
 pub use commands::{Action, BankRequest, Command, Joining, MakeCount, ShopRequest};
 pub use dialogue::{CloseReason, DIALOGUE_RANGE_TILES};
 pub use events::{EntityCounts, Event, Heard, Phase, PlayerStats};
@@ -120,6 +126,9 @@ pub use prayer::{
     PRAYER_DRAIN_RESISTANCE_PER_BONUS,
 };
 pub use quests::{stage_count, QuestRecord, QuestRewards};
+pub use regeneration::{
+    regen_interval_ticks, REGEN_COOLDOWN_TICKS, REGEN_INTERVAL_TICKS, REGEN_STEP_TICKS,
+};
 pub use resources::{
     ASHES, FISHING_SPOT_MAX_STAY_TICKS, FISHING_SPOT_MIN_STAY_TICKS, FISHING_SPOT_MOVE_RADIUS,
 };

@@ -90,10 +90,11 @@ impl World {
 
     /// Plans this tick's requested walks, then moves every walking player along its path; each
     /// player's run energy drains for a tick of running and regains otherwise (`stamina`).
-    pub(crate) fn advance_players(&mut self) {
+    pub(crate) fn advance_players(&mut self, events: &mut Vec<Event>) {
         self.run_energy_changed.clear();
         for index in 0..self.players.len() {
-            let ran = self.advance_player(index);
+            let (ran, tiles) = self.advance_player(index);
+            self.walked(index, tiles, events);
             let player = &mut self.players[index];
             if ran {
                 let weight = crate::stamina::carried_weight_kg(
@@ -117,11 +118,12 @@ impl World {
     }
 
     /// Moves player `index` along its path for this tick; whether it ran (took more steps than a
-    /// walk allows, which is what costs energy: a run of two steps is a walk).
-    fn advance_player(&mut self, index: usize) -> bool {
+    /// walk allows, which is what costs energy: a run of two steps is a walk), and how many steps
+    /// it took (Agility's distance XP).
+    fn advance_player(&mut self, index: usize) -> (bool, u32) {
         let handle = self.players[index].handle;
         let Some(start) = self.entities.get(handle).map(|b| b.tile()) else {
-            return false;
+            return (false, 0);
         };
         let can_run = self.players[index].run_energy.can_run();
         let walk = &mut self.players[index].walk;
@@ -132,7 +134,7 @@ impl World {
             walk.run = run;
         }
         if walk.path.is_empty() {
-            return false;
+            return (false, 0);
         }
         let mut at = start;
         let mut replanned = false;
@@ -172,6 +174,6 @@ impl World {
         if at != start {
             self.place_player(index, at);
         }
-        taken > WALK_TILES_PER_TICK
+        (taken > WALK_TILES_PER_TICK, taken as u32)
     }
 }

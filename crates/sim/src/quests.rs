@@ -480,7 +480,7 @@ impl World {
                 let inside = content
                     .areas
                     .get(&area_id)
-                    .is_some_and(|a| crate::combat::zones::covers(a, tile));
+                    .is_some_and(|a| a.covers_tile(tile.x, tile.z));
                 if inside {
                     self.quest_trigger(index, Trigger::Travel(&area_id), events);
                 }

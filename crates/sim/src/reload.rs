@@ -20,6 +20,7 @@ impl World {
     pub fn replace_content(&mut self, content: Arc<Content>) {
         let now = self.now();
         let layout = Layout::build(&content, self.seed);
+        self.zones = crate::zones::ZoneIndex::build(content.areas.values());
         self.content = content;
         self.layout = layout.clone();
 
@@ -143,6 +144,8 @@ impl World {
                 let placed = self.walkable_near(tile);
                 self.entities.set_tile(handle, placed, now);
                 self.grid.insert(handle, placed, Class::Player, now);
+                // The areas may have changed under the player.
+                self.update_zone(index, placed);
             }
         }
         for i in 0..self.npcs.len() {
@@ -178,6 +181,7 @@ impl World {
         for placement in &spawn_resources {
             self.spawn_resource(placement);
         }
+        self.respawn_obstacles();
         // Every view is recomputed next tick against the new surroundings.
         self.grid.mark_all_dirty(now);
     }

@@ -74,6 +74,12 @@ pub(crate) struct PlayerState {
     pub run_energy: crate::stamina::RunEnergy,
     /// How fast they may speak (`chat::limits`).
     pub chat_limits: crate::chat::limits::ChatLimits,
+    /// The area they stand in (`zones`), kept as they change tiles.
+    pub zone: crate::zones::ZoneId,
+    /// Health regeneration and its pause after a hit (`regeneration`).
+    pub regen: crate::regeneration::Regen,
+    /// Distance walked towards the next Agility XP, and the lap in progress (`agility`).
+    pub agility: crate::agility::AgilityProgress,
 }
 
 /// Which parts of a player changed this tick (reported once, at the end of the actions phase).
@@ -90,6 +96,8 @@ pub(crate) struct Dirty {
     pub prayer: bool,
     /// The quest list is due (`quest:list`: on entry and when asked).
     pub quest_list: bool,
+    /// The player's zone changed (`zone:enter`).
+    pub zone: bool,
 }
 
 /// A gathering resource in the world.
@@ -156,6 +164,10 @@ pub struct World {
     pub(crate) entering: Vec<String>,
     /// What of the world the database holds, by chunk (`persistence`).
     pub(crate) ledger: crate::persistence::Ledger,
+    /// Which area covers a tile (`zones`).
+    pub(crate) zones: crate::zones::ZoneIndex,
+    /// Agility obstacles by entity handle (`agility`).
+    pub(crate) obstacles: crate::agility::Obstacles,
 }
 
 impl World {
@@ -171,6 +183,7 @@ impl World {
     pub fn with_seeds(content: Arc<Content>, layout_seed: u64, dice_seed: u64) -> World {
         let layout = Layout::build(&content, layout_seed);
         let grid = SpatialGrid::covering(&layout.map);
+        let zones = crate::zones::ZoneIndex::build(content.areas.values());
         let mut world = World {
             content,
             seed: layout_seed,
@@ -202,6 +215,8 @@ impl World {
             shop_stocks: Default::default(),
             entering: Vec::new(),
             ledger: Default::default(),
+            zones,
+            obstacles: Default::default(),
         };
         let layout = world.layout.clone();
         for placement in &layout.npcs {
@@ -213,6 +228,7 @@ impl World {
         for placement in &layout.resources {
             world.spawn_resource(placement);
         }
+        world.spawn_obstacles();
         world
     }
 
@@ -254,7 +270,7 @@ impl World {
         self.advance_npcs();
         self.advance_npc_fights(&mut events);
         phase(Phase::Movement);
-        self.advance_players();
+        self.advance_players(&mut events);
         self.report_player_moves(&mut events);
         phase(Phase::Actions);
         self.advance_intents(&mut events);
@@ -264,6 +280,7 @@ impl World {
         self.advance_prayers(&mut events);
         self.advance_dialogues(&mut events);
         self.advance_travel(&mut events);
+        self.advance_regeneration();
         self.report_player_changes(&mut events);
         phase(Phase::View);
         self.push_views(&mut events);
@@ -476,6 +493,8 @@ impl World {
                 }
             }
             self.place_player(index, placed);
+            // The new connection hears its zone after its first view (`report_entries`).
+            self.players[index].dirty.zone = false;
             return;
         }
         let handle = self.entities.insert(Entity {
@@ -528,7 +547,14 @@ impl World {
             quests,
             run_energy: crate::stamina::RunEnergy::default(),
             chat_limits,
+            zone: None,
+            regen: Default::default(),
+            agility: Default::default(),
         });
+        let index = self.players.len() - 1;
+        self.update_zone(index, placed);
+        // Told after the first view (`report_entries`): entry is `player:sync`, then `world:update`.
+        self.players[index].dirty.zone = false;
     }
 
     /// Takes player `id` out of the world. What the tick's earlier commands changed for them is
@@ -570,6 +596,7 @@ impl World {
         if let Some(from) = self.entities.set_tile(handle, tile, now) {
             self.grid.relocate(handle, from, tile, Class::Player, now);
         }
+        self.update_zone(index, tile);
     }
 
     fn teleport(&mut self, id: &str, tile: TilePos) {
@@ -582,12 +609,13 @@ impl World {
         self.place_player(index, placed);
     }
 
-    /// What a player who entered this tick learns after their first view: prayer points and the
-    /// quest list.
+    /// What a player who entered this tick learns after their first view: the area they stand in
+    /// (when they stand in one), prayer points and the quest list.
     fn report_entries(&mut self, events: &mut Vec<Event>) {
         for id in std::mem::take(&mut self.entering) {
             if let Some(&index) = self.player_index.get(&id) {
                 let player = &mut self.players[index];
+                player.dirty.zone = player.zone.is_some();
                 player.dirty.prayer = true;
                 player.dirty.quest_list = true;
                 self.report_changes_of(index, events);

@@ -177,12 +177,6 @@ const EXPECTED_DANGLING: &[(&str, &str, &str, &str)] = &[
     (
         "quests.json",
         "fresh_catch",
-        "fresh_catch.stages[2].target",
-        "shrimp",
-    ),
-    (
-        "quests.json",
-        "fresh_catch",
         "fresh_catch.stages[3].npcId",
         "fisherman_pete",
     ),
@@ -433,28 +427,7 @@ const EXPECTED_DANGLING: &[(&str, &str, &str, &str)] = &[
         "recipes[2].runeItemId",
         "water_rune",
     ),
-    ("stores.json", "central_store", "items[60].itemId", "shrimp"),
-    (
-        "stores.json",
-        "central_store",
-        "items[61].itemId",
-        "anchovies",
-    ),
-    (
-        "stores.json",
-        "central_store",
-        "items[62].itemId",
-        "sardine",
-    ),
-    (
-        "stores.json",
-        "central_store",
-        "items[63].itemId",
-        "herring",
-    ),
-    ("stores.json", "central_store", "items[64].itemId", "trout"),
     ("stores.json", "central_store", "items[65].itemId", "pike"),
-    ("stores.json", "central_store", "items[66].itemId", "salmon"),
     ("stores.json", "central_store", "items[67].itemId", "tuna"),
     (
         "stores.json",
@@ -591,8 +564,11 @@ fn reference_is_normalised() {
     let Some((_, content, _)) = load_reference() else {
         return;
     };
-    // Items: six split files merged, legacy items.json ignored.
-    assert_eq!(content.items.len(), 167);
+    // Items: six split files merged, legacy items.json ignored, and the 8 bundled foods the
+    // reference lacks (it has nothing that heals; the stores' shrimp, anchovies, sardine, herring,
+    // trout and salmon and the quest's shrimp now resolve to them).
+    assert_eq!(content.items.len(), 167 + 8);
+    assert_eq!(content.items["shrimp"].heal_amount, Some(3));
     let hatchet = &content.items["bronze_hatchet"];
     assert_eq!(
         hatchet.tool.as_ref().map(|t| (t.skill, t.priority)),
@@ -665,8 +641,9 @@ fn reference_is_normalised() {
     assert_eq!(content.legacy.banks.len(), 5);
     assert_eq!(content.legacy.zones.len(), 12);
     assert_eq!(content.music.len(), 20);
-    // Stores: the 12 cooked-food lines are dropped, the store stays.
-    assert_eq!(content.stores["central_store"].stock.len(), 60);
+    // Stores: of the 12 cooked-food lines, the 6 the fallback food defines stay (shrimp,
+    // anchovies, sardine, herring, trout, salmon); the other 6 are dropped, the store stays.
+    assert_eq!(content.stores["central_store"].stock.len(), 60 + 6);
     // Recipes: fletching's repeated output gets ids told apart by the logs; runecrafting is all
     // dropped.
     let shafts: Vec<&str> = content

@@ -622,6 +622,44 @@ fn server_samples() -> Vec<ServerMessage> {
             paused: false,
             ts: 1_700_000_000_000,
         }),
+        S::ZoneEnter(ZoneEnter {
+            area_id: Some("millbrook".into()),
+            name: Some("Millbrook".into()),
+            safe: true,
+            pvp: false,
+        }),
+        S::ZoneEnter(ZoneEnter {
+            area_id: None,
+            name: None,
+            safe: false,
+            pvp: false,
+        }),
+        S::PlayerDeath(PlayerDeath {
+            killer_id: Some("npc-12".into()),
+            killer_name: Some("Goblin".into()),
+            kept: Vec::new(),
+            lost: vec![DeathItem {
+                item_id: "bronze_sword".into(),
+                quantity: 1,
+            }],
+            gravestone: Some(Gravestone {
+                x: 60,
+                z: 4,
+                expires_at: 1_700_000_900_000,
+            }),
+            respawn: TilePos { x: 0, z: 0 },
+        }),
+        S::PlayerDeath(PlayerDeath {
+            killer_id: None,
+            killer_name: None,
+            kept: vec![DeathItem {
+                item_id: "rune_sword".into(),
+                quantity: 1,
+            }],
+            lost: Vec::new(),
+            gravestone: None,
+            respawn: TilePos { x: 0, z: 0 },
+        }),
     ]
 }
 

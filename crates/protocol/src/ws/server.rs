@@ -12,6 +12,7 @@ use super::{
     PrayerUpdate, QuestComplete, QuestList, QuestUpdate, ShopClosed, ShopView, SkillXp,
     WorldUpdate,
 };
+use super::{PlayerDeath, ZoneEnter};
 use crate::agent::{AgentGoal, AgentMessage, AgentPause};
 use crate::trade::{
     TradeCancelled, TradeCompleted, TradeConfirmScreen, TradeError, TradeIncoming, TradeStarted,
@@ -85,6 +86,8 @@ server_messages! {
     "agent:stop" => AgentStop(AgentPause),
     "agent:resume" => AgentResume(AgentPause),
     "agent:message" => AgentMessage(AgentMessage),
+    "zone:enter" => ZoneEnter(ZoneEnter),
+    "player:death" => PlayerDeath(PlayerDeath),
 }
 
 impl ServerMessage {

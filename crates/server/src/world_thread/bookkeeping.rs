@@ -86,6 +86,7 @@ impl Runner {
                 tile,
                 items,
                 pvp,
+                ..
             } => {
                 tracing::info!(character = %id, x = tile.x, z = tile.z, items = items.len(), pvp, "player died");
                 metrics::counter!("player_deaths_total").increment(1);
@@ -152,7 +153,8 @@ impl Runner {
             | Event::ShopOpened { .. }
             | Event::ShopUpdated { .. }
             | Event::ShopClosed { .. }
-            | Event::Trade { .. } => {}
+            | Event::Trade { .. }
+            | Event::Zone { .. } => {}
         }
     }
 

@@ -9,9 +9,10 @@ use std::sync::Arc;
 
 use wayfarer_content::Content;
 use wayfarer_protocol::ws::{
-    BankItem, BankUpdate, ChatChannel, ChatMessage, DialogueClose, EquipmentUpdate, EquippedItem,
-    InventorySlot, InventoryUpdate, PrayerUpdate, QuestComplete, QuestList, QuestRewards,
-    QuestSummary, QuestUpdate, RewardItem, ServerMessage, ShopClosed, SkillXp,
+    BankItem, BankUpdate, ChatChannel, ChatMessage, DeathItem, DialogueClose, EquipmentUpdate,
+    EquippedItem, Gravestone, InventorySlot, InventoryUpdate, PlayerDeath, PrayerUpdate,
+    QuestComplete, QuestList, QuestRewards, QuestSummary, QuestUpdate, RewardItem, ServerMessage,
+    ShopClosed, SkillXp,
 };
 use wayfarer_sim::equipment::slot_name;
 use wayfarer_sim::{Event, Heard};
@@ -26,6 +27,8 @@ pub struct Reading<'a> {
     pub content: &'a Content,
     /// The time of sending, stamped on chat lines (the sim reads no clock).
     pub now_ms: i64,
+    /// The tick length, turning the sim's tick counts into times (a gravestone's expiry).
+    pub tick_ms: i64,
     /// This world's id, which the global lines said here carry when global chat crosses worlds
     /// (`CROSS_WORLD_GLOBAL_CHAT`); `None` otherwise.
     pub world_id: Option<i64>,
@@ -232,13 +235,54 @@ pub fn messages(event: Event, reading: &Reading) -> Delivery {
             one(to, ServerMessage::ShopClose(ShopClosed { store_id }))
         }
         Event::Trade { to, message } => one(to, *message),
+        Event::Zone { to, zone } => one(to, ServerMessage::ZoneEnter(zone)),
+        Event::PlayerDied {
+            id,
+            tile,
+            items,
+            kept,
+            killer,
+            respawn,
+            gravestone_ticks,
+            ..
+        } => {
+            let listed = |stacks: Vec<wayfarer_sim::inventory::Stack>| -> Vec<DeathItem> {
+                crate::deaths::merge(&stacks)
+                    .into_iter()
+                    .map(|i| DeathItem {
+                        item_id: i.item_id,
+                        quantity: u64::try_from(i.quantity).unwrap_or(0),
+                    })
+                    .collect()
+            };
+            let (killer_id, killer_name) = killer.unzip();
+            let gravestone = gravestone_ticks.map(|ticks| Gravestone {
+                x: tile.x,
+                z: tile.z,
+                expires_at: reading.now_ms.saturating_add(
+                    i64::try_from(ticks)
+                        .unwrap_or(i64::MAX)
+                        .saturating_mul(reading.tick_ms),
+                ),
+            });
+            one(
+                id,
+                ServerMessage::PlayerDeath(PlayerDeath {
+                    killer_id,
+                    killer_name,
+                    kept: listed(kept),
+                    lost: listed(items),
+                    gravestone,
+                    respawn,
+                }),
+            )
+        }
         // For the books only: records, saves, the economy audit, deaths, presence, metrics.
         Event::Stats { .. }
         | Event::ItemFlows(_)
         | Event::PlayerMoved { .. }
         | Event::Left { .. }
         | Event::NpcKilled { .. }
-        | Event::PlayerDied { .. }
         | Event::DeathItemTaken { .. }
         | Event::DeathItemExpired { .. }
         | Event::TradeCommit(_)

@@ -45,6 +45,7 @@ impl Runner {
         let reading = Reading {
             content: &content,
             now_ms: now_ms(),
+            tick_ms: i64::try_from(self.context.tick.as_millis()).unwrap_or(i64::MAX),
             world_id: self.context.global_chat.as_ref().map(|r| r.world_id()),
         };
         // Records to save at once, in one job (bank operations, purchases, sales).

@@ -46,3 +46,4 @@ mod web;
 mod world;
 mod world_chunks;
 mod world_files;
+mod zones;

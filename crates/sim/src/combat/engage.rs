@@ -109,20 +109,28 @@ impl World {
         self.player_of(handle).map(Victim::Player)
     }
 
-    /// Why player `index` may not attack `victim`, if it may not: an NPC must be attackable, and
-    /// players fight only when both stand in a PvP area.
-    fn attack_refusal(&self, index: usize, victim: Victim) -> Option<&'static str> {
+    /// Why player `index` may not attack `victim`, if it may not (code and words): an NPC must be
+    /// attackable; players never fight where either stands in a safe area (`safe_zone`), and
+    /// otherwise only when both stand in a PvP area.
+    fn attack_refusal(&self, index: usize, victim: Victim) -> Option<(&'static str, &'static str)> {
         match victim {
             Victim::Npc(n) => {
                 let attackable = self.npc_def(n).is_some_and(|npc| npc.combat.attackable);
-                (!attackable).then_some("you cannot attack that")
+                (!attackable).then_some((codes::CANNOT_DO, "you cannot attack that"))
             }
             Victim::Player(p) => {
-                let here = self.tile_of(self.players[index].handle);
-                let there = self.tile_of(self.players[p].handle);
-                let both =
-                    matches!((here, there), (Some(a), Some(b)) if self.is_pvp(a) && self.is_pvp(b));
-                (!both).then_some("you can only fight other players where PvP is allowed")
+                let (here, there) = (self.zone_of_player(index), self.zone_of_player(p));
+                if self.zones.is_safe(here) || self.zones.is_safe(there) {
+                    return Some((
+                        codes::SAFE_ZONE,
+                        "players cannot fight each other in a safe area",
+                    ));
+                }
+                let both = self.zones.is_pvp(here) && self.zones.is_pvp(there);
+                (!both).then_some((
+                    codes::CANNOT_DO,
+                    "you can only fight other players where PvP is allowed",
+                ))
             }
         }
     }
@@ -140,14 +148,8 @@ impl World {
             return true;
         };
         match self.attack_refusal(index, victim) {
-            Some(message) => {
-                Self::reject(
-                    &self.players[index].id,
-                    codes::CANNOT_DO,
-                    message,
-                    reference,
-                    events,
-                );
+            Some((code, message)) => {
+                Self::reject(&self.players[index].id, code, message, reference, events);
                 false
             }
             None => true,
@@ -171,8 +173,8 @@ impl World {
         let Some(victim) = self.victim(intent.target) else {
             return Flow::Done;
         };
-        if let Some(message) = self.attack_refusal(index, victim) {
-            Self::reject(&id, codes::CANNOT_DO, message, intent.reference, events);
+        if let Some((code, message)) = self.attack_refusal(index, victim) {
+            Self::reject(&id, code, message, intent.reference, events);
             return Flow::Done;
         }
         if let (false, Victim::Player(p)) = (intent.engaged, victim) {
@@ -244,7 +246,7 @@ impl World {
         }
         match victim {
             Victim::Npc(n) => self.npc_killed(n, Some(index), events),
-            Victim::Player(p) => self.player_died(p, Some(index), events),
+            Victim::Player(p) => self.player_died(p, crate::combat::Killer::Player(index), events),
         }
         Flow::Done
     }

@@ -5,8 +5,9 @@
 //! - `npc_ai`: NPCs fighting back, aggression, chasing, leashing home and respawning;
 //! - `drops`: an NPC's death and its loot table;
 //! - `death`: a player's death, the items it spills and their restoration after a restart;
-//! - `flee`: running away from an attacker;
-//! - `zones`: which areas allow PvP.
+//! - `flee`: running away from an attacker.
+//!
+//! Which areas allow PvP, and which are safe: `crate::zones`.
 //!
 //! Rules and their sources: `docs/mechanics.md`.
 
@@ -16,9 +17,9 @@ mod engage;
 mod flee;
 pub mod formulas;
 mod npc_ai;
-pub(crate) mod zones;
 
-pub use death::GRAVESTONE_TICKS;
+pub(crate) use death::Killer;
+pub use death::{GRAVESTONE_TICKS, KEPT_ON_PVP_DEATH};
 pub use drops::roll_drops;
 pub use engage::UNARMED_ATTACK_SPEED_TICKS;
 pub use flee::FLEE_DISTANCE_TILES;

@@ -240,7 +240,7 @@ impl World {
             .unwrap_or_default();
         self.show_hit(&attacker, target, damage, left, max, events);
         if left <= 0 {
-            self.player_died(p, None, events);
+            self.player_died(p, crate::combat::Killer::Npc(n), events);
         }
     }
 
@@ -264,6 +264,10 @@ impl World {
             let (Some(p), Some(body)) = (self.player_of(handle), self.entities.get(handle)) else {
                 return;
             };
+            // Nothing is aggressive to a player standing in a safe area (CONTRACT §10).
+            if self.zones.is_safe(self.zone_of_player(p)) {
+                return;
+            }
             let combat_level = u32::from(self.players[p].skills.combat_level());
             if !aggressive_towards(level, combat_level) {
                 return;

@@ -480,8 +480,9 @@ impl World {
         self.narrate(index, text, events);
     }
 
-    /// A player was attacked: making stops.
+    /// A player was attacked: making stops, and health stops regenerating for a while.
     pub(crate) fn attacked(&mut self, index: usize, events: &mut Vec<Event>) {
+        self.note_hit(index);
         let player = &mut self.players[index];
         if player
             .intent

@@ -1,6 +1,7 @@
-//! The fighting fixture: a safe field `x 0..=29` (spawn at (0, 0)) beside a PvP arena
-//! `x 30..=59`, both `z 0..=29`, with mobs of known stats placed exactly (spawn radius 0) and
-//! players of chosen levels, gear and inventory.
+//! The fighting fixture: a field `x 0..=29` (spawn at (0, 0); neither safe nor PvP) beside a PvP
+//! arena `x 30..=59`, both `z 0..=29`, and a safe camp `x 0..=29, z 30..=39` north of the field,
+//! with mobs of known stats placed exactly (spawn radius 0) and players of chosen levels, gear and
+//! inventory.
 
 use std::sync::Arc;
 
@@ -14,6 +15,8 @@ use wayfarer_sim::{Command, Event, Joining, World};
 
 /// First x of the PvP arena.
 pub const ARENA_X: i32 = 30;
+/// First z of the safe camp.
+pub const CAMP_Z: i32 = 30;
 
 /// A stack.
 pub fn stack(item_id: &str, quantity: u32) -> Stack {
@@ -114,9 +117,18 @@ pub fn content(mobs: &[Placed]) -> Arc<Content> {
         "stations.json",
         json!({"stations": [{"type": "altar", "name": "Altar"}]}).to_string(),
     );
+    let spawns_in_camp = || -> Vec<Value> {
+        mobs.iter()
+            .filter(|m| m.at.1 >= CAMP_Z)
+            .map(|m| {
+                json!({"mobId": m.kind, "position": {"x": m.at.0, "y": 0, "z": m.at.1},
+                       "spawnRadius": 0, "maxCount": 1})
+            })
+            .collect::<Vec<Value>>()
+    };
     let spawns = |pvp: bool| -> Vec<Value> {
         mobs.iter()
-            .filter(|m| (m.at.0 >= ARENA_X) == pvp)
+            .filter(|m| m.at.1 < CAMP_Z && (m.at.0 >= ARENA_X) == pvp)
             .map(|m| {
                 json!({"mobId": m.kind, "position": {"x": m.at.0, "y": 0, "z": m.at.1},
                        "spawnRadius": 0, "maxCount": 1})
@@ -128,8 +140,8 @@ pub fn content(mobs: &[Placed]) -> Arc<Content> {
         json!({
             "starterTowns": {"field": {
                 "id": "field", "name": "Field",
-                "bounds": {"minX": 0, "maxX": ARENA_X - 1, "minZ": 0, "maxZ": 29},
-                "safeZone": true, "spawnPoint": {"x": 0, "y": 0, "z": 0},
+                "bounds": {"minX": 0, "maxX": ARENA_X - 1, "minZ": 0, "maxZ": CAMP_Z - 1},
+                "safeZone": false, "spawnPoint": {"x": 0, "y": 0, "z": 0},
                 "npcs": [{"id": "sage", "type": "talk", "position": {"x": 1, "y": 0, "z": 1}}],
                 "stations": [{"type": "altar", "position": {"x": 27, "y": 0, "z": 27}}],
                 "mobSpawns": spawns(false)
@@ -139,6 +151,12 @@ pub fn content(mobs: &[Placed]) -> Arc<Content> {
                 "bounds": {"minX": ARENA_X, "maxX": 59, "minZ": 0, "maxZ": 29},
                 "safeZone": false, "pvpEnabled": true,
                 "mobSpawns": spawns(true)
+            }},
+            "level2Areas": {"camp": {
+                "id": "camp", "name": "Camp",
+                "bounds": {"minX": 0, "maxX": ARENA_X - 1, "minZ": CAMP_Z, "maxZ": CAMP_Z + 9},
+                "safeZone": true,
+                "mobSpawns": spawns_in_camp()
             }}
         })
         .to_string(),

@@ -462,12 +462,13 @@ fn phases_are_observed_in_order() {
     let events = world.tick_observed(vec![join("ada", t(1, 1))], &mut |p| seen.push(p));
     assert_eq!(seen, Phase::ALL.to_vec());
     // A joining player learns their derived stats (for the record), sees the world, then learns
-    // their prayer points and quests.
+    // the area they stand in, their prayer points and quests.
     assert!(matches!(
         &events[..],
         [
             Event::Stats { .. },
             Event::View { .. },
+            Event::Zone { .. },
             Event::Prayer { .. },
             Event::QuestList { .. }
         ]

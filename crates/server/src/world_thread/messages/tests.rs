@@ -6,7 +6,7 @@ use serde_json::json;
 use wayfarer_content::{EquipSlot, QuestStatus, Skill};
 use wayfarer_protocol::trade::{TradeCancelled, TradeStarted};
 use wayfarer_protocol::ws::{
-    CombatHit, DialogueChoice, DialogueOpen, ShopItem, ShopView, TilePos, WorldUpdate,
+    CombatHit, DialogueChoice, DialogueOpen, ShopItem, ShopView, TilePos, WorldUpdate, ZoneEnter,
 };
 use wayfarer_sim::inventory::Stack;
 use wayfarer_sim::skills::{add_xp, Xp};
@@ -26,6 +26,7 @@ fn alone() -> Reading<'static> {
     Reading {
         content: content(),
         now_ms: NOW,
+        tick_ms: 600,
         world_id: None,
     }
 }
@@ -417,15 +418,8 @@ fn hits_reach_every_onlooker_and_a_death_is_for_the_books() {
             ("cy".to_owned(), ServerMessage::CombatHit(hit)),
         ]
     );
-    // The dead hear of their death through their inventory and stats; the rest is the books'.
+    // The dead hear of their death in `player:death` (below); the piles are the books'.
     for event in [
-        Event::PlayerDied {
-            id: "ada".into(),
-            death_id: "ada-7".into(),
-            tile: TilePos { x: 1, z: 1 },
-            items: vec![stack("logs", 1)],
-            pvp: false,
-        },
         Event::DeathItemTaken {
             death_id: "ada-7".into(),
             by: "bo".into(),
@@ -442,6 +436,67 @@ fn hits_reach_every_onlooker_and_a_death_is_for_the_books() {
     ] {
         assert_eq!(messages(event, &alone()), Delivery::Nothing);
     }
+}
+
+#[test]
+fn a_death_tells_the_dead_what_was_kept_lost_and_where_the_gravestone_is() {
+    let died = |pvp: bool, kept: Vec<Stack>, gravestone_ticks| Event::PlayerDied {
+        id: "ada".into(),
+        death_id: "ada-7".into(),
+        tile: TilePos { x: 60, z: 4 },
+        items: vec![stack("logs", 1), stack("logs", 2), stack("coins", 9)],
+        pvp,
+        kept,
+        killer: Some(("npc-3".into(), "Goblin".into())),
+        respawn: TilePos { x: 0, z: 0 },
+        gravestone_ticks,
+    };
+    let item = |item_id: &str, quantity| DeathItem {
+        item_id: item_id.into(),
+        quantity,
+    };
+    assert_eq!(
+        of(died(false, Vec::new(), Some(1_500))),
+        vec![(
+            "ada".to_owned(),
+            ServerMessage::PlayerDeath(PlayerDeath {
+                killer_id: Some("npc-3".into()),
+                killer_name: Some("Goblin".into()),
+                kept: Vec::new(),
+                lost: vec![item("logs", 3), item("coins", 9)],
+                gravestone: Some(Gravestone {
+                    x: 60,
+                    z: 4,
+                    // 1,500 ticks of 600 ms after the time of sending.
+                    expires_at: NOW + 900_000,
+                }),
+                respawn: TilePos { x: 0, z: 0 },
+            })
+        )]
+    );
+    let pvp = of(died(true, vec![stack("rune_sword", 1)], None));
+    let ServerMessage::PlayerDeath(death) = &pvp[0].1 else {
+        panic!("{pvp:?}")
+    };
+    assert_eq!(death.kept, vec![item("rune_sword", 1)]);
+    assert_eq!(death.gravestone, None);
+}
+
+#[test]
+fn zone_changes_go_to_the_player_alone() {
+    let zone = ZoneEnter {
+        area_id: Some("millbrook".into()),
+        name: Some("Millbrook".into()),
+        safe: true,
+        pvp: false,
+    };
+    assert_eq!(
+        of(Event::Zone {
+            to: "ada".into(),
+            zone: zone.clone(),
+        }),
+        vec![("ada".to_owned(), ServerMessage::ZoneEnter(zone))]
+    );
 }
 
 #[test]
