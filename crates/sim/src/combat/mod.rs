@@ -6,7 +6,8 @@
 //! - `drops`: an NPC's death and its loot table;
 //! - `death`: a player's death, the items it spills and their restoration after a restart;
 //! - `flee`: running away from an attacker;
-//! - `zones`: which areas allow PvP.
+//! - `zones`: which areas allow PvP;
+//! - `magic` (the spell formulas) and `spells`: casting once or on every attack, runes.
 //!
 //! Rules and their sources: `docs/mechanics.md`.
 
@@ -15,12 +16,18 @@ mod drops;
 mod engage;
 mod flee;
 pub mod formulas;
+pub mod magic;
 mod npc_ai;
+mod spells;
 pub(crate) mod zones;
 
 pub use death::GRAVESTONE_TICKS;
 pub use drops::roll_drops;
 pub use engage::UNARMED_ATTACK_SPEED_TICKS;
 pub use flee::FLEE_DISTANCE_TILES;
+pub use magic::CASTING_RANGE_TILES;
 pub(crate) use npc_ai::NpcFight;
-pub use npc_ai::{aggressive_towards, AGGRESSION_LEVEL_FACTOR, NPC_MELEE_REACH_TILES};
+pub use npc_ai::{
+    aggressive_towards, npc_reach_tiles, AGGRESSION_LEVEL_FACTOR, NPC_MELEE_REACH_TILES,
+};
+pub(crate) use spells::MagicChoice;
