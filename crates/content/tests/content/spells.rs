@@ -12,11 +12,14 @@ fn items() -> &'static str {
 ]"#
 }
 
+/// (id, level, base max hit, XP, runes) of one spell.
+type Classic = (&'static str, u32, u32, f64, &'static [(&'static str, u32)]);
+
 #[test]
 fn the_bundled_spells_are_the_classic_strike_and_bolt_tiers() {
     let content = load_bundled();
     // (id, level, base max hit, XP, runes) as the OSRS Wiki's *Standard spellbook* lists them.
-    let expected: [(&str, u32, u32, f64, &[(&str, u32)]); 8] = [
+    let expected: [Classic; 8] = [
         (
             "wind_strike",
             1,
