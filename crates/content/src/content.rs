@@ -403,7 +403,8 @@ const FALLBACK_ITEMS: &str = "<bundled items>";
 
 /// Fills in what magic needs from the bundled content where the served files lack it
 /// (CONTRACT.md section 11, `fallback`): the spells, then the rune, essence and altar
-/// definitions that the spells, runecrafting recipes and staves name, those ids alone.
+/// definitions that the spells, runecrafting recipes and staves name, those ids alone, and a rock
+/// for essence no served rock yields.
 fn fall_back_for_magic(raw: &mut RawSet) {
     if raw.spells.is_none() {
         raw.spells = crate::fallback::bundled_spells();
@@ -422,6 +423,31 @@ fn fall_back_for_magic(raw: &mut RawSet) {
     let mut altars = crate::fallback::altar_types(&raw.recipes);
     if let Some(file) = &raw.stations {
         altars.retain(|kind| !file.stations.iter().any(|s| &s.kind == kind));
+    }
+    // Essence no served rock yields: the bundled rock that does, so it can be mined.
+    let mut unmined = crate::fallback::essence_ids(&raw.recipes);
+    for (_, file) in &raw.gathering {
+        for node in &file.nodes {
+            for y in &node.harvest_yield {
+                unmined.remove(&y.item_id);
+            }
+        }
+    }
+    let taken: std::collections::BTreeSet<&str> = raw
+        .gathering
+        .iter()
+        .flat_map(|(_, f)| f.nodes.iter().map(|n| n.id.as_str()))
+        .collect();
+    let rocks: Vec<gathering::RawNode> = crate::fallback::bundled_nodes_yielding(&unmined)
+        .into_iter()
+        .filter(|n| !taken.contains(n.id.as_str()))
+        .collect();
+    // Only beside served gathering files: a set on the legacy `resources.json` keeps it whole.
+    if !rocks.is_empty() && !raw.gathering.is_empty() {
+        raw.gathering.push((
+            crate::fallback::FALLBACK_ROCKS.to_string(),
+            RawGatheringFile { nodes: rocks },
+        ));
     }
     let missing = crate::fallback::bundled_stations(&altars);
     if !missing.is_empty() {

@@ -3,10 +3,12 @@
 //! essence and runecrafting altars that spells, runecrafting recipes and staves name but the
 //! served files do not define — those ids alone, never a whole file. The reference files name
 //! `air_rune` … `chaos_rune` in their runecrafting recipes and staves without defining them; with
-//! this their six recipes play.
+//! this their six recipes play. Essence no served rock yields comes with the bundled rock that
+//! does, so it can be mined.
 
 use std::collections::BTreeSet;
 
+use crate::gathering::{RawGatheringFile, RawNode};
 use crate::items::RawItem;
 use crate::parse::parse_file;
 use crate::recipes::RawRecipes;
@@ -94,4 +96,44 @@ pub(crate) fn bundled_stations(types: &BTreeSet<String>) -> Vec<RawStation> {
         .into_iter()
         .filter(|s| types.contains(&s.kind))
         .collect()
+}
+
+/// Where diagnostics place the bundled rocks taken in (ends like a mining file, so its nodes are
+/// `rocks[i]`).
+pub(crate) const FALLBACK_ROCKS: &str = "<bundled>/gathering/mining.json";
+
+/// The essence kinds the runecrafting recipes take.
+pub(crate) fn essence_ids(recipes: &[(String, RawRecipes)]) -> BTreeSet<String> {
+    recipes
+        .iter()
+        .filter_map(|(_, raw)| match raw {
+            RawRecipes::Runecrafting(list) => {
+                Some(list.iter().flat_map(|r| r.essence_types.iter().cloned()))
+            }
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+/// The bundled gathering nodes that yield any of `items` (the essence rock).
+pub(crate) fn bundled_nodes_yielding(items: &BTreeSet<String>) -> Vec<RawNode> {
+    if items.is_empty() {
+        return Vec::new();
+    }
+    let set = crate::bundled::bundled();
+    let mut found = Vec::new();
+    for (path, bytes) in &set.files {
+        if !path.starts_with("gathering/") {
+            continue;
+        }
+        let file: Option<RawGatheringFile> = parse_file(path, bytes, &mut Report::new());
+        found.extend(
+            file.map(|f| f.nodes)
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|n| n.harvest_yield.iter().any(|y| items.contains(&y.item_id))),
+        );
+    }
+    found
 }

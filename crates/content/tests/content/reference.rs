@@ -584,7 +584,13 @@ fn reference_is_normalised() {
     );
     assert_eq!(content.gathering["ore_runite"].respawn_ticks, 1200);
     assert_eq!(content.gathering["tree_magic"].yields[0].xp, 250.0);
-    assert_eq!(content.gathering.len(), 15);
+    // 15 nodes, and the bundled essence rock: no reference rock yields the essence its rune
+    // recipes take (CONTRACT.md section 11).
+    assert_eq!(content.gathering.len(), 15 + 1);
+    assert_eq!(
+        content.gathering["rock_essence"].yields[0].item_id,
+        "rune_essence"
+    );
     // NPCs: tick timings, `health` → health stat.
     let goblin = &content.npcs["goblin"];
     assert_eq!(goblin.combat.attack_speed_ticks, 4);
