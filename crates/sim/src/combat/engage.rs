@@ -195,7 +195,7 @@ impl World {
         // A spell (a `cast`, or autocast on an attack) replaces the weapon's swing.
         let spell = self.spell_in_hand(index, intent.kind).cloned();
         if let Some(spell) = &spell {
-            if !self.pay_for_cast(index, spell, intent.reference, events) {
+            if !self.pay_for_cast(index, spell, intent.kind, intent.reference, events) {
                 return Flow::Done;
             }
             if intent.kind == IntentKind::Cast {

@@ -134,18 +134,22 @@ impl World {
         self.narrate(index, text, events);
     }
 
-    /// Checks and pays for one cast of `spell` as it goes off: false (with the refusal, and
-    /// autocast cleared) when the level or the runes are no longer there.
+    /// Checks and pays for one cast of `spell` as it goes off (for an intent of `kind`): false,
+    /// with the refusal, when the level or the runes are no longer there; an autocast attack
+    /// that fails so also clears autocast.
     pub(crate) fn pay_for_cast(
         &mut self,
         index: usize,
         spell: &Spell,
+        kind: IntentKind,
         reference: Option<u64>,
         events: &mut Vec<Event>,
     ) -> bool {
         if let Some((code, message)) = self.cast_refusal(index, spell) {
             let id = self.players[index].id.clone();
-            self.players[index].magic.autocast = None;
+            if kind == IntentKind::Attack {
+                self.players[index].magic.autocast = None;
+            }
             Self::reject(&id, code, message, reference, events);
             return false;
         }

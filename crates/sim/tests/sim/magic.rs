@@ -289,6 +289,16 @@ fn casts_are_refused_for_an_unknown_spell_a_low_level_and_missing_runes() {
     assert!(rejections(&events, "ada").is_empty());
     assert_eq!(casts_by(&events, "ada").len(), 1);
     assert_eq!(count(&w, "ada", "chaos_rune"), 0);
+    // At exactly the spell's level it is cast: Fire Bolt at Magic 35.
+    let mut w = world(&[mob("dummy", 10, 10)], 26);
+    let dummy = npc_of(&w, "dummy").expect("dummy");
+    w.tick(vec![Fighter::new("bo", t(10, 14))
+        .level(Skill::Magic, 35)
+        .hold(&RUNES)
+        .join()]);
+    let events = w.tick(vec![cast("bo", "fire_bolt", &dummy)]);
+    assert!(rejections(&events, "bo").is_empty());
+    assert_eq!(casts_by(&events, "bo").len(), 1);
 }
 
 #[test]
