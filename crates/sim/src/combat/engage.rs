@@ -194,6 +194,12 @@ impl World {
         let loadout = self.loadout(index);
         // A spell (a `cast`, or autocast on an attack) replaces the weapon's swing.
         let spell = self.spell_in_hand(index, intent.kind).cloned();
+        if spell.is_none() && intent.kind == IntentKind::Cast {
+            // The spell left the content (a reload) while the player walked: no swing instead.
+            let message = "that spell is no more";
+            Self::reject(&id, codes::UNKNOWN_SPELL, message, intent.reference, events);
+            return Flow::Done;
+        }
         if let Some(spell) = &spell {
             if !self.pay_for_cast(index, spell, intent.kind, intent.reference, events) {
                 return Flow::Done;
