@@ -712,6 +712,26 @@ pub static ACTIONS: &[ActionDef] = &[
         plan: |_, p| Ok(Planned::Wait(p.get("ticks").and_then(Value::as_u64).unwrap_or(IDLE_TICKS).clamp(1, 100))),
         available: |_| Some(json!({})),
     },
+    // Magic and runecrafting (CONTRACT §11)
+    ActionDef {
+        name: "castSpell",
+        category: "combat",
+        description: "Cast a combat spell (spellId) once at an NPC or a player in a PvP area (targetId); its runes are used up, those a wielded elemental staff supplies excepted.",
+        params: || schema(&[("spellId", "string", true), ("targetId", "string", true)]),
+        plan: |ctx, p| {
+            let e = entity(ctx, p, &[EntityKind::Npc, EntityKind::Player])?;
+            crate::magic::plan_cast(ctx, p, e)
+        },
+        available: crate::magic::cast_available,
+    },
+    ActionDef {
+        name: "runecraft",
+        category: "skill",
+        description: "Bind every essence held into runes (runeItemId) at that rune's altar in view.",
+        params: || schema(&[("runeItemId", "string", true)]),
+        plan: crate::magic::plan_runecraft,
+        available: crate::magic::runecraft_available,
+    },
 ];
 
 /// Ticks to wait for an instant act's visible effect.
@@ -1204,7 +1224,11 @@ fn tile_param(p: &Value) -> Result<TilePos, Outcome> {
     }
 }
 
-fn entity<'a>(ctx: Ctx<'a>, p: &Value, kinds: &[EntityKind]) -> Result<&'a Seen, Outcome> {
+pub(crate) fn entity<'a>(
+    ctx: Ctx<'a>,
+    p: &Value,
+    kinds: &[EntityKind],
+) -> Result<&'a Seen, Outcome> {
     let id = str_param(p, "targetId")?;
     let e = ctx
         .model

@@ -20,6 +20,8 @@ const ITEM_MANIFESTS: &[&str] = &[
     "items/misc.json",
     "items/ammunition.json",
 ];
+/// The manifest of the spells (CONTRACT §11; without it the loader takes the bundled ones).
+const SPELL_MANIFEST: &str = "spells.json";
 /// Manifest files read for gathering nodes.
 const GATHERING_MANIFESTS: &[&str] = &[
     "gathering/woodcutting.json",
@@ -66,6 +68,8 @@ pub struct Knowledge {
     pub nodes: BTreeMap<ResourceId, GatheringNode>,
     /// Every recipe, in content order (what `make` can make: CONTRACT §9).
     pub recipes: Vec<Recipe>,
+    /// Combat spells by id (CONTRACT §11).
+    pub spells: BTreeMap<String, wayfarer_content::Spell>,
     pub places: Vec<Place>,
     pub areas: Vec<AreaFacts>,
 }
@@ -90,6 +94,7 @@ impl Knowledge {
             .copied()
             .chain(GATHERING_MANIFESTS.iter().copied())
             .chain(recipe_manifests())
+            .chain(std::iter::once(SPELL_MANIFEST))
         {
             if let Some(bytes) = get(http, &format!("{base}/manifests/{file}"), None).await? {
                 manifests.insert(file, bytes);
@@ -114,6 +119,7 @@ impl Knowledge {
             items: content.items.clone(),
             nodes: content.gathering.clone(),
             recipes: content.recipes.clone(),
+            spells: content.spells.clone(),
             ..Knowledge::default()
         };
         knowledge.add_areas(&content.areas.values().cloned().collect::<Vec<_>>());
@@ -148,6 +154,7 @@ impl Knowledge {
                 self.items.extend(content.items);
                 self.nodes.extend(content.gathering);
                 self.recipes.extend(content.recipes);
+                self.spells.extend(content.spells);
             }
             Err(report) => {
                 let first = report

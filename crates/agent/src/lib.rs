@@ -16,6 +16,7 @@ pub mod goals;
 pub mod in_view;
 pub mod interned;
 pub mod knowledge;
+pub mod magic;
 pub mod making;
 pub mod model;
 pub mod outcome;

@@ -17,8 +17,8 @@ use crate::procedure::{Procedure, Until};
 /// possible makes (a stack of bars at an anvil) does not crowd the prompt.
 pub const MAX_MAKE_OPTIONS: usize = 10;
 
-/// Whether the agent makes this kind of recipe with `make`: tanning is bought from a tanner and
-/// runecrafting is not made this way (the server answers `cannot_do`).
+/// Whether the agent makes this kind of recipe with makeItem: tanning is bought from a tanner and
+/// runecrafting has its own action (`runecraft`, `magic`).
 pub fn made_by_agent(recipe: &Recipe) -> bool {
     !matches!(recipe.kind, RecipeKind::Tanning | RecipeKind::Runecrafting)
 }

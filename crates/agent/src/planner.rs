@@ -179,6 +179,14 @@ impl Planner {
                 }
             }
             Skill::Cooking => self.cook(ctx, now),
+            // Magic: cast the best spell at hand, else fight; Runecrafting: bind essence at an
+            // altar in view, else mine (essence is mined).
+            Skill::Magic => crate::magic::magic_step(ctx)
+                .map(|(action, params, why)| Decision::new(action, params, why))
+                .unwrap_or_else(|| self.fight(ctx, None, now)),
+            Skill::Runecrafting => crate::magic::runecraft_step(ctx)
+                .map(|(action, params, why)| Decision::new(action, params, why))
+                .unwrap_or_else(|| self.gather(ctx, Skill::Mining, now)),
             Skill::Smithing | Skill::Crafting | Skill::Fletching => make_all(ctx, |r| {
                 r.skill == Some(skill) && r.kind != RecipeKind::Firemaking
             })

@@ -82,6 +82,7 @@ const FILES: &[(&str, &[u8])] = &[
         "skill-unlocks.json",
         include_bytes!("../bundled/skill-unlocks.json"),
     ),
+    ("spells.json", include_bytes!("../bundled/spells.json")),
     ("stations.json", include_bytes!("../bundled/stations.json")),
     ("stores.json", include_bytes!("../bundled/stores.json")),
     (

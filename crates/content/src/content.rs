@@ -27,6 +27,7 @@ use crate::recipes::{
 use crate::report::{Code, Diagnostic, Report, Severity};
 use crate::skill::Skill;
 use crate::skill_unlocks::{self, RawSkillUnlocksFile, SkillUnlock};
+use crate::spells::{self, RawSpellsFile, Spell, SpellId};
 use crate::stations::{RawStationsFile, Station};
 use crate::stores::{self, RawStore, Store};
 use crate::world_config::{self, RawWorldConfig, WorldConfig};
@@ -70,6 +71,9 @@ pub struct Content {
     pub biomes: BTreeMap<BiomeId, Biome>,
     /// Music tracks.
     pub music: Vec<MusicTrack>,
+    /// Combat spells by id (`spells.json`, CONTRACT.md section 11; the bundled ones when the
+    /// served content has none).
+    pub spells: BTreeMap<SpellId, Spell>,
     /// Character templates by id (`templates.json`, a bundled extension).
     pub templates: BTreeMap<String, crate::templates::CharacterTemplate>,
     /// Legacy files, parsed but unused.
@@ -187,6 +191,7 @@ enum FileRole {
     Prayers,
     ModelBounds,
     Music,
+    Spells,
     Mobs,
     Banks,
     Zones,
@@ -231,6 +236,7 @@ fn role(path: &str) -> FileRole {
         "prayers.json" => FileRole::Prayers,
         "model-bounds.json" => FileRole::ModelBounds,
         "music.json" => FileRole::Music,
+        crate::fallback::SPELLS_FILE => FileRole::Spells,
         "mobs.json" => FileRole::Mobs,
         "banks.json" => FileRole::Banks,
         "zones.json" => FileRole::Zones,
@@ -259,6 +265,9 @@ struct RawSet {
     prayers: Option<RawPrayersFile>,
     model_bounds: Option<ModelBoundsManifest>,
     music: Option<Vec<MusicTrack>>,
+    spells: Option<RawSpellsFile>,
+    /// Bundled items the served files lack but magic needs (`fallback`).
+    fallback_items: Vec<RawItem>,
     mobs: Option<Vec<RawLegacyMob>>,
     banks: Option<Vec<LegacyBank>>,
     zones: Option<Vec<LegacyZone>>,
@@ -335,6 +344,7 @@ fn parse_all(set: &ManifestSet, report: &mut Report) -> RawSet {
             FileRole::Prayers => raw.prayers = parse_file(p, bytes, report),
             FileRole::ModelBounds => raw.model_bounds = parse_file(p, bytes, report),
             FileRole::Music => raw.music = parse_file(p, bytes, report),
+            FileRole::Spells => raw.spells = parse_file(p, bytes, report),
             FileRole::Mobs => raw.mobs = parse_file(p, bytes, report),
             FileRole::Banks => raw.banks = parse_file(p, bytes, report),
             FileRole::Zones => raw.zones = parse_file(p, bytes, report),
@@ -381,9 +391,10 @@ fn collect_ids<'a>(
     }
 }
 
-/// The item files in use: the split files, or legacy `items.json` when there are none.
+/// The item files in use: the split files, or legacy `items.json` when there are none; then
+/// the bundled items magic falls back to (`fallback`).
 fn item_files(raw: &RawSet) -> Vec<(String, &Vec<RawItem>)> {
-    if raw.split_items.is_empty() {
+    let mut files: Vec<(String, &Vec<RawItem>)> = if raw.split_items.is_empty() {
         raw.legacy_items
             .iter()
             .map(|list| ("items.json".to_string(), list))
@@ -393,6 +404,72 @@ fn item_files(raw: &RawSet) -> Vec<(String, &Vec<RawItem>)> {
             .iter()
             .map(|(f, l)| (f.clone(), l))
             .collect()
+    };
+    if !raw.fallback_items.is_empty() {
+        files.push((FALLBACK_ITEMS.to_string(), &raw.fallback_items));
+    }
+    files
+}
+
+/// Where diagnostics place the bundled items taken in by the fallback.
+const FALLBACK_ITEMS: &str = "<bundled items>";
+
+/// Fills in what magic needs from the bundled content where the served files lack it
+/// (CONTRACT.md section 11, `fallback`): the spells, then the rune, essence and altar
+/// definitions that the spells, runecrafting recipes and staves name, those ids alone, and a rock
+/// for essence no served rock yields.
+fn fall_back_for_magic(raw: &mut RawSet) {
+    if raw.spells.is_none() {
+        raw.spells = crate::fallback::bundled_spells();
+    }
+    let defined: std::collections::BTreeSet<String> = item_files(raw)
+        .iter()
+        .flat_map(|(_, list)| list.iter().map(|i| i.id.clone()))
+        .collect();
+    let mut wanted = crate::fallback::magic_item_ids(
+        raw.spells.as_ref(),
+        &raw.recipes,
+        item_files(raw).iter().flat_map(|(_, list)| list.iter()),
+    );
+    wanted.retain(|id| !defined.contains(id));
+    raw.fallback_items = crate::fallback::bundled_items(&wanted);
+    let mut altars = crate::fallback::altar_types(&raw.recipes);
+    if let Some(file) = &raw.stations {
+        altars.retain(|kind| !file.stations.iter().any(|s| &s.kind == kind));
+    }
+    // Essence no served rock yields: the bundled rock that does, so it can be mined.
+    let mut unmined = crate::fallback::essence_ids(&raw.recipes);
+    for (_, file) in &raw.gathering {
+        for node in &file.nodes {
+            for y in &node.harvest_yield {
+                unmined.remove(&y.item_id);
+            }
+        }
+    }
+    let taken: std::collections::BTreeSet<&str> = raw
+        .gathering
+        .iter()
+        .flat_map(|(_, f)| f.nodes.iter().map(|n| n.id.as_str()))
+        .collect();
+    let rocks: Vec<gathering::RawNode> = crate::fallback::bundled_nodes_yielding(&unmined)
+        .into_iter()
+        .filter(|n| !taken.contains(n.id.as_str()))
+        .collect();
+    // Only beside served gathering files: a set on the legacy `resources.json` keeps it whole.
+    if !rocks.is_empty() && !raw.gathering.is_empty() {
+        raw.gathering.push((
+            crate::fallback::FALLBACK_ROCKS.to_string(),
+            RawGatheringFile { nodes: rocks },
+        ));
+    }
+    let missing = crate::fallback::bundled_stations(&altars);
+    if !missing.is_empty() {
+        raw.stations
+            .get_or_insert_with(|| RawStationsFile {
+                stations: Vec::new(),
+            })
+            .stations
+            .extend(missing);
     }
 }
 
@@ -534,6 +611,7 @@ fn load(set: &ManifestSet) -> (Content, Report) {
     }
     let mut raw = parse_all(set, &mut report);
     crate::starter::add_fallback_food(&mut raw.split_items, &mut raw.legacy_items, &mut report);
+    fall_back_for_magic(&mut raw);
     let known = known_ids(&raw, &mut report);
     let mut content = Content::default();
 
@@ -726,6 +804,27 @@ fn load(set: &ManifestSet) -> (Content, Report) {
     }
 
     content.recipes = recipes::normalise(&raw.recipes, &mut report, &known);
+
+    if let Some(file) = &raw.spells {
+        let mut ctx = Ctx {
+            file: crate::fallback::SPELLS_FILE,
+            report: &mut report,
+            known: &known,
+        };
+        for (i, raw_spell) in file.spells.iter().enumerate() {
+            if content.spells.contains_key(&raw_spell.id) {
+                ctx.duplicate(
+                    &raw_spell.id,
+                    &format!("spells[{i}].id"),
+                    format!("spell `{}` is defined twice", raw_spell.id),
+                );
+                continue;
+            }
+            if let Some(spell) = spells::normalise(raw_spell, i, &mut ctx) {
+                content.spells.insert(spell.id.clone(), spell);
+            }
+        }
+    }
     content.recipes.sort_by_key(|r| r.kind);
 
     if let Some((config, value)) = &raw.world_config {

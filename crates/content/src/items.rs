@@ -167,6 +167,8 @@ pub struct Bonuses {
     pub defense_magic: i32,
     /// Prayer bonus (`prayer`).
     pub prayer: i32,
+    /// Magic damage, in percent of a spell's max hit (`magicDamage`, `magicStrength`).
+    pub magic_damage: i32,
 }
 
 impl Bonuses {
@@ -191,6 +193,7 @@ impl Bonuses {
                 self.defense_magic += value
             }
             "prayer" | "prayerBonus" => self.prayer += value,
+            "magicDamage" | "magicStrength" | "strengthMagic" => self.magic_damage += value,
             _ => return false,
         }
         true

@@ -109,6 +109,11 @@ pub struct NpcCombat {
     pub attack_speed_ticks: u32,
     /// Ticks before it respawns after death.
     pub respawn_ticks: u32,
+    /// Whether it fights with spells rather than in melee: `attackType: "magic"`, or no
+    /// `attackType` and either a `spellId` or a magic level above both its attack and strength.
+    pub casts: bool,
+    /// The spell it casts (`spellId`, our extension), when it names one.
+    pub spell: Option<String>,
 }
 
 /// Movement behaviour.
@@ -233,6 +238,12 @@ pub(crate) struct RawCombat {
     pub respawn_ticks: Option<i64>,
     #[serde(default)]
     pub respawn_time: Option<f64>,
+    /// `melee` or `magic` (our extension; `ranged` fights in melee until NPC archery exists).
+    #[serde(default)]
+    pub attack_type: Option<String>,
+    /// The spell a caster casts (our extension).
+    #[serde(default)]
+    pub spell_id: Option<String>,
 }
 
 /// `movement` as written.
@@ -361,6 +372,11 @@ pub(crate) fn normalise(raw: &RawNpc, index: usize, ctx: &mut Ctx<'_>) -> Option
         (None, Some(ms)) => ms_to_ticks(ctx.non_negative(id, &at("combat.respawnTime"), ms)),
         (None, None) => 0,
     };
+    let spell = c.and_then(|c| c.spell_id.clone()).filter(|s| !s.is_empty());
+    let casts = match c.and_then(|c| c.attack_type.as_deref()) {
+        Some(kind) => kind.eq_ignore_ascii_case("magic"),
+        None => spell.is_some() || stats.magic > stats.attack.max(stats.strength),
+    };
     let combat = NpcCombat {
         attackable: c.and_then(|c| c.attackable).unwrap_or(false),
         aggressive: c.and_then(|c| c.aggressive).unwrap_or(false),
@@ -370,6 +386,8 @@ pub(crate) fn normalise(raw: &RawNpc, index: usize, ctx: &mut Ctx<'_>) -> Option
         leash_range: c.and_then(|c| c.leash_range).unwrap_or(10.0),
         attack_speed_ticks,
         respawn_ticks,
+        casts,
+        spell,
     };
     let movement = match &raw.movement {
         Some(m) => Movement {

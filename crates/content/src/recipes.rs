@@ -255,6 +255,12 @@ pub(crate) struct RawRunecrafting {
     /// The manifest's own id (none of the known files gives one).
     #[serde(default)]
     pub id: Option<String>,
+    /// `air`, `water`, …: names the altar (`air_altar`).
+    #[serde(default)]
+    pub rune_type: Option<String>,
+    /// The altar's station type, when not `<runeType>_altar` (our extension).
+    #[serde(default)]
+    pub station: Option<String>,
     pub rune_item_id: String,
     pub level_required: i64,
     pub xp_per_essence: f64,
@@ -263,6 +269,28 @@ pub(crate) struct RawRunecrafting {
     pub multi_rune_levels: Vec<i64>,
     #[serde(default)]
     pub ticks: Option<i64>,
+}
+
+/// What a runecrafting altar's station type ends with: `air_altar` binds air runes.
+pub const ALTAR_SUFFIX: &str = "_altar";
+
+impl RawRunecrafting {
+    /// The station type of the altar where these runes are bound: `station` when given, else
+    /// `<runeType>_altar`, else the rune's id without `_rune` (`air_rune` → `air_altar`).
+    pub(crate) fn altar(&self) -> String {
+        if let Some(station) = self.station.as_deref().filter(|s| !s.is_empty()) {
+            return station.to_owned();
+        }
+        let kind = self
+            .rune_type
+            .as_deref()
+            .filter(|t| !t.is_empty())
+            .unwrap_or_else(|| {
+                let id = self.rune_item_id.as_str();
+                id.strip_suffix("_rune").unwrap_or(id)
+            });
+        format!("{kind}{ALTAR_SUFFIX}")
+    }
 }
 
 /// Tanning: `{input, output, cost, name}`.
@@ -337,6 +365,8 @@ enum DraftDetail<'r> {
     Runecrafting {
         essence_types: Vec<(&'r str, String)>,
         multi_rune_levels: Vec<(i64, String)>,
+        /// The altar's station type (see [`RawRunecrafting::altar`]).
+        altar: String,
     },
 }
 
@@ -504,7 +534,8 @@ impl RawRecipes {
                     inputs: Vec::new(),
                     tools: Vec::new(),
                     consumables: Vec::new(),
-                    station: Some(("altar", None)),
+                    // The altar is the detail's: its type is built, not borrowed.
+                    station: None,
                     level: Some((r.level_required, at(i, "levelRequired"))),
                     xp: Some((r.xp_per_essence, at(i, "xpPerEssence"))),
                     ticks: (r.ticks.unwrap_or(1), at(i, "ticks")),
@@ -523,6 +554,7 @@ impl RawRecipes {
                             .enumerate()
                             .map(|(n, l)| (*l, at(i, &format!("multiRuneLevels[{n}]"))))
                             .collect(),
+                        altar: r.altar(),
                     },
                 });
                 (RecipeKind::Runecrafting, drafts.collect())
@@ -683,12 +715,16 @@ fn finish(kind: RecipeKind, d: &Draft<'_>, id: String, ctx: &mut Ctx<'_>) -> Opt
         }
         _ => {}
     }
-    let station = match d.station {
-        None | Some(("" | "none", _)) => None,
-        Some((station, None)) => Some(station.to_owned()),
-        Some((station, Some(ref field))) => {
+    let station = match (&d.station, &d.detail) {
+        // Not checked against stations.json: the reference defines no altars, and the loader
+        // falls back to the bundled ones (`fallback`); an altar nobody placed only means the
+        // runes cannot be bound anywhere.
+        (_, DraftDetail::Runecrafting { altar, .. }) => Some(altar.clone()),
+        (None | Some(("" | "none", _)), _) => None,
+        (Some((station, None)), _) => Some((*station).to_owned()),
+        (Some((station, Some(field))), _) => {
             ok &= ctx.check_ref(RefKind::Station, station, &id, field, DROPPED);
-            Some(station.to_owned())
+            Some((*station).to_owned())
         }
     };
     match &d.detail {
@@ -759,6 +795,7 @@ fn finish(kind: RecipeKind, d: &Draft<'_>, id: String, ctx: &mut Ctx<'_>) -> Opt
         DraftDetail::Runecrafting {
             essence_types,
             multi_rune_levels,
+            ..
         } => RecipeDetail::Runecrafting {
             essence_types: essence_types.iter().map(|(e, _)| (*e).to_owned()).collect(),
             multi_rune_levels: multi_rune_levels

@@ -92,6 +92,10 @@ pub mod codes {
     pub const MISSING_TOOL: &str = "missing_tool";
     /// No station of the kind the recipe needs near enough (or `targetId` is not one).
     pub const NOT_NEAR_STATION: &str = "not_near_station";
+    /// `cast` or `autocast` with a spell id content does not have (CONTRACT.md section 11).
+    pub const UNKNOWN_SPELL: &str = "unknown_spell";
+    /// Fewer runes held than a cast takes (a staff's runes are not counted as missing).
+    pub const MISSING_RUNES: &str = "missing_runes";
 }
 
 /// A tile on the ground plane.
@@ -167,6 +171,9 @@ pub struct ActionRequest {
     /// `make`: how many times (default 1), or `"all"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quantity: Option<Quantity>,
+    /// `cast`: the spell; `autocast`: the spell attacks use, absent or `null` for none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spell_id: Option<String>,
 }
 
 /// A quantity a client asks for: a count (checked against its bounds where it is used) or `"all"`.
@@ -253,6 +260,7 @@ impl ActionRequest {
             style: None,
             recipe_id: None,
             quantity: None,
+            spell_id: None,
         }
     }
 
@@ -282,6 +290,23 @@ impl ActionRequest {
     pub fn with_style(mut self, style: impl Into<String>) -> ActionRequest {
         self.style = Some(style.into());
         self
+    }
+
+    /// `cast`: spell `spell_id` once at entity `target_id` (CONTRACT.md section 11).
+    pub fn cast(spell_id: impl Into<String>, target_id: impl Into<String>) -> ActionRequest {
+        ActionRequest {
+            spell_id: Some(spell_id.into()),
+            ..ActionRequest::new("cast")
+        }
+        .with_target(target_id)
+    }
+
+    /// `autocast`: the spell the player's attacks cast, `None` to fight without one.
+    pub fn autocast(spell_id: Option<String>) -> ActionRequest {
+        ActionRequest {
+            spell_id,
+            ..ActionRequest::new("autocast")
+        }
     }
 }
 

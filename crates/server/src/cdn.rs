@@ -56,6 +56,7 @@ pub const MANIFEST_FILES: [&str; 35] = [
     "prayers.json",
     "model-bounds.json",
     "music.json",
+    "spells.json",
     "items/ammunition.json",
     "items/armor.json",
     "items/misc.json",

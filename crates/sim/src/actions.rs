@@ -128,6 +128,17 @@ impl Action {
                 count: make_count(request.quantity)?,
                 target: request.target_id.clone().filter(|t| !t.is_empty()),
             },
+            "cast" => Action::Cast {
+                spell: request
+                    .spell_id
+                    .clone()
+                    .filter(|s| !s.is_empty())
+                    .ok_or_else(|| bad(codes::INVALID_MESSAGE, "`cast` needs `spellId`"))?,
+                target: target()?,
+            },
+            "autocast" => Action::Autocast {
+                spell: request.spell_id.clone().filter(|s| !s.is_empty()),
+            },
             other => {
                 return Err(bad(
                     codes::INVALID_ACTION,
@@ -160,6 +171,8 @@ pub(crate) struct Intent {
 pub(crate) enum IntentKind {
     /// Fight it.
     Attack,
+    /// Cast the player's pending spell at it once (`combat::spells`).
+    Cast,
     /// Gather from it.
     Gather,
     /// Pick it up.
@@ -185,10 +198,17 @@ impl IntentKind {
         }
     }
 
+    /// Whether it is a fight: an attack, or a cast at the target.
+    pub(crate) fn is_attack(self) -> bool {
+        matches!(self, IntentKind::Attack | IntentKind::Cast)
+    }
+
     /// The entity kinds the action can target.
     fn accepts(self, kind: EntityKind) -> bool {
         match self {
-            IntentKind::Attack => matches!(kind, EntityKind::Npc | EntityKind::Player),
+            IntentKind::Attack | IntentKind::Cast => {
+                matches!(kind, EntityKind::Npc | EntityKind::Player)
+            }
             IntentKind::Gather => kind == EntityKind::Resource,
             IntentKind::Pickup => kind == EntityKind::GroundItem,
             IntentKind::UseOn { .. } | IntentKind::Make => {
@@ -206,6 +226,7 @@ impl IntentKind {
     fn verb(self) -> &'static str {
         match self {
             IntentKind::Attack => "attack",
+            IntentKind::Cast => "cast a spell at",
             IntentKind::Gather => "gather from",
             IntentKind::Pickup => "pick up",
             IntentKind::UseOn { .. } => "use an item on",
@@ -308,6 +329,10 @@ impl World {
             ),
             Action::Interact { target } => {
                 self.begin(index, &target, IntentKind::Interact, reference, events)
+            }
+            Action::Cast { spell, target } => self.cast(index, &spell, &target, reference, events),
+            Action::Autocast { spell } => {
+                self.set_autocast(index, spell.as_deref(), reference, events)
             }
             Action::Follow { target } => {
                 if target == id {
@@ -450,7 +475,7 @@ impl World {
     /// How close an action needs player `index` to be (attacks reach as far as the weapon does).
     fn reach_of(&self, index: usize, kind: IntentKind) -> u32 {
         match kind {
-            IntentKind::Attack => self.attack_reach(index),
+            IntentKind::Attack | IntentKind::Cast => self.attack_reach(index, kind),
             other => other.reach(),
         }
     }
@@ -488,7 +513,7 @@ impl World {
             let flow = match intent.kind {
                 IntentKind::Pickup => self.pick_up(index, intent.target, intent.reference, events),
                 IntentKind::Gather => self.gather_tick(index, &intent, events),
-                IntentKind::Attack => self.attack_tick(index, &intent, events),
+                IntentKind::Attack | IntentKind::Cast => self.attack_tick(index, &intent, events),
                 IntentKind::UseOn { slot } => self.use_on_entity(index, slot, &intent, events),
                 IntentKind::Interact => self.interact(index, &intent, events),
                 IntentKind::Follow => Flow::Continue,

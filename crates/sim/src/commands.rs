@@ -130,6 +130,18 @@ pub enum Action {
         /// The station to make it at (`None`: the nearest one, where the recipe needs one).
         target: Option<String>,
     },
+    /// Cast a combat spell once at an NPC or player (CONTRACT.md section 11).
+    Cast {
+        /// The spell's id.
+        spell: String,
+        /// The target's entity id.
+        target: String,
+    },
+    /// Choose the spell attacks cast (`None`: attack with the weapon).
+    Autocast {
+        /// The spell's id.
+        spell: Option<String>,
+    },
 }
 
 /// How many times `make` makes its recipe.

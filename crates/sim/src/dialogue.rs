@@ -18,7 +18,7 @@
 use wayfarer_content::{Condition, DialogueNode, Effect, QuestStatus};
 use wayfarer_protocol::ws::{codes, DialogueChoice, DialogueOpen, EntityKind, TilePos};
 
-use crate::actions::{Flow, Intent, IntentKind};
+use crate::actions::{Flow, Intent};
 use crate::entities::Handle;
 use crate::events::Event;
 use crate::flows::FlowKind;
@@ -501,7 +501,7 @@ impl World {
             } else if self.players[index]
                 .intent
                 .as_ref()
-                .is_some_and(|i| i.kind == IntentKind::Attack)
+                .is_some_and(|i| i.kind.is_attack())
                 || !self.attackers_of(index).is_empty()
             {
                 Some(CloseReason::Combat)

@@ -155,6 +155,7 @@ impl Equipment {
                 total.defense_ranged += b.defense_ranged;
                 total.defense_magic += b.defense_magic;
                 total.prayer += b.prayer;
+                total.magic_damage += b.magic_damage;
             }
         }
         total

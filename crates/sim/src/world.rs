@@ -58,6 +58,8 @@ pub(crate) struct PlayerState {
     pub eat_ready_at: u64,
     /// The tick before which the player may not attack again (the weapon's speed).
     pub attack_ready_at: u64,
+    /// The spells chosen: autocast, and a one-off cast (`combat::spells`).
+    pub magic: crate::combat::MagicChoice,
     /// What changed this tick and must be reported at its end.
     pub dirty: Dirty,
     /// The bank (`bank`).
@@ -533,6 +535,7 @@ impl World {
             style,
             intent: None,
             making: None,
+            magic: Default::default(),
             eat_ready_at: 0,
             attack_ready_at: 0,
             // The record learns the derived figures (maximum health, combat level) at once.

@@ -90,3 +90,56 @@ async fn attack_defeats_a_mob_and_flee_breaks_off_a_fight() {
     agent.handle.shutdown().await;
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cast_spell_strikes_a_chicken_with_runes_and_is_refused_without_them() {
+    let server = ticking(20).await;
+    let mut agent = server.idle_admin("Conjurer", None).await;
+    agent.teleport(52, 20).await;
+    let chicken = agent
+        .nearest_id("npcs", |e| {
+            e["typeId"] == "chicken" && e["health"].as_i64().unwrap_or(0) > 0
+        })
+        .await;
+    // The agent's own checks, by the server's codes: no such spell, too low a level, no runes.
+    agent
+        .refused_by_agent([
+            (
+                "castSpell",
+                json!({"spellId": "ice_barrage", "targetId": chicken}),
+                "unknown_spell",
+            ),
+            (
+                "castSpell",
+                json!({"spellId": "fire_bolt", "targetId": chicken}),
+                "level_too_low",
+            ),
+            (
+                "castSpell",
+                json!({"spellId": "wind_strike", "targetId": chicken}),
+                "missing_runes",
+            ),
+        ])
+        .await;
+    agent.give("air_rune", 5).await;
+    agent.give("mind_rune", 5).await;
+    let cast = agent
+        .command(
+            "castSpell",
+            json!({"spellId": "wind_strike", "targetId": chicken}),
+        )
+        .await;
+    assert!(cast.is_success(), "{cast}");
+    // One cast's runes gone, and its Magic XP (5.5 at least) arrived.
+    agent
+        .wait_for(
+            Duration::from_secs(10),
+            "the runes and XP of one cast",
+            |s| {
+                crate::holds(s, "air_rune") == 4
+                    && crate::holds(s, "mind_rune") == 4
+                    && s.state["skills"]["skills"]["magic"]["xp"].as_f64() >= Some(5.0)
+            },
+        )
+        .await;
+}

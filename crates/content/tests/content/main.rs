@@ -4,6 +4,7 @@ mod bundled;
 mod model_bounds;
 mod recipe_ids;
 mod reference;
+mod spells;
 mod validation;
 
 use std::path::PathBuf;

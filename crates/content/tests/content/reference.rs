@@ -11,31 +11,9 @@ use crate::reference_dir;
 
 /// (file, entry, field, missing id) of every reference to an undefined id in the corpus, worked out
 /// by reading the data independently of the loader.
+/// The rune items the corpus names without defining are not among them: the loader falls back to
+/// the bundled ones (CONTRACT.md section 11).
 const EXPECTED_DANGLING: &[(&str, &str, &str, &str)] = &[
-    (
-        "items/weapons.json",
-        "staff_of_air",
-        "[20].providesInfiniteRunes[0]",
-        "air_rune",
-    ),
-    (
-        "items/weapons.json",
-        "staff_of_earth",
-        "[22].providesInfiniteRunes[0]",
-        "earth_rune",
-    ),
-    (
-        "items/weapons.json",
-        "staff_of_fire",
-        "[23].providesInfiniteRunes[0]",
-        "fire_rune",
-    ),
-    (
-        "items/weapons.json",
-        "staff_of_water",
-        "[21].providesInfiniteRunes[0]",
-        "water_rune",
-    ),
     (
         "prayers.json",
         "burst_of_strength",
@@ -310,12 +288,6 @@ const EXPECTED_DANGLING: &[(&str, &str, &str, &str)] = &[
     (
         "quests.json",
         "rune_mysteries",
-        "rune_mysteries.stages[2].target",
-        "air_rune",
-    ),
-    (
-        "quests.json",
-        "rune_mysteries",
         "rune_mysteries.stages[3].npcId",
         "wizard_zamorin",
     ),
@@ -390,42 +362,6 @@ const EXPECTED_DANGLING: &[(&str, &str, &str, &str)] = &[
         "warchiefs_fury",
         "warchiefs_fury.startNpc",
         "armorer",
-    ),
-    (
-        "recipes/runecrafting.json",
-        "runecrafting:air_rune",
-        "recipes[0].runeItemId",
-        "air_rune",
-    ),
-    (
-        "recipes/runecrafting.json",
-        "runecrafting:chaos_rune",
-        "recipes[5].runeItemId",
-        "chaos_rune",
-    ),
-    (
-        "recipes/runecrafting.json",
-        "runecrafting:earth_rune",
-        "recipes[3].runeItemId",
-        "earth_rune",
-    ),
-    (
-        "recipes/runecrafting.json",
-        "runecrafting:fire_rune",
-        "recipes[4].runeItemId",
-        "fire_rune",
-    ),
-    (
-        "recipes/runecrafting.json",
-        "runecrafting:mind_rune",
-        "recipes[1].runeItemId",
-        "mind_rune",
-    ),
-    (
-        "recipes/runecrafting.json",
-        "runecrafting:water_rune",
-        "recipes[2].runeItemId",
-        "water_rune",
     ),
     ("stores.json", "central_store", "items[65].itemId", "pike"),
     ("stores.json", "central_store", "items[67].itemId", "tuna"),
@@ -564,11 +500,21 @@ fn reference_is_normalised() {
     let Some((_, content, _)) = load_reference() else {
         return;
     };
-    // Items: six split files merged, legacy items.json ignored, and the 8 bundled foods the
+    // Items: six split files merged, legacy items.json ignored, the 8 bundled foods the
     // reference lacks (it has nothing that heals; the stores' shrimp, anchovies, sardine, herring,
-    // trout and salmon and the quest's shrimp now resolve to them).
-    assert_eq!(content.items.len(), 167 + 8);
+    // trout and salmon and the quest's shrimp now resolve to them), and the six runes the corpus
+    // names without defining taken from the bundled content (CONTRACT.md section 11).
+    assert_eq!(content.items.len(), 167 + 8 + 6);
     assert_eq!(content.items["shrimp"].heal_amount, Some(3));
+    for rune in ["air", "mind", "water", "earth", "fire", "chaos"] {
+        assert!(
+            content.items.contains_key(&format!("{rune}_rune")),
+            "{rune}"
+        );
+    }
+    // Spells: the corpus has none, so the bundled ones.
+    assert_eq!(content.spells.len(), 8);
+    assert_eq!(content.spells["wind_strike"].runes.len(), 2);
     let hatchet = &content.items["bronze_hatchet"];
     assert_eq!(
         hatchet.tool.as_ref().map(|t| (t.skill, t.priority)),
@@ -600,10 +546,7 @@ fn reference_is_normalised() {
     );
     assert_eq!(fury.bonuses.attack_ranged, 10);
     let staff = &content.items["staff_of_fire"];
-    assert!(
-        staff.provides_infinite_runes.is_empty(),
-        "undefined rune dropped"
-    );
+    assert_eq!(staff.provides_infinite_runes, ["fire_rune"]);
     assert_eq!(content.items["coins"].max_stack, 2_147_483_647);
     assert_eq!(content.items["bones"].prayer_xp, Some(5.0));
     // Gathering: category and item-id tool spellings both mean "any tool of the skill".
@@ -617,7 +560,13 @@ fn reference_is_normalised() {
     );
     assert_eq!(content.gathering["ore_runite"].respawn_ticks, 1200);
     assert_eq!(content.gathering["tree_magic"].yields[0].xp, 250.0);
-    assert_eq!(content.gathering.len(), 15);
+    // 15 nodes, and the bundled essence rock: no reference rock yields the essence its rune
+    // recipes take (CONTRACT.md section 11).
+    assert_eq!(content.gathering.len(), 15 + 1);
+    assert_eq!(
+        content.gathering["rock_essence"].yields[0].item_id,
+        "rune_essence"
+    );
     // NPCs: tick timings, `health` → health stat.
     let goblin = &content.npcs["goblin"];
     assert_eq!(goblin.combat.attack_speed_ticks, 4);
@@ -644,8 +593,8 @@ fn reference_is_normalised() {
     // Stores: of the 12 cooked-food lines, the 6 the fallback food defines stay (shrimp,
     // anchovies, sardine, herring, trout, salmon); the other 6 are dropped, the store stays.
     assert_eq!(content.stores["central_store"].stock.len(), 60 + 6);
-    // Recipes: fletching's repeated output gets ids told apart by the logs; runecrafting is all
-    // dropped.
+    // Recipes: fletching's repeated output gets ids told apart by the logs; runecrafting plays
+    // with the bundled runes, each at its own altar (the bundled altar stations come along).
     let shafts: Vec<&str> = content
         .recipes_of(RecipeKind::Fletching)
         .filter(|r| r.id.starts_with("fletching:arrow_shaft"))
@@ -662,7 +611,19 @@ fn reference_is_normalised() {
             "fletching:arrow_shaft:magic_logs"
         ]
     );
-    assert_eq!(content.recipes_of(RecipeKind::Runecrafting).count(), 0);
+    assert_eq!(content.recipes_of(RecipeKind::Runecrafting).count(), 6);
+    let chaos = content
+        .recipes
+        .iter()
+        .find(|r| r.id == "runecrafting:chaos_rune")
+        .expect("chaos runes");
+    assert_eq!(chaos.station.as_deref(), Some("chaos_altar"));
+    for altar in ["air", "mind", "water", "earth", "fire", "chaos"] {
+        assert!(
+            content.stations.contains_key(&format!("{altar}_altar")),
+            "{altar}"
+        );
+    }
     assert_eq!(content.recipes_of(RecipeKind::Smithing).count(), 24);
     assert_eq!(content.recipes_of(RecipeKind::Crafting).count(), 24);
     assert_eq!(content.recipes_of(RecipeKind::Tanning).count(), 2);

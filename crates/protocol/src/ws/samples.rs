@@ -51,12 +51,15 @@ fn client_samples() -> Vec<ClientMessage> {
             style: Some("accurate".into()),
             recipe_id: None,
             quantity: None,
+            spell_id: None,
         }),
         C::Action(ActionRequest::make(
             "smithing:bronze_dagger",
             Quantity::Count(5),
         )),
         C::Action(ActionRequest::make("cooking:shrimp", Quantity::All).with_target("res-9")),
+        C::Action(ActionRequest::cast("wind_strike", "npc-4")),
+        C::Action(ActionRequest::autocast(Some("fire_bolt".into()))),
         C::Action(ActionRequest {
             action: "unequip".into(),
             target_id: None,
@@ -65,6 +68,7 @@ fn client_samples() -> Vec<ClientMessage> {
             style: None,
             recipe_id: None,
             quantity: None,
+            spell_id: None,
         }),
         C::Use(UseRequest {
             slot: 4u8.into(),

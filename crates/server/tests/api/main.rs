@@ -25,6 +25,7 @@ mod items;
 mod load;
 mod local_postgres;
 mod logout;
+mod magic;
 mod making;
 mod names;
 mod narration;

@@ -7,9 +7,13 @@
 use wayfarer_content::{AttackStyle, EquipSlot, Skill};
 use wayfarer_protocol::ws::{codes, CombatHit, TilePos};
 
-use crate::actions::{Flow, Intent};
+use crate::actions::{Flow, Intent, IntentKind};
 use crate::combat::formulas::{
     combat_xp, npc_defence_roll, roll_attack, AttackType, CombatStyle, PlayerCombatant,
+};
+use crate::combat::magic::{
+    magic_attack_roll, magic_xp, npc_magic_defence_roll, player_magic_defence_roll, spell_max_hit,
+    CASTING_RANGE_TILES,
 };
 use crate::entities::Handle;
 use crate::events::Event;
@@ -88,8 +92,12 @@ impl World {
         Some(self.loadout(index).combatant)
     }
 
-    /// How far player `index` can attack from (1 for melee, the weapon's range for ranged).
-    pub(crate) fn attack_reach(&self, index: usize) -> u32 {
+    /// How far player `index` can attack from with an intent of `kind` (the casting range with
+    /// a spell in hand, else 1 for melee and the weapon's range for ranged).
+    pub(crate) fn attack_reach(&self, index: usize, kind: IntentKind) -> u32 {
+        if self.spell_in_hand(index, kind).is_some() {
+            return CASTING_RANGE_TILES;
+        }
         let player = &self.players[index];
         match player.equipment.weapon(&self.content) {
             Some(w) if w.attack_style == AttackStyle::Ranged => self
@@ -186,7 +194,26 @@ impl World {
             return Flow::Continue;
         }
         let loadout = self.loadout(index);
-        if loadout.is_ranged() {
+        // A spell (a `cast`, or autocast on an attack) replaces the weapon's swing.
+        let spell = self.spell_in_hand(index, intent.kind).cloned();
+        if spell.is_none() && intent.kind == IntentKind::Cast {
+            // The spell left the content (a reload) while the player walked: no swing instead.
+            let message = "that spell is no more";
+            Self::reject(&id, codes::UNKNOWN_SPELL, message, intent.reference, events);
+            return Flow::Done;
+        }
+        if let Some(spell) = &spell {
+            if !self.pay_for_cast(index, spell, intent.kind, intent.reference, events) {
+                return Flow::Done;
+            }
+            if intent.kind == IntentKind::Cast {
+                let at = match victim {
+                    Victim::Npc(n) => self.npc_called(n).to_owned(),
+                    Victim::Player(p) => self.player_called(p).to_owned(),
+                };
+                self.narrate(index, format!("You cast {} at {at}.", spell.name), events);
+            }
+        } else if loadout.is_ranged() {
             let player = &mut self.players[index];
             let arrow = player
                 .equipment
@@ -204,24 +231,32 @@ impl World {
         let attack_type = loadout.combatant.attack_type;
         let (defence, health, max_health) = match victim {
             Victim::Npc(n) => {
-                let defence = self
-                    .npc_def(n)
-                    .map_or(0, |npc| npc_defence_roll(&npc.stats));
+                let defence = self.npc_def(n).map_or(0, |npc| match spell {
+                    Some(_) => npc_magic_defence_roll(&npc.stats),
+                    None => npc_defence_roll(&npc.stats),
+                });
                 let (health, max) = self.npc_health(n);
                 (defence, health, max)
             }
             Victim::Player(p) => {
-                let defence = self.loadout(p).combatant.defence_roll(attack_type);
+                let combatant = self.loadout(p).combatant;
+                let defence = match spell {
+                    Some(_) => player_magic_defence_roll(self.magic_level(p), &combatant),
+                    None => combatant.defence_roll(attack_type),
+                };
                 let (health, max) = self.player_health(p);
                 (defence, health, max)
             }
         };
-        let rolled = roll_attack(
-            &mut self.rng,
-            loadout.combatant.attack_roll(),
-            defence,
-            loadout.combatant.max_hit(),
-        );
+        let bonuses = &loadout.combatant.bonuses;
+        let (attack_roll, max_hit) = match &spell {
+            Some(spell) => (
+                magic_attack_roll(self.magic_level(index), bonuses),
+                spell_max_hit(spell.base_max_hit, bonuses),
+            ),
+            None => (loadout.combatant.attack_roll(), loadout.combatant.max_hit()),
+        };
+        let rolled = roll_attack(&mut self.rng, attack_roll, defence, max_hit);
         // A hit never takes more than the target has left (nor earns XP for more).
         let damage = rolled.min(u32::try_from(health.max(0)).unwrap_or(u32::MAX));
         let left = health - i64::from(damage);
@@ -236,19 +271,40 @@ impl World {
             }
         }
         self.show_hit(&id, intent.target, damage, left, max_health, events);
-        let style = loadout.combatant.style;
-        for (skill, xp) in combat_xp(style, loadout.family, damage).iter() {
-            self.grant_xp(index, skill, xp, events);
+        match &spell {
+            Some(spell) => {
+                let (magic, constitution) = magic_xp(spell, damage);
+                self.grant_xp(index, Skill::Magic, magic, events);
+                self.grant_xp(index, Skill::Constitution, constitution, events);
+            }
+            None => {
+                let style = loadout.combatant.style;
+                for (skill, xp) in combat_xp(style, loadout.family, damage).iter() {
+                    self.grant_xp(index, skill, xp, events);
+                }
+            }
         }
-        self.players[index].attack_ready_at = now + u64::from(loadout.speed_ticks);
+        let speed = spell
+            .as_ref()
+            .map_or(loadout.speed_ticks, |s| s.attack_speed_ticks.max(1));
+        self.players[index].attack_ready_at = now + u64::from(speed);
         if left > 0 {
-            return Flow::Continue;
+            // A `cast` is one spell; an attack goes on.
+            return match intent.kind {
+                IntentKind::Cast => Flow::Done,
+                _ => Flow::Continue,
+            };
         }
         match victim {
             Victim::Npc(n) => self.npc_killed(n, Some(index), events),
             Victim::Player(p) => self.player_died(p, crate::combat::Killer::Player(index), events),
         }
         Flow::Done
+    }
+
+    /// Player `index`'s current Magic level.
+    pub(crate) fn magic_level(&self, index: usize) -> u32 {
+        u32::from(self.players[index].skills.level(Skill::Magic))
     }
 
     /// Emits a `combat:hit` to every player within view range of the target (the grid's cells

@@ -5,7 +5,6 @@
 
 use wayfarer_protocol::ws::{codes, TilePos};
 
-use crate::actions::IntentKind;
 use crate::events::Event;
 use crate::map::chebyshev;
 use crate::world::World;
@@ -29,7 +28,7 @@ impl World {
             .filter(|p| {
                 p.intent
                     .as_ref()
-                    .is_some_and(|i| i.kind == IntentKind::Attack && i.target == handle)
+                    .is_some_and(|i| i.kind.is_attack() && i.target == handle)
             })
             .filter_map(|p| self.tile_of(p.handle));
         npcs.chain(players).collect()

@@ -5,7 +5,8 @@
 //! - `npc_ai`: NPCs fighting back, aggression, chasing, leashing home and respawning;
 //! - `drops`: an NPC's death and its loot table;
 //! - `death`: a player's death, the items it spills and their restoration after a restart;
-//! - `flee`: running away from an attacker.
+//! - `flee`: running away from an attacker;
+//! - `magic` (the spell formulas) and `spells`: casting once or on every attack, runes.
 //!
 //! Which areas allow PvP, and which are safe: `crate::zones`.
 //!
@@ -16,12 +17,18 @@ mod drops;
 mod engage;
 mod flee;
 pub mod formulas;
+pub mod magic;
 mod npc_ai;
+mod spells;
 
 pub(crate) use death::Killer;
 pub use death::{GRAVESTONE_TICKS, KEPT_ON_PVP_DEATH};
 pub use drops::roll_drops;
 pub use engage::UNARMED_ATTACK_SPEED_TICKS;
 pub use flee::FLEE_DISTANCE_TILES;
+pub use magic::CASTING_RANGE_TILES;
 pub(crate) use npc_ai::NpcFight;
-pub use npc_ai::{aggressive_towards, AGGRESSION_LEVEL_FACTOR, NPC_MELEE_REACH_TILES};
+pub use npc_ai::{
+    aggressive_towards, npc_reach_tiles, AGGRESSION_LEVEL_FACTOR, NPC_MELEE_REACH_TILES,
+};
+pub(crate) use spells::MagicChoice;

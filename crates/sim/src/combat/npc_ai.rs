@@ -9,6 +9,9 @@ use wayfarer_content::Npc;
 use wayfarer_protocol::ws::TilePos;
 
 use crate::combat::formulas::{npc_attack_roll, npc_max_hit, roll_attack, NPC_MELEE_ATTACK_TYPE};
+use crate::combat::magic::{
+    npc_magic_attack_roll, npc_magic_max_hit, player_magic_defence_roll, CASTING_RANGE_TILES,
+};
 use crate::entities::Handle;
 use crate::events::Event;
 use crate::grid::Class;
@@ -17,8 +20,19 @@ use crate::npcs::{naive_step, npc_entity, Origin};
 use crate::view::VIEW_RADIUS_TILES;
 use crate::world::World;
 
-/// NPCs fight in melee: they hit from an adjacent tile (content's `combatRange` is not used yet).
+/// NPCs fighting in melee hit from an adjacent tile (content's `combatRange` is used by casters
+/// alone).
 pub const NPC_MELEE_REACH_TILES: u32 = 1;
+
+/// How far NPC `npc` hits from: its `combatRange` (whole tiles, 1 to the casting range) when it
+/// casts, else an adjacent tile.
+pub fn npc_reach_tiles(npc: &Npc) -> u32 {
+    let range = npc.combat.combat_range;
+    if !npc.combat.casts || !range.is_finite() {
+        return NPC_MELEE_REACH_TILES;
+    }
+    (range.floor().clamp(1.0, f64::from(CASTING_RANGE_TILES))) as u32
+}
 
 /// An aggressive NPC ignores players whose combat level is more than this many times its own
 /// (OSRS Wiki, *Aggressiveness*: "combat level more than double the monster's").
@@ -206,29 +220,43 @@ impl World {
             // Out of sight (teleported, or beyond a wall it cannot step past): give up.
             return self.leash(n);
         }
-        let at = self.step_npc(n, tile, goal, NPC_MELEE_REACH_TILES);
+        let reach = self
+            .npc_def(n)
+            .map_or(NPC_MELEE_REACH_TILES, npc_reach_tiles);
+        let at = self.step_npc(n, tile, goal, reach);
         if chebyshev(at, self.npcs[n].home) > leash {
             return self.leash(n);
         }
         let now = self.now();
-        if chebyshev(at, goal) > NPC_MELEE_REACH_TILES || now < self.npcs[n].fight.attack_ready_at {
+        if chebyshev(at, goal) > reach || now < self.npcs[n].fight.attack_ready_at {
             return;
         }
         let Some(npc) = self.npc_def(n).cloned() else {
             return;
         };
         self.npcs[n].fight.attack_ready_at = now + u64::from(npc.combat.attack_speed_ticks.max(1));
-        let defence = self
-            .loadout(p)
-            .combatant
-            .defence_roll(NPC_MELEE_ATTACK_TYPE);
+        let combatant = self.loadout(p).combatant;
+        let (attack, defence, max_hit) = if npc.combat.casts {
+            // A caster's spell is content's; its runes are its own business.
+            let spell = npc
+                .combat
+                .spell
+                .as_ref()
+                .and_then(|s| self.content.spells.get(s));
+            (
+                npc_magic_attack_roll(&npc.stats),
+                player_magic_defence_roll(self.magic_level(p), &combatant),
+                npc_magic_max_hit(&npc.stats, spell),
+            )
+        } else {
+            (
+                npc_attack_roll(&npc.stats),
+                combatant.defence_roll(NPC_MELEE_ATTACK_TYPE),
+                npc_max_hit(&npc.stats),
+            )
+        };
         let (health, max) = self.player_health(p);
-        let rolled = roll_attack(
-            &mut self.rng,
-            npc_attack_roll(&npc.stats),
-            defence,
-            npc_max_hit(&npc.stats),
-        );
+        let rolled = roll_attack(&mut self.rng, attack, defence, max_hit);
         let damage = rolled.min(u32::try_from(health.max(0)).unwrap_or(u32::MAX));
         let left = health - i64::from(damage);
         self.set_player_health(p, left);

@@ -27,6 +27,9 @@ pub(crate) enum Outcome {
 impl World {
     /// Whether one make of `recipe` would fit in player `index`'s inventory now.
     pub(crate) fn has_room_for(&mut self, index: usize, recipe: &Recipe) -> bool {
+        if recipe.kind == RecipeKind::Runecrafting {
+            return self.room_for_runes(index, recipe);
+        }
         let output = recipe
             .output
             .as_ref()
@@ -270,6 +273,9 @@ impl World {
             RecipeKind::Smithing => "smithing",
             RecipeKind::Fletching => "fletching",
             RecipeKind::Tanning => return format!("You ask the tanner to tan {}.", logs()),
+            RecipeKind::Runecrafting => {
+                return "You hold your essence up to the altar.".into();
+            }
             _ => "making",
         };
         format!("You begin {verb} {what}.")

@@ -13,6 +13,7 @@
 
 mod craft;
 mod options;
+mod runes;
 
 use wayfarer_content::{Recipe, RecipeKind, Skill};
 use wayfarer_protocol::ws::codes;
@@ -27,6 +28,7 @@ use crate::narration::plural;
 use crate::world::World;
 
 pub(crate) use craft::Outcome;
+pub use runes::runes_per_essence;
 
 /// The tool smithing needs in the inventory (content's smithing recipes name none).
 pub const HAMMER: &str = "hammer";
@@ -181,6 +183,9 @@ impl World {
         if let Some(tool) = Self::tools_of(recipe).find(|t| !player.inventory.contains(t)) {
             return Some(Unmet::Tool(tool.to_owned()));
         }
+        if let Some(unmet) = self.essence_unmet(index, recipe) {
+            return Some(unmet);
+        }
         let coins = (recipe.coin_cost > 0).then_some((crate::shops::COINS, recipe.coin_cost));
         recipe
             .inputs
@@ -231,17 +236,11 @@ impl World {
                 events,
             );
         };
-        if recipe.kind == RecipeKind::Runecrafting {
-            // Runecrafting (CONTRACT.md section 11) turns all essence into runes at once; it is
-            // not made here.
-            return Self::reject(
-                &id,
-                codes::CANNOT_DO,
-                "runes are not made this way yet",
-                reference,
-                events,
-            );
-        }
+        // Runecrafting (CONTRACT.md section 11) binds all the essence carried at once: one make.
+        let count = match recipe.kind {
+            RecipeKind::Runecrafting => MakeCount::Times(1),
+            _ => count,
+        };
         if let Some(unmet) = self.unmet(index, &recipe) {
             let message = self.unmet_message(&unmet);
             return Self::reject(&id, unmet.code(), message, reference, events);
@@ -405,6 +404,7 @@ impl World {
         }
         let outcome = match recipe.kind {
             RecipeKind::Firemaking => self.light_attempt(index, &recipe, events),
+            RecipeKind::Runecrafting => self.bind_runes(index, &recipe, events),
             _ => self.make_once(index, &recipe, station.as_deref(), events),
         };
         self.set_next_at(index, now + ticks);

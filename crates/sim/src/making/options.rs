@@ -24,18 +24,13 @@ fn uses(recipe: &Recipe, item_id: &str) -> bool {
         || World::tools_of(recipe).any(|t| t == item_id)
 }
 
-/// Whether `make` makes `recipe` (runecrafting is CONTRACT.md section 11's, not offered here).
-fn offered(recipe: &Recipe) -> bool {
-    recipe.kind != RecipeKind::Runecrafting
-}
-
 impl World {
     /// The recipes made at a station of type `kind`, in content order.
     fn recipes_at(&self, kind: &str) -> Vec<Recipe> {
         self.content
             .recipes
             .iter()
-            .filter(|r| offered(r) && station_kinds(r).contains(&kind))
+            .filter(|r| station_kinds(r).contains(&kind))
             .cloned()
             .collect()
     }
@@ -59,10 +54,16 @@ impl World {
             level: recipe.level,
             name: self.item_name(named),
             xp: recipe.xp,
+            // Runecrafting takes every essence carried; one of each kind shows what it takes.
             inputs: recipe
                 .inputs
                 .iter()
                 .map(|i| item(&i.item_id, i.quantity))
+                .chain(
+                    super::runes::essence_types(recipe)
+                        .iter()
+                        .map(|e| item(e, 1)),
+                )
                 .collect(),
             tools: recipe
                 .tools
@@ -142,7 +143,7 @@ impl World {
             .content
             .recipes
             .iter()
-            .filter(|r| offered(r) && station_kinds(r).is_empty())
+            .filter(|r| station_kinds(r).is_empty())
             .filter(|r| first != second && uses(r, &first) && uses(r, &second))
             .cloned()
             .collect();

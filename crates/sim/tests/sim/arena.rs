@@ -31,7 +31,8 @@ pub fn stack(item_id: &str, quantity: u32) -> Stack {
 /// - `weakling`: 2 hp, fights back weakly, drops bones always, 5..=15 coins at 0.5, a helmet at 0.1,
 ///   respawns after 10 ticks;
 /// - `brute`: aggressive within 3 tiles, level 10, leash 5, max hit 1, wanders;
-/// - `reaper`: aggressive within 2 tiles, stationary, hits hard (max hit 21), 99 hp.
+/// - `reaper`: aggressive within 2 tiles, stationary, hits hard (max hit 21), 99 hp;
+/// - `warlock`: casts Fire Strike (max hit 8) from 5 tiles at anyone within 6, magic 30, stationary.
 fn npcs() -> Value {
     json!([
         {"id": "dummy", "name": "Dummy", "category": "mob",
@@ -54,6 +55,12 @@ fn npcs() -> Value {
          "stats": {"level": 60, "health": 99, "attack": 250, "strength": 200, "defense": 1},
          "combat": {"attackable": true, "aggressive": true, "retaliates": true, "aggroRange": 2,
                     "leashRange": 20, "attackSpeedTicks": 1, "respawnTicks": 10},
+         "movement": {"type": "stationary"}},
+        {"id": "warlock", "name": "Warlock", "category": "mob",
+         "stats": {"level": 30, "health": 99, "attack": 1, "strength": 1, "defense": 1, "magic": 30},
+         "combat": {"attackable": true, "aggressive": true, "retaliates": true, "aggroRange": 6,
+                    "combatRange": 5, "leashRange": 20, "attackSpeedTicks": 5, "respawnTicks": 10,
+                    "attackType": "magic", "spellId": "fire_strike"},
          "movement": {"type": "stationary"}},
         {"id": "sage", "name": "Sage", "category": "neutral", "stats": {"health": 10},
          "services": {"enabled": true, "types": ["altar"]}}
@@ -79,7 +86,15 @@ fn items() -> Value {
         {"id": "holy_symbol", "name": "Holy Symbol", "value": 1, "type": "armor", "equipSlot": "amulet",
          "bonuses": {"prayer": 8}},
         {"id": "monk_robe", "name": "Monk Robe", "value": 1, "type": "armor", "equipSlot": "body",
-         "bonuses": {"prayer": 6}}
+         "bonuses": {"prayer": 6}},
+        {"id": "apprentice_staff", "name": "Apprentice Staff", "value": 1, "type": "weapon",
+         "equipSlot": "weapon", "weaponType": "STAFF", "attackType": "MAGIC", "attackSpeed": 5,
+         "attackRange": 10, "bonuses": {"attackMagic": 6, "defenseMagic": 2}},
+        {"id": "staff_of_air", "name": "Staff of Air", "value": 1, "type": "weapon",
+         "equipSlot": "weapon", "weaponType": "STAFF", "attackType": "MAGIC", "attackSpeed": 5,
+         "attackRange": 10, "bonuses": {"attackMagic": 10}, "providesInfiniteRunes": ["air_rune"]},
+        {"id": "wizard_hat", "name": "Wizard Hat", "value": 1, "type": "armor", "equipSlot": "helmet",
+         "bonuses": {"attackMagic": 4, "magicDamage": 10, "magicDefense": 3}}
     ])
 }
 

@@ -738,14 +738,14 @@ fn make_is_refused_with_a_code_for_each_reason() {
         Some(&furnace.id),
     )]);
     assert_eq!(codes_of(&events, "ada"), [codes::INVALID_TARGET]);
-    // Runes are CONTRACT section 11's.
+    // Runes (CONTRACT section 11) need essence.
     let events = world.tick(vec![make(
         "ada",
         "runecrafting:air_rune",
         MakeCount::Times(1),
         None,
     )]);
-    assert_eq!(codes_of(&events, "ada"), [codes::CANNOT_DO]);
+    assert_eq!(codes_of(&events, "ada"), [codes::MISSING_ITEMS]);
 }
 
 #[test]
@@ -1172,6 +1172,7 @@ fn the_quantity_is_bounded() {
         style: None,
         recipe_id: Some("smithing:bronze_dagger".into()),
         quantity,
+        spell_id: None,
     };
     let read = |quantity| Action::from_request(&request(quantity));
     let count_of = |action: Action| match action {
