@@ -13,6 +13,7 @@ use super::{
     WorldUpdate,
 };
 use crate::agent::{AgentGoal, AgentMessage, AgentPause};
+use crate::duel::{DuelCancelled, DuelError, DuelIncoming, DuelResult, DuelRules, DuelStart};
 use crate::trade::{
     TradeCancelled, TradeCompleted, TradeConfirmScreen, TradeError, TradeIncoming, TradeStarted,
     TradeUpdated,
@@ -85,6 +86,12 @@ server_messages! {
     "agent:stop" => AgentStop(AgentPause),
     "agent:resume" => AgentResume(AgentPause),
     "agent:message" => AgentMessage(AgentMessage),
+    "duelIncoming" => DuelIncoming(DuelIncoming),
+    "duel:rules" => DuelRules(DuelRules),
+    "duel:start" => DuelStart(DuelStart),
+    "duel:result" => DuelResult(DuelResult),
+    "duel:cancelled" => DuelCancelled(DuelCancelled),
+    "duelError" => DuelError(DuelError),
 }
 
 impl ServerMessage {
