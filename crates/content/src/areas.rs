@@ -88,6 +88,10 @@ pub struct Area {
     pub stations: Vec<StationSpawn>,
     /// Procedural fishing spots.
     pub fishing: Option<FishingConfig>,
+    /// A duel arena (`duelArena`): duels are fought here (CONTRACT §11). Nobody else fights in
+    /// it unless the area also allows PvP.
+    #[serde(default)]
+    pub duel_arena: bool,
 }
 
 /// A fixed NPC.
@@ -206,6 +210,8 @@ pub(crate) struct RawArea {
     pub safe_zone: Option<bool>,
     #[serde(default)]
     pub pvp_enabled: Option<bool>,
+    #[serde(default)]
+    pub duel_arena: Option<bool>,
     #[serde(default)]
     pub spawn_point: Option<Position>,
     #[serde(default)]
@@ -471,6 +477,7 @@ pub(crate) fn normalise(
         mob_spawns,
         stations,
         fishing,
+        duel_arena: raw.duel_arena.unwrap_or(false),
     })
 }
 

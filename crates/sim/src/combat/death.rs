@@ -27,6 +27,10 @@ impl World {
         killer: Option<usize>,
         events: &mut Vec<Event>,
     ) {
+        // A duel's fall is a lost fight, not a death (and a duel being written is untouchable).
+        if self.duel_player_fell(index, events) {
+            return;
+        }
         // A trade being written cannot be interrupted: its items are spoken for.
         if self.trade_committing(&self.players[index].id) {
             return self.set_player_health(index, 1);

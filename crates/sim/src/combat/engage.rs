@@ -11,6 +11,7 @@ use crate::actions::{Flow, Intent};
 use crate::combat::formulas::{
     combat_xp, npc_defence_roll, roll_attack, AttackType, CombatStyle, PlayerCombatant,
 };
+use crate::duel::DuelAttack;
 use crate::entities::Handle;
 use crate::events::Event;
 use crate::flows::FlowKind;
@@ -118,6 +119,11 @@ impl World {
                 (!attackable).then_some("you cannot attack that")
             }
             Victim::Player(p) => {
+                match self.duel_attack_refusal(index, p) {
+                    DuelAttack::Allowed => return None,
+                    DuelAttack::Refused(message) => return Some(message),
+                    DuelAttack::NotDuelling => {}
+                }
                 let here = self.tile_of(self.players[index].handle);
                 let there = self.tile_of(self.players[p].handle);
                 let both =
