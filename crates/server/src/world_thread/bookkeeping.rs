@@ -128,6 +128,7 @@ impl Runner {
                 }
             }
             Event::TradeCommit(commit) => self.commit_trade(commit),
+            Event::DuelCommit(commit) => self.commit_duel(commit),
             Event::Left { id, tile } => {
                 if let Some(record) = self.players.get_mut(id) {
                     character_state::mirror_tile(&mut record.snapshot, *tile);
@@ -152,7 +153,8 @@ impl Runner {
             | Event::ShopOpened { .. }
             | Event::ShopUpdated { .. }
             | Event::ShopClosed { .. }
-            | Event::Trade { .. } => {}
+            | Event::Trade { .. }
+            | Event::Duel { .. } => {}
         }
     }
 

@@ -231,7 +231,7 @@ pub fn messages(event: Event, reading: &Reading) -> Delivery {
         Event::ShopClosed { to, store_id } => {
             one(to, ServerMessage::ShopClose(ShopClosed { store_id }))
         }
-        Event::Trade { to, message } => one(to, *message),
+        Event::Trade { to, message } | Event::Duel { to, message } => one(to, *message),
         // For the books only: records, saves, the economy audit, deaths, presence, metrics.
         Event::Stats { .. }
         | Event::ItemFlows(_)
@@ -242,6 +242,7 @@ pub fn messages(event: Event, reading: &Reading) -> Delivery {
         | Event::DeathItemTaken { .. }
         | Event::DeathItemExpired { .. }
         | Event::TradeCommit(_)
+        | Event::DuelCommit(_)
         | Event::SaveNow { .. }
         | Event::ShopTrade { .. } => Delivery::Nothing,
     }
