@@ -1356,7 +1356,7 @@ impl World {
         let (Some(before), Some(plan)) = (duel.before, duel.plan) else {
             return;
         };
-        for side in 0..2 {
+        for (side, planned_on) in before.iter().enumerate() {
             let player = &plan.players[side];
             let Some(&index) = self.player_index.get(player) else {
                 continue;
@@ -1366,7 +1366,7 @@ impl World {
                 continue;
             }
             // Only the inventory the result was planned on becomes the one written.
-            if self.players[index].inventory == before[side] {
+            if self.players[index].inventory == *planned_on {
                 self.players[index].inventory = plan.after[side].clone();
                 self.players[index].dirty.inventory = true;
             }

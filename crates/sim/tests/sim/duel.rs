@@ -396,6 +396,9 @@ fn rule_case(rule: Option<&str>, fighter: Fighter, forbidden: Command) -> Vec<St
     errors(&events, "a")
 }
 
+/// How a case's fighter is equipped.
+type MakeFighter<'a> = Box<dyn Fn() -> Fighter + 'a>;
+
 #[test]
 fn every_rule_refuses_what_it_forbids_and_nothing_else() {
     let plain = || Fighter::new("a", t(5, 5)).hold(&[("shrimp", 1)]);
@@ -405,7 +408,7 @@ fn every_rule_refuses_what_it_forbids_and_nothing_else() {
             .wear(EquipSlot::Arrows, "bronze_arrow", 50)
     };
     let staff = || plain().wear(EquipSlot::Weapon, "staff", 1);
-    let cases: Vec<(&str, Box<dyn Fn() -> Fighter>, Command)> = vec![
+    let cases: Vec<(&str, MakeFighter<'_>, Command)> = vec![
         ("no_food", Box::new(plain), eat("a", 0)),
         ("no_prayer", Box::new(plain), pray("a")),
         ("no_ranged", Box::new(bow), attack("a", "b")),
