@@ -503,7 +503,17 @@ impl World {
             Command::Move { .. } if rules.has(Rule::NoMovement) => {
                 broken("movement is not allowed in this duel")
             }
-            Command::Move { .. } => None,
+            Command::Move { x, z, .. } => {
+                let target = TilePos { x: *x, z: *z };
+                let outside = self
+                    .arena()
+                    .is_some_and(|a| !crate::combat::zones::covers(a, target));
+                if outside {
+                    in_duel("you cannot leave the arena during a duel")
+                } else {
+                    None
+                }
+            }
             Command::Action { action, .. } => match action {
                 Action::Attack { target } => {
                     if *target != duel.players[1 - side] {
@@ -523,7 +533,8 @@ impl World {
                 Action::Flee if rules.has(Rule::NoMovement) => {
                     broken("movement is not allowed in this duel")
                 }
-                Action::CombatStyle(_) | Action::Stop | Action::Flee => None,
+                Action::Flee => in_duel("there is no fleeing a duel"),
+                Action::CombatStyle(_) | Action::Stop => None,
                 _ => in_duel("only fighting is allowed in a duel"),
             },
             Command::UseItem {

@@ -468,6 +468,18 @@ fn in_the_fight_only_the_opponent_and_unstaked_food_are_allowed() {
         },
     ]);
     assert_eq!(errors(&events, "a"), ["in_duel"; 4]);
+    // Walking is fine inside the arena, not out of it; fleeing is not a way out either.
+    let events = world.tick(vec![move_to("a", 40, 10)]);
+    assert!(errors(&events, "a").is_empty());
+    let events = world.tick(vec![
+        move_to("a", 20, 10),
+        Command::Action {
+            id: "a".into(),
+            action: Action::Flee,
+            reference: None,
+        },
+    ]);
+    assert_eq!(errors(&events, "a"), ["in_duel"; 2]);
     // An outsider cannot attack a duelist either.
     let events = world.tick(vec![attack("c", "a")]);
     assert!(crate::arena::rejections(&events, "c").contains(&"cannot_do"));
