@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 
 use serde_json::{json, Value};
 use wayfarer_content::{RecipeKind, ToolRequirement};
+use wayfarer_protocol::duel::{DuelChallenge, DuelIdOnly, DuelRespond};
 use wayfarer_protocol::trade::{TradeAddItem, TradeIdOnly, TradeRequest, TradeRequestRespond};
 use wayfarer_protocol::ws::{
     ActionRequest, BankDepositRequest, BankWithdrawRequest, ChatChannel, ChatRequest,
@@ -672,6 +673,41 @@ pub static ACTIONS: &[ActionDef] = &[
             Ok(Planned::Run(Procedure::quiet(ClientMessage::TradeCancel(TradeIdOnly { trade_id: trade.trade_id.clone() }), "cancelled")))
         },
         available: |ctx| ctx.model.trade.as_ref().map(|_| json!({})),
+    },
+    ActionDef {
+        name: "duel",
+        category: "duel",
+        description: "Duel: challenge a player within 2 tiles (step challenge, targetId), answer a challenge (step respond, accept), accept the open duel's screen (step accept) or cancel it (step cancel).",
+        params: || schema(&[("step", "string", true), ("targetId", "string", false), ("accept", "boolean", false)]),
+        plan: |ctx, p| {
+            let open = |stages: &[&str]| {
+                ctx.model.duel.as_ref().filter(|d| stages.contains(&d.stage)).map(|d| d.duel_id.clone()).ok_or_else(|| Outcome::refused("invalid_trade", "no such duel is open"))
+            };
+            let message = match str_param(p, "step")? {
+                "challenge" => {
+                    let e = entity(ctx, p, &[EntityKind::Player])?;
+                    if ctx.model.distance_to(e.x, e.z) > SERVICE_REACH_TILES {
+                        return Err(Outcome::refused("too_far", "duels start within 2 tiles"));
+                    }
+                    ClientMessage::DuelChallenge(DuelChallenge { target_player_id: e.id().to_owned() })
+                }
+                "respond" => ClientMessage::DuelRespond(DuelRespond {
+                    duel_id: open(&["challenged"])?,
+                    accept: p.get("accept").and_then(Value::as_bool).unwrap_or(false),
+                }),
+                "accept" => ClientMessage::DuelAccept(DuelIdOnly { duel_id: open(&["rules", "confirm"])? }),
+                "cancel" => ClientMessage::DuelCancel(DuelIdOnly { duel_id: open(&["challenged", "rules", "confirm"])? }),
+                other => return Err(Outcome::refused("invalid_params", format!("step must be challenge, respond, accept or cancel, not {other:?}"))),
+            };
+            Ok(Planned::Run(Procedure::quiet(message, "sent")))
+        },
+        available: |ctx| match &ctx.model.duel {
+            Some(d) => Some(json!({"duelId": d.duel_id, "opponent": d.opponent_name, "stage": d.stage})),
+            None => {
+                let ids: Vec<&str> = ctx.model.nearest_of(EntityKind::Player).into_iter().filter(|e| ctx.model.distance_to(e.x, e.z) <= SERVICE_REACH_TILES).map(|e| e.id()).collect();
+                (!ids.is_empty() && ctx.model.trade.is_none()).then(|| json!({"targetIds": ids}))
+            }
+        },
     },
     ActionDef {
         name: "togglePrayer",

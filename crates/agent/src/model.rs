@@ -232,6 +232,17 @@ pub struct TradeState {
     pub theirs: Option<Offer>,
 }
 
+/// A duel the agent is part of.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DuelState {
+    pub duel_id: String,
+    pub opponent_id: String,
+    pub opponent_name: String,
+    /// `challenged` (a challenge waiting for the agent), `rules` (screen 1), `confirm` (screen 2),
+    /// `fighting`.
+    pub stage: &'static str,
+}
+
 /// A server error, as received.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerError {
@@ -257,6 +268,7 @@ pub struct Model {
     pub bank: Option<Vec<wayfarer_protocol::ws::BankItem>>,
     pub shop: Option<ShopView>,
     pub trade: Option<TradeState>,
+    pub duel: Option<DuelState>,
     pub dialogue: Option<DialogueOpen>,
     pub quests: Vec<QuestSummary>,
     pub quest_points: u32,
@@ -419,6 +431,40 @@ impl Model {
                 };
                 push_bounded(&mut self.errors, error, ERRORS_KEPT);
             }
+            ServerMessage::DuelError(error) => {
+                let error = ServerError {
+                    code: error.code.clone(),
+                    message: error.message.clone(),
+                    reference: error.reference.as_ref().map(ref_text),
+                };
+                push_bounded(&mut self.errors, error, ERRORS_KEPT);
+            }
+            ServerMessage::DuelIncoming(incoming) => {
+                self.duel = Some(DuelState {
+                    duel_id: incoming.duel_id.clone(),
+                    opponent_id: incoming.from_player_id.clone(),
+                    opponent_name: incoming.from_player_name.clone(),
+                    stage: "challenged",
+                });
+            }
+            ServerMessage::DuelRules(rules) => {
+                self.duel = Some(DuelState {
+                    duel_id: rules.duel_id.clone(),
+                    opponent_id: rules.opponent_id.clone(),
+                    opponent_name: rules.opponent_name.clone(),
+                    stage: if rules.screen == 2 {
+                        "confirm"
+                    } else {
+                        "rules"
+                    },
+                });
+            }
+            ServerMessage::DuelStart(start) => {
+                if let Some(d) = self.duel.as_mut().filter(|d| d.duel_id == start.duel_id) {
+                    d.stage = "fighting";
+                }
+            }
+            ServerMessage::DuelResult(_) | ServerMessage::DuelCancelled(_) => self.duel = None,
             ServerMessage::TradeError(error) => {
                 let error = ServerError {
                     code: error.code.clone(),

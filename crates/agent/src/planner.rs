@@ -466,6 +466,7 @@ mod tests {
             safe_zone: false,
             pvp: false,
             spawn_point: None,
+            duel_arena: false,
             npcs: Vec::new(),
             resources: vec![tree(10.0), tree(40.0)],
             mob_spawns: Vec::new(),

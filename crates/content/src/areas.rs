@@ -88,6 +88,10 @@ pub struct Area {
     pub stations: Vec<StationSpawn>,
     /// Procedural fishing spots.
     pub fishing: Option<FishingConfig>,
+    /// A duel arena (`duelArena`): duels are fought here (CONTRACT §11). Nobody else fights in
+    /// it unless the area also allows PvP.
+    #[serde(default)]
+    pub duel_arena: bool,
     /// A round area (a generated town's safe radius): it covers this disc only, and `bounds` is
     /// the square around it. `None`: the whole rectangle.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -241,6 +245,8 @@ pub(crate) struct RawArea {
     pub safe_zone: Option<bool>,
     #[serde(default)]
     pub pvp_enabled: Option<bool>,
+    #[serde(default)]
+    pub duel_arena: Option<bool>,
     #[serde(default)]
     pub spawn_point: Option<Position>,
     #[serde(default)]
@@ -507,6 +513,7 @@ pub(crate) fn normalise(
         stations,
         fishing,
         circle: None,
+        duel_arena: raw.duel_arena.unwrap_or(false),
     })
 }
 

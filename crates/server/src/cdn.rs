@@ -43,7 +43,7 @@ const CONCURRENT_REQUESTS: usize = 8;
 /// A 404 means the file is absent, which is fine for every file the content does not need.
 /// `items/*.json` and `gathering/*.json` accept any name when loaded from a directory; from a CDN
 /// only the names below are fetched.
-pub const MANIFEST_FILES: [&str; 35] = [
+pub const MANIFEST_FILES: [&str; 36] = [
     "biomes.json",
     "npcs.json",
     "stores.json",

@@ -32,6 +32,9 @@ pub struct SaveJob {
     pub done: Vec<oneshot::Sender<bool>>,
     /// A trade's audit row, written with both participants' post-swap records (in `snapshots`).
     pub trade: Option<TradeAudit>,
+    /// A duel's audit row, written with both duelists' post-result records (in `snapshots`); its
+    /// outcome goes back on `trade_outcome` (trades and duels share the book of held commits).
+    pub duel: Option<wayfarer_store::DuelAudit>,
     /// Where the trade's outcome goes: `(world trade id, committed)`.
     pub trade_outcome: Option<(String, std::sync::mpsc::Sender<TradeOutcome>)>,
     /// When the job cannot be written, these characters are taken out of the world unsaved (see
@@ -58,6 +61,7 @@ async fn save(store: &Store, job: SaveJob) {
         death_takes: job.death_takes,
         kills: job.kills,
         trade: job.trade,
+        duel: job.duel,
         // Encoded here, off the tick.
         chunks: job.chunks.iter().map(crate::world_chunks::encode).collect(),
     };

@@ -404,6 +404,22 @@ pub enum Command {
         /// Whether the transaction committed.
         ok: bool,
     },
+    /// A duel message (`duel:challenge`, `duel:stake`, …; see `duel.rs`).
+    Duel {
+        /// Sender's character id.
+        id: String,
+        /// The message.
+        command: crate::duel::DuelCommand,
+        /// Echoed in a `duelError`.
+        reference: Option<u64>,
+    },
+    /// The outcome of a committing duel's database transaction (`Event::DuelCommit`).
+    DuelCommitted {
+        /// The duel.
+        duel_id: String,
+        /// Whether the transaction committed.
+        ok: bool,
+    },
 }
 
 impl Command {
@@ -421,6 +437,7 @@ impl Command {
             | Command::Teleport { id, .. }
             | Command::Chat { id, .. }
             | Command::Trade { id, .. }
+            | Command::Duel { id, .. }
             | Command::Bank { id, .. }
             | Command::Shop { id, .. }
             | Command::Prayer { id, .. }
@@ -433,7 +450,7 @@ impl Command {
             Command::RelayedGlobalChat { .. } => None,
             // The owner is usually offline: the pile is the world's, not a player's request.
             Command::RestoreDeathPile { .. } => None,
-            Command::TradeCommitted { .. } => None,
+            Command::TradeCommitted { .. } | Command::DuelCommitted { .. } => None,
         }
     }
 }

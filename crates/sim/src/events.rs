@@ -175,6 +175,17 @@ pub enum Event {
     /// Both accepted on Screen 2: write the swap and its audit row in one transaction, then answer
     /// with `Command::TradeCommitted`.
     TradeCommit(Box<crate::trade::TradeCommit>),
+    /// A duel message for one player (`duelIncoming`, `duel:rules`, `duel:start`, `duel:result`,
+    /// `duel:cancelled`, `duelError`).
+    Duel {
+        /// Character id.
+        to: String,
+        /// The message.
+        message: Box<wayfarer_protocol::ws::ServerMessage>,
+    },
+    /// A duel's fight ended: write the result and its audit row in one transaction, then answer
+    /// with `Command::DuelCommitted`.
+    DuelCommit(Box<crate::duel::DuelCommit>),
     /// A player's bank changed (or was asked for) this tick: the whole bank, in bank order.
     Bank {
         /// Character id.

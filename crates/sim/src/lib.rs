@@ -58,6 +58,7 @@ mod chat;
 pub mod combat;
 mod commands;
 mod dialogue;
+mod duel;
 mod entities;
 pub mod equipment;
 mod events;
@@ -104,6 +105,10 @@ pub use chat::{
 pub use combat::{GRAVESTONE_TICKS, KEPT_ON_PVP_DEATH};
 pub use commands::{Action, BankRequest, Command, Joining, MakeCount, ShopRequest};
 pub use dialogue::{CloseReason, DIALOGUE_RANGE_TILES};
+pub use duel::{
+    DuelCommand, DuelCommit, Rule as DuelRule, Rules as DuelRules, CHALLENGE_TIMEOUT_TICKS,
+    DUEL_DISTANCE_TILES, FIGHT_TIMEOUT_TICKS, SCREEN_TIMEOUT_TICKS,
+};
 pub use events::{EntityCounts, Event, Heard, Phase, PlayerStats};
 pub use fires::STEP_ASIDE_ORDER;
 pub use grid::CELL_TILES;

@@ -319,7 +319,7 @@ impl World {
         if self.in_trade(id) {
             return refuse(codes::PLAYER_BUSY, "you are already trading", events);
         }
-        if self.in_trade(target) {
+        if self.in_trade(target) || self.in_duel(target) {
             return refuse(codes::PLAYER_BUSY, "that player is busy trading", events);
         }
         if !self.near_enough(id, target) {

@@ -160,6 +160,8 @@ pub struct World {
     pub(crate) extents: HashMap<Handle, (TilePos, TilePos)>,
     /// Open trades and trade requests (`trade`).
     pub(crate) trades: crate::trade::Trades,
+    /// Open duels and challenges (`duel`).
+    pub(crate) duels: crate::duel::Duels,
     /// Live stock of limited shop lines (`shops`).
     pub(crate) shop_stocks: crate::shops::ShopStocks,
     /// Players who entered this tick: their prayer and quest list follow their first view.
@@ -214,6 +216,7 @@ impl World {
             flows: Vec::new(),
             extents: HashMap::new(),
             trades: crate::trade::Trades::default(),
+            duels: crate::duel::Duels::default(),
             shop_stocks: Default::default(),
             entering: Vec::new(),
             ledger: Default::default(),
@@ -268,6 +271,7 @@ impl World {
         }
         self.hear_local_chat(&mut events);
         self.advance_trades(&mut events);
+        self.advance_duels(&mut events);
         phase(Phase::Npcs);
         self.advance_npcs();
         self.advance_npc_fights(&mut events);
@@ -294,13 +298,14 @@ impl World {
 
     /// Applies one command.
     fn apply(&mut self, command: Command, events: &mut Vec<Event>) {
-        if self.refused_in_trade(&command, events) {
+        if self.refused_in_trade(&command, events) || self.refused_in_duel(&command, events) {
             return;
         }
         match command {
             Command::Join(joining) => self.join(*joining),
             Command::Leave { id } => {
                 self.trade_player_left(&id, events);
+                self.duel_player_left(&id, events);
                 self.leave(&id, events)
             }
             Command::Move {
@@ -367,6 +372,12 @@ impl World {
                 reference,
             } => self.trade_command(&id, command, reference, events),
             Command::TradeCommitted { trade_id, ok } => self.trade_committed(&trade_id, ok, events),
+            Command::Duel {
+                id,
+                command,
+                reference,
+            } => self.duel_command(&id, command, reference, events),
+            Command::DuelCommitted { duel_id, ok } => self.duel_committed(&duel_id, ok, events),
             Command::Prayer {
                 id,
                 prayer_id,
@@ -438,7 +449,7 @@ impl World {
         };
         let name_key = name.to_lowercase();
         let ignored: HashSet<String> = ignored.into_iter().map(|n| n.to_lowercase()).collect();
-        let placed = self.walkable_near(tile);
+        let placed = self.walkable_near(self.outside_arena(tile));
         if let Some(&index) = self.player_index.get(&id) {
             // The same character again (a new connection): update in place, show everything anew.
             let player = &mut self.players[index];

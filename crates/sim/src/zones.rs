@@ -193,6 +193,7 @@ mod tests {
             resources: Vec::new(),
             mob_spawns: Vec::new(),
             stations: Vec::new(),
+            duel_arena: false,
             fishing: None,
             circle,
         }

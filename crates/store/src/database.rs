@@ -238,6 +238,11 @@ impl Store {
         crate::repo::trades::Trades::new(self)
     }
 
+    /// The audit of finished duels.
+    pub fn duels(&self) -> crate::repo::duels::Duels<'_> {
+        crate::repo::duels::Duels::new(self)
+    }
+
     /// The persistent world modifications, by chunk.
     pub fn world_chunks(&self) -> crate::repo::world_chunks::WorldChunks<'_> {
         crate::repo::world_chunks::WorldChunks::new(self)

@@ -21,6 +21,7 @@ pub use repo::characters::{
     AccountLimits, Character, Creation, CreationGrant, NewCharacter, SkillLevel,
 };
 pub use repo::deaths::{DeathLock, DeathTake, LockedItem, NpcKill};
+pub use repo::duels::DuelAudit;
 pub use repo::friends::{Contact, RequestOutcome, MAX_FRIENDS};
 pub use repo::hiscores::Standing;
 pub use repo::ignores::MAX_IGNORED;

@@ -65,6 +65,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "token_revocation",
         sql: include_str!("../migrations/0010_token_revocation.sql"),
     },
+    Migration {
+        version: 11,
+        name: "duels",
+        sql: include_str!("../migrations/0011_duels.sql"),
+    },
 ];
 
 /// Any constant works; it only has to be the same in every server process sharing a database.

@@ -55,6 +55,7 @@ pub fn scene() -> (Model, Knowledge) {
         safe_zone: false,
         pvp: false,
         spawn_point: None,
+        duel_arena: false,
         npcs: vec![NpcSpawn {
             npc_id: "banker".into(),
             role: Some("bank".into()),

@@ -253,3 +253,63 @@ async fn request_trade(agent: &mut TestAgent, target: &str) -> Outcome {
         .command("requestTrade", json!({"targetId": target}))
         .await
 }
+
+/// What the `duel` action's hint shows of the agent's duel (`None`: no duel).
+fn duel_stage(state: &Value) -> Option<String> {
+    state["availableActions"]["actions"]
+        .as_array()?
+        .iter()
+        .find(|a| a["name"] == "duel")?["with"]["stage"]
+        .as_str()
+        .map(str::to_owned)
+}
+
+async fn wait_duel(agent: &TestAgent, want: &str) {
+    agent
+        .wait_state(
+            Duration::from_secs(20),
+            &format!("duel stage {want}"),
+            |s| (duel_stage(s).as_deref() == Some(want)).then_some(()),
+        )
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_agents_duel_through_the_duel_action_to_the_fight() {
+    let server = ticking(20).await;
+    let (mut a, mut b) = tokio::join!(
+        server.idle_agent("Gallant", None),
+        server.idle_agent("Bold", None)
+    );
+    // Nothing open yet: respond and accept are refused by the agent itself.
+    let early = a.command("duel", json!({"step": "accept"})).await;
+    assert_eq!(
+        code(&early),
+        ("agent", "invalid_trade".to_owned()),
+        "{early}"
+    );
+    let bad = a.command("duel", json!({"step": "dance"})).await;
+    assert_eq!(code(&bad), ("agent", "invalid_params".to_owned()), "{bad}");
+    let bold = a.nearest_id("players", |e| e["name"] == "Bold").await;
+    let sent = a
+        .command("duel", json!({"step": "challenge", "targetId": bold}))
+        .await;
+    assert!(sent.is_success(), "{sent}");
+    wait_duel(&b, "challenged").await;
+    let answered = b
+        .command("duel", json!({"step": "respond", "accept": true}))
+        .await;
+    assert!(answered.is_success(), "{answered}");
+    wait_duel(&a, "rules").await;
+    for screen in ["confirm", "fighting"] {
+        for agent in [&mut a, &mut b] {
+            let accepted = agent.command("duel", json!({"step": "accept"})).await;
+            assert!(accepted.is_success(), "{accepted}");
+        }
+        wait_duel(&a, screen).await;
+        wait_duel(&b, screen).await;
+    }
+    a.handle.shutdown().await;
+    b.handle.shutdown().await;
+    server.stop().await;
+}

@@ -15,6 +15,9 @@ use super::{
     ShopBuyRequest, ShopSellRequest, UseRequest,
 };
 use crate::agent::AgentStatus;
+use crate::duel::{
+    DuelChallenge, DuelIdOnly, DuelRespond, DuelSetRule, DuelStakeRequest, DuelUnstake,
+};
 use crate::trade::{TradeAddItem, TradeIdOnly, TradeRemoveItem, TradeRequest, TradeRequestRespond};
 
 /// The envelope of a client frame, before its data is read.
@@ -151,6 +154,13 @@ client_messages! {
     "quest:list" => QuestList,
     /// `agent:status`: an agent's report (agent connections only).
     "agent:status" => AgentStatus(Box<AgentStatus>),
+    "duel:challenge" => DuelChallenge(DuelChallenge),
+    "duel:respond" => DuelRespond(DuelRespond),
+    "duel:setRule" => DuelSetRule(DuelSetRule),
+    "duel:stake" => DuelStake(DuelStakeRequest),
+    "duel:unstake" => DuelUnstake(DuelUnstake),
+    "duel:accept" => DuelAccept(DuelIdOnly),
+    "duel:cancel" => DuelCancel(DuelIdOnly),
 }
 
 /// Every event name a client may send ([`ClientMessage::TYPES`]).

@@ -14,6 +14,10 @@ use crate::agent::{
     ActionReport, AgentGoal, AgentMessage, AgentPause, AgentStatus, DecisionReport, Goal,
     ReportedGoal,
 };
+use crate::duel::{
+    DuelCancelled, DuelChallenge, DuelError, DuelIdOnly, DuelIncoming, DuelRespond, DuelResult,
+    DuelRules, DuelSetRule, DuelStake, DuelStakeRequest, DuelStart, DuelUnstake, StakeItem,
+};
 use crate::trade::{
     Offer, OfferItem, ReceivedItem, TradeAddItem, TradeCancelled, TradeCompleted,
     TradeConfirmScreen, TradeError, TradeIdOnly, TradeIncoming, TradeRemoveItem, TradeRequest,
@@ -195,6 +199,38 @@ fn client_samples() -> Vec<ClientMessage> {
             tokens_spent: Some(120),
         })),
         C::AgentStatus(Box::default()),
+        C::DuelChallenge(DuelChallenge {
+            target_player_id: "c2".into(),
+        }),
+        C::DuelRespond(DuelRespond {
+            duel_id: "duel-1".into(),
+            accept: true,
+        }),
+        C::DuelSetRule(DuelSetRule {
+            duel_id: "duel-1".into(),
+            rule: "no_food".into(),
+            on: true,
+        }),
+        C::DuelStake(DuelStakeRequest {
+            duel_id: "duel-1".into(),
+            inventory_slot: 4u8.into(),
+            quantity: Some(100),
+        }),
+        C::DuelStake(DuelStakeRequest {
+            duel_id: "duel-1".into(),
+            inventory_slot: 0u8.into(),
+            quantity: None,
+        }),
+        C::DuelUnstake(DuelUnstake {
+            duel_id: "duel-1".into(),
+            inventory_slot: 4u8.into(),
+        }),
+        C::DuelAccept(DuelIdOnly {
+            duel_id: "duel-1".into(),
+        }),
+        C::DuelCancel(DuelIdOnly {
+            duel_id: "duel-1".into(),
+        }),
     ]
 }
 
@@ -663,6 +699,75 @@ fn server_samples() -> Vec<ServerMessage> {
             lost: Vec::new(),
             gravestone: None,
             respawn: TilePos { x: 0, z: 0 },
+        }),
+        S::DuelIncoming(DuelIncoming {
+            duel_id: "duel-1".into(),
+            from_player_id: "c1".into(),
+            from_player_name: "Wren".into(),
+        }),
+        S::DuelRules(DuelRules {
+            duel_id: "duel-1".into(),
+            opponent_id: "c2".into(),
+            opponent_name: "Ann".into(),
+            screen: 2,
+            rules: vec!["no_food".into(), "no_movement".into()],
+            my_stake: DuelStake {
+                items: vec![StakeItem {
+                    inventory_slot: 0,
+                    item_id: "coins".into(),
+                    name: "Coins".into(),
+                    quantity: 100,
+                    value: 100,
+                }],
+                value: 100,
+                accepted: true,
+            },
+            their_stake: DuelStake::default(),
+        }),
+        S::DuelStart(DuelStart {
+            duel_id: "duel-1".into(),
+            opponent_id: "c2".into(),
+            rules: vec![],
+            arena_id: Some("duel_arena".into()),
+            tile: TilePos { x: 0, z: -50 },
+        }),
+        S::DuelStart(DuelStart {
+            duel_id: "duel-1".into(),
+            opponent_id: "c2".into(),
+            rules: vec!["no_magic".into()],
+            arena_id: None,
+            tile: TilePos { x: 3, z: 4 },
+        }),
+        S::DuelResult(DuelResult {
+            duel_id: "duel-1".into(),
+            winner_id: "c1".into(),
+            loser_id: "c2".into(),
+            received_items: vec![ReceivedItem {
+                item_id: "coins".into(),
+                quantity: 100,
+            }],
+        }),
+        S::DuelCancelled(DuelCancelled {
+            duel_id: "duel-1".into(),
+            reason: "cancelled".into(),
+            by_player_id: Some("c2".into()),
+        }),
+        S::DuelCancelled(DuelCancelled {
+            duel_id: "duel-1".into(),
+            reason: "disconnected".into(),
+            by_player_id: None,
+        }),
+        S::DuelError(DuelError {
+            duel_id: Some("duel-1".into()),
+            code: "rule_broken".into(),
+            message: "no food in this duel".into(),
+            reference: Some(json!(5)),
+        }),
+        S::DuelError(DuelError {
+            duel_id: None,
+            code: "too_far".into(),
+            message: "stand within 2 tiles".into(),
+            reference: None,
         }),
     ]
 }

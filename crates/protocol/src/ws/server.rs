@@ -14,6 +14,7 @@ use super::{
 };
 use super::{PlayerDeath, ZoneEnter};
 use crate::agent::{AgentGoal, AgentMessage, AgentPause};
+use crate::duel::{DuelCancelled, DuelError, DuelIncoming, DuelResult, DuelRules, DuelStart};
 use crate::trade::{
     TradeCancelled, TradeCompleted, TradeConfirmScreen, TradeError, TradeIncoming, TradeStarted,
     TradeUpdated,
@@ -88,6 +89,12 @@ server_messages! {
     "agent:message" => AgentMessage(AgentMessage),
     "zone:enter" => ZoneEnter(ZoneEnter),
     "player:death" => PlayerDeath(PlayerDeath),
+    "duelIncoming" => DuelIncoming(DuelIncoming),
+    "duel:rules" => DuelRules(DuelRules),
+    "duel:start" => DuelStart(DuelStart),
+    "duel:result" => DuelResult(DuelResult),
+    "duel:cancelled" => DuelCancelled(DuelCancelled),
+    "duelError" => DuelError(DuelError),
 }
 
 impl ServerMessage {

@@ -129,6 +129,7 @@ impl Runner {
                 }
             }
             Event::TradeCommit(commit) => self.commit_trade(commit),
+            Event::DuelCommit(commit) => self.commit_duel(commit),
             Event::Left { id, tile } => {
                 if let Some(record) = self.players.get_mut(id) {
                     character_state::mirror_tile(&mut record.snapshot, *tile);
@@ -154,7 +155,8 @@ impl Runner {
             | Event::ShopUpdated { .. }
             | Event::ShopClosed { .. }
             | Event::Trade { .. }
-            | Event::Zone { .. } => {}
+            | Event::Zone { .. }
+            | Event::Duel { .. } => {}
         }
     }
 

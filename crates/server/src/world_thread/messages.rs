@@ -234,7 +234,7 @@ pub fn messages(event: Event, reading: &Reading) -> Delivery {
         Event::ShopClosed { to, store_id } => {
             one(to, ServerMessage::ShopClose(ShopClosed { store_id }))
         }
-        Event::Trade { to, message } => one(to, *message),
+        Event::Trade { to, message } | Event::Duel { to, message } => one(to, *message),
         Event::Zone { to, zone } => one(to, ServerMessage::ZoneEnter(zone)),
         Event::PlayerDied {
             id,
@@ -286,6 +286,7 @@ pub fn messages(event: Event, reading: &Reading) -> Delivery {
         | Event::DeathItemTaken { .. }
         | Event::DeathItemExpired { .. }
         | Event::TradeCommit(_)
+        | Event::DuelCommit(_)
         | Event::SaveNow { .. }
         | Event::ShopTrade { .. } => Delivery::Nothing,
     }

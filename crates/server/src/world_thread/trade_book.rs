@@ -1,26 +1,34 @@
-//! The book of committing trades: which trades wait for their transaction, whose records they
-//! hold, each side's post-swap inventory rows, and the audit row to write. State only: it sends,
-//! saves and tells nothing; `trade_commits.rs`, the one owner of the commit, keeps it and acts on
-//! it. The save task answers on its channel ([`TradeOutcome`]).
+//! The book of committing trades (and duels, whose result commits the same way): which wait for
+//! their transaction, whose records they hold, each side's post-swap inventory rows, and the audit
+//! row to write. State only: it sends, saves and tells nothing; `trade_commits.rs`, the one owner
+//! of the commit, keeps it and acts on it. The save task answers on its channel ([`TradeOutcome`]).
 
 use std::collections::HashMap;
 use std::sync::mpsc;
 
 use wayfarer_sim::inventory::Stack;
-use wayfarer_sim::TradeCommit;
-use wayfarer_store::{StoredSlot, TradeAudit};
+use wayfarer_sim::{DuelCommit, TradeCommit};
+use wayfarer_store::{DuelAudit, StoredSlot, TradeAudit};
 
 use crate::deaths::merge;
 
 /// The answer of the save task for one trade: `(trade id, committed)`.
 pub type TradeOutcome = (String, bool);
 
-/// A trade waiting for its transaction.
+/// What a held commit completes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommitKind {
+    Trade,
+    Duel,
+}
+
+/// A trade (or a duel's result) waiting for its transaction.
 #[derive(Debug, Clone)]
 pub struct Pending {
     pub players: [String; 2],
     /// Each player's inventory rows after the swap.
     pub after: [Vec<StoredSlot>; 2],
+    pub kind: CommitKind,
 }
 
 /// Committing trades and the channel their outcomes come back on.
@@ -48,16 +56,11 @@ impl Default for TradeBook {
 impl TradeBook {
     /// Records a committing trade; returns the audit row to write with its records.
     pub fn begin(&mut self, commit: &TradeCommit, now_ms: i64) -> TradeAudit {
-        let after = [0, 1].map(|s| rows(commit.after[s].stacks()));
-        for p in &commit.players {
-            self.held.insert(p.clone(), commit.trade_id.clone());
-        }
-        self.pending.insert(
-            commit.trade_id.clone(),
-            Pending {
-                players: commit.players.clone(),
-                after,
-            },
+        self.hold(
+            &commit.trade_id,
+            &commit.players,
+            &commit.after,
+            CommitKind::Trade,
         );
         TradeAudit {
             id: uuid::Uuid::now_v7().to_string(),
@@ -67,6 +70,45 @@ impl TradeBook {
             items_b_to_a: merge(&commit.gives[1]),
             completed_at_ms: now_ms,
         }
+    }
+
+    /// Records a committing duel (winner, loser); returns the audit row to write with its records.
+    pub fn begin_duel(&mut self, commit: &DuelCommit, now_ms: i64) -> DuelAudit {
+        self.hold(
+            &commit.duel_id,
+            &commit.players,
+            &commit.after,
+            CommitKind::Duel,
+        );
+        DuelAudit {
+            id: uuid::Uuid::now_v7().to_string(),
+            winner_id: commit.players[0].clone(),
+            loser_id: commit.players[1].clone(),
+            items_won: merge(&commit.won),
+            winner_stake: merge(&commit.kept),
+            rules: commit.rules.clone(),
+            completed_at_ms: now_ms,
+        }
+    }
+
+    fn hold(
+        &mut self,
+        id: &str,
+        players: &[String; 2],
+        after: &[wayfarer_sim::inventory::Inventory; 2],
+        kind: CommitKind,
+    ) {
+        for p in players {
+            self.held.insert(p.clone(), id.to_owned());
+        }
+        self.pending.insert(
+            id.to_owned(),
+            Pending {
+                players: players.clone(),
+                after: [0, 1].map(|s| rows(after[s].stacks())),
+                kind,
+            },
+        );
     }
 
     /// The outcome arrived: the trade stops holding its players' records.

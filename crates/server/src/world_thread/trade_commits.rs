@@ -19,6 +19,7 @@ use wayfarer_sim::Command;
 use crate::player_view;
 use crate::saver::SaveJob;
 
+use super::trade_book::CommitKind;
 use super::{now_ms, Runner};
 
 impl Runner {
@@ -34,13 +35,20 @@ impl Runner {
         let Some(pending) = self.trades.finish(trade_id) else {
             return;
         };
-        if ok {
-            metrics::counter!("trades_completed_total").increment(1);
-        } else {
-            tracing::error!(
-                trade = trade_id,
-                "a trade's transaction failed; trade cancelled"
-            );
+        let kind = pending.kind;
+        match (kind, ok) {
+            (CommitKind::Trade, true) => {
+                metrics::counter!("trades_completed_total").increment(1);
+            }
+            (CommitKind::Duel, true) => {
+                metrics::counter!("duels_completed_total").increment(1);
+                tracing::info!(duel = trade_id, winner = %pending.players[0], loser = %pending.players[1], "duel result written");
+            }
+            (_, false) => tracing::error!(
+                commit = trade_id,
+                ?kind,
+                "a trade's or duel's transaction failed; cancelled"
+            ),
         }
         for player in &pending.players {
             let Some(after) = pending.after_of(player) else {
@@ -61,9 +69,15 @@ impl Runner {
                 record.dirty = true;
             }
         }
-        self.commands.push(Command::TradeCommitted {
-            trade_id: trade_id.to_owned(),
-            ok,
+        self.commands.push(match kind {
+            CommitKind::Trade => Command::TradeCommitted {
+                trade_id: trade_id.to_owned(),
+                ok,
+            },
+            CommitKind::Duel => Command::DuelCommitted {
+                duel_id: trade_id.to_owned(),
+                ok,
+            },
         });
         self.settle_deferred();
     }
@@ -72,31 +86,53 @@ impl Runner {
     /// records stay held until the outcome.
     pub(super) fn commit_trade(&mut self, commit: &wayfarer_sim::TradeCommit) {
         let audit = self.trades.begin(commit, now_ms());
-        let mut job = SaveJob {
+        let job = SaveJob {
             trade: Some(audit),
             trade_outcome: Some((commit.trade_id.clone(), self.trades.outcomes_tx.clone())),
             ..SaveJob::default()
         };
-        for (side, player) in commit.players.iter().enumerate() {
+        self.send_commit(job, &commit.trade_id, &commit.players, &commit.after);
+    }
+
+    /// A duel's fight ended: one job writes both post-result records (the loser's stake moved to
+    /// the winner) and the `duels` audit row, exactly as a trade's swap; the records stay held
+    /// until the outcome, which comes back as `Command::DuelCommitted`.
+    pub(super) fn commit_duel(&mut self, commit: &wayfarer_sim::DuelCommit) {
+        let audit = self.trades.begin_duel(commit, now_ms());
+        let job = SaveJob {
+            duel: Some(audit),
+            trade_outcome: Some((commit.duel_id.clone(), self.trades.outcomes_tx.clone())),
+            ..SaveJob::default()
+        };
+        self.send_commit(job, &commit.duel_id, &commit.players, &commit.after);
+    }
+
+    /// Adds both players' records with their post-commit inventories to `job` and sends it; a
+    /// job that cannot be built or sent is answered as failed at once.
+    fn send_commit(
+        &mut self,
+        mut job: SaveJob,
+        commit_id: &str,
+        players: &[String; 2],
+        after: &[wayfarer_sim::inventory::Inventory; 2],
+    ) {
+        for (side, player) in players.iter().enumerate() {
             let record = match self.deferred.get(player) {
                 Some(leave) => Some(&leave.record),
                 None => self.players.get(player),
             };
             let Some(record) = record else {
-                tracing::error!(trade = %commit.trade_id, character = %player, "a committing trade's player has no record");
+                tracing::error!(commit = %commit_id, character = %player, "a committing trade's or duel's player has no record");
                 continue;
             };
             let mut snapshot = self.finished_snapshot(record.snapshot.clone());
-            snapshot.inventory = super::trade_book::rows(commit.after[side].stacks());
+            snapshot.inventory = super::trade_book::rows(after[side].stacks());
             snapshot.character.coins = player_view::coins_in(&snapshot.inventory);
             job.snapshots.push(snapshot);
         }
         if job.snapshots.len() != 2 {
             // Cannot happen (both were online when the sim planned the swap); refuse the trade.
-            let _ = self
-                .trades
-                .outcomes_tx
-                .send((commit.trade_id.clone(), false));
+            let _ = self.trades.outcomes_tx.send((commit_id.to_owned(), false));
             return;
         }
         if let Err(err) = self.send_job(job) {

@@ -17,6 +17,7 @@ mod content;
 mod cors;
 mod death_crash;
 mod descriptions;
+mod duels;
 mod embedded_agents;
 mod errors;
 mod friends;

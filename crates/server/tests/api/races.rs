@@ -49,14 +49,14 @@ enum Move {
 /// Per item: units in the world (store plus ground) and the net of what entered and left; and, to
 /// tell whether a move happened at all, where the units are and the audit's `moved` counters.
 #[derive(Debug, Default, Clone, PartialEq)]
-struct Ledger {
+pub(crate) struct Ledger {
     in_world: BTreeMap<String, i64>,
     net_flow: BTreeMap<String, i64>,
     places: BTreeMap<String, [i64; 5]>,
     moved: Value,
 }
 
-async fn ledger(app: &TestApp, admin: &str) -> Ledger {
+pub(crate) async fn ledger(app: &TestApp, admin: &str) -> Ledger {
     let report: Value = app
         .client
         .get(app.url("/api/admin/economy"))
@@ -100,7 +100,7 @@ async fn ledger(app: &TestApp, admin: &str) -> Ledger {
 }
 
 /// Every item's units in the world changed by exactly what entered minus what left.
-fn assert_conserved(before: &Ledger, after: &Ledger, what: &str) {
+pub(crate) fn assert_conserved(before: &Ledger, after: &Ledger, what: &str) {
     let items: std::collections::BTreeSet<&String> = before
         .in_world
         .keys()

@@ -78,6 +78,10 @@ pub(crate) fn keep_most_valuable(
 impl World {
     /// Player `index` reached 0 health from `killer`'s blow.
     pub(crate) fn player_died(&mut self, index: usize, killer: Killer, events: &mut Vec<Event>) {
+        // A duel's fall is a lost fight, not a death (and a duel being written is untouchable).
+        if self.duel_player_fell(index, events) {
+            return;
+        }
         // A trade being written cannot be interrupted: its items are spoken for.
         if self.trade_committing(&self.players[index].id) {
             return self.set_player_health(index, 1);

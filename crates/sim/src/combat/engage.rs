@@ -15,6 +15,7 @@ use crate::combat::magic::{
     magic_attack_roll, magic_xp, npc_magic_defence_roll, player_magic_defence_roll, spell_max_hit,
     CASTING_RANGE_TILES,
 };
+use crate::duel::DuelAttack;
 use crate::entities::Handle;
 use crate::events::Event;
 use crate::flows::FlowKind;
@@ -127,6 +128,11 @@ impl World {
                 (!attackable).then_some((codes::CANNOT_DO, "you cannot attack that"))
             }
             Victim::Player(p) => {
+                match self.duel_attack_refusal(index, p) {
+                    DuelAttack::Allowed => return None,
+                    DuelAttack::Refused(message) => return Some((codes::CANNOT_DO, message)),
+                    DuelAttack::NotDuelling => {}
+                }
                 let (here, there) = (self.zone_of_player(index), self.zone_of_player(p));
                 if self.zones.is_safe(here) || self.zones.is_safe(there) {
                     return Some((

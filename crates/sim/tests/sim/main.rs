@@ -7,6 +7,7 @@ mod chat;
 mod combat;
 mod death;
 mod determinism;
+mod duel;
 mod fighting;
 mod gathering;
 mod inventory;

@@ -64,6 +64,9 @@ pub struct SaveBatch {
     /// A completed trade's audit row, written with both participants' post-swap snapshots (in
     /// `snapshots`).
     pub trade: Option<TradeAudit>,
+    /// A finished duel's audit row, written with both duelists' post-result snapshots (in
+    /// `snapshots`).
+    pub duel: Option<crate::repo::duels::DuelAudit>,
     /// World chunks whose persisted state changed, written with the records of the players whose
     /// drops and pickups changed them (`repo::world_chunks`).
     pub chunks: Vec<crate::repo::world_chunks::ChunkWrite>,
@@ -77,6 +80,7 @@ impl SaveBatch {
             && self.death_takes.is_empty()
             && self.kills.is_empty()
             && self.trade.is_none()
+            && self.duel.is_none()
             && self.chunks.is_empty()
     }
 }
@@ -221,6 +225,9 @@ impl<'a> Inventories<'a> {
         }
         if let Some(trade) = &batch.trade {
             trades::insert_in(&mut tx, trade).await?;
+        }
+        if let Some(duel) = &batch.duel {
+            crate::repo::duels::insert_in(&mut tx, duel).await?;
         }
         crate::repo::world_chunks::write_in(&mut tx, world, &batch.chunks, now).await?;
         tx.commit().await?;

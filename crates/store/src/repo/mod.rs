@@ -5,6 +5,7 @@ pub mod bans;
 pub mod catalog;
 pub mod characters;
 pub mod deaths;
+pub mod duels;
 pub mod friends;
 pub mod hiscores;
 pub mod ignores;

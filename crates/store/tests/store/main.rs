@@ -5,6 +5,7 @@ mod bans;
 mod catalog;
 mod characters;
 mod deaths;
+mod duels;
 mod friends;
 mod hiscores;
 mod ignores;

@@ -7,7 +7,7 @@ use serde_json::Value;
 use wayfarer_protocol::ws::{
     codes, ChatChannel, ClientMessage, ParseError, ServerMessage, MAX_FRAME_BYTES,
 };
-use wayfarer_sim::{Action, Command, TradeCommand};
+use wayfarer_sim::{Action, Command, DuelCommand, TradeCommand};
 
 use crate::http::bank_shop;
 use crate::http::social::{self, SocialRequest};
@@ -205,6 +205,67 @@ impl Connection {
                 },
                 reference,
             ),
+            ClientMessage::DuelChallenge(m) => self.duel(
+                id,
+                DuelCommand::Challenge {
+                    target: m.target_player_id,
+                },
+                reference,
+            ),
+            ClientMessage::DuelRespond(m) => self.duel(
+                id,
+                DuelCommand::Respond {
+                    duel_id: m.duel_id,
+                    accept: m.accept,
+                },
+                reference,
+            ),
+            ClientMessage::DuelSetRule(m) => self.duel(
+                id,
+                DuelCommand::SetRule {
+                    duel_id: m.duel_id,
+                    rule: m.rule,
+                    on: m.on,
+                },
+                reference,
+            ),
+            ClientMessage::DuelStake(m) => match m.inventory_slot.index() {
+                Ok(slot) => self.duel(
+                    id,
+                    DuelCommand::Stake {
+                        duel_id: m.duel_id,
+                        slot: slot as i64,
+                        quantity: m.quantity,
+                    },
+                    reference,
+                ),
+                Err(err) => {
+                    return self
+                        .refuse_duel_slot(socket, err, m.duel_id, reference)
+                        .await
+                }
+            },
+            ClientMessage::DuelUnstake(m) => match m.inventory_slot.index() {
+                Ok(slot) => self.duel(
+                    id,
+                    DuelCommand::Unstake {
+                        duel_id: m.duel_id,
+                        slot: slot as i64,
+                    },
+                    reference,
+                ),
+                Err(err) => {
+                    return self
+                        .refuse_duel_slot(socket, err, m.duel_id, reference)
+                        .await
+                }
+            },
+            ClientMessage::DuelAccept(m) => {
+                self.duel(id, DuelCommand::Accept { duel_id: m.duel_id }, reference)
+            }
+            ClientMessage::DuelCancel(m) => {
+                self.duel(id, DuelCommand::Cancel { duel_id: m.duel_id }, reference)
+            }
             ClientMessage::DialogueRespond(m) => WorldInput::Sim(Command::DialogueRespond {
                 id,
                 npc_id: m.npc_id,
@@ -392,6 +453,37 @@ impl Connection {
             reference,
         };
         self.send(socket, &ServerMessage::TradeError(error)).await
+    }
+
+    /// A duel message whose slot is out of range: a `duelError`, like the duel's other errors.
+    pub(super) async fn refuse_duel_slot(
+        &self,
+        socket: &mut Socket,
+        err: ParseError,
+        duel_id: String,
+        reference: Option<Value>,
+    ) -> Flow {
+        let error = wayfarer_protocol::duel::DuelError {
+            duel_id: Some(duel_id),
+            code: err.code.to_owned(),
+            message: err.message,
+            reference,
+        };
+        self.send(socket, &ServerMessage::DuelError(error)).await
+    }
+
+    /// A duel message for the world.
+    pub(super) fn duel(
+        &mut self,
+        id: String,
+        command: DuelCommand,
+        reference: Option<Value>,
+    ) -> WorldInput {
+        WorldInput::Sim(Command::Duel {
+            id,
+            command,
+            reference: self.remember_ref(reference),
+        })
     }
 
     /// A trade message for the world.

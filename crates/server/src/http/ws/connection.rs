@@ -404,6 +404,13 @@ impl Connection {
                 return Some(ServerMessage::TradeError(error).to_json());
             }
         }
+        if let ServerMessage::DuelError(error) = message {
+            if let Some(Value::Number(n)) = &error.reference {
+                let mut error = error.clone();
+                error.reference = n.as_u64().and_then(|id| self.take_ref(id));
+                return Some(ServerMessage::DuelError(error).to_json());
+            }
+        }
         None
     }
 
