@@ -463,6 +463,7 @@ mod tests {
             mob_spawns: Vec::new(),
             stations: Vec::new(),
             fishing: None,
+            town_size: None,
         }]);
         assert_eq!(knowledge.nodes.len(), 1, "the manifests load");
         let mut model = Model::default();

@@ -19,6 +19,8 @@ pub enum AreaGroup {
     Level2Areas,
     /// `level3Areas`.
     Level3Areas,
+    /// A town the world generator placed (not in `world-areas.json`).
+    Town,
 }
 
 /// An axis-aligned rectangle on the ground plane (inclusive).
@@ -88,6 +90,9 @@ pub struct Area {
     pub stations: Vec<StationSpawn>,
     /// Procedural fishing spots.
     pub fishing: Option<FishingConfig>,
+    /// A generated town's size class (`town`, `village`, `hamlet`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub town_size: Option<String>,
 }
 
 /// A fixed NPC.
@@ -471,6 +476,7 @@ pub(crate) fn normalise(
         mob_spawns,
         stations,
         fishing,
+        town_size: None,
     })
 }
 

@@ -20,6 +20,7 @@ mod common;
 mod content;
 mod dialogue;
 mod gathering;
+pub mod generated;
 pub mod gltf;
 mod items;
 mod legacy;

@@ -88,6 +88,7 @@ mod stamina;
 mod trade;
 mod view;
 mod world;
+pub mod worldgen;
 
 pub use actions::{inventory_slot, ActionError};
 pub use bank::{Bank, BankFull, BANK_CAPACITY, BANK_REACH_TILES};

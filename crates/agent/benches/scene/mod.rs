@@ -69,6 +69,7 @@ pub fn scene() -> (Model, Knowledge) {
         mob_spawns: Vec::new(),
         stations: Vec::new(),
         fishing: None,
+        town_size: None,
     }]);
     let mut model = Model::default();
     let player = Player {

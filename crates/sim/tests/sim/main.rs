@@ -24,6 +24,7 @@ mod stamina;
 mod talk;
 mod trade;
 mod view;
+mod worldgen;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
