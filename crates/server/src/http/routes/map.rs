@@ -15,6 +15,7 @@ use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use serde::Serialize;
+use wayfarer_content::generated::{GeneratedWorld, Ground};
 use wayfarer_content::Content;
 use wayfarer_protocol::ws::TilePos;
 use wayfarer_sim::TileMap;
@@ -53,6 +54,31 @@ struct Summary<'a> {
     spawn: TilePos,
     grounds: &'a [String],
     areas: Vec<AreaSummary<'a>>,
+    /// The towns of a generated world (none for a world of hand-placed areas only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    towns: Vec<TownSummary<'a>>,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct TownSummary<'a> {
+    id: &'a str,
+    name: &'a str,
+    /// `town`, `village` or `hamlet`.
+    size: &'a str,
+    centre: TilePos,
+    safe_radius: i32,
+    /// Building rectangles (inclusive corners).
+    buildings: Vec<[TilePos; 2]>,
+    /// The town's stations, for icons on the maps.
+    stations: Vec<StationSummary<'a>>,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct StationSummary<'a> {
+    station: &'a str,
+    tile: TilePos,
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -90,6 +116,44 @@ struct Chunk {
     walkable: String,
     /// The index into `grounds` of each tile, in the same order.
     ground: Vec<u8>,
+    /// A generated world's height of each tile, in the same order, for shading: one character a
+    /// tile from the base64url alphabet (`A`…`Z`, `a`…`z`, `0`…`9`, `-`, `_` = 0…63, 63 the
+    /// config's `maxHeight`). Absent for a world of hand-placed areas.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    height: Option<String>,
+}
+
+/// The base64url alphabet: a height level 0–63 as one character.
+const LEVELS: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// The ground names of a generated world: the special grounds, then one per biome (the `Land`
+/// code is drawn as the tile's biome). Index 0 stays `void` (outside the map).
+fn generated_grounds(world: &GeneratedWorld) -> Vec<String> {
+    let mut names = vec![VOID_GROUND.to_owned()];
+    names.extend(
+        Ground::ALL
+            .iter()
+            .filter(|g| **g != Ground::Land)
+            .map(|g| g.name().to_owned()),
+    );
+    names.extend(world.biomes.iter().cloned());
+    names
+}
+
+/// The index into [`generated_grounds`] of one tile.
+fn generated_ground(world: &GeneratedWorld, x: i32, z: i32) -> u8 {
+    let Some(i) = world.index(x, z) else {
+        return 0;
+    };
+    let code = world.ground[i];
+    let land = Ground::Land as u8;
+    if code < land {
+        code + 1
+    } else {
+        // After `void` and the five special grounds.
+        let biome = world.biome[i];
+        (Ground::ALL.len() as u8).saturating_add(biome)
+    }
 }
 
 /// The chunk holding a tile coordinate.
@@ -121,7 +185,11 @@ impl Terrain {
             };
             nearest_walkable(&map, hint)
         };
-        let mut grounds = vec![VOID_GROUND.to_owned()];
+        let generated = content.generated.as_deref();
+        let mut grounds = match generated {
+            Some(world) => generated_grounds(world),
+            None => vec![VOID_GROUND.to_owned()],
+        };
         let areas: Vec<(&wayfarer_content::Area, u8, TilePos, TilePos)> = content
             .areas
             .values()
@@ -156,10 +224,17 @@ impl Terrain {
                 let tiles = (CHUNK_TILES * CHUNK_TILES) as usize;
                 let mut walkable = String::with_capacity(tiles);
                 let mut ground = Vec::with_capacity(tiles);
+                let mut height = generated.map(|_| String::with_capacity(tiles));
                 for z in z0..z0 + CHUNK_TILES {
                     for x in x0..x0 + CHUNK_TILES {
                         let t = TilePos { x, z };
                         walkable.push(if map.is_walkable(t) { '1' } else { '0' });
+                        if let (Some(world), Some(height)) = (generated, height.as_mut()) {
+                            let h = world.index(x, z).map_or(0, |i| world.height[i]);
+                            height.push(char::from(LEVELS[usize::from(h / 4)]));
+                            ground.push(generated_ground(world, x, z));
+                            continue;
+                        }
                         // The first area (in content order) holding the tile names its ground,
                         // as the first one decides a tile's area elsewhere.
                         let g = areas
@@ -177,6 +252,7 @@ impl Terrain {
                     size: CHUNK_TILES,
                     walkable,
                     ground,
+                    height,
                 };
                 chunks.push(Tagged::new(serde_json::to_vec(&body).unwrap_or_default()));
             }
@@ -205,6 +281,47 @@ impl Terrain {
                     max: *max,
                 })
                 .collect(),
+            towns: generated
+                .map(|world| {
+                    world
+                        .towns
+                        .iter()
+                        .map(|t| TownSummary {
+                            id: &t.area_id,
+                            name: &t.name,
+                            size: &t.size,
+                            centre: TilePos {
+                                x: t.centre.x,
+                                z: t.centre.z,
+                            },
+                            safe_radius: t.safe_radius,
+                            buildings: t
+                                .buildings
+                                .iter()
+                                .map(|(a, b)| {
+                                    [TilePos { x: a.x, z: a.z }, TilePos { x: b.x, z: b.z }]
+                                })
+                                .collect(),
+                            stations: content
+                                .areas
+                                .get(&t.area_id)
+                                .map(|a| {
+                                    a.stations
+                                        .iter()
+                                        .map(|s| StationSummary {
+                                            station: &s.station,
+                                            tile: TilePos {
+                                                x: tile(s.position.x),
+                                                z: tile(s.position.z),
+                                            },
+                                        })
+                                        .collect()
+                                })
+                                .unwrap_or_default(),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
         };
         Terrain {
             summary: Tagged::new(serde_json::to_vec(&summary).unwrap_or_default()),
