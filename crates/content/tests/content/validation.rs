@@ -255,14 +255,26 @@ fn legacy_items_are_a_fallback_and_unknown_files_are_reported() {
     let (content, report) = Content::from_files(&set).expect("loads");
     assert!(content.items.contains_key("bones"));
     assert_eq!(report.with_code(Code::UnknownFile).count(), 1);
-    // With split files present, legacy items.json is ignored.
+    // With split files present, legacy items.json gives only the ids they lack.
     let mut set = base();
+    let split_ids: Vec<String> = content_ids(&set);
+    let taken = split_ids
+        .first()
+        .expect("the base set defines items")
+        .clone();
     set.insert(
         "items.json",
-        r#"[{"id": "bones", "name": "Bones", "type": "resource", "value": 1}]"#,
+        format!(
+            r#"[{{"id": "bones", "name": "Bones", "type": "resource", "value": 1}},
+                {{"id": "{taken}", "name": "Legacy copy", "type": "resource", "value": 1}}]"#
+        ),
     );
     let (content, _) = Content::from_files(&set).expect("loads");
-    assert!(!content.items.contains_key("bones"));
+    assert!(content.items.contains_key("bones"));
+    assert_ne!(
+        content.items[&taken].name, "Legacy copy",
+        "the split file wins"
+    );
 }
 
 #[test]
@@ -334,4 +346,10 @@ fn character_templates_give_exactly_what_they_list_or_are_refused() {
     assert_eq!(woodsman.skills[&wayfarer_content::Skill::Woodcutting], 20);
     assert_eq!(woodsman.skills[&wayfarer_content::Skill::Defense], 5);
     assert_eq!(woodsman.goal.as_ref().unwrap().kind, "skill");
+}
+
+/// The item ids a set's split item files define.
+fn content_ids(set: &ManifestSet) -> Vec<String> {
+    let (content, _) = Content::from_files(set).expect("loads");
+    content.items.keys().cloned().collect()
 }
