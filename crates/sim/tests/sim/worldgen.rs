@@ -332,3 +332,4 @@ fn can_make(
         && r.tools.iter().all(|t| have.contains(t))
         && r.consumables.iter().all(|c| have.contains(&c.item_id))
 }
+
