@@ -28,7 +28,9 @@ fn bench(c: &mut Criterion) {
         return;
     };
     let mut group = c.benchmark_group("worldgen");
-    group.sample_size(10).measurement_time(Duration::from_secs(10));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(10));
     group.bench_function("reference_world", |b| {
         b.iter(|| {
             let mut content = content.clone();

@@ -134,16 +134,25 @@ pub fn apply(content: &mut Content, world_seed: Option<u64>) -> bool {
         content.areas.insert(area.id.clone(), area);
     }
     let reachable = reachable(&grid, (spawn.x, spawn.z));
-    let usable: Vec<bool> = (0..grid.ground.len())
-        .map(|i| {
-            let (x, z) = grid.tile(i);
-            let (fx, fz) = (f64::from(x) + 0.5, f64::from(z) + 0.5);
-            reachable[i]
-                && !content.areas.values().any(|a| {
-                    (a.safe_zone || a.group != AreaGroup::Town) && a.bounds.contains(fx, fz)
-                })
-        })
-        .collect();
+    // Biome spawns go where a player can walk to, outside every hand-placed area (they have
+    // their own) and every safe one.
+    let mut usable = reachable;
+    for area in content
+        .areas
+        .values()
+        .filter(|a| a.safe_zone || a.group != AreaGroup::Town)
+    {
+        let b = area.bounds;
+        let (x0, x1) = (b.min_x.floor() as i32, b.max_x.floor() as i32);
+        let (z0, z1) = (b.min_z.floor() as i32, b.max_z.floor() as i32);
+        for z in z0.max(grid.min_z)..=z1.min(grid.min_z + grid.side - 1) {
+            for x in x0.max(grid.min_x)..=x1.min(grid.min_x + grid.side - 1) {
+                if let Some(i) = grid.index(x, z) {
+                    usable[i] = false;
+                }
+            }
+        }
+    }
     let (mob_spawns, resources) = placement::place(content, &grid, &biome_ids, &usable, p.seed);
     let world = GeneratedWorld {
         min: Tile {

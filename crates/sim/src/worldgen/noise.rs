@@ -11,7 +11,11 @@ pub(crate) fn mix64(mut z: u64) -> u64 {
 
 /// A hash of a lattice point, in [0, 1).
 pub(crate) fn hash01(seed: u64, x: i64, z: i64) -> f64 {
-    let h = mix64(seed ^ mix64((x as u64).wrapping_mul(0x1f1f_1f1f) ^ (z as u64).rotate_left(32)));
+    // One mix of the seed and both coordinates, each spread by a large odd constant first.
+    let h = mix64(
+        seed ^ (x as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            ^ (z as u64).wrapping_mul(0xc2b2_ae3d_27d4_eb4f),
+    );
     (h >> 11) as f64 / (1u64 << 53) as f64
 }
 

@@ -122,6 +122,8 @@ pub(crate) fn place(
         .filter(|n| n.kind == "fishing_spot" || n.id.starts_with("fishing_spot"))
         .collect();
     spots.sort_by_key(|n| n.id.clone());
+    let biome_defs: Vec<Option<&wayfarer_content::Biome>> =
+        biome_ids.iter().map(|id| content.biomes.get(id)).collect();
     let mut resources = Vec::new();
     let (mut tree_count, mut spot_count) = (0usize, 0usize);
     let tree_seed = mix64(seed ^ 0x7ee);
@@ -130,7 +132,11 @@ pub(crate) fn place(
         if !usable[i] {
             continue;
         }
-        let Some(biome) = biome_of(i).and_then(|b| content.biomes.get(b)) else {
+        let Some(biome) = biome_defs
+            .get(usize::from(grid.biome[i]))
+            .copied()
+            .flatten()
+        else {
             continue;
         };
         let (x, z) = grid.tile(i);

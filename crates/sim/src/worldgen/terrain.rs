@@ -69,11 +69,33 @@ pub(crate) fn island(p: &Params, forced: &[((i32, i32), (i32, i32))]) -> Grid {
             (angle.cos() * dist, angle.sin() * dist, r)
         })
         .collect();
+    // The continent noise changes over hundreds of tiles: sampled every COARSE tiles and
+    // interpolated, it looks the same and costs a sixteenth.
+    const COARSE: i32 = 4;
+    let coarse_side = side / COARSE + 2;
+    let coarse: Vec<f64> = (0..coarse_side * coarse_side)
+        .map(|i| {
+            let (cx, cz) = (i % coarse_side, i / coarse_side);
+            p.continent
+                .at(f64::from(min + cx * COARSE), f64::from(min + cz * COARSE))
+        })
+        .collect();
+    let continent = |xi: i32, zi: i32| {
+        let (cx, cz) = (xi / COARSE, zi / COARSE);
+        let (fx, fz) = (
+            f64::from(xi % COARSE) / f64::from(COARSE),
+            f64::from(zi % COARSE) / f64::from(COARSE),
+        );
+        let at = |x: i32, z: i32| coarse[(z * coarse_side + x) as usize];
+        let top = at(cx, cz) + (at(cx + 1, cz) - at(cx, cz)) * fx;
+        let bottom = at(cx, cz + 1) + (at(cx + 1, cz + 1) - at(cx, cz + 1)) * fx;
+        top + (bottom - top) * fz
+    };
     for zi in 0..side {
         let z = f64::from(min + zi);
         for xi in 0..side {
             let x = f64::from(min + xi);
-            let c = p.continent.at(x, z);
+            let c = continent(xi, zi);
             let d = p.detail.at(x, z);
             let shape = ((0.75 * c + 0.25 * d - 0.2) / 0.6).clamp(0.0, 1.0);
             let mut h = 0.22 + 0.78 * shape;
@@ -168,26 +190,38 @@ pub(crate) fn biomes(
     let index_of = |name: &str| ids.iter().position(|id| id == name).map(|i| i as u8);
     let (mountains, valley) = (index_of("mountains"), index_of("valley"));
     let cell = p.cell_size;
-    let centre = |cx: i64, cz: i64| {
-        let jx = (hash01(p.biome_seed, cx, cz) - 0.5) * p.jitter;
-        let jz = (hash01(p.biome_seed ^ 0xabcd, cx, cz) - 0.5) * p.jitter;
-        ((cx as f64 + 0.5 + jx) * cell, (cz as f64 + 0.5 + jz) * cell)
-    };
+    // Every cell's jittered centre and biome, worked out once: one ring of cells beyond the square.
+    let first = (f64::from(grid.min_x) / cell).floor() as i64 - 1;
+    let first_z = (f64::from(grid.min_z) / cell).floor() as i64 - 1;
+    let across = (f64::from(grid.side) / cell).ceil() as i64 + 3;
+    let cells: Vec<(f64, f64, u8)> = (0..across * across)
+        .map(|k| {
+            let (cx, cz) = (first + k % across, first_z + k / across);
+            let jx = (hash01(p.biome_seed, cx, cz) - 0.5) * p.jitter;
+            let jz = (hash01(p.biome_seed ^ 0xabcd, cx, cz) - 0.5) * p.jitter;
+            (
+                (cx as f64 + 0.5 + jx) * cell,
+                (cz as f64 + 0.5 + jz) * cell,
+                pick(hash01(mix64(p.biome_seed ^ 0x51), cx, cz)),
+            )
+        })
+        .collect();
     for i in 0..grid.ground.len() {
         let (x, z) = grid.tile(i);
         let (fx, fz) = (f64::from(x), f64::from(z));
         let (cx, cz) = ((fx / cell).floor() as i64, (fz / cell).floor() as i64);
-        let mut best = (f64::MAX, 0i64, 0i64);
+        let mut best = (f64::MAX, 0u8);
         for dz in -1..=1 {
             for dx in -1..=1 {
-                let (px, pz) = centre(cx + dx, cz + dz);
+                let k = (cz + dz - first_z) * across + (cx + dx - first);
+                let (px, pz, biome) = cells[k as usize];
                 let d = (px - fx).powi(2) + (pz - fz).powi(2);
                 if d < best.0 {
-                    best = (d, cx + dx, cz + dz);
+                    best = (d, biome);
                 }
             }
         }
-        let mut biome = pick(hash01(mix64(p.biome_seed ^ 0x51), best.1, best.2));
+        let mut biome = best.1;
         if let Some((high, low)) = p.coupling {
             let h = f64::from(grid.height[i]);
             if h >= high {

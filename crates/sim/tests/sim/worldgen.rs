@@ -332,4 +332,3 @@ fn can_make(
         && r.tools.iter().all(|t| have.contains(t))
         && r.consumables.iter().all(|c| have.contains(&c.item_id))
 }
-
