@@ -199,7 +199,7 @@ fn disc(grid: &mut Grid, centre: (i32, i32), r: i32, ground: Ground) {
 
 /// The part of a hand-placed area kept dry: around everything placed in it (and its spawn point),
 /// or around its centre when it places nothing, clipped to its bounds.
-fn anchor_box(area: &Area) -> ((i32, i32), (i32, i32)) {
+fn anchor_box(area: &Area) -> terrain::Rect {
     let mut points: Vec<Position> = Vec::new();
     points.extend(area.spawn_point);
     points.extend(area.npcs.iter().map(|n| n.position));

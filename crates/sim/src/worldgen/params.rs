@@ -152,3 +152,64 @@ impl Params {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(world_size: f64) -> WorldConfig {
+        let raw = serde_json::json!({
+            "terrain": {"seed": 1, "tileSize": 100, "maxHeight": 30, "waterThreshold": 5.4},
+            "towns": {"seed": 2, "worldSize": world_size}
+        });
+        WorldConfig {
+            terrain: Some(wayfarer_content::TerrainConfig {
+                seed: 1,
+                tile_size: 100.0,
+                tile_resolution: None,
+                max_height: 30.0,
+                water_threshold: 5.4,
+                preset: None,
+            }),
+            towns: Some(wayfarer_content::TownsConfig {
+                seed: 2,
+                enabled: true,
+                count: 0,
+                world_size,
+                sizes: Default::default(),
+                preferred_biomes: Vec::new(),
+                avoid_biomes: Vec::new(),
+            }),
+            generate: true,
+            raw,
+            ..WorldConfig::default()
+        }
+    }
+
+    #[test]
+    fn the_world_side_is_clamped_to_the_map_limits() {
+        let side = |size: f64| Params::read(&config(size), None).unwrap().side;
+        assert_eq!(side(63.0), MIN_WORLD_SIDE_TILES);
+        assert_eq!(side(64.0), 64);
+        assert_eq!(side(1000.0), 1000);
+        assert_eq!(side(4096.0), MAX_MAP_SIDE_TILES);
+        assert_eq!(side(4097.0), MAX_MAP_SIDE_TILES);
+    }
+
+    #[test]
+    fn world_seed_is_mixed_into_every_seed() {
+        let plain = Params::read(&config(1000.0), None).unwrap();
+        let seeded = Params::read(&config(1000.0), Some(7)).unwrap();
+        assert_eq!(
+            plain.terrain_seed, 1,
+            "without WORLD_SEED the config's seed"
+        );
+        assert_ne!(seeded.terrain_seed, plain.terrain_seed);
+        assert_ne!(seeded.town_seed, plain.town_seed);
+        assert_ne!(seeded.biome_seed, plain.biome_seed);
+        assert_eq!(
+            Params::read(&config(1000.0), Some(7)).unwrap().terrain_seed,
+            seeded.terrain_seed
+        );
+    }
+}

@@ -128,10 +128,7 @@ pub(crate) fn place(
     let (mut tree_count, mut spot_count) = (0usize, 0usize);
     let tree_seed = mix64(seed ^ 0x7ee);
     let spot_seed = mix64(seed ^ 0x5b07);
-    for i in 0..grid.ground.len() {
-        if !usable[i] {
-            continue;
-        }
+    for (i, _) in usable.iter().enumerate().filter(|(_, ok)| **ok) {
         let Some(biome) = biome_defs
             .get(usize::from(grid.biome[i]))
             .copied()
@@ -168,18 +165,17 @@ pub(crate) fn place(
             Ground::Shore
                 if has("fishing_spots")
                     && !spots.is_empty()
-                    && spot_count < MAX_GENERATED_SPOTS =>
+                    && spot_count < MAX_GENERATED_SPOTS
+                    && hash01(spot_seed, i64::from(x), i64::from(z)) < SPOT_CHANCE =>
             {
-                if hash01(spot_seed, i64::from(x), i64::from(z)) < SPOT_CHANCE {
-                    // In turn, so every kind of spot is somewhere.
-                    let node = spots[spot_count % spots.len()];
-                    resources.push(ResourceSpawn {
-                        resource_id: node.id.clone(),
-                        kind: node.kind.clone(),
-                        position: at(x, z),
-                    });
-                    spot_count += 1;
-                }
+                // In turn, so every kind of spot is somewhere.
+                let node = spots[spot_count % spots.len()];
+                resources.push(ResourceSpawn {
+                    resource_id: node.id.clone(),
+                    kind: node.kind.clone(),
+                    position: at(x, z),
+                });
+                spot_count += 1;
             }
             _ => {}
         }

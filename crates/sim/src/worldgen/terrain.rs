@@ -50,9 +50,12 @@ fn smoothstep(a: f64, b: f64, x: f64) -> f64 {
     t * t * (3.0 - 2.0 * t)
 }
 
+/// A rectangle of tiles by its inclusive corners.
+pub(crate) type Rect = ((i32, i32), (i32, i32));
+
 /// Heights and water for the square centred on (0, 0); `forced` rectangles (inclusive tile
 /// corners) are lifted above the water.
-pub(crate) fn island(p: &Params, forced: &[((i32, i32), (i32, i32))]) -> Grid {
+pub(crate) fn island(p: &Params, forced: &[Rect]) -> Grid {
     let side = p.side;
     let min = -(side / 2);
     let half = f64::from(side) / 2.0;

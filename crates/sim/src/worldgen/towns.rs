@@ -136,16 +136,15 @@ pub(crate) fn place(
             }
             spacing *= 0.75;
         }
-        match chosen {
-            Some(centre) => towns.push(TownPlan {
+        // With no room even at a small fraction of the spacing the town is left out (the
+        // generated world's town list, served in the areas, shows what was placed).
+        if let Some(centre) = chosen {
+            towns.push(TownPlan {
                 size,
                 centre,
                 safe_radius: radius,
                 buildings,
-            }),
-            // No room even at a quarter of the spacing: the town is left out (the generated
-            // world's town list, served in the areas, shows what was placed).
-            None => {}
+            });
         }
     }
     towns

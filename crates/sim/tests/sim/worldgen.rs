@@ -153,7 +153,7 @@ fn water_is_never_walkable_and_the_island_has_some() {
     }
     assert!(water > 1000, "an island in the sea, with ponds: {water}");
     let side = gen.side;
-    assert!(side <= wayfarer_sim::MAX_MAP_SIDE_TILES && side >= worldgen::MIN_WORLD_SIDE_TILES);
+    assert!((worldgen::MIN_WORLD_SIDE_TILES..=wayfarer_sim::MAX_MAP_SIDE_TILES).contains(&side));
     assert_eq!(side, 1000, "the config's worldSize");
 }
 
