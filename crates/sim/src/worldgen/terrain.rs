@@ -162,7 +162,8 @@ pub(crate) fn mark_shores(grid: &mut Grid) {
 
 /// Biomes: each cell of `cellSize` tiles has a jittered centre and a biome drawn by weight; a tile
 /// takes the biome of the nearest centre, except that height coupling makes the highest land
-/// `mountains` and the lowest `valley` where those biomes exist. Returns the biome ids by index.
+/// `mountains` and the lowest `valley` where those biomes exist (thresholds as fractions of the
+/// height above the water). Returns the biome ids by index.
 pub(crate) fn biomes(
     p: &Params,
     grid: &mut Grid,
@@ -226,10 +227,11 @@ pub(crate) fn biomes(
         }
         let mut biome = best.1;
         if let Some((high, low)) = p.coupling {
-            let h = f64::from(grid.height[i]);
+            // Thresholds are fractions of the land's height, from the water up.
+            let h = (f64::from(grid.height[i]) - p.water) / (1.0 - p.water).max(0.01);
             if h >= high {
                 biome = mountains.unwrap_or(biome);
-            } else if h <= low.max(p.water + 0.03) && grid.ground[i] != Ground::Water {
+            } else if (0.0..=low).contains(&h) {
                 biome = valley.unwrap_or(biome);
             }
         }
