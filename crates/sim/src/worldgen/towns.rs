@@ -149,3 +149,49 @@ pub(crate) fn place(
     }
     towns
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wayfarer_content::TownSize;
+
+    fn config(count: u32, per_size: u32) -> TownsConfig {
+        let size = |r: f64| TownSize {
+            count: per_size,
+            safe_zone_radius: r,
+            building_count: Some((2, 3)),
+        };
+        TownsConfig {
+            seed: 1,
+            enabled: true,
+            count,
+            world_size: 1000.0,
+            sizes: [
+                ("hamlet".to_owned(), size(40.0)),
+                ("town".to_owned(), size(80.0)),
+                ("village".to_owned(), size(60.0)),
+            ]
+            .into(),
+            preferred_biomes: Vec::new(),
+            avoid_biomes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn towns_are_placed_largest_first_up_to_the_count_and_the_cap() {
+        let sizes = |c: &TownsConfig| wanted(c).into_iter().map(|t| t.0).collect::<Vec<_>>();
+        assert_eq!(
+            sizes(&config(0, 1)),
+            ["town", "village", "hamlet"],
+            "count 0: every size's count"
+        );
+        assert_eq!(sizes(&config(2, 1)), ["town", "village"], "`count` caps");
+        assert_eq!(wanted(&config(0, 21)).len(), 63);
+        assert_eq!(
+            wanted(&config(0, 22)).len(),
+            MAX_TOWNS,
+            "66 asked, 64 placed"
+        );
+        assert_eq!(wanted(&config(1000, 22)).len(), MAX_TOWNS);
+    }
+}
