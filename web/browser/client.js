@@ -269,7 +269,7 @@ export function registerClientTests({ test, enterAs, clickEntity, chatHas, OUT }
     const sent = [];
     page.on('websocket', (ws) => ws.on('framesent', (f) => { try { sent.push(JSON.parse(String(f.payload))); } catch { /* not ours */ } }));
     await enterAs(page, base, 'Merlo');
-    await page.keyboard.press('m');
+    await page.keyboard.press('b');
     await page.waitForSelector('#panel-spellbook .spell[data-spell=wind_strike]');
     const why = await page.textContent('#panel-spellbook .spell[data-spell=fire_strike] .make-why');
     if (why !== 'Needs Magic 13') throw new Error(`fire strike: ${why}`);

@@ -108,7 +108,7 @@ export function screenshotTask({ enterAs, ADMIN_CODE }) {
     await shot('settings');
     // The spellbook, with the bundled strike spells of CONTRACT.md section 11 (served here: this
     // branch's server has no spells.json yet).
-    await page.keyboard.press('m');
+    await page.keyboard.press('b');
     await page.waitForTimeout(300);
     await shot('spellbook');
     // The duel's confirm screen, from its messages.

@@ -473,6 +473,7 @@ mod tests {
             stations: Vec::new(),
             fishing: None,
             circle: None,
+            town_size: None,
         }]);
         assert_eq!(knowledge.nodes.len(), 1, "the manifests load");
         let mut model = Model::default();

@@ -19,6 +19,8 @@ pub enum AreaGroup {
     Level2Areas,
     /// `level3Areas`.
     Level3Areas,
+    /// A town the world generator placed (not in `world-areas.json`).
+    Town,
 }
 
 /// An axis-aligned rectangle on the ground plane (inclusive).
@@ -96,6 +98,9 @@ pub struct Area {
     /// the square around it. `None`: the whole rectangle.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub circle: Option<Circle>,
+    /// A generated town's size class (`town`, `village`, `hamlet`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub town_size: Option<String>,
 }
 
 /// A disc on the ground plane (inclusive of its edge).
@@ -514,6 +519,7 @@ pub(crate) fn normalise(
         fishing,
         circle: None,
         duel_arena: raw.duel_arena.unwrap_or(false),
+        town_size: None,
     })
 }
 

@@ -99,6 +99,11 @@ const FILES: &[(&str, &[u8])] = &[
     ),
 ];
 
+/// One bundled file's bytes (for fallbacks where served content lacks a file).
+pub(crate) fn file(path: &str) -> Option<&'static [u8]> {
+    FILES.iter().find(|(p, _)| *p == path).map(|(_, b)| *b)
+}
+
 /// The bundled manifest files.
 pub fn bundled() -> ManifestSet {
     let mut set = ManifestSet::new();

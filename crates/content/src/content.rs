@@ -76,10 +76,17 @@ pub struct Content {
     pub spells: BTreeMap<SpellId, Spell>,
     /// Character templates by id (`templates.json`, a bundled extension).
     pub templates: BTreeMap<String, crate::templates::CharacterTemplate>,
-    /// Legacy files, parsed but unused.
+    /// Legacy files as parsed (their mobs are also in `npcs`; see docs/content.md).
     pub legacy: Legacy,
     /// Agility courses (`agility.json`, a bundled extension).
     pub agility_courses: Vec<crate::agility::AgilityCourse>,
+    /// Files and fields the server reads but does not act on, one line each (`file field: why`),
+    /// named at start-up and by `check-content`.
+    pub ignored: Vec<String>,
+    /// The world generated from `world-config.json` (set by the simulation's world generator, not
+    /// by loading; `None` for a world of hand-placed areas only).
+    #[serde(skip)]
+    pub generated: Option<std::sync::Arc<crate::generated::GeneratedWorld>>,
 }
 
 /// Where the player appears when no starter town names a spawn point and there are no areas.
@@ -101,6 +108,7 @@ impl Content {
         options: LoadOptions,
     ) -> Result<(Content, Report), Report> {
         let (content, mut report) = load(set);
+        report.ignored = content.ignored.clone();
         if options.strict {
             report.make_strict();
         }
@@ -269,6 +277,8 @@ struct RawSet {
     /// Bundled items the served files lack but magic needs (`fallback`).
     fallback_items: Vec<RawItem>,
     mobs: Option<Vec<RawLegacyMob>>,
+    /// `mobs.json` as JSON, for turning its mobs into NPCs.
+    mob_values: Vec<serde_json::Value>,
     banks: Option<Vec<LegacyBank>>,
     zones: Option<Vec<LegacyZone>>,
     agility: Option<crate::agility::RawAgilityFile>,
@@ -345,7 +355,12 @@ fn parse_all(set: &ManifestSet, report: &mut Report) -> RawSet {
             FileRole::ModelBounds => raw.model_bounds = parse_file(p, bytes, report),
             FileRole::Music => raw.music = parse_file(p, bytes, report),
             FileRole::Spells => raw.spells = parse_file(p, bytes, report),
-            FileRole::Mobs => raw.mobs = parse_file(p, bytes, report),
+            FileRole::Mobs => {
+                raw.mobs = parse_file(p, bytes, report);
+                if raw.mobs.is_some() {
+                    raw.mob_values = serde_json::from_slice(bytes).unwrap_or_default();
+                }
+            }
             FileRole::Banks => raw.banks = parse_file(p, bytes, report),
             FileRole::Zones => raw.zones = parse_file(p, bytes, report),
             FileRole::Agility => raw.agility = parse_file(p, bytes, report),
@@ -391,26 +406,6 @@ fn collect_ids<'a>(
     }
 }
 
-/// The item files in use: the split files, or legacy `items.json` when there are none; then
-/// the bundled items magic falls back to (`fallback`).
-fn item_files(raw: &RawSet) -> Vec<(String, &Vec<RawItem>)> {
-    let mut files: Vec<(String, &Vec<RawItem>)> = if raw.split_items.is_empty() {
-        raw.legacy_items
-            .iter()
-            .map(|list| ("items.json".to_string(), list))
-            .collect()
-    } else {
-        raw.split_items
-            .iter()
-            .map(|(f, l)| (f.clone(), l))
-            .collect()
-    };
-    if !raw.fallback_items.is_empty() {
-        files.push((FALLBACK_ITEMS.to_string(), &raw.fallback_items));
-    }
-    files
-}
-
 /// Where diagnostics place the bundled items taken in by the fallback.
 const FALLBACK_ITEMS: &str = "<bundled items>";
 
@@ -424,12 +419,14 @@ fn fall_back_for_magic(raw: &mut RawSet) {
     }
     let defined: std::collections::BTreeSet<String> = item_files(raw)
         .iter()
-        .flat_map(|(_, list)| list.iter().map(|i| i.id.clone()))
+        .flat_map(|(_, list)| list.iter().map(|(_, i)| i.id.clone()))
         .collect();
     let mut wanted = crate::fallback::magic_item_ids(
         raw.spells.as_ref(),
         &raw.recipes,
-        item_files(raw).iter().flat_map(|(_, list)| list.iter()),
+        item_files(raw)
+            .iter()
+            .flat_map(|(_, list)| list.iter().map(|(_, i)| *i)),
     );
     wanted.retain(|id| !defined.contains(id));
     raw.fallback_items = crate::fallback::bundled_items(&wanted);
@@ -473,16 +470,64 @@ fn fall_back_for_magic(raw: &mut RawSet) {
     }
 }
 
-/// The gathering files in use: `gathering/*.json`, or legacy `resources.json` when there are none.
-fn gathering_files(raw: &RawSet) -> Vec<(String, &RawGatheringFile)> {
-    if raw.gathering.is_empty() {
-        raw.legacy_resources
+/// The item files in use: the split files, then legacy `items.json` for the ids they lack (all of
+/// it when there are no split files), then the bundled items magic falls back to (`fallback`).
+/// Each entry keeps its index in its own file.
+fn item_files(raw: &RawSet) -> Vec<(String, Vec<(usize, &RawItem)>)> {
+    let mut out: Vec<(String, Vec<(usize, &RawItem)>)> = raw
+        .split_items
+        .iter()
+        .map(|(f, l)| (f.clone(), l.iter().enumerate().collect()))
+        .collect();
+    let defined: std::collections::BTreeSet<&str> = raw
+        .split_items
+        .iter()
+        .flat_map(|(_, l)| l.iter().map(|i| i.id.as_str()))
+        .collect();
+    if let Some(list) = &raw.legacy_items {
+        let rest: Vec<(usize, &RawItem)> = list
             .iter()
-            .map(|file| ("resources.json".to_string(), file))
-            .collect()
-    } else {
-        raw.gathering.iter().map(|(f, g)| (f.clone(), g)).collect()
+            .enumerate()
+            .filter(|(_, i)| !defined.contains(i.id.as_str()))
+            .collect();
+        if !rest.is_empty() {
+            out.push(("items.json".to_string(), rest));
+        }
     }
+    if !raw.fallback_items.is_empty() {
+        out.push((
+            FALLBACK_ITEMS.to_string(),
+            raw.fallback_items.iter().enumerate().collect(),
+        ));
+    }
+    out
+}
+
+/// The gathering files in use: `gathering/*.json`, then legacy `resources.json` for the node ids
+/// they lack (the reference has no `gathering/fishing.json`: its fishing spots come from here).
+fn gathering_files(raw: &RawSet) -> Vec<(String, Vec<(usize, &gathering::RawNode)>)> {
+    let mut out: Vec<(String, Vec<(usize, &gathering::RawNode)>)> = raw
+        .gathering
+        .iter()
+        .map(|(f, g)| (f.clone(), g.nodes.iter().enumerate().collect()))
+        .collect();
+    let defined: std::collections::BTreeSet<&str> = raw
+        .gathering
+        .iter()
+        .flat_map(|(_, g)| g.nodes.iter().map(|n| n.id.as_str()))
+        .collect();
+    if let Some(file) = &raw.legacy_resources {
+        let rest: Vec<(usize, &gathering::RawNode)> = file
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| !defined.contains(n.id.as_str()))
+            .collect();
+        if !rest.is_empty() {
+            out.push(("resources.json".to_string(), rest));
+        }
+    }
+    out
 }
 
 /// Gathers every defined id, reporting duplicates.
@@ -492,17 +537,16 @@ fn known_ids(raw: &RawSet, report: &mut Report) -> Known {
     for (file, list) in item_files(raw) {
         let ids = list
             .iter()
-            .enumerate()
             .map(|(i, item)| (file.clone(), item.id.as_str(), format!("[{i}].id")));
         collect_ids(ids, &mut known.items, &mut first, report);
     }
     let mut first = BTreeMap::new();
     for (file, g) in gathering_files(raw) {
-        let ids = g.nodes.iter().enumerate().map(|(i, n)| {
+        let ids = g.iter().map(|(i, n)| {
             (
                 file.clone(),
                 n.id.as_str(),
-                format!("{}.id", node_path(&file, i)),
+                format!("{}.id", node_path(&file, *i)),
             )
         });
         collect_ids(ids, &mut known.gathering, &mut first, report);
@@ -524,6 +568,12 @@ fn known_ids(raw: &RawSet, report: &mut Report) -> Known {
             indexed(list.iter().map(|n| n.id.as_str()), "", "id"),
             &mut known.npcs,
         );
+    }
+    // `mobs.json` mobs that `npcs.json` lacks become NPCs (see `legacy_mobs`).
+    for mob in raw.mobs.iter().flatten() {
+        if !mob.id.trim().is_empty() {
+            known.npcs.insert(mob.id.clone());
+        }
     }
     if let Some(list) = &raw.stores {
         single(
@@ -597,6 +647,178 @@ fn node_key(file: &str) -> &'static str {
     }
 }
 
+/// Content with smithing but no `recipes/smelting.json` (the reference files) could never make a bar:
+/// it gets the bundled smelting recipes whose output and inputs it defines, as §11 falls back to
+/// our runes. Content with its own smelting file keeps it alone.
+fn fallback_smelting(raw: &mut RawSet, known: &Known) {
+    let has_smelting = raw
+        .recipes
+        .iter()
+        .any(|(path, _)| path == "recipes/smelting.json");
+    if has_smelting || known.items.is_empty() {
+        return;
+    }
+    let Some(bytes) = crate::bundled::file("recipes/smelting.json") else {
+        return;
+    };
+    let Ok(file) = serde_json::from_slice::<RawRecipeFile<RawCrafting>>(bytes) else {
+        return;
+    };
+    let usable: Vec<RawCrafting> = file
+        .recipes
+        .into_iter()
+        .filter(|r| {
+            known.items.contains(&r.output)
+                && r.inputs.iter().all(|i| known.items.contains(&i.item))
+                && r.tools.iter().all(|t| known.items.contains(t))
+        })
+        .collect();
+    if !usable.is_empty() {
+        raw.recipes.push((
+            "recipes/smelting.json".to_owned(),
+            RawRecipes::Crafting(RecipeKind::Smelting, usable),
+        ));
+    }
+}
+
+/// What the server reads but does not act on, for the files present (docs/content.md lists each).
+fn ignored(set: &ManifestSet, raw: &RawSet) -> Vec<String> {
+    let mut out = Vec::new();
+    let has = |p: &str| set.files.contains_key(p);
+    if has("music.json") {
+        out.push("music.json: tracks are the client's to play".to_owned());
+    }
+    if has("biomes.json") {
+        out.push(
+            "biomes.json colours, grass, fog, terrain, maxSlope, waterLevel: drawing only"
+                .to_owned(),
+        );
+    }
+    if let Some((_, value)) = &raw.world_config {
+        let keys = [
+            (
+                "terrain/tileSize",
+                "terrain.tileSize, tileResolution: the client's mesh",
+            ),
+            (
+                "terrain/noise/erosion",
+                "terrain.noise.erosion: no erosion pass",
+            ),
+            ("terrain/shoreline", "terrain.shoreline: drawing only"),
+            (
+                "biomes/blendRadius",
+                "biomes.blendRadius, boundaryNoiseScale: biome edges are hard at the tile",
+            ),
+            (
+                "roads/smoothingIterations",
+                "roads.smoothingIterations: roads follow the grid path",
+            ),
+            ("vegetation", "vegetation: drawn by clients only"),
+        ];
+        for (path, line) in keys {
+            if value.pointer(&format!("/{path}")).is_some() {
+                out.push(format!("world-config.json {line}"));
+            }
+        }
+    }
+    if has("zones.json") {
+        out.push(
+            "zones.json bounds, spawnPoints, difficultyLevel: an older layout (towns within Central \
+             Haven); only the town names are used, for generated towns"
+                .to_owned(),
+        );
+    }
+    if has("banks.json") {
+        out.push("banks.json zone, isShared, maxSlots: every bank is one shared bank".to_owned());
+    }
+    if !raw.mob_values.is_empty() {
+        out.push(
+            "mobs.json mobType, xpReward, levelThreshold, ignoreLowLevelPlayers, spawnBiomes names \
+             biomes.json lacks (such mobs spawn by difficultyLevel); mobs npcs.json defines come from npcs.json"
+                .to_owned(),
+        );
+    }
+    if has("resources.json") && !raw.gathering.is_empty() {
+        out.push(
+            "resources.json nodes that gathering/*.json defines: the newer file wins".to_owned(),
+        );
+    }
+    if has("items.json") && !raw.split_items.is_empty() {
+        out.push("items.json items that items/*.json defines: the newer files win".to_owned());
+    }
+    out
+}
+
+/// `mobs.json` mobs that `npcs.json` does not define, as NPCs. Their `spawnBiomes` use biome names
+/// older than `biomes.json`: names `biomes.json` defines are kept, and a mob left with none spawns
+/// in the biomes of its `difficultyLevel` (the nearest difficulty there is).
+fn legacy_mobs(raw: &RawSet, known: &Known, content: &mut Content, report: &mut Report) {
+    let biomes: Vec<(String, i64)> = raw
+        .biomes
+        .iter()
+        .flatten()
+        .map(|b| {
+            (
+                b.id.clone(),
+                b.difficulty_level.or(b.difficulty).unwrap_or(0),
+            )
+        })
+        .collect();
+    let mut ctx = Ctx {
+        file: "mobs.json",
+        report,
+        known,
+    };
+    for (i, value) in raw.mob_values.iter().enumerate() {
+        let Some(id) = value.get("id").and_then(|v| v.as_str()) else {
+            continue;
+        };
+        if content.npcs.contains_key(id) {
+            continue;
+        }
+        let named: Vec<String> = value
+            .get("spawnBiomes")
+            .and_then(|v| v.as_array())
+            .into_iter()
+            .flatten()
+            .filter_map(|b| b.as_str())
+            .filter(|b| biomes.iter().any(|(id, _)| id == b))
+            .map(str::to_owned)
+            .collect();
+        let spawn_biomes = if named.is_empty() {
+            let difficulty = value
+                .get("difficultyLevel")
+                .and_then(|v| v.as_i64())
+                .unwrap_or(1);
+            let nearest = biomes
+                .iter()
+                .map(|(_, d)| (d - difficulty).abs())
+                .min()
+                .unwrap_or(0);
+            biomes
+                .iter()
+                .filter(|(_, d)| (d - difficulty).abs() == nearest)
+                .map(|(id, _)| id.clone())
+                .collect()
+        } else {
+            named
+        };
+        let shaped = crate::legacy::mob_as_npc(value, spawn_biomes);
+        match serde_json::from_value::<RawNpc>(shaped) {
+            Ok(npc) => {
+                if let Some(npc) = npcs::normalise(&npc, i, &mut ctx) {
+                    content.npcs.insert(npc.id.clone(), npc);
+                }
+            }
+            Err(err) => ctx.invalid(
+                id,
+                &format!("[{i}]"),
+                format!("not usable as an NPC: {err}"),
+            ),
+        }
+    }
+}
+
 /// Parses, normalises and validates everything; the report may hold errors.
 fn load(set: &ManifestSet) -> (Content, Report) {
     let mut report = Report::new();
@@ -613,11 +835,12 @@ fn load(set: &ManifestSet) -> (Content, Report) {
     crate::starter::add_fallback_food(&mut raw.split_items, &mut raw.legacy_items, &mut report);
     fall_back_for_magic(&mut raw);
     let known = known_ids(&raw, &mut report);
+    fallback_smelting(&mut raw, &known);
     let mut content = Content::default();
 
     let tool_skills: BTreeMap<String, Skill> = item_files(&raw)
         .iter()
-        .flat_map(|(_, list)| list.iter())
+        .flat_map(|(_, list)| list.iter().map(|(_, item)| *item))
         .filter_map(|item| {
             let skill = Skill::parse(&item.tool.as_ref()?.skill)?;
             Some((item.id.clone(), skill))
@@ -630,7 +853,7 @@ fn load(set: &ManifestSet) -> (Content, Report) {
             report: &mut report,
             known: &known,
         };
-        for (i, rawitem) in list.iter().enumerate() {
+        for (i, rawitem) in list.iter().copied() {
             if content.items.contains_key(&rawitem.id) {
                 continue;
             }
@@ -646,7 +869,7 @@ fn load(set: &ManifestSet) -> (Content, Report) {
             report: &mut report,
             known: &known,
         };
-        for (i, node) in g.nodes.iter().enumerate() {
+        for (i, node) in g.iter().copied() {
             let path = node_path(&file, i);
             if content.gathering.contains_key(&node.id) {
                 continue;
@@ -673,6 +896,8 @@ fn load(set: &ManifestSet) -> (Content, Report) {
             }
         }
     }
+
+    legacy_mobs(&raw, &known, &mut content, &mut report);
 
     if let Some(list) = &raw.stores {
         let mut ctx = Ctx {
@@ -922,5 +1147,6 @@ fn load(set: &ManifestSet) -> (Content, Report) {
         banks: raw.banks.clone().unwrap_or_default(),
         zones: raw.zones.clone().unwrap_or_default(),
     };
+    content.ignored = ignored(set, &raw);
     (content, report)
 }

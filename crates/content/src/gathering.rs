@@ -188,9 +188,20 @@ pub(crate) fn normalise(
     let mut yields = Vec::new();
     for (n, y) in raw.harvest_yield.iter().enumerate() {
         let field = at(&format!("harvestYield[{n}]"));
+        // The legacy `resources.json` yields `raw_shrimps` where the items define `raw_shrimp`:
+        // a plural id the items lack is read as its singular when that one exists.
+        let item_id = match y.item_id.strip_suffix('s') {
+            Some(single)
+                if !ctx.known.has(RefKind::Item, &y.item_id)
+                    && ctx.known.has(RefKind::Item, single) =>
+            {
+                single.to_owned()
+            }
+            _ => y.item_id.clone(),
+        };
         if !ctx.check_ref(
             RefKind::Item,
-            &y.item_id,
+            &item_id,
             id,
             &format!("{field}.itemId"),
             "the node is dropped",
@@ -199,7 +210,7 @@ pub(crate) fn normalise(
             continue;
         }
         yields.push(Yield {
-            item_id: y.item_id.clone(),
+            item_id,
             quantity: ctx.quantity(id, &format!("{field}.quantity"), y.quantity),
             chance: ctx.chance(id, &format!("{field}.chance"), y.chance),
             xp: ctx.non_negative(id, &format!("{field}.xpAmount"), y.xp_amount),

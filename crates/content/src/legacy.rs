@@ -156,3 +156,92 @@ pub struct LegacySpawnPoint {
     #[serde(default)]
     pub data: serde_json::Value,
 }
+
+/// A `mobs.json` mob in the shape of an `npcs.json` entry, so it goes through the same checks and
+/// normalisation as every NPC. `spawn_biomes` is decided by the caller (the file's biome names are
+/// older than `biomes.json`).
+pub(crate) fn mob_as_npc(mob: &serde_json::Value, spawn_biomes: Vec<String>) -> serde_json::Value {
+    use serde_json::{json, Value};
+    let get = |path: &[&str]| -> Value {
+        let mut v = mob;
+        for key in path {
+            match v.get(key) {
+                Some(next) => v = next,
+                None => return Value::Null,
+            }
+        }
+        v.clone()
+    };
+    let num = |path: &[&str], default: f64| get(path).as_f64().unwrap_or(default);
+    let level = num(&["stats", "level"], num(&["level"], 1.0));
+    let line = |d: &Value| {
+        let q = d.get("quantity").and_then(Value::as_i64).unwrap_or(1);
+        json!({"itemId": d.get("itemId").cloned().unwrap_or(Value::Null),
+               "minQuantity": q, "maxQuantity": q,
+               "chance": d.get("chance").and_then(Value::as_f64).unwrap_or(1.0)})
+    };
+    let list = |key: &str| -> Vec<Value> {
+        get(&["lootTable", key])
+            .as_array()
+            .map(|a| a.iter().map(line).collect())
+            .unwrap_or_default()
+    };
+    // `lootTable` is the richer table; a mob without one keeps its flat `drops` list.
+    let (always, common) = if get(&["lootTable"]).is_object() {
+        (list("guaranteedDrops"), list("commonDrops"))
+    } else {
+        let flat: Vec<&Value> = mob
+            .get("drops")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().collect())
+            .unwrap_or_default();
+        let guaranteed = |d: &&Value| d.get("isGuaranteed").and_then(Value::as_bool) == Some(true);
+        (
+            flat.iter()
+                .filter(|d| guaranteed(d))
+                .map(|d| line(d))
+                .collect(),
+            flat.iter()
+                .filter(|d| !guaranteed(d))
+                .map(|d| line(d))
+                .collect(),
+        )
+    };
+    json!({
+        "id": get(&["id"]),
+        "name": get(&["name"]),
+        "description": get(&["description"]),
+        "category": "mob",
+        "faction": "monster",
+        "levelRange": [level as i64, level as i64],
+        "stats": {
+            "level": level as i64,
+            "health": num(&["stats", "health"], num(&["health"], 1.0)) as i64,
+            "attack": num(&["stats", "attack"], 1.0) as i64,
+            "strength": num(&["stats", "strength"], 1.0) as i64,
+            "defense": num(&["stats", "defense"], 1.0) as i64,
+            "ranged": num(&["stats", "ranged"], 1.0) as i64,
+            "magic": 1
+        },
+        "combat": {
+            "attackable": true,
+            "aggressive": get(&["behavior", "aggressive"]).as_bool().unwrap_or(false),
+            "retaliates": true,
+            "aggroRange": num(&["behavior", "aggroRange"], 0.0),
+            "combatRange": num(&["combatRange"], 1.0).max(1.0),
+            "leashRange": num(&["behavior", "chaseRange"], 10.0),
+            // Seconds in this file; milliseconds in the NPC schema.
+            "attackSpeed": num(&["attackSpeed"], 2.4) * 1000.0,
+            "respawnTime": num(&["respawnTime"], 0.0)
+        },
+        "movement": {"type": "wander", "speed": num(&["moveSpeed"], 3.0), "wanderRadius": 5},
+        "drops": {
+            "always": always,
+            "common": common,
+            "uncommon": list("uncommonDrops"),
+            "rare": list("rareDrops")
+        },
+        "appearance": {"modelPath": get(&["modelPath"])},
+        "spawnBiomes": spawn_biomes
+    })
+}

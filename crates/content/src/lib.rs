@@ -22,6 +22,7 @@ mod content;
 mod dialogue;
 mod fallback;
 mod gathering;
+pub mod generated;
 pub mod gltf;
 mod items;
 mod legacy;

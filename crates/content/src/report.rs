@@ -135,6 +135,8 @@ impl fmt::Display for Diagnostic {
 pub struct Report {
     /// The diagnostics.
     pub diagnostics: Vec<Diagnostic>,
+    /// Files and fields read but not acted on (`Content::ignored`), printed as `ignored: …`.
+    pub ignored: Vec<String>,
 }
 
 impl Report {
@@ -217,6 +219,9 @@ impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for diagnostic in &self.diagnostics {
             writeln!(f, "{diagnostic}")?;
+        }
+        for line in &self.ignored {
+            writeln!(f, "ignored: {line}")?;
         }
         let errors = self.error_count();
         let warnings = self.warning_count();

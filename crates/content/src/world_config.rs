@@ -20,6 +20,9 @@ pub struct WorldConfig {
     pub biome_distribution: BTreeMap<BiomeId, f64>,
     /// Procedural towns.
     pub towns: Option<TownsConfig>,
+    /// Whether the server generates the world from this file (bundled extension `generate`,
+    /// default true; our bundled world sets it false and keeps its hand-drawn areas).
+    pub generate: bool,
     /// Items every new character starts with (bundled extension `starterKit`).
     pub starter_kit: Vec<ItemAmount>,
     /// The whole file, for settings the server does not interpret (roads, vegetation, noise).
@@ -93,6 +96,8 @@ pub(crate) struct RawWorldConfig {
     pub towns: Option<RawTowns>,
     #[serde(default)]
     pub starter_kit: Option<RawStarterKit>,
+    #[serde(default)]
+    pub generate: Option<bool>,
 }
 
 /// `biomes` section as written.
@@ -216,6 +221,7 @@ pub(crate) fn normalise(
         biome_seed,
         biome_distribution: distribution,
         towns,
+        generate: raw.generate.unwrap_or(true),
         starter_kit,
         raw: value,
     }

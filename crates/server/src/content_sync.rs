@@ -35,8 +35,42 @@ pub async fn load(config: &Config) -> (ActiveContent, StartupOptions, crate::cdn
     for diagnostic in &loaded.report.diagnostics {
         tracing::debug!(%diagnostic, "content diagnostic");
     }
-    let active = ActiveContent::new(&loaded.set, loaded.content, loaded.origin);
+    for line in &loaded.content.ignored {
+        tracing::warn!(ignored = %line, "content the server reads but does not use");
+    }
+    let content = generate(loaded.content, config.world_seed).await;
+    let active = ActiveContent::new(&loaded.set, content, loaded.origin);
     (active, options, loaded.validators)
+}
+
+/// The content with its world generated from its `world-config.json` (when it asks for one), on a
+/// blocking thread: the reference island takes a moment to make.
+pub async fn generate(content: Content, world_seed: Option<u64>) -> Content {
+    let started = std::time::Instant::now();
+    let made = tokio::task::spawn_blocking(move || {
+        let mut content = content;
+        let generated = wayfarer_sim::worldgen::apply(&mut content, world_seed);
+        (content, generated)
+    })
+    .await;
+    match made {
+        Ok((content, generated)) => {
+            if let Some(world) = content.generated.as_ref().filter(|_| generated) {
+                tracing::info!(
+                    towns = world.towns.len(),
+                    side = world.side,
+                    mob_spawners = world.mob_spawns.len(),
+                    resources = world.resources.len(),
+                    elapsed_ms = started.elapsed().as_millis() as u64,
+                    "world generated from world-config.json"
+                );
+            }
+            content
+        }
+        // The generator does not panic on any content; should it, the process cannot go on
+        // with half a world.
+        Err(err) => std::panic::resume_unwind(err.into_panic()),
+    }
 }
 
 /// Revalidates against the CDN every `period`; a changed, valid set replaces the holder's content and
@@ -47,6 +81,7 @@ pub async fn refresh_loop(
     holder: Arc<ContentHolder>,
     updates: watch::Sender<Arc<Content>>,
     period: Duration,
+    world_seed: Option<u64>,
 ) {
     let Some(cdn) = options.cdn_url.clone() else {
         return;
@@ -77,8 +112,8 @@ pub async fn refresh_loop(
                 metrics::counter!("content_revalidations_total", "result" => "updated")
                     .increment(1);
                 tracing::info!(changed = ?update.changed_files, removed = ?update.removed_files, "new content from the CDN");
-                let active =
-                    ActiveContent::new(&update.set, update.content, crate::cdn::Origin::Cdn);
+                let content = generate(update.content, world_seed).await;
+                let active = ActiveContent::new(&update.set, content, crate::cdn::Origin::Cdn);
                 let content = active.content.clone();
                 holder.replace(active);
                 let _ = updates.send(content);

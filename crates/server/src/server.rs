@@ -136,6 +136,7 @@ impl RunningServer {
             content.clone(),
             content_updates,
             Duration::from_secs(config.manifest_refresh_secs),
+            config.world_seed,
         ));
 
         let online = Arc::new(OnlinePlayers::default());

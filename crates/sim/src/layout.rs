@@ -4,6 +4,7 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use wayfarer_content::generated::Ground;
 use wayfarer_content::{model_bounds::footprint_tiles, ticks::TICK_MS, Content, Npc, Position};
 use wayfarer_protocol::ws::TilePos;
 
@@ -100,6 +101,9 @@ impl ResourcePlacement {
         self.what == Placed::Node && self.key.contains(PROCEDURAL_SPOT_KEY)
     }
 }
+
+/// The first part of the keys of spawns the world generator placed by biome.
+const GENERATED_KEY: &str = "generated";
 
 /// The part of a procedural fishing spot's key that names it as one.
 const PROCEDURAL_SPOT_KEY: &str = "/fishing/";
@@ -209,13 +213,36 @@ impl Layout {
                 )
             },
         );
-        let (x0, x1) = clip_axis(lo.x, hi.x, spawn_hint.x, MAX_MAP_SIDE_TILES);
-        let (z0, z1) = clip_axis(lo.z, hi.z, spawn_hint.z, MAX_MAP_SIDE_TILES);
+        let generated = content.generated.as_deref();
+        let (x0, x1, z0, z1) = match generated {
+            // A generated world is its square: the walkable ground is the land, roads and towns.
+            Some(world) => (
+                world.min.x,
+                world.min.x + world.side - 1,
+                world.min.z,
+                world.min.z + world.side - 1,
+            ),
+            None => {
+                let (x0, x1) = clip_axis(lo.x, hi.x, spawn_hint.x, MAX_MAP_SIDE_TILES);
+                let (z0, z1) = clip_axis(lo.z, hi.z, spawn_hint.z, MAX_MAP_SIDE_TILES);
+                (x0, x1, z0, z1)
+            }
+        };
         let mut map = TileMap::blocked(TilePos { x: x0, z: z0 }, x1 - x0 + 1, z1 - z0 + 1);
-        for (a, b) in &rects {
-            map.open_rect(*a, *b);
+        if let Some(world) = generated {
+            for z in z0..=z1 {
+                for x in x0..=x1 {
+                    if world.ground_at(x, z).walkable() {
+                        map.set(TilePos { x, z }, true);
+                    }
+                }
+            }
+        } else {
+            for (a, b) in &rects {
+                map.open_rect(*a, *b);
+            }
         }
-        if rects.is_empty() {
+        if rects.is_empty() && generated.is_none() {
             // Content without areas still needs somewhere to stand: the spawn tile.
             map.set(spawn_hint, true);
         }
@@ -308,6 +335,46 @@ impl Layout {
                 });
             }
         }
+        if let Some(world) = generated {
+            for (i, spawn) in world.resources.iter().enumerate() {
+                let Some(node) = content.gathering.get(&spawn.resource_id) else {
+                    continue;
+                };
+                let tile = tile_of(&spawn.position);
+                let size = model_footprint(content, node.model_path.as_deref(), node.scale);
+                block(&mut map, tile, size);
+                resources.push(ResourcePlacement {
+                    what: Placed::Node,
+                    key: format!("{GENERATED_KEY}/resource/{i}"),
+                    resource_id: node.id.clone(),
+                    name: node.name.clone(),
+                    resource_type: node.kind.clone(),
+                    tile,
+                    extent: footprint(tile, size.0, size.1),
+                });
+            }
+            for (i, spawn) in world.mob_spawns.iter().enumerate() {
+                let Some(npc) = content.npcs.get(&spawn.mob_id) else {
+                    continue;
+                };
+                let wanders = npc.movement.kind.eq_ignore_ascii_case("wander");
+                mobs.push(MobPlacement {
+                    key: format!("{GENERATED_KEY}/mob/{i}"),
+                    npc_id: npc.id.clone(),
+                    name: npc.name.clone(),
+                    health: npc_health(npc),
+                    centre: tile_of(&spawn.position),
+                    spawn_radius: radius_tiles(spawn.spawn_radius),
+                    count: spawn.max_count,
+                    wander_radius: if wanders {
+                        radius_tiles(npc.movement.wander_radius.max(spawn.spawn_radius))
+                    } else {
+                        0
+                    },
+                    tiles_per_tick: npc_tiles_per_tick(npc),
+                });
+            }
+        }
         // Procedural fishing spots go on tiles still free once the fixed spawns stand.
         for area in content.areas.values() {
             let Some(fishing) = &area.fishing else {
@@ -330,15 +397,29 @@ impl Layout {
                 continue;
             }
             let mut rng = ChaCha8Rng::seed_from_u64(seed ^ fnv1a(&area.id));
+            // On a generated island the spots stand on the area's shores (anywhere free when it
+            // has none).
+            let shores: Vec<TilePos> = generated.map_or_else(Vec::new, |world| {
+                (a.z..=b.z)
+                    .flat_map(|z| (a.x..=b.x).map(move |x| TilePos { x, z }))
+                    .filter(|t| world.ground_at(t.x, t.z) == Ground::Shore)
+                    .collect()
+            });
             for n in 0..fishing.spot_count.min(MAX_FISHING_SPOTS_PER_AREA) {
                 let spot_id = &fishing.spot_types[n as usize % fishing.spot_types.len()];
                 let Some(node) = content.gathering.get(spot_id) else {
                     continue;
                 };
                 let found = (0..FISHING_PLACEMENT_ATTEMPTS)
-                    .map(|_| TilePos {
-                        x: rng.random_range(a.x..=b.x),
-                        z: rng.random_range(a.z..=b.z),
+                    .map(|_| {
+                        if shores.is_empty() {
+                            TilePos {
+                                x: rng.random_range(a.x..=b.x),
+                                z: rng.random_range(a.z..=b.z),
+                            }
+                        } else {
+                            shores[rng.random_range(0..shores.len())]
+                        }
                     })
                     .find(|t| map.is_walkable(*t) && *t != spawn_hint);
                 if let Some(tile) = found {

@@ -91,6 +91,7 @@ mod stamina;
 mod trade;
 mod view;
 mod world;
+pub mod worldgen;
 mod zones;
 
 pub use actions::{inventory_slot, ActionError};

@@ -194,6 +194,7 @@ mod tests {
             mob_spawns: Vec::new(),
             stations: Vec::new(),
             duel_arena: false,
+            town_size: None,
             fishing: None,
             circle,
         }

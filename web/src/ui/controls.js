@@ -26,7 +26,7 @@ export function stylesFor(weaponId) {
 /** The keys, as the settings tab lists them. */
 export const KEY_BINDINGS = [
   ['Enter', 'Chat (/g global, @name private)'], ['I', 'Inventory'], ['E', 'Worn equipment'], ['K', 'Skills'],
-  ['Q', 'Quests'], ['P', 'Prayer'], ['F', 'Friends'], ['C', 'Combat'], ['M', 'Magic (spellbook)'], ['O', 'Settings'], ['R', 'Run on/off'],
+  ['Q', 'Quests'], ['P', 'Prayer'], ['F', 'Friends'], ['C', 'Combat'], ['B', 'Magic (spellbook)'], ['M', 'World map'], ['O', 'Settings'], ['R', 'Run on/off'],
   ['X', 'Stop'], ['+ / −, wheel, pinch', 'Zoom'], ['1–9', 'Dialogue answer, make option'],
   ['Escape', 'Close menus and windows'], ['Right click, long press', 'All options'],
 ];

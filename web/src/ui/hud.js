@@ -1,10 +1,12 @@
 // The playing screen: the world canvas with its input (click, right click, hover text, wheel and
 // pinch zoom), the minimap with its orbs, the top bar with the socket state, the side panel tabs,
-// the chat box, the windows, the zone banner and the death screen. Keys: controls.js KEY_BINDINGS.
+// the chat box, the windows, the world map (M), the zone banner and the death screen. Keys:
+// controls.js KEY_BINDINGS.
 
 import { h, fill } from '../dom.js';
 import { Renderer } from '../render.js';
-import { MINI_PX } from '../terrain.js';
+import { MINI_PX, STATION_ICONS } from '../terrain.js';
+import { WorldMap } from '../worldmap.js';
 import { ContextMenu, optionsAt, entitiesUnder } from './menu.js';
 import { inventoryPanel, equipmentPanel, skillsPanel, questsPanel, prayerPanel, friendsPanel } from './panels.js';
 import { bankWindow, shopWindow, tradeWindow, dialogueWindow } from './windows.js';
@@ -26,7 +28,7 @@ const TABS = [
   { id: 'prayer', key: 'p', label: 'Prayer' },
   { id: 'friends', key: 'f', label: 'Friends' },
   { id: 'combat', key: 'c', label: 'Combat' },
-  { id: 'spellbook', key: 'm', label: 'Magic' },
+  { id: 'spellbook', key: 'b', label: 'Magic' },
   { id: 'settings', key: 'o', label: 'Settings' },
 ];
 
@@ -174,11 +176,15 @@ export function mountHud(root, game, terrain, signOut) {
     const dx = Math.round((ev.clientX - r.left - r.width / 2) / scale), dz = Math.round((ev.clientY - r.top - r.height / 2) / scale);
     game.walk(Math.round(renderer.cam.x) + dx, Math.round(renderer.cam.z) + dz);
   });
+  const worldMap = new WorldMap(terrain);
   window.addEventListener('keydown', (ev) => {
     const tag = /** @type {HTMLElement} */ (ev.target).tagName;
     if (tag === 'INPUT' || ev.ctrlKey || ev.metaKey || ev.altKey) return;
     const tab = TABS.find((t) => t.key === ev.key.toLowerCase());
-    if (tab) {
+    if (ev.key.toLowerCase() === 'm' || (ev.key === 'Escape' && worldMap.open)) {
+      worldMap.toggle({ x: Math.round(renderer.cam.x), z: Math.round(renderer.cam.z) });
+      ev.preventDefault();
+    } else if (tab) {
       show(tab.id);
       ev.preventDefault();
     } else if (ev.key.toLowerCase() === 'r') {
@@ -230,6 +236,22 @@ function drawMinimap(c, terrain, game, cam) {
       const x = (data.x - cam.x) * S + W / 2, y = (data.z - cam.z) * S + H / 2;
       if (x > W || y > H || x + n * S < 0 || y + n * S < 0) continue;
       g.drawImage(mini, x, y);
+    }
+  }
+  // The generated towns' stations and names (the chunk images are too small to read here).
+  for (const town of s?.towns ?? []) {
+    for (const st of town.stations) {
+      const x = (st.tile.x - cam.x) * S + W / 2, y = (st.tile.z - cam.z) * S + H / 2;
+      if (x < 0 || y < 0 || x > W || y > H) continue;
+      g.fillStyle = (STATION_ICONS[st.station] ?? ['?', '#fff'])[1];
+      g.fillRect(x - 2, y - 2, 4, 4);
+    }
+    const x = (town.centre.x - cam.x) * S + W / 2, y = (town.centre.z - cam.z) * S + H / 2;
+    if (x > -60 && y > 0 && x < W + 60 && y < H) {
+      g.font = '600 10px system-ui, sans-serif';
+      g.textAlign = 'center';
+      g.fillStyle = '#fff6d5';
+      g.fillText(town.name, x, y - town.safeRadius / 3 * S - 4);
     }
   }
   for (const e of game.world.entities.values()) {

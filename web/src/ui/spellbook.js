@@ -1,4 +1,4 @@
-// The spellbook tab (M): every spell of `/manifests/spells.json` with its level, runes (what one
+// The spellbook tab (B): every spell of `/manifests/spells.json` with its level, runes (what one
 // carries) and maximum hit, greyed with why when it cannot be cast. A click chooses a spell to
 // cast: the next click on a creature or player casts it there (as "Use" does with items). Each
 // combat spell can be set to autocast (the attacks then use it); the server keeps the choice and

@@ -71,6 +71,7 @@ pub fn scene() -> (Model, Knowledge) {
         stations: Vec::new(),
         fishing: None,
         circle: None,
+        town_size: None,
     }]);
     let mut model = Model::default();
     let player = Player {

@@ -10,9 +10,10 @@ use wayfarer_content::{
 use crate::reference_dir;
 
 /// (file, entry, field, missing id) of every reference to an undefined id in the corpus, worked out
-/// by reading the data independently of the loader.
-/// The rune items the corpus names without defining are not among them: the loader falls back to
-/// the bundled ones (CONTRACT.md section 11).
+/// by reading the data independently of the loader. The rune items the corpus names without
+/// defining are not among them: the loader falls back to the bundled ones (CONTRACT.md section
+/// 11). (`bandit` and `barbarian` are `mobs.json` mobs, which become NPCs where `npcs.json` lacks
+/// them.)
 const EXPECTED_DANGLING: &[(&str, &str, &str, &str)] = &[
     (
         "prayers.json",
@@ -215,12 +216,6 @@ const EXPECTED_DANGLING: &[(&str, &str, &str, &str)] = &[
     (
         "quests.json",
         "iron_will",
-        "iron_will.stages[4].target",
-        "barbarian",
-    ),
-    (
-        "quests.json",
-        "iron_will",
         "iron_will.stages[5].npcId",
         "torvin",
     ),
@@ -260,12 +255,6 @@ const EXPECTED_DANGLING: &[(&str, &str, &str, &str)] = &[
         "roads_run_red",
         "roads_run_red.stages[0].npcId",
         "captain_rowan",
-    ),
-    (
-        "quests.json",
-        "roads_run_red",
-        "roads_run_red.stages[1].target",
-        "bandit",
     ),
     (
         "quests.json",
@@ -338,12 +327,6 @@ const EXPECTED_DANGLING: &[(&str, &str, &str, &str)] = &[
         "warchiefs_fury",
         "warchiefs_fury.stages[0].npcId",
         "armorer",
-    ),
-    (
-        "quests.json",
-        "warchiefs_fury",
-        "warchiefs_fury.stages[1].target",
-        "barbarian",
     ),
     (
         "quests.json",
@@ -560,9 +543,14 @@ fn reference_is_normalised() {
     );
     assert_eq!(content.gathering["ore_runite"].respawn_ticks, 1200);
     assert_eq!(content.gathering["tree_magic"].yields[0].xp, 250.0);
-    // 15 nodes, and the bundled essence rock: no reference rock yields the essence its rune
-    // recipes take (CONTRACT.md section 11).
-    assert_eq!(content.gathering.len(), 15 + 1);
+    // 15 from gathering/*.json, the legacy resources.json's fishing spot they lack, and the
+    // bundled essence rock: no reference rock yields the essence its rune recipes take
+    // (CONTRACT.md section 11).
+    assert_eq!(content.gathering.len(), 15 + 1 + 1);
+    assert_eq!(
+        content.gathering["fishing_spot_normal"].yields[0].item_id,
+        "raw_shrimp"
+    );
     assert_eq!(
         content.gathering["rock_essence"].yields[0].item_id,
         "rune_essence"
@@ -697,4 +685,71 @@ fn quest_escapes_decode_and_quests_load_once_their_npcs_exist() {
     assert_eq!(quest.stages.len(), 3);
     assert_eq!(content.quests.len(), 1, "{report}");
     assert!(report.with_code(Code::DisabledReference).next().is_none());
+}
+
+#[test]
+fn reference_mobs_json_mobs_are_npcs_and_the_bundled_smelting_fills_in() {
+    let Some((_, content, report)) = load_reference() else {
+        return;
+    };
+    for id in [
+        "bandit",
+        "barbarian",
+        "hobgoblin",
+        "guard",
+        "dark_warrior",
+        "black_knight",
+        "ice_warrior",
+        "dark_ranger",
+    ] {
+        let npc = &content.npcs[id];
+        assert!(npc.is_mob() && npc.combat.aggressive, "{id}");
+        assert!(
+            npc.spawn_biomes
+                .iter()
+                .all(|b| content.biomes.contains_key(b))
+                && !npc.spawn_biomes.is_empty(),
+            "{id} spawns in defined biomes: {:?}",
+            npc.spawn_biomes
+        );
+    }
+    // Read from mobs.json: stats, aggression, seconds and milliseconds as ticks, its drop.
+    let knight = &content.npcs["black_knight"];
+    assert_eq!(
+        (knight.stats.level, knight.stats.health, knight.stats.attack),
+        (20, 60, 20)
+    );
+    assert_eq!(
+        (knight.combat.aggro_range, knight.combat.leash_range),
+        (10.0, 25.0)
+    );
+    assert_eq!(knight.combat.attack_speed_ticks, 2, "0.9 s");
+    assert_eq!(knight.combat.respawn_ticks, 1500, "900000 ms");
+    assert_eq!(knight.drops[0].item_id, "coins");
+    assert_eq!(knight.drops[0].min_quantity, 100);
+    // Difficulty 3 mobs spawn in the difficulty 3 biomes (mobs.json names older biomes).
+    assert_eq!(knight.spawn_biomes, ["tundra"]);
+    // npcs.json's goblin wins over mobs.json's.
+    assert_eq!(content.npcs["goblin"].combat.respawn_ticks, 35);
+    // No recipes/smelting.json: the bundled smelting recipes for the reference's own items.
+    let bronze = content
+        .recipes
+        .iter()
+        .find(|r| r.id == "smithing:bronze_bar")
+        .expect("a bronze bar can be smelted");
+    assert_eq!(bronze.kind, RecipeKind::Smelting);
+    // What is read but not used is named, once each.
+    let text = report.to_string();
+    for file in [
+        "music.json",
+        "zones.json",
+        "mobs.json",
+        "world-config.json vegetation",
+    ] {
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(&format!("ignored: {file}"))),
+            "{file} named in:\n{text}"
+        );
+    }
 }

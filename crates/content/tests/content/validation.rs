@@ -255,14 +255,24 @@ fn legacy_items_are_a_fallback_and_unknown_files_are_reported() {
     let (content, report) = Content::from_files(&set).expect("loads");
     assert!(content.items.contains_key("bones"));
     assert_eq!(report.with_code(Code::UnknownFile).count(), 1);
-    // With split files present, legacy items.json is ignored.
+    // With split files present, legacy items.json gives only the ids they lack.
     let mut set = base();
+    // An id the base set's split files define (content has more: the fallbacks' runes and food).
+    let taken = "logs";
+    assert!(content_ids(&set).iter().any(|id| id == taken));
     set.insert(
         "items.json",
-        r#"[{"id": "bones", "name": "Bones", "type": "resource", "value": 1}]"#,
+        format!(
+            r#"[{{"id": "bones", "name": "Bones", "type": "resource", "value": 1}},
+                {{"id": "{taken}", "name": "Legacy copy", "type": "resource", "value": 1}}]"#
+        ),
     );
     let (content, _) = Content::from_files(&set).expect("loads");
-    assert!(!content.items.contains_key("bones"));
+    assert!(content.items.contains_key("bones"));
+    assert_ne!(
+        content.items[taken].name, "Legacy copy",
+        "the split file wins"
+    );
 }
 
 #[test]
@@ -334,4 +344,70 @@ fn character_templates_give_exactly_what_they_list_or_are_refused() {
     assert_eq!(woodsman.skills[&wayfarer_content::Skill::Woodcutting], 20);
     assert_eq!(woodsman.skills[&wayfarer_content::Skill::Defense], 5);
     assert_eq!(woodsman.goal.as_ref().unwrap().kind, "skill");
+}
+
+/// The item ids a set's split item files define.
+fn content_ids(set: &ManifestSet) -> Vec<String> {
+    let (content, _) = Content::from_files(set).expect("loads");
+    content.items.keys().cloned().collect()
+}
+
+#[test]
+fn legacy_mobs_become_npcs_and_legacy_nodes_fill_in_what_gathering_lacks() {
+    let mut set = base();
+    set.insert(
+        "biomes.json",
+        r#"[{"id": "meadow", "name": "Meadow", "difficultyLevel": 0},
+            {"id": "crags", "name": "Crags", "difficultyLevel": 2}]"#,
+    );
+    set.insert(
+        "mobs.json",
+        r#"[{"id": "brute", "name": "Brute", "difficultyLevel": 2, "level": 9,
+             "stats": {"level": 9, "health": 30, "attack": 8, "strength": 7, "defense": 6, "ranged": 1},
+             "behavior": {"aggressive": true, "aggroRange": 5, "chaseRange": 12},
+             "attackSpeed": 2.4, "moveSpeed": 3.0, "combatRange": 1.5, "respawnTime": 60000,
+             "drops": [{"itemId": "coins", "quantity": 7, "chance": 1.0, "isGuaranteed": true},
+                       {"itemId": "logs", "quantity": 1, "chance": 0.5}],
+             "spawnBiomes": ["old_name"]},
+            {"id": "keeper", "name": "Not the keeper", "level": 99}]"#,
+    );
+    set.insert(
+        "resources.json",
+        r#"[{"id": "tree_normal", "name": "Old tree", "type": "tree", "harvestSkill": "woodcutting",
+              "toolRequired": "hatchet", "harvestYield": [{"itemId": "logs", "xpAmount": 1}]},
+            {"id": "tree_old", "name": "Old Tree", "type": "tree", "harvestSkill": "woodcutting",
+              "toolRequired": "hatchet", "harvestYield": [{"itemId": "logss", "xpAmount": 5}]}]"#,
+    );
+    let (content, report) = Content::from_files(&set).expect("loads");
+    let brute = &content.npcs["brute"];
+    assert!(brute.is_mob() && brute.combat.aggressive);
+    assert_eq!(
+        (brute.stats.level, brute.stats.health, brute.stats.attack),
+        (9, 30, 8)
+    );
+    assert_eq!(
+        (brute.combat.aggro_range, brute.combat.leash_range),
+        (5.0, 12.0)
+    );
+    assert_eq!(brute.combat.attack_speed_ticks, 4, "2.4 s");
+    assert_eq!(brute.combat.respawn_ticks, 100, "60 s");
+    assert_eq!(brute.drops.len(), 2);
+    assert_eq!(
+        brute.spawn_biomes,
+        ["crags"],
+        "an unknown biome: by difficulty"
+    );
+    assert_ne!(
+        content.npcs["keeper"].name, "Not the keeper",
+        "npcs.json wins over mobs.json"
+    );
+    // resources.json gives the node gathering/ lacks, and only that one; a plural yield id reads
+    // as its singular.
+    assert_eq!(content.gathering["tree_normal"].name, "Tree");
+    assert_eq!(content.gathering["tree_old"].yields[0].item_id, "logs");
+    assert!(report.ignored.iter().any(|l| l.starts_with("mobs.json")));
+    assert!(report
+        .ignored
+        .iter()
+        .any(|l| l.starts_with("resources.json")));
 }

@@ -36,6 +36,7 @@ mod prayer;
 mod quests;
 mod races;
 mod rate_limits;
+mod reference_world;
 mod restart;
 mod shops;
 mod shutdown;

@@ -27,6 +27,7 @@ mod stamina;
 mod talk;
 mod trade;
 mod view;
+mod worldgen;
 mod zones;
 
 use std::collections::BTreeMap;

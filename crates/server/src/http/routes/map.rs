@@ -15,6 +15,7 @@ use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use serde::Serialize;
+use wayfarer_content::generated::{GeneratedWorld, Ground};
 use wayfarer_content::Content;
 use wayfarer_protocol::ws::TilePos;
 use wayfarer_sim::TileMap;
@@ -53,6 +54,94 @@ struct Summary<'a> {
     spawn: TilePos,
     grounds: &'a [String],
     areas: Vec<AreaSummary<'a>>,
+    /// A generated world's whole island at one character per `block` × `block` tiles (the
+    /// world map's picture), absent for a world of hand-placed areas.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    overview: Option<Overview>,
+    /// The towns of a generated world (none for a world of hand-placed areas only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    towns: Vec<TownSummary<'a>>,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct Overview {
+    /// Tiles per side of one block.
+    block: i32,
+    /// Blocks along x (and z: the island is square).
+    width: i32,
+    /// The south-west tile of the first block.
+    min: TilePos,
+    /// One character a block, rows from the south, in the chunks' height alphabet: the index
+    /// into `grounds` of the block's ground (a building, road or town tile in it wins over the
+    /// ground at its middle, so roads and towns show at this scale).
+    rows: String,
+}
+
+/// Tiles per side of one block of the overview.
+pub const OVERVIEW_BLOCK_TILES: i32 = 4;
+
+/// The overview of a generated world.
+fn overview(world: &GeneratedWorld) -> Overview {
+    let block = OVERVIEW_BLOCK_TILES;
+    let width = (world.side + block - 1) / block;
+    let mut rows = String::with_capacity((width * width) as usize);
+    let rank = |g: u8| match g {
+        // Building, road, town first; then whatever is in the middle.
+        4 => 3,
+        2 => 2,
+        3 => 1,
+        _ => 0,
+    };
+    for bz in 0..width {
+        for bx in 0..width {
+            let (x0, z0) = (world.min.x + bx * block, world.min.z + bz * block);
+            let mut best = (0, x0 + block / 2, z0 + block / 2);
+            for z in z0..z0 + block {
+                for x in x0..x0 + block {
+                    if let Some(i) = world.index(x, z) {
+                        let r = rank(world.ground[i]);
+                        if r > best.0 {
+                            best = (r, x, z);
+                        }
+                    }
+                }
+            }
+            let index = generated_ground(world, best.1, best.2);
+            rows.push(char::from(LEVELS[usize::from(index.min(63))]));
+        }
+    }
+    Overview {
+        block,
+        width,
+        min: TilePos {
+            x: world.min.x,
+            z: world.min.z,
+        },
+        rows,
+    }
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct TownSummary<'a> {
+    id: &'a str,
+    name: &'a str,
+    /// `town`, `village` or `hamlet`.
+    size: &'a str,
+    centre: TilePos,
+    safe_radius: i32,
+    /// Building rectangles (inclusive corners).
+    buildings: Vec<[TilePos; 2]>,
+    /// The town's stations, for icons on the maps.
+    stations: Vec<StationSummary<'a>>,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct StationSummary<'a> {
+    station: &'a str,
+    tile: TilePos,
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -90,6 +179,44 @@ struct Chunk {
     walkable: String,
     /// The index into `grounds` of each tile, in the same order.
     ground: Vec<u8>,
+    /// A generated world's height of each tile, in the same order, for shading: one character a
+    /// tile from the base64url alphabet (`A`…`Z`, `a`…`z`, `0`…`9`, `-`, `_` = 0…63, 63 the
+    /// config's `maxHeight`). Absent for a world of hand-placed areas.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    height: Option<String>,
+}
+
+/// The base64url alphabet: a height level 0–63 as one character.
+const LEVELS: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// The ground names of a generated world: the special grounds, then one per biome (the `Land`
+/// code is drawn as the tile's biome). Index 0 stays `void` (outside the map).
+fn generated_grounds(world: &GeneratedWorld) -> Vec<String> {
+    let mut names = vec![VOID_GROUND.to_owned()];
+    names.extend(
+        Ground::ALL
+            .iter()
+            .filter(|g| **g != Ground::Land)
+            .map(|g| g.name().to_owned()),
+    );
+    names.extend(world.biomes.iter().cloned());
+    names
+}
+
+/// The index into [`generated_grounds`] of one tile.
+fn generated_ground(world: &GeneratedWorld, x: i32, z: i32) -> u8 {
+    let Some(i) = world.index(x, z) else {
+        return 0;
+    };
+    let code = world.ground[i];
+    let land = Ground::Land as u8;
+    if code < land {
+        code + 1
+    } else {
+        // After `void` and the five special grounds.
+        let biome = world.biome[i];
+        (Ground::ALL.len() as u8).saturating_add(biome)
+    }
 }
 
 /// The chunk holding a tile coordinate.
@@ -121,7 +248,11 @@ impl Terrain {
             };
             nearest_walkable(&map, hint)
         };
-        let mut grounds = vec![VOID_GROUND.to_owned()];
+        let generated = content.generated.as_deref();
+        let mut grounds = match generated {
+            Some(world) => generated_grounds(world),
+            None => vec![VOID_GROUND.to_owned()],
+        };
         let areas: Vec<(&wayfarer_content::Area, u8, TilePos, TilePos)> = content
             .areas
             .values()
@@ -156,10 +287,17 @@ impl Terrain {
                 let tiles = (CHUNK_TILES * CHUNK_TILES) as usize;
                 let mut walkable = String::with_capacity(tiles);
                 let mut ground = Vec::with_capacity(tiles);
+                let mut height = generated.map(|_| String::with_capacity(tiles));
                 for z in z0..z0 + CHUNK_TILES {
                     for x in x0..x0 + CHUNK_TILES {
                         let t = TilePos { x, z };
                         walkable.push(if map.is_walkable(t) { '1' } else { '0' });
+                        if let (Some(world), Some(height)) = (generated, height.as_mut()) {
+                            let h = world.index(x, z).map_or(0, |i| world.height[i]);
+                            height.push(char::from(LEVELS[usize::from(h / 4)]));
+                            ground.push(generated_ground(world, x, z));
+                            continue;
+                        }
                         // The first area (in content order) holding the tile names its ground,
                         // as the first one decides a tile's area elsewhere.
                         let g = areas
@@ -177,6 +315,7 @@ impl Terrain {
                     size: CHUNK_TILES,
                     walkable,
                     ground,
+                    height,
                 };
                 chunks.push(Tagged::new(serde_json::to_vec(&body).unwrap_or_default()));
             }
@@ -205,6 +344,48 @@ impl Terrain {
                     max: *max,
                 })
                 .collect(),
+            overview: generated.map(overview),
+            towns: generated
+                .map(|world| {
+                    world
+                        .towns
+                        .iter()
+                        .map(|t| TownSummary {
+                            id: &t.area_id,
+                            name: &t.name,
+                            size: &t.size,
+                            centre: TilePos {
+                                x: t.centre.x,
+                                z: t.centre.z,
+                            },
+                            safe_radius: t.safe_radius,
+                            buildings: t
+                                .buildings
+                                .iter()
+                                .map(|(a, b)| {
+                                    [TilePos { x: a.x, z: a.z }, TilePos { x: b.x, z: b.z }]
+                                })
+                                .collect(),
+                            stations: content
+                                .areas
+                                .get(&t.area_id)
+                                .map(|a| {
+                                    a.stations
+                                        .iter()
+                                        .map(|s| StationSummary {
+                                            station: &s.station,
+                                            tile: TilePos {
+                                                x: tile(s.position.x),
+                                                z: tile(s.position.z),
+                                            },
+                                        })
+                                        .collect()
+                                })
+                                .unwrap_or_default(),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
         };
         Terrain {
             summary: Tagged::new(serde_json::to_vec(&summary).unwrap_or_default()),
@@ -352,5 +533,79 @@ mod tests {
         }
         assert!(terrain.chunk(chunk_of(hi.x) + 1, 0).is_none());
         assert!(terrain.chunk(i32::MIN, i32::MAX).is_none());
+    }
+
+    #[test]
+    fn a_generated_world_serves_its_grounds_heights_towns_and_overview() {
+        let mut set = wayfarer_content::bundled();
+        let mut config: serde_json::Value =
+            serde_json::from_slice(&set.files["world-config.json"]).unwrap();
+        config["generate"] = serde_json::json!(true);
+        config["towns"]["worldSize"] = serde_json::json!(600);
+        set.insert("world-config.json", config.to_string());
+        let (mut content, _) = Content::from_files(&set).expect("loads");
+        assert!(wayfarer_sim::worldgen::apply(&mut content, Some(3)));
+        let world = content.generated.clone().unwrap();
+        let terrain = Terrain::build(&content);
+        let summary: serde_json::Value = serde_json::from_slice(&terrain.summary.body).unwrap();
+        let grounds: Vec<&str> = summary["grounds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g.as_str().unwrap())
+            .collect();
+        for name in ["void", "water", "shore", "road", "town", "building"] {
+            assert!(grounds.contains(&name), "{name} in {grounds:?}");
+        }
+        let town = &summary["towns"][0];
+        assert!(
+            town["name"].is_string() && town["stations"].is_array(),
+            "{town}"
+        );
+        let width = summary["overview"]["width"].as_i64().unwrap();
+        assert_eq!(width, 150);
+        assert_eq!(
+            summary["overview"]["rows"].as_str().unwrap().len() as i64,
+            width * width
+        );
+        // The chunk holding the town's centre shows town ground there, with heights.
+        let (x, z) = (
+            town["centre"]["x"].as_i64().unwrap() as i32,
+            town["centre"]["z"].as_i64().unwrap() as i32,
+        );
+        let body = terrain.chunk(chunk_of(x), chunk_of(z)).expect("chunk");
+        let chunk: serde_json::Value = serde_json::from_slice(&body.body).unwrap();
+        let i = ((z - chunk["z"].as_i64().unwrap() as i32) * CHUNK_TILES
+            + (x - chunk["x"].as_i64().unwrap() as i32)) as usize;
+        let ground = chunk["ground"][i].as_u64().unwrap() as usize;
+        assert!(
+            ["town", "road"].contains(&grounds[ground]),
+            "{}",
+            grounds[ground]
+        );
+        assert_eq!(chunk["walkable"].as_str().unwrap().as_bytes()[i], b'1');
+        let height = chunk["height"].as_str().unwrap();
+        assert_eq!(height.len(), (CHUNK_TILES * CHUNK_TILES) as usize);
+        assert!(height.bytes().all(|b| LEVELS.contains(&b)));
+        // A water tile is drawn as water and never walkable.
+        let wet = (0..world.ground.len())
+            .find(|&i| world.ground[i] == Ground::Water as u8)
+            .map(|i| {
+                let side = world.side as usize;
+                (
+                    world.min.x + (i % side) as i32,
+                    world.min.z + (i / side) as i32,
+                )
+            })
+            .expect("the island has water");
+        let body = terrain.chunk(chunk_of(wet.0), chunk_of(wet.1)).unwrap();
+        let chunk: serde_json::Value = serde_json::from_slice(&body.body).unwrap();
+        let i = ((wet.1 - chunk["z"].as_i64().unwrap() as i32) * CHUNK_TILES
+            + (wet.0 - chunk["x"].as_i64().unwrap() as i32)) as usize;
+        assert_eq!(
+            grounds[chunk["ground"][i].as_u64().unwrap() as usize],
+            "water"
+        );
+        assert_eq!(chunk["walkable"].as_str().unwrap().as_bytes()[i], b'0');
     }
 }

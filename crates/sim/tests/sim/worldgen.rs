@@ -1,0 +1,334 @@
+//! The world generated from the reference `world-config.json`: deterministic, every town and area
+//! reachable on foot, water never walked on, the towns furnished by size, every mob type placed,
+//! fishing spots on shores, and every recipe makeable from what the world gives.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use wayfarer_content::generated::Ground;
+use wayfarer_content::{AreaGroup, Content, ManifestSet, RecipeKind, ToolRequirement};
+use wayfarer_protocol::ws::TilePos;
+use wayfarer_sim::{worldgen, World};
+
+/// The reference corpus beside the repository, or `None` (skip) when it is absent outside CI.
+fn reference_dir() -> Option<PathBuf> {
+    let dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/reference-content/hyperscape-manifests"
+    ));
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert_ne!(
+        std::env::var("CI").as_deref(),
+        Ok("true"),
+        "reference corpus missing at {}",
+        dir.display()
+    );
+    eprintln!("skipped: no reference corpus at {}", dir.display());
+    None
+}
+
+fn load(world_seed: Option<u64>) -> Option<Content> {
+    let set = ManifestSet::read_dir(&reference_dir()?).expect("readable");
+    let (mut content, _) = Content::from_files(&set).expect("the reference files load");
+    assert!(
+        worldgen::apply(&mut content, world_seed),
+        "a world is generated"
+    );
+    Some(content)
+}
+
+/// The reference world without `WORLD_SEED`, generated once for the tests that only read it.
+fn reference() -> Option<&'static (Arc<Content>, World)> {
+    static WORLD: OnceLock<Option<(Arc<Content>, World)>> = OnceLock::new();
+    WORLD
+        .get_or_init(|| {
+            let content = Arc::new(load(None)?);
+            let world = World::new(content.clone(), 1);
+            Some((content, world))
+        })
+        .as_ref()
+}
+
+/// Tiles reachable on foot from the spawn (the sim's own walkability).
+fn reachable(world: &World) -> BTreeSet<(i32, i32)> {
+    let start = world.spawn_tile();
+    let mut seen = BTreeSet::from([(start.x, start.z)]);
+    let mut queue = VecDeque::from([start]);
+    while let Some(t) = queue.pop_front() {
+        for (dx, dz) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+            let n = TilePos {
+                x: t.x + dx,
+                z: t.z + dz,
+            };
+            if world.is_walkable(n) && seen.insert((n.x, n.z)) {
+                queue.push_back(n);
+            }
+        }
+    }
+    seen
+}
+
+/// Whether a tile next to `(x, z)` (or it) is in `reach`.
+fn beside(reach: &BTreeSet<(i32, i32)>, x: i32, z: i32) -> bool {
+    (-2..=2).any(|dz| (-2..=2).any(|dx| reach.contains(&(x + dx, z + dz))))
+}
+
+#[test]
+fn the_same_seed_makes_the_same_world_and_another_seed_another_island() {
+    let Some((content, _)) = reference() else {
+        return;
+    };
+    let again = load(None).expect("loaded");
+    assert_eq!(again.generated, content.generated, "same seed, same world");
+    assert_eq!(again.areas, content.areas, "same towns and stations");
+    let other = load(Some(99)).expect("loaded");
+    let (a, b) = (
+        content.generated.as_ref().unwrap(),
+        other.generated.as_ref().unwrap(),
+    );
+    assert_ne!(a.ground, b.ground, "another WORLD_SEED, another island");
+    assert_ne!(
+        a.towns.iter().map(|t| t.centre).collect::<Vec<_>>(),
+        b.towns.iter().map(|t| t.centre).collect::<Vec<_>>()
+    );
+    // Same spawns from the same seed, placed in the same order.
+    assert_eq!(again.generated.as_ref().unwrap().mob_spawns, a.mob_spawns);
+}
+
+#[test]
+fn every_town_and_area_is_reachable_on_foot_from_the_spawn() {
+    let Some((content, world)) = reference() else {
+        return;
+    };
+    let reach = reachable(world);
+    for area in content.areas.values() {
+        let b = area.bounds;
+        let inside = reach
+            .iter()
+            .any(|&(x, z)| b.contains(f64::from(x) + 0.5, f64::from(z) + 0.5));
+        assert!(inside, "{} can be walked to", area.id);
+        for station in &area.stations {
+            let t = station.position.tile();
+            assert!(
+                beside(&reach, t.x, t.z),
+                "{}'s {} can be reached",
+                area.id,
+                station.station
+            );
+        }
+        for npc in &area.npcs {
+            let t = npc.position.tile();
+            assert!(
+                beside(&reach, t.x, t.z),
+                "{}'s {} can be reached",
+                area.id,
+                npc.npc_id
+            );
+        }
+    }
+    let wastes = &content.areas["wilderness_test"];
+    assert!(
+        wastes.pvp,
+        "the Wastes are the PvP area, and walkable (above)"
+    );
+}
+
+#[test]
+fn water_is_never_walkable_and_the_island_has_some() {
+    let Some((content, world)) = reference() else {
+        return;
+    };
+    let gen = content.generated.as_ref().unwrap();
+    let mut water = 0;
+    for z in (gen.min.z..gen.min.z + gen.side).step_by(3) {
+        for x in (gen.min.x..gen.min.x + gen.side).step_by(3) {
+            if gen.ground_at(x, z) == Ground::Water {
+                water += 1;
+                assert!(!world.is_walkable(TilePos { x, z }), "water at ({x},{z})");
+            }
+        }
+    }
+    assert!(water > 1000, "an island in the sea, with ponds: {water}");
+    let side = gen.side;
+    assert!((worldgen::MIN_WORLD_SIDE_TILES..=wayfarer_sim::MAX_MAP_SIDE_TILES).contains(&side));
+    assert_eq!(side, 1000, "the config's worldSize");
+}
+
+#[test]
+fn eight_towns_each_with_the_stations_its_size_calls_for() {
+    let Some((content, world)) = reference() else {
+        return;
+    };
+    let towns: Vec<_> = content
+        .areas
+        .values()
+        .filter(|a| a.group == AreaGroup::Town)
+        .collect();
+    assert_eq!(towns.len(), 8, "2 towns, 3 villages, 3 hamlets");
+    let mut sizes: BTreeMap<&str, usize> = BTreeMap::new();
+    for town in &towns {
+        assert!(town.safe_zone);
+        let size = town.town_size.as_deref().expect("a size");
+        *sizes.entry(size).or_default() += 1;
+        let has: BTreeSet<&str> = town.stations.iter().map(|s| s.station.as_str()).collect();
+        let want: &[&str] = match size {
+            "hamlet" => &["bank", "range"],
+            "village" => &["bank", "range", "furnace", "anvil"],
+            _ => &["bank", "range", "furnace", "anvil", "altar"],
+        };
+        assert_eq!(has, want.iter().copied().collect(), "{} ({size})", town.id);
+        let roles: BTreeSet<&str> = town.npcs.iter().filter_map(|n| n.role.as_deref()).collect();
+        assert!(
+            roles.contains("bank") && roles.contains("general_store"),
+            "{}",
+            town.id
+        );
+        assert_eq!(roles.contains("tanner"), size != "hamlet", "{}", town.id);
+        // Every station stands in the world as an entity.
+        for s in &town.stations {
+            let t = s.position.tile();
+            assert!(
+                world
+                    .resources()
+                    .iter()
+                    .any(|e| e.resource_type.as_deref() == Some(&s.station)
+                        && (e.x - t.x).abs() <= 1
+                        && (e.z - t.z).abs() <= 1),
+                "{}'s {} is placed",
+                town.id,
+                s.station
+            );
+        }
+    }
+    assert_eq!(
+        sizes,
+        BTreeMap::from([("hamlet", 3), ("town", 2), ("village", 3)])
+    );
+    let gen = content.generated.as_ref().unwrap();
+    assert!(
+        gen.towns.iter().all(|t| !t.buildings.is_empty()),
+        "every town has buildings"
+    );
+}
+
+#[test]
+fn mobs_of_every_mobs_json_type_and_fishing_spots_on_shores() {
+    let Some((content, world)) = reference() else {
+        return;
+    };
+    let placed: BTreeSet<String> = world.npcs().into_iter().filter_map(|n| n.type_id).collect();
+    for mob in &content.legacy.mobs {
+        assert!(placed.contains(&mob.id), "a {} is in the world", mob.id);
+    }
+    let gen = content.generated.as_ref().unwrap();
+    let spots: Vec<_> = gen
+        .resources
+        .iter()
+        .filter(|r| r.resource_id.starts_with("fishing_spot"))
+        .collect();
+    assert!(!spots.is_empty(), "fishing spots are placed");
+    for spot in spots {
+        let t = spot.position.tile();
+        assert_eq!(
+            gen.ground_at(t.x, t.z),
+            Ground::Shore,
+            "{spot:?} stands on a shore"
+        );
+    }
+}
+
+/// Walks what the world holds (shops with a keeper, nodes, mobs, stations, a tanner) to the items a
+/// player can come by, then checks every recipe against it: its station stands somewhere and each
+/// input, tool and consumable can be had.
+#[test]
+fn every_reference_recipe_can_be_made_in_the_reference_world() {
+    let Some((content, world)) = reference() else {
+        return;
+    };
+    let mut have: BTreeSet<String> = BTreeSet::new();
+    let stations: BTreeSet<String> = world
+        .resources()
+        .into_iter()
+        .filter_map(|e| e.resource_type)
+        .collect();
+    let npc_types: BTreeSet<String> = world.npcs().into_iter().filter_map(|n| n.type_id).collect();
+    for area in content.areas.values() {
+        for npc in &area.npcs {
+            if let Some(store) = npc.store_id.as_ref().and_then(|s| content.stores.get(s)) {
+                have.extend(store.stock.iter().map(|l| l.item_id.clone()));
+            }
+        }
+    }
+    for id in &npc_types {
+        let npc = &content.npcs[id];
+        have.extend(npc.drops.iter().map(|d| d.item_id.clone()));
+        have.extend(npc.default_drop.iter().map(|d| d.item_id.clone()));
+    }
+    let tanner = npc_types.iter().any(|id| content.npcs[id].tans_hides());
+    let nodes: BTreeSet<String> = world
+        .resources()
+        .into_iter()
+        .filter_map(|e| e.type_id)
+        .filter(|id| content.gathering.contains_key(id))
+        .collect();
+    loop {
+        let before = have.len();
+        for node in nodes.iter().map(|n| &content.gathering[n]) {
+            let tool = match &node.tool {
+                ToolRequirement::None => true,
+                ToolRequirement::Item(id) => have.contains(id),
+                ToolRequirement::AnyForSkill(skill) => content
+                    .tools_for(*skill)
+                    .iter()
+                    .any(|t| have.contains(&t.id)),
+            };
+            if tool && node.consumes.as_ref().is_none_or(|b| have.contains(b)) {
+                have.extend(node.yields.iter().map(|y| y.item_id.clone()));
+            }
+        }
+        for r in &content.recipes {
+            if can_make(r, &have, &stations, tanner) {
+                have.extend(r.output.iter().map(|o| o.item_id.clone()));
+            }
+        }
+        if have.len() == before {
+            break;
+        }
+    }
+    let mut made = 0;
+    for r in content
+        .recipes
+        .iter()
+        .filter(|r| r.kind != RecipeKind::Runecrafting)
+    {
+        assert!(
+            can_make(r, &have, &stations, tanner),
+            "{} can be made: {r:?}",
+            r.id
+        );
+        made += 1;
+    }
+    assert!(made >= 80, "the reference recipes: {made}");
+}
+
+fn can_make(
+    r: &wayfarer_content::Recipe,
+    have: &BTreeSet<String>,
+    stations: &BTreeSet<String>,
+    tanner: bool,
+) -> bool {
+    let place = match r.kind {
+        RecipeKind::Tanning => tanner,
+        RecipeKind::Cooking => true,
+        _ => r.station.as_ref().is_none_or(|s| stations.contains(s)),
+    };
+    place
+        && (r.kind != RecipeKind::Smithing || have.contains(wayfarer_sim::HAMMER))
+        && (r.coin_cost == 0 || have.contains("coins"))
+        && r.inputs.iter().all(|i| have.contains(&i.item_id))
+        && r.tools.iter().all(|t| have.contains(t))
+        && r.consumables.iter().all(|c| have.contains(&c.item_id))
+}

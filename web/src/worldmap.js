@@ -1,0 +1,128 @@
+// The world map (M): the whole generated island from GET /api/map's `overview` (one character a
+// block of tiles), the towns labelled with their size, their stations, and where the player is.
+// Drawn once into an image when first opened; the player's marker is drawn over it each time.
+
+import { HEIGHT_ALPHABET, groundColours, STATION_ICONS } from './terrain.js';
+
+/** The ground index of every block of an overview, rows from the south.
+ * @param {{width:number, rows:string}} overview */
+export function decodeOverview(overview) {
+  const out = new Uint8Array(overview.width * overview.width);
+  for (let i = 0; i < out.length && i < overview.rows.length; i++) {
+    const v = HEIGHT_ALPHABET.indexOf(overview.rows[i]);
+    out[i] = v < 0 ? 0 : v;
+  }
+  return out;
+}
+
+/** Where a tile lands on a map `side` pixels wide showing the overview.
+ * @param {{block:number, width:number, min:{x:number,z:number}}} overview
+ * @param {number} side @param {number} x @param {number} z */
+export function toMap(overview, side, x, z) {
+  const tiles = overview.block * overview.width;
+  return { mx: ((x - overview.min.x) / tiles) * side, my: ((z - overview.min.z) / tiles) * side };
+}
+
+/** The label of a town on the map: its name, and its size in brackets unless it is a town.
+ * @param {{name:string, size:string}} town */
+export function townLabel(town) {
+  return town.size === 'town' ? town.name : `${town.name} (${town.size})`;
+}
+
+export class WorldMap {
+  /** @param {import('./terrain.js').Terrain} terrain */
+  constructor(terrain) {
+    this.terrain = terrain;
+    /** @type {HTMLCanvasElement|null} */
+    this.image = null;
+    this.canvas = /** @type {HTMLCanvasElement} */ (document.createElement('canvas'));
+    this.canvas.className = 'worldmap';
+    this.canvas.setAttribute('aria-label', 'World map');
+    Object.assign(this.canvas.style, {
+      position: 'fixed', left: '50%', top: '50%', transform: 'translate(-50%, -50%)',
+      width: 'min(86vmin, 900px)', height: 'min(86vmin, 900px)', zIndex: '40',
+      border: '3px solid #c9a45c', borderRadius: '6px', background: '#10202e', display: 'none',
+    });
+    this.canvas.addEventListener('click', () => this.close());
+    document.body.appendChild(this.canvas);
+  }
+
+  get open() {
+    return this.canvas.style.display !== 'none';
+  }
+
+  close() {
+    this.canvas.style.display = 'none';
+  }
+
+  /** Opens or closes the map; `player` is the tile to mark. @param {{x:number, z:number}} player */
+  toggle(player) {
+    if (this.open) return this.close();
+    this.canvas.style.display = 'block';
+    this.draw(player);
+  }
+
+  /** The island image, made once per map summary. @param {number} side */
+  island(side) {
+    const s = this.terrain.summary;
+    if (this.image && this.image.width === side) return this.image;
+    const img = document.createElement('canvas');
+    img.width = img.height = side;
+    const g = /** @type {CanvasRenderingContext2D} */ (img.getContext('2d'));
+    g.fillStyle = groundColours('water')[0];
+    g.fillRect(0, 0, side, side);
+    const o = s?.overview;
+    if (o) {
+      const cells = decodeOverview(o);
+      const px = side / o.width;
+      for (let bz = 0; bz < o.width; bz++) {
+        for (let bx = 0; bx < o.width; bx++) {
+          const name = s.grounds[cells[bz * o.width + bx]] ?? 'void';
+          g.fillStyle = groundColours(name)[0];
+          g.fillRect(Math.floor(bx * px), Math.floor(bz * px), Math.ceil(px), Math.ceil(px));
+        }
+      }
+      for (const town of s.towns ?? []) {
+        for (const st of town.stations) {
+          const { mx, my } = toMap(o, side, st.tile.x, st.tile.z);
+          g.fillStyle = (STATION_ICONS[st.station] ?? ['?', '#fff'])[1];
+          g.fillRect(mx - 2, my - 2, 4, 4);
+        }
+        const { mx, my } = toMap(o, side, town.centre.x, town.centre.z);
+        g.font = `700 ${town.size === 'town' ? 16 : 13}px system-ui, sans-serif`;
+        g.textAlign = 'center';
+        g.lineWidth = 4;
+        g.strokeStyle = 'rgba(0,0,0,0.7)';
+        g.fillStyle = '#fff6d5';
+        g.strokeText(townLabel(town), mx, my - 10);
+        g.fillText(townLabel(town), mx, my - 10);
+      }
+    } else {
+      g.fillStyle = '#fff6d5';
+      g.font = '600 16px system-ui, sans-serif';
+      g.textAlign = 'center';
+      g.fillText('No map of this world', side / 2, side / 2);
+    }
+    this.image = img;
+    return img;
+  }
+
+  /** @param {{x:number, z:number}} player */
+  draw(player) {
+    const side = Math.min(900, Math.round(this.canvas.getBoundingClientRect().width * (window.devicePixelRatio || 1))) || 600;
+    this.canvas.width = this.canvas.height = side;
+    const g = /** @type {CanvasRenderingContext2D} */ (this.canvas.getContext('2d'));
+    g.drawImage(this.island(side), 0, 0);
+    const o = this.terrain.summary?.overview;
+    if (o && player) {
+      const { mx, my } = toMap(o, side, player.x, player.z);
+      g.fillStyle = '#ffffff';
+      g.strokeStyle = '#000000';
+      g.lineWidth = 2;
+      g.beginPath();
+      g.arc(mx, my, 5, 0, Math.PI * 2);
+      g.fill();
+      g.stroke();
+    }
+  }
+}
