@@ -130,11 +130,17 @@ impl Goal {
         }
     }
 
-    /// Progress from 0 to 1, where the model can tell.
+    /// Progress from 0 to 1, where the model can tell: XP towards the target level's XP (level 1
+    /// of 10 is 0%, not 10%), items towards their count, coins towards the sum.
     pub fn progress(&self, model: &Model) -> Option<f64> {
         match &self.kind {
             GoalKind::Skill { skill, level } => {
-                Some((model.level(*skill) as f64 / *level as f64).min(1.0))
+                if model.level(*skill) >= *level {
+                    return Some(1.0);
+                }
+                let needed = wayfarer_sim::skills::xp_for_level(u8::try_from(*level).unwrap_or(99));
+                let xp = model.me.skills.get(skill).map_or(0, |s| s.xp.max(0));
+                Some((xp as f64 / f64::from(needed.max(1))).min(1.0))
             }
             GoalKind::Gather { item_id, quantity } => {
                 Some((model.count_of(item_id) as f64 / *quantity as f64).min(1.0))
@@ -216,5 +222,32 @@ mod tests {
             Goal::from_request(&json!({"kind": "bank"})).unwrap().kind,
             GoalKind::Bank
         );
+    }
+
+    #[test]
+    fn skill_progress_is_xp_towards_the_target_level() {
+        let goal = Goal::from_request(
+            &json!({"kind": "skill", "target": {"skill": "woodcutting", "level": 10}}),
+        )
+        .unwrap();
+        let mut model = Model::default();
+        let mut at = |level: i64, xp: i64| {
+            model.me.skills.insert(
+                Skill::Woodcutting,
+                wayfarer_protocol::ws::SkillState { level, xp },
+            );
+            goal.progress(&model).unwrap()
+        };
+        // Level 1 of 10 is no progress at all (a level ratio said 10%).
+        assert_eq!(at(1, 0), 0.0);
+        // Level 10 is reached at 1,154 XP: half of it is half way.
+        assert!((at(7, 577) - 0.5).abs() < 1e-9);
+        assert!(at(9, 1_153) < 1.0);
+        assert_eq!(at(10, 1_154), 1.0);
+        let gather = Goal::from_request(
+            &json!({"kind": "gather", "target": {"itemId": "logs", "quantity": 4}}),
+        )
+        .unwrap();
+        assert_eq!(gather.progress(&Model::default()), Some(0.0));
     }
 }

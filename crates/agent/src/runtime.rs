@@ -243,6 +243,9 @@ struct Agent {
     server_goal_id: Option<String>,
     /// The number of the last decision reported in an `agent:status`.
     reported_up_to: u64,
+    /// What the brain was doing when its owner stopped it: taken up again, on the same target, at
+    /// resume.
+    stopped_on: Option<Decision>,
 }
 
 impl Agent {
@@ -293,6 +296,7 @@ impl Agent {
             control_plane: false,
             server_goal_id: None,
             reported_up_to: 0,
+            stopped_on: None,
         }
     }
 
@@ -801,6 +805,12 @@ impl Agent {
     }
 
     fn finish(&mut self, running: Running, outcome: Outcome) {
+        self.finish_learning(running, outcome, true);
+    }
+
+    /// Records the end of `running`; `learn`: the planner remembers a failure (a target it
+    /// avoids for a while). An action the owner interrupted did not fail on its target.
+    fn finish_learning(&mut self, running: Running, outcome: Outcome, learn: bool) {
         chatty!(
             self.quiet,
             agent = %self.config.label,
@@ -809,7 +819,9 @@ impl Agent {
             detail = %outcome,
             "outcome"
         );
-        self.planner.observe(&running.decision, &outcome, self.now);
+        if learn {
+            self.planner.observe(&running.decision, &outcome, self.now);
+        }
         *self.outcomes.entry(outcome.kind()).or_default() += 1;
         if self.recent.len() == RECENT_DECISIONS {
             self.recent.pop_front();
@@ -843,6 +855,11 @@ impl Agent {
             }
             Control::Stop => {
                 self.paused = true;
+                self.stopped_on = self
+                    .running
+                    .as_ref()
+                    .filter(|r| matches!(r.by, "planner" | "llm"))
+                    .map(|r| r.decision.clone());
                 self.drop_plan();
                 // The movement path stops now, not when the next decision would have.
                 let (text, _) =
@@ -851,33 +868,43 @@ impl Agent {
                 chatty!(self.quiet, agent = %self.config.label, "paused");
             }
             Control::Resume => {
-                self.paused = false;
+                let was_paused = std::mem::replace(&mut self.paused, false);
                 chatty!(self.quiet, agent = %self.config.label, "resumed");
+                // Back to the goal and the target it had, not a fresh pick that avoids it.
+                if let Some(decision) = self.stopped_on.take().filter(|_| was_paused) {
+                    if self.running.is_none() {
+                        let decision = Decision {
+                            reason: format!("resumed: {}", decision.reason),
+                            ..decision
+                        };
+                        self.start(decision, "planner", &mut frames);
+                    }
+                }
             }
-            Control::Message(text) => {
-                let (name, rest) = text.trim().split_once(' ').unwrap_or((text.trim(), ""));
-                if let Some(def) = actions::find(name) {
-                    let params: Value = if rest.trim().is_empty() {
-                        json!({})
-                    } else {
-                        serde_json::from_str(rest).unwrap_or_else(|_| json!({}))
-                    };
+            Control::Message(text) => match crate::commands::parse(&text) {
+                Some((def, params)) => {
                     self.drop_plan();
+                    let params = params.map_err(|why| Outcome::refused("invalid_params", why));
                     let decision = Decision {
                         action: def.name,
-                        params,
+                        params: params.as_ref().map_or(json!({}), Clone::clone),
                         reason: "the owner's command".into(),
                         reflex: false,
                     };
-                    self.start(decision, "owner", &mut frames);
-                } else {
+                    match params {
+                        Ok(_) => self.start(decision, "owner", &mut frames),
+                        Err(refusal) => self.refuse(decision, "owner", refusal),
+                    }
+                }
+                None => {
                     chatty!(self.quiet, agent = %self.config.label, %text, "owner message");
+                    self.answer(&text);
                     if self.owner_notes.len() == 5 {
                         self.owner_notes.pop_front();
                     }
                     self.owner_notes.push_back(text);
                 }
-            }
+            },
             Control::Inspect(reply) => {
                 let ctx = Ctx {
                     model: &self.model,
@@ -924,6 +951,47 @@ impl Agent {
         }
     }
 
+    /// Records `decision` as refused before anything was sent (an owner's command whose
+    /// arguments do not read).
+    fn refuse(&mut self, decision: Decision, by: &'static str, refusal: Outcome) {
+        self.decisions += 1;
+        let running = Running {
+            decision,
+            number: self.decisions,
+            by,
+            procedure: Procedure::Finished(refusal.clone()),
+            refs: HashSet::new(),
+        };
+        self.finish_learning(running, refusal, false);
+    }
+
+    /// Answers an owner's plain message in the decisions the owner reads (`GET …/decisions`): a
+    /// model reads it in its next prompt; the planner says what it can do with it.
+    fn answer(&mut self, text: &str) {
+        let reply = if self.llm.is_some() {
+            "noted: the model reads it at its next decision".to_owned()
+        } else {
+            crate::planner::answer(text)
+        };
+        self.decisions += 1;
+        let decision = Decision {
+            action: "reply",
+            params: json!({"to": text.chars().take(80).collect::<String>()}),
+            reason: reply.clone(),
+            reflex: false,
+        };
+        let running = Running {
+            decision,
+            number: self.decisions,
+            by: if self.llm.is_some() { "llm" } else { "planner" },
+            procedure: Procedure::Finished(Outcome::Accepted {
+                detail: reply.clone(),
+            }),
+            refs: HashSet::new(),
+        };
+        self.finish_learning(running, Outcome::Accepted { detail: reply }, false);
+    }
+
     /// The `agent:status` report for the server, with the decisions since the last one.
     fn status_report(&mut self) -> String {
         let tokens = self.stats.input_tokens + self.stats.output_tokens;
@@ -945,11 +1013,12 @@ impl Agent {
     /// Abandons the running action and any model call (a goal change or a pause).
     fn drop_plan(&mut self) {
         if let Some(running) = self.running.take() {
-            self.finish(
+            self.finish_learning(
                 running,
                 Outcome::Failed {
                     reason: "interrupted by the owner".into(),
                 },
+                false,
             );
         }
         self.thinking = None;

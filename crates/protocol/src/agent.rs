@@ -223,7 +223,8 @@ pub struct Goal {
     pub progress: Option<f64>,
     /// ISO 8601 UTC.
     pub set_at: String,
-    /// Who set it: `owner` (over REST) or `agent` (chosen by the agent itself).
+    /// Who set it: `owner` (the account's token), `agent` (the agent's own token, or chosen by the
+    /// agent itself) or `admin` (an admin steering another account's agent).
     #[serde(default = "owner")]
     pub set_by: String,
 }

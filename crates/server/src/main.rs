@@ -57,8 +57,9 @@ enum Command {
         /// The server's base URL, e.g. http://127.0.0.1:5555.
         #[arg(long)]
         server: String,
-        /// Play the character of a registered agent with its token.
-        #[arg(long, conflicts_with = "name", required_unless_present = "name")]
+        /// Play the character of a registered agent with its token (shows in `ps`: prefer
+        /// WAYFARER_AGENT_TOKEN or --token-file).
+        #[arg(long, conflicts_with = "name")]
         token: Option<String>,
         /// Create (or reuse) a guest account and character of this name.
         #[arg(long)]
@@ -75,7 +76,8 @@ enum Command {
         /// The language model (default: the provider's small model).
         #[arg(long, env = "AGENT_MODEL")]
         model: Option<String>,
-        /// Where --name keeps its token (default .wayfarer-agent-<name>.token).
+        /// With --name, where its token is kept (default .wayfarer-agent-<name>.token); without,
+        /// a file whose first line is a registered agent's token.
         #[arg(long)]
         token_file: Option<std::path::PathBuf>,
     },
