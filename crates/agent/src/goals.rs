@@ -19,14 +19,17 @@ pub enum GoalKind {
         skill: Skill,
         level: i64,
     },
+    #[serde(rename_all = "camelCase")]
     Combat {
         npc_id: Option<String>,
         area_id: Option<String>,
     },
+    #[serde(rename_all = "camelCase")]
     Gather {
         item_id: String,
         quantity: i64,
     },
+    #[serde(rename_all = "camelCase")]
     Cook {
         item_id: Option<String>,
     },
@@ -34,9 +37,11 @@ pub enum GoalKind {
     Earn {
         coins: i64,
     },
+    #[serde(rename_all = "camelCase")]
     Follow {
         player_name: String,
     },
+    #[serde(rename_all = "camelCase")]
     Explore {
         area_id: Option<String>,
     },
@@ -249,5 +254,22 @@ mod tests {
         )
         .unwrap();
         assert_eq!(gather.progress(&Model::default()), Some(0.0));
+    }
+
+    #[test]
+    fn targets_serialize_in_the_contract_s_camel_case() {
+        let goal = Goal::from_request(
+            &json!({"kind": "gather", "target": {"itemId": "logs", "quantity": 50}}),
+        )
+        .unwrap();
+        let value = serde_json::to_value(&goal.kind).unwrap();
+        assert_eq!(value["target"], json!({"itemId": "logs", "quantity": 50}));
+        let follow =
+            Goal::from_request(&json!({"kind": "follow", "target": {"playerName": "Ada"}}))
+                .unwrap();
+        assert_eq!(
+            serde_json::to_value(&follow.kind).unwrap()["target"],
+            json!({"playerName": "Ada"})
+        );
     }
 }

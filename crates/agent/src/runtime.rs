@@ -91,6 +91,9 @@ pub enum Control {
     Inspect(oneshot::Sender<Value>),
     /// Leave the world and end the task.
     Shutdown,
+    /// Lockstep ([`Host::lockstep`]): the world has run a tick; take one step and answer once
+    /// the world holds what the step sent (and a model's answer, when it asked one).
+    Step(oneshot::Sender<()>),
 }
 
 /// One decision as the status keeps it.
@@ -163,6 +166,13 @@ pub struct Host {
     pub tick_ms: Option<u64>,
     /// Per-agent lines (decisions, outcomes, goals, start and stop) at debug instead of info.
     pub quiet: bool,
+    /// The world waits for the brain (`wayfarer bench-agents`): the agent steps only when told
+    /// (`Control::Step`, after each tick of a manual world), never on its own clock, and each step
+    /// is fenced on both sides by a `player:sync` the world answers between ticks. The first makes
+    /// sure every message of the tick has been read before the step decides; the second that
+    /// everything the step sent is in the world's queue before the next tick. A model's answer
+    /// is waited for within the step. So a run is the same every time for the same dice.
+    pub lockstep: bool,
 }
 
 /// Starts an agent on the current tokio runtime.
@@ -246,6 +256,21 @@ struct Agent {
     /// What the brain was doing when its owner stopped it: taken up again, on the same target, at
     /// resume.
     stopped_on: Option<Decision>,
+    /// Lockstep ([`Host::lockstep`]).
+    lockstep: bool,
+    /// `player:sync` fences sent and not yet answered.
+    fences: u32,
+    /// The lockstep step asked for and where it is.
+    stepping: Option<(Fence, oneshot::Sender<()>)>,
+}
+
+/// Where a lockstep step is: waiting for the tick's messages, for the model, or for the world
+/// to hold what the step sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fence {
+    Read,
+    Think,
+    Sent,
 }
 
 impl Agent {
@@ -297,6 +322,9 @@ impl Agent {
             server_goal_id: None,
             reported_up_to: 0,
             stopped_on: None,
+            lockstep: host.lockstep,
+            fences: 0,
+            stepping: None,
         }
     }
 
@@ -399,12 +427,13 @@ impl Agent {
                     };
                     let event = self.on_message(text.as_str());
                     _held_frame = Some(text);
+                    let mut out = Vec::new();
                     if let Some(event) = event {
-                        let mut out = Vec::new();
                         self.on_plane(event, &mut out);
-                        if let Err(reason) = send_all(&mut socket, out).await {
-                            return self.lost(synced_once, reason);
-                        }
+                    }
+                    out.extend(self.lockstep_progress());
+                    if let Err(reason) = send_all(&mut socket, out).await {
+                        return self.lost(synced_once, reason);
                     }
                     if self.model.synced && !synced_once {
                         synced_once = true;
@@ -415,9 +444,12 @@ impl Agent {
                             self.goal = Goal::choose(&self.model);
                             chatty!(self.quiet, agent = %self.config.label, goal = %self.goal.description, "chose a goal");
                         }
+                        // In the status at once (a lockstep host waits for this before its first
+                        // step; the clock would show it within a few ticks otherwise).
+                        self.publish(true);
                     }
                 }
-                _ = ticker.tick() => {
+                _ = ticker.tick(), if !self.lockstep => {
                     self.now += 1;
                     let mut frames = self.step();
                     if self.now.is_multiple_of(STATUS_EVERY_TICKS) {
@@ -434,7 +466,11 @@ impl Agent {
                 answer = async { (&mut self.thinking.as_mut().expect("guarded").task).await }, if self.thinking.is_some() => {
                     let number = self.thinking.take().map_or(0, |t| t.number);
                     let answer = answer.unwrap_or_else(|e| Err(LlmFailure::Transport(e.to_string())));
-                    let frames = self.on_answer(number, answer);
+                    let mut frames = self.on_answer(number, answer);
+                    if let Some((phase @ Fence::Think, _)) = self.stepping.as_mut() {
+                        *phase = Fence::Sent;
+                        frames.push(self.fence());
+                    }
                     if let Err(reason) = send_all(&mut socket, frames).await {
                         return self.lost(synced_once, reason);
                     }
@@ -444,6 +480,18 @@ impl Agent {
                         None | Some(Control::Shutdown) => {
                             let _ = socket.close(None).await;
                             return SessionEnd::Shutdown;
+                        }
+                        Some(Control::Step(reply)) => {
+                            if !self.model.synced {
+                                // Not in the world yet: nothing to step.
+                                let _ = reply.send(());
+                                continue;
+                            }
+                            self.stepping = Some((Fence::Read, reply));
+                            let fence = self.fence();
+                            if let Err(reason) = send_all(&mut socket, vec![fence]).await {
+                                return self.lost(synced_once, reason);
+                            }
                         }
                         Some(event) => {
                             let mut out = Vec::new();
@@ -465,8 +513,56 @@ impl Agent {
         SessionEnd::Lost(reason)
     }
 
+    /// A `player:sync` fence (lockstep): the world answers it between ticks, behind everything
+    /// queued for this connection before it.
+    fn fence(&mut self) -> String {
+        self.fences += 1;
+        let (text, _) = self.encode_with_ref(ClientMessage::Sync);
+        text
+    }
+
+    /// Moves a lockstep step on once its fences are answered: runs the step after the tick's
+    /// messages are read, and answers the host once the world holds what it sent.
+    fn lockstep_progress(&mut self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.fences > 0 {
+            return out;
+        }
+        match self.stepping.as_ref().map(|(phase, _)| *phase) {
+            Some(Fence::Read) => {
+                self.now += 1;
+                out = self.step();
+                if self.now.is_multiple_of(STATUS_EVERY_TICKS) {
+                    self.publish(true);
+                    if self.control_plane {
+                        out.push(self.status_report());
+                    }
+                }
+                self.count_step();
+                let phase = if self.thinking.is_some() {
+                    Fence::Think
+                } else {
+                    out.push(self.fence());
+                    Fence::Sent
+                };
+                if let Some((p, _)) = self.stepping.as_mut() {
+                    *p = phase;
+                }
+            }
+            Some(Fence::Sent) => {
+                if let Some((_, reply)) = self.stepping.take() {
+                    let _ = reply.send(());
+                }
+            }
+            Some(Fence::Think) | None => {}
+        }
+        out
+    }
+
     /// The running action's fate is unknown once the socket is gone.
     fn connection_lost(&mut self) {
+        self.fences = 0;
+        self.stepping = None;
         if let Some(running) = self.running.take() {
             self.finish(running, Outcome::Unknown);
         }
@@ -499,6 +595,11 @@ impl Agent {
         };
         if let Some(event) = control_plane::event_of(&message) {
             return Some(event);
+        }
+        if self.fences > 0 && self.model.synced && matches!(message, ServerMessage::PlayerSync(_)) {
+            // A lockstep fence's answer: the state the agent already has, not news.
+            self.fences -= 1;
+            return None;
         }
         self.model.apply(&message);
         let refused = match &message {
@@ -913,6 +1014,11 @@ impl Agent {
                 let _ = reply.send(providers::all(ctx));
             }
             Control::Shutdown => {}
+            // Only a connected session steps (it is handled there); while reconnecting the host
+            // hears at once that there was nothing to step.
+            Control::Step(reply) => {
+                let _ = reply.send(());
+            }
         }
         if let Some(out) = out {
             out.extend(frames);
@@ -1007,7 +1113,8 @@ impl Agent {
         if let Some(last) = self.recent.back() {
             self.reported_up_to = last.number;
         }
-        self.encode(frame)
+        // Not the running action's ref: the server's answer to a report is no verdict on it.
+        self.encode_with_ref(frame).0
     }
 
     /// Abandons the running action and any model call (a goal change or a pause).

@@ -350,6 +350,7 @@ async fn ready_host(
                     knowledge: Some(Arc::new(knowledge)),
                     tick_ms: Some(state.config.tick_ms),
                     quiet: true,
+                    lockstep: false,
                 });
             }
             Ok(_) => tracing::warn!(
