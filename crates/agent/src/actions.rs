@@ -1301,7 +1301,7 @@ fn is_tool(knowledge: &Knowledge, item: &str) -> bool {
 
 /// Whether the agent holds (or wears) what a node needs, by the server's rule: that very item, or
 /// any tool of the node's skill.
-fn has_tool(ctx: Ctx<'_>, tool: &ToolRequirement) -> bool {
+pub(crate) fn has_tool(ctx: Ctx<'_>, tool: &ToolRequirement) -> bool {
     let fits = |id: &str| match tool {
         ToolRequirement::None => true,
         ToolRequirement::Item(wanted) => id == wanted,
