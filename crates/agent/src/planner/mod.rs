@@ -421,6 +421,7 @@ impl Planner {
             .nearest_of(EntityKind::Npc)
             .into_iter()
             .filter(|e| e.health().is_some_and(|h| h > 0))
+            .filter(|e| !e.type_id().is_some_and(|t| ctx.knowledge.is_service_npc(t)))
             .filter(|e| npc.is_none_or(|n| e.type_id() == Some(n)))
             .find(|e| !self.avoided(e.id(), now));
         if let Some(e) = target {
