@@ -173,6 +173,9 @@ pub struct Host {
     /// everything the step sent is in the world's queue before the next tick. A model's answer
     /// is waited for within the step. So a run is the same every time for the same dice.
     pub lockstep: bool,
+    /// The node claims the host's agents share (`planner::claims`), so they spread over the
+    /// nodes; `None`: this agent's own.
+    pub claims: Option<crate::planner::claims::Claims>,
 }
 
 /// Starts an agent on the current tokio runtime.
@@ -301,7 +304,7 @@ impl Agent {
             knowledge: host.knowledge.unwrap_or_default(),
             host_tick_ms: host.tick_ms,
             quiet: host.quiet,
-            planner: Planner::new(),
+            planner: Planner::sharing(host.claims.clone().unwrap_or_default()),
             paused: false,
             running: None,
             idle_until: 0,

@@ -15,6 +15,7 @@ use crate::knowledge::MOB_SPAWN;
 use crate::making;
 use crate::outcome::Outcome;
 
+pub mod claims;
 mod gear;
 mod health;
 mod selling;
@@ -69,12 +70,24 @@ pub struct Planner {
     shopping: bool,
     /// Selling a full bag, until the produce is gone.
     selling: bool,
+    /// The node claims this agent shares with the others of its host, and its number there.
+    claims: claims::Claims,
+    claimant: u64,
 }
 
 impl Planner {
-    /// A planner with nothing remembered.
+    /// A planner with nothing remembered, claiming nodes only for itself.
     pub fn new() -> Planner {
-        Planner::default()
+        Planner::sharing(claims::Claims::default())
+    }
+
+    /// A planner whose node claims are shared with the others of `claims` (one host's agents).
+    pub fn sharing(claims: claims::Claims) -> Planner {
+        Planner {
+            claimant: claims.claimant(),
+            claims,
+            ..Planner::default()
+        }
     }
 
     /// A reflex that must run now, whatever the brain or the running action.
@@ -288,10 +301,23 @@ impl Planner {
             Skill::Mining => "mineRock",
             _ => "chopTree",
         };
-        if let Some(node) = usable_nodes(ctx, skill)
+        let tick = ctx.model.tick;
+        let nodes: Vec<_> = usable_nodes(ctx, skill)
             .into_iter()
-            .find(|e| !self.avoided(e.id(), now))
-        {
+            .filter(|e| !self.avoided(e.id(), now))
+            .collect();
+        // A free node first: not claimed by another agent of this host, no other player at it;
+        // with none free, a known place out of view, else the nearest all the same.
+        let free = nodes.iter().copied().find(|e| {
+            !self.claims.held_by_other(e.id(), self.claimant, tick) && !claims::crowded(ctx, e)
+        });
+        if free.is_none() && !nodes.is_empty() {
+            if let Some(elsewhere) = self.elsewhere(ctx, skill, now) {
+                return elsewhere;
+            }
+        }
+        if let Some(node) = free.or_else(|| nodes.first().copied()) {
+            self.claims.claim(node.id(), self.claimant, tick);
             return Decision::new(
                 action,
                 json!({"targetId": node.id()}),
@@ -343,6 +369,46 @@ impl Planner {
         } else {
             Decision::new("explore", json!({}), format!("no {skill} node known"))
         }
+    }
+
+    /// Every node in view is taken: the nearest known place of `skill` out of view (not tried
+    /// lately), to spread out; `None` when there is none.
+    fn elsewhere(&mut self, ctx: Ctx<'_>, skill: Skill, now: u64) -> Option<Decision> {
+        let here: wayfarer_protocol::ws::TilePos = ctx.model.me.tile.into();
+        let place = ctx
+            .knowledge
+            .places
+            .iter()
+            .filter(|p| {
+                ctx.knowledge.nodes.get(&p.id).is_some_and(|n| {
+                    n.skill == skill && i64::from(n.level) <= ctx.model.level(skill)
+                })
+            })
+            .map(|p| {
+                (
+                    crate::model::chebyshev(here.x, here.z, p.tile.x, p.tile.z),
+                    p,
+                )
+            })
+            .filter(|(d, p)| {
+                *d > claims::OUT_OF_VIEW_TILES
+                    && !self.avoided(&format!("{},{}", p.tile.x, p.tile.z), now)
+            })
+            .min_by_key(|(d, p)| (*d, p.tile.x, p.tile.z))?
+            .1;
+        // Not back here at once if that place is crowded too.
+        self.avoid.insert(
+            format!("{},{}", place.tile.x, place.tile.z),
+            now + AVOID_TICKS * 4,
+        );
+        Some(Decision::new(
+            "navigateTo",
+            json!({"x": place.tile.x, "z": place.tile.z, "within": NODE_APPROACH_TILES}),
+            format!(
+                "every {skill} node here is taken: to {} at ({}, {})",
+                place.id, place.tile.x, place.tile.z
+            ),
+        ))
     }
 
     /// Lights a fire here, or first steps off a tile where one already burns (the server refuses a

@@ -239,6 +239,8 @@ async fn run_task(
         })
         .await?;
     let mut players = Vec::new();
+    // The agents of a run share their node claims, as the embedded agents of a server do.
+    let claims = wayfarer_agent::planner::claims::Claims::default();
     for n in 1..=task.agents {
         let name = CharacterName::parse(&format!("Bench{n}"), Namer::Admin)?;
         let character = creation::create(
@@ -263,6 +265,7 @@ async fn run_task(
             Host {
                 quiet: true,
                 lockstep: true,
+                claims: Some(claims.clone()),
                 ..Host::default()
             },
         );
@@ -441,9 +444,10 @@ async fn in_world(state: &AppState, character_id: &str) -> anyhow::Result<()> {
     }
 }
 
-/// Every agent takes its step for the tick just run; the next tick waits for all of them.
+/// Every agent takes its step for the tick just run, one after the other in a fixed order (they
+/// share node claims: who claims first must not depend on the machine); the next tick waits for
+/// all of them.
 async fn step_all(players: &[Player]) -> anyhow::Result<()> {
-    let mut waiting = Vec::with_capacity(players.len());
     for player in players {
         let (reply, done) = oneshot::channel();
         player
@@ -452,9 +456,6 @@ async fn step_all(players: &[Player]) -> anyhow::Result<()> {
             .send(Control::Step(reply))
             .await
             .map_err(|_| anyhow!("an agent stopped"))?;
-        waiting.push(done);
-    }
-    for done in waiting {
         tokio::time::timeout(AGENT_WAIT, done)
             .await
             .map_err(|_| anyhow!("an agent did not answer its step within {AGENT_WAIT:?}"))?
