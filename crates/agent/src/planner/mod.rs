@@ -18,8 +18,11 @@ use crate::outcome::Outcome;
 pub mod claims;
 mod gear;
 mod health;
+mod reply;
 mod selling;
 mod supplies;
+
+pub use reply::answer;
 
 /// Refusals of one action with one code in a row after which the planner tries something else.
 pub const STUCK_REFUSALS: u32 = 3;
@@ -832,26 +835,5 @@ mod tests {
         );
         let d = decide_making(&goal, &held, &[(Skill::Firemaking, 14)], vec![]);
         assert_eq!(d.params, json!({"itemId": "logs"}), "{d:?}");
-    }
-}
-
-/// The planner's answer to an owner's plain message (one that names no action): it reads no free
-/// text, so it says what it can do, pointing at the goal or command the words suggest. At most
-/// 200 characters (a decision's reason on the wire).
-pub fn answer(text: &str) -> String {
-    let lower = text.to_lowercase();
-    let skill = Skill::ALL
-        .iter()
-        .find(|s| lower.contains(&s.to_string().to_lowercase()));
-    match skill {
-        Some(skill) => format!(
-            "I read no free text; for {skill} set a goal: kind skill, target {{skill: {skill}, level: N}}."
-        ),
-        None if lower.contains("bank") => {
-            "I read no free text; to bank send the command `bankDeposit all`.".to_owned()
-        }
-        None => "I read no free text: I follow goals (skill, combat, gather, cook, bank, earn, \
-                 follow, explore, idle) and commands naming an action (chopTree res-4, bankDeposit all)."
-            .to_owned(),
     }
 }

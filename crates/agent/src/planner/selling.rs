@@ -36,7 +36,7 @@ impl Planner {
                     format!("earning: selling {}", slot.item_id),
                 );
             }
-            if let Some(go) = self.to_shop(ctx, now, "earning: the bag is worth selling") {
+            if let Some(go) = self.go_shopping(ctx, now, "earning: the bag is worth selling") {
                 return go;
             }
         }

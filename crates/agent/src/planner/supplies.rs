@@ -111,11 +111,11 @@ impl Planner {
         if ctx.model.me.coins <= 0 {
             return None;
         }
-        self.to_shop(ctx, now, "no tool: to the shop")
+        self.go_shopping(ctx, now, "no tool: to the shop")
     }
 
     /// The way to an open shop: talk to a keeper in view, else walk to the nearest known one.
-    pub(super) fn to_shop(&mut self, ctx: Ctx<'_>, now: u64, why: &str) -> Option<Decision> {
+    pub(super) fn go_shopping(&mut self, ctx: Ctx<'_>, now: u64, why: &str) -> Option<Decision> {
         let here = ctx.model.me.tile.into();
         let places = ctx.knowledge.places_of(SHOP_PLACE, here);
         let keeper = ctx.model.nearest_of(EntityKind::Npc).into_iter().find(|e| {
