@@ -98,6 +98,12 @@ enum Command {
         /// Write the report as JSON here.
         #[arg(long)]
         json: Option<std::path::PathBuf>,
+        /// Keep the model's answers in this directory, by prompt hash.
+        #[arg(long, conflicts_with = "replay")]
+        record: Option<std::path::PathBuf>,
+        /// Play the answers kept in this directory back (no key, no request).
+        #[arg(long)]
+        replay: Option<std::path::PathBuf>,
     },
 }
 
@@ -328,9 +334,37 @@ fn bench_agents(command: Command) -> ExitCode {
         brain,
         model,
         json,
+        record,
+        replay,
     } = command
     else {
         return ExitCode::FAILURE;
+    };
+    use wayfarer_agent::brain::tape::{Tape, TapeMode};
+    let (brain, tape) = match replay {
+        Some(dir) => {
+            let (brain, tape) = wayfarer_server::bench_agents::replay_brain(dir);
+            (brain, Some(tape))
+        }
+        None => {
+            let brain = match wayfarer_agent::Brain::select(brain, |k| std::env::var(k).ok(), model)
+            {
+                Ok(brain) => brain,
+                Err(err) => {
+                    eprintln!("error: {err}");
+                    return ExitCode::from(2);
+                }
+            };
+            if record.is_some() && matches!(brain, wayfarer_agent::Brain::Planner) {
+                eprintln!("error: --record needs a model (--brain llm and a key)");
+                return ExitCode::from(2);
+            }
+            let tape = record.map(|dir| Tape {
+                dir,
+                mode: TapeMode::Record,
+            });
+            (brain, tape)
+        }
     };
     let seeds = match wayfarer_server::bench_agents::parse_seeds(&seeds) {
         Ok(seeds) => seeds,
@@ -355,7 +389,7 @@ fn bench_agents(command: Command) -> ExitCode {
             .unwrap_or_default(),
         seeds,
         brain,
-        model,
+        tape,
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

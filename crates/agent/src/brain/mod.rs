@@ -3,6 +3,7 @@
 
 pub mod llm;
 pub mod prompt;
+pub mod tape;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};

@@ -30,10 +30,16 @@ mod tests {
     #[test]
     fn the_answer_points_at_the_goal_or_command_the_words_suggest_within_200_characters() {
         let fishing = answer("could you do some fishing?");
-        assert!(fishing.contains("fishing") && fishing.contains("skill"), "{fishing}");
+        assert!(
+            fishing.contains("fishing") && fishing.contains("skill"),
+            "{fishing}"
+        );
         assert!(answer("please bank your stuff").contains("bankDeposit all"));
         let other = answer("hello there");
-        assert!(other.contains("goals") && other.contains("chopTree"), "{other}");
+        assert!(
+            other.contains("goals") && other.contains("chopTree"),
+            "{other}"
+        );
         for text in [fishing, other, answer("constitution please")] {
             assert!(text.chars().count() <= 200, "{text}");
         }

@@ -112,6 +112,7 @@ async fn backend_falls_back_and_counts(provider: Provider, name: &str) {
         // High enough that these failures do not open the breaker before the budget runs out.
         breaker_failures: 10,
         breaker_open: Duration::from_secs(60),
+        tape: None,
     };
     let mut agent = server.agent(
         name,

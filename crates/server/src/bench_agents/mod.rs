@@ -23,7 +23,9 @@ use anyhow::{anyhow, bail, Context};
 use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::oneshot;
-use wayfarer_agent::{AgentConfig, AgentHandle, Brain, BrainChoice, Control, Goal, Host, Login};
+use wayfarer_agent::brain::tape::{Tape, TapeMode};
+use wayfarer_agent::brain::{LlmConfig, Provider};
+use wayfarer_agent::{AgentConfig, AgentHandle, Brain, Control, Goal, Host, Login};
 use wayfarer_store::{CharacterSnapshot, NewUser, StoredBankItem, StoredSlot};
 
 use crate::agents::registration;
@@ -50,8 +52,47 @@ pub struct BenchOptions {
     /// Task ids; empty: all.
     pub tasks: Vec<String>,
     pub seeds: Vec<u64>,
-    pub brain: BrainChoice,
-    pub model: Option<String>,
+    /// The brain (`Brain::select` of `--brain`); a model's answers are recorded or played back
+    /// with `tape`.
+    pub brain: Brain,
+    pub tape: Option<Tape>,
+}
+
+/// The brain that plays a recording back (`--replay DIR`): no key, no request; each prompt's
+/// recorded answer, or the planner for a prompt the recording lacks (`replay_miss`).
+pub fn replay_brain(dir: PathBuf) -> (Brain, Tape) {
+    let tape = Tape {
+        dir,
+        mode: TapeMode::Replay,
+    };
+    let config = LlmConfig {
+        provider: Provider::OpenAi,
+        api_key: String::new(),
+        base_url: "replay".into(),
+        model: "replayed".into(),
+        timeout: wayfarer_agent::brain::llm::DEFAULT_TIMEOUT,
+        calls_per_minute: u32::MAX,
+        tokens_per_hour: u64::MAX,
+        breaker_failures: wayfarer_agent::brain::llm::DEFAULT_BREAKER_FAILURES,
+        breaker_open: wayfarer_agent::brain::llm::DEFAULT_BREAKER_OPEN,
+        tape: Some(tape.clone()),
+    };
+    (Brain::Llm(config), tape)
+}
+
+/// The brain as the bench plays it: a model's call and token budgets lifted (they count wall
+/// time, which a lockstep run does not follow: the bench measures what the model spends, in
+/// `tokens`), and its answers recorded or played back with `tape`.
+fn bench_brain(brain: &Brain, tape: Option<&Tape>) -> Brain {
+    match brain {
+        Brain::Planner => Brain::Planner,
+        Brain::Llm(config) => Brain::Llm(LlmConfig {
+            calls_per_minute: u32::MAX,
+            tokens_per_hour: u64::MAX,
+            tape: tape.cloned().or_else(|| config.tape.clone()),
+            ..config.clone()
+        }),
+    }
 }
 
 /// The result, as `--json` writes it.
@@ -118,11 +159,7 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Report> {
                 })
                 .collect::<anyhow::Result<_>>()?
         };
-    let brain = Brain::select(
-        options.brain,
-        |k| std::env::var(k).ok(),
-        options.model.clone(),
-    )?;
+    let brain = bench_brain(&options.brain, options.tape.as_ref());
     let mut runs = Vec::new();
     for task in &chosen {
         for seed in &options.seeds {
