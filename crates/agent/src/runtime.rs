@@ -213,6 +213,8 @@ struct Running {
 struct Thinking {
     number: u64,
     task: JoinHandle<Result<(ToolCall, Usage), LlmFailure>>,
+    /// When it was asked (its latency, in the status).
+    asked: Instant,
 }
 
 struct Agent {
@@ -467,7 +469,11 @@ impl Agent {
                     self.count_step();
                 }
                 answer = async { (&mut self.thinking.as_mut().expect("guarded").task).await }, if self.thinking.is_some() => {
-                    let number = self.thinking.take().map_or(0, |t| t.number);
+                    let (number, asked) = self.thinking.take().map_or((0, None), |t| (t.number, Some(t.asked)));
+                    if let Some(asked) = asked {
+                        self.stats.answers += 1;
+                        self.stats.latency_ms_total += u64::try_from(asked.elapsed().as_millis()).unwrap_or(u64::MAX);
+                    }
                     let answer = answer.unwrap_or_else(|e| Err(LlmFailure::Transport(e.to_string())));
                     let mut frames = self.on_answer(number, answer);
                     if let Some((phase @ Fence::Think, _)) = self.stepping.as_mut() {
@@ -729,7 +735,11 @@ impl Agent {
         self.stats.calls += 1;
         let http = self.http.clone();
         let task = tokio::spawn(async move { llm::ask(&http, &config, &prompt).await });
-        self.thinking = Some(Thinking { number, task });
+        self.thinking = Some(Thinking {
+            number,
+            task,
+            asked: Instant::now(),
+        });
         None
     }
 
@@ -1104,7 +1114,7 @@ impl Agent {
     /// The `agent:status` report for the server, with the decisions since the last one.
     fn status_report(&mut self) -> String {
         let tokens = self.stats.input_tokens + self.stats.output_tokens;
-        let frame = control_plane::status_frame(
+        let mut frame = control_plane::status_frame(
             &self.goal,
             self.server_goal_id.as_deref(),
             &self.model,
@@ -1113,6 +1123,9 @@ impl Agent {
             self.reported_up_to,
             tokens,
         );
+        if let ClientMessage::AgentStatus(status) = &mut frame {
+            status.model = self.stats.report();
+        }
         if let Some(last) = self.recent.back() {
             self.reported_up_to = last.number;
         }
