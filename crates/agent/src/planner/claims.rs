@@ -54,3 +54,29 @@ pub fn crowded(ctx: Ctx<'_>, node: &Seen) -> bool {
         .values()
         .any(|e| e.kind() == EntityKind::Player && chebyshev(e.x, e.z, node.x, node.z) <= 1)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_claim_keeps_others_off_a_node_until_it_expires_and_one_agent_holds_one_node() {
+        let claims = Claims::default();
+        let (a, b) = (claims.claimant(), claims.claimant());
+        assert_ne!(a, b);
+        claims.claim("res-1", a, 100);
+        assert!(claims.held_by_other("res-1", b, 100));
+        assert!(claims.held_by_other("res-1", b, 100 + CLAIM_TICKS - 1));
+        assert!(!claims.held_by_other("res-1", b, 100 + CLAIM_TICKS));
+        // Its own claim does not keep the claimant off.
+        assert!(!claims.held_by_other("res-1", a, 100));
+        // Claiming another node lets the first go.
+        claims.claim("res-2", a, 110);
+        assert!(!claims.held_by_other("res-1", b, 110));
+        assert!(claims.held_by_other("res-2", b, 110));
+        // A clone shares the table (one host's agents).
+        let shared = claims.clone();
+        assert!(shared.held_by_other("res-2", b, 110));
+        assert!(!Claims::default().held_by_other("res-2", b, 110));
+    }
+}
