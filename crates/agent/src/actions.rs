@@ -160,6 +160,9 @@ pub static ACTIONS: &[ActionDef] = &[
             if e.health() == Some(0) {
                 return Err(Outcome::refused("invalid_target", "it is already dead"));
             }
+            if e.kind() == EntityKind::Npc && e.type_id().is_some_and(|t| ctx.knowledge.is_service_npc(t)) {
+                return Err(Outcome::refused("invalid_target", format!("{} is not a combat target", label(e))));
+            }
             let id = e.shared_id().clone();
             let watch = id.clone();
             let until = Until::when(
@@ -173,7 +176,7 @@ pub static ACTIONS: &[ActionDef] = &[
                 until,
             )))
         },
-        available: |ctx| ids_of(ctx, EntityKind::Npc, |e| e.health().is_some_and(|h| h > 0)),
+        available: |ctx| fighters(ctx),
     },
     ActionDef {
         name: "changeCombatStyle",
@@ -1361,7 +1364,7 @@ fn is_tool(knowledge: &Knowledge, item: &str) -> bool {
 
 /// Whether the agent holds (or wears) what a node needs, by the server's rule: that very item, or
 /// any tool of the node's skill.
-fn has_tool(ctx: Ctx<'_>, tool: &ToolRequirement) -> bool {
+pub(crate) fn has_tool(ctx: Ctx<'_>, tool: &ToolRequirement) -> bool {
     let fits = |id: &str| match tool {
         ToolRequirement::None => true,
         ToolRequirement::Item(wanted) => id == wanted,
@@ -1424,6 +1427,20 @@ fn station_use(ctx: Ctx<'_>, station: &str, item: fn(&str) -> bool) -> Option<Va
     Some(json!({"slot": slot.slot, "targetId": target.id()}))
 }
 
+/// The NPCs in view to attack: alive, and no banker, shopkeeper or quest giver.
+fn fighters(ctx: Ctx<'_>) -> Option<Value> {
+    let ids: Vec<Value> = ctx
+        .model
+        .nearest_of(EntityKind::Npc)
+        .into_iter()
+        .filter(|e| e.health().is_some_and(|h| h > 0))
+        .filter(|e| !e.type_id().is_some_and(|t| ctx.knowledge.is_service_npc(t)))
+        .take(10)
+        .map(|e| json!({"id": e.id(), "name": e.name(), "distance": ctx.model.distance_to(e.x, e.z)}))
+        .collect();
+    (!ids.is_empty()).then(|| json!({"targets": ids}))
+}
+
 fn ids_of(ctx: Ctx<'_>, kind: EntityKind, keep: fn(&Seen) -> bool) -> Option<Value> {
     let ids: Vec<Value> = ctx
         .model
@@ -1443,4 +1460,64 @@ fn open_trade(ctx: Ctx<'_>) -> Result<String, Outcome> {
         .filter(|t| t.stage != "requested")
         .map(|t| t.trade_id.clone())
         .ok_or_else(|| Outcome::refused("invalid_trade", "no trade is open"))
+}
+
+#[cfg(test)]
+mod tests {
+    use wayfarer_protocol::ws::Entity;
+
+    use super::*;
+    use crate::making::tests::{knowledge, model};
+
+    fn npc(id: &str, type_id: &str) -> Entity {
+        Entity {
+            id: id.into(),
+            kind: EntityKind::Npc,
+            x: 1,
+            z: 1,
+            name: Some(type_id.into()),
+            health: Some(5),
+            max_health: Some(5),
+            item_id: None,
+            quantity: None,
+            resource_type: None,
+            depleted: None,
+            type_id: Some(type_id.into()),
+        }
+    }
+
+    #[test]
+    fn bankers_shopkeepers_and_quest_givers_are_no_attack_targets() {
+        let knowledge = knowledge();
+        let model = model(
+            &[],
+            &[],
+            vec![
+                npc("npc-1", "banker_elsie"),
+                npc("npc-2", "merchant_tobin"),
+                npc("npc-3", "old_marta"),
+                npc("npc-4", "chicken"),
+            ],
+        );
+        let ctx = Ctx {
+            model: &model,
+            knowledge: &knowledge,
+        };
+        let offered = fighters(ctx).expect("a chicken to fight");
+        let ids: Vec<&str> = offered["targets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|t| t["id"].as_str())
+            .collect();
+        assert_eq!(ids, ["npc-4"]);
+        for banker in ["npc-1", "npc-2", "npc-3"] {
+            let refused = plan(ctx, "attackEntity", &json!({"targetId": banker}));
+            assert!(
+                matches!(&refused, Err(Outcome::Rejected { code, .. }) if code == "invalid_target"),
+                "{banker}"
+            );
+        }
+        assert!(plan(ctx, "attackEntity", &json!({"targetId": "npc-4"})).is_ok());
+    }
 }

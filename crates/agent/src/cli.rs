@@ -29,8 +29,10 @@ pub struct CliOptions {
 /// Why the agent cannot start (one line for the user).
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
-    #[error("give --token or --name")]
+    #[error("give a token (WAYFARER_AGENT_TOKEN, --token-file PATH or --token) or --name")]
     NoLogin,
+    #[error("--token-file {0}: {1}")]
+    TokenFile(String, String),
     #[error("bad --goal: {0}")]
     Goal(String),
     #[error(transparent)]
@@ -68,10 +70,54 @@ pub fn parse_goal(text: &str) -> Result<Goal, String> {
     Goal::from_request(&request)
 }
 
-/// Builds the agent's configuration, reading model keys from the environment.
+/// The variable a registered agent's token may come from (a `--token` flag shows in `ps`).
+pub const TOKEN_VARIABLE: &str = "WAYFARER_AGENT_TOKEN";
+
+/// Builds the agent's configuration, reading model keys and the token from the environment.
 pub fn config(options: &CliOptions) -> Result<AgentConfig, CliError> {
-    let login = match (&options.token, &options.name) {
-        (Some(token), _) => Login::Token(token.clone()),
+    config_with(options, |k| std::env::var(k).ok())
+}
+
+/// The token of a registered agent, without `--name`: `--token`, else [`TOKEN_VARIABLE`], else
+/// the first line of `--token-file`.
+fn given_token(
+    options: &CliOptions,
+    env: &impl Fn(&str) -> Option<String>,
+) -> Result<Option<String>, CliError> {
+    if let Some(token) = &options.token {
+        return Ok(Some(token.clone()));
+    }
+    if let Some(token) = env(TOKEN_VARIABLE).filter(|t| !t.trim().is_empty()) {
+        return Ok(Some(token.trim().to_owned()));
+    }
+    match &options.token_file {
+        Some(path) => {
+            let shown = path.display().to_string();
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| CliError::TokenFile(shown.clone(), e.to_string()))?;
+            let token = text.lines().next().unwrap_or_default().trim().to_owned();
+            if token.is_empty() {
+                return Err(CliError::TokenFile(shown, "empty".into()));
+            }
+            Ok(Some(token))
+        }
+        None => Ok(None),
+    }
+}
+
+/// [`config`] with the environment given (tests).
+pub fn config_with(
+    options: &CliOptions,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<AgentConfig, CliError> {
+    // With --name, --token-file is where the guest's token is kept; without, the token to use.
+    let token = if options.name.is_some() && options.token.is_none() {
+        None
+    } else {
+        given_token(options, &env)?
+    };
+    let login = match (token, &options.name) {
+        (Some(token), _) => Login::Token(token),
         (None, Some(name)) => Login::Name {
             name: name.clone(),
             template: options.template.clone(),
@@ -88,11 +134,7 @@ pub fn config(options: &CliOptions) -> Result<AgentConfig, CliError> {
         .map(parse_goal)
         .transpose()
         .map_err(CliError::Goal)?;
-    let brain = Brain::select(
-        options.brain,
-        |k| std::env::var(k).ok(),
-        options.model.clone(),
-    )?;
+    let brain = Brain::select(options.brain, &env, options.model.clone())?;
     Ok(AgentConfig {
         server: options.server.clone(),
         login,
@@ -136,5 +178,73 @@ mod tests {
                 .kind,
             GoalKind::Earn { coins: 5 }
         );
+    }
+
+    fn options() -> CliOptions {
+        CliOptions {
+            server: "http://127.0.0.1:5555".into(),
+            token: None,
+            name: None,
+            goal: None,
+            template: None,
+            brain: BrainChoice::Planner,
+            model: None,
+            token_file: None,
+        }
+    }
+
+    fn token_of(config: Result<AgentConfig, CliError>) -> String {
+        match config.expect("a configuration").login {
+            Login::Token(token) => token,
+            other => panic!("not a token login: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_token_comes_from_the_flag_the_environment_or_a_file() {
+        let none = |_: &str| None;
+        let env = |k: &str| (k == TOKEN_VARIABLE).then(|| "from-env\n".to_owned());
+        assert!(matches!(
+            config_with(&options(), none),
+            Err(CliError::NoLogin)
+        ));
+        assert_eq!(token_of(config_with(&options(), env)), "from-env");
+        let flag = CliOptions {
+            token: Some("from-flag".into()),
+            ..options()
+        };
+        assert_eq!(token_of(config_with(&flag, env)), "from-flag");
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("agent.token");
+        std::fs::write(&file, "from-file\nignored\n").unwrap();
+        let from_file = CliOptions {
+            token_file: Some(file.clone()),
+            ..options()
+        };
+        assert_eq!(token_of(config_with(&from_file, none)), "from-file");
+        // The environment comes before the file.
+        assert_eq!(token_of(config_with(&from_file, env)), "from-env");
+        let missing = CliOptions {
+            token_file: Some(dir.path().join("missing")),
+            ..options()
+        };
+        assert!(matches!(
+            config_with(&missing, none),
+            Err(CliError::TokenFile(..))
+        ));
+        std::fs::write(&file, "\n").unwrap();
+        assert!(matches!(
+            config_with(&from_file, none),
+            Err(CliError::TokenFile(..))
+        ));
+        // With --name, the file is where the guest's token is kept, not a token to use.
+        let named = CliOptions {
+            name: Some("Woody".into()),
+            ..from_file
+        };
+        assert!(matches!(
+            config_with(&named, env).unwrap().login,
+            Login::Name { .. }
+        ));
     }
 }

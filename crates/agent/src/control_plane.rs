@@ -121,6 +121,7 @@ pub fn status_frame(
         last_actions,
         decisions,
         tokens_spent: Some(tokens_spent),
+        model: None,
     };
     ClientMessage::AgentStatus(Box::new(status))
 }

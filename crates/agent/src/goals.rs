@@ -19,14 +19,17 @@ pub enum GoalKind {
         skill: Skill,
         level: i64,
     },
+    #[serde(rename_all = "camelCase")]
     Combat {
         npc_id: Option<String>,
         area_id: Option<String>,
     },
+    #[serde(rename_all = "camelCase")]
     Gather {
         item_id: String,
         quantity: i64,
     },
+    #[serde(rename_all = "camelCase")]
     Cook {
         item_id: Option<String>,
     },
@@ -34,9 +37,11 @@ pub enum GoalKind {
     Earn {
         coins: i64,
     },
+    #[serde(rename_all = "camelCase")]
     Follow {
         player_name: String,
     },
+    #[serde(rename_all = "camelCase")]
     Explore {
         area_id: Option<String>,
     },
@@ -130,11 +135,17 @@ impl Goal {
         }
     }
 
-    /// Progress from 0 to 1, where the model can tell.
+    /// Progress from 0 to 1, where the model can tell: XP towards the target level's XP (level 1
+    /// of 10 is 0%, not 10%), items towards their count, coins towards the sum.
     pub fn progress(&self, model: &Model) -> Option<f64> {
         match &self.kind {
             GoalKind::Skill { skill, level } => {
-                Some((model.level(*skill) as f64 / *level as f64).min(1.0))
+                if model.level(*skill) >= *level {
+                    return Some(1.0);
+                }
+                let needed = wayfarer_sim::skills::xp_for_level(u8::try_from(*level).unwrap_or(99));
+                let xp = model.me.skills.get(skill).map_or(0, |s| s.xp.max(0));
+                Some((xp as f64 / f64::from(needed.max(1))).min(1.0))
             }
             GoalKind::Gather { item_id, quantity } => {
                 Some((model.count_of(item_id) as f64 / *quantity as f64).min(1.0))
@@ -215,6 +226,50 @@ mod tests {
         assert_eq!(
             Goal::from_request(&json!({"kind": "bank"})).unwrap().kind,
             GoalKind::Bank
+        );
+    }
+
+    #[test]
+    fn skill_progress_is_xp_towards_the_target_level() {
+        let goal = Goal::from_request(
+            &json!({"kind": "skill", "target": {"skill": "woodcutting", "level": 10}}),
+        )
+        .unwrap();
+        let mut model = Model::default();
+        let mut at = |level: i64, xp: i64| {
+            model.me.skills.insert(
+                Skill::Woodcutting,
+                wayfarer_protocol::ws::SkillState { level, xp },
+            );
+            goal.progress(&model).unwrap()
+        };
+        // Level 1 of 10 is no progress at all (a level ratio said 10%).
+        assert_eq!(at(1, 0), 0.0);
+        // Level 10 is reached at 1,154 XP: half of it is half way.
+        assert!((at(7, 577) - 0.5).abs() < 1e-9);
+        assert!(at(9, 1_153) < 1.0);
+        assert_eq!(at(10, 1_154), 1.0);
+        let gather = Goal::from_request(
+            &json!({"kind": "gather", "target": {"itemId": "logs", "quantity": 4}}),
+        )
+        .unwrap();
+        assert_eq!(gather.progress(&Model::default()), Some(0.0));
+    }
+
+    #[test]
+    fn targets_serialize_in_the_contract_s_camel_case() {
+        let goal = Goal::from_request(
+            &json!({"kind": "gather", "target": {"itemId": "logs", "quantity": 50}}),
+        )
+        .unwrap();
+        let value = serde_json::to_value(&goal.kind).unwrap();
+        assert_eq!(value["target"], json!({"itemId": "logs", "quantity": 50}));
+        let follow =
+            Goal::from_request(&json!({"kind": "follow", "target": {"playerName": "Ada"}}))
+                .unwrap();
+        assert_eq!(
+            serde_json::to_value(&follow.kind).unwrap()["target"],
+            json!({"playerName": "Ada"})
         );
     }
 }

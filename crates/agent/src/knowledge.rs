@@ -47,6 +47,8 @@ pub struct Place {
     pub id: String,
     pub tile: TilePos,
     pub area: String,
+    /// An NPC the area places (a banker, a shopkeeper, a quest giver), not a mob or a thing.
+    pub npc: bool,
 }
 
 /// An area's name and bounds.
@@ -72,6 +74,16 @@ pub struct Knowledge {
     pub spells: BTreeMap<String, wayfarer_content::Spell>,
     pub places: Vec<Place>,
     pub areas: Vec<AreaFacts>,
+}
+
+impl Knowledge {
+    /// Whether an NPC of `type_id` is one the areas place as a service or quest NPC (a banker, a
+    /// shopkeeper, a quest giver): never a target to attack.
+    pub fn is_service_npc(&self, type_id: &str) -> bool {
+        self.places
+            .iter()
+            .any(|p| p.id == type_id && p.kind != MOB_SPAWN && p.npc)
+    }
 }
 
 /// The body of `GET /api/v1/world/areas`.
@@ -179,34 +191,32 @@ impl Knowledge {
                 let t = p.tile();
                 TilePos { x: t.x, z: t.z }
             };
-            let mut place = |kind: &str, id: &str, at: &wayfarer_content::Position| {
+            let mut place = |kind: &str, id: &str, at: &wayfarer_content::Position, npc: bool| {
                 self.places.push(Place {
                     kind: kind.to_owned(),
                     id: id.to_owned(),
                     tile: tile(at),
                     area: area.id.clone(),
+                    npc,
                 });
             };
             for npc in &area.npcs {
-                place(
-                    npc.role.as_deref().unwrap_or("npc"),
-                    &npc.npc_id,
-                    &npc.position,
-                );
+                let kind = npc.role.as_deref().unwrap_or("npc");
+                place(kind, &npc.npc_id, &npc.position, true);
             }
             // Where mobs spawn, so a fighter with none in view knows where to go.
             for spawn in &area.mob_spawns {
-                place(MOB_SPAWN, &spawn.mob_id, &spawn.position);
+                place(MOB_SPAWN, &spawn.mob_id, &spawn.position, false);
             }
             for resource in &area.resources {
                 let kind = match resource.kind.as_str() {
                     "" => "resources",
                     kind => kind,
                 };
-                place(kind, &resource.resource_id, &resource.position);
+                place(kind, &resource.resource_id, &resource.position, false);
             }
             for station in &area.stations {
-                place(&station.station, &station.station, &station.position);
+                place(&station.station, &station.station, &station.position, false);
             }
             self.areas.push(AreaFacts {
                 id: area.id.clone(),

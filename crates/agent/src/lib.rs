@@ -10,6 +10,7 @@ pub mod account;
 pub mod actions;
 pub mod brain;
 pub mod cli;
+pub mod commands;
 pub mod control_plane;
 pub mod docs;
 pub mod goals;

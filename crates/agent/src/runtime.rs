@@ -91,6 +91,9 @@ pub enum Control {
     Inspect(oneshot::Sender<Value>),
     /// Leave the world and end the task.
     Shutdown,
+    /// Lockstep ([`Host::lockstep`]): the world has run a tick; take one step and answer once
+    /// the world holds what the step sent (and a model's answer, when it asked one).
+    Step(oneshot::Sender<()>),
 }
 
 /// One decision as the status keeps it.
@@ -163,6 +166,16 @@ pub struct Host {
     pub tick_ms: Option<u64>,
     /// Per-agent lines (decisions, outcomes, goals, start and stop) at debug instead of info.
     pub quiet: bool,
+    /// The world waits for the brain (`wayfarer bench-agents`): the agent steps only when told
+    /// (`Control::Step`, after each tick of a manual world), never on its own clock, and each step
+    /// is fenced on both sides by a `player:sync` the world answers between ticks. The first makes
+    /// sure every message of the tick has been read before the step decides; the second that
+    /// everything the step sent is in the world's queue before the next tick. A model's answer
+    /// is waited for within the step. So a run is the same every time for the same dice.
+    pub lockstep: bool,
+    /// The node claims the host's agents share (`planner::claims`), so they spread over the
+    /// nodes; `None`: this agent's own.
+    pub claims: Option<crate::planner::claims::Claims>,
 }
 
 /// Starts an agent on the current tokio runtime.
@@ -200,6 +213,8 @@ struct Running {
 struct Thinking {
     number: u64,
     task: JoinHandle<Result<(ToolCall, Usage), LlmFailure>>,
+    /// When it was asked (its latency, in the status).
+    asked: Instant,
 }
 
 struct Agent {
@@ -243,6 +258,24 @@ struct Agent {
     server_goal_id: Option<String>,
     /// The number of the last decision reported in an `agent:status`.
     reported_up_to: u64,
+    /// What the brain was doing when its owner stopped it: taken up again, on the same target, at
+    /// resume.
+    stopped_on: Option<Decision>,
+    /// Lockstep ([`Host::lockstep`]).
+    lockstep: bool,
+    /// `player:sync` fences sent and not yet answered.
+    fences: u32,
+    /// The lockstep step asked for and where it is.
+    stepping: Option<(Fence, oneshot::Sender<()>)>,
+}
+
+/// Where a lockstep step is: waiting for the tick's messages, for the model, or for the world
+/// to hold what the step sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fence {
+    Read,
+    Think,
+    Sent,
 }
 
 impl Agent {
@@ -273,7 +306,7 @@ impl Agent {
             knowledge: host.knowledge.unwrap_or_default(),
             host_tick_ms: host.tick_ms,
             quiet: host.quiet,
-            planner: Planner::new(),
+            planner: Planner::sharing(host.claims.clone().unwrap_or_default()),
             paused: false,
             running: None,
             idle_until: 0,
@@ -293,6 +326,10 @@ impl Agent {
             control_plane: false,
             server_goal_id: None,
             reported_up_to: 0,
+            stopped_on: None,
+            lockstep: host.lockstep,
+            fences: 0,
+            stepping: None,
         }
     }
 
@@ -395,12 +432,13 @@ impl Agent {
                     };
                     let event = self.on_message(text.as_str());
                     _held_frame = Some(text);
+                    let mut out = Vec::new();
                     if let Some(event) = event {
-                        let mut out = Vec::new();
                         self.on_plane(event, &mut out);
-                        if let Err(reason) = send_all(&mut socket, out).await {
-                            return self.lost(synced_once, reason);
-                        }
+                    }
+                    out.extend(self.lockstep_progress());
+                    if let Err(reason) = send_all(&mut socket, out).await {
+                        return self.lost(synced_once, reason);
                     }
                     if self.model.synced && !synced_once {
                         synced_once = true;
@@ -411,9 +449,12 @@ impl Agent {
                             self.goal = Goal::choose(&self.model);
                             chatty!(self.quiet, agent = %self.config.label, goal = %self.goal.description, "chose a goal");
                         }
+                        // In the status at once (a lockstep host waits for this before its first
+                        // step; the clock would show it within a few ticks otherwise).
+                        self.publish(true);
                     }
                 }
-                _ = ticker.tick() => {
+                _ = ticker.tick(), if !self.lockstep => {
                     self.now += 1;
                     let mut frames = self.step();
                     if self.now.is_multiple_of(STATUS_EVERY_TICKS) {
@@ -428,9 +469,17 @@ impl Agent {
                     self.count_step();
                 }
                 answer = async { (&mut self.thinking.as_mut().expect("guarded").task).await }, if self.thinking.is_some() => {
-                    let number = self.thinking.take().map_or(0, |t| t.number);
+                    let (number, asked) = self.thinking.take().map_or((0, None), |t| (t.number, Some(t.asked)));
+                    if let Some(asked) = asked {
+                        self.stats.answers += 1;
+                        self.stats.latency_ms_total += u64::try_from(asked.elapsed().as_millis()).unwrap_or(u64::MAX);
+                    }
                     let answer = answer.unwrap_or_else(|e| Err(LlmFailure::Transport(e.to_string())));
-                    let frames = self.on_answer(number, answer);
+                    let mut frames = self.on_answer(number, answer);
+                    if let Some((phase @ Fence::Think, _)) = self.stepping.as_mut() {
+                        *phase = Fence::Sent;
+                        frames.push(self.fence());
+                    }
                     if let Err(reason) = send_all(&mut socket, frames).await {
                         return self.lost(synced_once, reason);
                     }
@@ -440,6 +489,18 @@ impl Agent {
                         None | Some(Control::Shutdown) => {
                             let _ = socket.close(None).await;
                             return SessionEnd::Shutdown;
+                        }
+                        Some(Control::Step(reply)) => {
+                            if !self.model.synced {
+                                // Not in the world yet: nothing to step.
+                                let _ = reply.send(());
+                                continue;
+                            }
+                            self.stepping = Some((Fence::Read, reply));
+                            let fence = self.fence();
+                            if let Err(reason) = send_all(&mut socket, vec![fence]).await {
+                                return self.lost(synced_once, reason);
+                            }
                         }
                         Some(event) => {
                             let mut out = Vec::new();
@@ -461,8 +522,56 @@ impl Agent {
         SessionEnd::Lost(reason)
     }
 
+    /// A `player:sync` fence (lockstep): the world answers it between ticks, behind everything
+    /// queued for this connection before it.
+    fn fence(&mut self) -> String {
+        self.fences += 1;
+        let (text, _) = self.encode_with_ref(ClientMessage::Sync);
+        text
+    }
+
+    /// Moves a lockstep step on once its fences are answered: runs the step after the tick's
+    /// messages are read, and answers the host once the world holds what it sent.
+    fn lockstep_progress(&mut self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.fences > 0 {
+            return out;
+        }
+        match self.stepping.as_ref().map(|(phase, _)| *phase) {
+            Some(Fence::Read) => {
+                self.now += 1;
+                out = self.step();
+                if self.now.is_multiple_of(STATUS_EVERY_TICKS) {
+                    self.publish(true);
+                    if self.control_plane {
+                        out.push(self.status_report());
+                    }
+                }
+                self.count_step();
+                let phase = if self.thinking.is_some() {
+                    Fence::Think
+                } else {
+                    out.push(self.fence());
+                    Fence::Sent
+                };
+                if let Some((p, _)) = self.stepping.as_mut() {
+                    *p = phase;
+                }
+            }
+            Some(Fence::Sent) => {
+                if let Some((_, reply)) = self.stepping.take() {
+                    let _ = reply.send(());
+                }
+            }
+            Some(Fence::Think) | None => {}
+        }
+        out
+    }
+
     /// The running action's fate is unknown once the socket is gone.
     fn connection_lost(&mut self) {
+        self.fences = 0;
+        self.stepping = None;
         if let Some(running) = self.running.take() {
             self.finish(running, Outcome::Unknown);
         }
@@ -495,6 +604,11 @@ impl Agent {
         };
         if let Some(event) = control_plane::event_of(&message) {
             return Some(event);
+        }
+        if self.fences > 0 && self.model.synced && matches!(message, ServerMessage::PlayerSync(_)) {
+            // A lockstep fence's answer: the state the agent already has, not news.
+            self.fences -= 1;
+            return None;
         }
         self.model.apply(&message);
         let refused = match &message {
@@ -621,7 +735,11 @@ impl Agent {
         self.stats.calls += 1;
         let http = self.http.clone();
         let task = tokio::spawn(async move { llm::ask(&http, &config, &prompt).await });
-        self.thinking = Some(Thinking { number, task });
+        self.thinking = Some(Thinking {
+            number,
+            task,
+            asked: Instant::now(),
+        });
         None
     }
 
@@ -801,6 +919,12 @@ impl Agent {
     }
 
     fn finish(&mut self, running: Running, outcome: Outcome) {
+        self.finish_learning(running, outcome, true);
+    }
+
+    /// Records the end of `running`; `learn`: the planner remembers a failure (a target it
+    /// avoids for a while). An action the owner interrupted did not fail on its target.
+    fn finish_learning(&mut self, running: Running, outcome: Outcome, learn: bool) {
         chatty!(
             self.quiet,
             agent = %self.config.label,
@@ -809,7 +933,9 @@ impl Agent {
             detail = %outcome,
             "outcome"
         );
-        self.planner.observe(&running.decision, &outcome, self.now);
+        if learn {
+            self.planner.observe(&running.decision, &outcome, self.now);
+        }
         *self.outcomes.entry(outcome.kind()).or_default() += 1;
         if self.recent.len() == RECENT_DECISIONS {
             self.recent.pop_front();
@@ -843,6 +969,11 @@ impl Agent {
             }
             Control::Stop => {
                 self.paused = true;
+                self.stopped_on = self
+                    .running
+                    .as_ref()
+                    .filter(|r| matches!(r.by, "planner" | "llm"))
+                    .map(|r| r.decision.clone());
                 self.drop_plan();
                 // The movement path stops now, not when the next decision would have.
                 let (text, _) =
@@ -851,33 +982,43 @@ impl Agent {
                 chatty!(self.quiet, agent = %self.config.label, "paused");
             }
             Control::Resume => {
-                self.paused = false;
+                let was_paused = std::mem::replace(&mut self.paused, false);
                 chatty!(self.quiet, agent = %self.config.label, "resumed");
+                // Back to the goal and the target it had, not a fresh pick that avoids it.
+                if let Some(decision) = self.stopped_on.take().filter(|_| was_paused) {
+                    if self.running.is_none() {
+                        let decision = Decision {
+                            reason: format!("resumed: {}", decision.reason),
+                            ..decision
+                        };
+                        self.start(decision, "planner", &mut frames);
+                    }
+                }
             }
-            Control::Message(text) => {
-                let (name, rest) = text.trim().split_once(' ').unwrap_or((text.trim(), ""));
-                if let Some(def) = actions::find(name) {
-                    let params: Value = if rest.trim().is_empty() {
-                        json!({})
-                    } else {
-                        serde_json::from_str(rest).unwrap_or_else(|_| json!({}))
-                    };
+            Control::Message(text) => match crate::commands::parse(&text) {
+                Some((def, params)) => {
                     self.drop_plan();
+                    let params = params.map_err(|why| Outcome::refused("invalid_params", why));
                     let decision = Decision {
                         action: def.name,
-                        params,
+                        params: params.as_ref().map_or(json!({}), Clone::clone),
                         reason: "the owner's command".into(),
                         reflex: false,
                     };
-                    self.start(decision, "owner", &mut frames);
-                } else {
+                    match params {
+                        Ok(_) => self.start(decision, "owner", &mut frames),
+                        Err(refusal) => self.refuse(decision, "owner", refusal),
+                    }
+                }
+                None => {
                     chatty!(self.quiet, agent = %self.config.label, %text, "owner message");
+                    self.answer(&text);
                     if self.owner_notes.len() == 5 {
                         self.owner_notes.pop_front();
                     }
                     self.owner_notes.push_back(text);
                 }
-            }
+            },
             Control::Inspect(reply) => {
                 let ctx = Ctx {
                     model: &self.model,
@@ -886,6 +1027,11 @@ impl Agent {
                 let _ = reply.send(providers::all(ctx));
             }
             Control::Shutdown => {}
+            // Only a connected session steps (it is handled there); while reconnecting the host
+            // hears at once that there was nothing to step.
+            Control::Step(reply) => {
+                let _ = reply.send(());
+            }
         }
         if let Some(out) = out {
             out.extend(frames);
@@ -924,10 +1070,51 @@ impl Agent {
         }
     }
 
+    /// Records `decision` as refused before anything was sent (an owner's command whose
+    /// arguments do not read).
+    fn refuse(&mut self, decision: Decision, by: &'static str, refusal: Outcome) {
+        self.decisions += 1;
+        let running = Running {
+            decision,
+            number: self.decisions,
+            by,
+            procedure: Procedure::Finished(refusal.clone()),
+            refs: HashSet::new(),
+        };
+        self.finish_learning(running, refusal, false);
+    }
+
+    /// Answers an owner's plain message in the decisions the owner reads (`GET …/decisions`): a
+    /// model reads it in its next prompt; the planner says what it can do with it.
+    fn answer(&mut self, text: &str) {
+        let reply = if self.llm.is_some() {
+            "noted: the model reads it at its next decision".to_owned()
+        } else {
+            crate::planner::answer(text)
+        };
+        self.decisions += 1;
+        let decision = Decision {
+            action: "reply",
+            params: json!({"to": text.chars().take(80).collect::<String>()}),
+            reason: reply.clone(),
+            reflex: false,
+        };
+        let running = Running {
+            decision,
+            number: self.decisions,
+            by: if self.llm.is_some() { "llm" } else { "planner" },
+            procedure: Procedure::Finished(Outcome::Accepted {
+                detail: reply.clone(),
+            }),
+            refs: HashSet::new(),
+        };
+        self.finish_learning(running, Outcome::Accepted { detail: reply }, false);
+    }
+
     /// The `agent:status` report for the server, with the decisions since the last one.
     fn status_report(&mut self) -> String {
         let tokens = self.stats.input_tokens + self.stats.output_tokens;
-        let frame = control_plane::status_frame(
+        let mut frame = control_plane::status_frame(
             &self.goal,
             self.server_goal_id.as_deref(),
             &self.model,
@@ -936,20 +1123,25 @@ impl Agent {
             self.reported_up_to,
             tokens,
         );
+        if let ClientMessage::AgentStatus(status) = &mut frame {
+            status.model = self.stats.report();
+        }
         if let Some(last) = self.recent.back() {
             self.reported_up_to = last.number;
         }
-        self.encode(frame)
+        // Not the running action's ref: the server's answer to a report is no verdict on it.
+        self.encode_with_ref(frame).0
     }
 
     /// Abandons the running action and any model call (a goal change or a pause).
     fn drop_plan(&mut self) {
         if let Some(running) = self.running.take() {
-            self.finish(
+            self.finish_learning(
                 running,
                 Outcome::Failed {
                     reason: "interrupted by the owner".into(),
                 },
+                false,
             );
         }
         self.thinking = None;

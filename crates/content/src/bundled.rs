@@ -104,6 +104,10 @@ pub(crate) fn file(path: &str) -> Option<&'static [u8]> {
     FILES.iter().find(|(p, _)| *p == path).map(|(_, b)| *b)
 }
 
+/// The agent benchmark's tasks (`wayfarer bench-agents`, CONTRACT.md section 12): a versioned
+/// manifest read by the server's `bench_agents`, not part of the game's content.
+pub const AGENT_BENCH: &str = include_str!("../bundled/agent-bench.json");
+
 /// The bundled manifest files.
 pub fn bundled() -> ManifestSet {
     let mut set = ManifestSet::new();

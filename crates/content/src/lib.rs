@@ -52,7 +52,7 @@ pub use areas::{
     Area, AreaGroup, Bounds, Circle, FishingConfig, MobSpawn, NpcSpawn, ResourceSpawn, StationSpawn,
 };
 pub use biomes::Biome;
-pub use bundled::{bundled, load_bundled};
+pub use bundled::{bundled, load_bundled, AGENT_BENCH};
 pub use common::{
     AreaId, BiomeId, ItemAmount, ItemId, NpcId, Position, PrayerId, QuestId, ResourceId,
     StationType, StoreId, Tile,

@@ -223,7 +223,8 @@ pub struct Goal {
     pub progress: Option<f64>,
     /// ISO 8601 UTC.
     pub set_at: String,
-    /// Who set it: `owner` (over REST) or `agent` (chosen by the agent itself).
+    /// Who set it: `owner` (the account's token), `agent` (the agent's own token, or chosen by the
+    /// agent itself) or `admin` (an admin steering another account's agent).
     #[serde(default = "owner")]
     pub set_by: String,
 }
@@ -347,6 +348,30 @@ pub struct AgentStatus {
     /// Language-model tokens spent since the agent started.
     #[serde(default)]
     pub tokens_spent: Option<u64>,
+    /// How its language model fared since the agent started (none without a model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<ModelReport>,
+}
+
+/// Most fallback kinds in a [`ModelReport`].
+pub const MAX_FALLBACK_KINDS: usize = 16;
+
+/// An agent's language model since the agent started: calls, the decisions it made, the steps
+/// the planner took instead (by why: `timeout`, `budget_exhausted`, …), tokens and latency.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelReport {
+    pub calls: u64,
+    pub decisions: u64,
+    #[serde(default)]
+    pub fallbacks: std::collections::BTreeMap<String, u64>,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// Mean milliseconds from a call to its answer (none before the first answer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_latency_ms: Option<u64>,
 }
 
 /// The goal in an `agent:status`: a goal request, with the id of the goal the server sent when it
@@ -433,6 +458,16 @@ fn outcome(field: &str, value: &str) -> Result<(), String> {
 impl AgentStatus {
     /// Checks sizes and ranges (the frame limit bounds the whole; this bounds what is kept).
     pub fn validate(&self) -> Result<(), String> {
+        if let Some(model) = &self.model {
+            if model.fallbacks.len() > MAX_FALLBACK_KINDS {
+                return Err(format!(
+                    "model.fallbacks: at most {MAX_FALLBACK_KINDS} kinds"
+                ));
+            }
+            for kind in model.fallbacks.keys() {
+                short("model.fallbacks", kind, MAX_NAME_CHARS)?;
+            }
+        }
         if let Some(goal) = &self.goal {
             goal.request().target()?;
             if let Some(id) = &goal.id {
@@ -564,5 +599,22 @@ mod tests {
         let mut bad = ok;
         bad.decisions[0].reason = Some("x".repeat(MAX_TEXT_CHARS + 1));
         assert!(bad.validate().is_err());
+    }
+
+    #[test]
+    fn a_model_report_holds_at_most_16_fallback_kinds_of_short_names() {
+        let with = |kinds: usize, name_chars: usize| AgentStatus {
+            model: Some(ModelReport {
+                fallbacks: (0..kinds)
+                    .map(|i| (format!("{i:0>width$}", width = name_chars), 1))
+                    .collect(),
+                ..ModelReport::default()
+            }),
+            ..AgentStatus::default()
+        };
+        assert!(with(MAX_FALLBACK_KINDS, 8).validate().is_ok());
+        assert!(with(MAX_FALLBACK_KINDS + 1, 8).validate().is_err());
+        assert!(with(1, MAX_NAME_CHARS).validate().is_ok());
+        assert!(with(1, MAX_NAME_CHARS + 1).validate().is_err());
     }
 }

@@ -51,6 +51,9 @@ pub struct Config {
     /// The layout seed (`WORLD_SEED`): where the map's procedural parts go. Unset, one is generated at
     /// the first start and kept in the world directory (`world_seed`).
     pub world_seed: Option<u64>,
+    /// The dice seed (combat, drops, gathering rolls, wandering): fresh each start unless set in
+    /// code. No variable sets it: only `wayfarer bench-agents` fixes it, so a task's run repeats.
+    pub dice_seed: Option<u64>,
     pub database_url: Option<String>,
     pub use_local_postgres: bool,
     /// Where to look for `initdb`/`pg_ctl` for `USE_LOCAL_POSTGRES` (`PG_BIN_DIR`); PATH and Debian's
@@ -402,6 +405,7 @@ impl Config {
             host: get("HOST").unwrap_or_else(|| "0.0.0.0".into()),
             node_env,
             world_dir: PathBuf::from(get("WORLD").unwrap_or_else(|| "./world".into())),
+            dice_seed: None,
             world_seed: match get("WORLD_SEED") {
                 None => None,
                 Some(v) => Some(v.trim().parse::<u64>().map_err(|_| ConfigError {

@@ -5,6 +5,7 @@ pub mod admin_cli;
 pub mod agents;
 pub mod app;
 pub mod auth;
+pub mod bench_agents;
 pub mod cdn;
 pub mod character_state;
 pub mod characters;

@@ -57,8 +57,9 @@ enum Command {
         /// The server's base URL, e.g. http://127.0.0.1:5555.
         #[arg(long)]
         server: String,
-        /// Play the character of a registered agent with its token.
-        #[arg(long, conflicts_with = "name", required_unless_present = "name")]
+        /// Play the character of a registered agent with its token (shows in `ps`: prefer
+        /// WAYFARER_AGENT_TOKEN or --token-file).
+        #[arg(long, conflicts_with = "name")]
         token: Option<String>,
         /// Create (or reuse) a guest account and character of this name.
         #[arg(long)]
@@ -75,9 +76,34 @@ enum Command {
         /// The language model (default: the provider's small model).
         #[arg(long, env = "AGENT_MODEL")]
         model: Option<String>,
-        /// Where --name keeps its token (default .wayfarer-agent-<name>.token).
+        /// With --name, where its token is kept (default .wayfarer-agent-<name>.token); without,
+        /// a file whose first line is a registered agent's token.
         #[arg(long)]
         token_file: Option<std::path::PathBuf>,
+    },
+    /// Play the agent benchmark's tasks in lockstep worlds and score them (docs/agents.md).
+    BenchAgents {
+        /// Task ids, comma-separated (default: all).
+        #[arg(long)]
+        tasks: Option<String>,
+        /// Seeds: N (1..N), A..B, or a list 1,5,9.
+        #[arg(long, default_value = "1")]
+        seeds: String,
+        /// planner, llm (needs a model key) or auto.
+        #[arg(long, default_value = "planner")]
+        brain: wayfarer_agent::BrainChoice,
+        /// The language model (default: the provider's small model).
+        #[arg(long, env = "AGENT_MODEL")]
+        model: Option<String>,
+        /// Write the report as JSON here.
+        #[arg(long)]
+        json: Option<std::path::PathBuf>,
+        /// Keep the model's answers in this directory, by prompt hash.
+        #[arg(long, conflicts_with = "replay")]
+        record: Option<std::path::PathBuf>,
+        /// Play the answers kept in this directory back (no key, no request).
+        #[arg(long)]
+        replay: Option<std::path::PathBuf>,
     },
 }
 
@@ -102,6 +128,7 @@ fn main() -> ExitCode {
             out,
         } => return bounds(models, stations, out),
         Command::Agent { .. } => return agent(cli.command),
+        Command::BenchAgents { .. } => return bench_agents(cli.command),
         Command::Serve { .. } | Command::Migrate | Command::Admin { .. } => {}
     }
     let config = Config::from_env().and_then(|config| match &cli.command {
@@ -138,7 +165,10 @@ fn main() -> ExitCode {
             Command::Serve { .. } => serve(config).await,
             Command::Migrate => migrate(config).await,
             Command::Admin { action } => admin(config, action).await,
-            Command::CheckContent { .. } | Command::Bounds { .. } | Command::Agent { .. } => Ok(()),
+            Command::CheckContent { .. }
+            | Command::Bounds { .. }
+            | Command::Agent { .. }
+            | Command::BenchAgents { .. } => Ok(()),
         }
     });
     match result {
@@ -291,6 +321,100 @@ fn agent(command: Command) -> ExitCode {
         }
     };
     runtime.block_on(wayfarer_agent::cli::run(config));
+    ExitCode::SUCCESS
+}
+
+/// `wayfarer bench-agents`: plays the bundled agent tasks in lockstep worlds of this process and
+/// prints the table (and writes `--json`). Logs errors and one line a run unless RUST_LOG says
+/// otherwise.
+fn bench_agents(command: Command) -> ExitCode {
+    let Command::BenchAgents {
+        tasks,
+        seeds,
+        brain,
+        model,
+        json,
+        record,
+        replay,
+    } = command
+    else {
+        return ExitCode::FAILURE;
+    };
+    use wayfarer_agent::brain::tape::{Tape, TapeMode};
+    let (brain, tape) = match replay {
+        Some(dir) => {
+            let (brain, tape) = wayfarer_server::bench_agents::replay_brain(dir);
+            (brain, Some(tape))
+        }
+        None => {
+            let brain = match wayfarer_agent::Brain::select(brain, |k| std::env::var(k).ok(), model)
+            {
+                Ok(brain) => brain,
+                Err(err) => {
+                    eprintln!("error: {err}");
+                    return ExitCode::from(2);
+                }
+            };
+            if record.is_some() && matches!(brain, wayfarer_agent::Brain::Planner) {
+                eprintln!("error: --record needs a model (--brain llm and a key)");
+                return ExitCode::from(2);
+            }
+            let tape = record.map(|dir| Tape {
+                dir,
+                mode: TapeMode::Record,
+            });
+            (brain, tape)
+        }
+    };
+    let seeds = match wayfarer_server::bench_agents::parse_seeds(&seeds) {
+        Ok(seeds) => seeds,
+        Err(err) => {
+            eprintln!("error: --seeds {err}");
+            return ExitCode::from(2);
+        }
+    };
+    if std::env::var_os("RUST_LOG").is_none() {
+        // A run's own server says what any server says (joins, leaves, deaths): noise here.
+        std::env::set_var("RUST_LOG", "error,wayfarer_server::bench_agents=info");
+    }
+    telemetry::init(wayfarer_server::config::LogFormat::Human);
+    let options = wayfarer_server::bench_agents::BenchOptions {
+        tasks: tasks
+            .map(|t| {
+                t.split(',')
+                    .map(|s| s.trim().to_owned())
+                    .filter(|s| !s.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default(),
+        seeds,
+        brain,
+        tape,
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(err) => {
+            eprintln!("error: cannot start the async runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let report = match runtime.block_on(wayfarer_server::bench_agents::run(&options)) {
+        Ok(report) => report,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            return ExitCode::FAILURE;
+        }
+    };
+    print!("{}", wayfarer_server::bench_agents::table(&report));
+    if let Some(path) = json {
+        if let Err(err) = wayfarer_server::bench_agents::write_json(&report, &path) {
+            eprintln!("error: {err:#}");
+            return ExitCode::FAILURE;
+        }
+    }
     ExitCode::SUCCESS
 }
 

@@ -148,7 +148,7 @@ impl RunningServer {
         let mut world = World::with_seeds(
             initial_content.clone(),
             layout_seed,
-            crate::world_seed::dice(),
+            config.dice_seed.unwrap_or_else(crate::world_seed::dice),
         );
         // The chat limits go with the other rate limits: off only outside production.
         world.set_chat_limits(!config.rate_limits_disabled());

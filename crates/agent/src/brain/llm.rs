@@ -68,6 +68,8 @@ pub struct LlmConfig {
     /// Failures in a row that open the circuit breaker, and how long it stays open.
     pub breaker_failures: u32,
     pub breaker_open: Duration,
+    /// Answers recorded or played back by prompt hash (`brain::tape`); `None`: always ask.
+    pub tape: Option<super::tape::Tape>,
 }
 
 /// Default longest wait for an answer.
@@ -107,6 +109,7 @@ impl LlmConfig {
                     tokens_per_hour: DEFAULT_TOKENS_PER_HOUR,
                     breaker_failures: DEFAULT_BREAKER_FAILURES,
                     breaker_open: DEFAULT_BREAKER_OPEN,
+                    tape: None,
                 })
             })
     }
@@ -145,6 +148,8 @@ pub enum LlmFailure {
     Transport(String),
     BudgetExhausted,
     CircuitOpen,
+    /// Playing back a recording that has no answer for this prompt.
+    ReplayMiss,
 }
 
 impl LlmFailure {
@@ -158,6 +163,7 @@ impl LlmFailure {
             LlmFailure::Transport(_) => "transport",
             LlmFailure::BudgetExhausted => "budget_exhausted",
             LlmFailure::CircuitOpen => "circuit_open",
+            LlmFailure::ReplayMiss => "replay_miss",
         }
     }
 }
@@ -175,10 +181,18 @@ pub async fn ask(
     config: &LlmConfig,
     prompt: &Prompt,
 ) -> Result<(ToolCall, Usage), LlmFailure> {
-    match tokio::time::timeout(config.timeout, request(http, config, prompt)).await {
+    use super::tape::TapeMode;
+    if let Some(tape) = config.tape.as_ref().filter(|t| t.mode == TapeMode::Replay) {
+        return tape.load(prompt).ok_or(LlmFailure::ReplayMiss);
+    }
+    let answer = match tokio::time::timeout(config.timeout, request(http, config, prompt)).await {
         Ok(result) => result,
         Err(_) => Err(LlmFailure::Timeout),
+    };
+    if let (Some(tape), Ok((call, usage))) = (&config.tape, &answer) {
+        tape.save(prompt, call, *usage);
     }
+    answer
 }
 
 /// The two request formats: OpenAI's chat completions (OpenAI and OpenRouter, and any

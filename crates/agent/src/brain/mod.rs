@@ -3,6 +3,7 @@
 
 pub mod llm;
 pub mod prompt;
+pub mod tape;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -192,12 +193,38 @@ pub struct ModelStats {
     /// Steps the planner took instead, by why.
     pub fallbacks: BTreeMap<&'static str, u64>,
     pub breaker_opened: u64,
+    /// Answers received (a failure included) and their summed wait, for the mean latency.
+    pub answers: u64,
+    pub latency_ms_total: u64,
 }
 
 impl ModelStats {
     /// Total fallbacks.
     pub fn fallback_total(&self) -> u64 {
         self.fallbacks.values().sum()
+    }
+
+    /// Mean milliseconds from a call to its answer.
+    pub fn mean_latency_ms(&self) -> Option<u64> {
+        self.latency_ms_total.checked_div(self.answers)
+    }
+
+    /// As `agent:status` reports it (`None` for an agent that never called a model).
+    pub fn report(&self) -> Option<wayfarer_protocol::agent::ModelReport> {
+        (self.calls > 0 || !self.fallbacks.is_empty()).then(|| {
+            wayfarer_protocol::agent::ModelReport {
+                calls: self.calls,
+                decisions: self.decisions,
+                fallbacks: self
+                    .fallbacks
+                    .iter()
+                    .map(|(k, v)| ((*k).to_owned(), *v))
+                    .collect(),
+                input_tokens: self.input_tokens,
+                output_tokens: self.output_tokens,
+                mean_latency_ms: self.mean_latency_ms(),
+            }
+        })
     }
 }
 

@@ -33,13 +33,14 @@ async fn attack_defeats_a_mob_and_flee_breaks_off_a_fight() {
         ("flee", json!({}), "cannot_do"),
     ];
     agent.refused_by_agent(refused).await;
-    // A townsperson cannot be attacked: the server says so.
+    // A townsperson (a quest giver) is no combat target: the agent knows it from the areas and
+    // refuses before the server would.
     let peaceful = agent
         .command("attackEntity", json!({"targetId": marta}))
         .await;
     assert_eq!(
         code(&peaceful),
-        ("server", "cannot_do".to_owned()),
+        ("agent", "invalid_target".to_owned()),
         "{peaceful}"
     );
     // The chickens east of town: one attacked until it dies.

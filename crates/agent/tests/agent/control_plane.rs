@@ -148,3 +148,241 @@ async fn the_owner_steers_a_registered_agent_over_rest() {
     agent.handle.shutdown().await;
     server.stop().await;
 }
+
+/// A registered agent on a stepped world, with its owner's token and its own.
+struct Registered {
+    agent: TestAgent,
+    agent_id: String,
+    owner: String,
+    token: String,
+}
+
+async fn registered(server: &crate::TestApp, name: &str) -> Registered {
+    let base = server.base.clone();
+    let (_, guest) = call(
+        reqwest::Method::POST,
+        format!("{base}/api/auth/guest"),
+        "",
+        Some(json!({"name": format!("{name}Owner")})),
+    )
+    .await;
+    let owner = guest["token"].as_str().expect("a token").to_owned();
+    let (status, body) = call(
+        reqwest::Method::POST,
+        format!("{base}/api/agent/register"),
+        &owner,
+        Some(json!({"name": name})),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let token = body["token"].as_str().unwrap().to_owned();
+    let handle = wayfarer_agent::spawn_hosted(
+        AgentConfig {
+            server: base,
+            login: Login::Token(token.clone()),
+            goal: None,
+            brain: Brain::Planner,
+            label: name.into(),
+        },
+        wayfarer_agent::Host {
+            tick_ms: Some(20),
+            ..Default::default()
+        },
+    );
+    let mut agent = TestAgent { handle };
+    agent.entered().await;
+    Registered {
+        agent,
+        agent_id: body["agentId"].as_str().unwrap().to_owned(),
+        owner,
+        token,
+    }
+}
+
+/// Runs the first quick action offered whose command starts with `prefix`, as the owner sends it,
+/// and returns the parameters and outcome the agent ran it with.
+async fn run_quick_action(
+    server: &crate::TestApp,
+    r: &mut Registered,
+    prefix: &str,
+) -> (Value, wayfarer_agent::Outcome) {
+    let url = |path: &str| format!("{}/api/agents/{}/{path}", server.base, r.agent_id);
+    // The world has the character in it (a join is taken in at the next tick).
+    server.step(1).await;
+    let (status, offered) = call(reqwest::Method::GET, url("quick-actions"), &r.owner, None).await;
+    assert_eq!(status, 200, "{offered}");
+    let command = offered["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a["command"].as_str())
+        .find(|c| c.starts_with(prefix))
+        .unwrap_or_else(|| panic!("{prefix} offered: {offered}"))
+        .to_owned();
+    let action = command.split(' ').next().unwrap().to_owned();
+    let before = r
+        .agent
+        .status()
+        .recent_decisions
+        .back()
+        .map_or(0, |d| d.number);
+    let (status, _) = call(
+        reqwest::Method::POST,
+        url("message"),
+        &r.owner,
+        Some(json!({"text": command})),
+    )
+    .await;
+    assert_eq!(status, 202);
+    let mine = |s: &wayfarer_agent::AgentStatus| {
+        s.recent_decisions
+            .iter()
+            .find(|d| {
+                d.number > before && d.by == "owner" && d.action == action && d.outcome.is_some()
+            })
+            .cloned()
+    };
+    let (ran, _) = server
+        .lockstep(&mut r.agent, 300, &command, |s| mine(s).is_some())
+        .await;
+    let run = mine(&ran).unwrap();
+    let params: Value = serde_json::from_str(run.params.get()).unwrap();
+    (params, run.outcome.unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn goals_record_who_set_them_and_progress_is_xp_towards_the_level() {
+    let server = crate::TestApp::for_agents(crate::Clock::Manual).await;
+    let base = server.base.clone();
+    let mut r = registered(&server, "Setter").await;
+    let url = format!("{base}/api/agents/{}/goal", r.agent_id);
+    let goal = json!({"kind": "skill", "target": {"skill": "woodcutting", "level": 10}});
+    let (status, body) = call(
+        reqwest::Method::POST,
+        url.clone(),
+        &r.token,
+        Some(goal.clone()),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body["goal"]["setBy"], "agent",
+        "the agent's own token: {body}"
+    );
+    let (status, body) = call(reqwest::Method::POST, url.clone(), &r.owner, Some(goal)).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["goal"]["setBy"], "owner", "{body}");
+    let (_, state) = call(reqwest::Method::GET, url, &r.owner, None).await;
+    assert_eq!(state["goal"]["setBy"], "owner", "{state}");
+    // Woodcutting level 1 of 10 with no XP is no progress (a ratio of levels said 10%).
+    let (status, _) = server
+        .lockstep(&mut r.agent, 20, "the owner's goal", |s| {
+            s.goal.as_ref().is_some_and(|g| g["target"]["level"] == 10)
+        })
+        .await;
+    assert_eq!(status.goal.as_ref().unwrap()["progress"], 0.0);
+    r.agent.handle.shutdown().await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quick_actions_run_with_their_arguments_and_resume_returns_to_the_target() {
+    let server = crate::TestApp::for_agents(crate::Clock::Manual).await;
+    let base = server.base.clone();
+    let mut r = registered(&server, "Lumber").await;
+    let agent_id = r.agent_id.clone();
+    let agent_url = |path: &str| format!("{base}/api/agents/{agent_id}/{path}");
+    // A quick action, sent as offered (`talkToNpc npc-6`), runs with its argument.
+    let (params, outcome) = run_quick_action(&server, &mut r, "talkToNpc ").await;
+    assert!(
+        params["targetId"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("npc-")),
+        "{params}"
+    );
+    assert!(outcome.is_success(), "{outcome}");
+    let (status, _) = call(
+        reqwest::Method::POST,
+        agent_url("goal"),
+        &r.owner,
+        Some(json!({"kind": "skill", "target": {"skill": "woodcutting", "level": 30}})),
+    )
+    .await;
+    assert_eq!(status, 200);
+    // The planner walks to the trees and chops one.
+    server
+        .lockstep(&mut r.agent, 600, "chopping", |s| {
+            s.current_action.as_deref() == Some("chopTree")
+        })
+        .await;
+    let (status, _) = call(
+        reqwest::Method::POST,
+        agent_url("goal/stop"),
+        &r.owner,
+        None,
+    )
+    .await;
+    assert_eq!(status, 200);
+    let (stopped, _) = server
+        .lockstep(&mut r.agent, 20, "paused", |s| s.paused)
+        .await;
+    let interrupted = stopped
+        .recent_decisions
+        .iter()
+        .rev()
+        .find(|d| d.action == "chopTree")
+        .expect("the chop the stop interrupted");
+    let tree: Value = serde_json::from_str(interrupted.params.get()).unwrap();
+    let tree = tree["targetId"].as_str().expect("a target").to_owned();
+
+    // A plain message is answered.
+    let (status, _) = call(
+        reqwest::Method::POST,
+        agent_url("message"),
+        &r.owner,
+        Some(json!({"text": "could you do some fishing?"})),
+    )
+    .await;
+    assert_eq!(status, 202);
+    let (answered, _) = server
+        .lockstep(&mut r.agent, 20, "the answer", |s| {
+            s.recent_decisions.iter().any(|d| d.action == "reply")
+        })
+        .await;
+    let reply = answered
+        .recent_decisions
+        .iter()
+        .find(|d| d.action == "reply")
+        .unwrap();
+    assert!(reply.reason.contains("fishing"), "{reply:?}");
+
+    // Resume: the agent takes up the goal on the tree it was stopped on.
+    let (status, _) = call(
+        reqwest::Method::POST,
+        agent_url("goal/resume"),
+        &r.owner,
+        None,
+    )
+    .await;
+    assert_eq!(status, 200);
+    let (done, _) = server
+        .lockstep(&mut r.agent, 400, "the resumed chop", |s| {
+            s.recent_decisions
+                .iter()
+                .any(|d| d.reason.starts_with("resumed") && d.outcome.is_some())
+        })
+        .await;
+    let again = done
+        .recent_decisions
+        .iter()
+        .find(|d| d.reason.starts_with("resumed"))
+        .unwrap();
+    let params: Value = serde_json::from_str(again.params.get()).unwrap();
+    assert_eq!(params["targetId"], tree.as_str(), "{again:?}");
+    // `bankDeposit all` runs as "everything", not as an argument-less deposit.
+    let (params, outcome) = run_quick_action(&server, &mut r, "bankDeposit").await;
+    assert_eq!(params, json!({"all": true}));
+    assert!(outcome.is_success(), "{outcome}");
+    r.agent.handle.shutdown().await;
+    server.stop().await;
+}

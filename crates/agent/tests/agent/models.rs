@@ -112,6 +112,7 @@ async fn backend_falls_back_and_counts(provider: Provider, name: &str) {
         // High enough that these failures do not open the breaker before the budget runs out.
         breaker_failures: 10,
         breaker_open: Duration::from_secs(60),
+        tape: None,
     };
     let mut agent = server.agent(
         name,
@@ -130,6 +131,15 @@ async fn backend_falls_back_and_counts(provider: Provider, name: &str) {
         })
         .await;
     assert!(calls.load(Ordering::SeqCst) >= 5);
+    // Each answer's wait is counted, for the latency the owner's routes show.
+    assert!(
+        status.model.mean_latency_ms().is_some(),
+        "{:?}",
+        status.model
+    );
+    let report = status.model.report().expect("a model report");
+    assert_eq!(report.calls, status.model.calls);
+    assert!(report.fallbacks.contains_key("timeout"), "{report:?}");
     assert!(
         status.model.input_tokens >= 100,
         "tokens are counted: {:?}",

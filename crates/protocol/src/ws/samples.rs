@@ -182,6 +182,14 @@ fn client_samples() -> Vec<ClientMessage> {
             }),
             progress: Some(0.25),
             paused: Some(false),
+            model: Some(crate::agent::ModelReport {
+                calls: 12,
+                decisions: 10,
+                fallbacks: [("timeout".to_owned(), 2)].into_iter().collect(),
+                input_tokens: 14_000,
+                output_tokens: 300,
+                mean_latency_ms: Some(850),
+            }),
             last_actions: vec![ActionReport {
                 action: "chopTree".into(),
                 outcome: "rejected".into(),

@@ -143,14 +143,16 @@ fn relay(state: &AppState, agent_id: &str, message: ServerMessage) -> bool {
     }
 }
 
-/// `POST /api/agents/<id>/goal`: 409 while paused (the goal is written only if the agent is not
-/// paused, in one statement, so a stop racing it wins).
+/// `POST /api/agents/<id>/goal`, set by `set_by` (`owner`, `agent` or `admin`): 409 while paused
+/// (the goal is written only if the agent is not paused, in one statement, so a stop racing it
+/// wins).
 pub async fn set_goal(
     state: &AppState,
     mapping: &AgentMapping,
     request: &GoalRequest,
+    set_by: &str,
 ) -> Result<Goal, ControlError> {
-    let goal = make_goal(state, request, "owner").map_err(ControlError::InvalidGoal)?;
+    let goal = make_goal(state, request, set_by).map_err(ControlError::InvalidGoal)?;
     let text = serde_json::to_string(&goal)?;
     let written = state
         .store

@@ -350,6 +350,9 @@ async fn ready_host(
                     knowledge: Some(Arc::new(knowledge)),
                     tick_ms: Some(state.config.tick_ms),
                     quiet: true,
+                    lockstep: false,
+                    // One table for all: they spread over the nodes rather than crowd the nearest.
+                    claims: Some(Default::default()),
                 });
             }
             Ok(_) => tracing::warn!(

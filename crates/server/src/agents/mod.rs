@@ -42,6 +42,9 @@ pub struct LastReport {
     pub paused: Option<bool>,
     pub last_actions: Vec<ActionReport>,
     pub tokens_spent: Option<u64>,
+    /// The agent's language model: calls, decisions, fallbacks by why, tokens, mean latency.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<wayfarer_protocol::agent::ModelReport>,
     /// ISO 8601 UTC.
     pub reported_at: String,
 }
@@ -167,6 +170,7 @@ impl AgentHub {
                 paused: status.paused,
                 last_actions: status.last_actions,
                 tokens_spent: status.tokens_spent,
+                model: status.model,
                 reported_at: crate::timestamps::iso8601_from_ms(now),
             });
             let decisions = if entry.unread {

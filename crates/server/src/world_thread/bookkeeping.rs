@@ -90,6 +90,9 @@ impl Runner {
             } => {
                 tracing::info!(character = %id, x = tile.x, z = tile.z, items = items.len(), pvp, "player died");
                 metrics::counter!("player_deaths_total").increment(1);
+                if let Some(tally) = self.tally.as_mut() {
+                    tally.entry(id.clone()).or_default().deaths += 1;
+                }
                 self.deaths
                     .died(id, death_id.clone(), *tile, items, *pvp, reading.now_ms);
             }
@@ -101,6 +104,14 @@ impl Runner {
             Event::DeathItemExpired { death_id, stack } => self.deaths.expired(death_id, stack),
             Event::NpcKilled { killer, npc_id } => {
                 metrics::counter!("npc_kills_total").increment(1);
+                if let Some(tally) = self.tally.as_mut() {
+                    *tally
+                        .entry(killer.clone())
+                        .or_default()
+                        .kills
+                        .entry(npc_id.clone())
+                        .or_default() += 1;
+                }
                 self.deaths.killed(killer, npc_id, reading.now_ms);
             }
             Event::ItemFlows(flows) => {

@@ -98,6 +98,14 @@ impl Runner {
                 text,
                 reply,
             }),
+            WorldInput::Tally { id, reply } => {
+                let tally = self
+                    .tally
+                    .as_ref()
+                    .and_then(|t| t.get(&id).cloned())
+                    .unwrap_or_default();
+                let _ = reply.send(tally);
+            }
             WorldInput::Snapshot { id, reply } => {
                 let live = self
                     .players

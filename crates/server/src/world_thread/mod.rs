@@ -41,7 +41,8 @@ mod trade_commits;
 
 pub use clock::{Step, StepError, TickClock, MAX_TICKS_PER_STEP};
 pub use queries::{
-    admit_private_elsewhere, ground_totals, live_snapshot, surroundings, NoAnswer, Surroundings,
+    admit_private_elsewhere, ground_totals, live_snapshot, surroundings, tally, NoAnswer,
+    Surroundings, Tally,
 };
 use sessions::{DeferredLeave, PendingLeave};
 use trade_book::TradeBook;
@@ -166,6 +167,12 @@ pub enum WorldInput {
     },
     /// Run ticks now (the manual clock only, see [`TickClock`]); a timed world refuses it.
     Step(Step),
+    /// A character's kills and deaths since the world started (the manual clock only: a timed
+    /// world answers an empty tally). Answered between ticks.
+    Tally {
+        id: String,
+        reply: oneshot::Sender<queries::Tally>,
+    },
 }
 
 /// The sending side of the inbound queue.
@@ -315,13 +322,16 @@ struct Runner {
     wakes: Option<tokio_mpsc::UnboundedSender<Vec<OutboundWaker>>>,
     /// Private messages to other worlds waiting to be counted after the next tick.
     admissions: Vec<queries::Admission>,
+    /// Kills and deaths by character since the start, kept on the manual clock only (the agent
+    /// bench checks its tasks with them: `WorldInput::Tally`); a timed world counts them in the
+    /// store alone.
+    tally: Option<HashMap<String, queries::Tally>>,
 }
 
 impl Runner {
     fn new(world: World, context: WorldContext, stats: Arc<TickStats>) -> Self {
         Self {
             world,
-            context,
             stats,
             players: Players::default(),
             presence: Vec::new(),
@@ -338,6 +348,8 @@ impl Runner {
             own_sender: None,
             wakes: None,
             admissions: Vec::new(),
+            tally: context.manual.then(HashMap::new),
+            context,
         }
     }
 

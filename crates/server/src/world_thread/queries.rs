@@ -50,6 +50,19 @@ pub async fn live_snapshot(
     ask(world, |reply| WorldInput::Snapshot { id, reply }).await
 }
 
+/// A character's kills (by NPC id) and deaths since a manual world started.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub kills: std::collections::BTreeMap<String, u64>,
+    pub deaths: u64,
+}
+
+/// Asks a manual world for a character's [`Tally`] (empty on a timed world).
+pub async fn tally(world: &WorldSender, id: &str) -> Result<Tally, NoAnswer> {
+    let id = id.to_owned();
+    ask(world, |reply| WorldInput::Tally { id, reply }).await
+}
+
 /// Asks the world thread for the units of each item on the ground outside death piles.
 pub async fn ground_totals(world: &WorldSender) -> Result<Vec<(String, i64)>, NoAnswer> {
     ask(world, |reply| WorldInput::GroundTotals { reply }).await

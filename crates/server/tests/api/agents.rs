@@ -665,6 +665,14 @@ async fn the_status_an_agent_reports_shows_in_its_owners_routes(db: FreshDatabas
             ts: Some(1),
         }],
         tokens_spent: Some(12),
+        model: Some(wayfarer_protocol::agent::ModelReport {
+            calls: 3,
+            decisions: 2,
+            fallbacks: [("timeout".to_owned(), 1)].into_iter().collect(),
+            input_tokens: 2_400,
+            output_tokens: 40,
+            mean_latency_ms: Some(900),
+        }),
         ..AgentStatus::default()
     };
     ws.send(ClientMessage::AgentStatus(Box::new(first)), None)
@@ -698,6 +706,10 @@ async fn the_status_an_agent_reports_shows_in_its_owners_routes(db: FreshDatabas
     let me = &listed["agents"][0];
     assert_eq!(me["connected"], true);
     assert_eq!(me["status"]["tokensSpent"], 12);
+    // The model's fallbacks, latency and tokens, for the dashboard.
+    assert_eq!(me["status"]["model"]["fallbacks"]["timeout"], 1);
+    assert_eq!(me["status"]["model"]["meanLatencyMs"], 900);
+    assert_eq!(me["status"]["model"]["inputTokens"], 2_400);
     assert_eq!(me["status"]["lastActions"][0]["action"], "chopTree");
 
     // Progress on the same goal (named by its id) updates it without replacing it.

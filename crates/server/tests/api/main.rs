@@ -5,6 +5,7 @@ mod support;
 mod agents;
 mod auth;
 mod bank;
+mod bench_agents;
 mod bundled_quests;
 mod cdn;
 mod character_churn;

@@ -24,7 +24,8 @@ use crate::http::routes::agent_bodies::{
 };
 
 /// The agent `id` if the caller may read and steer it: 404 when there is none, 403 when it is
-/// another account's, or when an agent token names another agent.
+/// another account's (unless the caller is an admin, with the account's own token), or when an
+/// agent token names another agent.
 async fn owned_agent(
     state: &AppState,
     caller: &AccountOrAgent,
@@ -37,7 +38,8 @@ async fn owned_agent(
         .await?
         .ok_or_else(|| ApiError::not_found("no such agent"))?;
     let other_agent = caller.agent().is_some_and(|claim| claim.agent_id != id);
-    if mapping.account_id != caller.0.account_id() || other_agent {
+    let admin = caller.agent().is_none() && caller.0.is_admin();
+    if (mapping.account_id != caller.0.account_id() && !admin) || other_agent {
         return Err(ApiError::new(
             ErrorCode::Forbidden,
             "this agent belongs to another account",
@@ -226,8 +228,20 @@ pub async fn set_goal(
     ApiJson(body): ApiJson<GoalRequest>,
 ) -> Result<Json<GoalSet>, ApiError> {
     let mapping = owned_agent(&state, &caller, &id).await?;
-    let goal = control::set_goal(&state, &mapping, &body).await?;
+    let goal = control::set_goal(&state, &mapping, &body, set_by(&caller, &mapping)).await?;
     Ok(Json(GoalSet { goal }))
+}
+
+/// Who a goal set over REST is set by: the agent itself (its own token), the owner (the
+/// account's token), or an admin steering another account's agent.
+fn set_by(caller: &AccountOrAgent, mapping: &AgentMapping) -> &'static str {
+    if caller.agent().is_some() {
+        "agent"
+    } else if caller.0.account_id() == mapping.account_id {
+        "owner"
+    } else {
+        "admin"
+    }
 }
 
 /// `POST /api/agents/<id>/goal/stop` → `{"paused":true}`.

@@ -15,6 +15,18 @@ use crate::knowledge::MOB_SPAWN;
 use crate::making;
 use crate::outcome::Outcome;
 
+pub mod claims;
+mod gear;
+mod health;
+mod reply;
+mod selling;
+mod supplies;
+
+pub use reply::answer;
+
+/// Refusals of one action with one code in a row after which the planner tries something else.
+pub const STUCK_REFUSALS: u32 = 3;
+
 /// Health fraction at or below which a fighting agent flees.
 pub const FLEE_HEALTH: f64 = 0.3;
 /// Health fraction below which an agent with food eats.
@@ -55,12 +67,30 @@ pub struct Planner {
     avoid: HashMap<String, u64>,
     /// When each reflex last fired.
     reflex_at: HashMap<&'static str, u64>,
+    /// The last refusal (action and code) and how many times in a row it came.
+    refused: Option<(&'static str, String, u32)>,
+    /// It talked to a shopkeeper to open the shop (so the dialogue is answered, not closed).
+    shopping: bool,
+    /// Selling a full bag, until the produce is gone.
+    selling: bool,
+    /// The node claims this agent shares with the others of its host, and its number there.
+    claims: claims::Claims,
+    claimant: u64,
 }
 
 impl Planner {
-    /// A planner with nothing remembered.
+    /// A planner with nothing remembered, claiming nodes only for itself.
     pub fn new() -> Planner {
-        Planner::default()
+        Planner::sharing(claims::Claims::default())
+    }
+
+    /// A planner whose node claims are shared with the others of `claims` (one host's agents).
+    pub fn sharing(claims: claims::Claims) -> Planner {
+        Planner {
+            claimant: claims.claimant(),
+            claims,
+            ..Planner::default()
+        }
     }
 
     /// A reflex that must run now, whatever the brain or the running action.
@@ -101,7 +131,33 @@ impl Planner {
     /// What an action's outcome teaches: a target that failed is left alone for a while.
     pub fn observe(&mut self, decision: &Decision, outcome: &Outcome, now: u64) {
         if outcome.is_success() {
+            self.refused = None;
             return;
+        }
+        if let Outcome::Rejected { code, .. } = outcome {
+            let count = match &self.refused {
+                Some((action, c, n)) if *action == decision.action && c == code => n + 1,
+                _ => 1,
+            };
+            if count >= STUCK_REFUSALS {
+                // The same refusal three times: that plan does not work here; another for a while.
+                self.avoid
+                    .insert(format!("action:{}", decision.action), now + AVOID_TICKS);
+                self.refused = None;
+            } else {
+                self.refused = Some((decision.action, code.clone(), count));
+            }
+        }
+        if let Some(item) = decision.params.get("itemId").and_then(Value::as_str) {
+            // An item the bank lacks, or that cannot be worn: not asked for again for a while.
+            let key = match decision.action {
+                "bankWithdraw" => Some(format!("bank:{item}")),
+                "equipItem" => Some(format!("equip:{item}")),
+                _ => None,
+            };
+            if let Some(key) = key {
+                self.avoid.insert(key, now + AVOID_TICKS * 4);
+            }
         }
         if let Some(target) = decision.params.get("targetId").and_then(Value::as_str) {
             self.avoid.insert(target.to_owned(), now + AVOID_TICKS);
@@ -115,11 +171,42 @@ impl Planner {
         self.avoid.get(key).is_some_and(|until| now < *until)
     }
 
-    /// The next step towards `goal`.
+    /// The next step towards `goal`; an action refused [`STUCK_REFUSALS`] times in a row is
+    /// replaced by exploring for a while (a different place, a different plan).
     pub fn decide(&mut self, ctx: Ctx<'_>, goal: &Goal, now: u64) -> Decision {
         self.avoid.retain(|_, until| *until > now);
-        if ctx.model.dialogue.is_some() && !matches!(goal.kind, GoalKind::Idle) {
-            return Decision::new("closeDialogue", json!({}), "a dialogue is in the way");
+        let decision = self.towards(ctx, goal, now);
+        if self.avoided(&format!("action:{}", decision.action), now) {
+            return Decision::new(
+                "explore",
+                json!({}),
+                format!(
+                    "{} was refused {STUCK_REFUSALS} times: trying elsewhere",
+                    decision.action
+                ),
+            );
+        }
+        decision
+    }
+
+    fn towards(&mut self, ctx: Ctx<'_>, goal: &Goal, now: u64) -> Decision {
+        if ctx.model.shop.is_some() {
+            self.shopping = false;
+        }
+        if let Some(dialogue) = &ctx.model.dialogue {
+            if self.shopping {
+                if let Some(choice) = supplies::shop_choice(dialogue) {
+                    return Decision::new(
+                        "respondDialogue",
+                        json!({"index": choice}),
+                        "asking the shopkeeper for the shop",
+                    );
+                }
+                self.shopping = false;
+            }
+            if !matches!(goal.kind, GoalKind::Idle) {
+                return Decision::new("closeDialogue", json!({}), "a dialogue is in the way");
+            }
         }
         match &goal.kind {
             GoalKind::Skill { skill, .. } => self.train(ctx, *skill, now),
@@ -134,7 +221,7 @@ impl Planner {
             }
             GoalKind::Cook { .. } => self.cook(ctx, now),
             GoalKind::Bank => self.bank(ctx).unwrap_or_else(|| idle("nothing to bank")),
-            GoalKind::Earn { .. } => self.gather(ctx, Skill::Woodcutting, now),
+            GoalKind::Earn { .. } => self.earn(ctx, now),
             GoalKind::Combat { npc_id, .. } => self.fight(ctx, npc_id.as_deref(), now),
             GoalKind::Follow { player_name } => ctx
                 .model
@@ -197,6 +284,11 @@ impl Planner {
 
     /// Gathering: bank (or drop) when full, else the nearest usable node, else walk to one.
     fn gather(&mut self, ctx: Ctx<'_>, skill: Skill, now: u64) -> Decision {
+        if let Some(tool) = supplies::missing_tool(ctx, skill) {
+            if let Some(fetch) = self.fetch_tool(ctx, &tool, now) {
+                return fetch;
+            }
+        }
         if ctx.model.free_slots() == 0 {
             if let Some(bank) = self.bank(ctx) {
                 return bank;
@@ -220,10 +312,23 @@ impl Planner {
             Skill::Mining => "mineRock",
             _ => "chopTree",
         };
-        if let Some(node) = usable_nodes(ctx, skill)
+        let tick = ctx.model.tick;
+        let nodes: Vec<_> = usable_nodes(ctx, skill)
             .into_iter()
-            .find(|e| !self.avoided(e.id(), now))
-        {
+            .filter(|e| !self.avoided(e.id(), now))
+            .collect();
+        // A free node first: not claimed by another agent of this host, no other player at it;
+        // with none free, a known place out of view, else the nearest all the same.
+        let free = nodes.iter().copied().find(|e| {
+            !self.claims.held_by_other(e.id(), self.claimant, tick) && !claims::crowded(ctx, e)
+        });
+        if free.is_none() && !nodes.is_empty() {
+            if let Some(elsewhere) = self.elsewhere(ctx, skill, now) {
+                return elsewhere;
+            }
+        }
+        if let Some(node) = free.or_else(|| nodes.first().copied()) {
+            self.claims.claim(node.id(), self.claimant, tick);
             return Decision::new(
                 action,
                 json!({"targetId": node.id()}),
@@ -275,6 +380,46 @@ impl Planner {
         } else {
             Decision::new("explore", json!({}), format!("no {skill} node known"))
         }
+    }
+
+    /// Every node in view is taken: the nearest known place of `skill` out of view (not tried
+    /// lately), to spread out; `None` when there is none.
+    fn elsewhere(&mut self, ctx: Ctx<'_>, skill: Skill, now: u64) -> Option<Decision> {
+        let here: wayfarer_protocol::ws::TilePos = ctx.model.me.tile.into();
+        let place = ctx
+            .knowledge
+            .places
+            .iter()
+            .filter(|p| {
+                ctx.knowledge.nodes.get(&p.id).is_some_and(|n| {
+                    n.skill == skill && i64::from(n.level) <= ctx.model.level(skill)
+                })
+            })
+            .map(|p| {
+                (
+                    crate::model::chebyshev(here.x, here.z, p.tile.x, p.tile.z),
+                    p,
+                )
+            })
+            .filter(|(d, p)| {
+                *d > claims::OUT_OF_VIEW_TILES
+                    && !self.avoided(&format!("{},{}", p.tile.x, p.tile.z), now)
+            })
+            .min_by_key(|(d, p)| (*d, p.tile.x, p.tile.z))?
+            .1;
+        // Not back here at once if that place is crowded too.
+        self.avoid.insert(
+            format!("{},{}", place.tile.x, place.tile.z),
+            now + AVOID_TICKS * 4,
+        );
+        Some(Decision::new(
+            "navigateTo",
+            json!({"x": place.tile.x, "z": place.tile.z, "within": NODE_APPROACH_TILES}),
+            format!(
+                "every {skill} node here is taken: to {} at ({}, {})",
+                place.id, place.tile.x, place.tile.z
+            ),
+        ))
     }
 
     /// Lights a fire here, or first steps off a tile where one already burns (the server refuses a
@@ -339,11 +484,21 @@ impl Planner {
     }
 
     fn fight(&mut self, ctx: Ctx<'_>, npc: Option<&str>, now: u64) -> Decision {
+        if let Some(first) = self.fit_to_fight(ctx, now) {
+            return first;
+        }
+        if let Some(equip) = gear::upgrade(ctx) {
+            let item = equip.params["itemId"].as_str().unwrap_or_default();
+            if !self.avoided(&format!("equip:{item}"), now) {
+                return equip;
+            }
+        }
         let target = ctx
             .model
             .nearest_of(EntityKind::Npc)
             .into_iter()
             .filter(|e| e.health().is_some_and(|h| h > 0))
+            .filter(|e| !e.type_id().is_some_and(|t| ctx.knowledge.is_service_npc(t)))
             .filter(|e| npc.is_none_or(|n| e.type_id() == Some(n)))
             .find(|e| !self.avoided(e.id(), now));
         if let Some(e) = target {

@@ -1,0 +1,151 @@
+//! The bench's score: per task over seeds, and overall Crafter's geometric mean of the success
+//! rates (Hafner 2021: `exp(mean ln(1 + sᵢ)) − 1`, sᵢ in percent), with a 95% confidence
+//! interval over seeds.
+
+use serde::Serialize;
+
+/// One task on one seed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Run {
+    pub task: String,
+    pub seed: u64,
+    pub success: bool,
+    /// 0..=100.
+    pub progress: f64,
+    pub ticks: u64,
+    pub deaths: u64,
+    pub refused: u64,
+    pub tokens: u64,
+}
+
+/// One task over the seeds (CONTRACT.md section 12).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskScore {
+    pub id: String,
+    /// The share of seeds that succeeded, 0..=1.
+    pub success: f64,
+    /// Mean progress, 0..=100.
+    pub progress: f64,
+    /// Mean ticks used (the limit for a run that did not succeed).
+    pub ticks: f64,
+    /// Deaths, in all.
+    pub deaths: u64,
+    /// Actions refused (by the agent's own check or the server), mean per run.
+    pub refused: f64,
+    /// Model tokens, mean per run.
+    pub tokens: f64,
+}
+
+/// Crafter's score of success rates given as shares (0..=1): the geometric mean of `1 + s` in
+/// percent, less 1. 0 when nothing succeeds, 100 when everything does.
+pub fn crafter(successes: &[f64]) -> f64 {
+    if successes.is_empty() {
+        return 0.0;
+    }
+    let mean = successes
+        .iter()
+        .map(|s| (1.0 + 100.0 * s).ln())
+        .sum::<f64>()
+        / successes.len() as f64;
+    // exp(ln 101) is 101 and a hair: the score stays on its scale.
+    (mean.exp() - 1.0).clamp(0.0, 100.0)
+}
+
+/// The per-task scores, in task order.
+pub fn by_task(tasks: &[String], runs: &[Run]) -> Vec<TaskScore> {
+    tasks
+        .iter()
+        .map(|id| {
+            let mine: Vec<&Run> = runs.iter().filter(|r| &r.task == id).collect();
+            let n = mine.len().max(1) as f64;
+            let mean = |f: &dyn Fn(&Run) -> f64| mine.iter().map(|r| f(r)).sum::<f64>() / n;
+            TaskScore {
+                id: id.clone(),
+                success: mean(&|r| f64::from(u8::from(r.success))),
+                progress: mean(&|r| r.progress),
+                ticks: mean(&|r| r.ticks as f64),
+                deaths: mine.iter().map(|r| r.deaths).sum(),
+                refused: mean(&|r| r.refused as f64),
+                tokens: mean(&|r| r.tokens as f64),
+            }
+        })
+        .collect()
+}
+
+/// The score over all seeds, and a 95% interval from the spread of each seed's own score (a
+/// normal approximation; one seed has no spread, so its interval is the score itself).
+pub fn overall(tasks: &[String], seeds: &[u64], runs: &[Run]) -> (f64, [f64; 2]) {
+    let scores = by_task(tasks, runs);
+    let score = crafter(&scores.iter().map(|t| t.success).collect::<Vec<_>>());
+    let per_seed: Vec<f64> = seeds
+        .iter()
+        .map(|seed| {
+            let successes: Vec<f64> = tasks
+                .iter()
+                .map(|id| {
+                    runs.iter()
+                        .find(|r| &r.task == id && r.seed == *seed)
+                        .map_or(0.0, |r| f64::from(u8::from(r.success)))
+                })
+                .collect();
+            crafter(&successes)
+        })
+        .collect();
+    if per_seed.len() < 2 {
+        return (score, [score, score]);
+    }
+    let n = per_seed.len() as f64;
+    let mean = per_seed.iter().sum::<f64>() / n;
+    let variance = per_seed.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    let half = 1.96 * (variance / n).sqrt();
+    (score, [(score - half).max(0.0), (score + half).min(100.0)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crafter_s_score_is_0_for_nothing_100_for_everything_and_favours_breadth() {
+        assert_eq!(crafter(&[0.0, 0.0]), 0.0);
+        assert!((crafter(&[1.0, 1.0]) - 100.0).abs() < 1e-9);
+        // Half of the tasks always scores less than all of the tasks half the time.
+        assert!(crafter(&[1.0, 0.0]) < crafter(&[0.5, 0.5]));
+        assert!((crafter(&[1.0, 0.0]) - (101f64.sqrt() - 1.0)).abs() < 1e-9);
+    }
+
+    fn run(task: &str, seed: u64, success: bool) -> Run {
+        Run {
+            task: task.into(),
+            seed,
+            success,
+            progress: if success { 100.0 } else { 40.0 },
+            ticks: 10,
+            deaths: 0,
+            refused: 1,
+            tokens: 0,
+        }
+    }
+
+    #[test]
+    fn tasks_are_scored_over_seeds_with_an_interval() {
+        let tasks = vec!["a".to_owned(), "b".to_owned()];
+        let runs = vec![
+            run("a", 1, true),
+            run("a", 2, true),
+            run("b", 1, true),
+            run("b", 2, false),
+        ];
+        let scores = by_task(&tasks, &runs);
+        assert_eq!(scores[0].success, 1.0);
+        assert_eq!(scores[1].success, 0.5);
+        assert_eq!(scores[1].progress, 70.0);
+        let (score, [lo, hi]) = overall(&tasks, &[1, 2], &runs);
+        assert!((score - crafter(&[1.0, 0.5])).abs() < 1e-9);
+        assert!(lo <= score && score <= hi && lo < hi);
+        let (one, interval) = overall(&tasks, &[1], &runs);
+        assert_eq!(interval, [one, one]);
+    }
+}

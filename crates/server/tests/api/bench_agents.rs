@@ -1,0 +1,153 @@
+//! `wayfarer bench-agents` (CONTRACT.md section 12): the same seed and the planner give the same
+//! report every run, and the report has the contract's shape.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::routing::post;
+use axum::{Json, Router};
+use serde_json::{json, Value};
+use wayfarer_agent::brain::tape::{Tape, TapeMode};
+use wayfarer_agent::brain::{LlmConfig, Provider};
+use wayfarer_agent::Brain;
+use wayfarer_server::bench_agents::{replay_brain, run, BenchOptions};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_runs_of_one_seed_with_the_planner_give_identical_json() {
+    // Short tasks of each kind of check: making, cooking (fires, burns: the dice), the owner's
+    // stop, command and resume over the control plane.
+    let options = BenchOptions {
+        tasks: vec![
+            "make-bronze-dagger".into(),
+            "cook-10-shrimp".into(),
+            "owner-control".into(),
+        ],
+        seeds: vec![1],
+        brain: Brain::Planner,
+        tape: None,
+    };
+    let first = serde_json::to_value(run(&options).await.expect("the bench runs")).unwrap();
+    let second = serde_json::to_value(run(&options).await.expect("the bench runs")).unwrap();
+    assert_eq!(first, second);
+    assert_eq!(first["seeds"], serde_json::json!([1]));
+    assert_eq!(first["version"], 1);
+    let tasks = first["tasks"].as_array().unwrap();
+    assert_eq!(tasks.len(), 3);
+    for task in tasks {
+        for field in [
+            "id", "success", "progress", "ticks", "deaths", "refused", "tokens",
+        ] {
+            assert!(!task[field].is_null(), "{field} in {task}");
+        }
+    }
+    assert!(first["score"]
+        .as_f64()
+        .is_some_and(|s| (0.0..=100.0).contains(&s)));
+}
+
+/// The planner's behaviours, each on the task that needs it, on a real server in lockstep: the
+/// tool withdrawn from the bank, a tool bought at the shop (its dialogue answered), a full bag
+/// sold for coins, food taken from the bank before fighting (the sword worn), a chosen item made.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_planner_withdraws_buys_sells_and_feeds_itself_from_the_bank() {
+    let tasks = [
+        "hatchet-from-bank",
+        "buy-a-hatchet",
+        "earn-100-coins",
+        "goblins-food-in-bank",
+        "bank-50-logs",
+    ];
+    let options = BenchOptions {
+        tasks: tasks.iter().map(|t| (*t).to_owned()).collect(),
+        seeds: vec![1],
+        brain: Brain::Planner,
+        tape: None,
+    };
+    let report = run(&options).await.expect("the bench runs");
+    for task in &report.tasks {
+        assert_eq!(task.success, 1.0, "{task:?}");
+        assert_eq!(task.deaths, 0, "{task:?}");
+    }
+}
+
+/// A mock model (OpenAI's chat completions): it makes the first recipe offered, else idles.
+async fn answer(State(calls): State<Arc<AtomicUsize>>, Json(request): Json<Value>) -> Json<Value> {
+    calls.fetch_add(1, Ordering::SeqCst);
+    let offered = |name: &str| {
+        request["tools"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|t| t.pointer("/function/name").and_then(Value::as_str) == Some(name))
+    };
+    let (name, arguments) = if offered("makeItem") {
+        ("makeItem", json!({"recipeId": "smithing:bronze_dagger"}))
+    } else {
+        ("idle", json!({"ticks": 5}))
+    };
+    Json(json!({
+        "choices": [{"message": {"tool_calls": [{"id": "c1", "type": "function",
+            "function": {"name": name, "arguments": arguments.to_string()}}]}}],
+        "usage": {"prompt_tokens": 900, "completion_tokens": 12}
+    }))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recorded_model_run_replays_without_a_key_or_a_request() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let app = Router::new()
+        .route("/chat/completions", post(answer))
+        .with_state(Arc::clone(&calls));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let dir = tempfile::tempdir().unwrap();
+    let model = LlmConfig {
+        provider: Provider::OpenAi,
+        api_key: "test-key".into(),
+        base_url: format!("http://{addr}"),
+        model: "mock-model".into(),
+        timeout: std::time::Duration::from_secs(10),
+        calls_per_minute: 20,
+        tokens_per_hour: 200_000,
+        breaker_failures: 3,
+        breaker_open: std::time::Duration::from_secs(60),
+        tape: None,
+    };
+    let tasks = vec!["make-bronze-dagger".to_owned()];
+    let recorded = run(&BenchOptions {
+        tasks: tasks.clone(),
+        seeds: vec![1],
+        brain: Brain::Llm(model),
+        tape: Some(Tape {
+            dir: dir.path().to_path_buf(),
+            mode: TapeMode::Record,
+        }),
+    })
+    .await
+    .expect("the recorded run");
+    let asked = calls.load(Ordering::SeqCst);
+    assert!(asked >= 1, "the model was asked");
+    assert_eq!(recorded.tasks[0].success, 1.0, "{:?}", recorded.tasks);
+    assert!(recorded.tasks[0].tokens >= 900.0, "{:?}", recorded.tasks);
+
+    let (brain, tape) = replay_brain(dir.path().to_path_buf());
+    let replayed = run(&BenchOptions {
+        tasks,
+        seeds: vec![1],
+        brain,
+        tape: Some(tape),
+    })
+    .await
+    .expect("the replayed run");
+    assert_eq!(calls.load(Ordering::SeqCst), asked, "no request on replay");
+    assert_eq!(
+        serde_json::to_value(&replayed.tasks).unwrap(),
+        serde_json::to_value(&recorded.tasks).unwrap()
+    );
+    assert_eq!(
+        serde_json::to_value(&replayed.runs).unwrap(),
+        serde_json::to_value(&recorded.runs).unwrap()
+    );
+}
