@@ -328,8 +328,8 @@ mod tests {
             d.params,
             json!({"spellId": "wind_strike", "targetId": "npc-1"})
         );
-        // No runes: it fights as it can.
-        let (model, knowledge) = scene(&[], vec![chicken]);
+        // No runes: it fights as it can (with food held, or the planner fetches some first).
+        let (model, knowledge) = scene(&[("shrimp", 3)], vec![chicken]);
         let d = decide("magic", &model, &knowledge);
         assert_eq!(d.action, "attackEntity");
     }
