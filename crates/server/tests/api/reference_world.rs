@@ -70,8 +70,11 @@ async fn give(app: &TestApp, ws: &mut WsClient, item: &str, quantity: u64) {
 }
 
 /// `/tp` next to `position` (by way of the Wastes), stepping until the view shows an entity of
-/// `type_id` near it;
-/// returns that entity's id.
+/// `type_id` near it; returns that entity's id.
+///
+/// Each leg is confirmed by what the world says (the Wastes' `zone:enter`, then the entity in
+/// view), not by when the teleport was sent: a teleport may be applied between two ticks or in
+/// the next one, and the messages it causes arrive accordingly.
 async fn go_to(app: &TestApp, ws: &mut WsClient, position: &Value, type_id: &str) -> String {
     let (x, z) = (
         position["x"].as_f64().unwrap().floor() as i64,
@@ -80,30 +83,31 @@ async fn go_to(app: &TestApp, ws: &mut WsClient, position: &Value, type_id: &str
     // Out of view first (the Wastes are far from every town and hold no mobs), so the entity
     // is added anew.
     ws.send(chat("/tp 250 0"), None).await;
-    ws.barrier().await;
-    app.step(2).await;
+    ws.expect_within_ticks(app, STEP_TICKS, "the Wastes", |m| {
+        m["type"] == "zone:enter" && m["data"]["pvp"] == true
+    })
+    .await;
     ws.send(chat(format!("/tp {x} {}", z + 2)), None).await;
     let near = |e: &Value| {
         e["typeId"] == type_id
             && (e["x"].as_i64().unwrap_or(i64::MAX) - x).abs() <= 3
             && (e["z"].as_i64().unwrap_or(i64::MAX) - z).abs() <= 3
     };
-    let update = ws
-        .expect_within_ticks(app, STEP_TICKS, type_id, |m| {
-            m["type"] == "world:update"
-                && m["data"]["added"]
-                    .as_array()
-                    .is_some_and(|a| a.iter().any(near))
-        })
-        .await;
-    update["data"]["added"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| near(e))
-        .and_then(|e| e["id"].as_str())
-        .unwrap()
-        .to_owned()
+    // The view since the Wastes, from every update read (the one adding the entity may come in
+    // the tick of the teleport or the next).
+    let found = std::cell::RefCell::new(None::<String>);
+    ws.expect_within_ticks(app, STEP_TICKS, type_id, |m| {
+        if m["type"] == "world:update" {
+            for e in m["data"]["added"].as_array().into_iter().flatten() {
+                if near(e) {
+                    *found.borrow_mut() = e["id"].as_str().map(str::to_owned);
+                }
+            }
+        }
+        found.borrow().is_some()
+    })
+    .await;
+    found.into_inner().expect("accepted once found")
 }
 
 /// Makes `recipe` once (at `target` when given), stepping until `output` is held.
