@@ -362,6 +362,33 @@ function drawResource(g, l, depleted) {
       box(-12, -6, 24, 14, l.colour); box(-14, -9, 28, 4, mixHex(l.colour, '#000000', 0.15));
       box(-1.5, -24, 3, 15, l.accent); box(-6, -20, 12, 3, l.accent);
       return;
+    case 'obstacle_log_balance':
+      shadow(16);
+      g.beginPath(); g.roundRect(-16, -4, 32, 8, 4); g.fillStyle = l.colour; g.fill(); edge();
+      for (const x of [-10, -2, 6]) box(x, -3, 1.2, 6, l.accent);
+      g.beginPath(); g.ellipse(16, 0, 2.5, 4, 0, 0, Math.PI * 2); g.fillStyle = '#d8b27a'; g.fill();
+      return;
+    case 'obstacle_ledge':
+      shadow(15);
+      box(-15, -14, 30, 22, l.accent); box(-16, -16, 32, 5, l.colour);
+      g.beginPath(); g.moveTo(-12, -6); g.lineTo(-4, -2); g.lineTo(4, -8); g.lineTo(12, -3); g.strokeStyle = 'rgba(0,0,0,0.35)'; g.lineWidth = 1; g.stroke();
+      return;
+    case 'obstacle_net':
+      shadow(14);
+      box(-14, -26, 3, 34, l.accent); box(11, -26, 3, 34, l.accent);
+      g.strokeStyle = l.colour; g.lineWidth = 1.2;
+      for (let i = -24; i <= 6; i += 6) { g.beginPath(); g.moveTo(-11, i); g.lineTo(11, i); g.stroke(); }
+      for (let i = -8; i <= 8; i += 6) { g.beginPath(); g.moveTo(i, -24); g.lineTo(i, 6); g.stroke(); }
+      return;
+    case 'obstacle_pipe':
+      shadow(16);
+      g.beginPath(); g.roundRect(-16, -9, 32, 16, 8); g.fillStyle = l.colour; g.fill(); edge();
+      g.beginPath(); g.ellipse(-14, -1, 4, 7, 0, 0, Math.PI * 2); g.fillStyle = l.accent; g.fill();
+      return;
+    case 'obstacle':
+      shadow(13);
+      box(-12, -10, 3, 18, l.colour); box(9, -10, 3, 18, l.colour); box(-12, -6, 24, 3, l.accent); box(-12, 1, 24, 3, l.accent);
+      return;
     default:
       shadow(12);
       g.beginPath(); g.roundRect(-11, -12, 22, 22, 4); g.fillStyle = l.colour; g.fill(); edge();

@@ -93,12 +93,24 @@ const ORES = /** @type {Record<string, string>} */ ({
 });
 
 /**
- * A resource or station: its kind and colours (`depleted` greys a rock, fells a tree).
- * @param {{resourceType?: string, typeId?: string, name?: string, depleted?: boolean}} e
+ * A resource, station or agility obstacle: its kind and colours (`depleted` greys a rock, fells a tree).
+ * @param {{kind?: string, resourceType?: string, typeId?: string, name?: string, depleted?: boolean}} e
  * @returns {{kind: string, colour: string, accent: string, badge?: string}}
  */
 export function resourceLook(e) {
   const type = e.resourceType ?? '';
+  // An agility obstacle: its own shape by what it is (`resourceType` carries it: log_balance, ledge,
+  // net, pipe, …), others a stile.
+  if (e.kind === 'obstacle') {
+    const shapes = /** @type {Record<string, {colour: string, accent: string}>} */ ({
+      log_balance: { colour: '#7a4a22', accent: '#b07a44' },
+      ledge: { colour: '#8a8478', accent: '#5e5a52' },
+      net: { colour: '#c8b27a', accent: '#6a5430' },
+      pipe: { colour: '#5a6068', accent: '#2a2e34' },
+    });
+    const s = shapes[type];
+    return { kind: s ? `obstacle_${type}` : 'obstacle', colour: s?.colour ?? '#8a6a3a', accent: s?.accent ?? '#4a3a20', badge: undefined };
+  }
   const id = `${e.typeId ?? ''} ${(e.name ?? '').toLowerCase()}`;
   const word = (table) => Object.keys(table).find((k) => new RegExp(`(^|[_ ])${k}([_ ]|$)`).test(id));
   if (type === 'tree' || /tree/.test(id)) {

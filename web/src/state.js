@@ -2,7 +2,7 @@
 // objects so the unit tests (web/test) can drive them without a browser.
 
 /**
- * @typedef {'player'|'npc'|'resource'|'groundItem'} EntityKind
+ * @typedef {'player'|'npc'|'resource'|'groundItem'|'obstacle'} EntityKind
  * @typedef {{id: string, kind: EntityKind, x: number, z: number, name?: string, health?: number,
  *   maxHealth?: number, itemId?: string, quantity?: number, resourceType?: string,
  *   depleted?: boolean, typeId?: string, px?: number, pz?: number, movedAt?: number}} Entity

@@ -134,3 +134,16 @@ test('the hover line is the first option, its target and how many more', () => {
   assert.equal(hoverLine([{ label: 'Walk here' }]), null);
   assert.equal(hoverLine([]), null);
 });
+
+test('agility obstacles are drawn by what they are and crossed with their own verb', async () => {
+  const { obstacleVerb } = await import('../src/ui/menu.js');
+  const kinds = ['log_balance', 'ledge', 'net', 'pipe'];
+  const looks = kinds.map((k) => resourceLook({ kind: 'obstacle', resourceType: k, typeId: `course_${k}` }));
+  assert.deepEqual(looks.map((l) => l.kind), kinds.map((k) => `obstacle_${k}`));
+  assert.equal(new Set(looks.map((l) => `${l.colour}|${l.accent}`)).size, kinds.length);
+  // An obstacle of a kind not drawn yet is a stile, never a station.
+  assert.equal(resourceLook({ kind: 'obstacle', resourceType: 'rope_swing' }).kind, 'obstacle');
+  assert.equal(obstacleVerb('log_balance'), 'Walk-across');
+  assert.equal(obstacleVerb('pipe'), 'Squeeze-through');
+  assert.equal(obstacleVerb('rope_swing'), 'Cross');
+});

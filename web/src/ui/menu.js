@@ -42,6 +42,8 @@ export function entityOptions(game, e, examine) {
     if (!talks && !attackable) out.push({ label: 'Talk-to', target: name, run: act('interact') });
   } else if (e.kind === 'groundItem') {
     out.push({ label: 'Take', target: name, run: act('pickup') });
+  } else if (e.kind === 'obstacle') {
+    out.push({ label: obstacleVerb(e.resourceType), target: name, run: act('interact') });
   } else {
     const t = e.resourceType ?? '';
     if (t === 'tree') out.push({ label: 'Chop down', target: name, run: act('gather') });
@@ -56,6 +58,15 @@ export function entityOptions(game, e, examine) {
   }
   out.push({ label: 'Examine', target: name, run: () => examine(describe(e)) });
   return out;
+}
+
+/**
+ * What crossing an agility obstacle is called, by its kind (`interact` crosses any of them).
+ * @param {string|undefined} kind
+ * @returns {string}
+ */
+export function obstacleVerb(kind) {
+  return ({ log_balance: 'Walk-across', ledge: 'Climb', net: 'Climb-over', pipe: 'Squeeze-through' })[kind ?? ''] ?? 'Cross';
 }
 
 /**
