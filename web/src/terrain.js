@@ -203,8 +203,10 @@ export class Terrain {
     return canvas;
   }
 
-  /** Station icons and town names of the generated towns over one chunk image (a label that runs
-   * over a chunk edge is painted into both chunks, each clipped to its own canvas).
+  /** Town names of the generated towns over one chunk image (a label that runs over a chunk edge
+   * is painted into both chunks, each clipped to its own canvas). Stations are not painted into
+   * the ground: the world draws each as its own figure with a badge, and the minimap and the world
+   * map mark them with `STATION_ICONS`' colours.
    * @param {CanvasRenderingContext2D} g @param {ChunkData} d */
   paintTowns(g, d) {
     const towns = this.summary?.towns ?? [];
@@ -212,18 +214,6 @@ export class Terrain {
     for (const town of towns) {
       const cx = town.centre.x - d.x, cz = town.centre.z - d.z;
       if (cx < -span || cz < -span || cx > span || cz > span) continue;
-      for (const s of town.stations) {
-        const [glyph, colour] = STATION_ICONS[s.station] ?? ['?', '#ffffff'];
-        const px = (s.tile.x - d.x) * PX, pz = (s.tile.z - d.z) * PX;
-        g.fillStyle = 'rgba(0,0,0,0.55)';
-        g.beginPath();
-        g.arc(px + PX / 2, pz - PX / 2, 7, 0, Math.PI * 2);
-        g.fill();
-        g.fillStyle = colour;
-        g.font = 'bold 10px system-ui, sans-serif';
-        g.textAlign = 'center';
-        g.fillText(glyph, px + PX / 2, pz - PX / 2 + 4);
-      }
       g.font = '700 22px system-ui, sans-serif';
       g.textAlign = 'center';
       g.lineWidth = 4;
