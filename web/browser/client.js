@@ -286,6 +286,14 @@ export function registerClientTests({ test, enterAs, clickEntity, chatHas, OUT }
     await page.click('#panel-spellbook .spell[data-spell=wind_strike] .autocast');
     await page.waitForSelector('#panel-spellbook .spell[data-spell=wind_strike] .autocast[aria-pressed=true]');
     if (!(await sentOne((m) => m.type === 'player:action' && m.data.action === 'autocast' && m.data.spellId === 'wind_strike'))) throw new Error(`sent ${JSON.stringify(sent.slice(-3))}`);
+    // The combat tab tells the autocast spell and stops it.
+    await page.keyboard.press('c');
+    const told = await page.textContent('#panel-combat .cb-autocast');
+    if (!/wind strike/i.test(told ?? '')) throw new Error(`combat tab: ${told}`);
+    await page.click('#panel-combat [data-action=autocast-off]');
+    if (!(await sentOne((m) => m.type === 'player:action' && m.data.action === 'autocast' && m.data.spellId == null))) throw new Error(`no autocast stop sent: ${JSON.stringify(sent.slice(-3))}`);
+    if (!/none/.test((await page.textContent('#panel-combat .cb-autocast')) ?? '')) throw new Error('autocast still shown');
+    await page.keyboard.press('b');
     // With runes the spell is castable: chosen, then a click on a chicken casts it there.
     await page.evaluate(() => {
       const g = window.__wayfarer.game;

@@ -44,10 +44,18 @@ export function combatPanel(game) {
       onclick: () => game.setCombatStyle(s.id),
     }, h('b', null, titleCase(s.id)), h('small', null, s.trains))));
   };
+  // Autocast (CONTRACT.md section 11): which spell the attacks cast, chosen in the spellbook (B),
+  // stopped here.
+  const autocast = h('div.cb-autocast');
+  const renderAutocast = () => fill(autocast, ...(game.autocast
+    ? [`Autocasting: ${titleCase(game.autocast)} `, h('button.small', { 'data-action': 'autocast-off', onclick: () => game.setAutocast(null) }, 'Stop autocast')]
+    : ['Autocast: none (choose a combat spell in the spellbook, B)']));
   game.on('equipment', render);
   game.on('combatStyle', render);
+  game.on('autocast', renderAutocast);
   render();
-  return h('section.panel#panel-combat', null, h('h2', null, 'Combat'), weapon, root,
+  renderAutocast();
+  return h('section.panel#panel-combat', null, h('h2', null, 'Combat'), weapon, root, autocast,
     h('p.hint', null, 'Your style decides which skills your hits train. The server keeps it.'));
 }
 
