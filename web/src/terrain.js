@@ -40,6 +40,8 @@ const PALETTE = /** @type {Record<string, [string, string]>} */ ({
   tundra: ['#dde6ea', '#e1eaee'],
   highlands: ['#7d8161', '#81856a'],
   wastes: ['#6e5a48', '#73604d'],
+  // The bundled duel arena's sanded ring (its area's biomeType).
+  arena: ['#d8c08c', '#dcc490'],
 });
 
 /** The base and variation colours of a ground type (grass when unknown). @param {string} name */
