@@ -114,10 +114,11 @@ pub fn apply(content: &mut Content, world_seed: Option<u64>) -> bool {
     let mut rng = ChaCha8Rng::seed_from_u64(p.town_seed ^ 0xb1d);
     let mut generated_towns = Vec::new();
     let mut areas = Vec::new();
-    for (plan, name) in plans.iter().zip(names) {
+    let rune_altars = rune_altars(content, plans.len());
+    for ((plan, name), altars) in plans.iter().zip(names).zip(rune_altars) {
         let buildings = buildings(&mut grid, plan, &mut rng);
         let id = town_id(content, &name);
-        areas.push(town_area(content, plan, &id, &name));
+        areas.push(town_area(content, plan, &id, &name, &altars));
         generated_towns.push(GeneratedTown {
             area_id: id,
             name,
@@ -336,12 +337,41 @@ fn pos(x: f64, z: f64) -> Position {
 
 /// The area of a placed town: its safe square, stations on an inner ring of the plaza and the
 /// townsfolk on an outer one.
-fn town_area(content: &Content, plan: &towns::TownPlan, id: &str, name: &str) -> Area {
+/// The runecrafting altars each town gets, in town order: every altar a runecrafting recipe
+/// names and content defines (the reference's come from the bundled fallback, CONTRACT §11),
+/// dealt out one per town in turn, so each is somewhere on the island and no town has them all.
+fn rune_altars(content: &Content, towns: usize) -> Vec<Vec<String>> {
+    let mut kinds: Vec<String> = content
+        .recipes
+        .iter()
+        .filter(|r| r.kind == wayfarer_content::RecipeKind::Runecrafting)
+        .filter_map(|r| r.station.clone())
+        .filter(|s| content.stations.contains_key(s.as_str()))
+        .collect();
+    kinds.sort();
+    kinds.dedup();
+    let mut dealt = vec![Vec::new(); towns];
+    if towns > 0 {
+        for (i, kind) in kinds.into_iter().enumerate() {
+            dealt[i % towns].push(kind);
+        }
+    }
+    dealt
+}
+
+fn town_area(
+    content: &Content,
+    plan: &towns::TownPlan,
+    id: &str,
+    name: &str,
+    rune_altars: &[String],
+) -> Area {
     let (kinds, trades, every_store) = furnishings(&plan.size);
     let kinds: Vec<&str> = kinds
         .iter()
         .copied()
         .filter(|k| content.stations.contains_key(*k))
+        .chain(rune_altars.iter().map(String::as_str))
         .collect();
     let (cx, cz) = (f64::from(plan.centre.0), f64::from(plan.centre.1));
     let r = f64::from(plaza(plan.safe_radius));
