@@ -1,6 +1,7 @@
 //! Test support: a fresh database per test on SQLite (a temporary file) or PostgreSQL (a new database
 //! on the server named by `TEST_DATABASE_URL`), [`both_databases!`](crate::both_databases) to run a
-//! test on each, and [`skip`], the one rule for a test that cannot run here. Without
+//! test on each, [`skip`], the one rule for a test that cannot run here, and
+//! [`reference_manifests`], where the reference game's files are. Without
 //! `TEST_DATABASE_URL` PostgreSQL tests skip, except under `CI=true`, where a skip fails the run.
 
 use std::io::Write;
@@ -79,6 +80,21 @@ pub fn skip(reason: &str) {
             eprintln!("could not note the skip in {}: {err}", path.display());
         }
     }
+}
+
+/// The reference game's manifests (`../shared/reference-content/hyperscape-manifests` beside the
+/// repository), or `None` (the test [`skip`]s) when they are not there. They are third-party data,
+/// read in place and never copied into the repository.
+pub fn reference_manifests() -> Option<PathBuf> {
+    let dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/reference-content/hyperscape-manifests"
+    ));
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    skip(&format!("the reference corpus is not at {}", dir.display()));
+    None
 }
 
 /// The PostgreSQL server for tests, or `None` (the test [`skip`]s) when there is none.

@@ -7,17 +7,5 @@ mod reference;
 mod spells;
 mod validation;
 
-use std::path::PathBuf;
-
-/// The reference corpus beside the repository, or `None` (the test skips) when it is absent.
-pub fn reference_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/reference-content/hyperscape-manifests"
-    ));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    wayfarer_store::testing::skip(&format!("the reference corpus is not at {}", dir.display()));
-    None
-}
+/// The reference corpus beside the repository (the one rule: `store::testing`).
+pub use wayfarer_store::testing::reference_manifests as reference_dir;

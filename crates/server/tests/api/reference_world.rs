@@ -3,8 +3,6 @@
 //! player makes things at the stations the world placed (smelting, smithing, fletching, tanning,
 //! crafting), got there by admin teleport with the inputs given (the manual clock).
 
-use std::path::PathBuf;
-
 use serde_json::{json, Value};
 use wayfarer_protocol::ws::{ActionRequest, ClientMessage, Quantity};
 
@@ -15,28 +13,11 @@ const ADMIN_CODE: &str = "ref";
 /// Ticks allowed for one step of the script (a teleport, a give, one make).
 const STEP_TICKS: u64 = 40;
 
-/// The reference corpus beside the repository, or `None` (skip) when it is absent outside CI.
-fn reference_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/reference-content/hyperscape-manifests"
-    ));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert_ne!(
-        std::env::var("CI").as_deref(),
-        Ok("true"),
-        "reference corpus missing at {}",
-        dir.display()
-    );
-    eprintln!("skipped: no reference corpus at {}", dir.display());
-    None
-}
-
 /// A manual-clock server whose content is the reference files, from a CDN.
 async fn reference_app() -> Option<TestApp> {
-    let set = wayfarer_content::ManifestSet::read_dir(&reference_dir()?).expect("readable");
+    let set =
+        wayfarer_content::ManifestSet::read_dir(&wayfarer_store::testing::reference_manifests()?)
+            .expect("readable");
     let (cdn, url) = Cdn::start().await;
     *cdn.files.lock().unwrap() = set.files;
     Some(

@@ -4,7 +4,6 @@
 //! what fell and where the gravestone is.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use serde_json::Value;
 use wayfarer_protocol::ws::{ActionRequest, ClientMessage};
@@ -68,22 +67,11 @@ async fn a_new_character_holds_the_starter_kit_exactly_and_a_second_login_gives_
     assert_eq!(counts(&own_player(&app, &token).await["inventory"]), kit);
 }
 
-/// The reference files, when this machine has them (CI=true makes their absence a failure).
-fn reference_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/reference-content/hyperscape-manifests"
-    ));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    wayfarer_store::testing::skip(&format!("the reference corpus is not at {}", dir.display()));
-    None
-}
-
 #[tokio::test]
 async fn a_new_character_in_the_reference_world_gets_the_default_kit_with_fallback_food() {
-    let Some(dir) = reference_dir() else { return };
+    let Some(dir) = wayfarer_store::testing::reference_manifests() else {
+        return;
+    };
     let reference = wayfarer_content::ManifestSet::read_dir(&dir).expect("readable");
     let (cdn, url) = Cdn::start().await;
     *cdn.files.lock().unwrap() = reference.files.clone();

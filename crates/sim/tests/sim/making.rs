@@ -1203,30 +1203,10 @@ mod every_recipe {
     //! made at its level: given the level, the inputs and tools, one make gives the output and
     //! the XP.
 
-    use std::path::PathBuf;
-
     use serde_json::json;
     use wayfarer_content::ManifestSet;
 
     use super::*;
-
-    /// The reference corpus beside the repository, or `None` (skip) when it is absent outside CI.
-    fn reference_dir() -> Option<PathBuf> {
-        let dir = PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/reference-content/hyperscape-manifests"
-        ));
-        if dir.is_dir() {
-            return Some(dir);
-        }
-        assert_ne!(
-            std::env::var("CI").as_deref(),
-            Ok("true"),
-            "reference corpus missing at {}",
-            dir.display()
-        );
-        None
-    }
 
     /// The reference files in a small town of our own with an anvil, a furnace, a range and a
     /// tanner (the reference world places no stations and generates its towns).
@@ -1435,7 +1415,9 @@ mod every_recipe {
 
     #[test]
     fn a_gold_bar_at_a_furnace_offers_jewellery_and_makes_each_of_three_chosen() {
-        let Some(dir) = reference_dir() else { return };
+        let Some(dir) = wayfarer_store::testing::reference_manifests() else {
+            return;
+        };
         let mut world = World::new(Arc::new(reference_town(&dir)), 3);
         let furnace = station(&world, "furnace");
         let mut items = vec![("ring_mould", 1), ("amulet_mould", 1), ("ruby", 1)];
@@ -1502,7 +1484,9 @@ mod every_recipe {
 
     #[test]
     fn every_reference_recipe_can_be_chosen_and_made_at_its_level() {
-        let Some(dir) = reference_dir() else { return };
+        let Some(dir) = wayfarer_store::testing::reference_manifests() else {
+            return;
+        };
         let content = reference_town(&dir);
         // 24 smithing, 24 crafting, 37 fletching and 2 tanning recipes (no runes: the reference
         // lacks their items), and the 3 bundled smelting recipes it has no file for.

@@ -3,7 +3,6 @@
 //! fishing spots on shores, and every recipe makeable from what the world gives.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use wayfarer_content::generated::Ground;
@@ -11,27 +10,9 @@ use wayfarer_content::{AreaGroup, Content, ManifestSet, RecipeKind, ToolRequirem
 use wayfarer_protocol::ws::TilePos;
 use wayfarer_sim::{worldgen, World};
 
-/// The reference corpus beside the repository, or `None` (skip) when it is absent outside CI.
-fn reference_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/reference-content/hyperscape-manifests"
-    ));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert_ne!(
-        std::env::var("CI").as_deref(),
-        Ok("true"),
-        "reference corpus missing at {}",
-        dir.display()
-    );
-    eprintln!("skipped: no reference corpus at {}", dir.display());
-    None
-}
-
 fn load(world_seed: Option<u64>) -> Option<Content> {
-    let set = ManifestSet::read_dir(&reference_dir()?).expect("readable");
+    let set =
+        ManifestSet::read_dir(&wayfarer_store::testing::reference_manifests()?).expect("readable");
     let (mut content, _) = Content::from_files(&set).expect("the reference files load");
     assert!(
         worldgen::apply(&mut content, world_seed),
