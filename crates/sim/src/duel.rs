@@ -42,8 +42,9 @@ use wayfarer_protocol::ws::{ServerMessage, TilePos};
 use crate::commands::{Action, Command};
 use crate::events::Event;
 use crate::flows::FlowKind;
-use crate::inventory::{Inventory, Stack, INVENTORY_SLOTS};
+use crate::inventory::{Inventory, Stack};
 use crate::map::chebyshev;
+use crate::offers::OfferedSlots;
 use crate::world::World;
 
 /// Farthest apart (Chebyshev tiles) two players may be to challenge.
@@ -220,13 +221,6 @@ enum Stage {
     Committing,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Staked {
-    slot: usize,
-    item_id: String,
-    quantity: u32,
-}
-
 #[derive(Debug)]
 struct Duel {
     id: String,
@@ -234,7 +228,7 @@ struct Duel {
     players: [String; 2],
     stage: Stage,
     rules: Rules,
-    stakes: [Vec<Staked>; 2],
+    stakes: [OfferedSlots; 2],
     accepted: [bool; 2],
     deadline: u64,
     /// Where each stood before the fight (they go back there).
@@ -301,16 +295,6 @@ fn cancelled(to: &str, duel_id: &str, reason: &str, by: Option<&str>) -> Event {
             by_player_id: by.map(str::to_owned),
         }),
     )
-}
-
-fn stacks(staked: &[Staked]) -> Vec<Stack> {
-    staked
-        .iter()
-        .map(|s| Stack {
-            item_id: s.item_id.clone(),
-            quantity: s.quantity,
-        })
-        .collect()
 }
 
 /// Stacks of the same item added together, in first-seen order.
@@ -542,7 +526,7 @@ impl World {
                     in_duel("only food may be used in a duel")
                 } else if rules.has(Rule::NoFood) {
                     broken("food is not allowed in this duel")
-                } else if duel.stakes[side].iter().any(|s| s.slot == *slot) {
+                } else if duel.stakes[side].holds_slot(*slot) {
                     in_duel("staked items are locked until the duel ends")
                 } else {
                     None
@@ -657,7 +641,7 @@ impl World {
                 players: [id.to_owned(), target.to_owned()],
                 stage: Stage::Challenged,
                 rules: Rules::default(),
-                stakes: [Vec::new(), Vec::new()],
+                stakes: Default::default(),
                 accepted: [false; 2],
                 deadline: now + CHALLENGE_TIMEOUT_TICKS,
                 returns: [here, here],
@@ -920,63 +904,14 @@ impl World {
         let Some(&index) = self.player_index.get(id) else {
             return;
         };
-        let held = usize::try_from(slot)
-            .ok()
-            .filter(|&s| s < INVENTORY_SLOTS)
-            .and_then(|s| {
-                self.players[index]
-                    .inventory
-                    .get(s)
-                    .map(|st| (s, st.clone()))
-            });
-        let Some((slot, stack)) = held else {
-            return refuse(
-                codes::INVALID_SLOT,
-                format!("inventory slot {slot} is empty or does not exist"),
-                events,
-            );
-        };
-        let tradeable = self
-            .content
-            .items
-            .get(stack.item_id.as_str())
-            .is_some_and(|i| i.tradeable);
-        if !tradeable {
-            return refuse(
-                codes::UNTRADEABLE_ITEM,
-                format!("{} cannot be staked", self.item_called(&stack.item_id)),
-                events,
-            );
-        }
-        let quantity = match quantity {
-            None => stack.quantity,
-            Some(q) if q <= 0 => {
-                return refuse(
-                    codes::INVALID_QUANTITY,
-                    "a quantity must be at least 1".into(),
-                    events,
-                )
-            }
-            Some(q) => u32::try_from(q).unwrap_or(u32::MAX).min(stack.quantity),
+        let staked = match self.offer_from_slot(index, slot, quantity, "staked") {
+            Ok(staked) => staked,
+            Err((code, message)) => return refuse(code, message, events),
         };
         let Some(duel) = self.duels.by_id.get_mut(duel_id) else {
             return;
         };
-        let stake = &mut duel.stakes[side];
-        match stake.iter_mut().find(|s| s.slot == slot) {
-            Some(s) => {
-                s.item_id = stack.item_id;
-                s.quantity = quantity;
-            }
-            None => {
-                stake.push(Staked {
-                    slot,
-                    item_id: stack.item_id,
-                    quantity,
-                });
-                stake.sort_by_key(|s| s.slot);
-            }
-        }
+        duel.stakes[side].put(staked);
         self.duel_changed(duel_id, events);
     }
 
@@ -994,9 +929,7 @@ impl World {
         let Some(duel) = self.duels.by_id.get_mut(duel_id) else {
             return;
         };
-        let before = duel.stakes[side].len();
-        duel.stakes[side].retain(|s| i64::try_from(s.slot).ok() != Some(slot));
-        if duel.stakes[side].len() == before {
+        if !duel.stakes[side].take_back(slot) {
             events.push(duel_error(
                 id,
                 codes::INVALID_SLOT,
@@ -1066,7 +999,7 @@ impl World {
                 return false;
             };
             let mut copy = self.players[index].inventory.clone();
-            stacks(&duel.stakes[other]).iter().all(|s| {
+            duel.stakes[other].stacks().iter().all(|s| {
                 copy.add(&s.item_id, s.quantity, self.stacking(&s.item_id))
                     .is_ok()
             })
@@ -1085,21 +1018,7 @@ impl World {
             let Some(&index) = self.player_index.get(&duel.players[side]) else {
                 continue;
             };
-            let inventory = &self.players[index].inventory;
-            let len = stake.len();
-            stake.retain(|s| {
-                inventory
-                    .get(s.slot)
-                    .is_some_and(|h| h.item_id == s.item_id)
-            });
-            changed |= stake.len() != len;
-            for s in stake.iter_mut() {
-                let held = inventory.get(s.slot).map_or(0, |h| h.quantity);
-                if s.quantity > held {
-                    s.quantity = held;
-                    changed = true;
-                }
-            }
+            changed |= stake.follow(&self.players[index].inventory);
         }
         if changed {
             if let Some(duel) = self.duels.by_id.get_mut(duel_id) {
@@ -1246,8 +1165,8 @@ impl World {
             duel.players[winner_side].clone(),
             duel.players[loser_side].clone(),
         ];
-        let won = stacks(&duel.stakes[loser_side]);
-        let kept = stacks(&duel.stakes[winner_side]);
+        let won = duel.stakes[loser_side].stacks();
+        let kept = duel.stakes[winner_side].stacks();
         let loser_stake = duel.stakes[loser_side].clone();
         let rules = duel.rules.names();
         let index = |p: &str| self.player_index.get(p).copied();

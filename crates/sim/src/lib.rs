@@ -77,6 +77,7 @@ mod movement;
 mod narration;
 mod nearby;
 mod npcs;
+mod offers;
 mod pathfinding;
 mod persistence;
 mod prayer;

@@ -34,8 +34,9 @@ use wayfarer_protocol::ws::ServerMessage;
 use crate::commands::Command;
 use crate::events::Event;
 use crate::flows::FlowKind;
-use crate::inventory::{Inventory, Stack, INVENTORY_SLOTS};
+use crate::inventory::{Inventory, Stack};
 use crate::map::chebyshev;
+use crate::offers::OfferedSlots;
 use crate::world::World;
 
 /// Farthest apart (Chebyshev tiles) two players may be to start a trade.
@@ -109,20 +110,13 @@ enum Stage {
     Committing,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Offered {
-    slot: usize,
-    item_id: String,
-    quantity: u32,
-}
-
 #[derive(Debug)]
 struct Trade {
     id: String,
     /// Requester, target.
     players: [String; 2],
     stage: Stage,
-    offers: [Vec<Offered>; 2],
+    offers: [OfferedSlots; 2],
     accepted: [bool; 2],
     /// The tick at which the trade times out (request expiry or inactivity).
     deadline: u64,
@@ -356,7 +350,7 @@ impl World {
                 id: trade_id.clone(),
                 players: [id.to_owned(), target.to_owned()],
                 stage: Stage::Requested,
-                offers: [Vec::new(), Vec::new()],
+                offers: Default::default(),
                 accepted: [false; 2],
                 deadline: now + REQUEST_TIMEOUT_TICKS,
                 before: None,
@@ -625,63 +619,14 @@ impl World {
         let Some(index) = self.player_index.get(id).copied() else {
             return;
         };
-        let stack = usize::try_from(slot)
-            .ok()
-            .filter(|&s| s < INVENTORY_SLOTS)
-            .and_then(|s| {
-                self.players[index]
-                    .inventory
-                    .get(s)
-                    .map(|st| (s, st.clone()))
-            });
-        let Some((slot, stack)) = stack else {
-            return refuse(
-                codes::INVALID_SLOT,
-                format!("inventory slot {slot} is empty or does not exist"),
-                events,
-            );
-        };
-        let tradeable = self
-            .content
-            .items
-            .get(stack.item_id.as_str())
-            .is_some_and(|i| i.tradeable);
-        if !tradeable {
-            return refuse(
-                codes::UNTRADEABLE_ITEM,
-                format!("{} cannot be traded", self.item_called(&stack.item_id)),
-                events,
-            );
-        }
-        let quantity = match quantity {
-            None => stack.quantity,
-            Some(q) if q <= 0 => {
-                return refuse(
-                    codes::INVALID_QUANTITY,
-                    "a quantity must be at least 1".into(),
-                    events,
-                )
-            }
-            Some(q) => u32::try_from(q).unwrap_or(u32::MAX).min(stack.quantity),
+        let offered = match self.offer_from_slot(index, slot, quantity, "traded") {
+            Ok(offered) => offered,
+            Err((code, message)) => return refuse(code, message, events),
         };
         let Some(trade) = self.trades.by_id.get_mut(trade_id) else {
             return;
         };
-        let offer = &mut trade.offers[side];
-        match offer.iter_mut().find(|o| o.slot == slot) {
-            Some(o) => {
-                o.item_id = stack.item_id;
-                o.quantity = quantity;
-            }
-            None => {
-                offer.push(Offered {
-                    slot,
-                    item_id: stack.item_id,
-                    quantity,
-                });
-                offer.sort_by_key(|o| o.slot);
-            }
-        }
+        trade.offers[side].put(offered);
         self.offer_changed(trade_id, events);
     }
 
@@ -699,9 +644,7 @@ impl World {
         let Some(trade) = self.trades.by_id.get_mut(trade_id) else {
             return;
         };
-        let before = trade.offers[side].len();
-        trade.offers[side].retain(|o| i64::try_from(o.slot).ok() != Some(slot));
-        if trade.offers[side].len() == before {
+        if !trade.offers[side].take_back(slot) {
             events.push(trade_error(
                 id,
                 codes::INVALID_SLOT,
@@ -780,15 +723,7 @@ impl World {
             self.players[i0].inventory.clone(),
             self.players[i1].inventory.clone(),
         ];
-        let gives: [Vec<Stack>; 2] = [0, 1].map(|s| {
-            trade.offers[s]
-                .iter()
-                .map(|o| Stack {
-                    item_id: o.item_id.clone(),
-                    quantity: o.quantity,
-                })
-                .collect()
-        });
+        let gives: [Vec<Stack>; 2] = [0, 1].map(|s| trade.offers[s].stacks());
         let mut after = before.clone();
         for (me, other) in [(0usize, 1usize), (1, 0)] {
             let stackings: Vec<_> = gives[other]
@@ -830,21 +765,7 @@ impl World {
             let Some(&index) = self.player_index.get(&trade.players[side]) else {
                 continue;
             };
-            let inventory = &self.players[index].inventory;
-            let len = offer.len();
-            offer.retain(|o| {
-                inventory
-                    .get(o.slot)
-                    .is_some_and(|s| s.item_id == o.item_id)
-            });
-            changed |= offer.len() != len;
-            for o in offer.iter_mut() {
-                let held = inventory.get(o.slot).map_or(0, |s| s.quantity);
-                if o.quantity > held {
-                    o.quantity = held;
-                    changed = true;
-                }
-            }
+            changed |= offer.follow(&self.players[index].inventory);
         }
         if changed {
             if let Some(trade) = self.trades.by_id.get_mut(trade_id) {
