@@ -5,7 +5,9 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use wayfarer_content::generated::Ground;
-use wayfarer_content::{model_bounds::footprint_tiles, ticks::TICK_MS, Content, Npc, Position};
+use wayfarer_content::{
+    model_bounds::footprint_tiles, ticks::TICK_MS, Content, MobSpawn, Npc, Position, ResourceSpawn,
+};
 use wayfarer_protocol::ws::TilePos;
 
 use crate::map::{footprint, TileMap, MAX_MAP_SIDE_TILES};
@@ -279,25 +281,11 @@ impl Layout {
                 });
             }
             for (i, spawn) in area.resources.iter().enumerate() {
-                let Some(node) = content.gathering.get(&spawn.resource_id) else {
-                    continue;
-                };
-                let tile = tile_of(&spawn.position);
-                let size = model_footprint(content, node.model_path.as_deref(), node.scale);
-                block(&mut map, tile, size);
-                resources.push(ResourcePlacement {
-                    what: Placed::Node,
-                    key: format!("{}/resource/{i}", area.id),
-                    resource_id: node.id.clone(),
-                    name: node.name.clone(),
-                    resource_type: if spawn.kind.is_empty() {
-                        node.kind.clone()
-                    } else {
-                        spawn.kind.clone()
-                    },
-                    tile,
-                    extent: footprint(tile, size.0, size.1),
-                });
+                let key = format!("{}/resource/{i}", area.id);
+                if let Some((node, size)) = node_placement(content, key, spawn) {
+                    block(&mut map, node.tile, size);
+                    resources.push(node);
+                }
             }
             for (i, spawn) in area.npcs.iter().enumerate() {
                 let Some(npc) = content.npcs.get(&spawn.npc_id) else {
@@ -313,67 +301,23 @@ impl Layout {
                     store_id: spawn.store_id.clone(),
                 });
             }
-            for (i, spawn) in area.mob_spawns.iter().enumerate() {
-                let Some(npc) = content.npcs.get(&spawn.mob_id) else {
-                    continue;
-                };
-                let wanders = npc.movement.kind.eq_ignore_ascii_case("wander");
-                mobs.push(MobPlacement {
-                    key: format!("{}/mob/{i}", area.id),
-                    npc_id: npc.id.clone(),
-                    name: npc.name.clone(),
-                    health: npc_health(npc),
-                    centre: tile_of(&spawn.position),
-                    spawn_radius: radius_tiles(spawn.spawn_radius),
-                    count: spawn.max_count,
-                    wander_radius: if wanders {
-                        radius_tiles(npc.movement.wander_radius.max(spawn.spawn_radius))
-                    } else {
-                        0
-                    },
-                    tiles_per_tick: npc_tiles_per_tick(npc),
-                });
-            }
+            let keyed = area.mob_spawns.iter().enumerate();
+            mobs.extend(keyed.filter_map(|(i, spawn)| {
+                mob_placement(content, format!("{}/mob/{i}", area.id), spawn)
+            }));
         }
         if let Some(world) = generated {
             for (i, spawn) in world.resources.iter().enumerate() {
-                let Some(node) = content.gathering.get(&spawn.resource_id) else {
-                    continue;
-                };
-                let tile = tile_of(&spawn.position);
-                let size = model_footprint(content, node.model_path.as_deref(), node.scale);
-                block(&mut map, tile, size);
-                resources.push(ResourcePlacement {
-                    what: Placed::Node,
-                    key: format!("{GENERATED_KEY}/resource/{i}"),
-                    resource_id: node.id.clone(),
-                    name: node.name.clone(),
-                    resource_type: node.kind.clone(),
-                    tile,
-                    extent: footprint(tile, size.0, size.1),
-                });
+                let key = format!("{GENERATED_KEY}/resource/{i}");
+                if let Some((node, size)) = node_placement(content, key, spawn) {
+                    block(&mut map, node.tile, size);
+                    resources.push(node);
+                }
             }
-            for (i, spawn) in world.mob_spawns.iter().enumerate() {
-                let Some(npc) = content.npcs.get(&spawn.mob_id) else {
-                    continue;
-                };
-                let wanders = npc.movement.kind.eq_ignore_ascii_case("wander");
-                mobs.push(MobPlacement {
-                    key: format!("{GENERATED_KEY}/mob/{i}"),
-                    npc_id: npc.id.clone(),
-                    name: npc.name.clone(),
-                    health: npc_health(npc),
-                    centre: tile_of(&spawn.position),
-                    spawn_radius: radius_tiles(spawn.spawn_radius),
-                    count: spawn.max_count,
-                    wander_radius: if wanders {
-                        radius_tiles(npc.movement.wander_radius.max(spawn.spawn_radius))
-                    } else {
-                        0
-                    },
-                    tiles_per_tick: npc_tiles_per_tick(npc),
-                });
-            }
+            let keyed = world.mob_spawns.iter().enumerate();
+            mobs.extend(keyed.filter_map(|(i, spawn)| {
+                mob_placement(content, format!("{GENERATED_KEY}/mob/{i}"), spawn)
+            }));
         }
         // Procedural fishing spots go on tiles still free once the fixed spawns stand.
         for area in content.areas.values() {
@@ -454,6 +398,54 @@ impl Layout {
             resources,
         }
     }
+}
+
+/// A gathering node spawned at `spawn` (an area's or the generated world's), with the footprint
+/// it blocks; `None` when content has no such node. A spawn's own `kind` names its type when set.
+fn node_placement(
+    content: &Content,
+    key: String,
+    spawn: &ResourceSpawn,
+) -> Option<(ResourcePlacement, (u32, u32))> {
+    let node = content.gathering.get(&spawn.resource_id)?;
+    let tile = tile_of(&spawn.position);
+    let size = model_footprint(content, node.model_path.as_deref(), node.scale);
+    let placement = ResourcePlacement {
+        what: Placed::Node,
+        key,
+        resource_id: node.id.clone(),
+        name: node.name.clone(),
+        resource_type: if spawn.kind.is_empty() {
+            node.kind.clone()
+        } else {
+            spawn.kind.clone()
+        },
+        tile,
+        extent: footprint(tile, size.0, size.1),
+    };
+    Some((placement, size))
+}
+
+/// A mob spawner at `spawn` (an area's or the generated world's); `None` when content has no
+/// such mob. Mobs that wander roam at least as far as their spawn radius.
+fn mob_placement(content: &Content, key: String, spawn: &MobSpawn) -> Option<MobPlacement> {
+    let npc = content.npcs.get(&spawn.mob_id)?;
+    let wanders = npc.movement.kind.eq_ignore_ascii_case("wander");
+    Some(MobPlacement {
+        key,
+        npc_id: npc.id.clone(),
+        name: npc.name.clone(),
+        health: npc_health(npc),
+        centre: tile_of(&spawn.position),
+        spawn_radius: radius_tiles(spawn.spawn_radius),
+        count: spawn.max_count,
+        wander_radius: if wanders {
+            radius_tiles(npc.movement.wander_radius.max(spawn.spawn_radius))
+        } else {
+            0
+        },
+        tiles_per_tick: npc_tiles_per_tick(npc),
+    })
 }
 
 /// The walkable map content lays out, as a client draws it: every fixed spawn's footprint blocked,
