@@ -307,6 +307,7 @@ mod tests {
             resource_type: resource.then(|| type_id.into()),
             depleted: None,
             type_id: Some(type_id.into()),
+            worn: None,
         }
     }
 

@@ -335,6 +335,7 @@ pub(crate) mod tests {
             resource_type: Some(kind.into()),
             depleted: Some(false),
             type_id: Some(kind.into()),
+            worn: None,
         }
     }
 

@@ -38,6 +38,7 @@ fn entity(i: usize) -> Entity {
         resource_type: None,
         depleted: None,
         type_id: None,
+        worn: None,
     };
     match i % 4 {
         0 => Entity {

@@ -683,6 +683,7 @@ mod tests {
             resource_type: Some(kind.into()),
             depleted: Some(depleted),
             type_id: Some(type_id.into()),
+            worn: None,
         }
     }
 
