@@ -162,6 +162,10 @@ export const FIGURE_FEET = 33;
 /** A figure's height over its tile's: people stand taller than the tile is deep. */
 export const FIGURE_SCALE = 1.35;
 
+/** Most figure sprites kept (each look in each pose it was drawn in): a crowd of 255 players and
+ * 255 NPCs in four poses is about 2,000. */
+export const MAX_SPRITES = 4096;
+
 /** Poses a figure is cached in: standing, two steps, a swing (attack, chop, hammer). */
 export const POSES = ['stand', 'stepL', 'stepR', 'swing'];
 
@@ -302,6 +306,9 @@ export class Sprites {
       g.translate(4, FIGURE_FEET - 30);
       // The 32-unit figure (feet at y 30) into the box, feet at FIGURE_FEET.
       drawFigure(g, look, pose);
+      // Looks come and go (names in view, outfits changed): past the bound start over rather
+      // than keep every figure ever seen.
+      if (this.cache.size >= MAX_SPRITES) this.cache.clear();
       this.cache.set(k, c);
     }
     return c;
