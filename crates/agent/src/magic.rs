@@ -283,6 +283,7 @@ mod tests {
             online: true,
             tile: Some(TilePos { x: 0, z: 0 }),
             stamina: Some(100),
+            auto_retaliate: Some(true),
         })));
         model.apply(&ServerMessage::WorldUpdate(WorldUpdate {
             tick: 1,

@@ -311,6 +311,7 @@ pub(crate) mod tests {
             online: true,
             tile: Some(TilePos { x: 0, z: 0 }),
             stamina: Some(100),
+            auto_retaliate: Some(true),
         })));
         model.apply(&ServerMessage::WorldUpdate(WorldUpdate {
             tick: 1,

@@ -158,6 +158,7 @@ fn full_sync() -> ServerMessage {
         online: true,
         tile: Some(TilePos { x: 3_222, z: 3_218 }),
         stamina: Some(87),
+        auto_retaliate: Some(true),
     }))
 }
 

@@ -660,6 +660,7 @@ mod tests {
             online: true,
             tile: Some(TilePos { x: at.0, z: at.1 }),
             stamina: Some(100),
+            auto_retaliate: Some(true),
         })));
         model.apply(&ServerMessage::WorldUpdate(WorldUpdate {
             tick: 1,
