@@ -1,8 +1,9 @@
 // Browser tests of what issue 30 adds to the client: item pictures all different (hashed), NPC
 // kinds drawn differently, the hover text, the death screen and the PvP warning (from the
-// server's messages, injected through the client's own handler table), a combat style reaching
-// the server, the run toggle, the chat box letting clicks through outside itself, and nothing
-// clipped at 390×844 or 1280×800. Registered by run.js with its harness.
+// server's messages, injected through the client's own handler table), another player's worn
+// sword drawn, a combat style reaching the server, the auto-retaliate toggle, the run toggle,
+// the chat box letting clicks through outside itself, and nothing clipped at 390×844 or
+// 1280×800. Registered by run.js with its harness.
 
 import { join } from 'node:path';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -221,6 +222,39 @@ export function registerClientTests({ test, enterAs, clickEntity, chatHas, OUT }
     await page.screenshot({ path: join(OUT, 'combat-tab.png') });
   });
 
+  test('auto-retaliate: on from the start, switched off in the combat tab, kept by the server across a reconnect', async ({ base, open }) => {
+    const { page } = await open();
+    await enterAs(page, base, 'Reta');
+    if (await page.evaluate(() => window.__wayfarer.game.player.autoRetaliate) !== true) throw new Error('player:sync does not say auto-retaliate is on');
+    await page.keyboard.press('c');
+    const toggle = '#panel-combat button.auto-retaliate';
+    await page.waitForSelector(`${toggle}[aria-pressed=true]`);
+    await page.click(toggle);
+    await page.waitForSelector(`${toggle}[aria-pressed=false]`);
+    // A new connection's player:sync is the server's word. The message is applied in the tick
+    // after it arrives, so a reconnect may come first: reconnect until the server says it, within
+    // a deadline.
+    await page.evaluate(() => {
+      const g = window.__wayfarer.game;
+      window.__syncs = [];
+      g.on('player', () => window.__syncs.push(g.player.autoRetaliate));
+    });
+    const serverSays = async (want) => {
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        await page.evaluate(() => { window.__syncs = []; window.__wayfarer.game.socket.drop(); });
+        await waitUntil(page, () => window.__syncs.length > 0, null, { timeout: 20_000 });
+        if (await page.evaluate(() => window.__syncs[0]) === want) return;
+        if (Date.now() > deadline) throw new Error(`the server never said auto-retaliate ${want}`);
+      }
+    };
+    await serverSays(false);
+    await page.waitForSelector(`${toggle}[aria-pressed=false]`);
+    await page.click(toggle);
+    await page.waitForSelector(`${toggle}[aria-pressed=true]`);
+    await serverSays(true);
+  });
+
   test('run: the orb switches running, the next walk runs and spends energy', async ({ base, open }) => {
     const { page } = await open();
     await enterAs(page, base, 'Rhea');
@@ -256,6 +290,53 @@ export function registerClientTests({ test, enterAs, clickEntity, chatHas, OUT }
     const where = await page.evaluate(([x, y]) => document.elementFromPoint(x, y)?.className, [box.x + 40, box.y + 20]);
     if (where !== 'world') throw new Error(`where the log was: ${where}`);
     await page.click('.chat-fold');
+  });
+
+  test("worn equipment: another player's sword is drawn on their figure, and goes when put away", async ({ base, open }) => {
+    const a = await open();
+    const b = await open();
+    await enterAs(a.page, base, 'Wield');
+    await enterAs(b.page, base, 'Watch');
+    const aId = await a.page.evaluate(() => window.__wayfarer.game.selfId);
+    await waitUntil(b.page, (id) => window.__wayfarer.game.world.entities.has(id), aId);
+    // The figure B draws for A, as pixels: the renderer's look of A and its sprite standing.
+    const figureOfA = () => b.page.evaluate((id) => {
+      const w = window.__wayfarer;
+      const e = w.game.world.entities.get(id);
+      const { look, key } = w.renderer.lookOf(e, false);
+      const drawn = w.renderer.sprites.cache.has(`${key}#stand`) || w.renderer.sprites.cache.has(`${key}#stepL`);
+      const img = w.renderer.sprites.figure(look, 'stand', key);
+      return { weapon: look.weaponShape ?? null, worn: e.worn ?? null, drawn, pixels: img.toDataURL() };
+    }, aId);
+    const bare = await figureOfA();
+    if (bare.weapon || bare.worn) throw new Error(`a new character shows ${JSON.stringify(bare.worn)}`);
+    // A wields the starting sword from the inventory.
+    const sword = await a.page.evaluate(() => window.__wayfarer.game.inventory.find((s) => s.itemId === 'bronze_sword'));
+    if (!sword) throw new Error('no starting sword');
+    await a.page.click(`.inv-grid .slot[data-slot="${sword.slot}"]`);
+    await waitUntil(b.page, (id) => window.__wayfarer.game.world.entities.get(id)?.worn?.weapon === 'bronze_sword', aId);
+    // Drawn in B's frames (the sprite of that look is in the cache), and differently from before.
+    await waitUntil(b.page, (id) => {
+      const w = window.__wayfarer;
+      const { key } = w.renderer.lookOf(w.game.world.entities.get(id), false);
+      return [...w.renderer.sprites.cache.keys()].some((k) => k.startsWith(`${key}#`));
+    }, aId);
+    const armed = await figureOfA();
+    if (armed.weapon !== 'sword') throw new Error(`A's figure holds ${armed.weapon}`);
+    if (armed.pixels === bare.pixels) throw new Error("the sword changed nothing in A's figure");
+    // The same drawing as A's own figure of themselves.
+    const own = await a.page.evaluate(() => {
+      const w = window.__wayfarer;
+      const { look, key } = w.renderer.lookOf(w.game.world.entities.get(w.game.selfId), true);
+      return w.renderer.sprites.figure(look, 'stand', key).toDataURL();
+    });
+    if (own !== armed.pixels) throw new Error('A is drawn differently for B than for A');
+    await b.page.screenshot({ path: join(OUT, 'worn-other.png') });
+    // Put away: B sees the bare figure again.
+    await a.page.keyboard.press('e');
+    await a.page.click('#panel-equipment .slot.eq-weapon');
+    await waitUntil(b.page, (id) => !window.__wayfarer.game.world.entities.get(id)?.worn?.weapon, aId);
+    if ((await figureOfA()).pixels !== bare.pixels) throw new Error('the sword is still drawn after it was put away');
   });
 
   test('spellbook: spells listed with their runes, a cast on a chicken and autocast sent', async ({ base, open }) => {

@@ -288,20 +288,38 @@ async function measure({ base, open }) {
     gz += gzipSync(body, { level: 9 }).length;
   }
   // 254 other players and 255 NPCs around the player, moving every tick, fed as world:update
-  // messages through the client's own handler table.
+  // messages through the client's own handler table. The players wear equipment (`worn`, one of
+  // eight outfits each, a few bare), and four of them change outfit every tick, as equipping does.
   const frames = await page.evaluate(async () => {
     const w = window.__wayfarer;
     const g = w.game;
     const me = g.world.entities.get(g.selfId);
+    const outfits = [
+      { weapon: 'bronze_sword', shield: 'wooden_shield' },
+      { weapon: 'iron_sword', helmet: 'iron_helmet', body: 'bronze_platebody' },
+      { weapon: 'bronze_pickaxe' },
+      { weapon: 'bronze_hatchet', body: 'leather_body', boots: 'leather_boots' },
+      { weapon: 'apprentice_staff', gloves: 'leather_gloves' },
+      { weapon: 'steel_sword', shield: 'wooden_shield', helmet: 'bronze_helmet', body: 'bronze_platebody', gloves: 'leather_gloves', boots: 'leather_boots' },
+      { weapon: 'staff_of_air', amulet: 'amulet_of_vigour' },
+      {},
+    ];
     const added = [];
-    for (let i = 0; i < 254; i++) added.push({ id: `bench-p${i}`, kind: 'player', x: me.x - 15 + (i % 30), z: me.z - 8 + Math.floor(i / 30), name: `Bot ${i}`, health: 10 - (i % 3), maxHealth: 10 });
+    for (let i = 0; i < 254; i++) {
+      const worn = outfits[i % outfits.length];
+      added.push({ id: `bench-p${i}`, kind: 'player', x: me.x - 15 + (i % 30), z: me.z - 8 + Math.floor(i / 30), name: `Bot ${i}`, health: 10 - (i % 3), maxHealth: 10,
+        ...(Object.keys(worn).length ? { worn } : {}) });
+    }
     for (let i = 0; i < 255; i++) added.push({ id: `npc-bench-${i}`, kind: 'npc', x: me.x - 15 + (i % 30), z: me.z + 1 + Math.floor(i / 30), name: 'Goblin', typeId: 'goblin', health: 5, maxHealth: 5 });
     g.dispatch({ type: 'world:update', data: { tick: g.world.tick + 1, added, moved: [], changed: [], removed: [] } });
     w.renderer.frameMs.length = 0;
     let flip = 1;
+    let tick = 0;
     const timer = setInterval(() => {
       flip = -flip;
-      g.dispatch({ type: 'world:update', data: { tick: g.world.tick + 1, added: [], moved: added.map((e) => ({ id: e.id, x: e.x + (flip > 0 ? 1 : 0), z: e.z })), changed: [], removed: [] } });
+      tick++;
+      const changed = [0, 1, 2, 3].map((k) => ({ id: `bench-p${(tick * 4 + k) % 254}`, worn: outfits[(tick + k) % outfits.length] }));
+      g.dispatch({ type: 'world:update', data: { tick: g.world.tick + 1, added: [], moved: added.map((e) => ({ id: e.id, x: e.x + (flip > 0 ? 1 : 0), z: e.z })), changed, removed: [] } });
     }, g.tickMs);
     const startCount = performance.now();
     const rafGaps = [];
@@ -321,7 +339,8 @@ async function measure({ base, open }) {
     const ms = [...w.renderer.frameMs].sort((a, b) => a - b);
     const gaps = rafGaps.slice(1).sort((a, b) => a - b);
     const pct = (a, p) => a[Math.min(a.length - 1, Math.floor(a.length * p))];
-    return { entities: visible, frames: ms.length, drawP50Ms: pct(ms, 0.5), drawP95Ms: pct(ms, 0.95), drawMaxMs: ms[ms.length - 1],
+    const wearing = [...g.world.entities.values()].filter((e) => e.kind === 'player' && e.worn && Object.keys(e.worn).length).length;
+    return { entities: visible, playersWearing: wearing, frames: ms.length, drawP50Ms: pct(ms, 0.5), drawP95Ms: pct(ms, 0.95), drawMaxMs: ms[ms.length - 1],
       frameIntervalP50Ms: pct(gaps, 0.5), frameIntervalP95Ms: pct(gaps, 0.95) };
   });
   await page.screenshot({ path: join(OUT, 'crowd.png') });

@@ -64,6 +64,8 @@ export class Game {
     this.energy = 100;
     /** @type {string|null} the combat style last chosen here (the server keeps it; it does not tell it back) */
     this.combatStyle = getPref(STYLE_KEY);
+    /** Whether an attack on the idle player is answered: the server keeps it and tells it in `player:sync`. */
+    this.autoRetaliate = true;
     /** @type {{areaId: string, name: string, safe: boolean, pvp: boolean}|null} the zone last entered */
     this.zone = null;
     /** @type {ReturnType<typeof deathSummary>|null} the death screen's contents, null while closed */
@@ -173,6 +175,13 @@ export class Game {
     setPref(STYLE_KEY, style);
     this.send('player:action', { action: 'combat_style', style });
     this.emit('combatStyle');
+  }
+
+  /** Auto-retaliate on or off (the server keeps it with the character). @param {boolean} on */
+  setAutoRetaliate(on) {
+    this.autoRetaliate = on;
+    this.send('player:action', { action: 'auto_retaliate', enabled: on });
+    this.emit('autoRetaliate');
   }
 
   /** Stops walking and whatever the player is doing. */
@@ -298,11 +307,13 @@ const HANDLERS = {
     g.equipment = d.equipment ?? {};
     g.skills = d.skills ?? {};
     if (typeof d.stamina === 'number') g.energy = d.stamina;
+    if (typeof d.autoRetaliate === 'boolean') g.autoRetaliate = d.autoRetaliate;
     g.emit('inventory');
     g.emit('equipment');
     g.emit('skills');
     g.emit('player');
     g.emit('run');
+    g.emit('autoRetaliate');
   },
   'world:update': (g, d) => {
     applyWorldUpdate(g.world, d, performance.now());

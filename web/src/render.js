@@ -45,7 +45,8 @@ export class Renderer {
     this.equipment = {};
     this.sprites = new Sprites();
     this.motion = new Motion();
-    /** @type {Map<string, {sig: string, key: string, look: any}>} figure looks by entity, recomputed when name or kind changes */
+    /** @type {Map<string, {name?: string, typeId?: string, worn: object|undefined, key: string, look: any}>} figure looks by
+     * entity, recomputed when its name, type or what it wears changes (a new `worn` or equipment object) */
     this.looks = new Map();
     /** Frame durations (ms), newest last, for the benchmark. */
     this.frameMs = [];
@@ -83,13 +84,19 @@ export class Renderer {
     };
   }
 
-  /** The figure look of a player or NPC (kept per entity; one's own follows what one wears). @param {Entity} e @param {boolean} self */
+  /**
+   * The figure look of a player or NPC, kept per entity: one's own follows what one wears
+   * (`equipment:update`), another player what their entity's `worn` says. Checked each frame by
+   * identity (a change brings a new object), so a crowd costs no string building; the sprites
+   * are cached per look (`figureKey`), so players dressed alike share them.
+   * @param {Entity} e @param {boolean} self
+   */
   lookOf(e, self) {
-    const sig = self ? `${e.name}|${JSON.stringify(this.equipment)}` : `${e.kind}|${e.typeId}|${e.name}`;
+    const worn = e.kind !== 'player' ? undefined : self ? this.equipment : e.worn;
     let l = this.looks.get(e.id);
-    if (!l || l.sig !== sig) {
-      const look = e.kind === 'npc' ? npcLook(e.typeId ?? '', e.name) : playerLook(e.name ?? e.id, self ? this.equipment : {});
-      l = { sig, look, key: figureKey(look) };
+    if (!l || l.worn !== worn || l.name !== e.name || l.typeId !== e.typeId) {
+      const look = e.kind === 'npc' ? npcLook(e.typeId ?? '', e.name) : playerLook(e.name ?? e.id, worn ?? {});
+      l = { name: e.name, typeId: e.typeId, worn, look, key: figureKey(look) };
       this.looks.set(e.id, l);
       if (this.looks.size > 4096) this.looks.clear();
     }

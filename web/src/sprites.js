@@ -8,7 +8,8 @@ import { MATERIALS, WOODS, hashString, mix, itemLook } from './icons.js';
 
 /**
  * @typedef {{body: string, skin: string, shirt: string, legs: string, hat?: string, hatShape?: string,
- *   weapon?: string, weaponShape?: string, shield?: string, cape?: string, size: number}} FigureLook
+ *   weapon?: string, weaponShape?: string, shield?: string, cape?: string, gloves?: string, boots?: string,
+ *   amulet?: string, size: number}} FigureLook
  */
 
 const HUMAN = '#e8c39e';
@@ -57,20 +58,25 @@ const wornColour = (itemId) => {
 };
 
 /**
- * A player: a shirt in a colour of their own name, and what they wear on top of it (known for
- * oneself from `equipment:update`; the protocol does not say what others wear).
- * @param {string} name @param {Record<string, {itemId: string}>} [equipment]
+ * A player: a shirt in a colour of their own name, and what they wear on top of it: one's own
+ * from `equipment:update` (`{slot: {itemId}}`), others' from their entity's `worn` (`{slot: itemId}`),
+ * drawn the same way.
+ * @param {string} name @param {Record<string, {itemId: string}|string>} [equipment]
  * @returns {FigureLook}
  */
 export function playerLook(name, equipment = {}) {
   /** @type {FigureLook} */
   const l = { body: 'human', skin: HUMAN, shirt: hsl(name, 55, 50), legs: hsl(`${name}.legs`, 25, 30), hat: hsl(`${name}.hair`, 40, 25), hatShape: 'hair', size: 1 };
-  const eq = (slot) => equipment[slot]?.itemId;
+  /** @param {string} slot @returns {string|undefined} */
+  const eq = (slot) => { const v = equipment[slot]; return typeof v === 'string' ? v : v?.itemId; };
   if (eq('body')) l.shirt = wornColour(eq('body'));
   if (eq('legs')) l.legs = wornColour(eq('legs'));
   if (eq('helmet')) { l.hat = wornColour(eq('helmet')); l.hatShape = /coif|cowl|hood/.test(eq('helmet')) ? 'hood' : 'helm'; }
   if (eq('cape')) l.cape = wornColour(eq('cape'));
   if (eq('shield')) l.shield = wornColour(eq('shield'));
+  if (eq('gloves')) l.gloves = wornColour(eq('gloves'));
+  if (eq('boots')) l.boots = wornColour(eq('boots'));
+  if (eq('amulet')) l.amulet = itemLook(eq('amulet')).accent;
   const w = eq('weapon');
   if (w) {
     const shape = itemLook(w).shape;
@@ -82,7 +88,7 @@ export function playerLook(name, equipment = {}) {
 
 /** @param {FigureLook} l */
 export function figureKey(l) {
-  return [l.body, l.skin, l.shirt, l.legs, l.hat, l.hatShape, l.weapon, l.weaponShape, l.shield, l.cape, l.size].join('|');
+  return [l.body, l.skin, l.shirt, l.legs, l.hat, l.hatShape, l.weapon, l.weaponShape, l.shield, l.cape, l.gloves, l.boots, l.amulet, l.size].join('|');
 }
 
 /** Rock colours by ore word; trees by wood word. */
@@ -156,6 +162,10 @@ export const FIGURE_FEET = 33;
 /** A figure's height over its tile's: people stand taller than the tile is deep. */
 export const FIGURE_SCALE = 1.35;
 
+/** Most figure sprites kept (each look in each pose it was drawn in): a crowd of 255 players and
+ * 255 NPCs in four poses is about 2,000. */
+export const MAX_SPRITES = 4096;
+
 /** Poses a figure is cached in: standing, two steps, a swing (attack, chop, hammer). */
 export const POSES = ['stand', 'stepL', 'stepR', 'swing'];
 
@@ -203,16 +213,19 @@ export function drawFigure(g, l, pose) {
     // Legs (a step swings them), body, arms, head.
     line(14, 22, 14 - step * 2.5, 29.5, bone ? 1.6 : 3.2, l.legs);
     line(18, 22, 18 + step * 2.5, 29.5, bone ? 1.6 : 3.2, l.legs);
+    if (l.boots) { circle(14 - step * 2.5, 29.5, 1.9, l.boots); circle(18 + step * 2.5, 29.5, 1.9, l.boots); }
     if (l.cape) { g.beginPath(); g.moveTo(11, 12); g.lineTo(21, 12); g.lineTo(22, 25); g.lineTo(10, 25); g.fillStyle = l.cape; g.fill(); }
     if (bone) { line(16, 12, 16, 22, 1.6, l.skin); for (const y of [14, 17, 20]) line(12.5, y, 19.5, y, 1.2, l.skin); }
     else { g.beginPath(); g.roundRect(11, 11.5, 10, 11.5, 2.5); g.fillStyle = l.shirt; g.fill(); rect(11, 20, 10, 1.5, 'rgba(0,0,0,0.3)'); }
     if (l.hatShape === 'apron') rect(12.5, 15, 7, 8, l.hat ?? '#ccc');
+    if (l.amulet) { line(13.5, 11.8, 16, 14.5, 0.7, '#d8b040'); line(18.5, 11.8, 16, 14.5, 0.7, '#d8b040'); circle(16, 15, 1.3, l.amulet); }
     const swing = pose === 'swing';
     // The weapon arm: raised in a swing, down at the side otherwise.
     const hx = swing ? 24 : 22.5, hy = swing ? 9 : 20 + step;
     line(20.5, 13, hx, hy, bone ? 1.4 : 2.6, bone ? l.skin : l.shirt);
     line(11.5, 13, 9 - step, 20 - (l.shield ? 3 : 0), bone ? 1.4 : 2.6, bone ? l.skin : l.shirt);
-    circle(hx, hy, 1.4, l.skin);
+    circle(hx, hy, l.gloves ? 1.7 : 1.4, l.gloves ?? l.skin);
+    if (l.gloves) circle(9 - step, 20 - (l.shield ? 3 : 0), 1.7, l.gloves);
     if (l.weapon) {
       const ws = l.weaponShape;
       const tipX = swing ? hx + 7 : hx + 2, tipY = swing ? hy - 5 : hy - 9;
@@ -293,6 +306,9 @@ export class Sprites {
       g.translate(4, FIGURE_FEET - 30);
       // The 32-unit figure (feet at y 30) into the box, feet at FIGURE_FEET.
       drawFigure(g, look, pose);
+      // Looks come and go (names in view, outfits changed): past the bound start over rather
+      // than keep every figure ever seen.
+      if (this.cache.size >= MAX_SPRITES) this.cache.clear();
       this.cache.set(k, c);
     }
     return c;

@@ -5,10 +5,11 @@
  * @typedef {'player'|'npc'|'resource'|'groundItem'|'obstacle'} EntityKind
  * @typedef {{id: string, kind: EntityKind, x: number, z: number, name?: string, health?: number,
  *   maxHealth?: number, itemId?: string, quantity?: number, resourceType?: string,
- *   depleted?: boolean, typeId?: string, px?: number, pz?: number, movedAt?: number}} Entity
+ *   depleted?: boolean, typeId?: string, worn?: Record<string, string>, px?: number, pz?: number,
+ *   movedAt?: number}} Entity
  * @typedef {{id: string, x: number, z: number}} Moved
  * @typedef {{id: string, health?: number, maxHealth?: number, name?: string, quantity?: number,
- *   depleted?: boolean}} Changed
+ *   depleted?: boolean, worn?: Record<string, string>}} Changed
  * @typedef {{tick: number, added?: Entity[], moved?: Moved[], changed?: Changed[],
  *   removed?: string[]}} WorldUpdate
  * @typedef {{tick: number, entities: Map<string, Entity>}} World

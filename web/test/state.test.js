@@ -32,6 +32,18 @@ test('moves and changes of unknown ids are ignored, not invented', () => {
   assert.equal(w.entities.size, 0);
 });
 
+test("a player's worn items arrive in added and are replaced whole by a change", () => {
+  const w = emptyWorld();
+  applyWorldUpdate(w, { tick: 1, added: [{ id: 'p', kind: 'player', x: 0, z: 0, worn: { weapon: 'bronze_sword', helmet: 'iron_helmet' } }] });
+  const first = w.entities.get('p')?.worn;
+  assert.deepEqual(first, { weapon: 'bronze_sword', helmet: 'iron_helmet' });
+  applyWorldUpdate(w, { tick: 2, changed: [{ id: 'p', worn: { weapon: 'iron_sword' } }] });
+  assert.deepEqual(w.entities.get('p')?.worn, { weapon: 'iron_sword' }, 'the whole map, not merged');
+  assert.notEqual(w.entities.get('p')?.worn, first, 'a new object: the drawing notices by identity');
+  applyWorldUpdate(w, { tick: 3, changed: [{ id: 'p', worn: {} }] });
+  assert.deepEqual(w.entities.get('p')?.worn, {});
+});
+
 test('an older tick does not move the world tick back', () => {
   const w = emptyWorld();
   applyWorldUpdate(w, { tick: 5 });

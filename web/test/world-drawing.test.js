@@ -51,6 +51,22 @@ test('a player shows what they wear', () => {
   assert.notEqual(playerLook('Ann').shirt, playerLook('Bob').shirt);
 });
 
+test("another player's worn items (their entity's worn: slot to item id) draw as one's own do", () => {
+  const own = playerLook('Cy', { weapon: { itemId: 'bronze_sword' }, body: { itemId: 'iron_platebody' }, boots: { itemId: 'leather_boots' } });
+  const seen = playerLook('Cy', { weapon: 'bronze_sword', body: 'iron_platebody', boots: 'leather_boots' });
+  assert.deepEqual(seen, own);
+  assert.equal(seen.weaponShape, 'sword');
+  assert.ok(seen.boots);
+  // Every visible slot changes the figure.
+  const bare = figureKey(playerLook('Cy'));
+  for (const [slot, item] of [['weapon', 'bronze_sword'], ['shield', 'wooden_shield'], ['helmet', 'iron_helmet'], ['body', 'iron_platebody'],
+    ['legs', 'iron_platelegs'], ['cape', 'red_cape'], ['boots', 'leather_boots'], ['gloves', 'leather_gloves'], ['amulet', 'amulet_of_strength']]) {
+    assert.notEqual(figureKey(playerLook('Cy', { [slot]: item })), bare, slot);
+  }
+  // Nothing worn (an empty map after a death) is the bare figure.
+  assert.equal(figureKey(playerLook('Cy', {})), bare);
+});
+
 test('resources by type and tier; stations with a badge', () => {
   const copper = resourceLook({ resourceType: 'ore', typeId: 'rock_copper' });
   const tin = resourceLook({ resourceType: 'ore', typeId: 'rock_tin' });

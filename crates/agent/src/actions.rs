@@ -1483,6 +1483,7 @@ mod tests {
             resource_type: None,
             depleted: None,
             type_id: Some(type_id.into()),
+            worn: None,
         }
     }
 

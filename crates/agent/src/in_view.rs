@@ -120,6 +120,7 @@ mod tests {
             resource_type: Some("rock".into()),
             depleted: Some(false),
             type_id: Some("rock_copper".into()),
+            worn: None,
         })
     }
 

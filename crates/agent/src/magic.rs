@@ -283,6 +283,7 @@ mod tests {
             online: true,
             tile: Some(TilePos { x: 0, z: 0 }),
             stamina: Some(100),
+            auto_retaliate: Some(true),
         })));
         model.apply(&ServerMessage::WorldUpdate(WorldUpdate {
             tick: 1,
@@ -307,6 +308,7 @@ mod tests {
             resource_type: resource.then(|| type_id.into()),
             depleted: None,
             type_id: Some(type_id.into()),
+            worn: None,
         }
     }
 

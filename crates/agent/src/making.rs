@@ -311,6 +311,7 @@ pub(crate) mod tests {
             online: true,
             tile: Some(TilePos { x: 0, z: 0 }),
             stamina: Some(100),
+            auto_retaliate: Some(true),
         })));
         model.apply(&ServerMessage::WorldUpdate(WorldUpdate {
             tick: 1,
@@ -335,6 +336,7 @@ pub(crate) mod tests {
             resource_type: Some(kind.into()),
             depleted: Some(false),
             type_id: Some(kind.into()),
+            worn: None,
         }
     }
 

@@ -716,6 +716,7 @@ mod tests {
             resource_type: None,
             depleted: None,
             type_id: Some("goblin".into()),
+            worn: None,
         };
         let (a, b) = (Seen::of(&goblin("npc-1")), Seen::of(&goblin("npc-2")));
         assert_eq!(
@@ -770,6 +771,7 @@ mod tests {
             resource_type: None,
             depleted: None,
             type_id: None,
+            worn: None,
         }
     }
 

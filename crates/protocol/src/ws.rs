@@ -174,6 +174,9 @@ pub struct ActionRequest {
     /// `cast`: the spell; `autocast`: the spell attacks use, absent or `null` for none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spell_id: Option<String>,
+    /// `auto_retaliate`: on (`true`) or off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
 }
 
 /// A quantity a client asks for: a count (checked against its bounds where it is used) or `"all"`.
@@ -261,6 +264,7 @@ impl ActionRequest {
             recipe_id: None,
             quantity: None,
             spell_id: None,
+            enabled: None,
         }
     }
 
@@ -299,6 +303,14 @@ impl ActionRequest {
             ..ActionRequest::new("cast")
         }
         .with_target(target_id)
+    }
+
+    /// `auto_retaliate`: whether an attack on the idle player is answered.
+    pub fn auto_retaliate(enabled: bool) -> ActionRequest {
+        ActionRequest {
+            enabled: Some(enabled),
+            ..ActionRequest::new("auto_retaliate")
+        }
     }
 
     /// `autocast`: the spell the player's attacks cast, `None` to fight without one.
@@ -727,7 +739,22 @@ pub struct Entity {
     /// The NPC or resource definition id from content.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub type_id: Option<String>,
+    /// A player's visible worn items ([`Worn`]); absent when they wear nothing (and for every
+    /// other kind).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worn: Option<std::sync::Arc<Worn>>,
 }
+
+/// What others see a player wear: item ids by slot name, only the slots drawn on a figure
+/// ([`WORN_SLOTS`]). Built once in the tick a player's equipment changed and shared by every
+/// entity and change that carries it.
+pub type Worn = BTreeMap<String, String>;
+
+/// The equipment slots shown to others in [`Worn`]: those a figure shows. Arrows and a ring are
+/// not seen from afar, as in the classic games.
+pub const WORN_SLOTS: [&str; 9] = [
+    "weapon", "shield", "helmet", "body", "legs", "cape", "boots", "gloves", "amulet",
+];
 
 /// An entity that moved to a new tile.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -755,6 +782,10 @@ pub struct Changed {
     pub quantity: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depleted: Option<bool>,
+    /// A player's whole [`Worn`] map, in the tick their equipment changed (empty: nothing worn
+    /// any more). Shared by every viewer's update of that tick.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worn: Option<std::sync::Arc<Worn>>,
 }
 
 /// `world:update`: what changed within the receiver's view this tick.
@@ -838,6 +869,10 @@ pub struct Player {
     /// Run energy in percent (0–100): `player:sync` only, like `tile`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stamina: Option<u32>,
+    /// Whether auto-retaliate is on (`player:action {action: "auto_retaliate"}`): `player:sync`
+    /// only, like `tile`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_retaliate: Option<bool>,
 }
 
 /// `chat:message`.

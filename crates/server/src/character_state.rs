@@ -89,6 +89,7 @@ pub fn joining(snapshot: &CharacterSnapshot, ignored: Vec<String>) -> Joining {
         inventory,
         equipment,
         style: CombatStyle::parse(&c.combat_style).unwrap_or_default(),
+        auto_retaliate: c.auto_retaliate,
         prayer_points: c
             .prayer_points
             .map(|p| u32::try_from(p.max(0)).unwrap_or(u32::MAX)),
@@ -183,13 +184,14 @@ pub fn mirror_xp(snapshot: &mut CharacterSnapshot, skill: Skill, gain: &XpGain, 
     snapshot.character.skills.insert(skill, level);
 }
 
-/// The record's health, maximum, combat level and style after an `Event::Stats`.
+/// The record's health, maximum, combat level, style and auto-retaliate after an `Event::Stats`.
 pub fn mirror_stats(snapshot: &mut CharacterSnapshot, stats: &PlayerStats) {
     let c = &mut snapshot.character;
     c.health = stats.health;
     c.max_health = stats.max_health;
     c.combat_level = stats.combat_level;
     c.combat_style = stats.style.to_owned();
+    c.auto_retaliate = stats.auto_retaliate;
 }
 
 /// The record's position after the player's tile changed (or they left): the tile's centre, at
@@ -272,6 +274,7 @@ mod tests {
                 position: [3.5, 0.0, 4.5],
                 combat_style: "aggressive".into(),
                 prayer_points: None,
+                auto_retaliate: true,
                 created_at_ms: 0,
                 last_login_at_ms: None,
             },

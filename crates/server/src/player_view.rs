@@ -101,5 +101,6 @@ pub fn player(
         // Sync-only, like `tile`. Run energy is not saved: a player enters the world rested, and
         // the world thread puts the live figure into a sync asked for later.
         stamina: tile.map(|_| wayfarer_sim::MAX_RUN_ENERGY / wayfarer_sim::RUN_ENERGY_PER_PERCENT),
+        auto_retaliate: tile.map(|_| c.auto_retaliate),
     }
 }

@@ -38,6 +38,7 @@ fn entity(i: usize) -> Entity {
         resource_type: None,
         depleted: None,
         type_id: None,
+        worn: None,
     };
     match i % 4 {
         0 => Entity {
@@ -157,6 +158,7 @@ fn full_sync() -> ServerMessage {
         online: true,
         tile: Some(TilePos { x: 3_222, z: 3_218 }),
         stamina: Some(87),
+        auto_retaliate: Some(true),
     }))
 }
 

@@ -139,6 +139,12 @@ impl Action {
             "autocast" => Action::Autocast {
                 spell: request.spell_id.clone().filter(|s| !s.is_empty()),
             },
+            "auto_retaliate" => Action::AutoRetaliate(request.enabled.ok_or_else(|| {
+                bad(
+                    codes::INVALID_MESSAGE,
+                    "`auto_retaliate` needs `enabled`: true or false",
+                )
+            })?),
             other => {
                 return Err(bad(
                     codes::INVALID_ACTION,
@@ -334,6 +340,7 @@ impl World {
             Action::Autocast { spell } => {
                 self.set_autocast(index, spell.as_deref(), reference, events)
             }
+            Action::AutoRetaliate(on) => self.set_auto_retaliate(index, on),
             Action::Follow { target } => {
                 if target == id {
                     return Self::reject(

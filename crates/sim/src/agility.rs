@@ -79,6 +79,7 @@ impl World {
                     resource_type: Some(obstacle.kind.clone()),
                     depleted: None,
                     type_id: Some(obstacle.id.clone()),
+                    worn: None,
                 });
                 self.grid.insert(handle, tile, Class::Static, now);
                 self.obstacles.by_handle.insert(handle, (c, o));

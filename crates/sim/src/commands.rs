@@ -30,6 +30,8 @@ pub struct Joining {
     pub equipment: Equipment,
     /// The chosen combat style.
     pub style: CombatStyle,
+    /// Whether attacks on the idle player are answered (on for a new character).
+    pub auto_retaliate: bool,
     /// The bank, in bank order (one entry per item).
     pub bank: Vec<Stack>,
     /// Prayer points left (`None`: full, the Prayer level; more than that is capped).
@@ -53,6 +55,7 @@ impl Joining {
             inventory: Inventory::new(),
             equipment: Equipment::new(),
             style: CombatStyle::default(),
+            auto_retaliate: true,
             bank: Vec::new(),
             prayer_points: None,
             quests: Vec::new(),
@@ -142,6 +145,8 @@ pub enum Action {
         /// The spell's id.
         spell: Option<String>,
     },
+    /// Switch auto-retaliate on or off.
+    AutoRetaliate(bool),
 }
 
 /// How many times `make` makes its recipe.

@@ -508,7 +508,10 @@ impl World {
                     broken("movement is not allowed in this duel")
                 }
                 Action::Flee => in_duel("there is no fleeing a duel"),
-                Action::CombatStyle(_) | Action::Autocast { .. } | Action::Stop => None,
+                Action::CombatStyle(_)
+                | Action::Autocast { .. }
+                | Action::AutoRetaliate(_)
+                | Action::Stop => None,
                 _ => in_duel("only fighting is allowed in a duel"),
             },
             Command::UseItem {

@@ -284,6 +284,7 @@ mod tests {
             resource_type: None,
             depleted: None,
             type_id: None,
+            worn: None,
         }
     }
 

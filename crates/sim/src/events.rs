@@ -313,6 +313,8 @@ pub struct PlayerStats {
     pub combat_level: i64,
     /// The combat style's wire name.
     pub style: &'static str,
+    /// Whether auto-retaliate is on.
+    pub auto_retaliate: bool,
 }
 
 /// The phases of a tick, in order (ARCHITECTURE.md, "The tick").

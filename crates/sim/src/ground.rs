@@ -169,6 +169,7 @@ impl World {
                 resource_type: None,
                 depleted: None,
                 type_id: None,
+                worn: None,
             });
             self.grid.insert(handle, tile, Class::Ground, now);
             let key = self.next_serial;

@@ -561,7 +561,9 @@ impl World {
                     .map(|(slot, stack)| (slot, stack.clone()))
                     .collect(),
             });
+            self.show_worn(index);
         }
+        let player = &self.players[index];
         if dirty.bank {
             events.push(Event::Bank {
                 to: player.id.clone(),
@@ -578,6 +580,7 @@ impl World {
                     max_health,
                     combat_level: i64::from(player.skills.combat_level()),
                     style: player.style.as_str(),
+                    auto_retaliate: player.auto_retaliate,
                 },
             });
         }

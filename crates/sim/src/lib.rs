@@ -93,6 +93,7 @@ mod trade;
 mod view;
 mod world;
 pub mod worldgen;
+mod worn;
 mod zones;
 
 pub use actions::{inventory_slot, ActionError};

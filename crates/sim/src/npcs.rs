@@ -88,6 +88,7 @@ pub(crate) fn npc_entity(
         resource_type: None,
         depleted: None,
         type_id: Some(npc_id.to_owned()),
+        worn: None,
     }
 }
 

@@ -50,6 +50,8 @@ pub(crate) struct PlayerState {
     pub inventory: Inventory,
     pub equipment: Equipment,
     pub style: CombatStyle,
+    /// Whether an attack on the idle player is answered (`combat::retaliate`).
+    pub auto_retaliate: bool,
     /// What the player is doing to an entity (walking next to it first).
     pub intent: Option<Intent>,
     /// What the player is making (`making`), read while the intent is [`crate::actions::IntentKind::Make`].
@@ -428,6 +430,7 @@ impl World {
             inventory,
             equipment,
             style,
+            auto_retaliate,
             bank,
             prayer_points,
             quests,
@@ -468,6 +471,7 @@ impl World {
             player.inventory = inventory;
             player.equipment = equipment;
             player.style = style;
+            player.auto_retaliate = auto_retaliate;
             player.bank = bank;
             player.shop = None;
             player.prayer = prayer;
@@ -523,6 +527,7 @@ impl World {
             resource_type: None,
             depleted: None,
             type_id: None,
+            worn: crate::worn::worn_of(&equipment),
         });
         self.grid.insert(handle, placed, Class::Player, now);
         self.fresh_viewers.push(handle);
@@ -544,6 +549,7 @@ impl World {
             inventory,
             equipment,
             style,
+            auto_retaliate,
             intent: None,
             making: None,
             magic: Default::default(),
@@ -766,6 +772,7 @@ impl World {
             resource_type: Some(placement.resource_type.clone()),
             depleted: Some(false),
             type_id: Some(placement.resource_id.clone()),
+            worn: None,
         });
         self.grid.insert(handle, placement.tile, Class::Static, now);
         if placement.extent.0 != placement.extent.1 {

@@ -70,6 +70,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "duels",
         sql: include_str!("../migrations/0011_duels.sql"),
     },
+    Migration {
+        version: 12,
+        name: "auto_retaliate",
+        sql: include_str!("../migrations/0012_auto_retaliate.sql"),
+    },
 ];
 
 /// Any constant works; it only has to be the same in every server process sharing a database.

@@ -1,4 +1,4 @@
-// The controls players expect: the combat tab (styles; the protocol has no auto-retaliate), the
+// The controls players expect: the combat tab (styles, auto-retaliate, autocast), the
 // hitpoints, prayer and run orbs beside the minimap (the run orb toggles running), and the
 // settings tab (names on or off, zoom, the key bindings listed).
 
@@ -50,12 +50,21 @@ export function combatPanel(game) {
   const renderAutocast = () => fill(autocast, ...(game.autocast
     ? [`Autocasting: ${titleCase(game.autocast)} `, h('button.small', { 'data-action': 'autocast-off', onclick: () => game.setAutocast(null) }, 'Stop autocast')]
     : ['Autocast: none (choose a combat spell in the spellbook, B)']));
+  // Auto-retaliate: on, an attack on the idle (or gathering, making) player is answered.
+  const retaliate = h('button.small.auto-retaliate', { 'aria-pressed': 'true', onclick: () => game.setAutoRetaliate(!game.autoRetaliate) });
+  const renderRetaliate = () => {
+    retaliate.setAttribute('aria-pressed', String(game.autoRetaliate));
+    retaliate.classList.toggle('on', game.autoRetaliate);
+    fill(retaliate, `Auto retaliate: ${game.autoRetaliate ? 'On' : 'Off'}`);
+  };
   game.on('equipment', render);
   game.on('combatStyle', render);
   game.on('autocast', renderAutocast);
+  game.on('autoRetaliate', renderRetaliate);
   render();
   renderAutocast();
-  return h('section.panel#panel-combat', null, h('h2', null, 'Combat'), weapon, root, autocast,
+  renderRetaliate();
+  return h('section.panel#panel-combat', null, h('h2', null, 'Combat'), weapon, root, h('div.cb-retaliate', null, retaliate), autocast,
     h('p.hint', null, 'Your style decides which skills your hits train. The server keeps it.'));
 }
 

@@ -28,6 +28,7 @@ fn entity(id: String, kind: EntityKind, x: i32, z: i32) -> Entity {
         resource_type: (kind == EntityKind::Resource).then(|| "tree".into()),
         depleted: (kind == EntityKind::Resource).then_some(false),
         type_id: (kind == EntityKind::Resource).then(|| "tree_normal".into()),
+        worn: None,
     }
 }
 
@@ -98,6 +99,7 @@ pub fn scene() -> (Model, Knowledge) {
         online: true,
         tile: Some(TilePos { x: 0, z: 0 }),
         stamina: Some(100),
+        auto_retaliate: Some(true),
     };
     model.apply(&ServerMessage::PlayerSync(Box::new(player)));
     let mut added = Vec::new();

@@ -660,6 +660,7 @@ mod tests {
             online: true,
             tile: Some(TilePos { x: at.0, z: at.1 }),
             stamina: Some(100),
+            auto_retaliate: Some(true),
         })));
         model.apply(&ServerMessage::WorldUpdate(WorldUpdate {
             tick: 1,
@@ -683,6 +684,7 @@ mod tests {
             resource_type: Some(kind.into()),
             depleted: Some(depleted),
             type_id: Some(type_id.into()),
+            worn: None,
         }
     }
 

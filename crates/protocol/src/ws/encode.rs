@@ -160,6 +160,7 @@ mod tests {
             resource_type: None,
             depleted: (i % 5 == 0).then_some(false),
             type_id: None,
+            worn: None,
         })
     }
 
@@ -222,6 +223,14 @@ mod tests {
                 Changed {
                     id: "res:2".to_owned(),
                     depleted: Some(true),
+                    ..Default::default()
+                },
+                Changed {
+                    id: "p:3".to_owned(),
+                    worn: Some(Arc::new(super::super::Worn::from([(
+                        "weapon".to_owned(),
+                        "bronze_sword".to_owned(),
+                    )]))),
                     ..Default::default()
                 },
             ],

@@ -56,6 +56,7 @@ fn client_samples() -> Vec<ClientMessage> {
             recipe_id: None,
             quantity: None,
             spell_id: None,
+            enabled: None,
         }),
         C::Action(ActionRequest::make(
             "smithing:bronze_dagger",
@@ -73,7 +74,9 @@ fn client_samples() -> Vec<ClientMessage> {
             recipe_id: None,
             quantity: None,
             spell_id: None,
+            enabled: None,
         }),
+        C::Action(ActionRequest::auto_retaliate(false)),
         C::Use(UseRequest {
             slot: 4u8.into(),
             target_slot: Some(5u8.into()),
@@ -282,6 +285,7 @@ fn player() -> Player {
         online: true,
         tile: Some(TilePos { x: 3, z: -3 }),
         stamina: Some(80),
+        auto_retaliate: Some(true),
     }
 }
 
@@ -343,6 +347,7 @@ fn server_samples() -> Vec<ServerMessage> {
     let mut bare = player();
     bare.tile = None;
     bare.stamina = None;
+    bare.auto_retaliate = None;
     bare.online = false;
     vec![
         S::PlayerSync(Box::new(player())),
@@ -363,6 +368,25 @@ fn server_samples() -> Vec<ServerMessage> {
                     resource_type: None,
                     depleted: None,
                     type_id: Some("goblin".into()),
+                    worn: None,
+                }),
+                Arc::new(Entity {
+                    id: "p2".into(),
+                    kind: EntityKind::Player,
+                    x: 1,
+                    z: 1,
+                    name: Some("Wren".into()),
+                    health: Some(10),
+                    max_health: Some(10),
+                    item_id: None,
+                    quantity: None,
+                    resource_type: None,
+                    depleted: None,
+                    type_id: None,
+                    worn: Some(Arc::new(Worn::from([
+                        ("weapon".into(), "bronze_sword".into()),
+                        ("shield".into(), "wooden_shield".into()),
+                    ]))),
                 }),
                 Arc::new(Entity {
                     id: "g1".into(),
@@ -377,6 +401,7 @@ fn server_samples() -> Vec<ServerMessage> {
                     resource_type: Some("tree".into()),
                     depleted: Some(true),
                     type_id: None,
+                    worn: None,
                 }),
             ],
             moved: MovedList::from(vec![
@@ -399,6 +424,20 @@ fn server_samples() -> Vec<ServerMessage> {
                     name: Some("Goblin".into()),
                     quantity: Some(1),
                     depleted: Some(false),
+                    worn: None,
+                },
+                Changed {
+                    id: "p2".into(),
+                    worn: Some(Arc::new(Worn::from([(
+                        "weapon".into(),
+                        "iron_sword".into(),
+                    )]))),
+                    ..Default::default()
+                },
+                Changed {
+                    id: "p3".into(),
+                    worn: Some(Arc::new(Worn::new())),
+                    ..Default::default()
                 },
                 Changed {
                     id: "r1".into(),

@@ -195,6 +195,7 @@ mod tests {
             resource_type: resource_type.map(str::to_owned),
             depleted: None,
             type_id: Some(type_id.into()),
+            worn: None,
         }
     }
 

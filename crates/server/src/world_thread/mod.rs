@@ -704,6 +704,7 @@ mod tests {
                 position: [0.5, 10.0, 0.5],
                 combat_style: "accurate".into(),
                 prayer_points: None,
+                auto_retaliate: true,
                 created_at_ms: 0,
                 last_login_at_ms: None,
             },

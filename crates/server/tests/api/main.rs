@@ -39,6 +39,7 @@ mod races;
 mod rate_limits;
 mod reference_world;
 mod restart;
+mod retaliate;
 mod shops;
 mod shutdown;
 mod skills;

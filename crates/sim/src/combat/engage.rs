@@ -121,7 +121,11 @@ impl World {
     /// Why player `index` may not attack `victim`, if it may not (code and words): an NPC must be
     /// attackable; players never fight where either stands in a safe area (`safe_zone`), and
     /// otherwise only when both stand in a PvP area.
-    fn attack_refusal(&self, index: usize, victim: Victim) -> Option<(&'static str, &'static str)> {
+    pub(super) fn attack_refusal(
+        &self,
+        index: usize,
+        victim: Victim,
+    ) -> Option<(&'static str, &'static str)> {
         match victim {
             Victim::Npc(n) => {
                 let attackable = self.npc_def(n).is_some_and(|npc| npc.combat.attackable);
@@ -273,7 +277,7 @@ impl World {
             }
             Victim::Player(p) => {
                 self.set_player_health(p, left);
-                self.attacked(p, events);
+                self.attacked(p, self.players[index].handle, events);
             }
         }
         self.show_hit(&id, intent.target, damage, left, max_health, events);

@@ -6,6 +6,7 @@
 //! - `drops`: an NPC's death and its loot table;
 //! - `death`: a player's death, the items it spills and their restoration after a restart;
 //! - `flee`: running away from an attacker;
+//! - `retaliate`: auto-retaliate, turning on an attacker when idle or skilling;
 //! - `magic` (the spell formulas) and `spells`: casting once or on every attack, runes.
 //!
 //! Which areas allow PvP, and which are safe: `crate::zones`.
@@ -19,6 +20,7 @@ mod flee;
 pub mod formulas;
 pub mod magic;
 mod npc_ai;
+mod retaliate;
 mod spells;
 
 pub(crate) use death::Killer;

@@ -260,7 +260,7 @@ impl World {
         let damage = rolled.min(u32::try_from(health.max(0)).unwrap_or(u32::MAX));
         let left = health - i64::from(damage);
         self.set_player_health(p, left);
-        self.attacked(p, events);
+        self.attacked(p, self.npcs[n].handle, events);
         let attacker = self
             .entities
             .get(self.npcs[n].handle)

@@ -480,8 +480,10 @@ impl World {
         self.narrate(index, text, events);
     }
 
-    /// A player was attacked: making stops, and health stops regenerating for a while.
-    pub(crate) fn attacked(&mut self, index: usize, events: &mut Vec<Event>) {
+    /// A player was attacked by `attacker`: making stops, health stops regenerating for a while,
+    /// and with auto-retaliate the player may turn on the attacker (`combat::retaliate`).
+    pub(crate) fn attacked(&mut self, index: usize, attacker: Handle, events: &mut Vec<Event>) {
+        let retaliate = self.would_retaliate(index);
         self.note_hit(index);
         let player = &mut self.players[index];
         if player
@@ -491,6 +493,9 @@ impl World {
         {
             player.intent = None;
             self.making_stopped(index, Stop::Attacked, events);
+        }
+        if retaliate {
+            self.retaliate(index, attacker);
         }
     }
 

@@ -20,6 +20,7 @@ mod persistence;
 mod prayer;
 mod properties;
 mod reload;
+mod retaliate;
 mod runecrafting;
 mod shops;
 mod skills;
@@ -28,6 +29,7 @@ mod talk;
 mod trade;
 mod view;
 mod worldgen;
+mod worn;
 mod zones;
 
 use std::collections::BTreeMap;

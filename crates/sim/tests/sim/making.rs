@@ -529,16 +529,21 @@ fn making_stops_when_the_player_moves() {
     assert!(!world.player_is_busy("ada"));
 }
 
-#[test]
-fn making_stops_when_the_player_is_attacked() {
+/// A maker in the Ashen Wastes (player combat allowed) fletching all of 20 logs, and a brute
+/// three tiles away; `retaliates`: the maker's auto-retaliate.
+fn maker_and_brute(retaliates: bool) -> World {
     let mut world = world();
-    // The Ashen Wastes allow player combat.
     let spot = t(0, 60);
     let mut items = vec![("knife", 1)];
     items.extend(many("logs", 20));
     world.tick(vec![
         player("maker", spot, &[(Skill::Fletching, 10)], &items),
         player("brute", t(3, 60), &[(Skill::Attack, 40)], &[]),
+        Command::Action {
+            id: "maker".into(),
+            action: Action::AutoRetaliate(retaliates),
+            reference: None,
+        },
     ]);
     world.tick(vec![make(
         "maker",
@@ -548,6 +553,44 @@ fn making_stops_when_the_player_is_attacked() {
     )]);
     idle(&mut world, 5);
     assert!(count(&world, "maker", "arrow_shaft") >= 12);
+    world
+}
+
+#[test]
+fn a_maker_attacked_with_auto_retaliate_on_stops_and_turns_on_the_attacker() {
+    let mut world = maker_and_brute(true);
+    let mut events = world.tick(vec![Command::Action {
+        id: "brute".into(),
+        action: Action::Attack {
+            target: "maker".into(),
+        },
+        reference: None,
+    }]);
+    let shafts = count(&world, "maker", "arrow_shaft");
+    for _ in 0..20 {
+        events.extend(world.tick(vec![]));
+    }
+    let lines = narration(&events, "maker");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("You are attacked and stop")),
+        "{lines:?}"
+    );
+    assert!(
+        events.iter().any(|e| matches!(
+            e,
+            Event::CombatHit { hit, .. } if hit.attacker_id == "maker" && hit.target_id == "brute"
+        )),
+        "the maker hits back"
+    );
+    assert!(count(&world, "maker", "arrow_shaft") <= shafts + 1);
+}
+
+#[test]
+fn making_stops_when_the_player_is_attacked() {
+    // Auto-retaliate off: the maker only stops (on, they turn on the brute: above).
+    let mut world = maker_and_brute(false);
     let mut events = world.tick(vec![Command::Action {
         id: "brute".into(),
         action: Action::Attack {
@@ -1173,6 +1216,7 @@ fn the_quantity_is_bounded() {
         recipe_id: Some("smithing:bronze_dagger".into()),
         quantity,
         spell_id: None,
+        enabled: None,
     };
     let read = |quantity| Action::from_request(&request(quantity));
     let count_of = |action: Action| match action {

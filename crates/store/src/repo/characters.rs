@@ -31,6 +31,8 @@ pub struct Character {
     /// World position `[x, y, z]`; y is height.
     pub position: [f64; 3],
     pub combat_style: String,
+    /// Whether an attack on the idle character is answered (on unless switched off).
+    pub auto_retaliate: bool,
     /// Prayer points left; `None` is full (the Prayer level).
     pub prayer_points: Option<i64>,
     pub created_at_ms: i64,
@@ -88,7 +90,7 @@ fn select_columns() -> &'static str {
     static COLUMNS: OnceLock<String> = OnceLock::new();
     COLUMNS.get_or_init(|| {
         let mut cols = String::from(
-            r#"id, "accountId", name, "combatLevel", health, "maxHealth", coins, "positionX", "positionY", "positionZ", "combatStyle", "prayerPoints", "createdAt", "lastLoginAt""#,
+            r#"id, "accountId", name, "combatLevel", health, "maxHealth", coins, "positionX", "positionY", "positionZ", "combatStyle", "prayerPoints", "autoRetaliate", "createdAt", "lastLoginAt""#,
         );
         for skill in Skill::ALL {
             cols.push_str(&format!(r#", "{s}Level", "{s}Xp""#, s = skill.as_str()));
@@ -122,6 +124,8 @@ fn from_row(row: &AnyRow) -> Result<Character, sqlx::Error> {
         ],
         combat_style: row.try_get("combatStyle")?,
         prayer_points: row.try_get("prayerPoints")?,
+        // Stored as 0 or 1 (one column type for both engines).
+        auto_retaliate: row.try_get::<i64, _>("autoRetaliate")? != 0,
         created_at_ms: row.try_get("createdAt")?,
         last_login_at_ms: row.try_get("lastLoginAt")?,
     })
@@ -387,9 +391,10 @@ pub(crate) async fn save_in(
 ) -> Result<(), StoreError> {
     let mut sql = String::from(
         r#"UPDATE characters SET "combatLevel" = $1, health = $2, "maxHealth" = $3, coins = $4,
-           "positionX" = $5, "positionY" = $6, "positionZ" = $7, "combatStyle" = $8, "prayerPoints" = $9"#,
+           "positionX" = $5, "positionY" = $6, "positionZ" = $7, "combatStyle" = $8, "prayerPoints" = $9,
+           "autoRetaliate" = $10"#,
     );
-    let mut n = 10;
+    let mut n = 11;
     for skill in Skill::ALL {
         sql.push_str(&format!(
             r#", "{s}Level" = ${a}, "{s}Xp" = ${b}"#,
@@ -409,7 +414,8 @@ pub(crate) async fn save_in(
         .bind(character.position[1])
         .bind(character.position[2])
         .bind(&character.combat_style)
-        .bind(character.prayer_points);
+        .bind(character.prayer_points)
+        .bind(i64::from(character.auto_retaliate));
     for skill in Skill::ALL {
         let s = character.skills.get(&skill).copied().unwrap_or(SkillLevel {
             level: i64::from(skill.starting_level()),

@@ -98,6 +98,7 @@ fn movement_and_view_tell_only_the_viewer_and_a_step_tells_nobody() {
                 max_health: 10,
                 combat_level: 3,
                 style: "accurate",
+                auto_retaliate: true,
             },
         },
     ] {
