@@ -190,49 +190,66 @@ impl<'a> Inventories<'a> {
         .await
     }
 
+    /// Writes several batches in order, together: group commit (`repo::group_commit`), one
+    /// transaction for all of them with each batch atomic under its own savepoint; an outcome per
+    /// batch, in order, each `Committed` only once its transaction committed.
+    pub async fn save_group(
+        &self,
+        batches: &[SaveBatch],
+        policy: crate::GroupPolicy,
+    ) -> Vec<crate::GroupOutcome> {
+        crate::repo::group_commit::save_group(self.store, batches, policy).await
+    }
+
     /// Writes a whole batch in one transaction: the snapshots, the death locks, what left the
     /// locks and the kills. Any failure (e.g. taking from a released lock) rolls all of it back.
     pub async fn save(&self, batch: &SaveBatch) -> Result<(), StoreError> {
         if batch.is_empty() {
             return Ok(());
         }
-        let now = crate::now_ms();
         let mut tx = self.store.begin_write().await?;
-        for snapshot in &batch.snapshots {
-            if let Some(world) = self.store.lease_world() {
-                crate::repo::leases::check_held_in(
-                    &mut tx,
-                    self.store.backend(),
-                    &snapshot.character.id,
-                    world,
-                )
-                .await?;
-            }
-            save_in(&mut tx, &snapshot.character).await?;
-            replace_items(&mut tx, snapshot).await?;
-            crate::repo::hiscores::record_in(&mut tx, snapshot).await?;
-        }
-        // Death locks, like chunks, belong to this store's world (its ground holds the pile).
-        let world = self.store.world_id();
-        for lock in &batch.new_deaths {
-            deaths::insert_in(&mut tx, world, lock).await?;
-        }
-        for take in &batch.death_takes {
-            deaths::take_in(&mut tx, world, take, now).await?;
-        }
-        for kill in &batch.kills {
-            deaths::kill_in(&mut tx, kill).await?;
-        }
-        if let Some(trade) = &batch.trade {
-            trades::insert_in(&mut tx, trade).await?;
-        }
-        if let Some(duel) = &batch.duel {
-            crate::repo::duels::insert_in(&mut tx, duel).await?;
-        }
-        crate::repo::world_chunks::write_in(&mut tx, world, &batch.chunks, now).await?;
+        write_in(&mut tx, self.store, batch, crate::now_ms()).await?;
         tx.commit().await?;
         Ok(())
     }
+}
+
+/// Writes a whole batch inside `tx` (see [`Inventories::save`]; a group commit writes several,
+/// each under its own savepoint: `repo::group_commit`).
+pub(crate) async fn write_in(
+    tx: &mut Transaction<'static, Any>,
+    store: &Store,
+    batch: &SaveBatch,
+    now: i64,
+) -> Result<(), StoreError> {
+    for snapshot in &batch.snapshots {
+        if let Some(world) = store.lease_world() {
+            crate::repo::leases::check_held_in(tx, store.backend(), &snapshot.character.id, world)
+                .await?;
+        }
+        save_in(tx, &snapshot.character).await?;
+        replace_items(tx, snapshot).await?;
+        crate::repo::hiscores::record_in(tx, snapshot).await?;
+    }
+    // Death locks, like chunks, belong to this store's world (its ground holds the pile).
+    let world = store.world_id();
+    for lock in &batch.new_deaths {
+        deaths::insert_in(tx, world, lock).await?;
+    }
+    for take in &batch.death_takes {
+        deaths::take_in(tx, world, take, now).await?;
+    }
+    for kill in &batch.kills {
+        deaths::kill_in(tx, kill).await?;
+    }
+    if let Some(trade) = &batch.trade {
+        trades::insert_in(tx, trade).await?;
+    }
+    if let Some(duel) = &batch.duel {
+        crate::repo::duels::insert_in(tx, duel).await?;
+    }
+    crate::repo::world_chunks::write_in(tx, world, &batch.chunks, now).await?;
+    Ok(())
 }
 
 /// Rewrites a character's inventory and equipment rows inside `tx`.
