@@ -294,6 +294,7 @@ async fn run(backend: &'static str, mode: Mode, o: &Options) {
     let committer = tokio::spawn(committer(store.clone(), rx, max_group));
     let deadline = Instant::now() + Duration::from_secs(o.seconds);
     let started = Instant::now();
+    let cpu_before = cpu_seconds();
     let mut tasks = Vec::new();
     for mut s in submitters {
         let tx = tx.clone();
@@ -332,8 +333,9 @@ async fn run(backend: &'static str, mode: Mode, o: &Options) {
         failed += f;
         latencies.extend(l);
     }
-    let elapsed = started.elapsed().as_secs_f64();
     let (groups, committed) = committer.await.unwrap();
+    let elapsed = started.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu_before;
     latencies.sort_unstable();
     let pct = |p: f64| {
         latencies
@@ -349,7 +351,8 @@ async fn run(backend: &'static str, mode: Mode, o: &Options) {
     println!(
         "{backend:8} {mode:6} submitters {:3}: {committed} durable commits in {elapsed:.1} s = {:.0}/s \
          (trades {}, bank moves {}, shop buys {}; failed {failed}); {groups} transactions, {:.1} commits each; \
-         latency p50 {:.1} ms p99 {:.1} ms; coins {coins_before} -> {coins_after} + {bought} bought, trades in db {trades}: {}; {}",
+         latency p50 {:.1} ms p99 {:.1} ms; \
+         this process's CPU {:.0} µs a commit; coins {coins_before} -> {coins_after} + {bought} bought, trades in db {trades}: {}; {}",
         o.submitters,
         committed as f64 / elapsed,
         counts[0],
@@ -358,12 +361,30 @@ async fn run(backend: &'static str, mode: Mode, o: &Options) {
         committed as f64 / groups.max(1) as f64,
         pct(0.5),
         pct(0.99),
+        cpu * 1e6 / committed.max(1) as f64,
         if conserved { "conserved" } else { "NOT CONSERVED" },
         store.durability().await.unwrap(),
         mode = format!("{mode:?}").to_lowercase(),
     );
     store.close().await;
     assert!(conserved, "the database does not hold what was committed");
+}
+
+/// CPU time of this process so far (user and system), from `/proc/self/stat`: with SQLite the
+/// database works in this process, so CPU a commit is the cost that a busy machine does not hide
+/// (wall-clock rates on a shared machine are not).
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command's closing parenthesis; utime and stime are the 12th and 13th.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let ticks: f64 = after
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|f| f.parse::<f64>().ok())
+        .sum();
+    // Linux's USER_HZ is 100 on every platform it runs on.
+    ticks / 100.0
 }
 
 fn main() {

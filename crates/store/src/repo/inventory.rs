@@ -252,7 +252,31 @@ pub(crate) async fn write_in(
     Ok(())
 }
 
-/// Rewrites a character's inventory and equipment rows inside `tx`.
+/// Rows written by one multi-row `INSERT` at most: a statement per table and save rather than a
+/// statement per row (a save's cost is its statements), with its parameters (four a row) far
+/// below either engine's limit.
+const ROWS_PER_INSERT: usize = 128;
+
+/// `INSERT INTO <into> VALUES ($1, …), …` for `rows` rows of `columns` values.
+fn insert_sql(into: &str, columns: usize, rows: usize) -> String {
+    let mut sql = format!("INSERT INTO {into} VALUES ");
+    for row in 0..rows {
+        if row > 0 {
+            sql.push_str(", ");
+        }
+        sql.push('(');
+        for column in 0..columns {
+            if column > 0 {
+                sql.push_str(", ");
+            }
+            sql.push_str(&format!("${}", row * columns + column + 1));
+        }
+        sql.push(')');
+    }
+    sql
+}
+
+/// Rewrites a character's inventory, equipment, bank and quest rows inside `tx`.
 pub(crate) async fn replace_items(
     tx: &mut Transaction<'static, Any>,
     snapshot: &CharacterSnapshot,
@@ -262,47 +286,75 @@ pub(crate) async fn replace_items(
         .bind(id)
         .execute(&mut **tx)
         .await?;
-    for slot in &snapshot.inventory {
-        sqlx::query(
-            r#"INSERT INTO inventory ("characterId", slot, "itemId", quantity) VALUES ($1, $2, $3, $4)"#,
-        )
-        .bind(id)
-        .bind(i64::from(slot.slot))
-        .bind(&slot.item_id)
-        .bind(slot.quantity)
-        .execute(&mut **tx)
-        .await?;
+    for rows in snapshot.inventory.chunks(ROWS_PER_INSERT) {
+        let sql = insert_sql(
+            r#"inventory ("characterId", slot, "itemId", quantity)"#,
+            4,
+            rows.len(),
+        );
+        let mut query = sqlx::query(&sql);
+        for slot in rows {
+            query = query
+                .bind(id)
+                .bind(i64::from(slot.slot))
+                .bind(&slot.item_id)
+                .bind(slot.quantity);
+        }
+        query.execute(&mut **tx).await?;
     }
     sqlx::query(r#"DELETE FROM equipment WHERE "characterId" = $1"#)
         .bind(id)
         .execute(&mut **tx)
         .await?;
-    for item in &snapshot.equipment {
-        sqlx::query(
-            r#"INSERT INTO equipment ("characterId", "slotType", "itemId", quantity) VALUES ($1, $2, $3, $4)"#,
-        )
-        .bind(id)
-        .bind(&item.slot_type)
-        .bind(&item.item_id)
-        .bind(item.quantity)
-        .execute(&mut **tx)
-        .await?;
+    for rows in snapshot.equipment.chunks(ROWS_PER_INSERT) {
+        let sql = insert_sql(
+            r#"equipment ("characterId", "slotType", "itemId", quantity)"#,
+            4,
+            rows.len(),
+        );
+        let mut query = sqlx::query(&sql);
+        for item in rows {
+            query = query
+                .bind(id)
+                .bind(&item.slot_type)
+                .bind(&item.item_id)
+                .bind(item.quantity);
+        }
+        query.execute(&mut **tx).await?;
     }
     sqlx::query(r#"DELETE FROM bank WHERE "characterId" = $1"#)
         .bind(id)
         .execute(&mut **tx)
         .await?;
-    for (position, item) in snapshot.bank.iter().enumerate() {
-        sqlx::query(
-            r#"INSERT INTO bank ("characterId", "itemId", quantity, position) VALUES ($1, $2, $3, $4)"#,
-        )
-        .bind(id)
-        .bind(&item.item_id)
-        .bind(item.quantity)
-        .bind(position as i64)
-        .execute(&mut **tx)
-        .await?;
+    for (chunk, rows) in snapshot.bank.chunks(ROWS_PER_INSERT).enumerate() {
+        let sql = insert_sql(
+            r#"bank ("characterId", "itemId", quantity, position)"#,
+            4,
+            rows.len(),
+        );
+        let mut query = sqlx::query(&sql);
+        for (i, item) in rows.iter().enumerate() {
+            query = query
+                .bind(id)
+                .bind(&item.item_id)
+                .bind(item.quantity)
+                .bind((chunk * ROWS_PER_INSERT + i) as i64);
+        }
+        query.execute(&mut **tx).await?;
     }
     crate::repo::quests::replace_in(tx, id, &snapshot.quests).await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::insert_sql;
+
+    #[test]
+    fn a_multi_row_insert_numbers_its_parameters_row_by_row() {
+        assert_eq!(
+            insert_sql("t (a, b)", 2, 3),
+            "INSERT INTO t (a, b) VALUES ($1, $2), ($3, $4), ($5, $6)"
+        );
+    }
 }
