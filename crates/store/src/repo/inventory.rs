@@ -310,7 +310,7 @@ pub(crate) async fn replace_items(
             4,
             rows.len(),
         );
-        let mut query = sqlx::query(&*sql);
+        let mut query = sqlx::query(&sql);
         for slot in rows {
             query = query
                 .bind(id)
@@ -330,7 +330,7 @@ pub(crate) async fn replace_items(
             4,
             rows.len(),
         );
-        let mut query = sqlx::query(&*sql);
+        let mut query = sqlx::query(&sql);
         for item in rows {
             query = query
                 .bind(id)
@@ -350,7 +350,7 @@ pub(crate) async fn replace_items(
             4,
             rows.len(),
         );
-        let mut query = sqlx::query(&*sql);
+        let mut query = sqlx::query(&sql);
         for (i, item) in rows.iter().enumerate() {
             query = query
                 .bind(id)
