@@ -1,19 +1,19 @@
-//! The save task: writes the characters the world thread hands over, off the tick, each batch in one
-//! transaction, and closes the sessions of players who left.
+//! The save task: writes the characters the world thread hands over, off the tick, the jobs queued
+//! together in one transaction (group commit), and closes the sessions of players who left.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use tokio::sync::{mpsc, oneshot};
 use wayfarer_store::{
-    CharacterSnapshot, DeathLock, DeathTake, NpcKill, SaveBatch, Store, StoreError, TradeAudit,
+    CharacterSnapshot, DeathLock, DeathTake, GroupOutcome, GroupPolicy, NpcKill, SaveBatch, Store,
+    TradeAudit,
 };
 
 use crate::world_thread::TradeOutcome;
 
-/// Attempts per batch before its failure is logged and the batch given up.
-const SAVE_ATTEMPTS: u32 = 3;
-/// Pause between attempts.
-const RETRY_PAUSE: Duration = Duration::from_millis(500);
+/// Jobs written in one transaction at most (group commit): bounds a transaction's size and how
+/// long the first job of a group waits behind the others.
+pub const MAX_GROUP_JOBS: usize = 256;
 
 /// One hand-over from the world thread.
 #[derive(Default)]
@@ -45,50 +45,69 @@ pub struct SaveJob {
     pub chunks: Vec<wayfarer_sim::ChunkState>,
 }
 
-/// Runs until every sender (the world thread) is gone and the queue is drained.
+/// Runs until every sender (the world thread) is gone and the queue is drained. Group commit:
+/// every job queued while the last group was written goes into the next group, one transaction
+/// (`Inventories::save_group`), each job atomic on its own under a savepoint; the jobs stay in
+/// the world thread's order, and nobody hears of a job (a trade's outcome, a `done`) before the
+/// transaction holding it committed.
 pub async fn run(store: Store, mut jobs: mpsc::UnboundedReceiver<SaveJob>) {
-    while let Some(job) = jobs.recv().await {
-        save(&store, job).await;
+    let mut group = Vec::with_capacity(MAX_GROUP_JOBS);
+    while jobs.recv_many(&mut group, MAX_GROUP_JOBS).await > 0 {
+        save_group(&store, std::mem::take(&mut group)).await;
     }
     tracing::debug!("save task drained");
 }
 
-async fn save(store: &Store, job: SaveJob) {
+async fn save_group(store: &Store, mut jobs: Vec<SaveJob>) {
     let started = Instant::now();
-    let batch = SaveBatch {
-        snapshots: job.snapshots,
-        new_deaths: job.new_deaths,
-        death_takes: job.death_takes,
-        kills: job.kills,
-        trade: job.trade,
-        duel: job.duel,
-        // Encoded here, off the tick.
-        chunks: job.chunks.iter().map(crate::world_chunks::encode).collect(),
-    };
-    let mut saved = batch.is_empty();
-    for attempt in 1..=SAVE_ATTEMPTS {
-        if saved {
-            break;
-        }
-        match store.inventories().save(&batch).await {
-            Ok(()) => saved = true,
-            Err(StoreError::Conflict(reason)) => {
-                // A batch the database refuses on its merits will be refused again: do not retry.
-                tracing::error!(
-                    characters = batch.snapshots.len(),
-                    reason,
-                    "a save batch was refused"
-                );
-                metrics::counter!("character_save_failures_total").increment(1);
-                break;
-            }
-            Err(err) => {
-                tracing::error!(attempt, characters = batch.snapshots.len(), error = %err, "saving characters failed");
-                metrics::counter!("character_save_failures_total").increment(1);
-                tokio::time::sleep(RETRY_PAUSE).await;
-            }
-        }
+    let batches: Vec<SaveBatch> = jobs
+        .iter_mut()
+        .map(|job| SaveBatch {
+            snapshots: std::mem::take(&mut job.snapshots),
+            new_deaths: std::mem::take(&mut job.new_deaths),
+            death_takes: std::mem::take(&mut job.death_takes),
+            kills: std::mem::take(&mut job.kills),
+            trade: job.trade.take(),
+            duel: job.duel.take(),
+            // Encoded here, off the tick.
+            chunks: job.chunks.iter().map(crate::world_chunks::encode).collect(),
+        })
+        .collect();
+    let outcomes = store
+        .inventories()
+        .save_group(&batches, GroupPolicy::default())
+        .await;
+    metrics::histogram!("db_save_group_jobs").record(jobs.len() as f64);
+    for ((job, batch), outcome) in jobs.into_iter().zip(&batches).zip(outcomes) {
+        finish(store, job, batch, outcome).await;
     }
+    metrics::histogram!("db_save_batch_seconds").record(started.elapsed().as_secs_f64());
+}
+
+/// Tells whoever waits on `job` what became of it, once its group's transaction is over.
+async fn finish(store: &Store, job: SaveJob, batch: &SaveBatch, outcome: GroupOutcome) {
+    let saved = match outcome {
+        GroupOutcome::Committed => true,
+        GroupOutcome::Refused(err) => {
+            // A batch the database refuses on its merits would be refused again: not retried.
+            tracing::error!(
+                characters = batch.snapshots.len(),
+                reason = %err,
+                "a save batch was refused"
+            );
+            metrics::counter!("character_save_failures_total").increment(1);
+            false
+        }
+        GroupOutcome::Failed(error) => {
+            tracing::error!(
+                characters = batch.snapshots.len(),
+                error,
+                "saving characters failed"
+            );
+            metrics::counter!("character_save_failures_total").increment(1);
+            false
+        }
+    };
     if let Some((trade_id, outcome)) = job.trade_outcome {
         if !saved {
             metrics::counter!("trade_commit_failures_total").increment(1);
@@ -112,7 +131,6 @@ async fn save(store: &Store, job: SaveJob) {
         metrics::counter!("world_chunk_writes_total").increment(batch.chunks.len() as u64);
         metrics::histogram!("world_chunk_writes_per_save").record(batch.chunks.len() as f64);
     }
-    metrics::histogram!("db_save_batch_seconds").record(started.elapsed().as_secs_f64());
     for done in job.done {
         let _ = done.send(saved);
     }

@@ -1,6 +1,8 @@
 //! The connection pool and the engine behind it.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
@@ -53,6 +55,9 @@ pub struct Store {
     /// Set when several worlds share the database: saves write only characters whose lease this
     /// world holds (`repo::leases`).
     lease_world: Option<i64>,
+    /// Commits of group transactions still to fail on purpose (the fault hook of tests,
+    /// [`Store::fail_next_group_commits`]); shared by every clone.
+    group_commit_faults: Arc<AtomicU32>,
 }
 
 impl std::fmt::Debug for Store {
@@ -97,7 +102,10 @@ impl Store {
                 Box::pin(async move {
                     if backend == Backend::Sqlite {
                         conn.execute("PRAGMA journal_mode = WAL").await?;
-                        conn.execute("PRAGMA synchronous = NORMAL").await?;
+                        // FULL: in WAL mode every commit syncs the log before it returns, so a
+                        // commit the server reports (a trade, a purchase) survives a power cut;
+                        // NORMAL only synced at checkpoints. Group commit pays one sync for many.
+                        conn.execute("PRAGMA synchronous = FULL").await?;
                         conn.execute("PRAGMA foreign_keys = ON").await?;
                         conn.execute(
                             format!("PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}").as_str(),
@@ -113,6 +121,7 @@ impl Store {
             pool,
             backend,
             lease_world: None,
+            group_commit_faults: Arc::default(),
         })
     }
 
@@ -177,6 +186,20 @@ impl Store {
         })
     }
 
+    /// Makes the next `n` group transactions fail at their commit, rolled back instead (the fault
+    /// hook of tests: the database refusing a commit, as a full disk or a lost connection does).
+    #[cfg(feature = "testing")]
+    pub fn fail_next_group_commits(&self, n: u32) {
+        self.group_commit_faults.store(n, Ordering::SeqCst);
+    }
+
+    /// Whether this commit is to fail on purpose ([`Store::fail_next_group_commits`]); counts it.
+    pub(crate) fn take_group_commit_fault(&self) -> bool {
+        self.group_commit_faults
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok()
+    }
+
     /// Runs every migration not yet applied; returns the versions applied now.
     pub async fn migrate(&self) -> Result<Vec<i64>, StoreError> {
         crate::migrations::run(self).await
@@ -186,6 +209,35 @@ impl Store {
     pub async fn ping(&self) -> Result<(), StoreError> {
         sqlx::query("SELECT 1").execute(&self.pool).await?;
         Ok(())
+    }
+
+    /// How durable a commit is, as the database reports it on one of this store's connections
+    /// (SQLite: its journal mode and `synchronous`, 2 being FULL; PostgreSQL: `synchronous_commit`
+    /// and `fsync`), for benchmarks and start-up logs.
+    pub async fn durability(&self) -> Result<String, StoreError> {
+        use sqlx::Row as _;
+        let mut conn = self.pool.acquire().await?;
+        let text = |row: sqlx::any::AnyRow| -> Result<String, StoreError> {
+            Ok(row
+                .try_get::<String, _>(0)
+                .or_else(|_| row.try_get::<i64, _>(0).map(|n| n.to_string()))?)
+        };
+        let queries: [(&str, &str); 2] = match self.backend {
+            Backend::Sqlite => [
+                ("journal_mode", "PRAGMA journal_mode"),
+                ("synchronous", "PRAGMA synchronous"),
+            ],
+            Backend::Postgres => [
+                ("synchronous_commit", "SHOW synchronous_commit"),
+                ("fsync", "SHOW fsync"),
+            ],
+        };
+        let mut parts = Vec::new();
+        for (name, query) in queries {
+            let row = sqlx::query(query).fetch_one(&mut *conn).await?;
+            parts.push(format!("{name}={}", text(row)?));
+        }
+        Ok(parts.join(", "))
     }
 
     /// Waits for in-flight queries and closes every connection.

@@ -45,3 +45,18 @@ impl From<sqlx::Error> for StoreError {
         StoreError::Database(err)
     }
 }
+
+impl StoreError {
+    /// Whether the database refused the operation on its merits (a constraint, a missing row, a
+    /// lease held by another world, a corrupt value): trying it again gives the same answer. Other
+    /// errors (the connection, the disk, a timeout) may pass.
+    pub fn is_refusal(&self) -> bool {
+        match self {
+            StoreError::Conflict(_) | StoreError::NotFound(_) | StoreError::Corrupt(_) => true,
+            StoreError::Database(sqlx::Error::Database(db)) => {
+                !matches!(db.kind(), sqlx::error::ErrorKind::Other)
+            }
+            _ => false,
+        }
+    }
+}

@@ -112,10 +112,11 @@ pub(crate) async fn run_bot(
     // The partner finds this bot's character by its slot, once the world has it: `player:sync`
     // comes before the world takes the player in, the first `world:update` after.
     let mut unpublished_id = None;
-    let trader = (shared.scenario == Scenario::Trade).then(|| {
+    let trader = shared.scenario.trades().then(|| {
         purse.learn(&first_sync);
         unpublished_id = sync_id(&first_sync);
         Trader::new(Role::of(index, shared.bots), now, shared.steady_from)
+            .with_next_pause(super::trade::next_pause(shared.scenario))
     });
     let mut bot = Bot {
         index,

@@ -155,7 +155,7 @@ pub async fn run_until(
         scenario: options.scenario,
         deadline,
         bots: count,
-        character_ids: if options.scenario == Scenario::Trade {
+        character_ids: if options.scenario.trades() {
             (0..count).map(|_| std::sync::OnceLock::new()).collect()
         } else {
             Vec::new()

@@ -28,17 +28,24 @@ pub enum Scenario {
     /// Enter the world and do nothing (not even the round-trip probe): the memory cost of
     /// connected players.
     Idle,
+    /// `trade` as fast as the server lets the pairs: the next request as soon as the last trade
+    /// completed. Each trade is one durable commit (the server says `tradeCompleted` only once
+    /// its transaction committed), so the report's trades a second are the store's durable
+    /// commits a second under many pairs, with the same coin check.
+    #[serde(rename = "trade-pairs")]
+    TradePairs,
 }
 
 impl Scenario {
     /// Every scenario, in the order of the CLI's help.
-    pub const ALL: [Scenario; 6] = [
+    pub const ALL: [Scenario; 7] = [
         Scenario::Wander,
         Scenario::Chat,
         Scenario::Gather,
         Scenario::Trade,
         Scenario::Mixed,
         Scenario::Idle,
+        Scenario::TradePairs,
     ];
 
     /// The name used on the command line and in reports.
@@ -50,6 +57,7 @@ impl Scenario {
             Scenario::Trade => "trade",
             Scenario::Mixed => "mixed",
             Scenario::Idle => "idle",
+            Scenario::TradePairs => "trade-pairs",
         }
     }
 
@@ -68,6 +76,11 @@ impl Scenario {
         self == Scenario::Gather
     }
 
+    /// Whether bots of this scenario trade in pairs.
+    pub fn trades(self) -> bool {
+        matches!(self, Scenario::Trade | Scenario::TradePairs)
+    }
+
     /// Whether bots of this scenario probe the round trip with `player:sync`.
     pub fn probes(self) -> bool {
         self != Scenario::Idle
@@ -80,9 +93,10 @@ impl fmt::Display for Scenario {
     }
 }
 
-/// A scenario name that is not one of `wander`, `chat`, `gather`, `trade`, `mixed`, `idle`.
+/// A scenario name that is not one of `wander`, `chat`, `gather`, `trade`, `mixed`, `idle`,
+/// `trade-pairs`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown scenario {0:?} (expected one of wander, chat, gather, trade, mixed, idle)")]
+#[error("unknown scenario {0:?} (expected one of wander, chat, gather, trade, mixed, idle, trade-pairs)")]
 pub struct UnknownScenario(pub String);
 
 impl FromStr for Scenario {
@@ -180,11 +194,7 @@ impl LoadOptions {
 /// The world (index into the URLs) bot `index` plays in: round-robin, except that the two bots
 /// of a trading pair (`2k`, `2k + 1`) share a world, since trades do not cross worlds.
 pub fn world_of(scenario: Scenario, index: usize, worlds: usize) -> usize {
-    let slot = if scenario == Scenario::Trade {
-        index / 2
-    } else {
-        index
-    };
+    let slot = if scenario.trades() { index / 2 } else { index };
     slot % worlds.max(1)
 }
 
@@ -244,6 +254,7 @@ mod tests {
         assert_eq!("Chat".parse::<Scenario>(), Ok(Scenario::Chat));
         assert_eq!(" GATHER ".parse::<Scenario>(), Ok(Scenario::Gather));
         assert_eq!("trade".parse::<Scenario>(), Ok(Scenario::Trade));
+        assert_eq!("trade-pairs".parse::<Scenario>(), Ok(Scenario::TradePairs));
         assert_eq!("mixed".parse::<Scenario>(), Ok(Scenario::Mixed));
         assert_eq!(
             "fly".parse::<Scenario>(),

@@ -256,8 +256,10 @@ pub(crate) struct RunFacts {
 impl LoadReport {
     /// A report from every bot's merged counts.
     pub(crate) fn new(facts: RunFacts, stats: BotStats) -> LoadReport {
-        let trades =
-            (facts.scenario == Scenario::Trade).then(|| TradeReport::new(stats.trade, &facts));
+        let trades = facts
+            .scenario
+            .trades()
+            .then(|| TradeReport::new(stats.trade, &facts));
         let messages_out = total(&stats.sent);
         let messages_in = total(&stats.received);
         let per_second = |n: u64| {
@@ -440,6 +442,17 @@ impl fmt::Display for LoadReport {
                     trades.steady_per_second
                 ),
             )?;
+            if self.scenario == Scenario::TradePairs {
+                // One transaction per trade, and `tradeCompleted` only after it committed.
+                row(
+                    f,
+                    "durable commits",
+                    format!(
+                        "{:.1}/s in the steady window (a trade each, told after its commit)",
+                        trades.steady_per_second
+                    ),
+                )?;
+            }
             row(f, "trade (ms)", latency_line(&trades.duration_ms))?;
             row(
                 f,
@@ -710,6 +723,31 @@ mod tests {
         assert!(r.to_string().contains("NOT CONSERVED"));
         assert!(r.to_string().contains("timeout 1"));
         assert!(LoadReport::new(facts(), stats()).trades.is_none());
+    }
+
+    #[test]
+    fn trade_pairs_runs_report_durable_commits_and_the_coin_check() {
+        let mut f = f_trade();
+        f.scenario = Scenario::TradePairs;
+        f.bots_started = 4;
+        f.duration_seconds = 10.0;
+        f.ramp_seconds = 2;
+        let mut s = BotStats {
+            connected: 4,
+            ..BotStats::default()
+        };
+        s.trade.completed = 40;
+        s.trade.completed_steady = 32;
+        s.trade.ledger = (0..4).map(|bot| ledger(bot, 25, 25, true)).collect();
+        let r = LoadReport::new(f, s);
+        assert!(r.is_clean(), "{r}");
+        let text = r.to_string();
+        assert!(text.contains("durable commits     4.0/s"), "{text}");
+        assert!(text.contains("conserved"), "{text}");
+        // The plain trade scenario has no such line.
+        assert!(!LoadReport::new(f_trade(), BotStats::default())
+            .to_string()
+            .contains("durable commits"));
     }
 
     fn f_trade() -> RunFacts {

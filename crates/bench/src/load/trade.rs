@@ -32,9 +32,22 @@ use wayfarer_protocol::ws::ClientMessage;
 
 use super::scenario::Rng;
 use super::stats::{bump, TradeStats};
+use super::Scenario;
 
 /// The requester's pause between a completed trade and its next request.
 pub const NEXT_TRADE_AFTER: (Duration, Duration) = (Duration::ZERO, Duration::from_millis(200));
+/// `trade-pairs`: the next request as soon as the last trade completed.
+pub const NEXT_TRADE_AT_ONCE: (Duration, Duration) = (Duration::ZERO, Duration::ZERO);
+
+/// The requester's pause between a completed trade and its next request in `scenario`.
+pub fn next_pause(scenario: Scenario) -> (Duration, Duration) {
+    if scenario == Scenario::TradePairs {
+        NEXT_TRADE_AT_ONCE
+    } else {
+        NEXT_TRADE_AFTER
+    }
+}
+
 /// The requester's pause after a cancelled or refused trade before it asks again.
 pub const RETRY_AFTER: (Duration, Duration) =
     (Duration::from_millis(500), Duration::from_millis(1000));
@@ -165,6 +178,8 @@ pub struct Trader {
     progress_at: Instant,
     /// Completions from this moment on count towards the steady rate.
     steady_from: Instant,
+    /// The pause between a completed trade and the next request.
+    next_pause: (Duration, Duration),
     /// What it counted.
     pub stats: TradeStats,
 }
@@ -179,8 +194,15 @@ impl Trader {
             requested_at: None,
             progress_at: now,
             steady_from,
+            next_pause: NEXT_TRADE_AFTER,
             stats: TradeStats::default(),
         }
+    }
+
+    /// This trader with `pause` between a completed trade and the next request.
+    pub fn with_next_pause(mut self, pause: (Duration, Duration)) -> Trader {
+        self.next_pause = pause;
+        self
     }
 
     /// When [`Trader::due`] should next be called: the next request, or the stall check.
@@ -315,7 +337,7 @@ impl Trader {
                             .record(now.saturating_duration_since(at));
                     }
                 }
-                self.restart(now, NEXT_TRADE_AFTER, rng);
+                self.restart(now, self.next_pause, rng);
                 Vec::new()
             }
             "tradeCancelled" => {
@@ -600,6 +622,27 @@ mod tests {
         assert!(next >= t2 && next <= t2 + NEXT_TRADE_AFTER.1, "{next:?}");
         assert_eq!(b.due_at(), None);
         assert_eq!(kinds(&a.due(next, Some("c2"), &mut rng)), ["tradeRequest"]);
+    }
+
+    #[test]
+    fn trade_pairs_ask_again_as_soon_as_a_trade_completed() {
+        assert_eq!(next_pause(Scenario::TradePairs), NEXT_TRADE_AT_ONCE);
+        assert_eq!(next_pause(Scenario::Trade), NEXT_TRADE_AFTER);
+        let mut rng = Rng::seeded(3);
+        let t0 = Instant::now();
+        let purse = purse();
+        let mut a = Trader::new(Role::Requester, t0, t0).with_next_pause(NEXT_TRADE_AT_ONCE);
+        assert_eq!(kinds(&a.due(t0, Some("c2"), &mut rng)), ["tradeRequest"]);
+        let done = frame(
+            "tradeCompleted",
+            json!({"tradeId": "trade-1", "receivedItems": []}),
+        );
+        let t1 = t0 + Duration::from_millis(700);
+        assert!(a
+            .receive("tradeCompleted", &done, &purse, t1, &mut rng)
+            .is_empty());
+        assert_eq!(a.due_at(), Some(t1), "no pause before the next request");
+        assert_eq!(kinds(&a.due(t1, Some("c2"), &mut rng)), ["tradeRequest"]);
     }
 
     #[test]

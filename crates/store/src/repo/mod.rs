@@ -7,6 +7,7 @@ pub mod characters;
 pub mod deaths;
 pub mod duels;
 pub mod friends;
+pub mod group_commit;
 pub mod hiscores;
 pub mod ignores;
 pub mod inventory;

@@ -191,3 +191,40 @@ test_both_backends!(
         );
     }
 );
+
+test_both_backends!(banks_across_multi_row_inserts_keep_their_order, |store| {
+    let mut snapshot =
+        crate::new_character_with(&store, "Hoarder", vec![slot(0, "coins", 5)]).await;
+    // One statement holds 128 rows: the last that fits, the first that needs another, and more.
+    for size in [128usize, 129, 300] {
+        snapshot.bank = (0..size)
+            .map(|i| wayfarer_store::StoredBankItem {
+                item_id: format!("item_{:03}", size - i),
+                quantity: i as i64 + 1,
+            })
+            .collect();
+        snapshot.inventory = (0..28).map(|s| slot(s, "logs", 1)).collect();
+        store
+            .inventories()
+            .save_batch(std::slice::from_ref(&snapshot))
+            .await
+            .unwrap();
+        assert_eq!(
+            store
+                .inventories()
+                .bank(&snapshot.character.id)
+                .await
+                .unwrap(),
+            snapshot.bank,
+            "a bank of {size}"
+        );
+        assert_eq!(
+            store
+                .inventories()
+                .get(&snapshot.character.id)
+                .await
+                .unwrap(),
+            snapshot.inventory
+        );
+    }
+});

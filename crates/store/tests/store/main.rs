@@ -7,6 +7,7 @@ mod characters;
 mod deaths;
 mod duels;
 mod friends;
+mod group_commit;
 mod hiscores;
 mod ignores;
 mod inventory;
