@@ -149,7 +149,8 @@ fn views_on_several_threads_give_the_same_world_update_bytes_as_one_thread() {
                 many.updates.len(),
                 "tick {tick}, {threads} threads: update count"
             );
-            for ((to_one, bytes_one), (to_many, bytes_many)) in one.updates.iter().zip(&many.updates)
+            for ((to_one, bytes_one), (to_many, bytes_many)) in
+                one.updates.iter().zip(&many.updates)
             {
                 assert_eq!(to_one, to_many, "tick {tick}, {threads} threads: order");
                 assert!(
