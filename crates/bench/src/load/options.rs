@@ -28,17 +28,22 @@ pub enum Scenario {
     /// Enter the world and do nothing (not even the round-trip probe): the memory cost of
     /// connected players.
     Idle,
+    /// Players spread as a living world has them: one in ten in a crowd at the spawn, the others
+    /// travelling to the world's towns to wander and chat there or gather in their outskirts
+    /// (`spread` module).
+    Spread,
 }
 
 impl Scenario {
     /// Every scenario, in the order of the CLI's help.
-    pub const ALL: [Scenario; 6] = [
+    pub const ALL: [Scenario; 7] = [
         Scenario::Wander,
         Scenario::Chat,
         Scenario::Gather,
         Scenario::Trade,
         Scenario::Mixed,
         Scenario::Idle,
+        Scenario::Spread,
     ];
 
     /// The name used on the command line and in reports.
@@ -50,17 +55,18 @@ impl Scenario {
             Scenario::Trade => "trade",
             Scenario::Mixed => "mixed",
             Scenario::Idle => "idle",
+            Scenario::Spread => "spread",
         }
     }
 
     /// Whether bots of this scenario walk around.
     pub fn wanders(self) -> bool {
-        matches!(self, Scenario::Wander | Scenario::Mixed)
+        matches!(self, Scenario::Wander | Scenario::Mixed | Scenario::Spread)
     }
 
     /// Whether bots of this scenario chat.
     pub fn chats(self) -> bool {
-        matches!(self, Scenario::Chat | Scenario::Mixed)
+        matches!(self, Scenario::Chat | Scenario::Mixed | Scenario::Spread)
     }
 
     /// Whether bots of this scenario chop trees.
@@ -80,9 +86,12 @@ impl fmt::Display for Scenario {
     }
 }
 
-/// A scenario name that is not one of `wander`, `chat`, `gather`, `trade`, `mixed`, `idle`.
+/// A scenario name that is not one of `wander`, `chat`, `gather`, `trade`, `mixed`, `idle`,
+/// `spread`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown scenario {0:?} (expected one of wander, chat, gather, trade, mixed, idle)")]
+#[error(
+    "unknown scenario {0:?} (expected one of wander, chat, gather, trade, mixed, idle, spread)"
+)]
 pub struct UnknownScenario(pub String);
 
 impl FromStr for Scenario {
