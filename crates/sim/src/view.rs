@@ -316,8 +316,13 @@ fn sort_by_slot(handles: &mut Vec<Handle>, spare: &mut Vec<Handle>) {
         return;
     }
     let digit = |h: Handle, pass: u32| (slot_index(h) >> (pass * DIGIT_BITS)) & (DIGITS - 1);
+    // Every place of `spare` is written by each pass, and after the swap the other list has the
+    // same length: one sizing for both passes (zeroing it twice was 3% of a crowd's tick).
+    spare.clear();
+    spare.resize(handles.len(), 0);
     for pass in 0..2 {
-        let mut starts = [0usize; DIGITS];
+        // u32 counts: a view holds a few hundred handles, and the table is zeroed each pass.
+        let mut starts = [0u32; DIGITS];
         for &h in handles.iter() {
             starts[digit(h, pass)] += 1;
         }
@@ -327,11 +332,9 @@ fn sort_by_slot(handles: &mut Vec<Handle>, spare: &mut Vec<Handle>) {
             *start = sum;
             sum += count;
         }
-        spare.clear();
-        spare.resize(handles.len(), 0);
         for &h in handles.iter() {
             let d = digit(h, pass);
-            spare[starts[d]] = h;
+            spare[starts[d] as usize] = h;
             starts[d] += 1;
         }
         mem::swap(handles, spare);
