@@ -528,6 +528,10 @@ struct Bot<'a> {
     journey: Option<Journey>,
 }
 
+/// The tree a level-1 woodcutter can chop (bundled and reference content alike); a bot's
+/// character is new, so oaks and better only refuse it.
+const STARTER_TREE: &str = "tree_normal";
+
 /// What a gathering bot has seen: trees in view (id → tile, standing) and its inventory.
 #[derive(Default)]
 struct Woods {
@@ -547,7 +551,9 @@ impl Woods {
         match frame["type"].as_str() {
             Some("world:update") => {
                 for e in data["added"].as_array().into_iter().flatten() {
-                    if e["kind"] == "resource" && e["resourceType"] == "tree" {
+                    // Only trees a new character can chop: the others answer `cannot_do`.
+                    let choppable = e["typeId"].as_str().is_none_or(|t| t == STARTER_TREE);
+                    if e["kind"] == "resource" && e["resourceType"] == "tree" && choppable {
                         if let (Some(id), Some(x), Some(z)) =
                             (e["id"].as_str(), e["x"].as_i64(), e["z"].as_i64())
                         {
@@ -957,6 +963,23 @@ mod tests {
         assert_eq!(peek_kind(r#"{"type":"a\"b","data":{}}"#), None);
         assert_eq!(peek_kind(r#"{"type":"unterminated"#), None);
         assert_eq!(peek_kind(r#"{"data":{},"type":"x"}"#), None);
+    }
+
+    #[test]
+    fn a_gatherer_learns_only_the_trees_a_new_character_can_chop() {
+        let mut woods = Woods::default();
+        woods.learn(
+            r#"{"type":"world:update","data":{"tick":1,"added":[
+            {"id":"res-1","kind":"resource","x":3,"z":0,"resourceType":"tree","typeId":"tree_oak"},
+            {"id":"res-2","kind":"resource","x":5,"z":0,"resourceType":"tree","typeId":"tree_normal"},
+            {"id":"res-3","kind":"resource","x":1,"z":0,"resourceType":"rock","typeId":"rock_copper"},
+            {"id":"res-4","kind":"resource","x":9,"z":0,"resourceType":"tree"}
+            ],"moved":[],"changed":[],"removed":[]}}"#,
+        );
+        let mut known: Vec<&str> = woods.trees.keys().map(String::as_str).collect();
+        known.sort_unstable();
+        assert_eq!(known, ["res-2", "res-4"]);
+        assert_eq!(woods.nearest(TilePos { x: 0, z: 0 }), Some("res-2"));
     }
 
     #[test]
