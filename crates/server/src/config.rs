@@ -127,6 +127,9 @@ pub struct Config {
     pub embedded_agent_prefix: String,
     /// Connection caps and time limits (`config::connections`).
     pub connections: connections::ConnectionSettings,
+    /// Threads a tick's views may use (`TICK_THREADS`, default the machine's cores; 1: all on
+    /// the world thread). The result is the same whatever the count (`World::set_tick_threads`).
+    pub tick_threads: usize,
 }
 
 /// Shortest `JWT_SECRET` accepted in production (CONTRACT.md section 4).
@@ -374,8 +377,10 @@ impl Config {
             });
         }
         let connections = connections::ConnectionSettings::from_lookup(&get)?;
+        let tick_threads = tick_threads(&get)?;
         Ok(Config {
             connections,
+            tick_threads,
             embedded_agents,
             embedded_agent_prefix,
             world_id: world_id as i64,
@@ -560,6 +565,7 @@ impl Config {
             ),
             ("EMBEDDED_AGENTS", self.embedded_agents.to_string()),
             ("EMBEDDED_AGENT_PREFIX", self.embedded_agent_prefix.clone()),
+            ("TICK_THREADS", self.tick_threads.to_string()),
         ];
         out.extend(self.connections.describe());
         for (name, value) in &mut out {
@@ -605,6 +611,23 @@ fn check_embedded_agents(
         }
     }
     Ok(())
+}
+
+/// `TICK_THREADS`: 1 to [`wayfarer_sim::MAX_TICK_THREADS`], the machine's cores when unset.
+fn tick_threads(get: &impl Fn(&str) -> Option<String>) -> Result<usize, ConfigError> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let default = cores.min(wayfarer_sim::MAX_TICK_THREADS) as u64;
+    let threads = positive_integer(get, "TICK_THREADS", default)?;
+    if threads > wayfarer_sim::MAX_TICK_THREADS as u64 {
+        return Err(ConfigError {
+            variable: "TICK_THREADS",
+            message: format!(
+                "{threads} is above {} (more threads than cores only take turns)",
+                wayfarer_sim::MAX_TICK_THREADS
+            ),
+        });
+    }
+    Ok(threads as usize)
 }
 
 pub(crate) fn positive_integer(
@@ -665,6 +688,26 @@ mod tests {
         assert!(!c.disable_rate_limit);
         assert!(!c.use_local_postgres);
         assert_eq!(c.effective_database_url(), "sqlite://./world/wayfarer.db");
+    }
+
+    #[test]
+    fn tick_threads_default_to_the_cores_and_stay_within_their_bounds() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(
+            config(&[]).unwrap().tick_threads,
+            cores.min(wayfarer_sim::MAX_TICK_THREADS)
+        );
+        assert_eq!(config(&[("TICK_THREADS", "1")]).unwrap().tick_threads, 1);
+        let most = wayfarer_sim::MAX_TICK_THREADS.to_string();
+        assert_eq!(
+            config(&[("TICK_THREADS", &most)]).unwrap().tick_threads,
+            wayfarer_sim::MAX_TICK_THREADS
+        );
+        let too_many = (wayfarer_sim::MAX_TICK_THREADS + 1).to_string();
+        for bad in ["0", too_many.as_str(), "two", "-1"] {
+            let error = config(&[("TICK_THREADS", bad)]).unwrap_err();
+            assert_eq!(error.variable, "TICK_THREADS", "{bad}");
+        }
     }
 
     #[test]

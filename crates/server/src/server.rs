@@ -152,6 +152,7 @@ impl RunningServer {
         );
         // The chat limits go with the other rate limits: off only outside production.
         world.set_chat_limits(!config.rate_limits_disabled());
+        world.set_tick_threads(config.tick_threads);
         // What of the world outlived the last run (depleted resources, ground items) goes back
         // before the first tick.
         crate::world_chunks::restore(&store, &mut world)

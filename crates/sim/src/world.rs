@@ -239,6 +239,21 @@ impl World {
         world
     }
 
+    /// How many threads a tick's views may use (`TICK_THREADS`; 1: all on the calling thread),
+    /// at least 1 and at most [`MAX_TICK_THREADS`](crate::MAX_TICK_THREADS). The views of a tick
+    /// are the same whatever the count: each viewer's update is computed from the world as the
+    /// tick left it and written only into that viewer, and the updates are put back in viewer
+    /// order (`views_split_over_threads_give_what_one_thread_gives`). The default is the
+    /// machine's cores, at most four.
+    pub fn set_tick_threads(&mut self, threads: usize) {
+        self.view_workers = ViewWorkers::with_threads(threads);
+    }
+
+    /// The most threads a tick's views may use ([`World::set_tick_threads`]).
+    pub fn tick_threads(&self) -> usize {
+        self.view_workers.threads()
+    }
+
     /// The number of ticks completed so far.
     pub fn tick_number(&self) -> u64 {
         self.completed

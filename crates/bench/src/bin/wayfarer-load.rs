@@ -24,7 +24,9 @@ struct Args {
     ramp: u64,
     /// What the bots do: wander, chat, gather, trade (pairs swap a coin, over and over; the
     /// report adds trades a second, their durations and a coin conservation check), mixed, idle,
-    /// trade-pairs (trade with no pause between trades: the store's durable commits a second).
+    /// trade-pairs (trade with no pause between trades: the store's durable commits a second),
+    /// spread (one in ten in a crowd at the spawn, the rest travel to the towns of `/api/map` to
+    /// wander, chat and gather there).
     #[arg(long, default_value = "mixed")]
     scenario: wayfarer_bench::load::Scenario,
     /// The server's LOAD_TEST_KEY, so the bots pass the per-address rate limits.

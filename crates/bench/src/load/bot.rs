@@ -27,6 +27,7 @@ use super::scenario::{
     bot_name, chat_line, target_within, wander_target, Action, Plan, Rng, Said, NOTHING_SAID,
     SPREAD_RADIUS_TILES,
 };
+use super::spread::{role_of, Journey, Role as SpreadRole, Step};
 use super::stats::{bump, BotStats, CoinLedger};
 use super::trade::{partner_of, Outgoing, Purse, Role, Trader};
 use super::Scenario;
@@ -64,6 +65,8 @@ pub(crate) struct Shared {
     pub character_ids: Vec<OnceLock<String>>,
     /// When the steady window starts (the end of the ramp).
     pub steady_from: Instant,
+    /// `spread`: each world's towns (empty for other scenarios).
+    pub places: Vec<super::spread::Places>,
 }
 
 impl Shared {
@@ -134,7 +137,10 @@ pub(crate) async fn run_bot(
         purse,
         unpublished_id,
         outbox: Vec::new(),
+        spread: None,
+        journey: None,
     };
+    bot.start_spread();
     let stayed = bot.play(stop).await;
     let mut stats = bot.stats;
     if let Some(trader) = bot.trader {
@@ -172,6 +178,7 @@ pub async fn enter_world(url: &str, key: Option<&str>, index: usize) -> Result<S
         bots: index + 1,
         character_ids: Vec::new(),
         steady_from: Instant::now(),
+        places: Vec::new(),
     };
     let mut rng = Rng::from_entropy(index as u64);
     let mut stats = BotStats::default();
@@ -516,7 +523,15 @@ struct Bot<'a> {
     purse: Purse,
     /// Trade messages to send, queued while handling a received frame.
     outbox: Vec<Outgoing>,
+    /// `spread`: the bot's role.
+    spread: Option<SpreadRole>,
+    /// `spread`: the way to its town, until it has arrived.
+    journey: Option<Journey>,
 }
+
+/// The tree a level-1 woodcutter can chop (bundled and reference content alike); a bot's
+/// character is new, so oaks and better only refuse it.
+const STARTER_TREE: &str = "tree_normal";
 
 /// What a gathering bot has seen: trees in view (id → tile, standing) and its inventory.
 #[derive(Default)]
@@ -537,7 +552,9 @@ impl Woods {
         match frame["type"].as_str() {
             Some("world:update") => {
                 for e in data["added"].as_array().into_iter().flatten() {
-                    if e["kind"] == "resource" && e["resourceType"] == "tree" {
+                    // Only trees a new character can chop: the others answer `cannot_do`.
+                    let choppable = e["typeId"].as_str().is_none_or(|t| t == STARTER_TREE);
+                    if e["kind"] == "resource" && e["resourceType"] == "tree" && choppable {
                         if let (Some(id), Some(x), Some(z)) =
                             (e["id"].as_str(), e["x"].as_i64(), e["z"].as_i64())
                         {
@@ -588,6 +605,48 @@ impl Woods {
 }
 
 impl Bot<'_> {
+    /// `spread`: takes the bot's role and, unless it stays in the crowd, its journey.
+    fn start_spread(&mut self) {
+        if self.shared.scenario != Scenario::Spread {
+            return;
+        }
+        let role = role_of(self.index);
+        self.spread = Some(role);
+        let world =
+            super::options::world_of(self.shared.scenario, self.index, self.shared.worlds.len());
+        if let Some(places) = self.shared.places.get(world) {
+            self.journey = places
+                .goal(role, self.index, &mut self.rng)
+                .map(Journey::to);
+        }
+    }
+
+    /// Whether the bot chops trees (and so reads trees and its inventory from what it receives).
+    fn gathers(&self) -> bool {
+        self.shared.scenario.gathers() || self.spread == Some(SpreadRole::Gatherer)
+    }
+
+    /// A travelling `spread` bot's next leg: `Some(sent)` while it travels (whether a walk was
+    /// sent, and went out), `None` once it has arrived (or never travelled).
+    async fn travel(&mut self) -> Option<bool> {
+        let step = self.journey.as_mut()?.step(self.tile);
+        match step {
+            Step::Arrived => {
+                self.journey = None;
+                None
+            }
+            Step::Wait => Some(true),
+            Step::Walk(to) => Some(
+                self.send(ClientMessage::Move(MoveRequest {
+                    x: to.x,
+                    z: to.z,
+                    run: false,
+                }))
+                .await,
+            ),
+        }
+    }
+
     /// Plays to the end; true when the bot stayed connected until it closed. (Whether the server
     /// answered the close in time does not matter to what the bot knows: after a client's close
     /// the server sends it nothing more.)
@@ -621,7 +680,10 @@ impl Bot<'_> {
 
     /// Acts and reads until the deadline, a stop, or a lost connection.
     async fn act(&mut self, stop: &mut watch::Receiver<bool>) -> End {
-        let mut plan = Plan::start(self.shared.scenario, &mut self.rng);
+        let mut plan = match self.spread {
+            Some(role) => Plan::for_role(role, &mut self.rng),
+            None => Plan::start(self.shared.scenario, &mut self.rng),
+        };
         let deadline = self.shared.deadline;
         loop {
             if *stop.borrow() || Instant::now() >= deadline {
@@ -670,7 +732,7 @@ impl Bot<'_> {
         match frame {
             Some(Ok(Message::Text(text))) => {
                 let kind = record_in(&mut self.stats, text.as_str());
-                if self.shared.scenario.gathers()
+                if self.gathers()
                     && matches!(kind.as_deref(), Some("world:update" | "inventory:update"))
                 {
                     self.woods.learn(text.as_str());
@@ -744,8 +806,13 @@ impl Bot<'_> {
                 self.send(ClientMessage::Sync).await
             }
             Action::Move => {
-                // The first walk spreads the bots out; later ones wander nearby.
-                let target = if self.stats.sent.contains_key("player:move") {
+                if let Some(sent) = self.travel().await {
+                    return sent;
+                }
+                // The first walk spreads the bots out (a `spread` bot is already where it
+                // belongs); later ones wander nearby.
+                let target = if self.spread.is_some() || self.stats.sent.contains_key("player:move")
+                {
                     wander_target(self.tile, &mut self.rng)
                 } else {
                     target_within(self.tile, SPREAD_RADIUS_TILES, &mut self.rng)
@@ -759,6 +826,9 @@ impl Bot<'_> {
                 .await
             }
             Action::Gather => {
+                if let Some(sent) = self.travel().await {
+                    return sent;
+                }
                 // A full inventory drops a log; otherwise chop the nearest standing tree, or look
                 // around for one.
                 if self.woods.slots_used >= 28 {
@@ -894,6 +964,23 @@ mod tests {
         assert_eq!(peek_kind(r#"{"type":"a\"b","data":{}}"#), None);
         assert_eq!(peek_kind(r#"{"type":"unterminated"#), None);
         assert_eq!(peek_kind(r#"{"data":{},"type":"x"}"#), None);
+    }
+
+    #[test]
+    fn a_gatherer_learns_only_the_trees_a_new_character_can_chop() {
+        let mut woods = Woods::default();
+        woods.learn(
+            r#"{"type":"world:update","data":{"tick":1,"added":[
+            {"id":"res-1","kind":"resource","x":3,"z":0,"resourceType":"tree","typeId":"tree_oak"},
+            {"id":"res-2","kind":"resource","x":5,"z":0,"resourceType":"tree","typeId":"tree_normal"},
+            {"id":"res-3","kind":"resource","x":1,"z":0,"resourceType":"rock","typeId":"rock_copper"},
+            {"id":"res-4","kind":"resource","x":9,"z":0,"resourceType":"tree"}
+            ],"moved":[],"changed":[],"removed":[]}}"#,
+        );
+        let mut known: Vec<&str> = woods.trees.keys().map(String::as_str).collect();
+        known.sort_unstable();
+        assert_eq!(known, ["res-2", "res-4"]);
+        assert_eq!(woods.nearest(TilePos { x: 0, z: 0 }), Some("res-2"));
     }
 
     #[test]

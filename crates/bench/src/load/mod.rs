@@ -13,6 +13,10 @@
 //! - `gather`: every 3–6 s, `player:action gather` on the nearest standing tree it has seen in its
 //!   `world:update`s (the server walks it there), dropping a log when the inventory is full;
 //! - `idle`: nothing at all after entering (no probes either): the cost of connected players;
+//! - `spread`: one bot in ten wanders and chats in a crowd at the spawn; the others travel (legs of
+//!   at most 150 tiles) to the world's towns, read once from `GET /api/map` and dealt round-robin,
+//!   and there wander and chat (four in nine) or chop trees in the outskirts and chat (five in
+//!   nine): the spread of a living world (`spread` module);
 //! - `trade`: bots `2k` and `2k + 1` trade one coin each way, over and over, where they entered
 //!   (everyone enters at the spawn point, within trading distance); see the `trade` module for
 //!   the cycle. The report adds trades completed (overall and after the ramp), their durations,
@@ -45,6 +49,7 @@ mod options;
 mod report;
 mod scenario;
 mod server_figures;
+pub mod spread;
 mod stats;
 mod trade;
 
@@ -144,6 +149,8 @@ pub async fn run_until(
         before.push(server_figures::sample(&http, &world.http_base).await);
     }
 
+    let places = spread_places(&http, &worlds, options.scenario).await?;
+
     let start = Instant::now();
     let deadline = start + Duration::from_secs(options.seconds);
     let ramp = Duration::from_secs(options.ramp_seconds);
@@ -161,6 +168,7 @@ pub async fn run_until(
             Vec::new()
         },
         steady_from: start + ramp,
+        places,
     });
     let (stop_tx, stop_rx) = watch::channel(false);
     let (watch_done_tx, watch_done_rx) = watch::channel(false);
@@ -288,6 +296,28 @@ pub async fn run_until(
         "load test finished"
     );
     Ok(report)
+}
+
+/// The `spread` scenario's places of each world (`GET /api/map`); none for other scenarios.
+async fn spread_places(
+    http: &reqwest::Client,
+    worlds: &[Endpoints],
+    scenario: Scenario,
+) -> Result<Vec<spread::Places>, LoadError> {
+    let mut places = Vec::new();
+    if scenario == Scenario::Spread {
+        for world in worlds {
+            let found = spread::fetch_places(http, &world.http_base)
+                .await
+                .map_err(|reason| LoadError::Unreachable {
+                    url: format!("{}/api/map", world.http_base),
+                    reason,
+                })?;
+            tracing::info!(world = %world.http_base, towns = found.towns.len(), "spread: places read");
+            places.push(found);
+        }
+    }
+    Ok(places)
 }
 
 /// `GET /health`, so that a wrong address fails at once instead of as N failed connects.

@@ -34,11 +34,15 @@ pub enum Scenario {
     /// commits a second under many pairs, with the same coin check.
     #[serde(rename = "trade-pairs")]
     TradePairs,
+    /// Players spread as a living world has them: one in ten in a crowd at the spawn, the others
+    /// travelling to the world's towns to wander and chat there or gather in their outskirts
+    /// (`spread` module).
+    Spread,
 }
 
 impl Scenario {
     /// Every scenario, in the order of the CLI's help.
-    pub const ALL: [Scenario; 7] = [
+    pub const ALL: [Scenario; 8] = [
         Scenario::Wander,
         Scenario::Chat,
         Scenario::Gather,
@@ -46,6 +50,7 @@ impl Scenario {
         Scenario::Mixed,
         Scenario::Idle,
         Scenario::TradePairs,
+        Scenario::Spread,
     ];
 
     /// The name used on the command line and in reports.
@@ -58,17 +63,18 @@ impl Scenario {
             Scenario::Mixed => "mixed",
             Scenario::Idle => "idle",
             Scenario::TradePairs => "trade-pairs",
+            Scenario::Spread => "spread",
         }
     }
 
     /// Whether bots of this scenario walk around.
     pub fn wanders(self) -> bool {
-        matches!(self, Scenario::Wander | Scenario::Mixed)
+        matches!(self, Scenario::Wander | Scenario::Mixed | Scenario::Spread)
     }
 
     /// Whether bots of this scenario chat.
     pub fn chats(self) -> bool {
-        matches!(self, Scenario::Chat | Scenario::Mixed)
+        matches!(self, Scenario::Chat | Scenario::Mixed | Scenario::Spread)
     }
 
     /// Whether bots of this scenario chop trees.
@@ -94,9 +100,11 @@ impl fmt::Display for Scenario {
 }
 
 /// A scenario name that is not one of `wander`, `chat`, `gather`, `trade`, `mixed`, `idle`,
-/// `trade-pairs`.
+/// `trade-pairs`, `spread`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown scenario {0:?} (expected one of wander, chat, gather, trade, mixed, idle, trade-pairs)")]
+#[error(
+    "unknown scenario {0:?} (expected one of wander, chat, gather, trade, mixed, idle, trade-pairs, spread)"
+)]
 pub struct UnknownScenario(pub String);
 
 impl FromStr for Scenario {

@@ -233,6 +233,19 @@ impl Plan {
         }
     }
 
+    /// The first actions of a `spread` bot of `role`: the crowd and the townsfolk wander and
+    /// chat (travellers walk their journey on the move timer), gatherers gather (their journey on
+    /// the gathering timer) and chat.
+    pub fn for_role(role: super::spread::Role, rng: &mut Rng) -> Plan {
+        use super::spread::Role;
+        let mut plan = Plan::start(Scenario::Mixed, rng);
+        if role == Role::Gatherer {
+            plan.r#move = None;
+            plan.gather = Some(rng.duration((Duration::ZERO, GATHER_EVERY.0)));
+        }
+        plan
+    }
+
     /// The action due first and when.
     pub fn next(&self) -> (Action, Duration) {
         let mut next = (Action::Sync, self.sync);
@@ -386,6 +399,13 @@ mod tests {
         assert_eq!(done.len(), 3, "{done:?}");
         let gather = Plan::start(Scenario::Gather, &mut rng);
         assert!(gather.gather.is_some() && gather.r#move.is_none() && gather.chat.is_none());
+        use crate::load::spread::Role;
+        for role in [Role::Crowd, Role::Townsfolk] {
+            let plan = Plan::for_role(role, &mut rng);
+            assert!(plan.r#move.is_some() && plan.chat.is_some() && plan.gather.is_none());
+        }
+        let gatherer = Plan::for_role(Role::Gatherer, &mut rng);
+        assert!(gatherer.gather.is_some() && gatherer.chat.is_some() && gatherer.r#move.is_none());
         let idle = Plan::start(Scenario::Idle, &mut rng);
         assert!(idle.gather.is_none() && idle.r#move.is_none() && idle.chat.is_none());
         assert!(

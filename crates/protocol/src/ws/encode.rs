@@ -6,18 +6,21 @@
 //! of every entry byte by byte and goes through `SerializeMap` for each field. Here the keys are
 //! constant text, an id that needs no escaping (every id the server makes) is copied whole, and
 //! numbers go through itoa as serde's do; `moved` entries are encoded once a tick for every viewer
-//! (`moves::TickMoves`) and copied here. `added` and `changed` entries are few and have optional
-//! fields, so each still goes through serde: one source of truth for their shape.
+//! (`moves::TickMoves`) and copied here. `added` entries are written here too (`write_entity`): in
+//! a moving crowd the nearest 255 change every tick, so each update adds dozens (serde's escaping
+//! of their strings was 14% of the sim's crowd run, `crowd_ticks`); the function destructures
+//! `Entity` whole, so a new field does not compile until it is written here. `changed` entries are
+//! few and still go through serde.
 //!
 //! The tests compare against `serde_json::to_string` of the same message, including ids that need
 //! escaping (escaped here as serde escapes them).
 
-use super::{Moved, WorldUpdate};
+use super::{Entity, EntityKind, Moved, WorldUpdate};
 
 /// Bytes of one `removed` entry besides its id: quotes and a comma.
 const REMOVED_OVERHEAD_BYTES: usize = 3;
 /// A guess for one `added` or `changed` entry, only used to size the first allocation.
-const SERDE_ENTRY_GUESS_BYTES: usize = 128;
+const ENTRY_GUESS_BYTES: usize = 128;
 
 /// Appends `{"type":"world:update","data":{…}}`, exactly as the serde derive of `ServerMessage`
 /// would (adjacently tagged, fields in declaration order, nothing skipped).
@@ -31,7 +34,7 @@ pub(super) fn world_update(update: &WorldUpdate, out: &mut Vec<u8>) -> serde_jso
         if i > 0 {
             out.push(b',');
         }
-        serde_json::to_writer(&mut *out, entity)?;
+        write_entity(entity, out);
     }
 
     out.extend_from_slice(br#"],"moved":["#);
@@ -71,6 +74,76 @@ pub(super) fn write_moved(moved: &Moved, out: &mut Vec<u8>) {
     out.extend_from_slice(itoa::Buffer::new().format(moved.x).as_bytes());
     out.extend_from_slice(br#","z":"#);
     out.extend_from_slice(itoa::Buffer::new().format(moved.z).as_bytes());
+    out.push(b'}');
+}
+
+/// An `added` entry as serde writes `Entity`: fields in declaration order, camelCase keys, the
+/// optional ones only when present.
+fn write_entity(entity: &Entity, out: &mut Vec<u8>) {
+    let Entity {
+        id,
+        kind,
+        x,
+        z,
+        name,
+        health,
+        max_health,
+        item_id,
+        quantity,
+        resource_type,
+        depleted,
+        type_id,
+        worn,
+    } = entity;
+    out.extend_from_slice(br#"{"id":"#);
+    write_str(id, out);
+    out.extend_from_slice(br#","kind":"#);
+    out.extend_from_slice(match kind {
+        EntityKind::Player => br#""player""#.as_slice(),
+        EntityKind::Npc => br#""npc""#,
+        EntityKind::Resource => br#""resource""#,
+        EntityKind::GroundItem => br#""groundItem""#,
+        EntityKind::Obstacle => br#""obstacle""#,
+    });
+    out.extend_from_slice(br#","x":"#);
+    out.extend_from_slice(itoa::Buffer::new().format(*x).as_bytes());
+    out.extend_from_slice(br#","z":"#);
+    out.extend_from_slice(itoa::Buffer::new().format(*z).as_bytes());
+    let text = |key: &[u8], value: &Option<String>, out: &mut Vec<u8>| {
+        if let Some(value) = value {
+            out.extend_from_slice(key);
+            write_str(value, out);
+        }
+    };
+    let number = |key: &[u8], value: &Option<i64>, out: &mut Vec<u8>| {
+        if let Some(value) = value {
+            out.extend_from_slice(key);
+            out.extend_from_slice(itoa::Buffer::new().format(*value).as_bytes());
+        }
+    };
+    text(br#","name":"#, name, out);
+    number(br#","health":"#, health, out);
+    number(br#","maxHealth":"#, max_health, out);
+    text(br#","itemId":"#, item_id, out);
+    number(br#","quantity":"#, quantity, out);
+    text(br#","resourceType":"#, resource_type, out);
+    if let Some(depleted) = depleted {
+        out.extend_from_slice(br#","depleted":"#);
+        out.extend_from_slice(if *depleted { b"true" } else { b"false" });
+    }
+    text(br#","typeId":"#, type_id, out);
+    if let Some(worn) = worn {
+        out.extend_from_slice(br#","worn":{"#);
+        for (n, (slot, item)) in worn.iter().enumerate() {
+            if n > 0 {
+                out.push(b',');
+            }
+            write_str(slot, out);
+            out.push(b':');
+            write_str(item, out);
+        }
+        out.push(b'}');
+    }
     out.push(b'}');
 }
 
@@ -117,9 +190,9 @@ fn estimated_len(update: &WorldUpdate) -> usize {
         .iter()
         .map(|id| id.len() + REMOVED_OVERHEAD_BYTES)
         .sum();
-    let serde_entries = (update.added.len() + update.changed.len()) * SERDE_ENTRY_GUESS_BYTES;
+    let entries = (update.added.len() + update.changed.len()) * ENTRY_GUESS_BYTES;
     // The envelope, the tick and the list keys.
-    100 + moved + removed + serde_entries
+    100 + moved + removed + entries
 }
 
 #[cfg(test)]
@@ -142,25 +215,35 @@ mod tests {
         assert_eq!(encoded(update), serde, "for {update:?}");
     }
 
+    /// An entity of each kind in turn, with every optional field present or absent by `i`.
     fn entity(id: &str, i: i32) -> Arc<Entity> {
+        const KINDS: [EntityKind; 5] = [
+            EntityKind::Player,
+            EntityKind::GroundItem,
+            EntityKind::Npc,
+            EntityKind::Resource,
+            EntityKind::Obstacle,
+        ];
         Arc::new(Entity {
             id: id.to_owned(),
-            kind: if i % 2 == 0 {
-                EntityKind::Player
-            } else {
-                EntityKind::GroundItem
-            },
+            kind: KINDS[i.rem_euclid(5) as usize],
             x: i,
-            z: -i,
+            z: i.wrapping_neg(),
             name: (i % 3 == 0).then(|| format!("Name \"{i}\"")),
             health: (i % 2 == 0).then_some(i64::from(i)),
-            max_health: None,
+            max_health: (i % 4 == 0).then_some(i64::from(i) * 1_000_000_007),
             item_id: (i % 2 == 1).then(|| "bones".to_owned()),
-            quantity: (i % 2 == 1).then_some(1),
-            resource_type: None,
-            depleted: (i % 5 == 0).then_some(false),
-            type_id: None,
-            worn: None,
+            quantity: (i % 2 == 1).then_some(i64::MIN + i64::from(i.rem_euclid(1_000))),
+            resource_type: (i % 7 < 3).then(|| format!("tree\\{id}")),
+            depleted: (i % 5 < 2).then_some(i % 2 == 0),
+            type_id: (i % 3 != 1).then(|| id.to_owned()),
+            worn: (i % 4 == 0).then(|| {
+                Arc::new(
+                    [("weapon", "bronze_sword"), ("body", "leather \"body\"")]
+                        .map(|(slot, item)| (slot.to_owned(), item.to_owned()))
+                        .into(),
+                )
+            }),
         })
     }
 
@@ -241,6 +324,31 @@ mod tests {
             removed: vec![id.into(), "item:9".into()],
             ..Default::default()
         });
+    }
+
+    #[test]
+    fn every_kind_and_optional_field_of_an_added_entity_matches_serde() {
+        for i in -60..60 {
+            assert_same_as_serde(&WorldUpdate {
+                tick: 4,
+                added: vec![entity("0190f3a2-7c1e-7b3a-9d4e-5f6a7b8c9d0e", i)],
+                ..Default::default()
+            });
+        }
+        for id in ODD_IDS {
+            let mut odd = (*entity(id, 0)).clone();
+            odd.name = Some(id.to_owned());
+            odd.item_id = Some(id.to_owned());
+            odd.resource_type = Some(id.to_owned());
+            odd.health = Some(i64::MAX);
+            odd.max_health = Some(i64::MIN);
+            odd.quantity = Some(0);
+            assert_same_as_serde(&WorldUpdate {
+                tick: 5,
+                added: vec![Arc::new(odd), entity(id, 1)],
+                ..Default::default()
+            });
+        }
     }
 
     #[test]

@@ -16,6 +16,7 @@ mod magic;
 mod making;
 mod movement;
 mod narration;
+mod parallel_views;
 mod persistence;
 mod prayer;
 mod properties;
