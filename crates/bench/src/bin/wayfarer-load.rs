@@ -23,7 +23,8 @@ struct Args {
     #[arg(long, default_value_t = wayfarer_bench::load::LoadOptions::DEFAULT_RAMP_SECONDS)]
     ramp: u64,
     /// What the bots do: wander, chat, gather, trade (pairs swap a coin, over and over; the
-    /// report adds trades a second, their durations and a coin conservation check), mixed, idle.
+    /// report adds trades a second, their durations and a coin conservation check), mixed, idle,
+    /// reconnect-storm (idle, then everyone drops and reconnects at once, as after a restart).
     #[arg(long, default_value = "mixed")]
     scenario: wayfarer_bench::load::Scenario,
     /// The server's LOAD_TEST_KEY, so the bots pass the per-address rate limits.

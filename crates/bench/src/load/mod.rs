@@ -13,6 +13,10 @@
 //! - `gather`: every 3–6 s, `player:action gather` on the nearest standing tree it has seen in its
 //!   `world:update`s (the server walks it there), dropping a log when the inventory is full;
 //! - `idle`: nothing at all after entering (no probes either): the cost of connected players;
+//! - `reconnect-storm`: idle, then every bot drops its socket at the same moment (a third of the
+//!   way from the ramp's end to the deadline) and reconnects at once with the same account, as
+//!   after a restart; the report adds the reconnect times (to `player:sync` and to the first
+//!   `world:update`) and failures;
 //! - `trade`: bots `2k` and `2k + 1` trade one coin each way, over and over, where they entered
 //!   (everyone enters at the spawn point, within trading distance); see the `trade` module for
 //!   the cycle. The report adds trades completed (overall and after the ramp), their durations,
@@ -62,13 +66,13 @@ pub use bot::{
     PROBE_TIMEOUT, SEND_TIMEOUT,
 };
 pub use options::{world_of, Endpoints, LoadOptions, Scenario, UnknownScenario};
-pub use report::{CoinCheck, LoadReport, TradeReport, WorldReport};
+pub use report::{CoinCheck, LoadReport, ReconnectReport, TradeReport, WorldReport};
 pub use scenario::{
     bot_name, Rng, CHAT_EVERY, FIRST_SYNC_WITHIN, GLOBAL_CHAT_ONE_IN, MAX_NAME_CHARS, MOVE_EVERY,
     SYNC_EVERY, WANDER_RADIUS_TILES,
 };
 pub use server_figures::{ServerFigures, StatusSample};
-pub use stats::{percentile, LatencySummary, Samples};
+pub use stats::{percentile, LatencySummary, ReconnectStats, Samples};
 pub use trade::{
     partner_of, Role, NEXT_TRADE_AFTER, PARTNER_POLL, RETRY_AFTER,
     STALL_TIMEOUT as TRADE_STALL_TIMEOUT,
@@ -161,6 +165,8 @@ pub async fn run_until(
             Vec::new()
         },
         steady_from: start + ramp,
+        storm_at: (options.scenario == Scenario::ReconnectStorm)
+            .then(|| storm_at(start + ramp, deadline)),
     });
     let (stop_tx, stop_rx) = watch::channel(false);
     let (watch_done_tx, watch_done_rx) = watch::channel(false);
@@ -288,6 +294,12 @@ pub async fn run_until(
         "load test finished"
     );
     Ok(report)
+}
+
+/// When the bots of `reconnect-storm` all drop and reconnect: a third of the way from the ramp's
+/// end to the deadline, so everyone is in before and the rest of the run sees them back.
+fn storm_at(ramp_end: Instant, deadline: Instant) -> Instant {
+    ramp_end + deadline.saturating_duration_since(ramp_end) / 3
 }
 
 /// `GET /health`, so that a wrong address fails at once instead of as N failed connects.

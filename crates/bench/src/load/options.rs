@@ -28,17 +28,23 @@ pub enum Scenario {
     /// Enter the world and do nothing (not even the round-trip probe): the memory cost of
     /// connected players.
     Idle,
+    /// As `idle`, then every bot drops its socket at the same moment and reconnects at once with
+    /// the same account and character, as every player does after a restart (a third of the way
+    /// from the ramp's end to the deadline). The report adds the reconnect times.
+    #[serde(rename = "reconnect-storm")]
+    ReconnectStorm,
 }
 
 impl Scenario {
     /// Every scenario, in the order of the CLI's help.
-    pub const ALL: [Scenario; 6] = [
+    pub const ALL: [Scenario; 7] = [
         Scenario::Wander,
         Scenario::Chat,
         Scenario::Gather,
         Scenario::Trade,
         Scenario::Mixed,
         Scenario::Idle,
+        Scenario::ReconnectStorm,
     ];
 
     /// The name used on the command line and in reports.
@@ -50,6 +56,7 @@ impl Scenario {
             Scenario::Trade => "trade",
             Scenario::Mixed => "mixed",
             Scenario::Idle => "idle",
+            Scenario::ReconnectStorm => "reconnect-storm",
         }
     }
 
@@ -70,7 +77,7 @@ impl Scenario {
 
     /// Whether bots of this scenario probe the round trip with `player:sync`.
     pub fn probes(self) -> bool {
-        self != Scenario::Idle
+        !matches!(self, Scenario::Idle | Scenario::ReconnectStorm)
     }
 }
 
@@ -80,9 +87,12 @@ impl fmt::Display for Scenario {
     }
 }
 
-/// A scenario name that is not one of `wander`, `chat`, `gather`, `trade`, `mixed`, `idle`.
+/// A scenario name that is not one of `wander`, `chat`, `gather`, `trade`, `mixed`, `idle`,
+/// `reconnect-storm`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown scenario {0:?} (expected one of wander, chat, gather, trade, mixed, idle)")]
+#[error(
+    "unknown scenario {0:?} (expected one of wander, chat, gather, trade, mixed, idle, reconnect-storm)"
+)]
 pub struct UnknownScenario(pub String);
 
 impl FromStr for Scenario {
@@ -262,6 +272,16 @@ mod tests {
         assert!(Scenario::Mixed.chats() && Scenario::Mixed.wanders());
         assert!(Scenario::Gather.gathers());
         assert!(!Scenario::Idle.probes() && !Scenario::Idle.wanders() && !Scenario::Idle.chats());
+        let storm = Scenario::ReconnectStorm;
+        assert!(!storm.probes() && !storm.wanders() && !storm.chats() && !storm.gathers());
+        assert_eq!(
+            "reconnect-storm".parse::<Scenario>(),
+            Ok(Scenario::ReconnectStorm)
+        );
+        assert_eq!(
+            serde_json::to_string(&storm).unwrap(),
+            "\"reconnect-storm\""
+        );
         // Traders stay where they entered (trading needs them near each other) and still probe.
         assert!(
             Scenario::Trade.probes() && !Scenario::Trade.wanders() && !Scenario::Trade.gathers()

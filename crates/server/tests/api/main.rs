@@ -24,6 +24,7 @@ mod errors;
 mod friends;
 mod health;
 mod items;
+mod join_storm;
 mod load;
 mod local_postgres;
 mod logout;
