@@ -17,6 +17,8 @@ use crate::entities::{slot_index, Entities, Handle};
 use crate::grid::{Occupant, SpatialGrid};
 use crate::map::chebyshev;
 
+mod shared;
+
 /// How far a player sees, in tiles (Chebyshev).
 pub const VIEW_RADIUS_TILES: i32 = 32;
 /// Most other players shown to one client (the nearest).
@@ -68,6 +70,8 @@ pub(crate) struct ViewScratch {
     next: Vec<Handle>,
     /// The other half of [`sort_by_slot`].
     sorting: Vec<Handle>,
+    /// The view of a crowded centre, shared by the viewers standing on it (`shared.rs`).
+    shared: shared::SharedView,
 }
 
 /// What every view of one tick reads: the world as the tick left it.
@@ -101,7 +105,7 @@ pub(crate) fn refresh(
         return None;
     }
     viewer.fresh = false;
-    collect(me, centre, grid, scratch);
+    shared::collect_for(me, centre, grid, scratch, now);
     let update = diff(&viewer.visible, &scratch.next, inputs);
     keep_shown(&mut viewer.visible, &scratch.next);
     (!update.is_empty()).then_some(update)
@@ -220,14 +224,22 @@ impl ViewWorkers {
     }
 }
 
-/// Fills `scratch.next` with the sorted handles `me` should see from `centre`.
-fn collect(me: Handle, centre: TilePos, grid: &SpatialGrid, scratch: &mut ViewScratch) {
+/// Fills `scratch.next` with the sorted handles `me` should see from `centre`, at most
+/// `player_cap` of them players other than `me` (`MAX_VISIBLE_PLAYERS` but for a shared view).
+fn collect(
+    me: Handle,
+    centre: TilePos,
+    grid: &SpatialGrid,
+    scratch: &mut ViewScratch,
+    player_cap: usize,
+) {
     let ViewScratch {
         players,
         npcs,
         ground,
         next,
         sorting,
+        ..
     } = scratch;
     players.clear();
     npcs.clear();
@@ -287,11 +299,11 @@ fn collect(me: Handle, centre: TilePos, grid: &SpatialGrid, scratch: &mut ViewSc
             .min(high.x - 1 - centre.x)
             .min(high.z - 1 - centre.z)
             .max(0) as u32;
-        players_settled = players_settled || settled(players, sure, MAX_VISIBLE_PLAYERS);
+        players_settled = players_settled || settled(players, sure, player_cap);
         npcs_settled = npcs_settled || settled(npcs, sure, MAX_VISIBLE_NPCS);
         ground_settled = ground_settled || settled(ground, sure, MAX_VISIBLE_GROUND_ITEMS);
     }
-    nearest(players, MAX_VISIBLE_PLAYERS);
+    nearest(players, player_cap);
     nearest(npcs, MAX_VISIBLE_NPCS);
     nearest(ground, MAX_VISIBLE_GROUND_ITEMS);
     next.extend(players.iter().map(|(_, h)| *h));

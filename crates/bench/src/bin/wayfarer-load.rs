@@ -26,7 +26,8 @@ struct Args {
     /// report adds trades a second, their durations and a coin conservation check), mixed, idle,
     /// trade-pairs (trade with no pause between trades: the store's durable commits a second),
     /// spread (one in ten in a crowd at the spawn, the rest travel to the towns of `/api/map` to
-    /// wander, chat and gather there).
+    /// wander, chat and gather there),
+    /// reconnect-storm (idle, then everyone drops and reconnects at once, as after a restart).
     #[arg(long, default_value = "mixed")]
     scenario: wayfarer_bench::load::Scenario,
     /// The server's LOAD_TEST_KEY, so the bots pass the per-address rate limits.

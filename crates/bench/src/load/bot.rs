@@ -11,6 +11,7 @@ use std::time::Duration;
 use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
 use serde_json::{json, Value};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 use tokio::sync::watch;
 use tokio::time::{sleep_until, timeout, timeout_at, Instant};
@@ -67,6 +68,8 @@ pub(crate) struct Shared {
     pub steady_from: Instant,
     /// `spread`: each world's towns (empty for other scenarios).
     pub places: Vec<super::spread::Places>,
+    /// `reconnect-storm`: when every bot drops its socket and reconnects.
+    pub storm_at: Option<Instant>,
 }
 
 impl Shared {
@@ -109,6 +112,7 @@ pub(crate) async fn run_bot(
         socket,
         tile,
         first_sync,
+        token,
     } = entered;
     let now = Instant::now();
     let mut purse = Purse::default();
@@ -139,8 +143,17 @@ pub(crate) async fn run_bot(
         outbox: Vec::new(),
         spread: None,
         journey: None,
+        until: shared.deadline,
+        token,
+        reentering: None,
     };
     bot.start_spread();
+    let mut stop = stop;
+    if let Some(storm_at) = shared.storm_at {
+        if !bot.storm(storm_at, &mut stop).await {
+            return bot.stats;
+        }
+    }
     let stayed = bot.play(stop).await;
     let mut stats = bot.stats;
     if let Some(trader) = bot.trader {
@@ -179,6 +192,7 @@ pub async fn enter_world(url: &str, key: Option<&str>, index: usize) -> Result<S
         character_ids: Vec::new(),
         steady_from: Instant::now(),
         places: Vec::new(),
+        storm_at: None,
     };
     let mut rng = Rng::from_entropy(index as u64);
     let mut stats = BotStats::default();
@@ -241,6 +255,8 @@ struct Entered {
     tile: TilePos,
     /// The text of the entry `player:sync`.
     first_sync: String,
+    /// The account's token (a reconnecting bot opens its socket with it again).
+    token: String,
 }
 
 #[derive(Deserialize)]
@@ -326,6 +342,15 @@ async fn connect(
         return Err(refused("character", response).await);
     }
 
+    open_socket(endpoints, token, stats).await
+}
+
+/// Opens `/ws` with `token` and reads the entry `player:sync`.
+async fn open_socket(
+    endpoints: &Endpoints,
+    token: String,
+    stats: &mut BotStats,
+) -> Result<Entered, ConnectFailure> {
     let url = format!("{}?token={token}", endpoints.ws);
     let (mut socket, _) =
         tokio_tungstenite::connect_async_with_config(url, Some(bot_socket()), false)
@@ -364,6 +389,7 @@ async fn connect(
                         socket,
                         tile,
                         first_sync: text.to_string(),
+                        token,
                     });
                 }
                 return Err(ConnectFailure::new(
@@ -527,6 +553,12 @@ struct Bot<'a> {
     spread: Option<SpreadRole>,
     /// `spread`: the way to its town, until it has arrived.
     journey: Option<Journey>,
+    /// When this bot stops acting: the run's deadline, or before it the reconnect storm.
+    until: Instant,
+    /// The account's token, to reconnect with.
+    token: String,
+    /// When the socket was dropped, until the first `world:update` after reconnecting.
+    reentering: Option<Instant>,
 }
 
 /// The tree a level-1 woodcutter can chop (bundled and reference content alike); a bot's
@@ -660,6 +692,43 @@ impl Bot<'_> {
         }
     }
 
+    /// `reconnect-storm`: idles until `at`, drops the socket without a close handshake (as a
+    /// restart or a lost network does) and reconnects at once with the same account. `false`
+    /// when the bot is out of the run (lost before, or could not reconnect).
+    async fn storm(&mut self, at: Instant, stop: &mut watch::Receiver<bool>) -> bool {
+        self.until = at;
+        let end = self.act(stop).await;
+        self.until = self.shared.deadline;
+        match end {
+            End::Lost => return false,
+            End::Finished if *stop.borrow() || Instant::now() >= self.shared.deadline => {
+                return true
+            }
+            End::Finished => {}
+        }
+        let dropped = Instant::now();
+        let _ = self.socket.get_mut().shutdown().await;
+        let endpoints = self.shared.endpoints_of(self.index);
+        let opened = timeout(
+            CONNECT_TIMEOUT,
+            open_socket(endpoints, self.token.clone(), &mut self.stats),
+        )
+        .await;
+        let failure = match opened {
+            Ok(Ok(entered)) => {
+                self.socket = entered.socket;
+                self.stats.reconnect.times.record(dropped.elapsed());
+                self.reentering = Some(dropped);
+                return true;
+            }
+            Ok(Err(failure)) => failure.key(),
+            Err(_) => "timed out entering the world".to_owned(),
+        };
+        tracing::debug!(bot = self.index, %failure, "bot failed to reconnect");
+        bump(&mut self.stats.reconnect.failures, &failure);
+        false
+    }
+
     /// The partner's character id, once the partner has entered.
     fn partner_id(&self) -> Option<&str> {
         partner_of(self.index, self.shared.bots)
@@ -684,7 +753,7 @@ impl Bot<'_> {
             Some(role) => Plan::for_role(role, &mut self.rng),
             None => Plan::start(self.shared.scenario, &mut self.rng),
         };
-        let deadline = self.shared.deadline;
+        let deadline = self.until;
         loop {
             if *stop.borrow() || Instant::now() >= deadline {
                 return End::Finished;
@@ -738,6 +807,9 @@ impl Bot<'_> {
                     self.woods.learn(text.as_str());
                 }
                 if kind.as_deref() == Some("world:update") {
+                    if let Some(dropped) = self.reentering.take() {
+                        self.stats.reconnect.first_update.record(dropped.elapsed());
+                    }
                     if let Some(id) = self.unpublished_id.take() {
                         if let Some(slot) = self.shared.character_ids.get(self.index) {
                             let _ = slot.set(id);

@@ -17,6 +17,10 @@
 //!   at most 150 tiles) to the world's towns, read once from `GET /api/map` and dealt round-robin,
 //!   and there wander and chat (four in nine) or chop trees in the outskirts and chat (five in
 //!   nine): the spread of a living world (`spread` module);
+//! - `reconnect-storm`: idle, then every bot drops its socket at the same moment (a third of the
+//!   way from the ramp's end to the deadline) and reconnects at once with the same account, as
+//!   after a restart; the report adds the reconnect times (to `player:sync` and to the first
+//!   `world:update`) and failures;
 //! - `trade`: bots `2k` and `2k + 1` trade one coin each way, over and over, where they entered
 //!   (everyone enters at the spawn point, within trading distance); see the `trade` module for
 //!   the cycle. The report adds trades completed (overall and after the ramp), their durations,
@@ -67,13 +71,13 @@ pub use bot::{
     PROBE_TIMEOUT, SEND_TIMEOUT,
 };
 pub use options::{world_of, Endpoints, LoadOptions, Scenario, UnknownScenario};
-pub use report::{CoinCheck, LoadReport, TradeReport, WorldReport};
+pub use report::{CoinCheck, LoadReport, ReconnectReport, TradeReport, WorldReport};
 pub use scenario::{
     bot_name, Rng, CHAT_EVERY, FIRST_SYNC_WITHIN, GLOBAL_CHAT_ONE_IN, MAX_NAME_CHARS, MOVE_EVERY,
     SYNC_EVERY, WANDER_RADIUS_TILES,
 };
 pub use server_figures::{ServerFigures, StatusSample};
-pub use stats::{percentile, LatencySummary, Samples};
+pub use stats::{percentile, LatencySummary, ReconnectStats, Samples};
 pub use trade::{
     partner_of, Role, NEXT_TRADE_AFTER, PARTNER_POLL, RETRY_AFTER,
     STALL_TIMEOUT as TRADE_STALL_TIMEOUT,
@@ -169,6 +173,8 @@ pub async fn run_until(
         },
         steady_from: start + ramp,
         places,
+        storm_at: (options.scenario == Scenario::ReconnectStorm)
+            .then(|| storm_at(start + ramp, deadline)),
     });
     let (stop_tx, stop_rx) = watch::channel(false);
     let (watch_done_tx, watch_done_rx) = watch::channel(false);
@@ -318,6 +324,12 @@ async fn spread_places(
         }
     }
     Ok(places)
+}
+
+/// When the bots of `reconnect-storm` all drop and reconnect: a third of the way from the ramp's
+/// end to the deadline, so everyone is in before and the rest of the run sees them back.
+fn storm_at(ramp_end: Instant, deadline: Instant) -> Instant {
+    ramp_end + deadline.saturating_duration_since(ramp_end) / 3
 }
 
 /// `GET /health`, so that a wrong address fails at once instead of as N failed connects.

@@ -38,11 +38,16 @@ pub enum Scenario {
     /// travelling to the world's towns to wander and chat there or gather in their outskirts
     /// (`spread` module).
     Spread,
+    /// As `idle`, then every bot drops its socket at the same moment and reconnects at once with
+    /// the same account and character, as every player does after a restart (a third of the way
+    /// from the ramp's end to the deadline). The report adds the reconnect times.
+    #[serde(rename = "reconnect-storm")]
+    ReconnectStorm,
 }
 
 impl Scenario {
     /// Every scenario, in the order of the CLI's help.
-    pub const ALL: [Scenario; 8] = [
+    pub const ALL: [Scenario; 9] = [
         Scenario::Wander,
         Scenario::Chat,
         Scenario::Gather,
@@ -51,6 +56,7 @@ impl Scenario {
         Scenario::Idle,
         Scenario::TradePairs,
         Scenario::Spread,
+        Scenario::ReconnectStorm,
     ];
 
     /// The name used on the command line and in reports.
@@ -64,6 +70,7 @@ impl Scenario {
             Scenario::Idle => "idle",
             Scenario::TradePairs => "trade-pairs",
             Scenario::Spread => "spread",
+            Scenario::ReconnectStorm => "reconnect-storm",
         }
     }
 
@@ -89,7 +96,7 @@ impl Scenario {
 
     /// Whether bots of this scenario probe the round trip with `player:sync`.
     pub fn probes(self) -> bool {
-        self != Scenario::Idle
+        !matches!(self, Scenario::Idle | Scenario::ReconnectStorm)
     }
 }
 
@@ -100,10 +107,10 @@ impl fmt::Display for Scenario {
 }
 
 /// A scenario name that is not one of `wander`, `chat`, `gather`, `trade`, `mixed`, `idle`,
-/// `trade-pairs`, `spread`.
+/// `trade-pairs`, `spread`, `reconnect-storm`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown scenario {0:?} (expected one of wander, chat, gather, trade, mixed, idle, trade-pairs, spread)"
+    "unknown scenario {0:?} (expected one of wander, chat, gather, trade, mixed, idle, trade-pairs, spread, reconnect-storm)"
 )]
 pub struct UnknownScenario(pub String);
 
@@ -281,6 +288,16 @@ mod tests {
         assert!(Scenario::Mixed.chats() && Scenario::Mixed.wanders());
         assert!(Scenario::Gather.gathers());
         assert!(!Scenario::Idle.probes() && !Scenario::Idle.wanders() && !Scenario::Idle.chats());
+        let storm = Scenario::ReconnectStorm;
+        assert!(!storm.probes() && !storm.wanders() && !storm.chats() && !storm.gathers());
+        assert_eq!(
+            "reconnect-storm".parse::<Scenario>(),
+            Ok(Scenario::ReconnectStorm)
+        );
+        assert_eq!(
+            serde_json::to_string(&storm).unwrap(),
+            "\"reconnect-storm\""
+        );
         // Traders stay where they entered (trading needs them near each other) and still probe.
         assert!(
             Scenario::Trade.probes() && !Scenario::Trade.wanders() && !Scenario::Trade.gathers()

@@ -5,7 +5,9 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::stats::{total, BotStats, CoinLedger, Counts, LatencySummary, TradeStats};
+use super::stats::{
+    total, BotStats, CoinLedger, Counts, LatencySummary, ReconnectStats, TradeStats,
+};
 use super::{LoadError, Scenario};
 
 /// What a load run measured. Rates are totals divided by `durationSeconds`.
@@ -78,6 +80,37 @@ pub struct LoadReport {
     /// figures are `server`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub worlds: Vec<WorldReport>,
+    /// The `reconnect-storm` scenario's reconnects (absent for other scenarios).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reconnect: Option<ReconnectReport>,
+}
+
+/// How the bots of a `reconnect-storm` got back in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReconnectReport {
+    /// Bots back in (their new socket had its `player:sync`).
+    pub reconnected: u64,
+    /// Bots that did not get back in.
+    pub failed: u64,
+    /// Those by step and reason.
+    pub failures: Counts,
+    /// From dropping the socket to the new `player:sync`.
+    pub reconnect_ms: LatencySummary,
+    /// From dropping the socket to the first `world:update` after it.
+    pub first_update_ms: LatencySummary,
+}
+
+impl ReconnectReport {
+    fn new(stats: ReconnectStats) -> Self {
+        ReconnectReport {
+            reconnected: stats.times.len() as u64,
+            failed: total(&stats.failures),
+            failures: stats.failures,
+            reconnect_ms: stats.times.summary(),
+            first_update_ms: stats.first_update.summary(),
+        }
+    }
 }
 
 /// One world of a run over several.
@@ -260,6 +293,8 @@ impl LoadReport {
             .scenario
             .trades()
             .then(|| TradeReport::new(stats.trade, &facts));
+        let reconnect = (facts.scenario == Scenario::ReconnectStorm)
+            .then(|| ReconnectReport::new(stats.reconnect));
         let messages_out = total(&stats.sent);
         let messages_in = total(&stats.received);
         let per_second = |n: u64| {
@@ -301,6 +336,7 @@ impl LoadReport {
             server: None,
             trades,
             worlds: Vec::new(),
+            reconnect,
         }
     }
 
@@ -324,6 +360,7 @@ impl LoadReport {
             && self.errors == 0
             && self.rtt_timeouts == 0
             && self.trades.as_ref().is_none_or(TradeReport::is_clean)
+            && self.reconnect.as_ref().is_none_or(|r| r.failed == 0)
     }
 }
 
@@ -429,6 +466,24 @@ impl fmt::Display for LoadReport {
         row(f, "disconnects", counts_line(&self.disconnect_reasons))?;
         row(f, "unclean closes", self.unclean_closes.to_string())?;
         row(f, "name retries", self.name_retries.to_string())?;
+        if let Some(reconnect) = &self.reconnect {
+            row(
+                f,
+                "reconnected",
+                format!(
+                    "{} back in, {} failed: {}",
+                    reconnect.reconnected,
+                    reconnect.failed,
+                    counts_line(&reconnect.failures)
+                ),
+            )?;
+            row(f, "reconnect (ms)", latency_line(&reconnect.reconnect_ms))?;
+            row(
+                f,
+                "to first update (ms)",
+                latency_line(&reconnect.first_update_ms),
+            )?;
+        }
         if let Some(trades) = &self.trades {
             row(
                 f,

@@ -149,6 +149,20 @@ pub struct BotStats {
     pub unclean_closes: u64,
     /// What the bots of the `trade` scenario counted.
     pub trade: TradeStats,
+    /// What the bots of the `reconnect-storm` scenario counted.
+    pub reconnect: ReconnectStats,
+}
+
+/// What reconnecting bots count.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReconnectStats {
+    /// From dropping the socket to the new socket's `player:sync`, per bot back in.
+    pub times: Samples,
+    /// From dropping the socket to the first `world:update` after it (the world has taken the
+    /// player in again).
+    pub first_update: Samples,
+    /// Bots that did not get back in, by the step and reason that failed.
+    pub failures: Counts,
 }
 
 /// What trading bots count.
@@ -214,6 +228,11 @@ impl BotStats {
         self.name_retries += other.name_retries;
         self.unclean_closes += other.unclean_closes;
         self.trade.merge(other.trade);
+        self.reconnect.times.merge(other.reconnect.times);
+        self.reconnect
+            .first_update
+            .merge(other.reconnect.first_update);
+        merge_counts(&mut self.reconnect.failures, other.reconnect.failures);
     }
 }
 

@@ -13,7 +13,7 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
 
 use tokio::sync::oneshot;
@@ -95,7 +95,7 @@ impl Runner {
     /// run after it, in order.
     pub(super) fn run_manual(
         mut self,
-        rx: &mpsc::Receiver<WorldInput>,
+        rx: &super::inbound::InboundReceiver,
         stop: &AtomicBool,
     ) -> World {
         tracing::info!("world thread started on the manual clock: it ticks when a test steps it");

@@ -8,9 +8,7 @@ use std::sync::Arc;
 use wayfarer_protocol::ws::ServerMessage;
 use wayfarer_sim::Command;
 
-use crate::character_state;
-use crate::online::{OnlineEntry, Presence};
-use crate::player_view;
+use crate::online::Presence;
 
 use super::{Outbound, PlayerRecord, Runner, WorldInput};
 
@@ -20,45 +18,28 @@ impl Runner {
         match input {
             WorldInput::Join {
                 snapshot,
+                joining,
                 session_id,
-                ignored,
                 outbound,
             } => {
-                let c = &snapshot.character;
-                let id = c.id.clone();
+                let id = snapshot.character.id.clone();
                 if self.players.contains_key(&id)
                     || self.leaving.contains_key(&id)
                     || self.deferred.contains_key(&id)
+                    || self.joins.contains(&id)
                 {
                     self.refuse_join(&id, &session_id, &outbound);
                     return;
                 }
-                let requested = player_view::tile_of(c.position);
-                self.commands
-                    .push(Command::Join(Box::new(character_state::joining(
-                        &snapshot, ignored,
-                    ))));
-                self.presence.push(Presence::Joined(
-                    id.clone(),
-                    OnlineEntry {
-                        account_id: c.account_id.clone(),
-                        name: c.name.clone(),
-                        tile: requested,
-                        combat_level: c.combat_level,
-                    },
-                ));
-                self.entered += 1;
-                self.players.insert(
-                    id,
-                    PlayerRecord {
-                        snapshot: *snapshot,
-                        session_id,
-                        outbound,
-                        dirty: false,
-                        save_turn: self.entered,
-                        pending: RefCell::new(Vec::new()),
-                    },
-                );
+                let record = PlayerRecord {
+                    snapshot: *snapshot,
+                    session_id,
+                    outbound,
+                    dirty: false,
+                    save_turn: 0,
+                    pending: RefCell::new(Vec::new()),
+                };
+                self.join(record, joining);
             }
             WorldInput::Leave {
                 id,
@@ -66,9 +47,18 @@ impl Runner {
                 reason,
                 done,
             } => self.leave(&id, &session_id, reason, done),
-            WorldInput::Sim(command) => self.commands.push(command),
+            WorldInput::Sim(command) => {
+                // A player waiting to enter keeps its commands until it does (`admission.rs`).
+                if let Some(command) = self.joins.hold(command) {
+                    self.commands.push(command);
+                }
+            }
             WorldInput::Sync { id, asked_at } => {
-                if let Some(record) = self.players.get(&id) {
+                let record = self
+                    .players
+                    .get(&id)
+                    .or_else(|| self.joins.get(&id).map(|w| &w.record));
+                if let Some(record) = record {
                     let sync = self.player_sync(record);
                     let _ = record.outbound.try_send(Outbound::Reply {
                         message: Arc::new(ServerMessage::PlayerSync(Box::new(sync))),
@@ -110,6 +100,7 @@ impl Runner {
                 let live = self
                     .players
                     .get(&id)
+                    .or_else(|| self.joins.get(&id).map(|w| &w.record))
                     .map(|record| Box::new(self.finished_snapshot(record.snapshot.clone())));
                 let _ = reply.send(live);
             }

@@ -11,7 +11,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError, TryRecvError};
+use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -28,8 +28,10 @@ use crate::outbound_queue::{OutboundSender, OutboundWaker};
 use crate::player_view;
 use crate::saver::SaveJob;
 
+mod admission;
 mod bookkeeping;
 mod clock;
+mod inbound;
 mod inputs;
 mod messages;
 mod queries;
@@ -95,11 +97,13 @@ pub enum Outbound {
 
 /// What sockets and the server send to the world thread.
 pub enum WorldInput {
-    /// A player enters with their loaded state and outbound queue.
+    /// A player enters with their loaded state, what the sim needs of it (built from that state by
+    /// the connection, off the tick: `character_state::joining`) and their outbound queue. At most
+    /// `JOINS_PER_TICK` enter a tick; the others wait in order (`admission.rs`).
     Join {
         snapshot: Box<CharacterSnapshot>,
+        joining: Box<wayfarer_sim::Joining>,
         session_id: String,
-        ignored: Vec<String>,
         outbound: OutboundSender,
     },
     /// A connection leaves. Only the session that owns the character's record takes it out of
@@ -178,13 +182,13 @@ pub enum WorldInput {
 /// The sending side of the inbound queue.
 #[derive(Clone)]
 pub struct WorldSender {
-    tx: mpsc::SyncSender<WorldInput>,
+    tx: inbound::InboundSender,
 }
 
 impl WorldSender {
     /// Queues without waiting; `false` when the queue is full or the world has stopped.
     pub fn send(&self, input: WorldInput) -> bool {
-        self.tx.try_send(input).is_ok()
+        self.tx.try_send(input)
     }
 }
 
@@ -199,6 +203,8 @@ pub struct WorldContext {
     /// `TICK_MS=manual`: the world ticks only when stepped ([`TickClock`]).
     pub manual: bool,
     pub save_interval: Duration,
+    /// Most players taken into the world in one tick (`JOINS_PER_TICK`, see `admission.rs`).
+    pub joins_per_tick: usize,
     pub content: Arc<Content>,
     pub online: Arc<OnlinePlayers>,
     pub saves: tokio_mpsc::UnboundedSender<SaveJob>,
@@ -220,7 +226,7 @@ impl WorldThread {
     /// Starts ticking `world`.
     pub fn spawn(world: World, context: WorldContext) -> std::io::Result<WorldThread> {
         let stats = Arc::new(TickStats::default());
-        let (tx, rx) = mpsc::sync_channel(INBOUND_QUEUE);
+        let (tx, rx) = inbound::channel(INBOUND_QUEUE);
         let thread_stats = stats.clone();
         let stop = Arc::new(AtomicBool::new(false));
         let thread_stop = stop.clone();
@@ -312,6 +318,8 @@ struct Runner {
     deferred: HashMap<String, DeferredLeave>,
     /// Leaves taken since the last tick; their final saves follow the next tick.
     leaving: HashMap<String, PendingLeave>,
+    /// Players waiting to enter (the join budget, `admission.rs`).
+    joins: admission::JoinQueue,
     /// When the last tick ran (the wait it caused the requests that came in meanwhile).
     last_tick: TickSpan,
     /// Players entered, dealing out save turns in order.
@@ -345,6 +353,7 @@ impl Runner {
             trades: TradeBook::default(),
             deferred: HashMap::new(),
             leaving: HashMap::new(),
+            joins: admission::JoinQueue::default(),
             own_sender: None,
             wakes: None,
             admissions: Vec::new(),
@@ -353,7 +362,7 @@ impl Runner {
         }
     }
 
-    fn run(self, rx: &mpsc::Receiver<WorldInput>, stop: &AtomicBool) -> World {
+    fn run(self, rx: &inbound::InboundReceiver, stop: &AtomicBool) -> World {
         if self.context.manual {
             self.run_manual(rx, stop)
         } else {
@@ -366,7 +375,7 @@ impl Runner {
     /// gone.
     fn take_inputs(
         &mut self,
-        rx: &mpsc::Receiver<WorldInput>,
+        rx: &inbound::InboundReceiver,
         mut steps: Option<&mut std::collections::VecDeque<clock::Step>>,
     ) -> bool {
         for _ in 0..MAX_INPUTS_PER_TICK {
@@ -388,7 +397,7 @@ impl Runner {
     /// tick's time), and notes when it ran. `false` once every sender is gone (no tick ran).
     fn tick_now(
         &mut self,
-        rx: &mpsc::Receiver<WorldInput>,
+        rx: &inbound::InboundReceiver,
         steps: Option<&mut std::collections::VecDeque<clock::Step>>,
     ) -> bool {
         let started = Instant::now();
@@ -404,7 +413,7 @@ impl Runner {
     }
 
     /// The timed clock's loop: a tick every `TICK_MS`, inputs taken as they come between ticks.
-    fn run_timed(mut self, rx: &mpsc::Receiver<WorldInput>, stop: &AtomicBool) -> World {
+    fn run_timed(mut self, rx: &inbound::InboundReceiver, stop: &AtomicBool) -> World {
         let tick = self.context.tick;
         let mut next_deadline = Instant::now() + tick;
         tracing::info!(tick_ms = tick.as_millis() as u64, "world thread started");
@@ -488,6 +497,8 @@ impl Runner {
 
         let persist_started = Instant::now();
         self.save_turn();
+        // The next tick's newcomers (their presence goes out with this publish).
+        self.admit_waiting();
         self.context.online.try_publish(&mut self.presence);
         let persist = persist_started.elapsed();
         metrics::histogram!("tick_phase_ms", "phase" => "persist")
@@ -570,6 +581,8 @@ impl Runner {
                 self.save_now(vec![leave.record], leave.done, leave.reason);
             }
         }
+        // Players still waiting to enter: nothing of theirs changed; their sessions close below.
+        let waiting: Vec<PlayerRecord> = self.joins.drain().into_iter().map(|w| w.record).collect();
         // Leaves not yet ticked: their players are saved below with everyone else.
         let leaving_done: Vec<oneshot::Sender<bool>> = self
             .leaving
@@ -582,6 +595,8 @@ impl Runner {
             .drain()
             .map(|(_, r)| r)
             .filter(|r| !held.is_held(&r.snapshot.character.id))
+            // Written as loaded: the same state, and their sessions closed with everyone's.
+            .chain(waiting)
             .collect();
         if !records.is_empty() {
             tracing::info!(
@@ -680,6 +695,7 @@ mod tests {
             tick: Duration::from_millis(50),
             manual: false,
             save_interval: Duration::from_secs(3600),
+            joins_per_tick: 100,
             content: content.clone(),
             online: Arc::new(OnlinePlayers::default()),
             saves,
@@ -718,10 +734,11 @@ mod tests {
 
     fn join(id: &str, session: &str) -> (WorldInput, crate::outbound_queue::OutboundReceiver) {
         let (outbound, rx) = crate::outbound_queue::channel();
+        let snapshot = snapshot(id);
         let input = WorldInput::Join {
-            snapshot: Box::new(snapshot(id)),
+            joining: Box::new(crate::character_state::joining(&snapshot, Vec::new())),
+            snapshot: Box::new(snapshot),
             session_id: session.into(),
-            ignored: Vec::new(),
             outbound,
         };
         (input, rx)
@@ -796,6 +813,121 @@ mod tests {
         runner.accept(third);
         runner.step(Instant::now());
         assert!(runner.world.is_online("c1"));
+    }
+
+    /// The kinds of the messages in what a player's queue holds now, in order.
+    fn kinds(rx: &mut crate::outbound_queue::OutboundReceiver) -> Vec<String> {
+        fn collect(outbound: Outbound, kinds: &mut Vec<String>) {
+            match outbound {
+                Outbound::Batch(batch) => batch.into_iter().for_each(|o| collect(o, kinds)),
+                Outbound::Message(m) | Outbound::Reply { message: m, .. } => {
+                    kinds.push(m.kind().to_owned())
+                }
+                Outbound::Text(text) => kinds.push(text.split('"').nth(3).unwrap_or("").to_owned()),
+                Outbound::Picks { .. } => kinds.push("picks".to_owned()),
+                Outbound::Close(code, _) => kinds.push(format!("close {code}")),
+            }
+        }
+        let mut kinds = Vec::new();
+        use futures_util::FutureExt;
+        while let Some(Some(outbound)) = rx.recv().now_or_never() {
+            collect(outbound, &mut kinds);
+        }
+        kinds
+    }
+
+    #[tokio::test]
+    async fn the_join_budget_admits_in_order_and_everyone_enters() {
+        let (mut runner, mut jobs) = runner();
+        let budget = runner.context.joins_per_tick;
+        let total = 2 * budget + 7;
+        let id = |i: usize| format!("p{i:04}");
+        let mut queues = Vec::new();
+        for i in 0..total {
+            let (input, rx) = join(&id(i), &format!("s{i}"));
+            runner.accept(input);
+            queues.push(rx);
+        }
+        // The last allowed this tick enters with it, the first over the budget waits.
+        assert_eq!(runner.players.len(), budget);
+        assert!(runner.players.contains_key(&id(budget - 1)));
+        assert!(runner.joins.contains(&id(budget)));
+        assert_eq!(runner.joins.len(), total - budget);
+
+        // A waiting player: its commands wait with it, `player:sync` answers from its record,
+        // a notice for it waits for its entry, and a second join of it is refused.
+        let waiting = budget + 3;
+        runner.accept(WorldInput::Sim(Command::Chat {
+            id: id(waiting),
+            channel: wayfarer_protocol::ws::ChatChannel::Local,
+            text: "hello".into(),
+            to: None,
+            reference: None,
+        }));
+        assert!(runner
+            .commands
+            .iter()
+            .all(|c| c.player_id() != Some(id(waiting).as_str())));
+        runner.accept(WorldInput::Sync {
+            id: id(waiting),
+            asked_at: Instant::now(),
+        });
+        assert_eq!(kinds(&mut queues[waiting]), ["player:sync"]);
+        let notice = Arc::new(ServerMessage::error(
+            wayfarer_protocol::ws::codes::INVALID_MESSAGE,
+            "a notice",
+            None,
+        ));
+        runner.accept(WorldInput::Notify {
+            to: vec![id(waiting)],
+            message: notice,
+        });
+        let (again, mut again_rx) = join(&id(waiting), "again");
+        runner.accept(again);
+        assert_eq!(kinds(&mut again_rx), [format!("close {CLOSE_TRY_AGAIN}")]);
+        // A waiting player who leaves is taken out of the queue, its session closed.
+        let gone = total - 1;
+        let (left, mut left_saved) = leave(&id(gone), &format!("s{gone}"));
+        runner.accept(left);
+        assert!(!runner.joins.contains(&id(gone)));
+        while let Ok(job) = jobs.try_recv() {
+            assert!(job.snapshots.is_empty());
+            job.done.into_iter().for_each(|d| d.send(true).unwrap());
+        }
+        assert_eq!(left_saved.try_recv(), Ok(true));
+
+        // Tick by tick, the players in the world are the first to have come, in order, at most
+        // the budget more each tick.
+        let mut ticks = 0;
+        loop {
+            runner.step(Instant::now());
+            ticks += 1;
+            let online: Vec<usize> = (0..total)
+                .filter(|&i| runner.world.is_online(&id(i)))
+                .collect();
+            let expected = (ticks * budget).min(total - 1);
+            assert_eq!(online, (0..expected).collect::<Vec<_>>(), "tick {ticks}");
+            if expected == total - 1 {
+                break;
+            }
+        }
+        assert_eq!(ticks, 3);
+        assert_eq!(runner.joins.len(), 0);
+        // Everyone who stayed had their first update; the waiting player's chat line went into
+        // the tick it entered in (right behind its join), and the notice came after that tick.
+        for (i, rx) in queues.iter_mut().enumerate().take(total - 1) {
+            let kinds = kinds(rx);
+            assert!(kinds.iter().any(|k| k == "world:update"), "{i}: {kinds:?}");
+            if i == waiting {
+                let update = kinds.iter().position(|k| k == "world:update").unwrap();
+                let chat = kinds
+                    .iter()
+                    .position(|k| k == "chat:message" || k == "picks");
+                let notice = kinds.iter().position(|k| k == "error").unwrap();
+                assert!(chat.is_some(), "{kinds:?}");
+                assert!(update < notice, "{kinds:?}");
+            }
+        }
     }
 
     /// A world thread on the manual clock, and the save task's end of its queue.

@@ -59,7 +59,10 @@ impl Runner {
         for (to, message) in std::mem::take(&mut self.notices) {
             let text = encode_once(&message);
             for id in &to {
-                send_to(&self.players, id, text.clone());
+                // A player waiting to enter gets it after the tick it enters in (`admission.rs`).
+                if !self.joins.hold_notice(id, &message) {
+                    send_to(&self.players, id, text.clone());
+                }
             }
         }
         let mut slow: Vec<String> = Vec::new();

@@ -38,10 +38,20 @@ impl Runner {
         done: Vec<oneshot::Sender<bool>>,
         reason: &'static str,
     ) {
+        let records = records.into_iter().map(|r| (r, reason)).collect();
+        self.save_leaves(records, done);
+    }
+
+    /// Final states of players who left, each session closed with its own reason, in one job;
+    /// every `done` fires once it is written.
+    pub(super) fn save_leaves(
+        &mut self,
+        records: Vec<(PlayerRecord, &'static str)>,
+        done: Vec<oneshot::Sender<bool>>,
+    ) {
         let mut job = SaveJob::default();
-        for record in records {
-            job.sessions_to_close
-                .push((record.session_id.clone(), reason));
+        for (record, reason) in records {
+            job.sessions_to_close.push((record.session_id, reason));
             job.snapshots.push(self.finished_snapshot(record.snapshot));
         }
         job.done = done;

@@ -13,6 +13,9 @@ use crate::saver::SaveJob;
 
 use super::{Outbound, PlayerRecord, Runner, CLOSE_TRY_AGAIN};
 
+/// Most final saves of leaving players written in one transaction.
+const LEAVES_PER_JOB: usize = 256;
+
 /// A player who left while trading: saved once their trade is settled.
 pub(super) struct DeferredLeave {
     pub(super) record: PlayerRecord,
@@ -59,6 +62,10 @@ impl Runner {
         reason: &'static str,
         done: Option<oneshot::Sender<bool>>,
     ) {
+        if self.joins.waits(id, session_id) {
+            self.leave_waiting(id, session_id, reason, done);
+            return;
+        }
         let owns_record = self
             .players
             .get(id)
@@ -87,17 +94,37 @@ impl Runner {
     }
 
     /// Final saves of the players who left in the tick just run: the sim has applied every command
-    /// they sent before leaving and reported what it changed, so their records are final.
+    /// they sent before leaving and reported what it changed, so their records are final. They go
+    /// to the save task together, [`LEAVES_PER_JOB`] to a transaction (everyone leaving at once, as
+    /// before a restart, is a few jobs rather than one each).
     pub(super) fn finish_leaves(&mut self, leaving: HashMap<String, PendingLeave>) {
+        let mut records = Vec::new();
+        let mut done = Vec::new();
         for (id, leave) in leaving {
             match self.players.remove(&id) {
-                Some(record) => self.save_or_defer(record, leave.done, leave.reason),
+                Some(record)
+                    if self.trades.is_held(&id)
+                        || self.world.in_trade(&id)
+                        || self.deferred.contains_key(&id) =>
+                {
+                    self.save_or_defer(record, leave.done, leave.reason)
+                }
+                Some(record) => {
+                    records.push((record, leave.reason));
+                    done.extend(leave.done);
+                    if records.len() == LEAVES_PER_JOB {
+                        self.save_leaves(std::mem::take(&mut records), std::mem::take(&mut done));
+                    }
+                }
                 // Taken out meanwhile (a failed save): nothing of theirs is left to write.
                 None => leave
                     .done
                     .into_iter()
                     .for_each(|done| self.after_queued_saves(done)),
             }
+        }
+        if !records.is_empty() {
+            self.save_leaves(records, done);
         }
     }
 

@@ -188,6 +188,44 @@ async fn gathering_bots_chop_trees_and_idle_bots_only_listen() {
     assert!(report.messages_in > 0, "but they are sent the world");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reconnect_storm_brings_every_bot_back_into_the_world() {
+    let app = TestApp::spawn().await;
+    let mut options = LoadOptions::new(app.base.clone());
+    options.bots = 6;
+    options.seconds = 4;
+    options.ramp_seconds = 1;
+    options.scenario = Scenario::ReconnectStorm;
+    let report = run(options).await.expect("the storm run completes");
+    println!("{report}");
+    assert_eq!(report.connected, 6);
+    assert_eq!(report.disconnects, 0, "{:?}", report.disconnect_reasons);
+    let storm = report.reconnect.as_ref().expect("the storm's figures");
+    assert_eq!(
+        (storm.reconnected, storm.failed),
+        (6, 0),
+        "{:?}",
+        storm.failures
+    );
+    assert_eq!(storm.reconnect_ms.count, 6);
+    assert_eq!(
+        storm.first_update_ms.count, 6,
+        "each was in the world again"
+    );
+    assert!(storm.reconnect_ms.p50 <= storm.first_update_ms.p50);
+    assert!(report.is_clean(), "{report}");
+    // Each bot read two entry syncs (one per socket) and sent nothing.
+    assert_eq!(
+        report.messages_in_by_type.get("player:sync").copied(),
+        Some(12)
+    );
+    assert_eq!(report.messages_out, 0);
+    // The storm's figures are in the JSON report, and only for this scenario.
+    let json = serde_json::to_value(&report).unwrap();
+    assert_eq!(json["reconnect"]["reconnected"], 6);
+    assert_eq!(json["scenario"], "reconnect-storm");
+}
+
 /// Every bot entered, stayed, and left cleanly, nothing it sent was refused, and the report's
 /// totals are the sums of its parts.
 fn assert_clean_and_counted(report: &LoadReport, bots: u64) {

@@ -25,6 +25,7 @@ mod friends;
 mod group_commit;
 mod health;
 mod items;
+mod join_storm;
 mod load;
 mod local_postgres;
 mod logout;

@@ -104,35 +104,38 @@ impl Connection {
         // it go first (docs/architecture.md, "Several worlds").
         let lease = match self.state.cluster.clone() {
             None => None,
-            Some(cluster) => match cluster.take_lease(&self.state, &self.character_id).await {
-                Ok(token) => Some((cluster, token)),
-                Err(err) => {
-                    tracing::warn!(character = %self.character_id, code = err.code(), error = %err, "entry refused: the character's lease is not free");
-                    metrics::counter!("ws_joins_refused_total").increment(1);
-                    let _ = tokio::time::timeout(
-                        SEND_TIMEOUT,
-                        socket.send_text(
-                            &ServerMessage::error(err.code(), err.to_string(), None).to_json(),
-                        ),
-                    )
-                    .await;
-                    let _ = tokio::time::timeout(
-                        CLOSE_TIMEOUT,
-                        socket.close(
-                            crate::world_thread::CLOSE_TRY_AGAIN,
-                            "the character is online in another world; try again",
-                        ),
-                    )
-                    .await;
-                    // Nothing was loaded: the state a newer connection would load is the one
-                    // the previous session saved.
-                    let _ = registration.saved.send(());
-                    self.state
-                        .connections
-                        .unregister(&self.character_id, registration.connection);
-                    return;
+            // Boxed, as `enter` below: its database calls would size every connection's task.
+            Some(cluster) => {
+                match Box::pin(cluster.take_lease(&self.state, &self.character_id)).await {
+                    Ok(token) => Some((cluster, token)),
+                    Err(err) => {
+                        tracing::warn!(character = %self.character_id, code = err.code(), error = %err, "entry refused: the character's lease is not free");
+                        metrics::counter!("ws_joins_refused_total").increment(1);
+                        let _ = tokio::time::timeout(
+                            SEND_TIMEOUT,
+                            socket.send_text(
+                                &ServerMessage::error(err.code(), err.to_string(), None).to_json(),
+                            ),
+                        )
+                        .await;
+                        let _ = tokio::time::timeout(
+                            CLOSE_TIMEOUT,
+                            socket.close(
+                                crate::world_thread::CLOSE_TRY_AGAIN,
+                                "the character is online in another world; try again",
+                            ),
+                        )
+                        .await;
+                        // Nothing was loaded: the state a newer connection would load is the one
+                        // the previous session saved.
+                        let _ = registration.saved.send(());
+                        self.state
+                            .connections
+                            .unregister(&self.character_id, registration.connection);
+                        return;
+                    }
                 }
-            },
+            }
         };
         let connection = &mut *self;
         let (outbound_tx, outbound_rx) = outbound_queue::channel();
@@ -203,8 +206,7 @@ impl Connection {
             // After the final save: the next world to take the lease loads what was saved. A
             // save that failed releases it too: the database's last state is what a retry here
             // would load as well.
-            cluster
-                .release_lease(&connection.state, &connection.character_id, token)
+            Box::pin(cluster.release_lease(&connection.state, &connection.character_id, token))
                 .await;
         }
         if saved {

@@ -57,10 +57,12 @@ impl Connection {
             socket.send_text(&ServerMessage::PlayerSync(Box::new(sync)).to_json()),
         )
         .await??;
+        // What the sim needs of the record is built here, off the tick.
+        let joining = Box::new(crate::character_state::joining(&snapshot, ignored));
         let joined = self.state.world_sender.send(WorldInput::Join {
             snapshot: Box::new(snapshot),
+            joining,
             session_id: session,
-            ignored,
             outbound,
         });
         if !joined {
