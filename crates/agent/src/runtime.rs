@@ -728,6 +728,7 @@ impl Agent {
             knowledge: &self.knowledge,
         };
         let prompt = crate::brain::prompt::build(ctx, &self.goal, &self.recent, &self.owner_notes);
+        tracing::debug!(agent = %self.config.label, tokens = crate::brain::prompt::prompt_tokens(&prompt), user_bytes = prompt.user.len(), "model prompt");
         self.owner_notes.clear();
         self.decisions += 1;
         let number = self.decisions;

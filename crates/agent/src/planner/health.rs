@@ -217,7 +217,7 @@ impl Planner {
             .items
             .values()
             .filter(|i| i.heal_amount.is_some() && i.value > 0)
-            .map(|i| u64::try_from(i.value).unwrap_or(u64::MAX))
+            .map(|i| i.value)
             .min()?;
         if coins < cheapest {
             return None;
