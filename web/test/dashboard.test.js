@@ -10,7 +10,7 @@ import {
 } from '../src/dashboard/poll.js';
 import {
   agentsView, characterView, positionView, decisionsView, quickActionsView, pushTrail, goalRequest,
-  messageError, stateLabel, ago, GOAL_KINDS, SKILLS,
+  messageError, stateLabel, ago, GOAL_KINDS, SKILLS, modelView, modelSummary,
 } from '../src/dashboard/view.js';
 
 /** Every pending promise callback runs before a macrotask: this lets chains of awaits settle. */
@@ -222,9 +222,25 @@ test('the agent list joins each agent with its character: state, goal, skills, i
   assert.deepEqual(bo.character.tile, { x: -4, z: 7 }, 'floor, also below zero');
   assert.equal(bo.goal, null);
   assert.equal(bo.tokensSpent, null);
+  assert.equal(bo.model, null, 'no model report: no model line');
+  assert.equal(ada.model, null);
   assert.equal(gone.character, null, 'no character answer: the panels show none');
   assert.equal(gone.name, 'Gone');
   assert.deepEqual(agentsView({ agents: [] }, null), []);
+});
+
+test("the model's report: decisions, the planner's take-overs by why, latency and tokens", () => {
+  const m = modelView({ calls: 12, decisions: 9, fallbacks: { timeout: 1, budget_exhausted: 2, refused: 0 },
+    inputTokens: 14000, outputTokens: 300, meanLatencyMs: 850, p50LatencyMs: 700, p95LatencyMs: 2100, tokensPerDecision: 1192 });
+  assert.deepEqual(m.fallbacks, [{ why: 'budget_exhausted', count: 2 }, { why: 'timeout', count: 1 }], 'most first, none of zero');
+  assert.equal(m.fallbackTotal, 3);
+  assert.equal(modelSummary(m),
+    'Model: 9 decisions of 12 calls · planner took over 3 (budget exhausted 2, timeout 1) · latency p50 700 ms / p95 2100 ms · 1,192 tokens per decision');
+  const fresh = modelView({ calls: 0, decisions: 0, fallbacks: { circuit_open: 4 } });
+  assert.equal(modelSummary(fresh), 'Model: 0 decisions of 0 calls · planner took over 4 (circuit open 4)');
+  assert.equal(modelView(null), null);
+  const [withModel] = agentsView({ agents: [{ ...agentList.agents[0], status: { ...agentList.agents[0].status, model: { calls: 1, decisions: 1 } } }] }, null);
+  assert.equal(withModel.model.calls, 1);
 });
 
 test('a character answer with a tile uses it', () => {

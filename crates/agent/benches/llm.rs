@@ -41,10 +41,10 @@ use wayfarer_agent::outcome::Outcome;
 use wayfarer_agent::runtime::{DecisionRecord, RECENT_DECISIONS};
 
 /// A chat-completions answer with one tool call, as OpenAI sends it (arguments as JSON text).
-const OPENAI_ANSWER: &str = r#"{"id":"chatcmpl-bench","object":"chat.completion","model":"mock","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"chopTree","arguments":"{\"targetId\":\"res-0\"}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":3000,"completion_tokens":20,"total_tokens":3020}}"#;
+const OPENAI_ANSWER: &str = r#"{"id":"chatcmpl-bench","object":"chat.completion","model":"mock","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"act","arguments":"{\"action\":\"chopTree\",\"params\":{\"targetId\":\"res-0\"}}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":3000,"completion_tokens":20,"total_tokens":3020}}"#;
 
 /// A messages answer with one tool use, as Anthropic sends it.
-const ANTHROPIC_ANSWER: &str = r#"{"id":"msg_bench","type":"message","role":"assistant","model":"mock","content":[{"type":"tool_use","id":"toolu_1","name":"chopTree","input":{"targetId":"res-0"}}],"stop_reason":"tool_use","usage":{"input_tokens":3000,"output_tokens":20}}"#;
+const ANTHROPIC_ANSWER: &str = r#"{"id":"msg_bench","type":"message","role":"assistant","model":"mock","content":[{"type":"tool_use","id":"toolu_1","name":"act","input":{"action":"chopTree","params":{"targetId":"res-0"}}}],"stop_reason":"tool_use","usage":{"input_tokens":3000,"output_tokens":20}}"#;
 
 /// The last request body each mock route read, in bytes.
 static OPENAI_REQUEST_BYTES: AtomicUsize = AtomicUsize::new(0);
@@ -186,7 +186,7 @@ fn llm(c: &mut Criterion) {
         "prompt in the crowded view: system {} bytes, user {} bytes, {} tools; request body {} bytes (openai), {} bytes (anthropic)",
         sample.system.len(),
         sample.user.len(),
-        sample.tools.len(),
+        1,
         OPENAI_REQUEST_BYTES.load(Ordering::Relaxed),
         ANTHROPIC_REQUEST_BYTES.load(Ordering::Relaxed),
     );

@@ -1109,20 +1109,24 @@ fn plan_deposit(ctx: Ctx<'_>, p: &Value) -> Result<Planned, Outcome> {
     };
     if p.get("all").and_then(Value::as_bool) == Some(true) {
         if p.get("keepTools").and_then(Value::as_bool) == Some(true) {
-            // Everything but tools: one deposit per item kind (each deposits every slot of it).
+            // Everything but tools and coins (they buy the food and tools the planner needs): one
+            // deposit per item kind (each deposits every slot of it).
             let mut kinds: Vec<String> = ctx
                 .model
                 .me
                 .inventory
                 .iter()
-                .filter(|s| !is_tool(ctx.knowledge, &s.item_id))
+                .filter(|s| !is_tool(ctx.knowledge, &s.item_id) && s.item_id != "coins")
                 .map(|s| s.item_id.clone())
                 .collect();
             kinds.dedup();
             kinds.sort();
             kinds.dedup();
             if kinds.is_empty() {
-                return Err(Outcome::refused("not_available", "nothing but tools held"));
+                return Err(Outcome::refused(
+                    "not_available",
+                    "nothing but tools and coins held",
+                ));
             }
             let mut steps = VecDeque::new();
             for item in kinds {

@@ -22,6 +22,8 @@ const ITEM_MANIFESTS: &[&str] = &[
 ];
 /// The manifest of the spells (CONTRACT §11; without it the loader takes the bundled ones).
 const SPELL_MANIFEST: &str = "spells.json";
+/// The manifest of the quests (read for their givers and stages only: `crate::quests`).
+const QUEST_MANIFEST: &str = "quests.json";
 /// Manifest files read for gathering nodes.
 const GATHERING_MANIFESTS: &[&str] = &[
     "gathering/woodcutting.json",
@@ -74,6 +76,8 @@ pub struct Knowledge {
     pub spells: BTreeMap<String, wayfarer_content::Spell>,
     pub places: Vec<Place>,
     pub areas: Vec<AreaFacts>,
+    /// The quests (`quests.json`), in the file's order: who gives each and its stages.
+    pub quests: Vec<crate::quests::QuestFacts>,
 }
 
 impl Knowledge {
@@ -114,6 +118,9 @@ impl Knowledge {
         }
         let mut knowledge = Knowledge::default();
         knowledge.add_manifests(&manifests);
+        if let Some(bytes) = get(http, &format!("{base}/manifests/{QUEST_MANIFEST}"), None).await? {
+            knowledge.quests = crate::quests::read(&bytes);
+        }
         if let Some(bytes) = get(http, &format!("{base}/api/v1/world/areas"), Some(token)).await? {
             match serde_json::from_slice::<WorldAreas>(&bytes) {
                 Ok(world) => knowledge.add_areas(&world.areas),
@@ -132,6 +139,11 @@ impl Knowledge {
             nodes: content.gathering.clone(),
             recipes: content.recipes.clone(),
             spells: content.spells.clone(),
+            quests: content
+                .quests
+                .values()
+                .map(crate::quests::QuestFacts::of)
+                .collect(),
             ..Knowledge::default()
         };
         knowledge.add_areas(&content.areas.values().cloned().collect::<Vec<_>>());

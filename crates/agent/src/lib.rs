@@ -24,6 +24,7 @@ pub mod outcome;
 pub mod planner;
 pub mod procedure;
 pub mod providers;
+pub mod quests;
 pub mod runtime;
 
 pub use account::{Login, TokenMint};

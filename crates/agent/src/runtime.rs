@@ -471,8 +471,7 @@ impl Agent {
                 answer = async { (&mut self.thinking.as_mut().expect("guarded").task).await }, if self.thinking.is_some() => {
                     let (number, asked) = self.thinking.take().map_or((0, None), |t| (t.number, Some(t.asked)));
                     if let Some(asked) = asked {
-                        self.stats.answers += 1;
-                        self.stats.latency_ms_total += u64::try_from(asked.elapsed().as_millis()).unwrap_or(u64::MAX);
+                        self.stats.record_latency(u64::try_from(asked.elapsed().as_millis()).unwrap_or(u64::MAX));
                     }
                     let answer = answer.unwrap_or_else(|e| Err(LlmFailure::Transport(e.to_string())));
                     let mut frames = self.on_answer(number, answer);
@@ -729,6 +728,7 @@ impl Agent {
             knowledge: &self.knowledge,
         };
         let prompt = crate::brain::prompt::build(ctx, &self.goal, &self.recent, &self.owner_notes);
+        tracing::debug!(agent = %self.config.label, tokens = crate::brain::prompt::prompt_tokens(&prompt), user_bytes = prompt.user.len(), "model prompt");
         self.owner_notes.clear();
         self.decisions += 1;
         let number = self.decisions;

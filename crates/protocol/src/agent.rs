@@ -372,6 +372,14 @@ pub struct ModelReport {
     /// Mean milliseconds from a call to its answer (none before the first answer).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mean_latency_ms: Option<u64>,
+    /// The median and 95th percentile of the latest answers' latency, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p50_latency_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p95_latency_ms: Option<u64>,
+    /// Tokens (in and out) per model call, rounded (none before the first call).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_per_decision: Option<u64>,
 }
 
 /// The goal in an `agent:status`: a goal request, with the id of the goal the server sent when it

@@ -19,7 +19,7 @@ import { AgentMap } from './map.js';
 import { Poller, withRetry, PANEL_INTERVAL_MS, CALL_TIMEOUT_MS, positionInterval } from './poll.js';
 import {
   GOAL_KINDS, SKILLS, agentsView, stateLabel, positionView, pushTrail, decisionsView, quickActionsView,
-  goalRequest, messageError, ago, MAX_TEXT,
+  goalRequest, messageError, ago, MAX_TEXT, modelSummary,
 } from './view.js';
 
 /** @typedef {import('./view.js').AgentView} AgentView */
@@ -493,7 +493,9 @@ class Dashboard {
       a.reportedAt ? `last report ${ago(Date.parse(a.reportedAt), Date.now())}` : 'no report yet',
       a.tokensSpent !== null ? `${a.tokensSpent.toLocaleString()} model tokens` : null,
       this.listUpdated ? `updated ${time(this.listUpdated)}` : null,
-    ].filter(Boolean).flatMap((t, i) => (i ? [h('span.sep', null, '·'), t] : [t])));
+    ].filter(Boolean).flatMap((t, i) => (i ? [h('span.sep', null, '·'), t] : [t])),
+    // The model's line (decisions, the planner's take-overs and why, latency, tokens) when it has one.
+    ...(a.model ? [h('span.model-report', { 'data-fallbacks': a.model.fallbackTotal }, modelSummary(a.model))] : []));
     this.renderGoal(a);
     this.renderSkills(a);
     this.renderInventory(a);

@@ -104,8 +104,47 @@ export function messageError(text) {
  *   tile: {x: number, z: number}, skills: SkillRow[], totalLevel: number, inventory: (Slot|null)[], used: number}} CharacterView
  * @typedef {{id: string, characterId: string, name: string, connected: boolean, paused: boolean,
  *   state: 'running'|'paused'|'offline', goal: GoalView|null, reportedAt: string|null, tokensSpent: number|null,
+ *   model: ModelView|null,
  *   lastActions: {action: string, outcome: string, code?: string}[], createdAt: string, character: CharacterView|null}} AgentView
+ * @typedef {{calls: number, decisions: number, fallbacks: {why: string, count: number}[], fallbackTotal: number,
+ *   p50LatencyMs: number|null, p95LatencyMs: number|null, tokensPerDecision: number|null}} ModelView
  */
+
+/**
+ * The language model's report of an agent's status (`status.model`): its calls, the decisions it
+ * made, the steps the planner took over and why (most first), latency percentiles and tokens per
+ * decision; `null` for an agent that never called a model.
+ * @param {any} m
+ * @returns {ModelView|null}
+ */
+export function modelView(m) {
+  if (!m || typeof m !== 'object') return null;
+  const num = (v) => (typeof v === 'number' ? v : null);
+  const fallbacks = Object.entries(m.fallbacks ?? {})
+    .filter(([, n]) => typeof n === 'number' && n > 0)
+    .map(([why, count]) => ({ why, count }))
+    .sort((a, b) => b.count - a.count || a.why.localeCompare(b.why));
+  return {
+    calls: num(m.calls) ?? 0,
+    decisions: num(m.decisions) ?? 0,
+    fallbacks,
+    fallbackTotal: fallbacks.reduce((n, f) => n + f.count, 0),
+    p50LatencyMs: num(m.p50LatencyMs),
+    p95LatencyMs: num(m.p95LatencyMs),
+    tokensPerDecision: num(m.tokensPerDecision),
+  };
+}
+
+/** The model's line on the dashboard. @param {ModelView} m */
+export function modelSummary(m) {
+  const why = m.fallbacks.map((f) => `${f.why.replace(/_/g, ' ')} ${f.count}`).join(', ');
+  return [
+    `Model: ${m.decisions.toLocaleString()} decisions of ${m.calls.toLocaleString()} calls`,
+    `planner took over ${m.fallbackTotal.toLocaleString()}${why ? ` (${why})` : ''}`,
+    m.p50LatencyMs !== null ? `latency p50 ${m.p50LatencyMs} ms / p95 ${m.p95LatencyMs ?? '—'} ms` : null,
+    m.tokensPerDecision !== null ? `${m.tokensPerDecision.toLocaleString()} tokens per decision` : null,
+  ].filter(Boolean).join(' · ');
+}
 
 /** The tile a world position stands on (tiles are 1 unit, centres at .5). @param {{x: number, z: number}} p */
 export function tileOf(p) {
@@ -164,6 +203,7 @@ export function agentsView(list, characters) {
       goal,
       reportedAt: a.status?.reportedAt ?? null,
       tokensSpent: a.status?.tokensSpent ?? null,
+      model: modelView(a.status?.model),
       lastActions: (a.status?.lastActions ?? []).map((x) => ({ action: x.action, outcome: x.outcome, code: x.code })),
       createdAt: a.createdAt,
       character: c ? characterView(c) : null,

@@ -1,12 +1,11 @@
 //! Language-model backends: OpenAI-compatible chat completions, Anthropic messages and
-//! OpenRouter (OpenAI-compatible at its own address). The tools are the action table's rows
-//! available now, named exactly as the actions; the model must answer with one tool call.
+//! OpenRouter (OpenAI-compatible at its own address). One tool, `act` (`brain::prompt::act_tool`),
+//! the same every step so providers' prefix caching applies; the model must answer with one call
+//! of it, naming an action of the table and its parameters.
 
 use std::time::Duration;
 
 use serde_json::{json, Value};
-
-use crate::actions::ActionDef;
 
 /// Which API a key belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,11 +167,41 @@ impl LlmFailure {
     }
 }
 
-/// A prompt: what the agent sees and the tools it may call.
+/// A prompt: what the agent sees and the one tool it calls.
 pub struct Prompt {
     pub system: String,
     pub user: String,
-    pub tools: Vec<&'static ActionDef>,
+    /// `{"name", "description", "parameters"}` (`brain::prompt::act_tool`).
+    pub tool: &'static Value,
+}
+
+/// The action an `act` call names, with its parameters; any other tool name, or an `act` without
+/// an action name, is malformed.
+pub fn unwrap_act(call: ToolCall) -> Result<ToolCall, LlmFailure> {
+    if call.name != super::prompt::TOOL_NAME {
+        return Err(LlmFailure::Malformed(format!(
+            "the tool is act, not {}",
+            call.name
+        )));
+    }
+    let action = call
+        .arguments
+        .get("action")
+        .and_then(Value::as_str)
+        .ok_or_else(|| LlmFailure::Malformed("act without an action".into()))?;
+    let params = match call.arguments.get("params") {
+        None | Some(Value::Null) => json!({}),
+        Some(p) if p.is_object() => p.clone(),
+        Some(_) => {
+            return Err(LlmFailure::Malformed(
+                "act's params are not an object".into(),
+            ))
+        }
+    };
+    Ok(ToolCall {
+        name: action.to_owned(),
+        arguments: params,
+    })
 }
 
 /// Asks the model once, within the configured timeout.
@@ -186,7 +215,7 @@ pub async fn ask(
         return tape.load(prompt).ok_or(LlmFailure::ReplayMiss);
     }
     let answer = match tokio::time::timeout(config.timeout, request(http, config, prompt)).await {
-        Ok(result) => result,
+        Ok(result) => result.and_then(|(call, usage)| Ok((unwrap_act(call)?, usage))),
         Err(_) => Err(LlmFailure::Timeout),
     };
     if let (Some(tape), Ok((call, usage))) = (&config.tape, &answer) {
@@ -248,11 +277,7 @@ fn chat_completions_request(
     config: &LlmConfig,
     prompt: &Prompt,
 ) -> (String, Value, reqwest::RequestBuilder) {
-    let tools: Vec<Value> = prompt
-        .tools
-        .iter()
-        .map(|a| json!({"type": "function", "function": {"name": a.name, "description": a.description, "parameters": (a.params)()}}))
-        .collect();
+    let tools = json!([{"type": "function", "function": prompt.tool}]);
     let url = format!("{}/chat/completions", config.base_url);
     let body = json!({
         "model": config.model,
@@ -273,13 +298,7 @@ fn messages_request(
     config: &LlmConfig,
     prompt: &Prompt,
 ) -> (String, Value, reqwest::RequestBuilder) {
-    let tools: Vec<Value> = prompt
-        .tools
-        .iter()
-        .map(
-            |a| json!({"name": a.name, "description": a.description, "input_schema": (a.params)()}),
-        )
-        .collect();
+    let tools = json!([{"name": prompt.tool["name"], "description": prompt.tool["description"], "input_schema": prompt.tool["parameters"]}]);
     let url = format!("{}/v1/messages", config.base_url);
     let body = json!({
         "model": config.model,

@@ -196,7 +196,13 @@ pub struct ModelStats {
     /// Answers received (a failure included) and their summed wait, for the mean latency.
     pub answers: u64,
     pub latency_ms_total: u64,
+    /// The latest [`LATENCY_WINDOW`] answers' latencies, in milliseconds, for the percentiles.
+    #[serde(skip)]
+    pub latencies: std::collections::VecDeque<u64>,
 }
+
+/// Answers whose latency the percentiles are taken over (the latest).
+pub const LATENCY_WINDOW: usize = 256;
 
 impl ModelStats {
     /// Total fallbacks.
@@ -207,6 +213,33 @@ impl ModelStats {
     /// Mean milliseconds from a call to its answer.
     pub fn mean_latency_ms(&self) -> Option<u64> {
         self.latency_ms_total.checked_div(self.answers)
+    }
+
+    /// Counts an answer that took `ms` milliseconds.
+    pub fn record_latency(&mut self, ms: u64) {
+        self.answers += 1;
+        self.latency_ms_total = self.latency_ms_total.saturating_add(ms);
+        if self.latencies.len() == LATENCY_WINDOW {
+            self.latencies.pop_front();
+        }
+        self.latencies.push_back(ms);
+    }
+
+    /// The `p`th percentile (0..=100, nearest rank) of the latest latencies.
+    pub fn latency_percentile(&self, p: u64) -> Option<u64> {
+        if self.latencies.is_empty() {
+            return None;
+        }
+        let mut sorted: Vec<u64> = self.latencies.iter().copied().collect();
+        sorted.sort_unstable();
+        let rank = (p.min(100) * sorted.len() as u64).div_ceil(100).max(1);
+        sorted.get(rank as usize - 1).copied()
+    }
+
+    /// Tokens in and out per model call, rounded.
+    pub fn tokens_per_decision(&self) -> Option<u64> {
+        let tokens = self.input_tokens + self.output_tokens;
+        (self.calls > 0).then(|| (tokens + self.calls / 2) / self.calls)
     }
 
     /// As `agent:status` reports it (`None` for an agent that never called a model).
@@ -223,6 +256,9 @@ impl ModelStats {
                 input_tokens: self.input_tokens,
                 output_tokens: self.output_tokens,
                 mean_latency_ms: self.mean_latency_ms(),
+                p50_latency_ms: self.latency_percentile(50),
+                p95_latency_ms: self.latency_percentile(95),
+                tokens_per_decision: self.tokens_per_decision(),
             }
         })
     }
@@ -231,6 +267,31 @@ impl ModelStats {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_report_has_the_latency_percentiles_of_the_latest_answers_and_tokens_per_call() {
+        let mut stats = ModelStats::default();
+        assert_eq!(stats.latency_percentile(50), None);
+        for ms in 1..=100 {
+            stats.record_latency(ms);
+        }
+        assert_eq!(stats.latency_percentile(50), Some(50));
+        assert_eq!(stats.latency_percentile(95), Some(95));
+        assert_eq!(stats.mean_latency_ms(), Some(50));
+        // Only the latest window counts for the percentiles; the mean keeps every answer.
+        for _ in 0..LATENCY_WINDOW {
+            stats.record_latency(1_000);
+        }
+        assert_eq!(stats.latencies.len(), LATENCY_WINDOW);
+        assert_eq!(stats.latency_percentile(50), Some(1_000));
+        assert_eq!(stats.answers, 100 + LATENCY_WINDOW as u64);
+        stats.calls = 3;
+        stats.input_tokens = 3_000;
+        stats.output_tokens = 40;
+        let report = stats.report().expect("a model was called");
+        assert_eq!(report.tokens_per_decision, Some(1_013));
+        assert_eq!(report.p95_latency_ms, Some(1_000));
+    }
 
     #[test]
     fn the_budget_counts_calls_a_minute_and_tokens_an_hour() {

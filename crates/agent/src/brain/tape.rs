@@ -25,8 +25,8 @@ pub struct Tape {
     pub mode: TapeMode,
 }
 
-/// The prompt's hash: FNV-1a (64 bits) over the system text, the user message and the tools'
-/// names, in hex. Stable across builds and machines (no random state), which is all it needs.
+/// The prompt's hash: FNV-1a (64 bits) over the system text, the user message and the tool's
+/// definition, in hex. Stable across builds and machines (no random state), which is all it needs.
 pub fn prompt_hash(prompt: &Prompt) -> String {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let mut feed = |bytes: &[u8]| {
@@ -40,9 +40,7 @@ pub fn prompt_hash(prompt: &Prompt) -> String {
     };
     feed(prompt.system.as_bytes());
     feed(prompt.user.as_bytes());
-    for tool in &prompt.tools {
-        feed(tool.name.as_bytes());
-    }
+    feed(prompt.tool.to_string().as_bytes());
     format!("{hash:016x}")
 }
 
@@ -90,7 +88,7 @@ mod tests {
         Prompt {
             system: "s".into(),
             user: user.into(),
-            tools: vec![crate::actions::find("idle").unwrap()],
+            tool: crate::brain::prompt::act_tool(),
         }
     }
 

@@ -41,18 +41,63 @@ impl Claims {
     /// Claims `node` for `me` until `now + CLAIM_TICKS`, dropping what expired (and `me`'s other
     /// claim: one node per agent).
     pub fn claim(&self, node: &str, me: u64, now: u64) {
+        self.claim_for(node, me, now, CLAIM_TICKS);
+    }
+
+    /// Claims `key` (a node id, or a place's [`place_key`]) for `me` for `ticks`, as `claim`.
+    pub fn claim_for(&self, key: &str, me: u64, now: u64, ticks: u64) {
         let mut table = self.table.lock().unwrap_or_else(|e| e.into_inner());
         table.retain(|_, (who, until)| *who != me && now < *until);
-        table.insert(node.to_owned(), (me, now + CLAIM_TICKS));
+        table.insert(key.to_owned(), (me, now + ticks));
     }
+}
+
+/// Ticks an agent expects to work a node once there: what a walk is weighed against.
+pub const WORK_TICKS: f64 = 60.0;
+
+/// XP a tick a node of `type_id` gives at `level`: the yields this level allows, by their chance
+/// and XP, over the node's cycle (the success roll's rise with level is left out: it is the same
+/// for every node of one skill to the first order).
+pub fn xp_per_tick(ctx: Ctx<'_>, type_id: &str, level: i64) -> f64 {
+    let Some(node) = ctx.knowledge.nodes.get(type_id) else {
+        return 0.0;
+    };
+    let per_cycle: f64 = node
+        .yields
+        .iter()
+        .filter(|y| i64::from(y.level) <= level)
+        .map(|y| y.chance.clamp(0.0, 1.0) * y.xp * f64::from(y.quantity.max(1)))
+        .sum();
+    per_cycle / f64::from(node.cycle_ticks.max(1))
+}
+
+/// The worth of going to `node` `distance` tiles away: its XP a tick over the time there and the
+/// walk (a tile a tick), so a better node is worth a longer walk, up to a point.
+pub fn worth(ctx: Ctx<'_>, node: &Seen, distance: u32, level: i64) -> f64 {
+    let rate = node.type_id().map_or(0.0, |t| xp_per_tick(ctx, t, level));
+    rate * WORK_TICKS / (WORK_TICKS + f64::from(distance))
+}
+
+/// Ticks a claim on a place walked to holds: the walk across the map and the first chop.
+pub const PLACE_CLAIM_TICKS: u64 = 150;
+
+/// The claim key of a known place (a node out of view) at tile (x, z).
+pub fn place_key(x: i32, z: i32) -> String {
+    format!("place:{x},{z}")
 }
 
 /// Whether another player stands next to `node` (gathering it, most likely).
 pub fn crowded(ctx: Ctx<'_>, node: &Seen) -> bool {
+    crowd(ctx, node) > 0
+}
+
+/// How many other players stand next to `node`.
+pub fn crowd(ctx: Ctx<'_>, node: &Seen) -> usize {
     ctx.model
         .entities
         .values()
-        .any(|e| e.kind() == EntityKind::Player && chebyshev(e.x, e.z, node.x, node.z) <= 1)
+        .filter(|e| e.kind() == EntityKind::Player && chebyshev(e.x, e.z, node.x, node.z) <= 1)
+        .count()
 }
 
 #[cfg(test)]

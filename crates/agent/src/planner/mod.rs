@@ -18,6 +18,7 @@ use crate::outcome::Outcome;
 pub mod claims;
 mod gear;
 mod health;
+mod questing;
 mod reply;
 mod selling;
 mod supplies;
@@ -76,6 +77,12 @@ pub struct Planner {
     /// The node claims this agent shares with the others of its host, and its number there.
     claims: claims::Claims,
     claimant: u64,
+    /// The quest stage being worked on ("quest:status:stage") and the talks with its NPC there.
+    quest_at: Option<(String, u32)>,
+    /// The NPC type it talked to for a quest (so its dialogue is answered, not closed).
+    talking: Option<String>,
+    /// Out of a fight with no food, resting until its health is back (`health`).
+    resting: bool,
 }
 
 impl Planner {
@@ -204,9 +211,18 @@ impl Planner {
                 }
                 self.shopping = false;
             }
+            if let Some(answer) = self.quest_dialogue(dialogue) {
+                return answer;
+            }
             if !matches!(goal.kind, GoalKind::Idle) {
                 return Decision::new("closeDialogue", json!({}), "a dialogue is in the way");
             }
+        }
+        if ctx.model.dialogue.is_none() {
+            self.talking = None;
+        }
+        if let Some(step) = self.quest_step(ctx, goal, now) {
+            return step;
         }
         match &goal.kind {
             GoalKind::Skill { skill, .. } => self.train(ctx, *skill, now),
@@ -313,12 +329,21 @@ impl Planner {
             _ => "chopTree",
         };
         let tick = ctx.model.tick;
-        let nodes: Vec<_> = usable_nodes(ctx, skill)
+        let level = ctx.model.level(skill);
+        let mut nodes: Vec<_> = usable_nodes(ctx, skill)
             .into_iter()
             .filter(|e| !self.avoided(e.id(), now))
+            .map(|e| {
+                let distance = ctx.model.distance_to(e.x, e.z);
+                (claims::worth(ctx, e, distance, level), distance, e)
+            })
             .collect();
+        // The best for the level first (XP a tick, weighed against the walk), the nearest among
+        // equals (a stable sort keeps the view's nearest-first order).
+        nodes.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let nodes: Vec<_> = nodes.into_iter().map(|(_, _, e)| e).collect();
         // A free node first: not claimed by another agent of this host, no other player at it;
-        // with none free, a known place out of view, else the nearest all the same.
+        // with none free, a known place out of view, else the best all the same.
         let free = nodes.iter().copied().find(|e| {
             !self.claims.held_by_other(e.id(), self.claimant, tick) && !claims::crowded(ctx, e)
         });
@@ -327,12 +352,22 @@ impl Planner {
                 return elsewhere;
             }
         }
-        if let Some(node) = free.or_else(|| nodes.first().copied()) {
+        // None free and nowhere else to go: the node fewest others work (the best among equals),
+        // rather than all of them on the best one.
+        let least_crowded = || {
+            nodes
+                .iter()
+                .copied()
+                .enumerate()
+                .min_by_key(|(rank, e)| (claims::crowd(ctx, e), *rank))
+                .map(|(_, e)| e)
+        };
+        if let Some(node) = free.or_else(least_crowded) {
             self.claims.claim(node.id(), self.claimant, tick);
             return Decision::new(
                 action,
                 json!({"targetId": node.id()}),
-                format!("nearest usable {skill} node"),
+                format!("the best free {skill} node for the level"),
             );
         }
         // None in view: walk to the nearest known place with a node this level allows.
@@ -351,15 +386,24 @@ impl Planner {
                 (distance, p)
             })
             .collect();
-        places.sort_by_key(|(distance, p)| (*distance, p.tile.x, p.tile.z));
+        // The best place for the level first (XP a tick against the walk), then the nearest.
+        let level = ctx.model.level(skill);
+        let place_worth = |d: u32, id: &str| {
+            claims::xp_per_tick(ctx, id, level) * claims::WORK_TICKS
+                / (claims::WORK_TICKS + f64::from(d))
+        };
+        places.sort_by(|(da, a), (db, b)| {
+            place_worth(*db, &b.id)
+                .total_cmp(&place_worth(*da, &a.id))
+                .then((*da, a.tile.x, a.tile.z).cmp(&(*db, b.tile.x, b.tile.z)))
+        });
         // At a known place with nothing usable in view, it is depleted or taken: with nowhere
         // else to go, wait here for the respawn.
-        let waiting = places
-            .first()
-            .is_some_and(|(d, _)| *d <= NODE_APPROACH_TILES);
+        let waiting = places.iter().any(|(d, _)| *d <= NODE_APPROACH_TILES);
         for (distance, p) in places {
             let key = format!("{},{}", p.tile.x, p.tile.z);
-            if self.avoided(&key, now) {
+            let claim = claims::place_key(p.tile.x, p.tile.z);
+            if self.avoided(&key, now) || self.claims.held_by_other(&claim, self.claimant, tick) {
                 continue;
             }
             if distance <= NODE_APPROACH_TILES {
@@ -367,6 +411,8 @@ impl Planner {
                 self.avoid.insert(key, now + AVOID_TICKS);
                 continue;
             }
+            self.claims
+                .claim_for(&claim, self.claimant, tick, claims::PLACE_CLAIM_TICKS);
             return Decision::new(
                 "navigateTo",
                 json!({"x": p.tile.x, "z": p.tile.z, "within": NODE_APPROACH_TILES}),
@@ -404,9 +450,21 @@ impl Planner {
             .filter(|(d, p)| {
                 *d > claims::OUT_OF_VIEW_TILES
                     && !self.avoided(&format!("{},{}", p.tile.x, p.tile.z), now)
+                    && !self.claims.held_by_other(
+                        &claims::place_key(p.tile.x, p.tile.z),
+                        self.claimant,
+                        ctx.model.tick,
+                    )
             })
             .min_by_key(|(d, p)| (*d, p.tile.x, p.tile.z))?
             .1;
+        // Claimed, so the next agent with every node here taken goes somewhere else.
+        self.claims.claim_for(
+            &claims::place_key(place.tile.x, place.tile.z),
+            self.claimant,
+            ctx.model.tick,
+            claims::PLACE_CLAIM_TICKS,
+        );
         // Not back here at once if that place is crowded too.
         self.avoid.insert(
             format!("{},{}", place.tile.x, place.tile.z),
@@ -492,6 +550,10 @@ impl Planner {
             if !self.avoided(&format!("equip:{item}"), now) {
                 return equip;
             }
+        }
+        // The raw food a kill dropped, before the next fight: the meal after it.
+        if let Some(loot) = self.useful_loot(ctx, now) {
+            return loot;
         }
         let target = ctx
             .model
@@ -721,6 +783,79 @@ mod tests {
         // anew whenever the agent looks).
         let d = planner.decide(ctx, &goal, 13 + AVOID_TICKS);
         assert_eq!((d.action, d.params["x"].as_i64()), ("navigateTo", Some(40)));
+    }
+
+    #[test]
+    fn agents_sharing_claims_spread_over_the_trees_in_view_then_over_the_places_out_of_view() {
+        let trees = || {
+            vec![
+                resource("res-1", "tree", "tree_normal", 10, 0, false),
+                resource("res-2", "tree", "tree_normal", 12, 0, false),
+            ]
+        };
+        let (model, knowledge) = scene((11, 1), &["bronze_hatchet"], trees());
+        let ctx = Ctx {
+            model: &model,
+            knowledge: &knowledge,
+        };
+        let shared = claims::Claims::default();
+        let goal = skill_goal("woodcutting");
+        let mut choices = Vec::new();
+        for _ in 0..4 {
+            let mut planner = Planner::sharing(shared.clone());
+            let d = planner.decide(ctx, &goal, 5);
+            choices.push((
+                d.action,
+                d.params.get("targetId").or(d.params.get("x")).cloned(),
+            ));
+        }
+        assert_eq!(
+            choices,
+            [
+                ("chopTree", Some(json!("res-1"))),
+                ("chopTree", Some(json!("res-2"))),
+                // Both trees here are claimed: the place out of view, claimed in turn …
+                ("navigateTo", Some(json!(40))),
+                // … so the fourth shares the least crowded tree here rather than follow.
+                ("chopTree", Some(json!("res-1"))),
+            ]
+        );
+        // A planner of its own (no shared claims) takes the best tree, as before.
+        assert_eq!(
+            Planner::new().decide(ctx, &goal, 5).params["targetId"],
+            "res-1"
+        );
+    }
+
+    #[test]
+    fn the_same_refusal_three_times_sets_the_action_aside_for_another_plan() {
+        let tree = resource("res-1", "tree", "tree_normal", 10, 0, false);
+        let (model, knowledge) = scene((10, 1), &["bronze_hatchet"], vec![tree]);
+        let ctx = Ctx {
+            model: &model,
+            knowledge: &knowledge,
+        };
+        let goal = skill_goal("woodcutting");
+        let mut planner = Planner::new();
+        let chop = Decision::new("chopTree", json!({}), "test");
+        for now in 1..STUCK_REFUSALS as u64 {
+            planner.observe(&chop, &Outcome::refused("no_tool", "no hatchet"), now);
+            assert_eq!(planner.decide(ctx, &goal, now).action, "chopTree");
+        }
+        // A different refusal in between starts the count again.
+        planner.observe(&chop, &Outcome::refused("blocked", "blocked"), 3);
+        planner.observe(&chop, &Outcome::refused("no_tool", "no hatchet"), 4);
+        assert_eq!(planner.decide(ctx, &goal, 4).action, "chopTree");
+        planner.observe(&chop, &Outcome::refused("no_tool", "no hatchet"), 5);
+        planner.observe(&chop, &Outcome::refused("no_tool", "no hatchet"), 6);
+        let d = planner.decide(ctx, &goal, 6);
+        assert_eq!(d.action, "explore", "{d:?}");
+        assert!(d.reason.contains("refused 3 times"), "{}", d.reason);
+        // Set aside for a while, then tried again.
+        assert_eq!(
+            planner.decide(ctx, &goal, 6 + AVOID_TICKS).action,
+            "chopTree"
+        );
     }
 
     #[test]

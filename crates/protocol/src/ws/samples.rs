@@ -192,6 +192,9 @@ fn client_samples() -> Vec<ClientMessage> {
                 input_tokens: 14_000,
                 output_tokens: 300,
                 mean_latency_ms: Some(850),
+                p50_latency_ms: Some(700),
+                p95_latency_ms: Some(2_100),
+                tokens_per_decision: Some(1_191),
             }),
             last_actions: vec![ActionReport {
                 action: "chopTree".into(),

@@ -306,14 +306,16 @@ async fn run_task(
                 ..Host::default()
             },
         );
-        players.push(Player {
+        let mut player = Player {
             handle,
             character_id: character.id,
-        });
-    }
-    for player in &mut players {
-        entered(player).await?;
+        };
+        // One at a time: the world takes players in in the order they join, and that order
+        // (their places in its tables, the dice each draws) must not depend on which agent's
+        // socket was quicker (ten agents entering at once gave shared-trees 80% or 90% by luck).
+        entered(&mut player).await?;
         in_world(&state, &player.character_id).await?;
+        players.push(player);
     }
     let clock = server.clock();
     let mut watch = ControlWatch::default();

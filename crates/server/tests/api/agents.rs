@@ -672,6 +672,9 @@ async fn the_status_an_agent_reports_shows_in_its_owners_routes(db: FreshDatabas
             input_tokens: 2_400,
             output_tokens: 40,
             mean_latency_ms: Some(900),
+            p50_latency_ms: Some(800),
+            p95_latency_ms: Some(1_900),
+            tokens_per_decision: Some(813),
         }),
         ..AgentStatus::default()
     };
@@ -710,6 +713,11 @@ async fn the_status_an_agent_reports_shows_in_its_owners_routes(db: FreshDatabas
     assert_eq!(me["status"]["model"]["fallbacks"]["timeout"], 1);
     assert_eq!(me["status"]["model"]["meanLatencyMs"], 900);
     assert_eq!(me["status"]["model"]["inputTokens"], 2_400);
+    assert_eq!(me["status"]["model"]["p50LatencyMs"], 800);
+    assert_eq!(me["status"]["model"]["p95LatencyMs"], 1_900);
+    assert_eq!(me["status"]["model"]["tokensPerDecision"], 813);
+    assert_eq!(me["status"]["model"]["calls"], 3);
+    assert_eq!(me["status"]["model"]["decisions"], 2);
     assert_eq!(me["status"]["lastActions"][0]["action"], "chopTree");
 
     // Progress on the same goal (named by its id) updates it without replacing it.
