@@ -516,6 +516,7 @@ mod tests {
                 resource_type: (kind == EntityKind::Resource).then(|| "tree".into()),
                 depleted: (kind == EntityKind::Resource).then_some(false),
                 type_id: Some(type_id.into()),
+                worn: None,
             };
         let mut crowd = Vec::new();
         for n in 0..150 {
