@@ -78,14 +78,22 @@ async fn save_group(store: &Store, mut jobs: Vec<SaveJob>) {
         .save_group(&batches, GroupPolicy::default())
         .await;
     metrics::histogram!("db_save_group_jobs").record(jobs.len() as f64);
+    let mut sessions_to_close = Vec::new();
     for ((job, batch), outcome) in jobs.into_iter().zip(&batches).zip(outcomes) {
-        finish(store, job, batch, outcome).await;
+        sessions_to_close.extend(job.sessions_to_close.iter().cloned());
+        finish(job, batch, outcome);
+    }
+    // After every job's waiter was told (a reconnecting player waits on its final save, not on
+    // the old session's logout row), and in one transaction for the whole group: a mass leave
+    // closed thousands of sessions one sync at a time, and each waiter waited behind them all.
+    if let Err(err) = store.sessions().close_many(&sessions_to_close).await {
+        tracing::warn!(sessions = sessions_to_close.len(), error = %err, "closing player sessions failed");
     }
     metrics::histogram!("db_save_batch_seconds").record(started.elapsed().as_secs_f64());
 }
 
 /// Tells whoever waits on `job` what became of it, once its group's transaction is over.
-async fn finish(store: &Store, job: SaveJob, batch: &SaveBatch, outcome: GroupOutcome) {
+fn finish(job: SaveJob, batch: &SaveBatch, outcome: GroupOutcome) {
     let saved = match outcome {
         GroupOutcome::Committed => true,
         GroupOutcome::Refused(err) => {
@@ -120,11 +128,6 @@ async fn finish(store: &Store, job: SaveJob, batch: &SaveBatch, outcome: GroupOu
             if !world.send(crate::world_thread::WorldInput::SaveFailed { ids }) {
                 tracing::error!("could not tell the world that a save failed");
             }
-        }
-    }
-    for (session, reason) in &job.sessions_to_close {
-        if let Err(err) = store.sessions().close(session, reason).await {
-            tracing::warn!(session, error = %err, "closing a player session failed");
         }
     }
     if saved && !batch.chunks.is_empty() {

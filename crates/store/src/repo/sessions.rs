@@ -74,6 +74,29 @@ impl<'a> Sessions<'a> {
         Ok(())
     }
 
+    /// Records many logouts in one transaction (one log sync, not one a session: a mass leave,
+    /// after a restart or a network cut, closes thousands at once); closing an already closed
+    /// session changes nothing.
+    pub async fn close_many(&self, sessions: &[(String, &str)]) -> Result<(), StoreError> {
+        if sessions.is_empty() {
+            return Ok(());
+        }
+        let now = now_ms();
+        let mut tx = self.store.begin_write().await?;
+        for (id, reason) in sessions {
+            sqlx::query(
+                r#"UPDATE "playerSessions" SET "logoutAt" = $1, "closeReason" = $2 WHERE id = $3 AND "logoutAt" IS NULL"#,
+            )
+            .bind(now)
+            .bind(*reason)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
     /// At start-up, closes the sessions a crash left open (reason `crash_recovered`); returns how many.
     pub async fn close_dangling(&self) -> Result<u64, StoreError> {
         let done = sqlx::query(

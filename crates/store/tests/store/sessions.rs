@@ -38,3 +38,43 @@ test_both_backends!(sessions_open_close_and_recover_after_a_crash, |store| {
     );
     assert!(by_id(&second).logout_at_ms.is_some());
 });
+
+test_both_backends!(
+    many_sessions_close_in_one_call_and_a_closed_one_keeps_its_logout,
+    |store| {
+        let account = store.users().create(&NewUser::default()).await.unwrap();
+        let mut ids = Vec::new();
+        for n in 0..3 {
+            let character = store
+                .characters()
+                .create(&NewCharacter {
+                    account_id: account.id.clone(),
+                    name: format!("Many{n}"),
+                    position: None,
+                })
+                .await
+                .unwrap();
+            let session = store
+                .sessions()
+                .open(&character.id, &account.id, None)
+                .await
+                .unwrap();
+            ids.push((character.id, session));
+        }
+        store.sessions().close(&ids[0].1, "logout").await.unwrap();
+        let closing: Vec<(String, &str)> =
+            ids.iter().map(|(_, s)| (s.clone(), "shutdown")).collect();
+        store.sessions().close_many(&closing).await.unwrap();
+        store.sessions().close_many(&[]).await.unwrap();
+        let mut reasons = Vec::new();
+        for (character, _) in &ids {
+            let found = store.sessions().for_character(character).await.unwrap();
+            assert_eq!(found.len(), 1);
+            assert!(found[0].logout_at_ms.is_some());
+            reasons.push(found[0].close_reason.clone().unwrap());
+        }
+        assert_eq!(reasons, ["logout", "shutdown", "shutdown"]);
+        // Nothing was left open for a crash to close.
+        assert_eq!(store.sessions().close_dangling().await.unwrap(), 0);
+    }
+);
