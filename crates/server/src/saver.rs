@@ -51,11 +51,40 @@ pub struct SaveJob {
 /// the world thread's order, and nobody hears of a job (a trade's outcome, a `done`) before the
 /// transaction holding it committed.
 pub async fn run(store: Store, mut jobs: mpsc::UnboundedReceiver<SaveJob>) {
-    let mut group = Vec::with_capacity(MAX_GROUP_JOBS);
-    while jobs.recv_many(&mut group, MAX_GROUP_JOBS).await > 0 {
-        save_group(&store, std::mem::take(&mut group)).await;
+    let mut queued = Vec::with_capacity(MAX_GROUP_JOBS);
+    while jobs.recv_many(&mut queued, MAX_GROUP_JOBS).await > 0 {
+        for group in by_characters(std::mem::take(&mut queued), |job| job.snapshots.len()) {
+            save_group(&store, group).await;
+        }
     }
     tracing::debug!("save task drained");
+}
+
+/// Characters written in one transaction at most, unless one job alone holds more: a group's
+/// waiters all hear when its transaction commits, so a group of everyone leaving at once (40
+/// jobs of 256 final saves after a restart's disconnect) kept every reconnecting player waiting
+/// for all 10,000 saves.
+pub const MAX_GROUP_CHARACTERS: usize = 256;
+
+/// Splits the queued jobs, in order, into groups of at most [`MAX_GROUP_CHARACTERS`] characters
+/// (`characters` of a job; a larger job is a group of its own).
+fn by_characters<J>(jobs: Vec<J>, characters_of: impl Fn(&J) -> usize) -> Vec<Vec<J>> {
+    let mut groups: Vec<Vec<J>> = Vec::new();
+    let mut characters = 0;
+    for job in jobs {
+        let n = characters_of(&job);
+        match groups.last_mut() {
+            Some(group) if characters + n <= MAX_GROUP_CHARACTERS => {
+                characters += n;
+                group.push(job);
+            }
+            _ => {
+                characters = n;
+                groups.push(vec![job]);
+            }
+        }
+    }
+    groups
 }
 
 async fn save_group(store: &Store, mut jobs: Vec<SaveJob>) {
@@ -136,5 +165,21 @@ fn finish(job: SaveJob, batch: &SaveBatch, outcome: GroupOutcome) {
     }
     for done in job.done {
         let _ = done.send(saved);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queued_jobs_are_grouped_in_order_by_at_most_256_characters() {
+        // A job here is its number of characters; sessions closing alone (no character) ride with
+        // whatever group they fall in.
+        let groups = by_characters(vec![200, 56, 0, 1, 300, 2], |n| *n);
+        assert_eq!(groups, [vec![200, 56, 0], vec![1], vec![300], vec![2]]);
+        let exactly = by_characters(vec![128, 128, 1], |n| *n);
+        assert_eq!(exactly, [vec![128, 128], vec![1]]);
+        assert!(by_characters(Vec::<usize>::new(), |n| *n).is_empty());
     }
 }
