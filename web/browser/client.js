@@ -324,7 +324,13 @@ export function registerClientTests({ test, enterAs, clickEntity, chatHas, OUT }
     const armed = await figureOfA();
     if (armed.weapon !== 'sword') throw new Error(`A's figure holds ${armed.weapon}`);
     if (armed.pixels === bare.pixels) throw new Error("the sword changed nothing in A's figure");
-    // The same drawing as A's own figure of themselves.
+    // The same drawing as A's own figure of themselves, once A has heard its own
+    // `equipment:update`: that comes on A's socket, B's `world:update` on B's, and either may
+    // arrive first.
+    await waitUntil(a.page, () => {
+      const eq = window.__wayfarer.renderer.equipment?.weapon;
+      return (typeof eq === 'string' ? eq : eq?.itemId) === 'bronze_sword';
+    });
     const own = await a.page.evaluate(() => {
       const w = window.__wayfarer;
       const { look, key } = w.renderer.lookOf(w.game.world.entities.get(w.game.selfId), true);
