@@ -209,6 +209,22 @@ impl Fighter {
         }
     }
 
+    /// A character at `tile` with every combat skill at 99: combat level 126, which no arena mob
+    /// attacks on sight.
+    pub fn hero(id: &str, tile: TilePos) -> Fighter {
+        [
+            Skill::Attack,
+            Skill::Strength,
+            Skill::Defense,
+            Skill::Constitution,
+            Skill::Prayer,
+            Skill::Ranged,
+            Skill::Magic,
+        ]
+        .into_iter()
+        .fold(Fighter::new(id, tile), |f, skill| f.level(skill, 99))
+    }
+
     /// Sets a skill's level.
     pub fn level(mut self, skill: Skill, level: u8) -> Fighter {
         let mut skills: Skills = self.joining.skills.clone();

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use wayfarer_content::{EquipSlot, Skill};
+use wayfarer_content::EquipSlot;
 use wayfarer_protocol::ws::{codes, TilePos};
 use wayfarer_sim::inventory::Stack;
 use wayfarer_sim::{
@@ -17,23 +17,6 @@ use crate::arena::{
     attack, mob, npc_of, pickup, rejections, stack, tick_until, world, Fighter, ARENA_X,
 };
 use crate::{idle, t, walk};
-
-/// Every combat skill at 99: combat level 126, which no arena mob attacks on sight.
-fn hero(id: &str, tile: TilePos) -> Fighter {
-    let mut f = Fighter::new(id, tile);
-    for skill in [
-        Skill::Attack,
-        Skill::Strength,
-        Skill::Defense,
-        Skill::Constitution,
-        Skill::Prayer,
-        Skill::Ranged,
-        Skill::Magic,
-    ] {
-        f = f.level(skill, 99);
-    }
-    f
-}
 
 /// Item counts, by item id.
 type Counts = BTreeMap<String, u64>;
@@ -105,11 +88,11 @@ fn a_death_in_a_safe_area_leaves_a_gravestone_private_for_fifteen_minutes_then_p
     // The reaper (aggressive within 2 tiles, max hit 21) ignores heroes unless attacked.
     let mut w = world(&[mob("reaper", 5, 5)], 31);
     let reaper = npc_of(&w, "reaper").expect("reaper");
-    let ada = hero("ada", t(5, 6))
+    let ada = Fighter::hero("ada", t(5, 6))
         .wear(EquipSlot::Weapon, "bronze_sword", 1)
         .wear(EquipSlot::Helmet, "bronze_helmet", 1)
         .hold(&[("coins", 100), ("shrimp", 1), ("shrimp", 1), ("bones", 1)]);
-    w.tick(vec![ada.join(), hero("bob", t(8, 8)).join()]);
+    w.tick(vec![ada.join(), Fighter::hero("bob", t(8, 8)).join()]);
     let before = carried(&w, "ada");
     assert_eq!(before.values().sum::<u64>(), 105);
     w.tick(vec![attack("ada", &reaper)]);
@@ -205,7 +188,7 @@ fn a_death_in_a_safe_area_leaves_a_gravestone_private_for_fifteen_minutes_then_p
 #[test]
 fn a_pvp_death_drops_for_the_killer_first_and_an_npc_kill_in_pvp_drops_for_everyone() {
     let mut w = world(&[], 32);
-    let killer = hero("ada", t(ARENA_X + 2, 5)).wear(EquipSlot::Weapon, "bronze_sword", 1);
+    let killer = Fighter::hero("ada", t(ARENA_X + 2, 5)).wear(EquipSlot::Weapon, "bronze_sword", 1);
     let victim = Fighter::new("cy", t(ARENA_X + 3, 5))
         .wear(EquipSlot::Helmet, "bronze_helmet", 1)
         .hold(&[("coins", 50)]);

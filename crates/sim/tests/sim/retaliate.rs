@@ -9,21 +9,9 @@ use wayfarer_sim::{Action, Event, World};
 use crate::arena::{act, attack, hits, mob, npc_of, tick_until, world, Fighter, ARENA_X};
 use crate::{idle, t};
 
-/// Every combat skill at 99: combat level 126, which no arena mob attacks on sight.
+/// A hero (every combat skill at 99) at `(x, z)`.
 fn hero(id: &str, x: i32, z: i32) -> Fighter {
-    let mut f = Fighter::new(id, t(x, z));
-    for skill in [
-        Skill::Attack,
-        Skill::Strength,
-        Skill::Defense,
-        Skill::Constitution,
-        Skill::Prayer,
-        Skill::Ranged,
-        Skill::Magic,
-    ] {
-        f = f.level(skill, 99);
-    }
-    f
+    Fighter::hero(id, t(x, z))
 }
 
 fn by<'a>(hits: &'a [CombatHit], attacker: &'a str) -> impl Iterator<Item = &'a CombatHit> {
