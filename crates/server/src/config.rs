@@ -66,6 +66,9 @@ pub struct Config {
     /// Most players the world takes in a tick (`JOINS_PER_TICK`); the others wait in order for
     /// the next ticks (`world_thread::admission`).
     pub joins_per_tick: u64,
+    /// Most the join budget grows to while ticks run fast and players wait
+    /// (`JOINS_PER_TICK_MAX`, at least `joins_per_tick`; equal to it, the budget stays fixed).
+    pub joins_per_tick_max: u64,
     pub disable_rate_limit: bool,
     pub commit_hash: Option<String>,
     pub voice_api_key: Option<String>,
@@ -159,6 +162,9 @@ pub const DEFAULT_SAVE_INTERVAL_SECS: u64 = 60;
 /// minute), more than a 10,000-player join over 30 s brings on average, while no tick does the
 /// first views and entry messages of more than 100 newcomers.
 pub const DEFAULT_JOINS_PER_TICK: u64 = 100;
+/// `JOINS_PER_TICK_MAX` when unset: the join budget grows towards this while ticks stay fast and
+/// players wait (a restart), so a quiet world lets a burst in faster than the floor would.
+pub const DEFAULT_JOINS_PER_TICK_MAX: u64 = 1_000;
 /// The classic game tick.
 pub const DEFAULT_TICK_MS: u64 = 600;
 /// `TICK_MS` of a world that ticks only when a test steps it.
@@ -203,6 +209,22 @@ impl Config {
         let save_interval_secs =
             positive_integer(&get, "SAVE_INTERVAL", DEFAULT_SAVE_INTERVAL_SECS)?;
         let joins_per_tick = positive_integer(&get, "JOINS_PER_TICK", DEFAULT_JOINS_PER_TICK)?;
+        let joins_per_tick_max = match get("JOINS_PER_TICK_MAX") {
+            // Unset: the default ceiling, or the floor when that is set higher.
+            None => DEFAULT_JOINS_PER_TICK_MAX.max(joins_per_tick),
+            Some(_) => {
+                let max = positive_integer(&get, "JOINS_PER_TICK_MAX", DEFAULT_JOINS_PER_TICK_MAX)?;
+                if max < joins_per_tick {
+                    return Err(ConfigError {
+                        variable: "JOINS_PER_TICK_MAX",
+                        message: format!(
+                            "{max} is below JOINS_PER_TICK ({joins_per_tick}): the budget's ceiling must be at least its floor"
+                        ),
+                    });
+                }
+                max
+            }
+        };
         let (tick_ms, manual_clock) = match get("TICK_MS").as_deref().map(str::trim) {
             Some(MANUAL_CLOCK) if node_env == NodeEnv::Test => (DEFAULT_TICK_MS, true),
             Some(MANUAL_CLOCK) => {
@@ -434,6 +456,7 @@ impl Config {
             public_api_url: url("PUBLIC_API_URL")?,
             save_interval_secs,
             joins_per_tick,
+            joins_per_tick_max,
             disable_rate_limit,
             commit_hash: get("COMMIT_HASH"),
             voice_api_key: get("VOICE_API_KEY"),
@@ -518,6 +541,7 @@ impl Config {
             ("PUBLIC_API_URL", opt(&self.public_api_url)),
             ("SAVE_INTERVAL", self.save_interval_secs.to_string()),
             ("JOINS_PER_TICK", self.joins_per_tick.to_string()),
+            ("JOINS_PER_TICK_MAX", self.joins_per_tick_max.to_string()),
             ("DISABLE_RATE_LIMIT", self.disable_rate_limit.to_string()),
             ("COMMIT_HASH", opt(&self.commit_hash)),
             ("VOICE_API_KEY", opt(&self.voice_api_key)),
@@ -695,10 +719,22 @@ mod tests {
         assert_eq!(c.world_dir, PathBuf::from("./world"));
         assert_eq!(c.save_interval_secs, 60);
         assert_eq!(c.joins_per_tick, 100);
+        assert_eq!(c.joins_per_tick_max, 1_000);
         assert_eq!(c.tick_ms, 600);
         assert!(!c.disable_rate_limit);
         assert!(!c.use_local_postgres);
         assert_eq!(c.effective_database_url(), "sqlite://./world/wayfarer.db");
+    }
+
+    #[test]
+    fn the_join_budget_ceiling_is_never_below_its_floor() {
+        let c = config(&[("JOINS_PER_TICK", "2000")]).unwrap();
+        assert_eq!(
+            c.joins_per_tick_max, 2_000,
+            "unset, it follows a higher floor"
+        );
+        let c = config(&[("JOINS_PER_TICK", "50"), ("JOINS_PER_TICK_MAX", "50")]).unwrap();
+        assert_eq!((c.joins_per_tick, c.joins_per_tick_max), (50, 50));
     }
 
     #[test]
@@ -730,6 +766,11 @@ mod tests {
             (vec![("SAVE_INTERVAL", "0")], "SAVE_INTERVAL"),
             (vec![("JOINS_PER_TICK", "0")], "JOINS_PER_TICK"),
             (vec![("JOINS_PER_TICK", "many")], "JOINS_PER_TICK"),
+            (vec![("JOINS_PER_TICK_MAX", "0")], "JOINS_PER_TICK_MAX"),
+            (
+                vec![("JOINS_PER_TICK", "100"), ("JOINS_PER_TICK_MAX", "99")],
+                "JOINS_PER_TICK_MAX",
+            ),
             (vec![("TICK_MS", "fast")], "TICK_MS"),
             (vec![("TICK_MS", "manual")], "TICK_MS"),
             (
@@ -804,6 +845,7 @@ mod tests {
             ("PUBLIC_API_URL", "https://game.example"),
             ("SAVE_INTERVAL", "15"),
             ("JOINS_PER_TICK", "1"),
+            ("JOINS_PER_TICK_MAX", "1"),
             ("DISABLE_RATE_LIMIT", "true"),
             ("COMMIT_HASH", "abc123"),
             ("VOICE_API_KEY", "key"),
@@ -827,6 +869,10 @@ mod tests {
         assert_eq!(c.public_cdn_url.as_deref(), Some("https://cdn.example"));
         assert_eq!(c.save_interval_secs, 15);
         assert_eq!(c.joins_per_tick, 1, "the smallest allowed");
+        assert_eq!(
+            c.joins_per_tick_max, 1,
+            "a ceiling equal to the floor: a fixed budget"
+        );
         assert!(c.disable_rate_limit);
         assert_eq!(c.tick_ms, 50);
         assert_eq!(c.commit(), "abc123");

@@ -166,6 +166,8 @@ impl RunningServer {
                 manual: config.manual_clock,
                 save_interval: Duration::from_secs(config.save_interval_secs),
                 joins_per_tick: usize::try_from(config.joins_per_tick).unwrap_or(usize::MAX),
+                joins_per_tick_max: usize::try_from(config.joins_per_tick_max)
+                    .unwrap_or(usize::MAX),
                 content: initial_content,
                 online: online.clone(),
                 saves: save_tx,

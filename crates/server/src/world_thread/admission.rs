@@ -12,9 +12,18 @@
 //! loaded record; and a leave takes it out of the queue, closing its session (nothing changed, so
 //! nothing is saved). A second join of the same character is refused while one waits, as while one
 //! is in the world (see "One owner per character").
+//!
+//! The budget adapts on the timed clock (`next_budget`): while players wait and ticks take under a
+//! twelfth of their period, it grows by `JOINS_PER_TICK` a tick up to `JOINS_PER_TICK_MAX`; a tick
+//! over a sixth of its period halves it, never below `JOINS_PER_TICK`; with nobody waiting it
+//! falls back towards the floor, so a sudden burst meets the small budget first. A restart's
+//! players then come in as fast as the tick can take them without a slow tick, instead of at the
+//! floor's fixed pace (10,000 in a minute at 100). The stepped clock of tests keeps the floor:
+//! there a tick's wall time means nothing, and admissions stay deterministic.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::sync::oneshot;
 use wayfarer_protocol::ws::ServerMessage;
@@ -49,6 +58,30 @@ pub(super) struct JoinQueue {
     queued: u64,
     /// Players taken in since the last tick ran.
     admitted: usize,
+    /// This tick's budget (`next_budget`); 0 until the first tick sets it from the context.
+    budget: usize,
+}
+
+/// The join budget after a tick that took `took` of its `period`: grows by `floor` while players
+/// wait and the tick took under a twelfth of the period, halves (to no less than `floor`) once a
+/// tick takes over a sixth or when nobody waits, else stays. At the 600 ms tick: grow below 50 ms,
+/// shrink above 100 ms (the tick p99 the mass join must keep).
+pub(super) fn next_budget(
+    current: usize,
+    floor: usize,
+    ceiling: usize,
+    took: Duration,
+    period: Duration,
+    waiting: bool,
+) -> usize {
+    let current = current.clamp(floor, ceiling.max(floor));
+    if took > period / 6 || !waiting {
+        (current / 2).max(floor)
+    } else if took < period / 12 {
+        current.saturating_add(floor).min(ceiling.max(floor))
+    } else {
+        current
+    }
 }
 
 impl JoinQueue {
@@ -125,7 +158,7 @@ impl Runner {
             notices: Vec::new(),
             number: self.joins.queued,
         };
-        if self.joins.by_id.is_empty() && self.joins.admitted < self.context.joins_per_tick {
+        if self.joins.by_id.is_empty() && self.joins.admitted < self.budget() {
             self.admit(waiting);
             return;
         }
@@ -136,11 +169,30 @@ impl Runner {
         metrics::gauge!("joins_waiting").set(self.joins.len() as f64);
     }
 
-    /// After a tick: the budget starts anew, and the players waiting longest enter with the next
-    /// tick, as many as it allows.
-    pub(super) fn admit_waiting(&mut self) {
+    /// This tick's join budget: the floor until a timed tick has set it.
+    fn budget(&self) -> usize {
+        self.joins.budget.max(self.context.joins_per_tick)
+    }
+
+    /// After a tick that took `took`: the budget is set anew (on the timed clock it adapts to the
+    /// tick's pace, `next_budget`), and the players waiting longest enter with the next tick, as
+    /// many as it allows.
+    pub(super) fn admit_waiting(&mut self, took: Duration) {
+        self.joins.budget = if self.context.manual {
+            self.context.joins_per_tick
+        } else {
+            next_budget(
+                self.budget(),
+                self.context.joins_per_tick,
+                self.context.joins_per_tick_max,
+                took,
+                self.context.tick,
+                !self.joins.by_id.is_empty(),
+            )
+        };
+        metrics::gauge!("joins_budget").set(self.joins.budget as f64);
         self.joins.admitted = 0;
-        while self.joins.admitted < self.context.joins_per_tick {
+        while self.joins.admitted < self.budget() {
             let Some(waiting) = self.joins.next() else {
                 break;
             };

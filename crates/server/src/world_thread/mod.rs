@@ -205,6 +205,9 @@ pub struct WorldContext {
     pub save_interval: Duration,
     /// Most players taken into the world in one tick (`JOINS_PER_TICK`, see `admission.rs`).
     pub joins_per_tick: usize,
+    /// The most the join budget grows to while ticks run fast and players wait
+    /// (`JOINS_PER_TICK_MAX`; equal to `joins_per_tick`, the budget is fixed).
+    pub joins_per_tick_max: usize,
     pub content: Arc<Content>,
     pub online: Arc<OnlinePlayers>,
     pub saves: tokio_mpsc::UnboundedSender<SaveJob>,
@@ -498,7 +501,7 @@ impl Runner {
         let persist_started = Instant::now();
         self.save_turn();
         // The next tick's newcomers (their presence goes out with this publish).
-        self.admit_waiting();
+        self.admit_waiting(started.elapsed());
         self.context.online.try_publish(&mut self.presence);
         let persist = persist_started.elapsed();
         metrics::histogram!("tick_phase_ms", "phase" => "persist")
@@ -696,6 +699,7 @@ mod tests {
             manual: false,
             save_interval: Duration::from_secs(3600),
             joins_per_tick: 100,
+            joins_per_tick_max: 100,
             content: content.clone(),
             online: Arc::new(OnlinePlayers::default()),
             saves,
@@ -836,10 +840,73 @@ mod tests {
         kinds
     }
 
+    #[test]
+    fn the_join_budget_grows_while_ticks_are_fast_and_halves_when_one_is_slow() {
+        use super::admission::next_budget;
+        let period = Duration::from_millis(600);
+        let fast = Duration::from_millis(49);
+        let (middle, slow) = (Duration::from_millis(100), Duration::from_millis(101));
+        // Growth by the floor while players wait, up to the ceiling.
+        assert_eq!(next_budget(100, 100, 1_000, fast, period, true), 200);
+        assert_eq!(next_budget(950, 100, 1_000, fast, period, true), 1_000);
+        assert_eq!(
+            next_budget(1_000, 100, 1_000, Duration::ZERO, period, true),
+            1_000
+        );
+        // Between a twelfth (50 ms) and a sixth (100 ms) of the period it holds; above, it halves.
+        assert_eq!(
+            next_budget(400, 100, 1_000, Duration::from_millis(50), period, true),
+            400
+        );
+        assert_eq!(next_budget(400, 100, 1_000, middle, period, true), 400);
+        assert_eq!(next_budget(400, 100, 1_000, slow, period, true), 200);
+        assert_eq!(
+            next_budget(150, 100, 1_000, slow, period, true),
+            100,
+            "never below the floor"
+        );
+        // Nobody waiting: back towards the floor, however fast the tick.
+        assert_eq!(next_budget(800, 100, 1_000, fast, period, false), 400);
+        assert_eq!(next_budget(100, 100, 1_000, fast, period, false), 100);
+        // A ceiling equal to the floor is a fixed budget.
+        assert_eq!(next_budget(100, 100, 100, fast, period, true), 100);
+    }
+
+    #[tokio::test]
+    async fn a_timed_world_lets_a_queue_in_faster_while_its_ticks_are_fast() {
+        let (mut runner, _jobs) = runner();
+        runner.context.tick = Duration::from_millis(600);
+        runner.context.joins_per_tick = 10;
+        runner.context.joins_per_tick_max = 35;
+        let mut queues = Vec::new();
+        for i in 0..200 {
+            let (input, rx) = join(&format!("p{i:04}"), &format!("s{i}"));
+            runner.accept(input);
+            queues.push(rx);
+        }
+        assert_eq!(runner.players.len(), 10, "the floor before any tick");
+        let entered = |runner: &mut Runner, took: Duration| {
+            let before = runner.players.len();
+            runner.admit_waiting(took);
+            runner.players.len() - before
+        };
+        let fast = Duration::from_millis(10);
+        let per_tick: Vec<usize> = (0..5).map(|_| entered(&mut runner, fast)).collect();
+        assert_eq!(per_tick, [20, 30, 35, 35, 35]);
+        // A slow tick halves it; the stepped clock of tests would keep the floor.
+        assert_eq!(entered(&mut runner, Duration::from_millis(101)), 17);
+        runner.context.manual = true;
+        assert_eq!(entered(&mut runner, fast), 10);
+    }
+
     #[tokio::test]
     async fn the_join_budget_admits_in_order_and_everyone_enters() {
         let (mut runner, mut jobs) = runner();
         let budget = runner.context.joins_per_tick;
+        assert_eq!(
+            runner.context.joins_per_tick_max, budget,
+            "a fixed budget here"
+        );
         let total = 2 * budget + 7;
         let id = |i: usize| format!("p{i:04}");
         let mut queues = Vec::new();

@@ -127,6 +127,8 @@ async fn join_storm(db: FreshDatabase) {
     let env = [
         ("DATABASE_URL", url.as_str()),
         ("JOINS_PER_TICK", "2"),
+        // A fixed budget: the joins queue whatever the ticks' pace.
+        ("JOINS_PER_TICK_MAX", "2"),
         ("SAVE_INTERVAL", "1"),
         ("ADMIN_CODE", "code"),
     ];
