@@ -22,7 +22,7 @@ pub use repo::characters::{
 };
 pub use repo::deaths::{DeathLock, DeathTake, LockedItem, NpcKill};
 pub use repo::duels::DuelAudit;
-pub use repo::friends::{Contact, RequestOutcome, MAX_FRIENDS};
+pub use repo::friends::{Contact, ContactLists, RequestOutcome, MAX_FRIENDS};
 pub use repo::group_commit::{GroupOutcome, GroupPolicy};
 pub use repo::hiscores::Standing;
 pub use repo::ignores::MAX_IGNORED;

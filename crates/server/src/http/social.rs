@@ -12,7 +12,7 @@ use wayfarer_protocol::ws::{
     codes, ContactEntry, FriendIncoming, FriendList, FriendStatus, ServerMessage,
 };
 use wayfarer_sim::Command;
-use wayfarer_store::{Character, Contact, RequestOutcome, StoreError};
+use wayfarer_store::{Character, Contact, ContactLists, RequestOutcome, StoreError};
 
 use crate::app::AppState;
 use crate::world_thread::WorldInput;
@@ -131,22 +131,28 @@ pub async fn announce(state: &AppState, id: &str, name: &str, online: bool) {
             notify(
                 state,
                 friends.into_iter().map(|f| f.id).collect(),
-                ServerMessage::FriendStatus(FriendStatus {
-                    id: id.to_owned(),
-                    name: name.to_owned(),
-                    online,
-                    world: state
-                        .cluster
-                        .as_ref()
-                        .filter(|_| online)
-                        .map(|c| c.world_id),
-                }),
+                status(state, id, name, online),
             )
             .await
         }
         Ok(_) => {}
         Err(err) => tracing::warn!(character = id, error = %err, "friends: status not announced"),
     }
+}
+
+/// `friend:status` of `id` coming online or going offline (with several worlds, the world it
+/// came online in).
+fn status(state: &AppState, id: &str, name: &str, online: bool) -> ServerMessage {
+    ServerMessage::FriendStatus(FriendStatus {
+        id: id.to_owned(),
+        name: name.to_owned(),
+        online,
+        world: state
+            .cluster
+            .as_ref()
+            .filter(|_| online)
+            .map(|c| c.world_id),
+    })
 }
 
 /// The character named `name`, who is not `me`.
@@ -189,26 +195,37 @@ pub async fn push_list(state: &AppState, id: &str) -> Result<(), Refusal> {
 }
 
 async fn list_of(state: &AppState, id: &str) -> Result<FriendList, StoreError> {
+    let lists = state.store.friends().lists(id).await?;
+    friend_list(state, lists).await
+}
+
+/// The `friend:list` of a character's lists, friends marked online as they are now.
+async fn friend_list(state: &AppState, lists: ContactLists) -> Result<FriendList, StoreError> {
     let entry = |c: Contact, online: Option<bool>, world: Option<i64>| ContactEntry {
         id: c.id,
         name: c.name,
         online,
         world,
     };
-    let friends = state.store.friends();
-    let friend_list = friends.list(id).await?;
+    let ContactLists {
+        friends,
+        incoming,
+        outgoing,
+        ignored,
+    } = lists;
     // Several worlds: a friend is online when some world holds their lease (presence from the
     // shared database, so a world that just started knows it without having heard anything).
     let elsewhere = match &state.cluster {
         Some(_) => {
-            let ids: Vec<String> = friend_list.iter().map(|c| c.id.clone()).collect();
+            let ids: Vec<String> = friends.iter().map(|c| c.id.clone()).collect();
             state.store.leases().worlds_of(&ids).await?
         }
         None => Default::default(),
     };
     let my_world = state.cluster.as_ref().map(|c| c.world_id);
+    let others = |list: Vec<Contact>| list.into_iter().map(|c| entry(c, None, None)).collect();
     Ok(FriendList {
-        friends: friend_list
+        friends: friends
             .into_iter()
             .map(|c| {
                 let world = match elsewhere.get(&c.id) {
@@ -220,27 +237,23 @@ async fn list_of(state: &AppState, id: &str) -> Result<FriendList, StoreError> {
                 entry(c, Some(online), world)
             })
             .collect(),
-        incoming: friends
-            .incoming(id)
-            .await?
-            .into_iter()
-            .map(|c| entry(c, None, None))
-            .collect(),
-        outgoing: friends
-            .outgoing(id)
-            .await?
-            .into_iter()
-            .map(|c| entry(c, None, None))
-            .collect(),
-        ignored: state
-            .store
-            .ignores()
-            .list(id)
-            .await?
-            .into_iter()
-            .map(|c| entry(c, None, None))
-            .collect(),
+        incoming: others(incoming),
+        outgoing: others(outgoing),
+        ignored: others(ignored),
     })
+}
+
+/// A character entered the world with `lists` (read once for its entry: the sim had the ignore
+/// list from them): its `friend:list`, and its friends told it came online.
+pub async fn entered(state: &AppState, id: &str, name: &str, lists: ContactLists) {
+    let friends: Vec<String> = lists.friends.iter().map(|c| c.id.clone()).collect();
+    match friend_list(state, lists).await {
+        Ok(list) => notify(state, vec![id.to_owned()], ServerMessage::FriendList(list)).await,
+        Err(err) => tracing::warn!(character = id, error = %err, "friends list not sent"),
+    }
+    if !friends.is_empty() {
+        notify(state, friends, status(state, id, name, true)).await;
+    }
 }
 
 /// Sends `message` to those of `to` who are online: in this world, and with several worlds in

@@ -17,6 +17,16 @@ pub struct Contact {
     pub name: String,
 }
 
+/// A character's four lists at once (`Friends::lists`): its friends, the requests waiting for
+/// its answer, those it sent, and whom it ignores, each by name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ContactLists {
+    pub friends: Vec<Contact>,
+    pub incoming: Vec<Contact>,
+    pub outgoing: Vec<Contact>,
+    pub ignored: Vec<Contact>,
+}
+
 /// What a friend request led to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RequestOutcome {
@@ -218,6 +228,47 @@ impl<'a> Friends<'a> {
             character_id,
         )
         .await
+    }
+
+    /// The four lists in one statement: entering the world needs them all (the ignore list for
+    /// the sim, the rest for `friend:list` and whom to tell it came online), and a restart's
+    /// thousands of entries queue for the pool one round trip at a time.
+    pub async fn lists(&self, character_id: &str) -> Result<ContactLists, StoreError> {
+        let rows = sqlx::query(
+            r#"SELECT 'friend' AS list, c.id AS id, c.name AS name
+                 FROM friendships f JOIN characters c ON c.id = f."friendId" WHERE f."characterId" = $1
+               UNION ALL
+               SELECT 'incoming', c.id, c.name
+                 FROM friend_requests r JOIN characters c ON c.id = r."fromId" WHERE r."toId" = $2
+               UNION ALL
+               SELECT 'outgoing', c.id, c.name
+                 FROM friend_requests r JOIN characters c ON c.id = r."toId" WHERE r."fromId" = $3
+               UNION ALL
+               SELECT 'ignored', c.id, c.name
+                 FROM ignore_lists i JOIN characters c ON c.id = i."ignoredId" WHERE i."characterId" = $4
+               ORDER BY list, name"#,
+        )
+        .bind(character_id)
+        .bind(character_id)
+        .bind(character_id)
+        .bind(character_id)
+        .fetch_all(self.store.pool())
+        .await?;
+        let mut lists = ContactLists::default();
+        for r in &rows {
+            let contact = Contact {
+                id: r.try_get("id")?,
+                name: r.try_get("name")?,
+            };
+            let list: String = r.try_get("list")?;
+            match list.as_str() {
+                "friend" => lists.friends.push(contact),
+                "incoming" => lists.incoming.push(contact),
+                "outgoing" => lists.outgoing.push(contact),
+                _ => lists.ignored.push(contact),
+            }
+        }
+        Ok(lists)
     }
 
     async fn contacts(&self, sql: &'static str, id: &str) -> Result<Vec<Contact>, StoreError> {

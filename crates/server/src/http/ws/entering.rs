@@ -37,7 +37,14 @@ impl Connection {
             .await?;
         *session_id = Some(session.clone());
         store.users().touch_login(&self.user_id).await?;
-        let ignored = store.ignores().names(&self.character_id).await?;
+        // Friends, requests and the ignore list in one read: the sim takes the ignored names,
+        // the rest is the `friend:list` sent after the join.
+        let contacts = store.friends().lists(&self.character_id).await?;
+        let ignored = contacts
+            .ignored
+            .iter()
+            .map(|c| c.name.to_lowercase())
+            .collect();
         let mut snapshot = CharacterSnapshot {
             character,
             inventory,
@@ -69,10 +76,7 @@ impl Connection {
             anyhow::bail!("the world is not accepting players");
         }
         // After player:sync and the first world:update (notices follow the next tick's events).
-        if let Err(refusal) = social::push_list(&self.state, &self.character_id).await {
-            tracing::warn!(character = %self.character_id, reason = %refusal.message, "friends list not sent");
-        }
-        social::announce(&self.state, &self.character_id, &self.name, true).await;
+        social::entered(&self.state, &self.character_id, &self.name, contacts).await;
         tracing::info!(
             character = %self.character_id,
             name = %self.name,
