@@ -19,6 +19,11 @@ pub(crate) fn slot_index(handle: Handle) -> usize {
     split(handle).0
 }
 
+/// The slot of a handle as kept in compact lists (a viewer's shown entities).
+pub(crate) fn slot_of(handle: Handle) -> u32 {
+    (handle >> 32) as u32
+}
+
 fn split(handle: Handle) -> (usize, u32) {
     ((handle >> 32) as usize, handle as u32)
 }
@@ -177,6 +182,12 @@ impl Entities {
             .get(index)
             .filter(|m| m.generation == generation)
             .map(|m| &m.id)
+    }
+
+    /// The wire id of the entity in `slot`, live or removed since the last release: what a viewer
+    /// that keeps slots ([`slot_of`]) names as removed.
+    pub fn id_in_slot(&self, slot: u32) -> Option<&Arc<str>> {
+        self.marks.get(slot as usize).map(|m| &m.id)
     }
 
     /// Removes an entity, returning its last tile; its id stays readable (for `removed` lists) until

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use wayfarer_protocol::ws::{MovedList, TickMoves, TilePos, WorldUpdate};
 
-use crate::entities::{slot_index, Entities, Handle};
+use crate::entities::{slot_index, slot_of, Entities, Handle};
 use crate::grid::{Occupant, SpatialGrid};
 use crate::map::chebyshev;
 
@@ -33,8 +33,12 @@ pub const MAX_VISIBLE_GROUND_ITEMS: usize = 255;
 /// What one player's client has been shown.
 #[derive(Debug)]
 pub(crate) struct Viewer {
-    /// Handles the client knows, sorted; includes the player itself.
-    visible: Vec<Handle>,
+    /// The slots of the entities the client knows, sorted; includes the player itself. A slot,
+    /// not a whole handle: half the bytes (a crowd's viewer holds ~510), and no viewer ever holds a
+    /// slot's previous occupant, since an entity leaving dirties its cell and every view showing
+    /// it drops it that tick, before its slot is freed (`tests/sim/view_oracle.rs` checks the
+    /// updates against views recomputed every tick).
+    visible: Vec<u32>,
     /// The client has been shown nothing yet: everything in view goes out as `added`.
     fresh: bool,
 }
@@ -48,9 +52,9 @@ impl Viewer {
         }
     }
 
-    /// The handles the client has been shown, sorted (the player itself among them once a view
-    /// has been computed).
-    pub fn shown(&self) -> &[Handle] {
+    /// The slots ([`slot_of`]) of the entities the client has been shown, sorted (the player
+    /// itself among them once a view has been computed).
+    pub fn shown(&self) -> &[u32] {
         &self.visible
     }
 
@@ -82,6 +86,8 @@ pub(crate) struct ViewInputs<'a> {
     /// This tick's moves, each encoded once ([`Entities::tick_moves`]).
     pub moves: &'a Arc<TickMoves>,
     pub now: u64,
+    /// Recompute every view, quiet or not: the oracle the tests compare the skipping with.
+    pub every_view: bool,
 }
 
 /// Brings `viewer` (the player `me`) up to date for tick `now`, returning the update to send, or `None`
@@ -96,12 +102,14 @@ pub(crate) fn refresh(
         grid,
         entities,
         now,
+        every_view,
         ..
     } = inputs;
     let mark = entities.mark(me)?;
     let centre = mark.tile;
     let span = grid.span(centre, VIEW_RADIUS_TILES);
-    if !viewer.fresh && mark.moved_at != now && !grid.any_dirty(span, now) {
+    let quiet = !viewer.fresh && mark.moved_at != now && !grid.any_dirty(span, now);
+    if quiet && !every_view {
         return None;
     }
     viewer.fresh = false;
@@ -115,14 +123,14 @@ pub(crate) fn refresh(
 /// with the scratch list made every viewer's list circulate among the viewers of a thread and end
 /// up with the room of the largest list that thread ever built: a crowd's idle players each held
 /// kilobytes of it. The copy is a few kilobytes of memcpy per refreshed viewer.)
-fn keep_shown(shown: &mut Vec<Handle>, next: &[Handle]) {
+fn keep_shown(shown: &mut Vec<u32>, next: &[Handle]) {
     let len = next.len();
     let room = shown.capacity();
     if room < len || room > 2 * len + SHOWN_SLACK {
         *shown = Vec::with_capacity(len + len / 8);
     }
     shown.clear();
-    shown.extend_from_slice(next);
+    shown.extend(next.iter().map(|&h| slot_of(h)));
 }
 
 /// Spare room a viewer's list may keep beyond twice its length before it is reallocated.
@@ -369,16 +377,61 @@ fn settled(candidates: &[(u32, Handle)], sure: u32, cap: usize) -> bool {
     candidates.len() >= cap && candidates.iter().filter(|(d, _)| *d <= sure).count() >= cap
 }
 
-/// Keeps the `cap` nearest candidates (ties broken by handle, so the choice is deterministic).
+/// Keeps the `cap` nearest candidates (ties broken by handle, so the choice is deterministic), in
+/// no particular order. Distances are whole tiles within the view radius, so the distance at which
+/// the cap is reached is found by counting, everything nearer is kept in one pass, and only the
+/// candidates at that very distance are selected among by handle: the same set a selection over
+/// `(distance, handle)` keeps, at a fraction of its cost (a crowd view picks 255 of ~1,000).
 fn nearest(candidates: &mut Vec<(u32, Handle)>, cap: usize) {
-    if candidates.len() > cap {
-        candidates.select_nth_unstable(cap - 1);
-        candidates.truncate(cap);
+    const DISTANCES: usize = VIEW_RADIUS_TILES as usize + 1;
+    if candidates.len() <= cap {
+        return;
     }
+    if cap == 0 {
+        candidates.clear();
+        return;
+    }
+    let bucket = |d: u32| (d as usize).min(DISTANCES - 1);
+    let mut counts = [0u32; DISTANCES];
+    for &(d, _) in candidates.iter() {
+        counts[bucket(d)] += 1;
+    }
+    // `cut`: the distance at which the cap is reached; `nearer`: how many lie closer than it.
+    let (mut cut, mut nearer) = (DISTANCES - 1, 0usize);
+    for (d, &count) in counts.iter().enumerate() {
+        if nearer + count as usize >= cap {
+            cut = d;
+            break;
+        }
+        nearer += count as usize;
+    }
+    let mut kept = 0;
+    for i in 0..candidates.len() {
+        if bucket(candidates[i].0) < cut {
+            candidates.swap(kept, i);
+            kept += 1;
+        }
+    }
+    let mut tied = kept;
+    for i in kept..candidates.len() {
+        if bucket(candidates[i].0) == cut {
+            candidates.swap(tied, i);
+            tied += 1;
+        }
+    }
+    // Distances beyond the radius cannot occur (gathering filters them), but a bucket clamps
+    // them: among one bucket the order is by (distance, handle), as the selection's is.
+    let room = cap - kept;
+    let at_cut = &mut candidates[kept..tied];
+    if at_cut.len() > room {
+        at_cut.select_nth_unstable(room - 1);
+    }
+    candidates.truncate(cap);
 }
 
-/// The update turning what was shown (`old`) into what should be (`new`); both sorted.
-fn diff(old: &[Handle], new: &[Handle], inputs: ViewInputs<'_>) -> WorldUpdate {
+/// The update turning what was shown (`old`, slots) into what should be (`new`, handles); both
+/// sorted (by slot: handles of different slots order as their slots).
+fn diff(old: &[u32], new: &[Handle], inputs: ViewInputs<'_>) -> WorldUpdate {
     let ViewInputs {
         entities,
         moves,
@@ -398,13 +451,13 @@ fn diff(old: &[Handle], new: &[Handle], inputs: ViewInputs<'_>) -> WorldUpdate {
         let o = old.get(i).copied();
         let n = new.get(j).copied();
         match (o, n) {
-            (Some(a), Some(b)) if a == b => {
-                if let Some(mark) = entities.mark(a) {
+            (Some(a), Some(b)) if a == slot_of(b) => {
+                if let Some(mark) = entities.mark(b) {
                     if mark.moved_at == now {
                         update.moved.push(mark.moved_index);
                     }
                     if mark.changed_at == now {
-                        if let Some(body) = entities.get(a) {
+                        if let Some(body) = entities.get(b) {
                             update.changed.push(body.change.clone());
                         }
                     }
@@ -412,7 +465,7 @@ fn diff(old: &[Handle], new: &[Handle], inputs: ViewInputs<'_>) -> WorldUpdate {
                 i += 1;
                 j += 1;
             }
-            (Some(a), Some(b)) if a < b => {
+            (Some(a), Some(b)) if a < slot_of(b) => {
                 removed(&mut update, entities, a);
                 i += 1;
             }
@@ -435,8 +488,8 @@ fn diff(old: &[Handle], new: &[Handle], inputs: ViewInputs<'_>) -> WorldUpdate {
     update
 }
 
-fn removed(update: &mut WorldUpdate, entities: &Entities, handle: Handle) {
-    if let Some(id) = entities.id_of(handle) {
+fn removed(update: &mut WorldUpdate, entities: &Entities, slot: u32) {
+    if let Some(id) = entities.id_in_slot(slot) {
         update.removed.push(id.clone());
     }
 }
@@ -451,6 +504,44 @@ mod tests {
         nearest(&mut c, 3);
         c.sort_unstable();
         assert_eq!(c, vec![(1, 9), (3, 2), (3, 4)]);
+    }
+
+    #[test]
+    fn nearest_keeps_what_a_selection_by_distance_then_handle_keeps() {
+        // A fixed pseudo-random sequence (an LCG): many ties at every distance.
+        let mut state = 12_345u64;
+        let mut next = move |below: u64| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) % below
+        };
+        for (len, cap) in [
+            (0, 255),
+            (10, 255),
+            (255, 255),
+            (256, 255),
+            (2_000, 255),
+            (600, 256),
+        ]
+        .into_iter()
+        .chain((0..40).map(|i| (300 + i * 17, 1 + i * 7)))
+        {
+            let radius = VIEW_RADIUS_TILES as u64 + 1;
+            let candidates: Vec<(u32, Handle)> = (0..len as u64)
+                .map(|i| (next(radius) as u32, (i << 32) | next(4)))
+                .collect();
+            let mut expected = candidates.clone();
+            if expected.len() > cap {
+                expected.select_nth_unstable(cap - 1);
+                expected.truncate(cap);
+            }
+            expected.sort_unstable();
+            let mut kept = candidates;
+            nearest(&mut kept, cap);
+            kept.sort_unstable();
+            assert_eq!(kept, expected, "{len} candidates, cap {cap}");
+        }
     }
 
     #[test]
@@ -494,17 +585,18 @@ mod tests {
 
     #[test]
     fn a_viewer_keeps_its_own_list_with_room_near_its_size() {
-        let mut shown: Vec<Handle> = Vec::new();
-        let big: Vec<Handle> = (0..500).collect();
+        let mut shown: Vec<u32> = Vec::new();
+        let big: Vec<Handle> = (0..500u64).map(|slot| slot << 32 | 7).collect();
+        let slots: Vec<u32> = (0..500).collect();
         keep_shown(&mut shown, &big);
-        assert_eq!(shown, big);
+        assert_eq!(shown, slots);
         assert!(shown.capacity() <= 500 + 500 / 8);
         // A list about as long reuses the room; a much shorter one gets a smaller allocation.
         let room = shown.capacity();
         keep_shown(&mut shown, &big[..480]);
         assert_eq!((shown.len(), shown.capacity()), (480, room));
         keep_shown(&mut shown, &big[..10]);
-        assert_eq!(shown, &big[..10]);
+        assert_eq!(shown, &slots[..10]);
         assert!(shown.capacity() <= 2 * 10 + SHOWN_SLACK);
         keep_shown(&mut shown, &[]);
         assert!(shown.is_empty() && shown.capacity() <= SHOWN_SLACK);
