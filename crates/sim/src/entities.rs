@@ -69,7 +69,7 @@ pub(crate) struct Mark {
     /// The current tile (the wire entity's `x`/`z`).
     pub tile: TilePos,
     /// `wire.id`, shared: every view that lists the entity as moved or removed holds a reference,
-    /// not a copy. Kept after the entity is removed until its slot is reused ([`Entities::id_of`]).
+    /// not a copy. Kept after the entity is removed until its slot is reused ([`Entities::id_in_slot`]).
     pub id: Arc<str>,
 }
 
@@ -174,18 +174,10 @@ impl Entities {
         }
     }
 
-    /// The wire id of a live entity or of one removed since the last release.
-    pub fn id_of(&self, handle: Handle) -> Option<&Arc<str>> {
-        let (index, generation) = split(handle);
-        // A released slot's mark has the next generation: the id reads as gone.
-        self.marks
-            .get(index)
-            .filter(|m| m.generation == generation)
-            .map(|m| &m.id)
-    }
-
-    /// The wire id of the entity in `slot`, live or removed since the last release: what a viewer
-    /// that keeps slots ([`slot_of`]) names as removed.
+    /// The wire id of the entity in `slot`, live or removed since the last release (or since,
+    /// until the slot is reused): what a viewer that keeps slots ([`slot_of`]) names as removed.
+    /// Every view showing a removed entity drops it in the tick it was removed, before its slot is
+    /// released, so the id read is always the removed entity's.
     pub fn id_in_slot(&self, slot: u32) -> Option<&Arc<str>> {
         self.marks.get(slot as usize).map(|m| &m.id)
     }
@@ -306,10 +298,11 @@ mod tests {
         entities.retire(a);
         assert!(entities.get(a).is_none());
         assert!(entities.mark(a).is_none());
-        assert_eq!(entities.id_of(a).map(|id| &**id), Some("a"));
+        assert_eq!(entities.id_in_slot(slot_of(a)).map(|id| &**id), Some("a"));
         entities.release_retired();
-        assert_eq!(entities.id_of(a), None);
         let b = entities.insert(entity("b"));
+        assert_eq!(slot_of(a), slot_of(b), "the slot is reused");
+        assert_eq!(entities.id_in_slot(slot_of(b)).map(|id| &**id), Some("b"));
         assert_ne!(a, b, "the reused slot has a new generation");
         assert!(entities.get(a).is_none());
         assert!(entities.mark(a).is_none());

@@ -419,12 +419,12 @@ fn nearest(candidates: &mut Vec<(u32, Handle)>, cap: usize) {
             tied += 1;
         }
     }
-    // Distances beyond the radius cannot occur (gathering filters them), but a bucket clamps
-    // them: among one bucket the order is by (distance, handle), as the selection's is.
+    // Every candidate at the cut has the same distance (gathering keeps them within the radius,
+    // the last bucket), so the handle alone orders them.
     let room = cap - kept;
     let at_cut = &mut candidates[kept..tied];
     if at_cut.len() > room {
-        at_cut.select_nth_unstable(room - 1);
+        at_cut.select_nth_unstable_by_key(room - 1, |&(_, handle)| handle);
     }
     candidates.truncate(cap);
 }

@@ -7,7 +7,7 @@
 //!   was shown): against the oracle, every view recomputed every tick, over a long random walk
 //!   where many views are quiet and slots are freed and reused.
 
-use wayfarer_protocol::ws::{ChatChannel, ServerMessage};
+use wayfarer_protocol::ws::{ChatChannel, ServerMessage, TilePos};
 use wayfarer_sim::{Command, Event, World, VIEWS_PER_THREAD};
 
 use crate::{join, run, t, walk, Field, Lcg, Mobs};
@@ -46,16 +46,14 @@ const WALK: Shape = Shape {
 /// The scene's commands, tick by tick: the same list for every world.
 fn scene(shape: &Shape) -> Vec<Vec<Command>> {
     let mut rng = Lcg(33);
-    let mut tile = |rng: &mut Lcg| {
+    let tile = |rng: &mut Lcg| {
         t(
             10 + rng.next(shape.square as u64) as i32,
             10 + rng.next(shape.square as u64) as i32,
         )
     };
     let mut homes = Vec::new();
-    let mut target = |rng: &mut Lcg, homes: &[wayfarer_protocol::ws::TilePos], i: usize| match shape
-        .roam
-    {
+    let target = |rng: &mut Lcg, homes: &[TilePos], i: usize| match shape.roam {
         Some(roam) => {
             let home = homes[i];
             let near = |v: i32, rng: &mut Lcg| {
