@@ -91,6 +91,22 @@ pub(crate) struct Entities {
     retired: Vec<u32>,
     /// Wire id → handle of every live entity (actions name their targets by id).
     by_id: std::collections::HashMap<String, Handle>,
+    /// By slot, what the last [`Entities::tick_moves`] found ([`TickFlags`]).
+    tick_flags: Vec<u32>,
+}
+
+/// What a view's diff reads of a kept entity, one `u32` by slot: a crowd's viewer keeps ~500
+/// entities, and reading this dense table (4 bytes each, a few kilobytes for a town) instead of
+/// each entity's [`Mark`] (tens of bytes, scattered) keeps the diff's reads in the cache.
+pub(crate) struct TickFlags;
+
+impl TickFlags {
+    /// The entity changed a field this tick (its body's `change` is this tick's).
+    pub const CHANGED: u32 = 1 << 31;
+    /// The bits holding the index of its move in the tick's table of moves.
+    pub const MOVE: u32 = !Self::CHANGED;
+    /// In [`Self::MOVE`]: it did not move this tick.
+    pub const NOT_MOVED: u32 = Self::MOVE;
 }
 
 impl Entities {
@@ -232,14 +248,29 @@ impl Entities {
     pub fn tick_moves(&mut self, now: u64) -> Arc<TickMoves> {
         let moving = |m: &Mark| m.alive && m.moved_at == now;
         let mut table = TickMoves::with_capacity(self.marks.iter().filter(|m| moving(m)).count());
-        for mark in self.marks.iter_mut().filter(|m| moving(m)) {
-            mark.moved_index = table.push(Moved {
-                id: Arc::clone(&mark.id),
-                x: mark.tile.x,
-                z: mark.tile.z,
-            });
+        self.tick_flags.clear();
+        for mark in self.marks.iter_mut() {
+            let mut flags = TickFlags::NOT_MOVED;
+            if moving(mark) {
+                mark.moved_index = table.push(Moved {
+                    id: Arc::clone(&mark.id),
+                    x: mark.tile.x,
+                    z: mark.tile.z,
+                });
+                flags = mark.moved_index & TickFlags::MOVE;
+            }
+            if mark.alive && mark.changed_at == now {
+                flags |= TickFlags::CHANGED;
+            }
+            self.tick_flags.push(flags);
         }
         Arc::new(table)
+    }
+
+    /// By slot, whether each entity moved (and its move's index) or changed in the tick of the
+    /// last [`Self::tick_moves`]; a slot beyond it did neither.
+    pub fn tick_flags(&self) -> &[u32] {
+        &self.tick_flags
     }
 
     /// Records changed fields of a live entity in tick `now` (merged with earlier changes that tick).

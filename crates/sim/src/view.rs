@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use wayfarer_protocol::ws::{MovedList, TickMoves, TilePos, WorldUpdate};
 
-use crate::entities::{slot_index, slot_of, Entities, Handle};
+use crate::entities::{slot_index, slot_of, Entities, Handle, TickFlags};
 use crate::grid::{Occupant, SpatialGrid};
 use crate::map::chebyshev;
 
@@ -446,20 +446,24 @@ fn diff(old: &[u32], new: &[Handle], inputs: ViewInputs<'_>) -> WorldUpdate {
     // Something in view changed, and in a moving crowd nearly everything does: one allocation up
     // front beats growing the list step by step.
     update.moved.reserve(old.len().min(new.len()));
+    let flags = entities.tick_flags();
     let (mut i, mut j) = (0, 0);
     while i < old.len() || j < new.len() {
         let o = old.get(i).copied();
         let n = new.get(j).copied();
         match (o, n) {
             (Some(a), Some(b)) if a == slot_of(b) => {
-                if let Some(mark) = entities.mark(b) {
-                    if mark.moved_at == now {
-                        update.moved.push(mark.moved_index);
-                    }
-                    if mark.changed_at == now {
-                        if let Some(body) = entities.get(b) {
-                            update.changed.push(body.change.clone());
-                        }
+                // Only live entities are flagged, and a kept one is live: what its mark says.
+                let flag = flags
+                    .get(a as usize)
+                    .copied()
+                    .unwrap_or(TickFlags::NOT_MOVED);
+                if flag & TickFlags::MOVE != TickFlags::NOT_MOVED {
+                    update.moved.push(flag & TickFlags::MOVE);
+                }
+                if flag & TickFlags::CHANGED != 0 {
+                    if let Some(body) = entities.get(b) {
+                        update.changed.push(body.change.clone());
                     }
                 }
                 i += 1;
