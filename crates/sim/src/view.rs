@@ -508,44 +508,44 @@ fn diff(old: &[u32], new: &[Handle], inputs: ViewInputs<'_>) -> WorldUpdate {
     // front beats growing the list step by step.
     update.moved.reserve(old.len().min(new.len()));
     let flags = entities.tick_flags();
-    let (mut i, mut j) = (0, 0);
-    while i < old.len() || j < new.len() {
-        let o = old.get(i).copied();
-        let n = new.get(j).copied();
-        match (o, n) {
-            (Some(a), Some(b)) if a == slot_of(b) => {
-                // Only live entities are flagged, and a kept one is live: what its mark says.
-                let flag = flags
-                    .get(a as usize)
-                    .copied()
-                    .unwrap_or(TickFlags::NOT_MOVED);
-                if flag & TickFlags::MOVE != TickFlags::NOT_MOVED {
-                    update.moved.push(flag & TickFlags::MOVE);
-                }
-                if flag & TickFlags::CHANGED != 0 {
-                    if let Some(body) = entities.get(b) {
-                        update.changed.push(body.change.clone());
-                    }
-                }
-                i += 1;
-                j += 1;
-            }
-            (Some(a), Some(b)) if a < slot_of(b) => {
-                removed(&mut update, entities, a);
-                i += 1;
-            }
-            (Some(a), None) => {
-                removed(&mut update, entities, a);
-                i += 1;
-            }
-            (_, Some(b)) => {
-                if let Some(body) = entities.get(b) {
-                    update.added.push(Arc::clone(&body.wire));
-                }
-                j += 1;
-            }
-            (None, None) => break,
+    let added = |update: &mut WorldUpdate, handle: Handle| {
+        if let Some(body) = entities.get(handle) {
+            update.added.push(Arc::clone(&body.wire));
         }
+    };
+    // Each list (moved, changed, removed, added) is filled in slot order, as a client is sent it.
+    let (mut i, mut j) = (0, 0);
+    while let (Some(&a), Some(&b)) = (old.get(i), new.get(j)) {
+        let slot = slot_of(b);
+        if a == slot {
+            // Only live entities are flagged, and a kept one is live: what its mark says.
+            let flag = flags
+                .get(a as usize)
+                .copied()
+                .unwrap_or(TickFlags::NOT_MOVED);
+            if flag & TickFlags::MOVE != TickFlags::NOT_MOVED {
+                update.moved.push(flag & TickFlags::MOVE);
+            }
+            if flag & TickFlags::CHANGED != 0 {
+                if let Some(body) = entities.get(b) {
+                    update.changed.push(body.change.clone());
+                }
+            }
+            i += 1;
+            j += 1;
+        } else if a < slot {
+            removed(&mut update, entities, a);
+            i += 1;
+        } else {
+            added(&mut update, b);
+            j += 1;
+        }
+    }
+    for &a in &old[i..] {
+        removed(&mut update, entities, a);
+    }
+    for &b in &new[j..] {
+        added(&mut update, b);
     }
     // The update waits in the player's queue until written: it should not hold room for a crowd
     // when only a few moved (a joiner among thousands of idle players held ~6 KB each).
