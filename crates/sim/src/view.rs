@@ -36,7 +36,7 @@ pub(crate) struct Viewer {
     /// The slots of the entities the client knows, sorted; includes the player itself. A slot,
     /// not a whole handle: half the bytes (a crowd's viewer holds ~510), and no viewer ever holds a
     /// slot's previous occupant, since an entity leaving dirties its cell and every view showing
-    /// it drops it that tick, before its slot is freed (`tests/sim/view_oracle.rs` checks the
+    /// it drops it that tick, before its slot is freed (`tests/sim/parallel_views.rs` checks the
     /// updates against views recomputed every tick).
     visible: Vec<u32>,
     /// The client has been shown nothing yet: everything in view goes out as `added`.
