@@ -18,7 +18,7 @@ use wayfarer_protocol::ws::{ChatChannel, ServerMessage, TilePos};
 use wayfarer_sim::{Command, Event, Joining, World};
 
 mod support;
-use support::Lcg;
+use support::{walk_near, Lcg};
 
 const PLAYERS: usize = 2_000;
 /// The crowd stands within this many tiles of the spawn (the bundled world's walkable middle).
@@ -53,15 +53,16 @@ impl Crowd {
         for i in 0..PLAYERS {
             let id = format!("p{i}");
             if self.rng.below(WALK_ONE_IN) < WALK_TIMES_IN_TEN {
-                let from = world.player_tile(&id).unwrap_or(self.spawn);
-                let to = self.near(from, 10);
-                commands.push(Command::Move {
-                    id: id.clone(),
-                    x: to.x,
-                    z: to.z,
-                    run: self.rng.below(4) == 0,
-                    reference: None,
-                });
+                let run = |rng: &mut Lcg| rng.below(4) == 0;
+                commands.push(walk_near(
+                    world,
+                    id.clone(),
+                    &mut self.rng,
+                    10,
+                    self.spawn,
+                    |v| v,
+                    run,
+                ));
             }
             if self.rng.below(TALK_ONE_IN) == 0 {
                 self.said[i] += 1;

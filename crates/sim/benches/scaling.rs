@@ -9,7 +9,7 @@ use wayfarer_protocol::ws::TilePos;
 use wayfarer_sim::{Command, Joining, World};
 
 mod support;
-use support::{goblin_plain, Lcg};
+use support::{goblin_plain, walk_near, Lcg};
 
 /// Population sizes: players, and as many NPCs.
 const SIZES: [usize; 3] = [100, 1_000, 5_000];
@@ -76,19 +76,16 @@ impl Population {
 
     /// A move for walker `i` to a random tile within [`STRIDE`] of where it is.
     fn retarget(&mut self, i: usize) -> Command {
-        let id = self.walkers[i].clone();
-        let at = self
-            .world
-            .player_tile(&id)
-            .unwrap_or(TilePos { x: 0, z: 0 });
-        let clamp = |v: i32| v.clamp(0, self.side - 1);
-        Command::Move {
-            id,
-            x: clamp(at.x - STRIDE + self.rng.below(2 * STRIDE + 1)),
-            z: clamp(at.z - STRIDE + self.rng.below(2 * STRIDE + 1)),
-            run: false,
-            reference: None,
-        }
+        let side = self.side;
+        walk_near(
+            &self.world,
+            self.walkers[i].clone(),
+            &mut self.rng,
+            STRIDE,
+            TilePos { x: 0, z: 0 },
+            |v| v.clamp(0, side - 1),
+            |_| false,
+        )
     }
 
     /// This tick's commands: the next 1/[`RETARGET_TICKS`] of the walkers get new targets.

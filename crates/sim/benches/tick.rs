@@ -11,7 +11,7 @@ use wayfarer_protocol::ws::TilePos;
 use wayfarer_sim::{Command, Joining, Phase, World};
 
 mod support;
-use support::{goblin_plain, Lcg};
+use support::{goblin_plain, walk_near, Lcg};
 
 /// Side of the open map in tiles.
 const MAP_TILES: i32 = 1024;
@@ -81,21 +81,17 @@ impl Scenario {
 
     /// A move for walker `i` to a random tile near the centre of its region.
     fn retarget(&mut self, i: usize) -> Command {
-        let id = self.walkers[i].clone();
-        let at = self
-            .world
-            .player_tile(&id)
-            .unwrap_or(TilePos { x: 0, z: 0 });
         let centre = MAP_TILES / 2;
         let half = self.spread / 2;
-        let clamp = |v: i32| v.clamp(centre - half, centre + half - 1);
-        Command::Move {
-            id,
-            x: clamp(at.x - self.stride + self.rng.below(2 * self.stride + 1)),
-            z: clamp(at.z - self.stride + self.rng.below(2 * self.stride + 1)),
-            run: false,
-            reference: None,
-        }
+        walk_near(
+            &self.world,
+            self.walkers[i].clone(),
+            &mut self.rng,
+            self.stride,
+            TilePos { x: 0, z: 0 },
+            |v| v.clamp(centre - half, centre + half - 1),
+            |_| false,
+        )
     }
 
     /// This tick's commands.

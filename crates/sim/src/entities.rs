@@ -19,6 +19,11 @@ pub(crate) fn slot_index(handle: Handle) -> usize {
     split(handle).0
 }
 
+/// The slot of a handle as kept in compact lists (a viewer's shown entities).
+pub(crate) fn slot_of(handle: Handle) -> u32 {
+    (handle >> 32) as u32
+}
+
 fn split(handle: Handle) -> (usize, u32) {
     ((handle >> 32) as usize, handle as u32)
 }
@@ -64,7 +69,7 @@ pub(crate) struct Mark {
     /// The current tile (the wire entity's `x`/`z`).
     pub tile: TilePos,
     /// `wire.id`, shared: every view that lists the entity as moved or removed holds a reference,
-    /// not a copy. Kept after the entity is removed until its slot is reused ([`Entities::id_of`]).
+    /// not a copy. Kept after the entity is removed until its slot is reused ([`Entities::id_in_slot`]).
     pub id: Arc<str>,
 }
 
@@ -86,6 +91,22 @@ pub(crate) struct Entities {
     retired: Vec<u32>,
     /// Wire id → handle of every live entity (actions name their targets by id).
     by_id: std::collections::HashMap<String, Handle>,
+    /// By slot, what the last [`Entities::tick_moves`] found ([`TickFlags`]).
+    tick_flags: Vec<u32>,
+}
+
+/// What a view's diff reads of a kept entity, one `u32` by slot: a crowd's viewer keeps ~500
+/// entities, and reading this dense table (4 bytes each, a few kilobytes for a town) instead of
+/// each entity's [`Mark`] (tens of bytes, scattered) keeps the diff's reads in the cache.
+pub(crate) struct TickFlags;
+
+impl TickFlags {
+    /// The entity changed a field this tick (its body's `change` is this tick's).
+    pub const CHANGED: u32 = 1 << 31;
+    /// The bits holding the index of its move in the tick's table of moves.
+    pub const MOVE: u32 = !Self::CHANGED;
+    /// In [`Self::MOVE`]: it did not move this tick.
+    pub const NOT_MOVED: u32 = Self::MOVE;
 }
 
 impl Entities {
@@ -169,14 +190,12 @@ impl Entities {
         }
     }
 
-    /// The wire id of a live entity or of one removed since the last release.
-    pub fn id_of(&self, handle: Handle) -> Option<&Arc<str>> {
-        let (index, generation) = split(handle);
-        // A released slot's mark has the next generation: the id reads as gone.
-        self.marks
-            .get(index)
-            .filter(|m| m.generation == generation)
-            .map(|m| &m.id)
+    /// The wire id of the entity in `slot`, live or removed since the last release (or since,
+    /// until the slot is reused): what a viewer that keeps slots ([`slot_of`]) names as removed.
+    /// Every view showing a removed entity drops it in the tick it was removed, before its slot is
+    /// released, so the id read is always the removed entity's.
+    pub fn id_in_slot(&self, slot: u32) -> Option<&Arc<str>> {
+        self.marks.get(slot as usize).map(|m| &m.id)
     }
 
     /// Removes an entity, returning its last tile; its id stays readable (for `removed` lists) until
@@ -229,14 +248,29 @@ impl Entities {
     pub fn tick_moves(&mut self, now: u64) -> Arc<TickMoves> {
         let moving = |m: &Mark| m.alive && m.moved_at == now;
         let mut table = TickMoves::with_capacity(self.marks.iter().filter(|m| moving(m)).count());
-        for mark in self.marks.iter_mut().filter(|m| moving(m)) {
-            mark.moved_index = table.push(Moved {
-                id: Arc::clone(&mark.id),
-                x: mark.tile.x,
-                z: mark.tile.z,
-            });
+        self.tick_flags.clear();
+        for mark in self.marks.iter_mut() {
+            let mut flags = TickFlags::NOT_MOVED;
+            if moving(mark) {
+                mark.moved_index = table.push(Moved {
+                    id: Arc::clone(&mark.id),
+                    x: mark.tile.x,
+                    z: mark.tile.z,
+                });
+                flags = mark.moved_index & TickFlags::MOVE;
+            }
+            if mark.alive && mark.changed_at == now {
+                flags |= TickFlags::CHANGED;
+            }
+            self.tick_flags.push(flags);
         }
         Arc::new(table)
+    }
+
+    /// By slot, whether each entity moved (and its move's index) or changed in the tick of the
+    /// last [`Self::tick_moves`]; a slot beyond it did neither.
+    pub fn tick_flags(&self) -> &[u32] {
+        &self.tick_flags
     }
 
     /// Records changed fields of a live entity in tick `now` (merged with earlier changes that tick).
@@ -295,10 +329,11 @@ mod tests {
         entities.retire(a);
         assert!(entities.get(a).is_none());
         assert!(entities.mark(a).is_none());
-        assert_eq!(entities.id_of(a).map(|id| &**id), Some("a"));
+        assert_eq!(entities.id_in_slot(slot_of(a)).map(|id| &**id), Some("a"));
         entities.release_retired();
-        assert_eq!(entities.id_of(a), None);
         let b = entities.insert(entity("b"));
+        assert_eq!(slot_of(a), slot_of(b), "the slot is reused");
+        assert_eq!(entities.id_in_slot(slot_of(b)).map(|id| &**id), Some("b"));
         assert_ne!(a, b, "the reused slot has a new generation");
         assert!(entities.get(a).is_none());
         assert!(entities.mark(a).is_none());

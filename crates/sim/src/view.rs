@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use wayfarer_protocol::ws::{MovedList, TickMoves, TilePos, WorldUpdate};
 
-use crate::entities::{slot_index, Entities, Handle};
+use crate::entities::{slot_index, slot_of, Entities, Handle, TickFlags};
 use crate::grid::{Occupant, SpatialGrid};
 use crate::map::chebyshev;
 
@@ -33,8 +33,12 @@ pub const MAX_VISIBLE_GROUND_ITEMS: usize = 255;
 /// What one player's client has been shown.
 #[derive(Debug)]
 pub(crate) struct Viewer {
-    /// Handles the client knows, sorted; includes the player itself.
-    visible: Vec<Handle>,
+    /// The slots of the entities the client knows, sorted; includes the player itself. A slot,
+    /// not a whole handle: half the bytes (a crowd's viewer holds ~510), and no viewer ever holds a
+    /// slot's previous occupant, since an entity leaving dirties its cell and every view showing
+    /// it drops it that tick, before its slot is freed (`tests/sim/parallel_views.rs` checks the
+    /// updates against views recomputed every tick).
+    visible: Vec<u32>,
     /// The client has been shown nothing yet: everything in view goes out as `added`.
     fresh: bool,
 }
@@ -48,9 +52,9 @@ impl Viewer {
         }
     }
 
-    /// The handles the client has been shown, sorted (the player itself among them once a view
-    /// has been computed).
-    pub fn shown(&self) -> &[Handle] {
+    /// The slots ([`slot_of`]) of the entities the client has been shown, sorted (the player
+    /// itself among them once a view has been computed).
+    pub fn shown(&self) -> &[u32] {
         &self.visible
     }
 
@@ -70,6 +74,10 @@ pub(crate) struct ViewScratch {
     next: Vec<Handle>,
     /// The other half of [`sort_by_slot`].
     sorting: Vec<Handle>,
+    /// The candidates at the distance where [`nearest`] reaches its cap.
+    ties: Vec<(u32, Handle)>,
+    /// Players, NPCs and ground items gathered, counted by distance.
+    counts: ClassCounts,
     /// The view of a crowded centre, shared by the viewers standing on it (`shared.rs`).
     shared: shared::SharedView,
 }
@@ -82,6 +90,8 @@ pub(crate) struct ViewInputs<'a> {
     /// This tick's moves, each encoded once ([`Entities::tick_moves`]).
     pub moves: &'a Arc<TickMoves>,
     pub now: u64,
+    /// Recompute every view, quiet or not: the oracle the tests compare the skipping with.
+    pub every_view: bool,
 }
 
 /// Brings `viewer` (the player `me`) up to date for tick `now`, returning the update to send, or `None`
@@ -96,12 +106,14 @@ pub(crate) fn refresh(
         grid,
         entities,
         now,
+        every_view,
         ..
     } = inputs;
     let mark = entities.mark(me)?;
     let centre = mark.tile;
     let span = grid.span(centre, VIEW_RADIUS_TILES);
-    if !viewer.fresh && mark.moved_at != now && !grid.any_dirty(span, now) {
+    let quiet = !viewer.fresh && mark.moved_at != now && !grid.any_dirty(span, now);
+    if quiet && !every_view {
         return None;
     }
     viewer.fresh = false;
@@ -115,14 +127,14 @@ pub(crate) fn refresh(
 /// with the scratch list made every viewer's list circulate among the viewers of a thread and end
 /// up with the room of the largest list that thread ever built: a crowd's idle players each held
 /// kilobytes of it. The copy is a few kilobytes of memcpy per refreshed viewer.)
-fn keep_shown(shown: &mut Vec<Handle>, next: &[Handle]) {
+fn keep_shown(shown: &mut Vec<u32>, next: &[Handle]) {
     let len = next.len();
     let room = shown.capacity();
     if room < len || room > 2 * len + SHOWN_SLACK {
         *shown = Vec::with_capacity(len + len / 8);
     }
     shown.clear();
-    shown.extend_from_slice(next);
+    shown.extend(next.iter().map(|&h| slot_of(h)));
 }
 
 /// Spare room a viewer's list may keep beyond twice its length before it is reallocated.
@@ -224,8 +236,26 @@ impl ViewWorkers {
     }
 }
 
+/// Distances a view tells apart: whole tiles from 0 to the radius.
+const DISTANCES: usize = VIEW_RADIUS_TILES as usize + 1;
+
+/// Players, NPCs and ground items gathered for a view, counted by distance.
+#[derive(Debug)]
+struct ClassCounts([[u32; DISTANCES]; 3]);
+
+impl Default for ClassCounts {
+    fn default() -> Self {
+        ClassCounts([[0; DISTANCES]; 3])
+    }
+}
+
 /// Fills `scratch.next` with the sorted handles `me` should see from `centre`, at most
 /// `player_cap` of them players other than `me` (`MAX_VISIBLE_PLAYERS` but for a shared view).
+///
+/// The cells are visited nearest first (by the distance from the centre to their nearest tile),
+/// and a capped class stops being gathered once its cap is met within the distance the visited
+/// cells are sure to cover: in a crowd, the cells around the 255th-nearest player and no more
+/// (visiting whole rings of cells gathered about twice that).
 fn collect(
     me: Handle,
     centre: TilePos,
@@ -239,6 +269,8 @@ fn collect(
         ground,
         next,
         sorting,
+        ties,
+        counts,
         ..
     } = scratch;
     players.clear();
@@ -246,66 +278,99 @@ fn collect(
     ground.clear();
     next.clear();
     next.push(me);
+    let counts = &mut counts.0;
+    *counts = [[0; DISTANCES]; 3];
+    let radius = VIEW_RADIUS_TILES as u32;
+    // Every cell holding a tile within the radius, with the distance to its nearest tile.
+    // A cell's distance is the larger of its column's and its row's, each growing away from the
+    // centre's: the cells within a distance form a rectangle. It starts as the centre's cell and
+    // grows by the nearest column or row outside it, so the cells are visited nearest first.
     let span = grid.span(centre, VIEW_RADIUS_TILES);
     let (vx, vz) = grid.cell_of(centre);
-    let rings = (vx - span.x0)
-        .max(span.x1 - vx)
-        .max(vz - span.z0)
-        .max(span.z1 - vz);
-    let mut players_settled = false;
-    let mut npcs_settled = false;
-    let mut ground_settled = false;
-    for ring in 0..=rings {
-        let mut visit = |cx: i32, cz: i32| {
-            let cell = grid.cell(cx, cz);
-            if !players_settled {
-                gather(&cell.players, me, centre, players);
-            }
-            if !npcs_settled {
-                gather(&cell.npcs, me, centre, npcs);
-            }
-            if !ground_settled {
-                gather(&cell.ground, me, centre, ground);
-            }
-            let radius = VIEW_RADIUS_TILES as u32;
-            next.extend(
-                cell.statics
-                    .iter()
-                    .filter(|o| chebyshev(centre, o.tile) <= radius)
-                    .map(|o| o.handle),
-            );
-        };
-        for cz in (vz - ring).max(span.z0)..=(vz + ring).min(span.z1) {
-            if (cz - vz).abs() == ring {
-                for cx in (vx - ring).max(span.x0)..=(vx + ring).min(span.x1) {
-                    visit(cx, cz);
-                }
-            } else {
-                // Inside rows only the ring's two edge columns are new.
-                if vx - ring >= span.x0 {
-                    visit(vx - ring, cz);
-                }
-                if vx + ring <= span.x1 {
-                    visit(vx + ring, cz);
-                }
-            }
+    let column = |cx: i32| {
+        let (low, high) = (
+            grid.cell_min_tile(cx, 0).x,
+            grid.cell_min_tile(cx + 1, 0).x - 1,
+        );
+        (low - centre.x).max(centre.x - high).max(0) as u32
+    };
+    let row = |cz: i32| {
+        let (low, high) = (
+            grid.cell_min_tile(0, cz).z,
+            grid.cell_min_tile(0, cz + 1).z - 1,
+        );
+        (low - centre.z).max(centre.z - high).max(0) as u32
+    };
+    let caps = [player_cap, MAX_VISIBLE_NPCS, MAX_VISIBLE_GROUND_ITEMS];
+    let mut settled = [false; 3];
+    let mut visit = |cx: i32, cz: i32, settled: &[bool; 3], counts: &mut [[u32; DISTANCES]; 3]| {
+        let cell = grid.cell(cx, cz);
+        if !settled[0] {
+            gather(&cell.players, me, centre, players, &mut counts[0]);
         }
-        // Every tile within `sure` of the centre lies in the cells of rings 0..=ring, so once the cap is
-        // met within that distance, farther cells cannot change who the nearest are.
-        let low = grid.cell_min_tile(vx - ring, vz - ring);
-        let high = grid.cell_min_tile(vx + ring + 1, vz + ring + 1);
-        let sure = (centre.x - low.x)
-            .min(centre.z - low.z)
-            .min(high.x - 1 - centre.x)
-            .min(high.z - 1 - centre.z)
-            .max(0) as u32;
-        players_settled = players_settled || settled(players, sure, player_cap);
-        npcs_settled = npcs_settled || settled(npcs, sure, MAX_VISIBLE_NPCS);
-        ground_settled = ground_settled || settled(ground, sure, MAX_VISIBLE_GROUND_ITEMS);
+        if !settled[1] {
+            gather(&cell.npcs, me, centre, npcs, &mut counts[1]);
+        }
+        if !settled[2] {
+            gather(&cell.ground, me, centre, ground, &mut counts[2]);
+        }
+        next.extend(
+            cell.statics
+                .iter()
+                .filter(|o| chebyshev(centre, o.tile) <= radius)
+                .map(|o| o.handle),
+        );
+    };
+    // The rectangle visited, and the distance its cells are within.
+    let (mut x0, mut x1, mut z0, mut z1) = (vx, vx, vz, vz);
+    let mut near = column(vx).max(row(vz));
+    // Per class, how many candidates lie within `counted` tiles (none are added there later).
+    let mut within = [0usize; 3];
+    let mut counted = 0;
+    if near <= radius {
+        visit(vx, vz, &settled, counts);
     }
-    nearest(players, player_cap);
-    nearest(npcs, MAX_VISIBLE_NPCS);
-    nearest(ground, MAX_VISIBLE_GROUND_ITEMS);
+    while near <= radius {
+        // The distance of the nearest column or row beyond the rectangle (beyond the span: out
+        // of sight).
+        let beyond = radius + 1;
+        let west = if x0 > span.x0 { column(x0 - 1) } else { beyond };
+        let east = if x1 < span.x1 { column(x1 + 1) } else { beyond };
+        let north = if z0 > span.z0 { row(z0 - 1) } else { beyond };
+        let south = if z1 < span.z1 { row(z1 + 1) } else { beyond };
+        // A side no farther than the cells visited holds cells as near: take it first.
+        if west <= near {
+            x0 -= 1;
+            (z0..=z1).for_each(|cz| visit(x0, cz, &settled, counts));
+        } else if east <= near {
+            x1 += 1;
+            (z0..=z1).for_each(|cz| visit(x1, cz, &settled, counts));
+        } else if north <= near {
+            z0 -= 1;
+            (x0..=x1).for_each(|cx| visit(cx, z0, &settled, counts));
+        } else if south <= near {
+            z1 += 1;
+            (x0..=x1).for_each(|cx| visit(cx, z1, &settled, counts));
+        } else {
+            // Every cell outside the rectangle is at least `following` away, so every tile
+            // nearer lies in a cell visited already: once a cap is met within that distance,
+            // farther cells cannot change who the nearest are.
+            let following = west.min(east).min(north).min(south);
+            let sure = following.min(beyond) as usize - 1;
+            for class in 0..3 {
+                within[class] += counts[class][counted..=sure]
+                    .iter()
+                    .map(|&c| c as usize)
+                    .sum::<usize>();
+                settled[class] = settled[class] || within[class] >= caps[class];
+            }
+            counted = sure + 1;
+            near = following;
+        }
+    }
+    nearest(players, player_cap, &counts[0], ties);
+    nearest(npcs, MAX_VISIBLE_NPCS, &counts[1], ties);
+    nearest(ground, MAX_VISIBLE_GROUND_ITEMS, &counts[2], ties);
     next.extend(players.iter().map(|(_, h)| *h));
     next.extend(npcs.iter().map(|(_, h)| *h));
     next.extend(ground.iter().map(|(_, h)| *h));
@@ -353,32 +418,81 @@ fn sort_by_slot(handles: &mut Vec<Handle>, spare: &mut Vec<Handle>) {
     }
 }
 
-/// Adds the occupants within view of `centre` (other than `me`) with their distances.
-fn gather(occupants: &[Occupant], me: Handle, centre: TilePos, out: &mut Vec<(u32, Handle)>) {
+/// Adds the occupants within view of `centre` (other than `me`) with their distances, counting
+/// them by distance.
+fn gather(
+    occupants: &[Occupant],
+    me: Handle,
+    centre: TilePos,
+    out: &mut Vec<(u32, Handle)>,
+    counts: &mut [u32; DISTANCES],
+) {
     let radius = VIEW_RADIUS_TILES as u32;
     for o in occupants {
         let d = chebyshev(centre, o.tile);
         if d <= radius && o.handle != me {
             out.push((d, o.handle));
+            counts[d as usize] += 1;
         }
     }
 }
 
-/// True when at least `cap` candidates lie within `sure` tiles.
-fn settled(candidates: &[(u32, Handle)], sure: u32, cap: usize) -> bool {
-    candidates.len() >= cap && candidates.iter().filter(|(d, _)| *d <= sure).count() >= cap
-}
-
-/// Keeps the `cap` nearest candidates (ties broken by handle, so the choice is deterministic).
-fn nearest(candidates: &mut Vec<(u32, Handle)>, cap: usize) {
-    if candidates.len() > cap {
-        candidates.select_nth_unstable(cap - 1);
-        candidates.truncate(cap);
+/// Keeps the `cap` nearest candidates (ties broken by handle, so the choice is deterministic), in
+/// no particular order. Distances are whole tiles within the view radius, so the distance at which
+/// the cap is reached is found by counting, everything nearer is kept in one pass, and only the
+/// candidates at that very distance are selected among by handle: the same set a selection over
+/// `(distance, handle)` keeps, at a fraction of its cost (a crowd view picks 255 of ~1,000).
+/// `counts` holds how many candidates lie at each distance ([`gather`] counts them); `ties` is a
+/// buffer for those at the cut.
+fn nearest(
+    candidates: &mut Vec<(u32, Handle)>,
+    cap: usize,
+    counts: &[u32; DISTANCES],
+    ties: &mut Vec<(u32, Handle)>,
+) {
+    if candidates.len() <= cap {
+        return;
     }
+    if cap == 0 {
+        candidates.clear();
+        return;
+    }
+    let bucket = |d: u32| (d as usize).min(DISTANCES - 1);
+    // `cut`: the distance at which the cap is reached; `nearer`: how many lie closer than it.
+    let (mut cut, mut nearer) = (DISTANCES - 1, 0usize);
+    for (d, &count) in counts.iter().enumerate() {
+        if nearer + count as usize >= cap {
+            cut = d;
+            break;
+        }
+        nearer += count as usize;
+    }
+    // The nearer ones move to the front (each read before it is overwritten), the tied aside.
+    ties.clear();
+    let mut kept = 0;
+    for i in 0..candidates.len() {
+        let candidate = candidates[i];
+        let at = bucket(candidate.0);
+        if at < cut {
+            candidates[kept] = candidate;
+            kept += 1;
+        } else if at == cut {
+            ties.push(candidate);
+        }
+    }
+    // Every candidate at the cut has the same distance (gathering keeps them within the radius,
+    // the last bucket), so the handle alone orders them.
+    let room = cap - kept;
+    if ties.len() > room {
+        ties.select_nth_unstable_by_key(room - 1, |&(_, handle)| handle);
+    }
+    candidates.truncate(kept);
+    candidates.extend_from_slice(&ties[..room]);
 }
 
-/// The update turning what was shown (`old`) into what should be (`new`); both sorted.
-fn diff(old: &[Handle], new: &[Handle], inputs: ViewInputs<'_>) -> WorldUpdate {
+/// The update turning what was shown (`old`, slots) into what should be (`new`, handles); both
+/// sorted (by slot: handles of different slots order as their slots).
+fn diff(old: &[u32], new: &[Handle], inputs: ViewInputs<'_>) -> WorldUpdate {
     let ViewInputs {
         entities,
         moves,
@@ -393,41 +507,45 @@ fn diff(old: &[Handle], new: &[Handle], inputs: ViewInputs<'_>) -> WorldUpdate {
     // Something in view changed, and in a moving crowd nearly everything does: one allocation up
     // front beats growing the list step by step.
     update.moved.reserve(old.len().min(new.len()));
-    let (mut i, mut j) = (0, 0);
-    while i < old.len() || j < new.len() {
-        let o = old.get(i).copied();
-        let n = new.get(j).copied();
-        match (o, n) {
-            (Some(a), Some(b)) if a == b => {
-                if let Some(mark) = entities.mark(a) {
-                    if mark.moved_at == now {
-                        update.moved.push(mark.moved_index);
-                    }
-                    if mark.changed_at == now {
-                        if let Some(body) = entities.get(a) {
-                            update.changed.push(body.change.clone());
-                        }
-                    }
-                }
-                i += 1;
-                j += 1;
-            }
-            (Some(a), Some(b)) if a < b => {
-                removed(&mut update, entities, a);
-                i += 1;
-            }
-            (Some(a), None) => {
-                removed(&mut update, entities, a);
-                i += 1;
-            }
-            (_, Some(b)) => {
-                if let Some(body) = entities.get(b) {
-                    update.added.push(Arc::clone(&body.wire));
-                }
-                j += 1;
-            }
-            (None, None) => break,
+    let flags = entities.tick_flags();
+    let added = |update: &mut WorldUpdate, handle: Handle| {
+        if let Some(body) = entities.get(handle) {
+            update.added.push(Arc::clone(&body.wire));
         }
+    };
+    // Each list (moved, changed, removed, added) is filled in slot order, as a client is sent it.
+    let (mut i, mut j) = (0, 0);
+    while let (Some(&a), Some(&b)) = (old.get(i), new.get(j)) {
+        let slot = slot_of(b);
+        if a == slot {
+            // Only live entities are flagged, and a kept one is live: what its mark says.
+            let flag = flags
+                .get(a as usize)
+                .copied()
+                .unwrap_or(TickFlags::NOT_MOVED);
+            if flag & TickFlags::MOVE != TickFlags::NOT_MOVED {
+                update.moved.push(flag & TickFlags::MOVE);
+            }
+            if flag & TickFlags::CHANGED != 0 {
+                if let Some(body) = entities.get(b) {
+                    update.changed.push(body.change.clone());
+                }
+            }
+            i += 1;
+            j += 1;
+        } else if a < slot {
+            removed(&mut update, entities, a);
+            i += 1;
+        } else {
+            added(&mut update, b);
+            j += 1;
+        }
+    }
+    for &a in &old[i..] {
+        removed(&mut update, entities, a);
+    }
+    for &b in &new[j..] {
+        added(&mut update, b);
     }
     // The update waits in the player's queue until written: it should not hold room for a crowd
     // when only a few moved (a joiner among thousands of idle players held ~6 KB each).
@@ -435,8 +553,8 @@ fn diff(old: &[Handle], new: &[Handle], inputs: ViewInputs<'_>) -> WorldUpdate {
     update
 }
 
-fn removed(update: &mut WorldUpdate, entities: &Entities, handle: Handle) {
-    if let Some(id) = entities.id_of(handle) {
+fn removed(update: &mut WorldUpdate, entities: &Entities, slot: u32) {
+    if let Some(id) = entities.id_in_slot(slot) {
         update.removed.push(id.clone());
     }
 }
@@ -448,9 +566,55 @@ mod tests {
     #[test]
     fn nearest_keeps_the_closest_and_breaks_ties_by_handle() {
         let mut c = vec![(5, 1), (1, 9), (3, 4), (3, 2), (9, 0)];
-        nearest(&mut c, 3);
+        let mut counts = [0; DISTANCES];
+        for (d, count) in [(5, 1), (1, 1), (3, 2), (9, 1)] {
+            counts[d] = count;
+        }
+        nearest(&mut c, 3, &counts, &mut Vec::new());
         c.sort_unstable();
         assert_eq!(c, vec![(1, 9), (3, 2), (3, 4)]);
+    }
+
+    #[test]
+    fn nearest_keeps_what_a_selection_by_distance_then_handle_keeps() {
+        // A fixed pseudo-random sequence (an LCG): many ties at every distance.
+        let mut state = 12_345u64;
+        let mut next = move |below: u64| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) % below
+        };
+        for (len, cap) in [
+            (0, 255),
+            (10, 255),
+            (255, 255),
+            (256, 255),
+            (2_000, 255),
+            (600, 256),
+        ]
+        .into_iter()
+        .chain((0..40).map(|i| (300 + i * 17, 1 + i * 7)))
+        {
+            let radius = VIEW_RADIUS_TILES as u64 + 1;
+            let candidates: Vec<(u32, Handle)> = (0..len as u64)
+                .map(|i| (next(radius) as u32, (i << 32) | next(4)))
+                .collect();
+            let mut expected = candidates.clone();
+            if expected.len() > cap {
+                expected.select_nth_unstable(cap - 1);
+                expected.truncate(cap);
+            }
+            expected.sort_unstable();
+            let mut counts = [0; DISTANCES];
+            for &(d, _) in &candidates {
+                counts[d as usize] += 1;
+            }
+            let mut kept = candidates;
+            nearest(&mut kept, cap, &counts, &mut Vec::new());
+            kept.sort_unstable();
+            assert_eq!(kept, expected, "{len} candidates, cap {cap}");
+        }
     }
 
     #[test]
@@ -494,27 +658,114 @@ mod tests {
 
     #[test]
     fn a_viewer_keeps_its_own_list_with_room_near_its_size() {
-        let mut shown: Vec<Handle> = Vec::new();
-        let big: Vec<Handle> = (0..500).collect();
+        let mut shown: Vec<u32> = Vec::new();
+        let big: Vec<Handle> = (0..500u64).map(|slot| slot << 32 | 7).collect();
+        let slots: Vec<u32> = (0..500).collect();
         keep_shown(&mut shown, &big);
-        assert_eq!(shown, big);
+        assert_eq!(shown, slots);
         assert!(shown.capacity() <= 500 + 500 / 8);
         // A list about as long reuses the room; a much shorter one gets a smaller allocation.
         let room = shown.capacity();
         keep_shown(&mut shown, &big[..480]);
         assert_eq!((shown.len(), shown.capacity()), (480, room));
         keep_shown(&mut shown, &big[..10]);
-        assert_eq!(shown, &big[..10]);
+        assert_eq!(shown, &slots[..10]);
         assert!(shown.capacity() <= 2 * 10 + SHOWN_SLACK);
         keep_shown(&mut shown, &[]);
         assert!(shown.is_empty() && shown.capacity() <= SHOWN_SLACK);
     }
 
+    /// What a view should hold, by brute force: every entity within the radius, the nearest
+    /// `cap` of each capped class by (distance, handle), sorted.
+    fn by_brute_force(me: Handle, centre: TilePos, grid: &SpatialGrid, cap: usize) -> Vec<Handle> {
+        let radius = VIEW_RADIUS_TILES as u32;
+        let mut classes: [Vec<(u32, Handle)>; 3] = Default::default();
+        let mut all = vec![me];
+        let span = grid.span(centre, VIEW_RADIUS_TILES);
+        for cz in span.z0..=span.z1 {
+            for cx in span.x0..=span.x1 {
+                let cell = grid.cell(cx, cz);
+                for (class, occupants) in [&cell.players, &cell.npcs, &cell.ground]
+                    .into_iter()
+                    .enumerate()
+                {
+                    classes[class].extend(
+                        occupants
+                            .iter()
+                            .map(|o| (chebyshev(centre, o.tile), o.handle))
+                            .filter(|&(d, h)| d <= radius && h != me),
+                    );
+                }
+                all.extend(
+                    cell.statics
+                        .iter()
+                        .filter(|o| chebyshev(centre, o.tile) <= radius)
+                        .map(|o| o.handle),
+                );
+            }
+        }
+        let caps = [cap, MAX_VISIBLE_NPCS, MAX_VISIBLE_GROUND_ITEMS];
+        for (mut class, cap) in classes.into_iter().zip(caps) {
+            class.sort_unstable();
+            all.extend(class.into_iter().take(cap).map(|(_, h)| h));
+        }
+        all.sort_unstable();
+        all
+    }
+
     #[test]
-    fn settling_needs_the_cap_within_the_sure_distance() {
-        let c = vec![(1, 1), (2, 2), (7, 3)];
-        assert!(settled(&c, 2, 2));
-        assert!(!settled(&c, 1, 2));
-        assert!(!settled(&c, 9, 4));
+    fn a_view_gathered_nearest_cells_first_is_the_view_gathered_from_every_cell() {
+        use crate::grid::Class;
+        use crate::map::TileMap;
+        let t = |x, z| TilePos { x, z };
+        let mut grid = SpatialGrid::covering(&TileMap::blocked(t(-100, -100), 200, 200));
+        let mut state = 99u64;
+        let mut next = move |below: i32| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((state >> 33) % below as u64) as i32
+        };
+        // A dense crowd (more than the cap within a few tiles), a sparse ring around it, NPCs
+        // and ground items dense enough to be capped in places, furniture everywhere.
+        let mut slot = 0u64;
+        let mut players = Vec::new();
+        for i in 0..2_500 {
+            slot += 1;
+            let spread = if i < 1_500 { 12 } else { 90 };
+            let tile = t(next(2 * spread + 1) - spread, next(2 * spread + 1) - spread);
+            grid.insert(slot << 32 | 3, tile, Class::Player, 1);
+            players.push((slot << 32 | 3, tile));
+        }
+        for (class, count, spread) in [
+            (Class::Npc, 700, 20),
+            (Class::Ground, 600, 10),
+            (Class::Static, 300, 60),
+        ] {
+            for _ in 0..count {
+                slot += 1;
+                let tile = t(next(2 * spread + 1) - spread, next(2 * spread + 1) - spread);
+                grid.insert(slot << 32, tile, class, 1);
+            }
+        }
+        let mut scratch = ViewScratch::default();
+        for (n, &(me, tile)) in players.iter().enumerate().step_by(7) {
+            let cap = if n % 2 == 0 { MAX_VISIBLE_PLAYERS } else { 256 };
+            collect(me, tile, &grid, &mut scratch, cap);
+            assert_eq!(
+                scratch.next,
+                by_brute_force(me, tile, &grid, cap),
+                "viewer {n} on {tile:?}"
+            );
+        }
+        // Viewers off the crowd, on the grid's edge and beyond it.
+        for centre in [t(-100, -100), t(99, 99), t(-150, 0), t(40, -13)] {
+            collect(u64::MAX, centre, &grid, &mut scratch, MAX_VISIBLE_PLAYERS);
+            assert_eq!(
+                scratch.next,
+                by_brute_force(u64::MAX, centre, &grid, MAX_VISIBLE_PLAYERS),
+                "{centre:?}"
+            );
+        }
     }
 }

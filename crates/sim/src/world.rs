@@ -149,6 +149,8 @@ pub struct World {
     pub(crate) fresh_viewers: Vec<Handle>,
     /// Indices of the players whose view may have changed this tick (reused buffer).
     pub(crate) views_due: Vec<usize>,
+    /// Recompute every player's view every tick (tests' oracle; [`World::recompute_every_view`]).
+    pub(crate) every_view: bool,
     /// Indices of the players whose shown run energy changed this tick, reported in their
     /// `world:update` (reused buffer).
     pub(crate) run_energy_changed: Vec<usize>,
@@ -212,6 +214,7 @@ impl World {
             view_workers: ViewWorkers::for_this_machine(),
             fresh_viewers: Vec::new(),
             views_due: Vec::new(),
+            every_view: false,
             run_energy_changed: Vec::new(),
             next_serial: 0,
             ground: Vec::new(),
@@ -247,6 +250,13 @@ impl World {
     /// machine's cores, at most four.
     pub fn set_tick_threads(&mut self, threads: usize) {
         self.view_workers = ViewWorkers::with_threads(threads);
+    }
+
+    /// Recompute every player's view every tick instead of only those near a change: slower, and
+    /// by design the same updates. The oracle the view tests compare the skipping with.
+    #[doc(hidden)]
+    pub fn recompute_every_view(&mut self, on: bool) {
+        self.every_view = on;
     }
 
     /// The most threads a tick's views may use ([`World::set_tick_threads`]).
@@ -692,6 +702,9 @@ impl World {
         for handle in self.fresh_viewers.drain(..) {
             add(handle);
         }
+        if self.every_view {
+            due.extend(0..self.players.len());
+        }
         // Index order keeps the events in the same order as a full scan would: determinism.
         due.sort_unstable();
         due.dedup();
@@ -720,6 +733,7 @@ impl World {
             entities: &self.entities,
             moves: &moves,
             now,
+            every_view: self.every_view,
         };
         let updates = self.view_workers.refresh_all(&mut viewers, inputs);
         drop(viewers);

@@ -36,6 +36,10 @@ struct Args {
     /// Write the report as JSON to this file as well.
     #[arg(long)]
     json: Option<std::path::PathBuf>,
+    /// Seconds between a chatting bot's lines, MIN-MAX or one number (1 to 3600), instead of the
+    /// scenario's pace (chat and mixed: 2-5, a stress; spread: 30-90, a player's pace).
+    #[arg(long, value_name = "SECONDS", value_parser = wayfarer_bench::load::parse_chat_every)]
+    chat_every: Option<(std::time::Duration, std::time::Duration)>,
 }
 
 /// Runs the bots, prints the summary, writes the JSON, and fails when any bot saw an error, a
@@ -50,6 +54,7 @@ fn main() -> ExitCode {
         scenario,
         key,
         json,
+        chat_every,
     } = Args::parse();
     let _ = tracing_subscriber::fmt()
         .with_env_filter(
@@ -65,6 +70,7 @@ fn main() -> ExitCode {
     options.scenario = scenario;
     options.key = key;
     options.json_out = json.clone();
+    options.chat_every = chat_every;
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -58,6 +58,8 @@ pub(crate) struct Shared {
     pub http: reqwest::Client,
     pub key: Option<String>,
     pub scenario: Scenario,
+    /// The pause between a chatting bot's lines ([`super::LoadOptions::chat_every`]).
+    pub chat_every: (std::time::Duration, std::time::Duration),
     /// When the bots stop acting.
     pub deadline: Instant,
     /// How many bots the run has.
@@ -187,6 +189,7 @@ pub async fn enter_world(url: &str, key: Option<&str>, index: usize) -> Result<S
         http,
         key: key.map(str::to_owned),
         scenario: Scenario::Wander,
+        chat_every: Scenario::Wander.chat_every(),
         deadline: Instant::now() + CONNECT_TIMEOUT,
         bots: index + 1,
         character_ids: Vec::new(),
@@ -750,8 +753,8 @@ impl Bot<'_> {
     /// Acts and reads until the deadline, a stop, or a lost connection.
     async fn act(&mut self, stop: &mut watch::Receiver<bool>) -> End {
         let mut plan = match self.spread {
-            Some(role) => Plan::for_role(role, &mut self.rng),
-            None => Plan::start(self.shared.scenario, &mut self.rng),
+            Some(role) => Plan::for_role(role, self.shared.chat_every, &mut self.rng),
+            None => Plan::start(self.shared.scenario, self.shared.chat_every, &mut self.rng),
         };
         let deadline = self.until;
         loop {

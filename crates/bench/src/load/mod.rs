@@ -70,11 +70,14 @@ pub use bot::{
     enter_world, Socket, CLOSE_TIMEOUT, CONNECT_TIMEOUT, LOAD_TEST_KEY_HEADER, NAME_ATTEMPTS,
     PROBE_TIMEOUT, SEND_TIMEOUT,
 };
-pub use options::{world_of, Endpoints, LoadOptions, Scenario, UnknownScenario};
+pub use options::{
+    parse_chat_every, world_of, Endpoints, LoadOptions, Scenario, UnknownScenario, CHAT_EVERY_MAX,
+    CHAT_EVERY_MIN,
+};
 pub use report::{CoinCheck, LoadReport, ReconnectReport, TradeReport, WorldReport};
 pub use scenario::{
     bot_name, Rng, CHAT_EVERY, FIRST_SYNC_WITHIN, GLOBAL_CHAT_ONE_IN, MAX_NAME_CHARS, MOVE_EVERY,
-    SYNC_EVERY, WANDER_RADIUS_TILES,
+    SPREAD_CHAT_EVERY, SYNC_EVERY, WANDER_RADIUS_TILES,
 };
 pub use server_figures::{ServerFigures, StatusSample};
 pub use stats::{percentile, LatencySummary, ReconnectStats, Samples};
@@ -164,6 +167,7 @@ pub async fn run_until(
         http,
         key: options.key.clone(),
         scenario: options.scenario,
+        chat_every: options.chat_every(),
         deadline,
         bots: count,
         character_ids: if options.scenario.trades() {

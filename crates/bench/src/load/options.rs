@@ -3,77 +3,70 @@
 use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use super::LoadError;
 
-/// How the bots behave once in the world.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Scenario {
+/// The scenarios, each once: its variant, its name (command line, reports and JSON) and what it
+/// does. The enum, [`Scenario::ALL`], [`Scenario::as_str`] and the parse error's list all come
+/// from this one table.
+macro_rules! scenarios {
+    ($($(#[doc = $doc:expr])* $variant:ident => $name:literal,)+) => {
+        /// How the bots behave once in the world.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub enum Scenario {
+            $($(#[doc = $doc])* #[serde(rename = $name)] $variant,)+
+        }
+
+        impl Scenario {
+            /// Every scenario, in the order of the CLI's help.
+            pub const ALL: [Scenario; [$($name),+].len()] = [$(Scenario::$variant),+];
+
+            /// The name used on the command line and in reports.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Scenario::$variant => $name,)+
+                }
+            }
+        }
+    };
+}
+
+scenarios! {
     /// Walk to a random tile within [`WANDER_RADIUS_TILES`](super::scenario::WANDER_RADIUS_TILES)
     /// of the current position every 1–3 s.
-    Wander,
+    Wander => "wander",
     /// Chat every 2–5 s, mostly on the local channel and sometimes on the global one.
-    Chat,
+    Chat => "chat",
     /// Chop the nearest tree every few seconds (dropping logs when the inventory fills), with the
     /// starter hatchet, walking there first as the server does for any action on an entity.
-    Gather,
+    Gather => "gather",
     /// Trade with another bot: bots `2k` and `2k + 1` swap one coin each way, again and again,
     /// standing where they entered.
-    Trade,
+    Trade => "trade",
     /// Wander and chat, each on its own timer.
-    Mixed,
+    Mixed => "mixed",
     /// Enter the world and do nothing (not even the round-trip probe): the memory cost of
     /// connected players.
-    Idle,
+    Idle => "idle",
     /// `trade` as fast as the server lets the pairs: the next request as soon as the last trade
     /// completed. Each trade is one durable commit (the server says `tradeCompleted` only once
     /// its transaction committed), so the report's trades a second are the store's durable
     /// commits a second under many pairs, with the same coin check.
-    #[serde(rename = "trade-pairs")]
-    TradePairs,
+    TradePairs => "trade-pairs",
     /// Players spread as a living world has them: one in ten in a crowd at the spawn, the others
     /// travelling to the world's towns to wander and chat there or gather in their outskirts
     /// (`spread` module).
-    Spread,
+    Spread => "spread",
     /// As `idle`, then every bot drops its socket at the same moment and reconnects at once with
     /// the same account and character, as every player does after a restart (a third of the way
     /// from the ramp's end to the deadline). The report adds the reconnect times.
-    #[serde(rename = "reconnect-storm")]
-    ReconnectStorm,
+    ReconnectStorm => "reconnect-storm",
 }
 
 impl Scenario {
-    /// Every scenario, in the order of the CLI's help.
-    pub const ALL: [Scenario; 9] = [
-        Scenario::Wander,
-        Scenario::Chat,
-        Scenario::Gather,
-        Scenario::Trade,
-        Scenario::Mixed,
-        Scenario::Idle,
-        Scenario::TradePairs,
-        Scenario::Spread,
-        Scenario::ReconnectStorm,
-    ];
-
-    /// The name used on the command line and in reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Scenario::Wander => "wander",
-            Scenario::Chat => "chat",
-            Scenario::Gather => "gather",
-            Scenario::Trade => "trade",
-            Scenario::Mixed => "mixed",
-            Scenario::Idle => "idle",
-            Scenario::TradePairs => "trade-pairs",
-            Scenario::Spread => "spread",
-            Scenario::ReconnectStorm => "reconnect-storm",
-        }
-    }
-
     /// Whether bots of this scenario walk around.
     pub fn wanders(self) -> bool {
         matches!(self, Scenario::Wander | Scenario::Mixed | Scenario::Spread)
@@ -82,6 +75,18 @@ impl Scenario {
     /// Whether bots of this scenario chat.
     pub fn chats(self) -> bool {
         matches!(self, Scenario::Chat | Scenario::Mixed | Scenario::Spread)
+    }
+
+    /// How often its chatting bots talk (the pause after each line is drawn between the two):
+    /// `spread` at [`SPREAD_CHAT_EVERY`](super::scenario::SPREAD_CHAT_EVERY), a player's pace;
+    /// `chat` and `mixed` at [`CHAT_EVERY`](super::scenario::CHAT_EVERY), chattier on purpose (their
+    /// recorded figures use it). `--chat-every` overrides either.
+    pub fn chat_every(self) -> (Duration, Duration) {
+        if self == Scenario::Spread {
+            super::scenario::SPREAD_CHAT_EVERY
+        } else {
+            super::scenario::CHAT_EVERY
+        }
     }
 
     /// Whether bots of this scenario chop trees.
@@ -106,13 +111,15 @@ impl fmt::Display for Scenario {
     }
 }
 
-/// A scenario name that is not one of `wander`, `chat`, `gather`, `trade`, `mixed`, `idle`,
-/// `trade-pairs`, `spread`, `reconnect-storm`.
+/// A scenario name that is none of [`Scenario::ALL`]'s.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "unknown scenario {0:?} (expected one of wander, chat, gather, trade, mixed, idle, trade-pairs, spread, reconnect-storm)"
-)]
+#[error("unknown scenario {0:?} (expected one of {names})", names = scenario_names())]
 pub struct UnknownScenario(pub String);
+
+/// Every scenario's name, comma-separated.
+fn scenario_names() -> String {
+    Scenario::ALL.map(Scenario::as_str).join(", ")
+}
 
 impl FromStr for Scenario {
     type Err = UnknownScenario;
@@ -149,6 +156,9 @@ pub struct LoadOptions {
     /// Where to write the report as JSON, if anywhere (the caller writes it, with
     /// [`super::LoadReport::write_json`]).
     pub json_out: Option<PathBuf>,
+    /// How often a chatting bot talks, instead of its scenario's pace
+    /// ([`Scenario::chat_every`]): the pause after each line is drawn evenly between the two.
+    pub chat_every: Option<(Duration, Duration)>,
 }
 
 impl LoadOptions {
@@ -169,7 +179,13 @@ impl LoadOptions {
             scenario: Scenario::Mixed,
             key: None,
             json_out: None,
+            chat_every: None,
         }
+    }
+
+    /// The pause between a chatting bot's lines in this run.
+    pub fn chat_every(&self) -> (Duration, Duration) {
+        self.chat_every.unwrap_or(self.scenario.chat_every())
     }
 
     /// Checks the options before anything connects: at least one bot, a duration, a ramp shorter
@@ -191,6 +207,9 @@ impl LoadOptions {
                 self.ramp_seconds, self.seconds
             )));
         }
+        if let Some(every) = self.chat_every {
+            check_chat_every(every).map_err(LoadError::InvalidOptions)?;
+        }
         let mut worlds: Vec<Endpoints> = Vec::new();
         for url in self.url.split(',').map(str::trim) {
             let endpoints = Endpoints::from_base(url)?;
@@ -204,6 +223,44 @@ impl LoadOptions {
         }
         Ok(worlds)
     }
+}
+
+/// Shortest pause `--chat-every` allows between a bot's lines: well inside the server's local
+/// rate (2 lines a second after a burst of 5, docs/mechanics.md), so bots never meet it.
+pub const CHAT_EVERY_MIN: Duration = Duration::from_secs(1);
+/// Longest pause `--chat-every` allows: an hour (a quieter run is one that does not chat).
+pub const CHAT_EVERY_MAX: Duration = Duration::from_secs(3600);
+
+/// Reads `--chat-every`: `MIN-MAX` or one number, in whole seconds (`2-5`, `60`).
+pub fn parse_chat_every(text: &str) -> Result<(Duration, Duration), String> {
+    let seconds = |s: &str| {
+        s.trim().parse::<u64>().map(Duration::from_secs).map_err(|_| {
+            format!("--chat-every {text:?}: expected whole seconds, MIN-MAX or one number (e.g. 2-5)")
+        })
+    };
+    let every = match text.split_once('-') {
+        Some((min, max)) => (seconds(min)?, seconds(max)?),
+        None => {
+            let at = seconds(text)?;
+            (at, at)
+        }
+    };
+    check_chat_every(every)?;
+    Ok(every)
+}
+
+/// The one rule for a chat pace: from [`CHAT_EVERY_MIN`] to [`CHAT_EVERY_MAX`], the shorter first.
+fn check_chat_every((min, max): (Duration, Duration)) -> Result<(), String> {
+    if min < CHAT_EVERY_MIN || max > CHAT_EVERY_MAX || min > max {
+        return Err(format!(
+            "--chat-every {}-{} s: both between {} and {} s, the first no longer than the second",
+            min.as_secs(),
+            max.as_secs(),
+            CHAT_EVERY_MIN.as_secs(),
+            CHAT_EVERY_MAX.as_secs()
+        ));
+    }
+    Ok(())
 }
 
 /// The world (index into the URLs) bot `index` plays in: round-robin, except that the two bots
@@ -276,8 +333,16 @@ mod tests {
             Err(UnknownScenario("fly".into()))
         );
         assert!("".parse::<Scenario>().is_err());
+        let refused = UnknownScenario("fly".into()).to_string();
         for scenario in Scenario::ALL {
             assert_eq!(scenario.to_string().parse::<Scenario>(), Ok(scenario));
+            // One name everywhere: the command line's, the JSON's and the error's list.
+            let name = scenario.as_str();
+            assert_eq!(
+                serde_json::to_string(&scenario).unwrap(),
+                format!("\"{name}\"")
+            );
+            assert!(refused.contains(name), "{refused}");
         }
     }
 
@@ -309,6 +374,33 @@ mod tests {
         assert_eq!(
             serde_json::to_string(&Scenario::Mixed).unwrap(),
             "\"mixed\""
+        );
+    }
+
+    #[test]
+    fn the_chat_pace_is_the_scenarios_unless_given_and_bounded_at_both_ends() {
+        let secs = Duration::from_secs;
+        let mut o = LoadOptions::new("http://127.0.0.1:1");
+        assert_eq!(o.chat_every(), (secs(2), secs(5)));
+        o.scenario = Scenario::Spread;
+        assert_eq!(o.chat_every(), (secs(30), secs(90)));
+        assert_eq!(parse_chat_every("2-5"), Ok((secs(2), secs(5))));
+        assert_eq!(parse_chat_every(" 60 "), Ok((secs(60), secs(60))));
+        // The bounds: 1 s and 3,600 s are the last allowed, 0 and 3,601 the first refused.
+        assert_eq!(
+            parse_chat_every("1-3600"),
+            Ok((CHAT_EVERY_MIN, CHAT_EVERY_MAX))
+        );
+        for refused in ["0-5", "1-3601", "5-2", "", "fast", "2-", "-1-5", "1.5"] {
+            let error = parse_chat_every(refused).expect_err(refused);
+            assert!(error.starts_with("--chat-every"), "{refused}: {error}");
+        }
+        o.chat_every = Some((secs(3), secs(4)));
+        assert_eq!(o.chat_every(), (secs(3), secs(4)));
+        assert!(o.validate().is_ok());
+        o.chat_every = Some((secs(0), secs(4)));
+        assert!(
+            matches!(o.validate(), Err(LoadError::InvalidOptions(m)) if m.contains("--chat-every"))
         );
     }
 

@@ -735,11 +735,11 @@ mod tests {
         );
     }
 
-    #[test]
-    fn trade_runs_report_trades_and_fail_on_unbalanced_coins() {
-        let mut f = facts();
-        f.scenario = Scenario::Trade;
-        f.bots = 4;
+    /// A run of four trading bots, 10 s with a 2 s ramp, that completed `completed` trades
+    /// (`steady` of them after the ramp) and ended with every bot's 25 coins.
+    fn trade_run(scenario: Scenario, completed: u64, steady: u64) -> (RunFacts, BotStats) {
+        let mut f = f_trade();
+        f.scenario = scenario;
         f.bots_started = 4;
         f.duration_seconds = 10.0;
         f.ramp_seconds = 2;
@@ -747,15 +747,16 @@ mod tests {
             connected: 4,
             ..BotStats::default()
         };
-        s.trade.completed = 30;
-        s.trade.completed_steady = 24;
+        s.trade.completed = completed;
+        s.trade.completed_steady = steady;
+        s.trade.ledger = (0..4).map(|bot| ledger(bot, 25, 25, true)).collect();
+        (f, s)
+    }
+
+    #[test]
+    fn trade_runs_report_trades_and_fail_on_unbalanced_coins() {
+        let (f, mut s) = trade_run(Scenario::Trade, 30, 24);
         s.trade.durations.record(Duration::from_millis(400));
-        s.trade.ledger = vec![
-            ledger(0, 25, 25, true),
-            ledger(1, 25, 25, true),
-            ledger(2, 25, 25, true),
-            ledger(3, 25, 25, true),
-        ];
         let r = LoadReport::new(f, s.clone());
         let trades = r.trades.as_ref().expect("a trade run reports trades");
         assert_eq!(trades.completed_per_second, 3.0);
@@ -782,18 +783,7 @@ mod tests {
 
     #[test]
     fn trade_pairs_runs_report_durable_commits_and_the_coin_check() {
-        let mut f = f_trade();
-        f.scenario = Scenario::TradePairs;
-        f.bots_started = 4;
-        f.duration_seconds = 10.0;
-        f.ramp_seconds = 2;
-        let mut s = BotStats {
-            connected: 4,
-            ..BotStats::default()
-        };
-        s.trade.completed = 40;
-        s.trade.completed_steady = 32;
-        s.trade.ledger = (0..4).map(|bot| ledger(bot, 25, 25, true)).collect();
+        let (f, s) = trade_run(Scenario::TradePairs, 40, 32);
         let r = LoadReport::new(f, s);
         assert!(r.is_clean(), "{r}");
         let text = r.to_string();

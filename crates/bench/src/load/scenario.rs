@@ -12,8 +12,18 @@ use super::Scenario;
 pub const WANDER_RADIUS_TILES: i32 = 10;
 /// A wandering bot moves every 1–3 s.
 pub const MOVE_EVERY: (Duration, Duration) = (Duration::from_secs(1), Duration::from_secs(3));
-/// A chatting bot chats every 2–5 s.
+/// A bot of `chat` or `mixed` chats every 2–5 s: a stress, about 17 lines a minute each, kept so
+/// that those scenarios' recorded figures stay comparable. In a crowd every client then receives
+/// about 70 local lines a second (255 speakers in view), far more than anyone can read.
 pub const CHAT_EVERY: (Duration, Duration) = (Duration::from_secs(2), Duration::from_secs(5));
+/// A `spread` bot chats every 30–90 s, one line a minute on average. An assumption, not a
+/// measurement: studies of MMORPG play (e.g. Suznjevic, Dobrijevic and Matijasevic, "Hack, Slash,
+/// and Chat", NetGames 2009, World of Warcraft) measure time spent communicating, not lines said,
+/// and we found no published line rate. The figure is set by the reader instead: a client with a
+/// full view (255 players) then receives about 4 local lines a second, already the most a chat box
+/// shows readably, so real crowds talk at this pace or less. `--chat-every` makes a run chattier.
+pub const SPREAD_CHAT_EVERY: (Duration, Duration) =
+    (Duration::from_secs(30), Duration::from_secs(90));
 /// One chat message in this many goes to the global channel; the others are local. Games of this
 /// kind have no world-wide channel at all, and where one exists it is a small share of the talk:
 /// every global message goes to everyone online, so at one in five 2,000 players would send
@@ -209,12 +219,15 @@ pub struct Plan {
     pub chat: Option<Duration>,
     /// Next gathering step, for the gathering scenario.
     pub gather: Option<Duration>,
+    /// The pause after each line said.
+    pub chat_every: (Duration, Duration),
 }
 
 impl Plan {
     /// The first actions of a bot that just entered. The first move and chat come within their
     /// shortest interval, so every bot acts early even in a short run, and bots do not act in step.
-    pub fn start(scenario: Scenario, rng: &mut Rng) -> Plan {
+    /// A chatting bot talks every `chat_every`.
+    pub fn start(scenario: Scenario, chat_every: (Duration, Duration), rng: &mut Rng) -> Plan {
         Plan {
             sync: if scenario.probes() {
                 rng.duration(FIRST_SYNC_WITHIN)
@@ -226,19 +239,24 @@ impl Plan {
                 .then(|| rng.duration((Duration::ZERO, MOVE_EVERY.0))),
             chat: scenario
                 .chats()
-                .then(|| rng.duration((Duration::ZERO, CHAT_EVERY.0))),
+                .then(|| rng.duration((Duration::ZERO, chat_every.0))),
             gather: scenario
                 .gathers()
                 .then(|| rng.duration((Duration::ZERO, GATHER_EVERY.0))),
+            chat_every,
         }
     }
 
     /// The first actions of a `spread` bot of `role`: the crowd and the townsfolk wander and
     /// chat (travellers walk their journey on the move timer), gatherers gather (their journey on
     /// the gathering timer) and chat.
-    pub fn for_role(role: super::spread::Role, rng: &mut Rng) -> Plan {
+    pub fn for_role(
+        role: super::spread::Role,
+        chat_every: (Duration, Duration),
+        rng: &mut Rng,
+    ) -> Plan {
         use super::spread::Role;
-        let mut plan = Plan::start(Scenario::Mixed, rng);
+        let mut plan = Plan::start(Scenario::Mixed, chat_every, rng);
         if role == Role::Gatherer {
             plan.r#move = None;
             plan.gather = Some(rng.duration((Duration::ZERO, GATHER_EVERY.0)));
@@ -268,7 +286,7 @@ impl Plan {
         match action {
             Action::Sync => self.sync = now + rng.duration(SYNC_EVERY),
             Action::Move => self.r#move = Some(now + rng.duration(MOVE_EVERY)),
-            Action::Chat => self.chat = Some(now + rng.duration(CHAT_EVERY)),
+            Action::Chat => self.chat = Some(now + rng.duration(self.chat_every)),
             Action::Gather => self.gather = Some(now + rng.duration(GATHER_EVERY)),
             Action::Trade => {}
         }
@@ -379,12 +397,12 @@ mod tests {
     #[test]
     fn plans_follow_the_scenario() {
         let mut rng = Rng::seeded(5);
-        let wander = Plan::start(Scenario::Wander, &mut rng);
+        let wander = Plan::start(Scenario::Wander, Scenario::Wander.chat_every(), &mut rng);
         assert!(wander.r#move.is_some() && wander.chat.is_none());
         assert!(wander.r#move.unwrap() <= MOVE_EVERY.0);
-        let chat = Plan::start(Scenario::Chat, &mut rng);
+        let chat = Plan::start(Scenario::Chat, Scenario::Chat.chat_every(), &mut rng);
         assert!(chat.r#move.is_none() && chat.chat.is_some());
-        let mut mixed = Plan::start(Scenario::Mixed, &mut rng);
+        let mut mixed = Plan::start(Scenario::Mixed, Scenario::Mixed.chat_every(), &mut rng);
         assert!(mixed.sync >= FIRST_SYNC_WITHIN.0 && mixed.sync <= FIRST_SYNC_WITHIN.1);
         // Walking the plan visits every action, in time order.
         let mut last = Duration::ZERO;
@@ -397,16 +415,24 @@ mod tests {
             mixed.reschedule(action, at, &mut rng);
         }
         assert_eq!(done.len(), 3, "{done:?}");
-        let gather = Plan::start(Scenario::Gather, &mut rng);
+        let gather = Plan::start(Scenario::Gather, Scenario::Gather.chat_every(), &mut rng);
         assert!(gather.gather.is_some() && gather.r#move.is_none() && gather.chat.is_none());
         use crate::load::spread::Role;
         for role in [Role::Crowd, Role::Townsfolk] {
-            let plan = Plan::for_role(role, &mut rng);
+            let plan = Plan::for_role(role, SPREAD_CHAT_EVERY, &mut rng);
             assert!(plan.r#move.is_some() && plan.chat.is_some() && plan.gather.is_none());
         }
-        let gatherer = Plan::for_role(Role::Gatherer, &mut rng);
+        let gatherer = Plan::for_role(Role::Gatherer, SPREAD_CHAT_EVERY, &mut rng);
         assert!(gatherer.gather.is_some() && gatherer.chat.is_some() && gatherer.r#move.is_none());
-        let idle = Plan::start(Scenario::Idle, &mut rng);
+        // A spread bot talks at a player's pace: its first line within the shortest pause, the
+        // next one a pause later.
+        let mut townsfolk = Plan::for_role(Role::Townsfolk, SPREAD_CHAT_EVERY, &mut rng);
+        let first = townsfolk.chat.unwrap();
+        assert!(first <= SPREAD_CHAT_EVERY.0);
+        townsfolk.reschedule(Action::Chat, first, &mut rng);
+        let pause = townsfolk.chat.unwrap() - first;
+        assert!(pause >= SPREAD_CHAT_EVERY.0 && pause <= SPREAD_CHAT_EVERY.1);
+        let idle = Plan::start(Scenario::Idle, Scenario::Idle.chat_every(), &mut rng);
         assert!(idle.gather.is_none() && idle.r#move.is_none() && idle.chat.is_none());
         assert!(
             idle.next().1 > Duration::from_secs(86_400 * 365),

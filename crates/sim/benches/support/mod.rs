@@ -8,6 +8,8 @@ use std::sync::Arc;
 
 use serde_json::json;
 use wayfarer_content::{Content, ManifestSet};
+use wayfarer_protocol::ws::TilePos;
+use wayfarer_sim::{Command, World};
 
 /// Deterministic inputs (independent of the sim's generator).
 pub struct Lcg(pub u64);
@@ -19,6 +21,31 @@ impl Lcg {
             .wrapping_mul(6_364_136_223_846_793_005)
             .wrapping_add(1_442_695_040_888_963_407);
         ((self.0 >> 33) % n as u64) as i32
+    }
+}
+
+/// A walk for player `id` to a random tile within `stride` tiles (each axis) of where it stands
+/// (`otherwise` when it is not in the world), each coordinate passed through `keep` (a clamp to
+/// the bench's area, or nothing), running as `run` draws after the target. The generator draws x,
+/// then z, then `run`: benches stay the same run to run.
+pub fn walk_near(
+    world: &World,
+    id: String,
+    rng: &mut Lcg,
+    stride: i32,
+    otherwise: TilePos,
+    keep: impl Fn(i32) -> i32,
+    run: impl FnOnce(&mut Lcg) -> bool,
+) -> Command {
+    let at = world.player_tile(&id).unwrap_or(otherwise);
+    let x = keep(at.x - stride + rng.below(2 * stride + 1));
+    let z = keep(at.z - stride + rng.below(2 * stride + 1));
+    Command::Move {
+        id,
+        x,
+        z,
+        run: run(rng),
+        reference: None,
     }
 }
 

@@ -7,7 +7,7 @@
 
 use wayfarer_protocol::ws::{codes, ChatChannel, ChatMessage, MAX_CHAT_CHARS};
 
-use crate::entities::{slot_index, Handle};
+use crate::entities::{slot_index, slot_of, Handle};
 use crate::events::{Event, Heard};
 use crate::world::World;
 
@@ -357,20 +357,21 @@ impl World {
             let slot = slot_index(speaker);
             speaks_bits[slot / 64] |= 1 << (slot % 64);
         }
-        let speaks = |handle: Handle| {
-            let slot = slot_index(handle);
+        // Shown lists hold slots (`view::Viewer`): a slot holds one entity at a time.
+        let speaks = |slot: u32| {
+            let slot = slot as usize;
             speaks_bits
                 .get(slot / 64)
                 .is_some_and(|bits| bits & (1 << (slot % 64)) != 0)
         };
-        let lines_of = |speaker: Handle| {
-            let first = match speaking.get(slot_index(speaker)) {
+        let lines_of = |slot: u32| {
+            let first = match speaking.get(slot as usize) {
                 Some(&n) if n > 0 => n as usize - 1,
                 _ => return &by_speaker[..0],
             };
             let count = by_speaker[first..]
                 .iter()
-                .take_while(|&&(h, _)| h == speaker)
+                .take_while(|&&(h, _)| slot_of(h) == slot)
                 .count();
             &by_speaker[first..first + count]
         };
@@ -382,8 +383,8 @@ impl World {
         let mut heard = Vec::new();
         for player in &self.players {
             let mut any = false;
-            let mut hear = |speaker: Handle| {
-                for &(_, i) in lines_of(speaker) {
+            let mut hear = |slot: u32| {
+                for &(speaker, i) in lines_of(slot) {
                     let ignoring = speaker != player.handle
                         && !player.ignored.is_empty()
                         && player.ignored.contains(&lines[i as usize].sender_key);
@@ -394,15 +395,16 @@ impl World {
                 }
             };
             let shown = player.viewer.shown();
-            for &handle in shown {
-                if speaks(handle) {
-                    hear(handle);
+            for &slot in shown {
+                if speaks(slot) {
+                    hear(slot);
                 }
             }
             // A player whose view starts over this tick has been shown nobody, itself included, but
             // hears itself.
-            if speaks(player.handle) && shown.binary_search(&player.handle).is_err() {
-                hear(player.handle);
+            let own = slot_of(player.handle);
+            if speaks(own) && shown.binary_search(&own).is_err() {
+                hear(own);
             }
             if !any {
                 continue;

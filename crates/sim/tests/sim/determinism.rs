@@ -5,20 +5,7 @@ use std::sync::Arc;
 use wayfarer_protocol::ws::ChatChannel;
 use wayfarer_sim::{Command, Event, World};
 
-use crate::{join, t};
-
-/// A small deterministic generator for test inputs (independent of the sim's).
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self, below: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 33) % below
-    }
-}
+use crate::{join, t, Lcg};
 
 /// 100 ticks of 60 players joining, walking, running, chatting, teleporting and leaving around the
 /// bundled starter town.

@@ -41,6 +41,20 @@ use wayfarer_content::{Content, ManifestSet};
 use wayfarer_protocol::ws::{TilePos, WorldUpdate};
 use wayfarer_sim::{Command, Event, Joining, World};
 
+/// A small deterministic generator for scenes (independent of the sim's).
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    /// A number below `below`.
+    pub fn next(&mut self, below: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) % below
+    }
+}
+
 /// A tile.
 pub fn t(x: i32, z: i32) -> TilePos {
     TilePos { x, z }
