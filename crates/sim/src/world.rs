@@ -55,7 +55,9 @@ pub(crate) struct PlayerState {
     /// What the player is doing to an entity (walking next to it first).
     pub intent: Option<Intent>,
     /// What the player is making (`making`), read while the intent is [`crate::actions::IntentKind::Make`].
-    pub making: Option<crate::making::MakeJob>,
+    /// Boxed, as `dialogue`: most players are doing neither, and every player's state held their
+    /// room (issue 33: memory per idle player).
+    pub making: Option<Box<crate::making::MakeJob>>,
     /// The tick before which the player may not eat again.
     pub eat_ready_at: u64,
     /// The tick before which the player may not attack again (the weapon's speed).
@@ -71,7 +73,7 @@ pub(crate) struct PlayerState {
     /// Prayer points and active prayers (`prayer`).
     pub prayer: crate::prayer::PrayerState,
     /// The dialogue open with an NPC (`dialogue`).
-    pub dialogue: Option<crate::dialogue::OpenDialogue>,
+    pub dialogue: Option<Box<crate::dialogue::OpenDialogue>>,
     /// Quests started or done (`quests`).
     pub quests: crate::quests::QuestLog,
     /// Run energy (`stamina`).
@@ -925,6 +927,15 @@ impl World {
 mod tests {
     use super::*;
     use crate::commands::Joining;
+
+    #[test]
+    fn a_player_state_stays_small() {
+        // Issue 33: every online player holds one; 1,752 bytes before the inventory was kept
+        // sparse and the dialogue and making job boxed.
+        let size = std::mem::size_of::<PlayerState>();
+        eprintln!("PlayerState: {size} bytes");
+        assert!(size <= 736, "{size} bytes");
+    }
 
     #[test]
     fn the_player_table_grows_by_an_eighth_not_by_doubling() {
