@@ -255,11 +255,10 @@ pub fn apply_levels(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeMap;
     use wayfarer_store::{Character, SkillLevel};
 
     fn snapshot() -> CharacterSnapshot {
-        let mut skills = BTreeMap::new();
+        let mut skills = wayfarer_store::SkillTable::new();
         skills.insert(Skill::Woodcutting, SkillLevel { level: 2, xp: 100 });
         CharacterSnapshot {
             character: Character {

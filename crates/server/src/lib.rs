@@ -21,6 +21,7 @@ pub mod gzip;
 pub mod http;
 pub mod local_postgres;
 pub mod log_redaction;
+pub mod memory_trim;
 pub mod online;
 pub mod outbound_queue;
 pub mod player_view;

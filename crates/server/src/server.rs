@@ -139,6 +139,7 @@ impl RunningServer {
             config.world_seed,
         ));
 
+        let trimmer = tokio::spawn(crate::memory_trim::run());
         let online = Arc::new(OnlinePlayers::default());
         let economy = Arc::new(crate::economy::EconomyCounters::default());
         let (save_tx, save_rx) = tokio::sync::mpsc::unbounded_channel();
@@ -308,6 +309,7 @@ impl RunningServer {
             }
             pruner.abort();
             refresher.abort();
+            trimmer.abort();
             content_forwarder.abort();
             // Joining the world thread waits at most for the tick in progress.
             if let Ok(Some(world)) = tokio::task::spawn_blocking(move || world.stop()).await {

@@ -111,13 +111,13 @@ impl World {
         self.quest_trigger(index, Trigger::Talk(&npc_id), events);
         if let Some(dialogue) = npc.and_then(|n| n.dialogue.as_ref()) {
             let entry = self.entry_node(index, dialogue);
-            self.players[index].dialogue = Some(OpenDialogue {
+            self.players[index].dialogue = Some(Box::new(OpenDialogue {
                 npc: intent.target,
                 entity_id,
                 npc_id,
                 node_id: entry.clone(),
                 shown: Vec::new(),
-            });
+            }));
             self.show_node(index, &entry, events);
             return Flow::Done;
         }

@@ -148,9 +148,14 @@ impl std::error::Error for InventoryError {}
 type Writes = Vec<(usize, Option<Stack>)>;
 
 /// A player's 28 slots.
+///
+/// Kept sparse: only the occupied slots, in slot order. A new character holds 7 stacks, and 28
+/// inline slots were 896 bytes of every online player's state (issue 33: memory per idle player);
+/// a full inventory takes 28 × 40 bytes. Equal inventories are equal lists, since the list has one
+/// form: sorted by slot, no slot twice.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Inventory {
-    slots: [Option<Stack>; INVENTORY_SLOTS],
+    occupied: Vec<(u8, Stack)>,
 }
 
 impl Inventory {
@@ -170,30 +175,50 @@ impl Inventory {
             if stack.quantity == 0 || stack.quantity > MAX_STACK {
                 return Err(InventoryError::InvalidQuantity);
             }
-            if inventory.slots[slot].is_some() {
+            if inventory.get(slot).is_some() {
                 return Err(InventoryError::SlotOccupied(slot));
             }
-            inventory.slots[slot] = Some(stack);
+            inventory.replace(slot, Some(stack));
         }
+        inventory.occupied.shrink_to_fit();
         Ok(inventory)
     }
 
-    /// Every slot in order.
-    pub fn slots(&self) -> &[Option<Stack>; INVENTORY_SLOTS] {
-        &self.slots
+    /// Every slot in order: [`INVENTORY_SLOTS`] entries, `None` where empty.
+    pub fn slots(&self) -> impl ExactSizeIterator<Item = Option<&Stack>> + '_ {
+        (0..INVENTORY_SLOTS).map(|slot| self.get(slot))
     }
 
     /// The stack in `slot`, if any (`None` also for a slot out of range).
     pub fn get(&self, slot: usize) -> Option<&Stack> {
-        self.slots.get(slot).and_then(Option::as_ref)
+        let slot = u8::try_from(slot).ok()?;
+        self.position(slot).ok().map(|i| &self.occupied[i].1)
     }
 
     /// The occupied slots in order, with their numbers.
     pub fn stacks(&self) -> impl Iterator<Item = (usize, &Stack)> {
-        self.slots
+        self.occupied
             .iter()
-            .enumerate()
-            .filter_map(|(slot, stack)| stack.as_ref().map(|stack| (slot, stack)))
+            .map(|(slot, stack)| (usize::from(*slot), stack))
+    }
+
+    /// Where `slot` is in the list, or where it would go.
+    fn position(&self, slot: u8) -> Result<usize, usize> {
+        self.occupied.binary_search_by_key(&slot, |(s, _)| *s)
+    }
+
+    /// Sets what `slot` (checked: in range) holds and returns what it held.
+    fn replace(&mut self, slot: usize, content: Option<Stack>) -> Option<Stack> {
+        let slot = slot as u8;
+        match (self.position(slot), content) {
+            (Ok(i), Some(stack)) => Some(mem::replace(&mut self.occupied[i].1, stack)),
+            (Ok(i), None) => Some(self.occupied.remove(i).1),
+            (Err(i), Some(stack)) => {
+                self.occupied.insert(i, (slot, stack));
+                None
+            }
+            (Err(_), None) => None,
+        }
     }
 
     /// How many of `item_id` are held, over all slots.
@@ -211,12 +236,12 @@ impl Inventory {
 
     /// Empty slots.
     pub fn free_slots(&self) -> usize {
-        self.slots.iter().filter(|slot| slot.is_none()).count()
+        INVENTORY_SLOTS - self.occupied.len()
     }
 
     /// Whether every slot is empty.
     pub fn is_empty(&self) -> bool {
-        self.slots.iter().all(Option::is_none)
+        self.occupied.is_empty()
     }
 
     /// Adds `quantity` of an item, whole or not at all: a stackable item joins its existing stack
@@ -255,7 +280,10 @@ impl Inventory {
 
     /// Empties the inventory and returns every stack in slot order (death, banking all).
     pub fn take_all(&mut self) -> Vec<Stack> {
-        self.slots.iter_mut().filter_map(Option::take).collect()
+        mem::take(&mut self.occupied)
+            .into_iter()
+            .map(|(_, stack)| stack)
+            .collect()
     }
 
     /// Whether every entry would fit if added together (stackables merge into an existing stack).
@@ -450,22 +478,18 @@ impl Inventory {
         }
         Ok(vec![
             (to, Some(moved.clone())),
-            (from, self.slots[to].clone()),
+            (from, self.get(to).cloned()),
         ])
     }
 
     fn free_slot_numbers(&self) -> impl Iterator<Item = usize> + '_ {
-        self.slots
-            .iter()
-            .enumerate()
-            .filter(|(_, stack)| stack.is_none())
-            .map(|(slot, _)| slot)
+        (0..INVENTORY_SLOTS).filter(|&slot| self.get(slot).is_none())
     }
 
     /// Applies checked writes, recording what each replaced when a journal is given.
     fn write(&mut self, writes: Writes, mut journal: Option<&mut Vec<(usize, Option<Stack>)>>) {
         for (slot, content) in writes {
-            let before = mem::replace(&mut self.slots[slot], content);
+            let before = self.replace(slot, content);
             if let Some(journal) = journal.as_deref_mut() {
                 journal.push((slot, before));
             }
@@ -520,7 +544,7 @@ impl Transaction<'_> {
     /// Puts back everything the journal replaced, newest first.
     fn roll_back(&mut self) {
         while let Some((slot, before)) = self.journal.pop() {
-            self.inventory.slots[slot] = before;
+            self.inventory.replace(slot, before);
         }
     }
 }
@@ -538,5 +562,28 @@ fn check_slot(slot: usize) -> Result<(), InventoryError> {
         Ok(())
     } else {
         Err(InventoryError::InvalidSlot(slot))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_inventory_is_a_list_header_not_28_slots() {
+        let size = mem::size_of::<Inventory>();
+        assert!(size <= 24, "{size} bytes");
+        // A loaded starter's list has no spare room.
+        let starter = Inventory::from_stacks((0..7).map(|slot| {
+            (
+                slot,
+                Stack {
+                    item_id: format!("item_{slot}"),
+                    quantity: 1,
+                },
+            )
+        }))
+        .unwrap();
+        assert_eq!(starter.occupied.capacity(), 7);
     }
 }

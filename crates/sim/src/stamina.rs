@@ -107,10 +107,8 @@ pub(crate) fn carried_weight_kg(
             .map_or(0.0, |item| item.weight * f64::from(quantity))
     };
     let held: f64 = inventory
-        .slots()
-        .iter()
-        .flatten()
-        .map(|stack| weight(stack.item_id.as_str(), stack.quantity))
+        .stacks()
+        .map(|(_, stack)| weight(stack.item_id.as_str(), stack.quantity))
         .sum();
     let worn: f64 = equipment
         .iter()

@@ -55,7 +55,9 @@ pub(crate) struct PlayerState {
     /// What the player is doing to an entity (walking next to it first).
     pub intent: Option<Intent>,
     /// What the player is making (`making`), read while the intent is [`crate::actions::IntentKind::Make`].
-    pub making: Option<crate::making::MakeJob>,
+    /// Boxed, as `dialogue`: most players are doing neither, and every player's state held their
+    /// room (issue 33: memory per idle player).
+    pub making: Option<Box<crate::making::MakeJob>>,
     /// The tick before which the player may not eat again.
     pub eat_ready_at: u64,
     /// The tick before which the player may not attack again (the weapon's speed).
@@ -71,7 +73,7 @@ pub(crate) struct PlayerState {
     /// Prayer points and active prayers (`prayer`).
     pub prayer: crate::prayer::PrayerState,
     /// The dialogue open with an NPC (`dialogue`).
-    pub dialogue: Option<crate::dialogue::OpenDialogue>,
+    pub dialogue: Option<Box<crate::dialogue::OpenDialogue>>,
     /// Quests started or done (`quests`).
     pub quests: crate::quests::QuestLog,
     /// Run energy (`stamina`).
@@ -561,6 +563,7 @@ impl World {
         self.player_index.insert(id.clone(), self.players.len());
         set_player_slot(&mut self.player_by_slot, handle, self.players.len());
         let chat_limits = self.chat_limits_on_entry(&id);
+        reserve_one_more(&mut self.players);
         self.players.push(PlayerState {
             shared_id: id.as_str().into(),
             id,
@@ -901,6 +904,16 @@ impl World {
 /// The index in `players` of the player whose entity is `handle`, without hashing its id: the loops
 /// that visit every player near something (views, local chat, aggression) call this thousands of
 /// times a tick.
+/// Makes room for one more element, growing by an eighth (at least 64) rather than doubling: a
+/// player's state is about 1 KB, and a doubled table of 10,000 players would keep room for 6,000
+/// more (6 MB, most of a KiB a player) resident for nothing. Growth stays amortised: at most eight
+/// moves per element, and a large table is remapped, not copied, by the allocator.
+pub(crate) fn reserve_one_more<T>(list: &mut Vec<T>) {
+    if list.len() == list.capacity() {
+        list.reserve_exact((list.len() / 8).max(64));
+    }
+}
+
 pub(crate) fn player_at(by_slot: &[u32], players: &[PlayerState], handle: Handle) -> Option<usize> {
     let index = *by_slot.get(crate::entities::slot_index(handle))? as usize;
     players
@@ -928,6 +941,38 @@ impl World {
 mod tests {
     use super::*;
     use crate::commands::Joining;
+
+    #[test]
+    fn a_player_state_stays_small() {
+        // Issue 33: every online player holds one; 1,752 bytes before the inventory was kept
+        // sparse and the dialogue and making job boxed.
+        let size = std::mem::size_of::<PlayerState>();
+        eprintln!("PlayerState: {size} bytes");
+        assert!(size <= 736, "{size} bytes");
+    }
+
+    #[test]
+    fn the_player_table_grows_by_an_eighth_not_by_doubling() {
+        let mut list: Vec<[u8; 1024]> = Vec::new();
+        for n in 1..=10_000 {
+            reserve_one_more(&mut list);
+            list.push([0; 1024]);
+            assert!(list.len() == n);
+            assert!(
+                list.capacity() <= n + (n / 8).max(64),
+                "{n} elements in room for {}",
+                list.capacity()
+            );
+        }
+        // A full table grows once more, by an eighth.
+        let full = list.capacity();
+        while list.len() < full {
+            reserve_one_more(&mut list);
+            list.push([0; 1024]);
+        }
+        reserve_one_more(&mut list);
+        assert_eq!(list.capacity(), full + full / 8);
+    }
 
     #[test]
     fn the_bundled_world_spawns_everything_its_content_places() {

@@ -33,6 +33,7 @@ pub use repo::leases::{LeaseHolder, LeaseOutcome};
 pub use repo::quests::StoredQuest;
 pub use repo::revoked_tokens::RevokedToken;
 pub use repo::sessions::PlayerSession;
+pub use repo::skill_table::SkillTable;
 pub use repo::trades::TradeAudit;
 pub use repo::users::{NewUser, User};
 pub use repo::world_chunks::{ChunkWrite, StoredChunk};

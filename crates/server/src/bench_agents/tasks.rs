@@ -258,7 +258,7 @@ mod tests {
             account_id: "a1".into(),
             name: "Bench".into(),
             combat_level: 3,
-            skills: BTreeMap::new(),
+            skills: wayfarer_store::SkillTable::new(),
             health: 10,
             max_health: 10,
             coins: 0,

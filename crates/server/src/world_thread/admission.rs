@@ -230,7 +230,7 @@ impl Runner {
         self.entered += 1;
         self.joins.admitted += 1;
         record.save_turn = self.entered;
-        self.players.insert(id, record);
+        self.players.insert(id, Box::new(record));
     }
 
     /// The leave of a player waiting to enter (see [`JoinQueue::waits`]): out of the queue, its

@@ -57,6 +57,7 @@ impl Runner {
                 let record = self
                     .players
                     .get(&id)
+                    .map(|record| &**record)
                     .or_else(|| self.joins.get(&id).map(|w| &w.record));
                 if let Some(record) = record {
                     let sync = self.player_sync(record);
@@ -100,6 +101,7 @@ impl Runner {
                 let live = self
                     .players
                     .get(&id)
+                    .map(|record| &**record)
                     .or_else(|| self.joins.get(&id).map(|w| &w.record))
                     .map(|record| Box::new(self.finished_snapshot(record.snapshot.clone())));
                 let _ = reply.send(live);

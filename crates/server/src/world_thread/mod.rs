@@ -298,8 +298,10 @@ struct PlayerRecord {
 }
 
 /// The online players by character id. foldhash, not SipHash: ids are server-made UUIDs (nothing to
-/// defend against), and dispatch looks one up for every recipient of every message.
-type Players = HashMap<String, PlayerRecord, foldhash::fast::RandomState>;
+/// defend against), and dispatch looks one up for every recipient of every message. Records are
+/// boxed: a table of 10,000 has 16,384 buckets, and an inline record (about 700 bytes) would keep
+/// the empty ones' room resident too (issue 33: memory per idle player).
+type Players = HashMap<String, Box<PlayerRecord>, foldhash::fast::RandomState>;
 
 struct Runner {
     world: World,
@@ -596,7 +598,7 @@ impl Runner {
         let records: Vec<PlayerRecord> = self
             .players
             .drain()
-            .map(|(_, r)| r)
+            .map(|(_, r)| *r)
             .filter(|r| !held.is_held(&r.snapshot.character.id))
             // Written as loaded: the same state, and their sessions closed with everyone's.
             .chain(waiting)

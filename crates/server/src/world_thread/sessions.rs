@@ -101,7 +101,7 @@ impl Runner {
         let mut records = Vec::new();
         let mut done = Vec::new();
         for (id, leave) in leaving {
-            match self.players.remove(&id) {
+            match self.players.remove(&id).map(|record| *record) {
                 Some(record)
                     if self.trades.is_held(&id)
                         || self.world.in_trade(&id)

@@ -56,7 +56,7 @@ impl Runner {
             };
             let record = match self.deferred.get_mut(player) {
                 Some(leave) => Some(&mut leave.record),
-                None => self.players.get_mut(player),
+                None => self.players.get_mut(player).map(|record| &mut **record),
             };
             if let Some(record) = record {
                 if ok {
@@ -119,7 +119,7 @@ impl Runner {
         for (side, player) in players.iter().enumerate() {
             let record = match self.deferred.get(player) {
                 Some(leave) => Some(&leave.record),
-                None => self.players.get(player),
+                None => self.players.get(player).map(|record| &**record),
             };
             let Some(record) = record else {
                 tracing::error!(commit = %commit_id, character = %player, "a committing trade's or duel's player has no record");

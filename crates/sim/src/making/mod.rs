@@ -259,7 +259,7 @@ impl World {
             Err((code, message)) => return Self::reject(&id, code, message, reference, events),
         };
         let player = &mut self.players[index];
-        player.making = Some(MakeJob {
+        player.making = Some(Box::new(MakeJob {
             recipe_id: recipe.id.clone(),
             station,
             left: match count {
@@ -268,7 +268,7 @@ impl World {
             },
             made: 0,
             failed: 0,
-        });
+        }));
         self.set_intent(index, target, IntentKind::Make, reference);
     }
 

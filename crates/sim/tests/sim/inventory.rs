@@ -520,3 +520,80 @@ proptest! {
         prop_assert!(ledger.values().all(|&net| net == 0), "{ledger:?}");
     }
 }
+
+/// The inventory keeps only its occupied slots (issue 33): every slot, every quantity limit and
+/// every order of filling and emptying reads back as the 28 slots it stands for.
+#[test]
+fn the_sparse_form_round_trips_every_slot_and_quantity_limit() {
+    let quantity = |slot: usize| match slot % 3 {
+        0 => 1,
+        1 => MAX_STACK,
+        _ => slot as u32 * 1_000,
+    };
+    let expected: Vec<Option<Stack>> = (0..INVENTORY_SLOTS)
+        .map(|slot| Some(stack(&format!("item_{slot}"), quantity(slot))))
+        .collect();
+    // Loaded in reverse slot order: read back in slot order.
+    let full = Inventory::from_stacks(
+        (0..INVENTORY_SLOTS)
+            .rev()
+            .map(|slot| (slot, expected[slot].clone().unwrap())),
+    )
+    .unwrap();
+    assert_eq!(
+        full.slots().map(|s| s.cloned()).collect::<Vec<_>>(),
+        expected
+    );
+    assert_eq!(full.free_slots(), 0);
+    assert_eq!(full.get(INVENTORY_SLOTS), None);
+    assert_eq!(full.get(usize::MAX), None);
+    let numbers: Vec<usize> = full.stacks().map(|(slot, _)| slot).collect();
+    assert_eq!(numbers, (0..INVENTORY_SLOTS).collect::<Vec<_>>());
+
+    // Emptied from the middle outwards, one slot at a time, each read back exactly.
+    let mut inventory = full.clone();
+    let mut left = expected.clone();
+    for slot in (0..INVENTORY_SLOTS).map(|i| (i * 11) % INVENTORY_SLOTS) {
+        let taken = inventory.remove(slot, quantity(slot)).unwrap();
+        assert_eq!(Some(taken), left[slot].take());
+        assert_eq!(
+            inventory.slots().map(|s| s.cloned()).collect::<Vec<_>>(),
+            left
+        );
+        assert_eq!(inventory.get(slot), None);
+    }
+    assert!(inventory.is_empty());
+    assert_eq!(inventory, Inventory::new());
+
+    // Filled again through `add` (unstackables take the lowest free slots): the same as loaded.
+    for slot in 0..INVENTORY_SLOTS {
+        let id = format!("item_{slot}");
+        if quantity(slot) == 1 {
+            inventory.add(&id, 1, false).unwrap();
+        } else {
+            inventory.add(&id, quantity(slot), true).unwrap();
+        }
+    }
+    assert_eq!(inventory, full);
+    assert_eq!(
+        inventory.add("one_more", 1, false),
+        Err(InventoryError::InventoryFull)
+    );
+    // A stack at the limit refuses one more and is unchanged.
+    assert!(matches!(
+        inventory.add("item_1", 1, true),
+        Err(InventoryError::StackLimit { .. })
+    ));
+    assert_eq!(inventory, full);
+
+    // A move between the last slot and an empty one, and back.
+    let mut inventory = Inventory::from_stacks([(27, stack("logs", 1))]).unwrap();
+    inventory.move_slot(27, 0).unwrap();
+    assert_eq!(inventory.get(0), Some(&stack("logs", 1)));
+    assert_eq!(inventory.get(27), None);
+    inventory.move_slot(0, 27).unwrap();
+    assert_eq!(
+        inventory,
+        Inventory::from_stacks([(27, stack("logs", 1))]).unwrap()
+    );
+}

@@ -8,10 +8,11 @@ use sqlx::{Any, Row, Transaction};
 use wayfarer_protocol::Skill;
 
 use crate::repo::inventory::{replace_items, CharacterSnapshot, StoredSlot};
+use crate::repo::skill_table::SkillTable;
 use crate::{new_id, now_ms, Backend, Store, StoreError};
 
 /// A skill's stored level and XP.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SkillLevel {
     pub level: i64,
     pub xp: i64,
@@ -24,7 +25,7 @@ pub struct Character {
     pub account_id: String,
     pub name: String,
     pub combat_level: i64,
-    pub skills: BTreeMap<Skill, SkillLevel>,
+    pub skills: SkillTable,
     pub health: i64,
     pub max_health: i64,
     pub coins: i64,
@@ -100,7 +101,7 @@ fn select_columns() -> &'static str {
 }
 
 fn from_row(row: &AnyRow) -> Result<Character, sqlx::Error> {
-    let mut skills = BTreeMap::new();
+    let mut skills = SkillTable::new();
     for skill in Skill::ALL {
         let level: i64 = row.try_get(format!("{}Level", skill.as_str()).as_str())?;
         let xp: i64 = row.try_get(format!("{}Xp", skill.as_str()).as_str())?;

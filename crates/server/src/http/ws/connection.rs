@@ -76,6 +76,7 @@ impl Connection {
             .state
             .connections
             .register(&self.character_id, &self.name, opener);
+        crate::memory_trim::note_connection();
         // One owner of a character's state at every moment: the character is loaded only once the
         // session it replaces has left the world and its final state is written (see
         // docs/architecture.md, "One owner per character").
