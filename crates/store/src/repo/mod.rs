@@ -15,6 +15,7 @@ pub mod leases;
 pub mod quests;
 pub mod revoked_tokens;
 pub mod sessions;
+pub(crate) mod snapshot_writes;
 pub mod trades;
 pub mod users;
 pub mod world_chunks;
