@@ -61,6 +61,10 @@ pub struct Store {
     /// Group rounds written batch by batch because writing the group together failed (see
     /// `repo::group_commit`); shared by every clone, read by tests.
     group_rounds_one_by_one: Arc<AtomicU64>,
+    /// The queue of logins to write together (`repo::sessions`), started by the first.
+    session_openings: crate::repo::sessions::Openings,
+    /// Transactions of logins written so far; shared by every clone, read by tests.
+    session_batches: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for Store {
@@ -126,6 +130,8 @@ impl Store {
             lease_world: None,
             group_commit_faults: Arc::default(),
             group_rounds_one_by_one: Arc::default(),
+            session_openings: Arc::default(),
+            session_batches: Arc::default(),
         })
     }
 
@@ -202,6 +208,29 @@ impl Store {
     #[cfg(feature = "testing")]
     pub fn group_rounds_one_by_one(&self) -> u64 {
         self.group_rounds_one_by_one.load(Ordering::SeqCst)
+    }
+
+    /// Transactions of logins written so far (`Sessions::open` writes those that arrive
+    /// together in one).
+    #[cfg(feature = "testing")]
+    pub fn session_batches(&self) -> u64 {
+        self.session_batches.load(Ordering::SeqCst)
+    }
+
+    pub(crate) fn note_session_batch(&self) {
+        self.session_batches.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn session_openings(&self) -> &crate::repo::sessions::Openings {
+        &self.session_openings
+    }
+
+    /// This store without the login queue: the handle of the task that empties it.
+    pub(crate) fn without_session_openings(&self) -> Store {
+        Store {
+            session_openings: Arc::default(),
+            ..self.clone()
+        }
     }
 
     /// Counts a group round written batch by batch.

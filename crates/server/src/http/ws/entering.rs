@@ -35,8 +35,8 @@ impl Connection {
             .sessions()
             .open(&self.character_id, &self.user_id, Some(&self.address))
             .await?;
+        // The account's last login is written with the session row (`Sessions::open`).
         *session_id = Some(session.clone());
-        store.users().touch_login(&self.user_id).await?;
         let ignored = store.ignores().names(&self.character_id).await?;
         let mut snapshot = CharacterSnapshot {
             character,
