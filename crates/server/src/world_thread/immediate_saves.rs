@@ -20,6 +20,10 @@ use crate::online::Presence;
 
 use super::{Outbound, Runner};
 
+/// How long a tick on the manual clock waits for its immediate saves (3 attempts 500 ms apart
+/// take about a second when the database fails them).
+const MANUAL_SETTLE_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// An immediate save's outcome: the characters it wrote, each with the session it was written
 /// for, and whether it committed.
 pub type ImmediateOutcome = (Vec<(String, String)>, bool);
@@ -98,6 +102,11 @@ impl ImmediateSaves {
         self.waiting.remove(id).map(|h| h.messages)
     }
 
+    /// Whether any message waits for a save.
+    fn any_waiting(&self) -> bool {
+        !self.waiting.is_empty()
+    }
+
     /// Forgets whatever `id` waited for in `session` (its save failed).
     fn forget(&mut self, id: &str, session: &str) {
         if self.waiting.get(id).is_some_and(|h| h.session == session) {
@@ -115,6 +124,29 @@ impl Runner {
                 self.release_held(&ids);
             } else {
                 self.drop_unsaved(&ids);
+            }
+        }
+    }
+
+    /// On the manual clock (tests), waits for this tick's immediate saves before the tick ends,
+    /// so their messages go out in the tick that made them whatever the database's pace: a
+    /// stepped world's messages are a function of its steps (the agent bench's runs of one seed
+    /// give identical reports; `expect_within_ticks` counts ticks, not time). A timed world never
+    /// waits: it takes the outcomes at its next tick.
+    pub(super) fn settle_immediate_on_manual_clock(&mut self) {
+        if !self.context.manual {
+            return;
+        }
+        let deadline = std::time::Instant::now() + MANUAL_SETTLE_WAIT;
+        while self.immediate.any_waiting() {
+            let wait = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.immediate.outcomes_rx.recv_timeout(wait) {
+                Ok((sessions, true)) => self.release_held(&sessions),
+                Ok((sessions, false)) => self.drop_unsaved(&sessions),
+                Err(_) => {
+                    tracing::error!("no outcome for immediate saves on the manual clock; their messages wait for a later tick");
+                    return;
+                }
             }
         }
     }

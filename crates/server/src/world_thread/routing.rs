@@ -67,6 +67,7 @@ impl Runner {
         }
         let mut slow: Vec<String> = Vec::new();
         self.flush_pending(&mut slow);
+        self.settle_immediate_on_manual_clock();
         // Players who left while trading and whose trade ended without committing.
         self.settle_deferred();
         // A client whose queue stays full is dropped; the tick never waits for it.
