@@ -8,12 +8,10 @@
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use wayfarer_protocol::ws::{
-    BankDepositRequest, ClientMessage, DepositSlot, DialogueRespond, ShopBuyRequest,
-};
+use wayfarer_protocol::ws::{BankDepositRequest, ClientMessage, DepositSlot, ShopBuyRequest};
 use wayfarer_store::{StoredBankItem, StoredSlot};
 
-use crate::support::messages::{act_on, chat, to_id};
+use crate::support::messages::{chat, to_id};
 use crate::support::{both_databases, player, AppOptions, FreshDatabase, TestApp, WsClient};
 
 const CODE: &str = "keeper";
@@ -119,29 +117,9 @@ both_databases!(
     }
 );
 
-/// Opens the general store by talking to Tobin, whose id is in the first `world:update`; the
-/// price of bread there.
+/// Opens the general store (`shops::open_general_store`); the price of bread there.
 async fn open_store(ws: &mut WsClient, view: &Value) -> i64 {
-    let tobin = view["data"]["added"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["typeId"] == "merchant_tobin")
-        .expect("Tobin in view")["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    ws.send(act_on("interact", tobin), None).await;
-    ws.expect_type("dialogue:open").await;
-    ws.send(
-        ClientMessage::DialogueRespond(DialogueRespond {
-            npc_id: "merchant_tobin".into(),
-            index: 0,
-        }),
-        None,
-    )
-    .await;
-    let open = ws.expect_type("shop:open").await;
+    let open = crate::shops::open_general_store(ws, view).await;
     open["data"]["items"]
         .as_array()
         .unwrap()
