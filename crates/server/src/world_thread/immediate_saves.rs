@@ -45,6 +45,8 @@ struct Held {
     session: String,
     saves: u32,
     messages: Vec<Outbound>,
+    /// Ticks whose messages are in `messages`.
+    ticks: usize,
 }
 
 impl Default for ImmediateSaves {
@@ -63,18 +65,16 @@ impl ImmediateSaves {
     /// wait for it.
     pub fn begin(&mut self, sessions: &[(String, String)]) {
         for (id, session) in sessions {
-            let held = self.waiting.entry(id.clone()).or_insert_with(|| Held {
+            let fresh = || Held {
                 session: session.clone(),
                 saves: 0,
                 messages: Vec::new(),
-            });
+                ticks: 0,
+            };
+            let held = self.waiting.entry(id.clone()).or_insert_with(fresh);
             if held.session != *session {
                 // The session that waited is gone; what it held was for its closed socket.
-                *held = Held {
-                    session: session.clone(),
-                    saves: 0,
-                    messages: Vec::new(),
-                };
+                *held = fresh();
             }
             held.saves += 1;
         }
@@ -85,11 +85,18 @@ impl ImmediateSaves {
         self.waiting.get(id).is_some_and(|h| h.session == session)
     }
 
-    /// Keeps `messages` for `id`, behind the save it waits for ([`ImmediateSaves::is_waiting`]).
-    pub fn hold(&mut self, id: &str, messages: Vec<Outbound>) {
-        if let Some(held) = self.waiting.get_mut(id) {
-            held.messages.extend(messages);
-        }
+    /// Keeps a tick's `messages` for `id`, behind the save it waits for
+    /// ([`ImmediateSaves::is_waiting`]); `true` when it now holds more ticks than a connection's
+    /// queue does ([`OUTBOUND_QUEUE`](super::OUTBOUND_QUEUE)): a database that does not answer
+    /// makes the player a slow client, as a socket that does not drain does, rather than grow
+    /// its held messages without bound.
+    pub fn hold(&mut self, id: &str, messages: Vec<Outbound>) -> bool {
+        let Some(held) = self.waiting.get_mut(id) else {
+            return false;
+        };
+        held.messages.extend(messages);
+        held.ticks += 1;
+        held.ticks > super::OUTBOUND_QUEUE
     }
 
     /// One save of `id` in `session` answered: its held messages when none is left to wait for.
@@ -210,5 +217,62 @@ impl Runner {
                 .outbound
                 .try_send(Outbound::Close(1011, "save failed"));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(s: &str) -> Outbound {
+        Outbound::Text(Arc::from(s))
+    }
+
+    #[test]
+    fn messages_wait_for_every_save_of_their_session_in_order() {
+        let mut book = ImmediateSaves::default();
+        let ada = ("ada".to_owned(), "s1".to_owned());
+        book.begin(std::slice::from_ref(&ada));
+        book.begin(std::slice::from_ref(&ada));
+        assert!(book.is_waiting("ada", "s1"));
+        assert!(!book.is_waiting("ada", "s2"), "another session of ada");
+        assert!(!book.is_waiting("bob", "s1"));
+        assert!(!book.hold("ada", vec![text("a")]));
+        assert!(!book.hold("ada", vec![text("b")]));
+        // Another session's outcome releases nothing.
+        assert!(book.settle("ada", "s2").is_none());
+        assert!(book.settle("ada", "s1").is_none(), "one save still open");
+        let released = book.settle("ada", "s1").expect("both saves answered");
+        let texts: Vec<&str> = released
+            .iter()
+            .map(|m| match m {
+                Outbound::Text(t) => &**t,
+                _ => "?",
+            })
+            .collect();
+        assert_eq!(texts, ["a", "b"]);
+        assert!(!book.any_waiting());
+    }
+
+    #[test]
+    fn a_new_session_drops_what_the_old_one_held() {
+        let mut book = ImmediateSaves::default();
+        book.begin(&[("ada".into(), "old".into())]);
+        book.hold("ada", vec![text("for the old socket")]);
+        book.begin(&[("ada".into(), "new".into())]);
+        assert!(book.settle("ada", "old").is_none());
+        assert!(book.settle("ada", "new").expect("answered").is_empty());
+    }
+
+    #[test]
+    fn holding_more_ticks_than_a_connection_queue_makes_a_slow_client() {
+        let mut book = ImmediateSaves::default();
+        book.begin(&[("ada".into(), "s".into())]);
+        for _ in 0..crate::world_thread::OUTBOUND_QUEUE {
+            assert!(!book.hold("ada", vec![text("tick")]));
+        }
+        assert!(book.hold("ada", vec![text("one tick too many")]));
+        book.forget("ada", "s");
+        assert!(!book.any_waiting());
     }
 }

@@ -117,7 +117,9 @@ impl Runner {
         for (id, record) in &self.players {
             let mut pending = record.pending.borrow_mut();
             if !pending.is_empty() && self.immediate.is_waiting(id, &record.session_id) {
-                self.immediate.hold(id, std::mem::take(&mut *pending));
+                if self.immediate.hold(id, std::mem::take(&mut *pending)) {
+                    slow.push(id.clone());
+                }
                 continue;
             }
             let message = match pending.len() {
