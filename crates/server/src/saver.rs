@@ -37,9 +37,10 @@ pub struct SaveJob {
     pub duel: Option<wayfarer_store::DuelAudit>,
     /// Where the trade's outcome goes: `(world trade id, committed)`.
     pub trade_outcome: Option<(String, std::sync::mpsc::Sender<TradeOutcome>)>,
-    /// When the job cannot be written, these characters are taken out of the world unsaved (see
-    /// `WorldInput::SaveFailed`): a bank operation, purchase or sale that is not durable is undone.
-    pub on_failure: Option<(crate::world_thread::WorldSender, Vec<String>)>,
+    /// An immediate save's characters and where its outcome goes (`(ids, committed)`): their
+    /// messages are held until it commits, and they are taken out of the world unsaved when it
+    /// fails, so a bank operation, purchase or sale that is not durable is undone.
+    pub immediate: Option<crate::world_thread::ImmediateWaiters>,
     /// World chunks changed since the last job, as they stand with the records in `snapshots`
     /// (`World::persist_for`): written in the same transaction.
     pub chunks: Vec<wayfarer_sim::ChunkState>,
@@ -151,12 +152,12 @@ fn finish(job: SaveJob, batch: &SaveBatch, outcome: GroupOutcome) {
         }
         let _ = outcome.send((trade_id, saved));
     }
-    if !saved {
-        if let Some((world, ids)) = job.on_failure {
+    if let Some((outcome, ids)) = job.immediate {
+        if !saved {
             tracing::error!(characters = ?ids, "an immediate save failed: the characters are taken out of the world unsaved");
-            if !world.send(crate::world_thread::WorldInput::SaveFailed { ids }) {
-                tracing::error!("could not tell the world that a save failed");
-            }
+        }
+        if outcome.send((ids, saved)).is_err() {
+            tracing::error!("could not tell the world an immediate save's outcome");
         }
     }
     if saved && !batch.chunks.is_empty() {

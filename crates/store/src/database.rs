@@ -1,7 +1,7 @@
 //! The connection pool and the engine behind it.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -58,6 +58,13 @@ pub struct Store {
     /// Commits of group transactions still to fail on purpose (the fault hook of tests,
     /// [`Store::fail_next_group_commits`]); shared by every clone.
     group_commit_faults: Arc<AtomicU32>,
+    /// Group rounds written batch by batch because writing the group together failed (see
+    /// `repo::group_commit`); shared by every clone, read by tests.
+    group_rounds_one_by_one: Arc<AtomicU64>,
+    /// The queue of logins to write together (`repo::sessions`), started by the first.
+    session_openings: crate::repo::sessions::Openings,
+    /// Transactions of logins written so far; shared by every clone, read by tests.
+    session_batches: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for Store {
@@ -122,6 +129,9 @@ impl Store {
             backend,
             lease_world: None,
             group_commit_faults: Arc::default(),
+            group_rounds_one_by_one: Arc::default(),
+            session_openings: Arc::default(),
+            session_batches: Arc::default(),
         })
     }
 
@@ -191,6 +201,41 @@ impl Store {
     #[cfg(feature = "testing")]
     pub fn fail_next_group_commits(&self, n: u32) {
         self.group_commit_faults.store(n, Ordering::SeqCst);
+    }
+
+    /// Group rounds so far that were written batch by batch, each under its savepoint, because
+    /// writing the whole group together failed (a refused batch; `repo::group_commit`).
+    #[cfg(feature = "testing")]
+    pub fn group_rounds_one_by_one(&self) -> u64 {
+        self.group_rounds_one_by_one.load(Ordering::SeqCst)
+    }
+
+    /// Transactions of logins written so far (`Sessions::open` writes those that arrive
+    /// together in one).
+    #[cfg(feature = "testing")]
+    pub fn session_batches(&self) -> u64 {
+        self.session_batches.load(Ordering::SeqCst)
+    }
+
+    pub(crate) fn note_session_batch(&self) {
+        self.session_batches.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn session_openings(&self) -> &crate::repo::sessions::Openings {
+        &self.session_openings
+    }
+
+    /// This store without the login queue: the handle of the task that empties it.
+    pub(crate) fn without_session_openings(&self) -> Store {
+        Store {
+            session_openings: Arc::default(),
+            ..self.clone()
+        }
+    }
+
+    /// Counts a group round written batch by batch.
+    pub(crate) fn note_group_round_one_by_one(&self) {
+        self.group_rounds_one_by_one.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Whether this commit is to fail on purpose ([`Store::fail_next_group_commits`]); counts it.

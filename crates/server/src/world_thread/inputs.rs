@@ -8,8 +8,6 @@ use std::sync::Arc;
 use wayfarer_protocol::ws::ServerMessage;
 use wayfarer_sim::Command;
 
-use crate::online::Presence;
-
 use super::{Outbound, PlayerRecord, Runner, WorldInput};
 
 impl Runner {
@@ -134,18 +132,6 @@ impl Runner {
                     }
                 }
                 let _ = reply.send(totals.into_iter().collect());
-            }
-            WorldInput::SaveFailed { ids } => {
-                for id in ids {
-                    if let Some(record) = self.players.remove(&id) {
-                        tracing::error!(character = %id, "save failed: the player leaves unsaved");
-                        self.commands.push(Command::Leave { id: id.clone() });
-                        self.presence.push(Presence::Left(id));
-                        let _ = record
-                            .outbound
-                            .try_send(Outbound::Close(1011, "save failed"));
-                    }
-                }
             }
             WorldInput::Step(step) => {
                 // Only the manual clock's loop takes steps; the handle refuses them for a timed

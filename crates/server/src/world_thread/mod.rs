@@ -31,6 +31,7 @@ use crate::saver::SaveJob;
 mod admission;
 mod bookkeeping;
 mod clock;
+mod immediate_saves;
 mod inbound;
 mod inputs;
 mod messages;
@@ -42,6 +43,7 @@ mod trade_book;
 mod trade_commits;
 
 pub use clock::{Step, StepError, TickClock, MAX_TICKS_PER_STEP};
+pub use immediate_saves::{ImmediateOutcome, ImmediateWaiters};
 pub use queries::{
     admit_private_elsewhere, ground_totals, live_snapshot, surroundings, tally, NoAnswer,
     Surroundings, Tally,
@@ -131,10 +133,6 @@ pub enum WorldInput {
     },
     /// New content, applied at the next tick boundary.
     ReplaceContent(Arc<Content>),
-    /// An immediate save (bank, shop) could not be written: these characters leave the world
-    /// without saving, so the store keeps their last durable state and nothing of the failed
-    /// operation survives (their connection is closed with 1011).
-    SaveFailed { ids: Vec<String> },
     /// An online player's live record (what the sim has reported up to the last tick, with the
     /// tile written into the position), for REST routes that show a character; `None` when the
     /// character is not in the world. Answered between ticks.
@@ -246,10 +244,8 @@ impl WorldThread {
             wakes
         });
         let join = std::thread::Builder::new().name("world".into()).spawn({
-            let own = WorldSender { tx: tx.clone() };
             move || {
                 let mut runner = Runner::new(world, context, thread_stats);
-                runner.own_sender = Some(own);
                 runner.wakes = wakes;
                 runner.run(&rx, &thread_stop)
             }
@@ -329,8 +325,8 @@ struct Runner {
     last_tick: TickSpan,
     /// Players entered, dealing out save turns in order.
     entered: u64,
-    /// The world's own inbound queue, for save jobs that report failure back.
-    own_sender: Option<WorldSender>,
+    /// Players whose bank, shop or sale changes wait for their save, with their messages.
+    immediate: immediate_saves::ImmediateSaves,
     /// To the runtime task that wakes connections after a dispatch (none outside a runtime).
     wakes: Option<tokio_mpsc::UnboundedSender<Vec<OutboundWaker>>>,
     /// Private messages to other worlds waiting to be counted after the next tick.
@@ -359,7 +355,7 @@ impl Runner {
             deferred: HashMap::new(),
             leaving: HashMap::new(),
             joins: admission::JoinQueue::default(),
-            own_sender: None,
+            immediate: immediate_saves::ImmediateSaves::default(),
             wakes: None,
             admissions: Vec::new(),
             tally: context.manual.then(HashMap::new),
@@ -466,6 +462,7 @@ impl Runner {
 
     fn step(&mut self, started: Instant) {
         self.take_trade_outcomes();
+        self.take_immediate_outcomes();
         let commands = std::mem::take(&mut self.commands);
         // The leaves whose `Command::Leave` is in this tick (leaves taken during the dispatch
         // below, such as slow clients', go into the next).

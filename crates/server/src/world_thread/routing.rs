@@ -67,6 +67,7 @@ impl Runner {
         }
         let mut slow: Vec<String> = Vec::new();
         self.flush_pending(&mut slow);
+        self.settle_immediate_on_manual_clock();
         // Players who left while trading and whose trade ended without committing.
         self.settle_deferred();
         // A client whose queue stays full is dropped; the tick never waits for it.
@@ -109,11 +110,18 @@ impl Runner {
     }
 
     /// Queues each player's messages of this dispatch as one batch, without waiting; a full queue
-    /// marks the player slow (the tick never waits for a client).
-    pub(super) fn flush_pending(&self, slow: &mut Vec<String>) {
+    /// marks the player slow (the tick never waits for a client). A player waiting for a bank or
+    /// shop save has them held until it commits (`immediate_saves.rs`).
+    pub(super) fn flush_pending(&mut self, slow: &mut Vec<String>) {
         let mut woken = Vec::new();
         for (id, record) in &self.players {
             let mut pending = record.pending.borrow_mut();
+            if !pending.is_empty() && self.immediate.is_waiting(id, &record.session_id) {
+                if self.immediate.hold(id, std::mem::take(&mut *pending)) {
+                    slow.push(id.clone());
+                }
+                continue;
+            }
             let message = match pending.len() {
                 0 => continue,
                 // Taken, not popped: the emptied Vec would keep its room in every idle record.

@@ -64,15 +64,13 @@ impl Runner {
     }
 
     /// Bank operations, purchases and sales are durable at once: the records they changed
-    /// (`ids`), as this tick left them (inventory and bank), in one transaction.
+    /// (`ids`), as this tick left them (inventory and bank), in one transaction; the players'
+    /// messages wait for its outcome (`immediate_saves.rs`).
     pub(super) fn save_at_once(&mut self, ids: &[String]) {
         if ids.is_empty() {
             return;
         }
-        let mut job = SaveJob {
-            on_failure: self.own_sender.clone().map(|s| (s, ids.to_vec())),
-            ..SaveJob::default()
-        };
+        let mut job = SaveJob::default();
         for id in ids {
             // A record held by a committing trade is written by the trade's job (a drop's due
             // save then waits for it).
@@ -87,10 +85,24 @@ impl Runner {
         }
         if !job.snapshots.is_empty() {
             metrics::counter!("character_saves_total").increment(job.snapshots.len() as u64);
-            if self.send_job(job).is_err() {
+            let saved: Vec<(String, String)> = job
+                .snapshots
+                .iter()
+                .filter_map(|s| {
+                    let id = &s.character.id;
+                    let record = self.players.get(id)?;
+                    Some((id.clone(), record.session_id.clone()))
+                })
+                .collect();
+            self.immediate.begin(&saved);
+            job.immediate = Some((self.immediate.outcomes_tx.clone(), saved));
+            if let Err(unsent) = self.send_job(job) {
                 tracing::error!(
                     "the save task has stopped; a bank or shop change could not be saved"
                 );
+                if let Some((tx, ids)) = unsent.0.immediate {
+                    let _ = tx.send((ids, false));
+                }
             }
         }
     }

@@ -5,7 +5,8 @@
 //! process is killed at moments from "the storm just began" to "everyone is in". After each kill
 //! every character owns in the database exactly what it owned before (the same items and coins,
 //! none lost, none twice, none another's), on SQLite and PostgreSQL; after the last, everyone
-//! enters and is shown exactly what the database holds.
+//! enters and is shown exactly what the database holds, with exactly one open session row each
+//! (none left dangling by the kills).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -217,6 +218,15 @@ async fn join_storm(db: FreshDatabase) {
         }
     });
     let entered = futures_util::future::join_all(entering).await;
+    // Their logins were written together (`Sessions::open`); the sessions the kills left open
+    // were closed at each start: exactly one open session row each, theirs now.
+    let store = Store::connect(&url).await.unwrap();
+    for id in &ids {
+        let sessions = store.sessions().for_character(id).await.unwrap();
+        let open = sessions.iter().filter(|s| s.logout_at_ms.is_none()).count();
+        assert_eq!(open, 1, "character {id}: {sessions:?}");
+    }
+    store.close().await;
     for (id, shown, ws) in entered {
         assert_eq!(shown, before[&id], "character {id} after the storms");
         ws.close().await;

@@ -24,6 +24,7 @@ mod errors;
 mod friends;
 mod group_commit;
 mod health;
+mod immediate_saves;
 mod items;
 mod join_storm;
 mod load;

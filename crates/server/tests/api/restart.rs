@@ -40,6 +40,9 @@ async fn restart_keeps_data(db: FreshDatabase) {
         .open(&character.id, &user.id, Some("127.0.0.1"))
         .await
         .unwrap();
+    // A login records the account's last login with the session.
+    let user = app.store().users().get(&user.id).await.unwrap().unwrap();
+    assert!(user.last_login_at_ms.is_some());
 
     let stopped = app.stop().await;
     if sqlite {

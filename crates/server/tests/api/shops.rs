@@ -24,6 +24,36 @@ fn slot_of(update: &Value, item: &str) -> Option<i64> {
         .map(|s| s["slot"].as_i64().unwrap())
 }
 
+/// Opens the Millbrook general store by talking to Tobin, who is in `view` (the first
+/// `world:update`: he stands near the spawn); returns the `shop:open`.
+pub async fn open_general_store(ws: &mut WsClient, view: &Value) -> Value {
+    let tobin = view["data"]["added"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["typeId"] == "merchant_tobin")
+        .expect("Tobin in view")["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    ws.send(act_on("interact", tobin), None).await;
+    // Tobin's dialogue: "Show me your wares." opens the store.
+    let dialogue = ws.expect_type("dialogue:open").await;
+    assert_eq!(dialogue["data"]["npcId"], "merchant_tobin");
+    assert_eq!(dialogue["data"]["responses"][0]["index"], 0);
+    ws.send(
+        ClientMessage::DialogueRespond(DialogueRespond {
+            npc_id: "merchant_tobin".into(),
+            index: 0,
+        }),
+        None,
+    )
+    .await;
+    let open = ws.expect_type("shop:open").await;
+    assert_eq!(open["data"]["storeId"], STORE);
+    open
+}
+
 #[tokio::test]
 async fn buying_and_selling_at_the_general_store() {
     let app = TestApp::spawn_with(AppOptions {
@@ -39,17 +69,7 @@ async fn buying_and_selling_at_the_general_store() {
         .await
         .unwrap();
     assert_eq!(ws.next().await.unwrap()["type"], "player:sync");
-    // The first view shows Tobin (near the spawn).
     let view = ws.expect_type("world:update").await;
-    let tobin = view["data"]["added"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["typeId"] == "merchant_tobin")
-        .expect("Tobin in view")["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
     // Not open: refused.
     ws.send(
         ClientMessage::ShopBuy(ShopBuyRequest {
@@ -68,21 +88,7 @@ async fn buying_and_selling_at_the_general_store() {
     ws.send(chat("/give coins 100"), None).await;
     let update = ws.expect_type("inventory:update").await;
     let coins = coins_in(&update);
-    ws.send(act_on("interact", tobin), None).await;
-    // Tobin's dialogue: "Show me your wares." opens the store.
-    let dialogue = ws.expect_type("dialogue:open").await;
-    assert_eq!(dialogue["data"]["npcId"], "merchant_tobin");
-    assert_eq!(dialogue["data"]["responses"][0]["index"], 0);
-    ws.send(
-        ClientMessage::DialogueRespond(DialogueRespond {
-            npc_id: "merchant_tobin".into(),
-            index: 0,
-        }),
-        None,
-    )
-    .await;
-    let open = ws.expect_type("shop:open").await;
-    assert_eq!(open["data"]["storeId"], STORE);
+    let open = open_general_store(&mut ws, &view).await;
     let hatchet = open["data"]["items"]
         .as_array()
         .unwrap()

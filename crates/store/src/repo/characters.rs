@@ -390,48 +390,5 @@ pub(crate) async fn save_in(
     tx: &mut Transaction<'static, Any>,
     character: &Character,
 ) -> Result<(), StoreError> {
-    // Built once: every save of every character runs this text.
-    static SQL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    let sql = SQL.get_or_init(|| {
-        let mut sql = String::from(
-            r#"UPDATE characters SET "combatLevel" = $1, health = $2, "maxHealth" = $3, coins = $4,
-           "positionX" = $5, "positionY" = $6, "positionZ" = $7, "combatStyle" = $8, "prayerPoints" = $9,
-           "autoRetaliate" = $10"#,
-        );
-        let mut n = 11;
-        for skill in Skill::ALL {
-            sql.push_str(&format!(
-                r#", "{s}Level" = ${a}, "{s}Xp" = ${b}"#,
-                s = skill.as_str(),
-                a = n,
-                b = n + 1
-            ));
-            n += 2;
-        }
-        sql.push_str(&format!(" WHERE id = ${n}"));
-        sql
-    });
-    let mut query = sqlx::query(sql)
-        .bind(character.combat_level)
-        .bind(character.health)
-        .bind(character.max_health)
-        .bind(character.coins)
-        .bind(character.position[0])
-        .bind(character.position[1])
-        .bind(character.position[2])
-        .bind(&character.combat_style)
-        .bind(character.prayer_points)
-        .bind(i64::from(character.auto_retaliate));
-    for skill in Skill::ALL {
-        let s = character.skills.get(&skill).copied().unwrap_or(SkillLevel {
-            level: i64::from(skill.starting_level()),
-            xp: 0,
-        });
-        query = query.bind(s.level).bind(s.xp);
-    }
-    let done = query.bind(&character.id).execute(&mut **tx).await?;
-    if done.rows_affected() == 0 {
-        return Err(StoreError::NotFound(format!("character {}", character.id)));
-    }
-    Ok(())
+    crate::repo::snapshot_writes::update_records(tx, &[character]).await
 }

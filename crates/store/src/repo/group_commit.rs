@@ -126,6 +126,58 @@ pub(crate) async fn save_group(
 }
 
 async fn round(store: &Store, batches: &[SaveBatch], open: &[usize]) -> Round {
+    if open.len() > 1 {
+        match together(store, batches, open).await {
+            Ok(round) => return round,
+            Err(err) => {
+                store.note_group_round_one_by_one();
+                tracing::debug!(batches = open.len(), error = %err, "a group written together failed; writing it batch by batch");
+            }
+        }
+    }
+    one_by_one(store, batches, open).await
+}
+
+/// The round when nothing goes wrong, its cost shared: every open batch written together, in
+/// as few statements as their rows allow (`write_in`), no savepoints. `Err` (the transaction
+/// rolled back, nothing written) when a statement failed: which batch it was is then found by
+/// writing them [`one_by_one`], each under its savepoint.
+async fn together(
+    store: &Store,
+    batches: &[SaveBatch],
+    open: &[usize],
+) -> Result<Round, StoreError> {
+    let mut tx = match store.begin_write().await {
+        Ok(tx) => tx,
+        Err(err) => return Ok(Round::NothingCommitted(err)),
+    };
+    let group: Vec<&SaveBatch> = open.iter().map(|&i| &batches[i]).collect();
+    if let Err(err) = write_in(&mut tx, store, &group, crate::now_ms()).await {
+        let _ = tx.rollback().await;
+        return Err(err);
+    }
+    Ok(match commit(store, tx).await {
+        Ok(()) => Round::Committed {
+            settled: open.iter().map(|_| Ok(())).collect(),
+            stopped: None,
+        },
+        Err(err) => Round::NothingCommitted(err),
+    })
+}
+
+/// Commits `tx`, or fails it on purpose when a test asked ([`Store::fail_next_group_commits`]).
+async fn commit(store: &Store, tx: Transaction<'static, Any>) -> Result<(), StoreError> {
+    if store.take_group_commit_fault() {
+        let _ = tx.rollback().await;
+        return Err(StoreError::Database(sqlx::Error::Io(
+            std::io::Error::other("the commit failed (fault injected by a test)"),
+        )));
+    }
+    tx.commit().await.map_err(Into::into)
+}
+
+/// The round batch by batch, each under its own savepoint, so that one refused is told apart.
+async fn one_by_one(store: &Store, batches: &[SaveBatch], open: &[usize]) -> Round {
     let mut tx = match store.begin_write().await {
         Ok(tx) => tx,
         Err(err) => return Round::NothingCommitted(err),
@@ -145,14 +197,8 @@ async fn round(store: &Store, batches: &[SaveBatch], open: &[usize]) -> Round {
             Err(broken) => return Round::NothingCommitted(broken),
         }
     }
-    if store.take_group_commit_fault() {
-        let _ = tx.rollback().await;
-        return Round::NothingCommitted(StoreError::Database(sqlx::Error::Io(
-            std::io::Error::other("the commit failed (fault injected by a test)"),
-        )));
-    }
-    if let Err(err) = tx.commit().await {
-        return Round::NothingCommitted(err.into());
+    if let Err(err) = commit(store, tx).await {
+        return Round::NothingCommitted(err);
     }
     Round::Committed { settled, stopped }
 }
@@ -170,7 +216,7 @@ async fn in_savepoint(
         .persistent(false)
         .execute(&mut **tx)
         .await?;
-    match write_in(tx, store, batch, now).await {
+    match write_in(tx, store, &[batch], now).await {
         Ok(()) => {
             sqlx::query("RELEASE SAVEPOINT batch")
                 .persistent(false)

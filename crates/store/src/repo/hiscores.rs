@@ -4,10 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use sqlx::{Any, Row, Transaction};
+use sqlx::Row;
 use wayfarer_protocol::Skill;
 
-use crate::repo::inventory::CharacterSnapshot;
 use crate::{Store, StoreError};
 
 /// One skill's standing.
@@ -92,25 +91,4 @@ impl<'a> Hiscores<'a> {
         }
         Ok(out)
     }
-}
-
-/// Writes the snapshot's `xp_reached_at` inside `tx` (with the record whose XP they date).
-pub(crate) async fn record_in(
-    tx: &mut Transaction<'static, Any>,
-    snapshot: &CharacterSnapshot,
-) -> Result<(), StoreError> {
-    for (skill, at) in &snapshot.xp_reached_at {
-        let xp = snapshot.character.skills.get(skill).map_or(0, |s| s.xp);
-        sqlx::query(
-            r#"INSERT INTO skill_records ("characterId", skill, xp, "reachedAt") VALUES ($1, $2, $3, $4)
-               ON CONFLICT ("characterId", skill) DO UPDATE SET xp = excluded.xp, "reachedAt" = excluded."reachedAt""#,
-        )
-        .bind(&snapshot.character.id)
-        .bind(skill.as_str())
-        .bind(xp)
-        .bind(*at)
-        .execute(&mut **tx)
-        .await?;
-    }
-    Ok(())
 }

@@ -1,13 +1,11 @@
 //! Inventory (28 slots) and equipment rows, and the batched save of whole characters: every write of a
 //! character's items happens in one transaction with its record, so a save is all or nothing.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
-
 use sqlx::{Any, Row, Transaction};
 
-use crate::repo::characters::{save_in, Character};
+use crate::repo::characters::Character;
 use crate::repo::deaths::{self, DeathLock, DeathTake, NpcKill};
+use crate::repo::snapshot_writes;
 use crate::repo::trades::{self, TradeAudit};
 use crate::{Store, StoreError};
 
@@ -211,87 +209,46 @@ impl<'a> Inventories<'a> {
             return Ok(());
         }
         let mut tx = self.store.begin_write().await?;
-        write_in(&mut tx, self.store, batch, crate::now_ms()).await?;
+        write_in(&mut tx, self.store, &[batch], crate::now_ms()).await?;
         tx.commit().await?;
         Ok(())
     }
 }
 
-/// Writes a whole batch inside `tx` (see [`Inventories::save`]; a group commit writes several,
-/// each under its own savepoint: `repo::group_commit`).
+/// Writes whole batches inside `tx`, in order, as if one after the other (see
+/// [`Inventories::save`]): the characters of all of them together, in as few statements as their
+/// rows allow (`repo::snapshot_writes`; the last snapshot of a character is what it leaves), then
+/// each batch's death locks, kills, audit rows and chunks. A group commit passes its whole group,
+/// or one batch at a time under savepoints when one of them must be told apart
+/// (`repo::group_commit`).
 pub(crate) async fn write_in(
     tx: &mut Transaction<'static, Any>,
     store: &Store,
-    batch: &SaveBatch,
+    batches: &[&SaveBatch],
     now: i64,
 ) -> Result<(), StoreError> {
-    for snapshot in &batch.snapshots {
-        if let Some(world) = store.lease_world() {
-            crate::repo::leases::check_held_in(tx, store.backend(), &snapshot.character.id, world)
-                .await?;
-        }
-        save_in(tx, &snapshot.character).await?;
-        replace_items(tx, snapshot).await?;
-        crate::repo::hiscores::record_in(tx, snapshot).await?;
-    }
+    let snapshots: Vec<&CharacterSnapshot> =
+        batches.iter().flat_map(|batch| &batch.snapshots).collect();
+    snapshot_writes::write(tx, store, &snapshots, now).await?;
     // Death locks, like chunks, belong to this store's world (its ground holds the pile).
     let world = store.world_id();
-    for lock in &batch.new_deaths {
-        deaths::insert_in(tx, world, lock).await?;
-    }
-    for take in &batch.death_takes {
-        deaths::take_in(tx, world, take, now).await?;
-    }
-    for kill in &batch.kills {
-        deaths::kill_in(tx, kill).await?;
-    }
-    if let Some(trade) = &batch.trade {
-        trades::insert_in(tx, trade).await?;
-    }
-    if let Some(duel) = &batch.duel {
-        crate::repo::duels::insert_in(tx, duel).await?;
-    }
-    crate::repo::world_chunks::write_in(tx, world, &batch.chunks, now).await?;
-    Ok(())
-}
-
-/// Rows written by one multi-row `INSERT` at most: a statement per table and save rather than a
-/// statement per row (a save's cost is its statements), with its parameters (four a row) far
-/// below either engine's limit.
-const ROWS_PER_INSERT: usize = 128;
-
-/// `INSERT INTO <into> VALUES ($1, …), …` for `rows` rows of `columns` values, built once per
-/// table and row count (at most three tables × [`ROWS_PER_INSERT`] texts): building it took a
-/// tenth of a save's instructions (callgrind of the `commits` bench).
-fn insert_sql(into: &'static str, columns: usize, rows: usize) -> Arc<str> {
-    type Texts = HashMap<(&'static str, usize), Arc<str>>;
-    static TEXTS: OnceLock<Mutex<Texts>> = OnceLock::new();
-    let mut texts = TEXTS
-        .get_or_init(Mutex::default)
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner);
-    texts
-        .entry((into, rows))
-        .or_insert_with(|| build_insert_sql(into, columns, rows).into())
-        .clone()
-}
-
-fn build_insert_sql(into: &str, columns: usize, rows: usize) -> String {
-    let mut sql = format!("INSERT INTO {into} VALUES ");
-    for row in 0..rows {
-        if row > 0 {
-            sql.push_str(", ");
+    for batch in batches {
+        for lock in &batch.new_deaths {
+            deaths::insert_in(tx, world, lock).await?;
         }
-        sql.push('(');
-        for column in 0..columns {
-            if column > 0 {
-                sql.push_str(", ");
-            }
-            sql.push_str(&format!("${}", row * columns + column + 1));
+        for take in &batch.death_takes {
+            deaths::take_in(tx, world, take, now).await?;
         }
-        sql.push(')');
+        for kill in &batch.kills {
+            deaths::kill_in(tx, kill).await?;
+        }
+        if let Some(duel) = &batch.duel {
+            crate::repo::duels::insert_in(tx, duel).await?;
+        }
+        crate::repo::world_chunks::write_in(tx, world, &batch.chunks, now).await?;
     }
-    sql
+    let trades: Vec<&TradeAudit> = batches.iter().filter_map(|b| b.trade.as_ref()).collect();
+    trades::insert_in(tx, &trades).await
 }
 
 /// Rewrites a character's inventory, equipment, bank and quest rows inside `tx`.
@@ -299,80 +256,5 @@ pub(crate) async fn replace_items(
     tx: &mut Transaction<'static, Any>,
     snapshot: &CharacterSnapshot,
 ) -> Result<(), StoreError> {
-    let id = &snapshot.character.id;
-    sqlx::query(r#"DELETE FROM inventory WHERE "characterId" = $1"#)
-        .bind(id)
-        .execute(&mut **tx)
-        .await?;
-    for rows in snapshot.inventory.chunks(ROWS_PER_INSERT) {
-        let sql = insert_sql(
-            r#"inventory ("characterId", slot, "itemId", quantity)"#,
-            4,
-            rows.len(),
-        );
-        let mut query = sqlx::query(&sql);
-        for slot in rows {
-            query = query
-                .bind(id)
-                .bind(i64::from(slot.slot))
-                .bind(&slot.item_id)
-                .bind(slot.quantity);
-        }
-        query.execute(&mut **tx).await?;
-    }
-    sqlx::query(r#"DELETE FROM equipment WHERE "characterId" = $1"#)
-        .bind(id)
-        .execute(&mut **tx)
-        .await?;
-    for rows in snapshot.equipment.chunks(ROWS_PER_INSERT) {
-        let sql = insert_sql(
-            r#"equipment ("characterId", "slotType", "itemId", quantity)"#,
-            4,
-            rows.len(),
-        );
-        let mut query = sqlx::query(&sql);
-        for item in rows {
-            query = query
-                .bind(id)
-                .bind(&item.slot_type)
-                .bind(&item.item_id)
-                .bind(item.quantity);
-        }
-        query.execute(&mut **tx).await?;
-    }
-    sqlx::query(r#"DELETE FROM bank WHERE "characterId" = $1"#)
-        .bind(id)
-        .execute(&mut **tx)
-        .await?;
-    for (chunk, rows) in snapshot.bank.chunks(ROWS_PER_INSERT).enumerate() {
-        let sql = insert_sql(
-            r#"bank ("characterId", "itemId", quantity, position)"#,
-            4,
-            rows.len(),
-        );
-        let mut query = sqlx::query(&sql);
-        for (i, item) in rows.iter().enumerate() {
-            query = query
-                .bind(id)
-                .bind(&item.item_id)
-                .bind(item.quantity)
-                .bind((chunk * ROWS_PER_INSERT + i) as i64);
-        }
-        query.execute(&mut **tx).await?;
-    }
-    crate::repo::quests::replace_in(tx, id, &snapshot.quests).await?;
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::insert_sql;
-
-    #[test]
-    fn a_multi_row_insert_numbers_its_parameters_row_by_row() {
-        assert_eq!(
-            &*insert_sql("t (a, b)", 2, 3),
-            "INSERT INTO t (a, b) VALUES ($1, $2), ($3, $4), ($5, $6)"
-        );
-    }
+    snapshot_writes::replace_items(tx, &[snapshot], crate::now_ms()).await
 }

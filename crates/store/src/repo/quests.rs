@@ -2,7 +2,7 @@
 //! written with the character's snapshot (`Inventories::save`), in the same transaction as its
 //! items, so a quest's start items or rewards and its new status are stored together or not at all.
 
-use sqlx::{Any, Row, Transaction};
+use sqlx::Row;
 
 use crate::{Store, StoreError};
 
@@ -63,33 +63,4 @@ impl<'a> Quests<'a> {
             .collect::<Result<_, sqlx::Error>>()
             .map_err(Into::into)
     }
-}
-
-/// Rewrites a character's quest rows inside `tx`.
-pub(crate) async fn replace_in(
-    tx: &mut Transaction<'static, Any>,
-    character_id: &str,
-    quests: &[StoredQuest],
-) -> Result<(), StoreError> {
-    sqlx::query(r#"DELETE FROM quest_progress WHERE "characterId" = $1"#)
-        .bind(character_id)
-        .execute(&mut **tx)
-        .await?;
-    let now = crate::now_ms();
-    for quest in quests {
-        let data =
-            serde_json::json!({"progress": quest.progress, "completions": quest.completions});
-        sqlx::query(
-            r#"INSERT INTO quest_progress ("characterId", "questId", status, stage, data, "updatedAt") VALUES ($1, $2, $3, $4, $5, $6)"#,
-        )
-        .bind(character_id)
-        .bind(&quest.quest_id)
-        .bind(&quest.status)
-        .bind(quest.stage.as_deref())
-        .bind(data.to_string())
-        .bind(now)
-        .execute(&mut **tx)
-        .await?;
-    }
-    Ok(())
 }

@@ -67,23 +67,31 @@ fn read(r: &sqlx::any::AnyRow) -> Result<TradeAudit, StoreError> {
     })
 }
 
-/// Writes the audit row inside `tx`.
+/// Writes audit rows inside `tx`, several a statement.
 pub(crate) async fn insert_in(
     tx: &mut Transaction<'static, Any>,
-    trade: &TradeAudit,
+    trades: &[&TradeAudit],
 ) -> Result<(), StoreError> {
+    use crate::repo::snapshot_writes::{insert_rows, Value};
     let json = |items: &[LockedItem]| serde_json::to_string(items).unwrap_or_else(|_| "[]".into());
-    sqlx::query(
-        r#"INSERT INTO trades (id, "playerA", "playerB", "itemsAToB", "itemsBToA", "completedAt")
-           VALUES ($1, $2, $3, $4, $5, $6)"#,
+    let rows: Vec<[Value; 6]> = trades
+        .iter()
+        .map(|trade| {
+            [
+                Value::Text(&trade.id),
+                Value::Text(&trade.player_a),
+                Value::Text(&trade.player_b),
+                Value::Owned(json(&trade.items_a_to_b)),
+                Value::Owned(json(&trade.items_b_to_a)),
+                Value::Int(trade.completed_at_ms),
+            ]
+        })
+        .collect();
+    insert_rows(
+        tx,
+        r#"trades (id, "playerA", "playerB", "itemsAToB", "itemsBToA", "completedAt")"#,
+        "",
+        &rows,
     )
-    .bind(&trade.id)
-    .bind(&trade.player_a)
-    .bind(&trade.player_b)
-    .bind(json(&trade.items_a_to_b))
-    .bind(json(&trade.items_b_to_a))
-    .bind(trade.completed_at_ms)
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
+    .await
 }

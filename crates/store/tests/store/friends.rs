@@ -143,43 +143,40 @@ test_both_backends!(
     }
 );
 
-test_both_backends!(
-    the_four_lists_at_once_are_the_four_lists_apart,
-    |store| {
-        let me = new_character(&store, "Mia").await;
-        let [zed, bob, cat, dan, eve] = [
-            new_character(&store, "Zed").await,
-            new_character(&store, "Bob").await,
-            new_character(&store, "Cat").await,
-            new_character(&store, "Dan").await,
-            new_character(&store, "Eve").await,
-        ];
-        let f = store.friends();
-        for friend in [&zed, &bob] {
-            f.request(friend, &me).await.unwrap();
-            f.respond(&me, friend, true).await.unwrap();
-        }
-        f.request(&cat, &me).await.unwrap();
-        f.request(&me, &dan).await.unwrap();
-        store.ignores().add(&me, &eve).await.unwrap();
-        // Someone else's lists stay out of mine.
-        f.request(&eve, &cat).await.unwrap();
-
-        let lists = f.lists(&me).await.unwrap();
-        assert_eq!(lists.friends, f.list(&me).await.unwrap());
-        assert_eq!(names(lists.friends), vec!["Bob", "Zed"], "by name");
-        assert_eq!(lists.incoming, f.incoming(&me).await.unwrap());
-        assert_eq!(names(lists.incoming), vec!["Cat"]);
-        assert_eq!(lists.outgoing, f.outgoing(&me).await.unwrap());
-        assert_eq!(names(lists.outgoing), vec!["Dan"]);
-        assert_eq!(lists.ignored, store.ignores().list(&me).await.unwrap());
-        assert_eq!(names(lists.ignored), vec!["Eve"]);
-        assert_eq!(
-            f.lists(&zed).await.unwrap(),
-            wayfarer_store::ContactLists {
-                friends: f.list(&zed).await.unwrap(),
-                ..Default::default()
-            }
-        );
+test_both_backends!(the_four_lists_at_once_are_the_four_lists_apart, |store| {
+    let me = new_character(&store, "Mia").await;
+    let [zed, bob, cat, dan, eve] = [
+        new_character(&store, "Zed").await,
+        new_character(&store, "Bob").await,
+        new_character(&store, "Cat").await,
+        new_character(&store, "Dan").await,
+        new_character(&store, "Eve").await,
+    ];
+    let f = store.friends();
+    for friend in [&zed, &bob] {
+        f.request(friend, &me).await.unwrap();
+        f.respond(&me, friend, true).await.unwrap();
     }
-);
+    f.request(&cat, &me).await.unwrap();
+    f.request(&me, &dan).await.unwrap();
+    store.ignores().add(&me, &eve).await.unwrap();
+    // Someone else's lists stay out of mine.
+    f.request(&eve, &cat).await.unwrap();
+
+    let lists = f.lists(&me).await.unwrap();
+    assert_eq!(lists.friends, f.list(&me).await.unwrap());
+    assert_eq!(names(lists.friends), vec!["Bob", "Zed"], "by name");
+    assert_eq!(lists.incoming, f.incoming(&me).await.unwrap());
+    assert_eq!(names(lists.incoming), vec!["Cat"]);
+    assert_eq!(lists.outgoing, f.outgoing(&me).await.unwrap());
+    assert_eq!(names(lists.outgoing), vec!["Dan"]);
+    assert_eq!(lists.ignored, store.ignores().list(&me).await.unwrap());
+    assert_eq!(names(lists.ignored), vec!["Eve"]);
+    assert_eq!(
+        f.lists(&zed).await.unwrap(),
+        wayfarer_store::ContactLists {
+            friends: f.list(&zed).await.unwrap(),
+            ..Default::default()
+        }
+    );
+});

@@ -78,3 +78,89 @@ test_both_backends!(
         assert_eq!(store.sessions().close_dangling().await.unwrap(), 0);
     }
 );
+
+test_both_backends!(
+    a_burst_of_logins_is_written_together_each_with_its_own_open_session,
+    |store| {
+        const LOGINS: usize = 40;
+        let mut logins = Vec::new();
+        for n in 0..LOGINS {
+            let account = store.users().create(&NewUser::default()).await.unwrap();
+            let character = store
+                .characters()
+                .create(&NewCharacter {
+                    account_id: account.id.clone(),
+                    name: format!("Burst{n}"),
+                    position: None,
+                })
+                .await
+                .unwrap();
+            logins.push((character.id, account.id));
+        }
+        let opening: Vec<_> = logins
+            .iter()
+            .map(|(character, account)| {
+                let (store, character, account) =
+                    (store.clone(), character.clone(), account.clone());
+                tokio::spawn(async move {
+                    store
+                        .sessions()
+                        .open(&character, &account, Some("10.0.0.1"))
+                        .await
+                })
+            })
+            .collect();
+        let mut sessions = Vec::new();
+        for task in opening {
+            sessions.push(task.await.unwrap().unwrap());
+        }
+        assert!(
+            store.session_batches() < LOGINS as u64,
+            "{} transactions for {LOGINS} logins",
+            store.session_batches()
+        );
+        for ((character, account), session) in logins.iter().zip(&sessions) {
+            let found = store.sessions().for_character(character).await.unwrap();
+            assert_eq!(found.len(), 1, "exactly one session row each");
+            assert_eq!(&found[0].id, session);
+            assert_eq!(&found[0].account_id, account);
+            assert_eq!(found[0].logout_at_ms, None);
+            let user = store.users().get(account).await.unwrap().unwrap();
+            assert_eq!(user.last_login_at_ms, Some(found[0].login_at_ms));
+        }
+        // A crash now leaves them open; the next start closes every one of them.
+        assert_eq!(
+            store.sessions().close_dangling().await.unwrap(),
+            LOGINS as u64
+        );
+    }
+);
+
+test_both_backends!(a_login_the_database_refuses_fails_alone, |store| {
+    let account = store.users().create(&NewUser::default()).await.unwrap();
+    let character = store
+        .characters()
+        .create(&NewCharacter {
+            account_id: account.id.clone(),
+            name: "Kept".into(),
+            position: None,
+        })
+        .await
+        .unwrap();
+    // Queued together: the login of a character that does not exist, between two good ones.
+    let opening: Vec<_> = [character.id.as_str(), "no-such-character", &character.id]
+        .into_iter()
+        .map(|id| {
+            let (store, id, account) = (store.clone(), id.to_owned(), account.id.clone());
+            tokio::spawn(async move { store.sessions().open(&id, &account, None).await })
+        })
+        .collect();
+    let mut results = Vec::new();
+    for task in opening {
+        results.push(task.await.unwrap());
+    }
+    assert!(results[0].is_ok() && results[2].is_ok(), "{results:?}");
+    assert!(results[1].is_err(), "{results:?}");
+    let found = store.sessions().for_character(&character.id).await.unwrap();
+    assert_eq!(found.len(), 2);
+});

@@ -35,8 +35,8 @@ impl Connection {
             .sessions()
             .open(&self.character_id, &self.user_id, Some(&self.address))
             .await?;
+        // The account's last login is written with the session row (`Sessions::open`).
         *session_id = Some(session.clone());
-        store.users().touch_login(&self.user_id).await?;
         // Friends, requests and the ignore list in one read: the sim takes the ignored names,
         // the rest is the `friend:list` sent after the join.
         let contacts = store.friends().lists(&self.character_id).await?;
