@@ -165,8 +165,10 @@ pub static ACTIONS: &[ActionDef] = &[
             }
             let id = e.shared_id().clone();
             let watch = id.clone();
+            // A duel ends with nobody dead: the fight is over when the duel is.
+            let duel = ctx.model.duel_fight().is_some_and(|d| d.opponent_id == e.id());
             let until = Until::when(
-                move |m: &Model| m.entities.get(&watch).is_none_or(|e| e.health() == Some(0)),
+                move |m: &Model| (duel && m.duel.is_none()) || m.entities.get(&watch).is_none_or(|e| e.health() == Some(0)),
                 FIGHT_STALL_TICKS,
                 format!("defeated {}", label(e)),
             )
@@ -705,7 +707,7 @@ pub static ACTIONS: &[ActionDef] = &[
             Ok(Planned::Run(Procedure::quiet(message, "sent")))
         },
         available: |ctx| match &ctx.model.duel {
-            Some(d) => Some(json!({"duelId": d.duel_id, "opponent": d.opponent_name, "stage": d.stage})),
+            Some(d) => Some(json!({"duelId": d.duel_id, "opponent": d.opponent_name, "opponentId": d.opponent_id, "stage": d.stage, "accepted": d.accepted})),
             None => {
                 let ids: Vec<&str> = ctx.model.nearest_of(EntityKind::Player).into_iter().filter(|e| ctx.model.distance_to(e.x, e.z) <= SERVICE_REACH_TILES).map(|e| e.id()).collect();
                 (!ids.is_empty() && ctx.model.trade.is_none()).then(|| json!({"targetIds": ids}))
@@ -736,7 +738,7 @@ pub static ACTIONS: &[ActionDef] = &[
     ActionDef {
         name: "setGoal",
         category: "goal",
-        description: "Set the agent's goal: kind skill {skill, level}, combat {npcId?, areaId?}, gather {itemId, quantity}, cook {itemId?}, bank {}, earn {coins}, follow {playerName}, explore {areaId?}, idle {}.",
+        description: "Set the agent's goal: kind skill {skill, level}, combat {npcId?, areaId?}, gather {itemId, quantity}, cook {itemId?}, bank {}, earn {coins}, follow {playerName}, explore {areaId?}, idle {}, duel {playerName}.",
         params: || {
             json!({"type": "object", "properties": {"kind": {"type": "string", "enum": crate::goals::GOAL_KINDS}, "target": {"type": "object"}, "description": {"type": "string"}}, "required": ["kind"]})
         },
@@ -1433,12 +1435,21 @@ fn station_use(ctx: Ctx<'_>, station: &str, item: fn(&str) -> bool) -> Option<Va
 
 /// The NPCs in view to attack: alive, and no banker, shopkeeper or quest giver.
 fn fighters(ctx: Ctx<'_>) -> Option<Value> {
-    let ids: Vec<Value> = ctx
+    // In a duel's fight the opponent is the one target the server allows.
+    let opponent = ctx
         .model
-        .nearest_of(EntityKind::Npc)
+        .duel_fight()
+        .and_then(|d| ctx.model.entities.get(d.opponent_id.as_str()));
+    let ids: Vec<Value> = opponent
         .into_iter()
-        .filter(|e| e.health().is_some_and(|h| h > 0))
-        .filter(|e| !e.type_id().is_some_and(|t| ctx.knowledge.is_service_npc(t)))
+        .chain(
+            ctx.model
+                .nearest_of(EntityKind::Npc)
+                .into_iter()
+                .filter(|_| ctx.model.duel_fight().is_none())
+                .filter(|e| e.health().is_some_and(|h| h > 0))
+                .filter(|e| !e.type_id().is_some_and(|t| ctx.knowledge.is_service_npc(t))),
+        )
         .take(10)
         .map(|e| json!({"id": e.id(), "name": e.name(), "distance": ctx.model.distance_to(e.x, e.z)}))
         .collect();

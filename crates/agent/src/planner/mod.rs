@@ -16,6 +16,7 @@ use crate::making;
 use crate::outcome::Outcome;
 
 pub mod claims;
+mod dueling;
 mod gear;
 mod health;
 mod questing;
@@ -83,6 +84,8 @@ pub struct Planner {
     talking: Option<String>,
     /// Out of a fight with no food, resting until its health is back (`health`).
     resting: bool,
+    /// A `duel` goal's challenges (`dueling`).
+    dueling: dueling::Dueling,
 }
 
 impl Planner {
@@ -107,23 +110,25 @@ impl Planner {
             return None;
         }
         let health = me.health as f64 / me.max_health as f64;
-        let candidate = if health <= FLEE_HEALTH && ctx.model.in_combat() {
-            Some(Decision::new(
-                "flee",
-                json!({}),
-                format!("health {}/{}", me.health, me.max_health),
-            ))
-        } else if health < EAT_HEALTH {
-            food_slot(ctx).map(|slot| {
-                Decision::new(
-                    "eatFood",
-                    json!({"slot": slot}),
+        // There is no fleeing a duel (the server refuses it: `in_duel`); it ends with no death.
+        let candidate =
+            if health <= FLEE_HEALTH && ctx.model.in_combat() && ctx.model.duel_fight().is_none() {
+                Some(Decision::new(
+                    "flee",
+                    json!({}),
                     format!("health {}/{}", me.health, me.max_health),
-                )
-            })
-        } else {
-            None
-        }?;
+                ))
+            } else if health < EAT_HEALTH {
+                food_slot(ctx).map(|slot| {
+                    Decision::new(
+                        "eatFood",
+                        json!({"slot": slot}),
+                        format!("health {}/{}", me.health, me.max_health),
+                    )
+                })
+            } else {
+                None
+            }?;
         let last = self.reflex_at.get(candidate.action).copied();
         if last.is_some_and(|t| now < t + REFLEX_COOLDOWN_TICKS) {
             return None;
@@ -261,6 +266,7 @@ impl Planner {
                 "exploring",
             ),
             GoalKind::Idle => idle("the goal is to idle"),
+            GoalKind::Duel { player_name } => self.duel(ctx, player_name, now),
         }
     }
 
@@ -656,7 +662,11 @@ mod tests {
 
     /// A woodcutter and firemaker at `at`, holding `items`, who knows two tree places: one at
     /// (10, 0) and one at (40, 0).
-    fn scene(at: (i32, i32), items: &[&str], in_view: Vec<Entity>) -> (Model, Knowledge) {
+    pub(super) fn scene(
+        at: (i32, i32),
+        items: &[&str],
+        in_view: Vec<Entity>,
+    ) -> (Model, Knowledge) {
         let mut knowledge = Knowledge::default();
         let mut manifests = ManifestSet::new();
         manifests.insert("gathering/woodcutting.json", json!({"trees": [{"id": "tree_normal", "name": "Tree", "type": "tree", "harvestSkill": "woodcutting", "levelRequired": 1, "toolRequired": "hatchet", "harvestYield": [{"itemId": "logs"}]}]}).to_string());

@@ -20,6 +20,9 @@ use crate::player_view;
 use crate::saver::SaveJob;
 
 use super::trade_book::CommitKind;
+
+/// How long a manual-clock tick waits for the trade and duel commits in flight.
+const MANUAL_COMMIT_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 use super::{now_ms, Runner};
 
 impl Runner {
@@ -28,6 +31,25 @@ impl Runner {
     pub(super) fn take_trade_outcomes(&mut self) {
         while let Ok((trade_id, ok)) = self.trades.outcomes_rx.try_recv() {
             self.on_trade_outcome(&trade_id, ok);
+        }
+        // On the manual clock a tick waits for the commits in flight, so the tick a trade or a
+        // duel ends on does not depend on the database's speed (the agent bench's lockstep runs
+        // are the same run to run). Bounded: a save task that never answers delays, not hangs.
+        if self.context.manual {
+            let deadline = std::time::Instant::now() + MANUAL_COMMIT_WAIT;
+            while !self.trades.pending.is_empty() {
+                let left = deadline.saturating_duration_since(std::time::Instant::now());
+                match self.trades.outcomes_rx.recv_timeout(left) {
+                    Ok((trade_id, ok)) => self.on_trade_outcome(&trade_id, ok),
+                    Err(_) => {
+                        tracing::warn!(
+                            pending = self.trades.pending.len(),
+                            "manual tick: commits still in flight"
+                        );
+                        break;
+                    }
+                }
+            }
         }
     }
 

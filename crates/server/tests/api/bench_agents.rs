@@ -31,7 +31,7 @@ async fn two_runs_of_one_seed_with_the_planner_give_identical_json() {
     let second = serde_json::to_value(run(&options).await.expect("the bench runs")).unwrap();
     assert_eq!(first, second);
     assert_eq!(first["seeds"], serde_json::json!([1]));
-    assert_eq!(first["version"], 2);
+    assert_eq!(first["version"], 3);
     let tasks = first["tasks"].as_array().unwrap();
     assert_eq!(tasks.len(), 3);
     for task in tasks {
@@ -110,6 +110,29 @@ async fn the_planner_kills_ten_chickens_without_dying_finishes_first_catch_and_c
         assert_eq!(task.success, 1.0, "{task:?}");
         assert_eq!(task.deaths, 0, "{task:?}");
     }
+}
+
+/// A duel won on a real server in lockstep: the planner wears its gear, walks up to the bench's
+/// scripted opponent (Sparrer, unarmed), challenges, accepts both screens with nothing staked and
+/// fights to the result, which the store's duel audit records; the same report twice (a manual
+/// tick waits for the duel's commit, so its tick does not depend on the database's speed).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_planner_challenges_the_scripted_opponent_and_wins_the_duel_the_same_way_twice() {
+    let options = BenchOptions {
+        tasks: vec!["win-a-duel".into()],
+        seeds: vec![1, 2],
+        brain: Brain::Planner,
+        tape: None,
+    };
+    let first = run(&options).await.expect("the bench runs");
+    let second = run(&options).await.expect("the bench runs");
+    assert_eq!(
+        serde_json::to_value(&first.runs).unwrap(),
+        serde_json::to_value(&second.runs).unwrap()
+    );
+    let task = &first.tasks[0];
+    assert_eq!(task.success, 1.0, "{task:?}");
+    assert_eq!((task.deaths, task.refused), (0, 0.0), "{task:?}");
 }
 
 /// A mock model (OpenAI's chat completions): it makes the dagger when the state says makeItem
