@@ -21,6 +21,8 @@ pub const OUT_OF_VIEW_TILES: u32 = 16;
 #[derive(Debug, Clone, Default)]
 pub struct Claims {
     table: Arc<Mutex<HashMap<String, (u64, u64)>>>,
+    /// Each claimant's home (a skill's area it gathers in, `home_key`) until a server tick.
+    homes: Arc<Mutex<HashMap<u64, (String, u64)>>>,
     next: Arc<AtomicU64>,
 }
 
@@ -52,23 +54,55 @@ impl Claims {
     }
 }
 
+impl Claims {
+    /// Makes `home` `me`'s home until `now + HOME_CLAIM_TICKS` (one home per claimant).
+    pub fn settle(&self, home: &str, me: u64, now: u64) {
+        let mut homes = self.homes.lock().unwrap_or_else(|e| e.into_inner());
+        homes.insert(me, (home.to_owned(), now + HOME_CLAIM_TICKS));
+    }
+
+    /// How many claimants other than `me` live at `home` at server tick `now`.
+    pub fn residents(&self, home: &str, me: u64, now: u64) -> usize {
+        let homes = self.homes.lock().unwrap_or_else(|e| e.into_inner());
+        homes
+            .iter()
+            .filter(|(who, (h, until))| **who != me && h == home && now < *until)
+            .count()
+    }
+}
+
+/// Server ticks a home holds unless renewed (every gathering decision renews it).
+pub const HOME_CLAIM_TICKS: u64 = 150;
+
+/// The key of a skill's home in an area.
+pub fn home_key(skill: wayfarer_protocol::Skill, area: &str) -> String {
+    format!("home:{skill}:{area}")
+}
+
 /// Ticks an agent expects to work a node once there: what a walk is weighed against.
 pub const WORK_TICKS: f64 = 60.0;
 
-/// XP a tick a node of `type_id` gives at `level`: the yields this level allows, by their chance
-/// and XP, over the node's cycle (the success roll's rise with level is left out: it is the same
-/// for every node of one skill to the first order).
+/// XP a tick a node of `type_id` gives at `level`: the success roll at this level, and the yields
+/// this level allows by their chance and XP, over the node's cycle.
 pub fn xp_per_tick(ctx: Ctx<'_>, type_id: &str, level: i64) -> f64 {
     let Some(node) = ctx.knowledge.nodes.get(type_id) else {
         return 0.0;
     };
+    // The success roll: the same curve for every node of a skill, halved at each 15 levels of
+    // requirement (an oak at Woodcutting 15 succeeds half as often as a tree: its 37.5 XP a log
+    // is 19 a roll against the tree's 25 × 1.3).
+    let chance = wayfarer_sim::skilling::gather_chance(
+        node.level,
+        1,
+        u32::try_from(level.clamp(1, 99)).unwrap_or(1),
+    );
     let per_cycle: f64 = node
         .yields
         .iter()
         .filter(|y| i64::from(y.level) <= level)
         .map(|y| y.chance.clamp(0.0, 1.0) * y.xp * f64::from(y.quantity.max(1)))
         .sum();
-    per_cycle / f64::from(node.cycle_ticks.max(1))
+    chance * per_cycle / f64::from(node.cycle_ticks.max(1))
 }
 
 /// The worth of going to `node` `distance` tiles away: its XP a tick over the time there and the

@@ -19,6 +19,7 @@ pub mod claims;
 mod dueling;
 mod gear;
 mod health;
+mod homes;
 mod questing;
 mod reply;
 mod selling;
@@ -37,6 +38,10 @@ pub const EAT_HEALTH: f64 = 0.6;
 pub const AVOID_TICKS: u64 = 50;
 /// How close a walk to a known node goes before the node in view takes over.
 pub const NODE_APPROACH_TILES: u32 = 3;
+/// Ticks between two looks while waiting for a node's respawn.
+pub const RESPAWN_WAIT_TICKS: u64 = 2;
+/// A bank farther than this is not walked to to empty a bag of produce while training its skill.
+pub const FAR_BANK_TILES: u32 = 20;
 /// Ticks between two firings of the same reflex (Mindcraft's unstuck mode fired in a loop).
 pub const REFLEX_COOLDOWN_TICKS: u64 = 5;
 
@@ -86,6 +91,11 @@ pub struct Planner {
     resting: bool,
     /// A `duel` goal's challenges (`dueling`).
     dueling: dueling::Dueling,
+    /// Where it gathers a skill (`homes`): the skill and the area.
+    home: Option<(Skill, String)>,
+    /// The skill a `skill` goal trains (its produce is a by-product: dropped rather than
+    /// carried to a far bank).
+    training: Option<Skill>,
 }
 
 impl Planner {
@@ -229,6 +239,10 @@ impl Planner {
         if let Some(step) = self.quest_step(ctx, goal, now) {
             return step;
         }
+        self.training = match &goal.kind {
+            GoalKind::Skill { skill, .. } => Some(*skill),
+            _ => None,
+        };
         match &goal.kind {
             GoalKind::Skill { skill, .. } => self.train(ctx, *skill, now),
             GoalKind::Gather { item_id, .. } => {
@@ -312,7 +326,17 @@ impl Planner {
             }
         }
         if ctx.model.free_slots() == 0 {
-            if let Some(bank) = self.bank(ctx) {
+            // Training the skill itself, with the bank a long walk away: the XP is the point, so
+            // the produce is dropped (a woodcutter at a far tree spent a hundred ticks a trip).
+            let here: wayfarer_protocol::ws::TilePos = ctx.model.me.tile.into();
+            let far_bank = known_bank(ctx)
+                .is_none_or(|b| crate::model::chebyshev(here.x, here.z, b.x, b.z) > FAR_BANK_TILES);
+            let bank = if self.training == Some(skill) && far_bank {
+                None
+            } else {
+                self.bank(ctx)
+            };
+            if let Some(bank) = bank {
                 return bank;
             }
             let produce = ctx.model.me.inventory.iter().find(|s| {
@@ -325,7 +349,7 @@ impl Planner {
                 return Decision::new(
                     "dropItem",
                     json!({"itemId": slot.item_id}),
-                    "full and no bank known",
+                    "full and no bank near: dropping the produce",
                 );
             }
         }
@@ -336,8 +360,20 @@ impl Planner {
         };
         let tick = ctx.model.tick;
         let level = ctx.model.level(skill);
+        // Its home's nodes only (and any node at no known place): it works, joins or waits there.
+        let home = self.home(ctx, skill);
+        let at_home = |x: i32, z: i32| {
+            let near = |p: &&crate::knowledge::Place| {
+                crate::model::chebyshev(p.tile.x, p.tile.z, x, z) <= 1
+            };
+            match homes::usable_places(ctx, skill).find(near) {
+                Some(p) => home.as_ref().is_none_or(|h| &p.area == h),
+                None => true,
+            }
+        };
         let mut nodes: Vec<_> = usable_nodes(ctx, skill)
             .into_iter()
+            .filter(|e| at_home(e.x, e.z))
             .filter(|e| !self.avoided(e.id(), now))
             .map(|e| {
                 let distance = ctx.model.distance_to(e.x, e.z);
@@ -354,7 +390,7 @@ impl Planner {
             !self.claims.held_by_other(e.id(), self.claimant, tick) && !claims::crowded(ctx, e)
         });
         if free.is_none() && !nodes.is_empty() {
-            if let Some(elsewhere) = self.elsewhere(ctx, skill, now) {
+            if let Some(elsewhere) = self.elsewhere(ctx, skill, home.as_deref(), now) {
                 return elsewhere;
             }
         }
@@ -378,15 +414,8 @@ impl Planner {
         }
         // None in view: walk to the nearest known place with a node this level allows.
         let here: wayfarer_protocol::ws::TilePos = ctx.model.me.tile.into();
-        let mut places: Vec<_> = ctx
-            .knowledge
-            .places
-            .iter()
-            .filter(|p| {
-                ctx.knowledge.nodes.get(&p.id).is_some_and(|n| {
-                    n.skill == skill && i64::from(n.level) <= ctx.model.level(skill)
-                })
-            })
+        let mut places: Vec<_> = homes::usable_places(ctx, skill)
+            .filter(|p| home.as_ref().is_none_or(|h| &p.area == h))
             .map(|p| {
                 let distance = crate::model::chebyshev(here.x, here.z, p.tile.x, p.tile.z);
                 (distance, p)
@@ -404,12 +433,23 @@ impl Planner {
                 .then((*da, a.tile.x, a.tile.z).cmp(&(*db, b.tile.x, b.tile.z)))
         });
         // At a known place with nothing usable in view, it is depleted or taken: with nowhere
-        // else to go, wait here for the respawn.
-        let waiting = places.iter().any(|(d, _)| *d <= NODE_APPROACH_TILES);
+        // else to go, wait here for the respawn. A place in view whose node is seen depleted is
+        // not walked to (a stump six tiles away is no better than the one here).
+        let waiting = places.iter().any(|(d, p)| {
+            *d <= NODE_APPROACH_TILES || (*d <= claims::OUT_OF_VIEW_TILES && seen_depleted(ctx, p))
+        });
+        // A home's place another agent walks to is shared rather than left for exploring.
+        let mut shared = None;
         for (distance, p) in places {
             let key = format!("{},{}", p.tile.x, p.tile.z);
             let claim = claims::place_key(p.tile.x, p.tile.z);
-            if self.avoided(&key, now) || self.claims.held_by_other(&claim, self.claimant, tick) {
+            if self.avoided(&key, now) || seen_depleted(ctx, p) {
+                continue;
+            }
+            if self.claims.held_by_other(&claim, self.claimant, tick) {
+                if home.is_some() && distance > NODE_APPROACH_TILES {
+                    shared = shared.or(Some(p));
+                }
                 continue;
             }
             if distance <= NODE_APPROACH_TILES {
@@ -425,10 +465,24 @@ impl Planner {
                 format!("{} at ({}, {}) in {}", p.id, p.tile.x, p.tile.z, p.area),
             );
         }
+        if let Some(p) = shared.filter(|_| !waiting) {
+            return Decision::new(
+                "navigateTo",
+                json!({"x": p.tile.x, "z": p.tile.z, "within": NODE_APPROACH_TILES}),
+                format!(
+                    "{} at ({}, {}) in {}, with others",
+                    p.id, p.tile.x, p.tile.z, p.area
+                ),
+            );
+        }
         if waiting {
-            idle(&format!(
-                "every {skill} node known is taken: waiting for a respawn"
-            ))
+            // Looked at again soon: a tree's life among many choppers is a few ticks, and the
+            // first there when it respawns gets it.
+            Decision::new(
+                "idle",
+                json!({"ticks": RESPAWN_WAIT_TICKS}),
+                format!("every {skill} node known is taken: waiting for a respawn"),
+            )
         } else {
             Decision::new("explore", json!({}), format!("no {skill} node known"))
         }
@@ -436,17 +490,16 @@ impl Planner {
 
     /// Every node in view is taken: the nearest known place of `skill` out of view (not tried
     /// lately), to spread out; `None` when there is none.
-    fn elsewhere(&mut self, ctx: Ctx<'_>, skill: Skill, now: u64) -> Option<Decision> {
+    fn elsewhere(
+        &mut self,
+        ctx: Ctx<'_>,
+        skill: Skill,
+        home: Option<&str>,
+        now: u64,
+    ) -> Option<Decision> {
         let here: wayfarer_protocol::ws::TilePos = ctx.model.me.tile.into();
-        let place = ctx
-            .knowledge
-            .places
-            .iter()
-            .filter(|p| {
-                ctx.knowledge.nodes.get(&p.id).is_some_and(|n| {
-                    n.skill == skill && i64::from(n.level) <= ctx.model.level(skill)
-                })
-            })
+        let place = homes::usable_places(ctx, skill)
+            .filter(|p| home.is_none_or(|h| p.area == h))
             .map(|p| {
                 (
                     crate::model::chebyshev(here.x, here.z, p.tile.x, p.tile.z),
@@ -643,6 +696,17 @@ fn fire_on(ctx: Ctx<'_>, x: i32, z: i32) -> bool {
     })
 }
 
+/// True when the node of place `p` is in view and depleted.
+fn seen_depleted(ctx: Ctx<'_>, p: &crate::knowledge::Place) -> bool {
+    ctx.model.entities.values().any(|e| {
+        e.kind() == EntityKind::Resource
+            && e.x == p.tile.x
+            && e.z == p.tile.z
+            && e.type_id() == Some(p.id.as_str())
+            && e.depleted == Some(true)
+    })
+}
+
 /// The tiles at Chebyshev distance `r` from (x, z), west to east, then north to south.
 fn ring(x: i32, z: i32, r: i32) -> impl Iterator<Item = (i32, i32)> {
     (z - r..=z + r)
@@ -667,41 +731,59 @@ mod tests {
         items: &[&str],
         in_view: Vec<Entity>,
     ) -> (Model, Knowledge) {
+        scene_in(at, items, in_view, &[("woods", &[(10, 0), (40, 0)])])
+    }
+
+    /// `scene` with `areas`: each an id and the tiles of its trees.
+    pub(super) fn scene_in(
+        at: (i32, i32),
+        items: &[&str],
+        in_view: Vec<Entity>,
+        areas: &[(&str, &[(i32, i32)])],
+    ) -> (Model, Knowledge) {
         let mut knowledge = Knowledge::default();
         let mut manifests = ManifestSet::new();
-        manifests.insert("gathering/woodcutting.json", json!({"trees": [{"id": "tree_normal", "name": "Tree", "type": "tree", "harvestSkill": "woodcutting", "levelRequired": 1, "toolRequired": "hatchet", "harvestYield": [{"itemId": "logs"}]}]}).to_string());
+        manifests.insert("gathering/woodcutting.json", json!({"trees": [{"id": "tree_normal", "name": "Tree", "type": "tree", "harvestSkill": "woodcutting", "levelRequired": 1, "toolRequired": "hatchet", "baseCycleTicks": 4, "harvestYield": [{"itemId": "logs", "xpAmount": 25}]}]}).to_string());
         manifests.insert("items/tools.json", json!([{"id": "bronze_hatchet", "name": "Bronze Hatchet", "type": "tool", "value": 1, "tool": {"skill": "woodcutting"}}, {"id": "tinderbox", "name": "Tinderbox", "type": "tool", "value": 1}, {"id": "logs", "name": "Logs", "type": "resource", "value": 1}]).to_string());
         knowledge.add_manifests(&manifests);
-        let tree = |x: f64| ResourceSpawn {
+        let tree = |&(x, z): &(i32, i32)| ResourceSpawn {
             resource_id: "tree_normal".into(),
             kind: "tree".into(),
-            position: Position { x, y: 0.0, z: 0.0 },
-        };
-        knowledge.add_areas(&[Area {
-            id: "woods".into(),
-            name: "Woods".into(),
-            description: String::new(),
-            group: AreaGroup::Level1Areas,
-            difficulty_level: 1,
-            bounds: Bounds {
-                min_x: -50.0,
-                max_x: 50.0,
-                min_z: -50.0,
-                max_z: 50.0,
+            position: Position {
+                x: f64::from(x),
+                y: 0.0,
+                z: f64::from(z),
             },
-            biome_type: None,
-            safe_zone: false,
-            pvp: false,
-            spawn_point: None,
-            duel_arena: false,
-            npcs: Vec::new(),
-            resources: vec![tree(10.0), tree(40.0)],
-            mob_spawns: Vec::new(),
-            stations: Vec::new(),
-            fishing: None,
-            circle: None,
-            town_size: None,
-        }]);
+        };
+        let areas: Vec<Area> = areas
+            .iter()
+            .map(|(id, trees)| Area {
+                id: (*id).into(),
+                name: (*id).into(),
+                description: String::new(),
+                group: AreaGroup::Level1Areas,
+                difficulty_level: 1,
+                bounds: Bounds {
+                    min_x: -50.0,
+                    max_x: 50.0,
+                    min_z: -50.0,
+                    max_z: 50.0,
+                },
+                biome_type: None,
+                safe_zone: false,
+                pvp: false,
+                spawn_point: None,
+                duel_arena: false,
+                npcs: Vec::new(),
+                resources: trees.iter().map(tree).collect(),
+                mob_spawns: Vec::new(),
+                stations: Vec::new(),
+                fishing: None,
+                circle: None,
+                town_size: None,
+            })
+            .collect();
+        knowledge.add_areas(&areas);
         assert_eq!(knowledge.nodes.len(), 1, "the manifests load");
         let mut model = Model::default();
         model.apply(&ServerMessage::PlayerSync(Box::new(Player {

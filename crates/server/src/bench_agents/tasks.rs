@@ -37,6 +37,9 @@ pub struct Task {
     pub agent_goal: Value,
     pub check: Check,
     pub tick_limit: u64,
+    /// What the map allows at best, worked out, where the target is near it (read by people).
+    #[serde(default)]
+    pub ceiling: Option<String>,
 }
 
 fn one() -> u32 {

@@ -46,9 +46,10 @@ async fn two_runs_of_one_seed_with_the_planner_give_identical_json() {
         .is_some_and(|s| (0.0..=100.0).contains(&s)));
 }
 
-/// Ten agents on shared trees (node and place claims shared, others at a node counted as taken):
-/// the same report on two runs (the agents enter one at a time, so the world's order of them does
-/// not depend on which socket was quicker), and their XP spread well above the 82% of herding.
+/// Ten agents on shared trees (node and place claims shared, others at a node counted as taken,
+/// homes settled eight and two over the map's two places of trees): the same report on two runs
+/// (the agents enter one at a time, so the world's order of them does not depend on which socket
+/// was quicker), and their XP spread well above the 82% of herding.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ten_agents_on_shared_trees_spread_out_and_give_the_same_report_twice() {
     let options = BenchOptions {
