@@ -221,7 +221,7 @@ pub static ACTIONS: &[ActionDef] = &[
         description: "Chop a tree (the nearest one the Woodcutting level allows when no targetId) until it falls or the inventory is full.",
         params: || schema(&[("targetId", "string", false)]),
         plan: |ctx, p| plan_gather(ctx, p, Skill::Woodcutting, "tree"),
-        available: |ctx| gatherable(ctx, Skill::Woodcutting),
+        available: |ctx| gatherable(ctx, Skill::Woodcutting, "tree"),
     },
     ActionDef {
         name: "catchFish",
@@ -229,7 +229,7 @@ pub static ACTIONS: &[ActionDef] = &[
         description: "Fish at a fishing spot (the nearest usable one when no targetId).",
         params: || schema(&[("targetId", "string", false)]),
         plan: |ctx, p| plan_gather(ctx, p, Skill::Fishing, "fishing"),
-        available: |ctx| gatherable(ctx, Skill::Fishing),
+        available: |ctx| gatherable(ctx, Skill::Fishing, "fishing"),
     },
     ActionDef {
         name: "mineRock",
@@ -237,7 +237,7 @@ pub static ACTIONS: &[ActionDef] = &[
         description: "Mine a rock (the nearest usable one when no targetId).",
         params: || schema(&[("targetId", "string", false)]),
         plan: |ctx, p| plan_gather(ctx, p, Skill::Mining, "ore"),
-        available: |ctx| gatherable(ctx, Skill::Mining),
+        available: |ctx| gatherable(ctx, Skill::Mining, "ore"),
     },
     ActionDef {
         name: "lightFire",
@@ -251,7 +251,8 @@ pub static ACTIONS: &[ActionDef] = &[
             plan_process(ctx, p, RecipeKind::Firemaking, |id| id == "logs" || id.ends_with("_logs"), Quantity::Count(1))
         },
         available: |ctx| {
-            (ctx.model.slot_of("tinderbox").is_some() && logs_slot(ctx.model).is_some())
+            // Not on a fire's tile: the server lights no second fire there.
+            (ctx.model.slot_of("tinderbox").is_some() && logs_slot(ctx.model).is_some() && !making::fire_underfoot(ctx.model))
                 .then(|| json!({"slot": logs_slot(ctx.model)}))
         },
     },
@@ -264,6 +265,7 @@ pub static ACTIONS: &[ActionDef] = &[
         available: |ctx| {
             let fire = nearest_resource(ctx.model, &["fire", "range"])?;
             let raw = ctx.model.me.inventory.iter().find(|s| s.item_id.starts_with("raw_"))?;
+            plan_process(ctx, &json!({}), RecipeKind::Cooking, |id| id.starts_with("raw_"), Quantity::All).ok()?;
             Some(json!({"slot": raw.slot, "targetId": fire.id()}))
         },
     },
@@ -273,7 +275,8 @@ pub static ACTIONS: &[ActionDef] = &[
         description: "Smelt ore (slot or itemId, or the first ore held) at a furnace (targetId, or the nearest) into the best bar it can, until the ore runs out.",
         params: || schema(&[("slot", "integer", false), ("itemId", "string", false), ("targetId", "string", false)]),
         plan: |ctx, p| plan_process(ctx, p, RecipeKind::Smelting, |id| id.ends_with("_ore"), Quantity::All),
-        available: |ctx| station_use(ctx, "furnace", |id| id.ends_with("_ore")),
+        // Offered when a bar can be made of the ore held (copper alone makes none).
+        available: |ctx| station_use(ctx, "furnace", |id| id.ends_with("_ore")).filter(|_| plan_process(ctx, &json!({}), RecipeKind::Smelting, |id| id.ends_with("_ore"), Quantity::All).is_ok()),
     },
     ActionDef {
         name: "smithBar",
@@ -281,7 +284,7 @@ pub static ACTIONS: &[ActionDef] = &[
         description: "Smith bars (slot or itemId, or the first bars held) at an anvil (targetId, or the nearest) into the highest-level thing the Smithing level allows, until the bars run out.",
         params: || schema(&[("slot", "integer", false), ("itemId", "string", false), ("targetId", "string", false)]),
         plan: |ctx, p| plan_process(ctx, p, RecipeKind::Smithing, |id| id.ends_with("_bar"), Quantity::All),
-        available: |ctx| station_use(ctx, "anvil", |id| id.ends_with("_bar")),
+        available: |ctx| station_use(ctx, "anvil", |id| id.ends_with("_bar")).filter(|_| plan_process(ctx, &json!({}), RecipeKind::Smithing, |id| id.ends_with("_bar"), Quantity::All).is_ok()),
     },
     ActionDef {
         name: "makeItem",
@@ -1418,13 +1421,16 @@ pub fn usable_nodes(ctx: Ctx<'_>, skill: Skill) -> Vec<&Seen> {
         .collect()
 }
 
-fn gatherable(ctx: Ctx<'_>, skill: Skill) -> Option<Value> {
+/// The nodes in view the plan would gather from now (the tool held, the level, room in the bag):
+/// what is offered is what the server would accept.
+fn gatherable(ctx: Ctx<'_>, skill: Skill, kind: &str) -> Option<Value> {
     let ids: Vec<&str> = usable_nodes(ctx, skill)
         .into_iter()
+        .filter(|e| plan_gather(ctx, &json!({"targetId": e.id()}), skill, kind).is_ok())
         .take(5)
         .map(|e| e.id())
         .collect();
-    (!ids.is_empty() && ctx.model.free_slots() > 0).then(|| json!({"targetIds": ids}))
+    (!ids.is_empty()).then(|| json!({"targetIds": ids}))
 }
 
 fn station_use(ctx: Ctx<'_>, station: &str, item: fn(&str) -> bool) -> Option<Value> {

@@ -289,8 +289,13 @@ impl Planner {
             Skill::Woodcutting | Skill::Fishing | Skill::Mining => self.gather(ctx, skill, now),
             Skill::Firemaking => {
                 let known = !ctx.knowledge.recipes.is_empty();
+                // Logs it can light held (standing on a fire, it steps aside first: `light_fire`).
                 let can_light = if known {
-                    best_of(ctx, |r| r.kind == RecipeKind::Firemaking).is_some()
+                    ctx.knowledge.recipes.iter().any(|r| {
+                        r.kind == RecipeKind::Firemaking
+                            && making::made_by_agent(r)
+                            && making::check_holdings(ctx, r).is_ok()
+                    })
                 } else {
                     // Without the recipe files, the logs anyone can light.
                     ctx.model.me.inventory.iter().any(|s| s.item_id == "logs")
