@@ -290,6 +290,17 @@ pub(crate) mod tests {
         levels: &[(Skill, i64)],
         in_view: Vec<Entity>,
     ) -> Model {
+        model_at((0, 0), items, levels, in_view)
+    }
+
+    /// The agents' tests' one scene: a new player ("me", 10 hitpoints) on tile `at` holding
+    /// `items` (one slot each), with `levels`, who sees `in_view` at tick 1.
+    pub(crate) fn model_at(
+        at: (i32, i32),
+        items: &[(&str, i64)],
+        levels: &[(Skill, i64)],
+        in_view: Vec<Entity>,
+    ) -> Model {
         let mut model = Model::default();
         model.apply(&ServerMessage::PlayerSync(Box::new(Player {
             id: "me".into(),
@@ -300,9 +311,9 @@ pub(crate) mod tests {
             max_health: 10,
             coins: 0,
             position: WorldPos {
-                x: 0.5,
+                x: f64::from(at.0) + 0.5,
                 y: 0.0,
-                z: 0.5,
+                z: f64::from(at.1) + 0.5,
             },
             skills: levels
                 .iter()
@@ -328,7 +339,7 @@ pub(crate) mod tests {
                 .collect(),
             equipment: Default::default(),
             online: true,
-            tile: Some(TilePos { x: 0, z: 0 }),
+            tile: Some(TilePos { x: at.0, z: at.1 }),
             stamina: Some(100),
             auto_retaliate: Some(true),
         })));
@@ -343,18 +354,29 @@ pub(crate) mod tests {
     /// A station (`anvil`, `furnace`, `range`, `fire`) at (x, 1).
     pub(crate) fn station(id: &str, kind: &str, x: i32) -> Entity {
         Entity {
-            id: id.into(),
-            kind: EntityKind::Resource,
-            x,
             z: 1,
-            name: Some(kind.into()),
-            health: None,
-            max_health: None,
+            depleted: Some(false),
+            ..entity(id, EntityKind::Resource, kind, x)
+        }
+    }
+
+    /// An entity of content type `type_id` at (x, 0): a resource of that type, or a creature
+    /// (an NPC or a player) with 3 hitpoints.
+    pub(crate) fn entity(id: &str, kind: EntityKind, type_id: &str, x: i32) -> Entity {
+        let resource = kind == EntityKind::Resource;
+        Entity {
+            id: id.into(),
+            kind,
+            x,
+            z: 0,
+            name: Some(type_id.into()),
+            health: (!resource).then_some(3),
+            max_health: (!resource).then_some(3),
             item_id: None,
             quantity: None,
-            resource_type: Some(kind.into()),
-            depleted: Some(false),
-            type_id: Some(kind.into()),
+            resource_type: resource.then(|| type_id.into()),
+            depleted: None,
+            type_id: Some(type_id.into()),
             worn: None,
         }
     }

@@ -130,23 +130,17 @@ mod tests {
     use super::super::tests::scene;
     use super::*;
     use crate::goals::Goal;
+    use crate::making::tests::entity;
     use crate::model::Model;
 
     fn player(id: &str, name: &str, x: i32, z: i32) -> Entity {
         Entity {
-            id: id.into(),
-            kind: EntityKind::Player,
-            x,
             z,
             name: Some(name.into()),
             health: Some(10),
             max_health: Some(10),
-            item_id: None,
-            quantity: None,
-            resource_type: None,
-            depleted: None,
             type_id: None,
-            worn: None,
+            ..entity(id, EntityKind::Player, name, x)
         }
     }
 

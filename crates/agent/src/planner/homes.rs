@@ -85,9 +85,9 @@ impl Planner {
 #[cfg(test)]
 mod tests {
     use serde_json::json;
-    use wayfarer_protocol::ws::{Entity, EntityKind};
+    use wayfarer_protocol::ws::Entity;
 
-    use super::super::tests::scene_in;
+    use super::super::tests::{resource, scene_in};
     use super::super::{claims::Claims, Planner, RESPAWN_WAIT_TICKS};
     use crate::actions::Ctx;
     use crate::goals::Goal;
@@ -103,21 +103,7 @@ mod tests {
     }
 
     fn stump(id: &str, x: i32, z: i32) -> Entity {
-        Entity {
-            id: id.into(),
-            kind: EntityKind::Resource,
-            x,
-            z,
-            name: Some("Tree".into()),
-            health: None,
-            max_health: None,
-            item_id: None,
-            quantity: None,
-            resource_type: Some("tree".into()),
-            depleted: Some(true),
-            type_id: Some("tree_normal".into()),
-            worn: None,
-        }
+        resource(id, "tree", "tree_normal", x, z, true)
     }
 
     #[test]

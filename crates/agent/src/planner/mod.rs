@@ -725,9 +725,7 @@ mod tests {
     use crate::knowledge::Knowledge;
     use crate::model::Model;
     use wayfarer_content::{Area, AreaGroup, Bounds, ManifestSet, Position, ResourceSpawn};
-    use wayfarer_protocol::ws::{
-        Entity, InventorySlot, Player, ServerMessage, TilePos, WorldPos, WorldUpdate,
-    };
+    use wayfarer_protocol::ws::Entity;
 
     /// A woodcutter and firemaker at `at`, holding `items`, who knows two tree places: one at
     /// (10, 0) and one at (40, 0).
@@ -790,46 +788,19 @@ mod tests {
             .collect();
         knowledge.add_areas(&areas);
         assert_eq!(knowledge.nodes.len(), 1, "the manifests load");
-        let mut model = Model::default();
-        model.apply(&ServerMessage::PlayerSync(Box::new(Player {
-            id: "me".into(),
-            account_id: "a".into(),
-            name: "Me".into(),
-            combat_level: 3,
-            health: 10,
-            max_health: 10,
-            coins: 0,
-            position: WorldPos {
-                x: at.0 as f64 + 0.5,
-                y: 0.0,
-                z: at.1 as f64 + 0.5,
-            },
-            skills: Default::default(),
-            inventory: items
-                .iter()
-                .enumerate()
-                .map(|(slot, item)| InventorySlot {
-                    slot: slot as u8,
-                    item_id: (*item).into(),
-                    name: (*item).into(),
-                    quantity: 1,
-                })
-                .collect(),
-            equipment: Default::default(),
-            online: true,
-            tile: Some(TilePos { x: at.0, z: at.1 }),
-            stamina: Some(100),
-            auto_retaliate: Some(true),
-        })));
-        model.apply(&ServerMessage::WorldUpdate(WorldUpdate {
-            tick: 1,
-            added: in_view.into_iter().map(Into::into).collect(),
-            ..Default::default()
-        }));
+        let held: Vec<(&str, i64)> = items.iter().map(|item| (*item, 1)).collect();
+        let model = crate::making::tests::model_at(at, &held, &[], in_view);
         (model, knowledge)
     }
 
-    fn resource(id: &str, kind: &str, type_id: &str, x: i32, z: i32, depleted: bool) -> Entity {
+    pub(super) fn resource(
+        id: &str,
+        kind: &str,
+        type_id: &str,
+        x: i32,
+        z: i32,
+        depleted: bool,
+    ) -> Entity {
         Entity {
             id: id.into(),
             kind: EntityKind::Resource,
