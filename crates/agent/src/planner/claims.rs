@@ -22,7 +22,7 @@ pub const OUT_OF_VIEW_TILES: u32 = 16;
 pub struct Claims {
     table: Arc<Mutex<HashMap<String, (u64, u64)>>>,
     /// Each claimant's home (a skill's area it gathers in, `home_key`) until a server tick.
-    homes: Arc<Mutex<HashMap<u64, (String, u64)>>>,
+    homes: Arc<Mutex<Homes>>,
     next: Arc<AtomicU64>,
 }
 
@@ -54,20 +54,53 @@ impl Claims {
     }
 }
 
+/// The homes of a host's agents, and how many live at each (counted once a tick: a thousand
+/// embedded agents ask for it at every gathering decision).
+#[derive(Debug, Default)]
+struct Homes {
+    of: HashMap<u64, (String, u64)>,
+    /// Residents by home at tick `counted_at`, kept up to date by `settle` within the tick.
+    counts: HashMap<String, usize>,
+    counted_at: Option<u64>,
+}
+
+impl Homes {
+    fn count(&mut self, now: u64) {
+        if self.counted_at == Some(now) {
+            return;
+        }
+        self.of.retain(|_, (_, until)| now < *until);
+        self.counts.clear();
+        for (home, _) in self.of.values() {
+            *self.counts.entry(home.clone()).or_default() += 1;
+        }
+        self.counted_at = Some(now);
+    }
+}
+
 impl Claims {
     /// Makes `home` `me`'s home until `now + HOME_CLAIM_TICKS` (one home per claimant).
     pub fn settle(&self, home: &str, me: u64, now: u64) {
         let mut homes = self.homes.lock().unwrap_or_else(|e| e.into_inner());
-        homes.insert(me, (home.to_owned(), now + HOME_CLAIM_TICKS));
+        homes.count(now);
+        let before = homes
+            .of
+            .insert(me, (home.to_owned(), now + HOME_CLAIM_TICKS));
+        if let Some((old, _)) = before {
+            if let Some(n) = homes.counts.get_mut(&old) {
+                *n = n.saturating_sub(1);
+            }
+        }
+        *homes.counts.entry(home.to_owned()).or_default() += 1;
     }
 
     /// How many claimants other than `me` live at `home` at server tick `now`.
     pub fn residents(&self, home: &str, me: u64, now: u64) -> usize {
-        let homes = self.homes.lock().unwrap_or_else(|e| e.into_inner());
-        homes
-            .iter()
-            .filter(|(who, (h, until))| **who != me && h == home && now < *until)
-            .count()
+        let mut homes = self.homes.lock().unwrap_or_else(|e| e.into_inner());
+        homes.count(now);
+        let all = homes.counts.get(home).copied().unwrap_or(0);
+        let mine = homes.of.get(&me).is_some_and(|(h, _)| h == home);
+        all - usize::from(mine)
     }
 }
 
@@ -157,5 +190,25 @@ mod tests {
         let shared = claims.clone();
         assert!(shared.held_by_other("res-2", b, 110));
         assert!(!Claims::default().held_by_other("res-2", b, 110));
+    }
+
+    #[test]
+    fn homes_count_their_other_residents_until_each_expires() {
+        let claims = Claims::default();
+        let (a, b, c) = (claims.claimant(), claims.claimant(), claims.claimant());
+        claims.settle("home:woodcutting:town", a, 10);
+        claims.settle("home:woodcutting:town", b, 10);
+        assert_eq!(claims.residents("home:woodcutting:town", a, 10), 1);
+        assert_eq!(claims.residents("home:woodcutting:town", c, 10), 2);
+        // Moving home within the tick is counted at once.
+        claims.settle("home:woodcutting:far", b, 10);
+        assert_eq!(claims.residents("home:woodcutting:town", c, 10), 1);
+        assert_eq!(claims.residents("home:woodcutting:far", c, 10), 1);
+        // Renewed, a home holds; not renewed, it lapses at the last tick.
+        claims.settle("home:woodcutting:town", a, 20);
+        let lapse = 10 + HOME_CLAIM_TICKS;
+        assert_eq!(claims.residents("home:woodcutting:far", c, lapse - 1), 1);
+        assert_eq!(claims.residents("home:woodcutting:far", c, lapse), 0);
+        assert_eq!(claims.residents("home:woodcutting:town", c, lapse), 1);
     }
 }
