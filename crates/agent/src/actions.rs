@@ -165,8 +165,10 @@ pub static ACTIONS: &[ActionDef] = &[
             }
             let id = e.shared_id().clone();
             let watch = id.clone();
+            // A duel ends with nobody dead: the fight is over when the duel is.
+            let duel = ctx.model.duel_fight().is_some_and(|d| d.opponent_id == e.id());
             let until = Until::when(
-                move |m: &Model| m.entities.get(&watch).is_none_or(|e| e.health() == Some(0)),
+                move |m: &Model| (duel && m.duel.is_none()) || m.entities.get(&watch).is_none_or(|e| e.health() == Some(0)),
                 FIGHT_STALL_TICKS,
                 format!("defeated {}", label(e)),
             )
@@ -219,7 +221,7 @@ pub static ACTIONS: &[ActionDef] = &[
         description: "Chop a tree (the nearest one the Woodcutting level allows when no targetId) until it falls or the inventory is full.",
         params: || schema(&[("targetId", "string", false)]),
         plan: |ctx, p| plan_gather(ctx, p, Skill::Woodcutting, "tree"),
-        available: |ctx| gatherable(ctx, Skill::Woodcutting),
+        available: |ctx| gatherable(ctx, Skill::Woodcutting, "tree"),
     },
     ActionDef {
         name: "catchFish",
@@ -227,7 +229,7 @@ pub static ACTIONS: &[ActionDef] = &[
         description: "Fish at a fishing spot (the nearest usable one when no targetId).",
         params: || schema(&[("targetId", "string", false)]),
         plan: |ctx, p| plan_gather(ctx, p, Skill::Fishing, "fishing"),
-        available: |ctx| gatherable(ctx, Skill::Fishing),
+        available: |ctx| gatherable(ctx, Skill::Fishing, "fishing"),
     },
     ActionDef {
         name: "mineRock",
@@ -235,7 +237,7 @@ pub static ACTIONS: &[ActionDef] = &[
         description: "Mine a rock (the nearest usable one when no targetId).",
         params: || schema(&[("targetId", "string", false)]),
         plan: |ctx, p| plan_gather(ctx, p, Skill::Mining, "ore"),
-        available: |ctx| gatherable(ctx, Skill::Mining),
+        available: |ctx| gatherable(ctx, Skill::Mining, "ore"),
     },
     ActionDef {
         name: "lightFire",
@@ -249,7 +251,8 @@ pub static ACTIONS: &[ActionDef] = &[
             plan_process(ctx, p, RecipeKind::Firemaking, |id| id == "logs" || id.ends_with("_logs"), Quantity::Count(1))
         },
         available: |ctx| {
-            (ctx.model.slot_of("tinderbox").is_some() && logs_slot(ctx.model).is_some())
+            // Not on a fire's tile: the server lights no second fire there.
+            (ctx.model.slot_of("tinderbox").is_some() && logs_slot(ctx.model).is_some() && !making::fire_underfoot(ctx.model))
                 .then(|| json!({"slot": logs_slot(ctx.model)}))
         },
     },
@@ -262,6 +265,7 @@ pub static ACTIONS: &[ActionDef] = &[
         available: |ctx| {
             let fire = nearest_resource(ctx.model, &["fire", "range"])?;
             let raw = ctx.model.me.inventory.iter().find(|s| s.item_id.starts_with("raw_"))?;
+            plan_process(ctx, &json!({}), RecipeKind::Cooking, |id| id.starts_with("raw_"), Quantity::All).ok()?;
             Some(json!({"slot": raw.slot, "targetId": fire.id()}))
         },
     },
@@ -271,7 +275,8 @@ pub static ACTIONS: &[ActionDef] = &[
         description: "Smelt ore (slot or itemId, or the first ore held) at a furnace (targetId, or the nearest) into the best bar it can, until the ore runs out.",
         params: || schema(&[("slot", "integer", false), ("itemId", "string", false), ("targetId", "string", false)]),
         plan: |ctx, p| plan_process(ctx, p, RecipeKind::Smelting, |id| id.ends_with("_ore"), Quantity::All),
-        available: |ctx| station_use(ctx, "furnace", |id| id.ends_with("_ore")),
+        // Offered when a bar can be made of the ore held (copper alone makes none).
+        available: |ctx| station_use(ctx, "furnace", |id| id.ends_with("_ore")).filter(|_| plan_process(ctx, &json!({}), RecipeKind::Smelting, |id| id.ends_with("_ore"), Quantity::All).is_ok()),
     },
     ActionDef {
         name: "smithBar",
@@ -279,7 +284,7 @@ pub static ACTIONS: &[ActionDef] = &[
         description: "Smith bars (slot or itemId, or the first bars held) at an anvil (targetId, or the nearest) into the highest-level thing the Smithing level allows, until the bars run out.",
         params: || schema(&[("slot", "integer", false), ("itemId", "string", false), ("targetId", "string", false)]),
         plan: |ctx, p| plan_process(ctx, p, RecipeKind::Smithing, |id| id.ends_with("_bar"), Quantity::All),
-        available: |ctx| station_use(ctx, "anvil", |id| id.ends_with("_bar")),
+        available: |ctx| station_use(ctx, "anvil", |id| id.ends_with("_bar")).filter(|_| plan_process(ctx, &json!({}), RecipeKind::Smithing, |id| id.ends_with("_bar"), Quantity::All).is_ok()),
     },
     ActionDef {
         name: "makeItem",
@@ -705,7 +710,7 @@ pub static ACTIONS: &[ActionDef] = &[
             Ok(Planned::Run(Procedure::quiet(message, "sent")))
         },
         available: |ctx| match &ctx.model.duel {
-            Some(d) => Some(json!({"duelId": d.duel_id, "opponent": d.opponent_name, "stage": d.stage})),
+            Some(d) => Some(json!({"duelId": d.duel_id, "opponent": d.opponent_name, "opponentId": d.opponent_id, "stage": d.stage, "accepted": d.accepted})),
             None => {
                 let ids: Vec<&str> = ctx.model.nearest_of(EntityKind::Player).into_iter().filter(|e| ctx.model.distance_to(e.x, e.z) <= SERVICE_REACH_TILES).map(|e| e.id()).collect();
                 (!ids.is_empty() && ctx.model.trade.is_none()).then(|| json!({"targetIds": ids}))
@@ -736,7 +741,7 @@ pub static ACTIONS: &[ActionDef] = &[
     ActionDef {
         name: "setGoal",
         category: "goal",
-        description: "Set the agent's goal: kind skill {skill, level}, combat {npcId?, areaId?}, gather {itemId, quantity}, cook {itemId?}, bank {}, earn {coins}, follow {playerName}, explore {areaId?}, idle {}.",
+        description: "Set the agent's goal: kind skill {skill, level}, combat {npcId?, areaId?}, gather {itemId, quantity}, cook {itemId?}, bank {}, earn {coins}, follow {playerName}, explore {areaId?}, idle {}, duel {playerName}.",
         params: || {
             json!({"type": "object", "properties": {"kind": {"type": "string", "enum": crate::goals::GOAL_KINDS}, "target": {"type": "object"}, "description": {"type": "string"}}, "required": ["kind"]})
         },
@@ -1416,13 +1421,16 @@ pub fn usable_nodes(ctx: Ctx<'_>, skill: Skill) -> Vec<&Seen> {
         .collect()
 }
 
-fn gatherable(ctx: Ctx<'_>, skill: Skill) -> Option<Value> {
+/// The nodes in view the plan would gather from now (the tool held, the level, room in the bag):
+/// what is offered is what the server would accept.
+fn gatherable(ctx: Ctx<'_>, skill: Skill, kind: &str) -> Option<Value> {
     let ids: Vec<&str> = usable_nodes(ctx, skill)
         .into_iter()
+        .filter(|e| plan_gather(ctx, &json!({"targetId": e.id()}), skill, kind).is_ok())
         .take(5)
         .map(|e| e.id())
         .collect();
-    (!ids.is_empty() && ctx.model.free_slots() > 0).then(|| json!({"targetIds": ids}))
+    (!ids.is_empty()).then(|| json!({"targetIds": ids}))
 }
 
 fn station_use(ctx: Ctx<'_>, station: &str, item: fn(&str) -> bool) -> Option<Value> {
@@ -1433,12 +1441,21 @@ fn station_use(ctx: Ctx<'_>, station: &str, item: fn(&str) -> bool) -> Option<Va
 
 /// The NPCs in view to attack: alive, and no banker, shopkeeper or quest giver.
 fn fighters(ctx: Ctx<'_>) -> Option<Value> {
-    let ids: Vec<Value> = ctx
+    // In a duel's fight the opponent is the one target the server allows.
+    let opponent = ctx
         .model
-        .nearest_of(EntityKind::Npc)
+        .duel_fight()
+        .and_then(|d| ctx.model.entities.get(d.opponent_id.as_str()));
+    let ids: Vec<Value> = opponent
         .into_iter()
-        .filter(|e| e.health().is_some_and(|h| h > 0))
-        .filter(|e| !e.type_id().is_some_and(|t| ctx.knowledge.is_service_npc(t)))
+        .chain(
+            ctx.model
+                .nearest_of(EntityKind::Npc)
+                .into_iter()
+                .filter(|_| ctx.model.duel_fight().is_none())
+                .filter(|e| e.health().is_some_and(|h| h > 0))
+                .filter(|e| !e.type_id().is_some_and(|t| ctx.knowledge.is_service_npc(t))),
+        )
         .take(10)
         .map(|e| json!({"id": e.id(), "name": e.name(), "distance": ctx.model.distance_to(e.x, e.z)}))
         .collect();

@@ -7,9 +7,7 @@ use wayfarer_protocol::Skill;
 use crate::model::Model;
 
 /// Every goal kind CONTRACT.md section 7 names.
-pub const GOAL_KINDS: &[&str] = &[
-    "skill", "combat", "gather", "cook", "bank", "earn", "follow", "explore", "idle",
-];
+pub const GOAL_KINDS: &[&str] = &wayfarer_protocol::agent::GOAL_KINDS;
 
 /// What a goal aims at.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -46,6 +44,11 @@ pub enum GoalKind {
         area_id: Option<String>,
     },
     Idle,
+    /// Win a duel against the player of that name (CONTRACT.md section 11).
+    #[serde(rename_all = "camelCase")]
+    Duel {
+        player_name: String,
+    },
 }
 
 /// A goal as the status and `GET …/goal` show it.
@@ -105,6 +108,9 @@ impl Goal {
                 area_id: text("areaId"),
             },
             "idle" => GoalKind::Idle,
+            "duel" => GoalKind::Duel {
+                player_name: text("playerName").ok_or("duel goals need target.playerName")?,
+            },
             other => return Err(format!("unknown goal kind {other}")),
         };
         let description = request
@@ -151,6 +157,11 @@ impl Goal {
                 Some((model.count_of(item_id) as f64 / *quantity as f64).min(1.0))
             }
             GoalKind::Earn { coins } => Some((model.me.coins as f64 / *coins as f64).min(1.0)),
+            GoalKind::Duel { player_name } => Some(if model.won_duel_against(player_name) {
+                1.0
+            } else {
+                0.0
+            }),
             _ => None,
         }
     }
@@ -200,6 +211,7 @@ fn describe(kind: &GoalKind) -> String {
             format!("Explore {}", area_id.as_deref().unwrap_or("the world"))
         }
         GoalKind::Idle => "Stay idle".into(),
+        GoalKind::Duel { player_name } => format!("Win a duel against {player_name}"),
     }
 }
 

@@ -240,76 +240,19 @@ pub fn runecraft_step(ctx: Ctx<'_>) -> Option<(&'static str, Value, String)> {
 #[cfg(test)]
 mod tests {
     use serde_json::json;
-    use wayfarer_protocol::ws::{
-        Entity, EntityKind, InventorySlot, Player, ServerMessage, TilePos, WorldPos, WorldUpdate,
-    };
+    use wayfarer_protocol::ws::{Entity, EntityKind};
 
     use crate::actions::Ctx;
     use crate::goals::Goal;
     use crate::knowledge::Knowledge;
+    use crate::making::tests::{entity, knowledge, model};
     use crate::model::Model;
     use crate::planner::Planner;
 
     /// A new character at (0, 0) with the bundled content's knowledge, holding `items`, with
-    /// `in_view` around.
+    /// `in_view` around (the making tests' scene).
     fn scene(items: &[(&str, i64)], in_view: Vec<Entity>) -> (Model, Knowledge) {
-        let knowledge = Knowledge::from_content(&wayfarer_content::load_bundled());
-        let mut model = Model::default();
-        model.apply(&ServerMessage::PlayerSync(Box::new(Player {
-            id: "me".into(),
-            account_id: "a".into(),
-            name: "Me".into(),
-            combat_level: 3,
-            health: 10,
-            max_health: 10,
-            coins: 0,
-            position: WorldPos {
-                x: 0.5,
-                y: 0.0,
-                z: 0.5,
-            },
-            skills: Default::default(),
-            inventory: items
-                .iter()
-                .enumerate()
-                .map(|(slot, (item, quantity))| InventorySlot {
-                    slot: slot as u8,
-                    item_id: (*item).into(),
-                    name: (*item).into(),
-                    quantity: *quantity,
-                })
-                .collect(),
-            equipment: Default::default(),
-            online: true,
-            tile: Some(TilePos { x: 0, z: 0 }),
-            stamina: Some(100),
-            auto_retaliate: Some(true),
-        })));
-        model.apply(&ServerMessage::WorldUpdate(WorldUpdate {
-            tick: 1,
-            added: in_view.into_iter().map(Into::into).collect(),
-            ..Default::default()
-        }));
-        (model, knowledge)
-    }
-
-    fn entity(id: &str, kind: EntityKind, type_id: &str, x: i32) -> Entity {
-        let resource = kind == EntityKind::Resource;
-        Entity {
-            id: id.into(),
-            kind,
-            x,
-            z: 0,
-            name: Some(type_id.into()),
-            health: (!resource).then_some(3),
-            max_health: (!resource).then_some(3),
-            item_id: None,
-            quantity: None,
-            resource_type: resource.then(|| type_id.into()),
-            depleted: None,
-            type_id: Some(type_id.into()),
-            worn: None,
-        }
+        (model(items, &[], in_view), knowledge())
     }
 
     fn decide(skill: &str, model: &Model, knowledge: &Knowledge) -> crate::planner::Decision {

@@ -5,7 +5,7 @@
 //! offers a model or picks itself is what the server would make.
 
 use wayfarer_content::{Recipe, RecipeKind};
-use wayfarer_protocol::ws::{ActionRequest, ClientMessage, EntityKind, Quantity};
+use wayfarer_protocol::ws::{ActionRequest, ClientMessage, EntityKind, Quantity, TilePos};
 use wayfarer_protocol::Skill;
 
 use crate::actions::{Ctx, LIGHT_FIRE_TICKS, PROCESS_TICKS};
@@ -42,6 +42,17 @@ pub fn is_station_for(recipe: &Recipe, e: &Seen) -> bool {
         && e.depleted != Some(true)
         && e.resource_type()
             .is_some_and(|t| station_types(recipe).contains(&t))
+}
+
+/// Whether a fire burns on the agent's own tile.
+pub fn fire_underfoot(model: &Model) -> bool {
+    let here: TilePos = model.me.tile.into();
+    model.entities.values().any(|e| {
+        e.kind() == EntityKind::Resource
+            && (e.x, e.z) == (here.x, here.z)
+            && e.resource_type() == Some("fire")
+            && e.depleted != Some(true)
+    })
 }
 
 /// The nearest station in view `recipe` can be made at.
@@ -109,6 +120,14 @@ pub fn check_holdings(ctx: Ctx<'_>, recipe: &Recipe) -> Result<(), Outcome> {
 /// `Ok` with the station to make it at, if it needs one.
 pub fn check<'a>(ctx: Ctx<'a>, recipe: &Recipe) -> Result<Option<&'a Seen>, Outcome> {
     check_holdings(ctx, recipe)?;
+    if recipe.kind == RecipeKind::Firemaking && fire_underfoot(ctx.model) {
+        // The server lights no second fire on a tile ("You can't light a fire here."): offered
+        // here, a model's makeItem of logs would be refused every step it stands on one.
+        return Err(Outcome::refused(
+            "cannot_do",
+            "a fire already burns on this tile",
+        ));
+    }
     if recipe.station.is_none() {
         return Ok(None);
     }
@@ -271,6 +290,17 @@ pub(crate) mod tests {
         levels: &[(Skill, i64)],
         in_view: Vec<Entity>,
     ) -> Model {
+        model_at((0, 0), items, levels, in_view)
+    }
+
+    /// The agents' tests' one scene: a new player ("me", 10 hitpoints) on tile `at` holding
+    /// `items` (one slot each), with `levels`, who sees `in_view` at tick 1.
+    pub(crate) fn model_at(
+        at: (i32, i32),
+        items: &[(&str, i64)],
+        levels: &[(Skill, i64)],
+        in_view: Vec<Entity>,
+    ) -> Model {
         let mut model = Model::default();
         model.apply(&ServerMessage::PlayerSync(Box::new(Player {
             id: "me".into(),
@@ -281,9 +311,9 @@ pub(crate) mod tests {
             max_health: 10,
             coins: 0,
             position: WorldPos {
-                x: 0.5,
+                x: f64::from(at.0) + 0.5,
                 y: 0.0,
-                z: 0.5,
+                z: f64::from(at.1) + 0.5,
             },
             skills: levels
                 .iter()
@@ -309,7 +339,7 @@ pub(crate) mod tests {
                 .collect(),
             equipment: Default::default(),
             online: true,
-            tile: Some(TilePos { x: 0, z: 0 }),
+            tile: Some(TilePos { x: at.0, z: at.1 }),
             stamina: Some(100),
             auto_retaliate: Some(true),
         })));
@@ -324,18 +354,29 @@ pub(crate) mod tests {
     /// A station (`anvil`, `furnace`, `range`, `fire`) at (x, 1).
     pub(crate) fn station(id: &str, kind: &str, x: i32) -> Entity {
         Entity {
-            id: id.into(),
-            kind: EntityKind::Resource,
-            x,
             z: 1,
-            name: Some(kind.into()),
-            health: None,
-            max_health: None,
+            depleted: Some(false),
+            ..entity(id, EntityKind::Resource, kind, x)
+        }
+    }
+
+    /// An entity of content type `type_id` at (x, 0): a resource of that type, or a creature
+    /// (an NPC or a player) with 3 hitpoints.
+    pub(crate) fn entity(id: &str, kind: EntityKind, type_id: &str, x: i32) -> Entity {
+        let resource = kind == EntityKind::Resource;
+        Entity {
+            id: id.into(),
+            kind,
+            x,
+            z: 0,
+            name: Some(type_id.into()),
+            health: (!resource).then_some(3),
+            max_health: (!resource).then_some(3),
             item_id: None,
             quantity: None,
-            resource_type: Some(kind.into()),
-            depleted: Some(false),
-            type_id: Some(kind.into()),
+            resource_type: resource.then(|| type_id.into()),
+            depleted: None,
+            type_id: Some(type_id.into()),
             worn: None,
         }
     }
@@ -653,6 +694,106 @@ pub(crate) mod tests {
         assert_eq!(
             offered["recipes"].as_array().map(Vec::len),
             Some(MAX_MAKE_OPTIONS)
+        );
+    }
+
+    /// What `makeItem` offers in a scene: the recipe ids (empty: not offered), each checked to be
+    /// one the agent's plan accepts, so the state shows no make the server would refuse.
+    fn offered_here(
+        items: &[(&str, i64)],
+        levels: &[(Skill, i64)],
+        in_view: Vec<Entity>,
+    ) -> Vec<String> {
+        let knowledge = knowledge();
+        let model = model(items, levels, in_view);
+        let ctx = Ctx {
+            model: &model,
+            knowledge: &knowledge,
+        };
+        let def = ACTIONS
+            .iter()
+            .find(|a| a.name == "makeItem")
+            .expect("makeItem");
+        let Some(offered) = (def.available)(ctx) else {
+            return Vec::new();
+        };
+        let ids: Vec<String> = offered["recipes"]
+            .as_array()
+            .expect("a list")
+            .iter()
+            .filter_map(|r| r["recipeId"].as_str().map(str::to_owned))
+            .collect();
+        for id in &ids {
+            let planned = actions::plan(ctx, "makeItem", &serde_json::json!({"recipeId": id}));
+            assert!(
+                planned.is_ok(),
+                "{id} offered but refused: {:?}",
+                planned.err()
+            );
+        }
+        ids
+    }
+
+    #[test]
+    fn make_item_is_offered_only_where_the_server_would_make_it() {
+        let anvil = || vec![station("anvil-1", "anvil", 2)];
+        let mut fire_here = station("fire-1", "fire", 0);
+        fire_here.z = 0;
+        // Cannot: no materials, no station in view, the level too low, a fire underfoot.
+        assert!(offered_here(&[("hammer", 1)], &[], anvil()).is_empty());
+        assert!(offered_here(&[("hammer", 1), ("bronze_bar", 5)], &[], vec![]).is_empty());
+        assert!(
+            offered_here(&[("bronze_bar", 5)], &[], anvil()).is_empty(),
+            "no hammer"
+        );
+        let low = offered_here(&[("hammer", 1), ("bronze_bar", 5)], &[], anvil());
+        assert!(
+            !low.iter().any(|id| id == "smithing:bronze_platebody"),
+            "{low:?}"
+        );
+        assert!(
+            offered_here(&[("tinderbox", 1), ("oak_logs", 1)], &[], vec![]).is_empty(),
+            "oak logs need Firemaking 15"
+        );
+        assert!(
+            offered_here(
+                &[("tinderbox", 1), ("logs", 1)],
+                &[],
+                vec![fire_here.clone()]
+            )
+            .is_empty(),
+            "a fire burns on this tile"
+        );
+        // Nor lightFire, the same make by another name.
+        let knowledge = knowledge();
+        let on_fire = model(&[("tinderbox", 1), ("logs", 1)], &[], vec![fire_here]);
+        let light = ACTIONS
+            .iter()
+            .find(|a| a.name == "lightFire")
+            .expect("lightFire");
+        let ctx = Ctx {
+            model: &on_fire,
+            knowledge: &knowledge,
+        };
+        assert_eq!((light.available)(ctx), None);
+        assert!(actions::plan(ctx, "lightFire", &serde_json::json!({})).is_err());
+        // Can: logs and a tinderbox off any fire (one a tile away does not matter), bars and a
+        // hammer at an anvil at the level.
+        assert_eq!(
+            offered_here(
+                &[("tinderbox", 1), ("logs", 1)],
+                &[],
+                vec![station("fire-2", "fire", 1)]
+            ),
+            ["firemaking:logs"]
+        );
+        assert_eq!(
+            offered_here(&[("hammer", 1), ("bronze_bar", 1)], &[], anvil()),
+            [
+                "smithing:bronze_dagger",
+                "smithing:bronze_hatchet",
+                "smithing:bronze_pickaxe"
+            ]
         );
     }
 }

@@ -241,7 +241,21 @@ pub struct DuelState {
     /// `challenged` (a challenge waiting for the agent), `rules` (screen 1), `confirm` (screen 2),
     /// `fighting`.
     pub stage: &'static str,
+    /// Whether the agent accepted the screen shown (a second accept is not needed).
+    pub accepted: bool,
 }
+
+/// How the agent's last duel, or its last challenge, ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DuelEnd {
+    /// `won`, `lost`, or a `duel:cancelled` reason (`declined`, `timeout`, …).
+    pub how: String,
+    /// The tick it was heard.
+    pub tick: u64,
+}
+
+/// Most opponents' names a model remembers beating.
+pub const DUEL_WINS_KEPT: usize = 8;
 
 /// A server error, as received.
 #[derive(Debug, Clone, PartialEq)]
@@ -269,6 +283,10 @@ pub struct Model {
     pub shop: Option<ShopView>,
     pub trade: Option<TradeState>,
     pub duel: Option<DuelState>,
+    /// How the last duel or challenge ended (a `duel` goal's planner reads a decline here).
+    pub duel_end: Option<DuelEnd>,
+    /// The names of the players the agent beat in a duel, the latest [`DUEL_WINS_KEPT`].
+    pub duels_won: VecDeque<String>,
     pub dialogue: Option<DialogueOpen>,
     pub quests: Vec<QuestSummary>,
     pub quest_points: u32,
@@ -445,6 +463,7 @@ impl Model {
                     opponent_id: incoming.from_player_id.clone(),
                     opponent_name: incoming.from_player_name.clone(),
                     stage: "challenged",
+                    accepted: false,
                 });
             }
             ServerMessage::DuelRules(rules) => {
@@ -457,6 +476,7 @@ impl Model {
                     } else {
                         "rules"
                     },
+                    accepted: rules.my_stake.accepted,
                 });
             }
             ServerMessage::DuelStart(start) => {
@@ -464,7 +484,25 @@ impl Model {
                     d.stage = "fighting";
                 }
             }
-            ServerMessage::DuelResult(_) | ServerMessage::DuelCancelled(_) => self.duel = None,
+            ServerMessage::DuelResult(result) => {
+                let won = result.winner_id == self.me.id;
+                if let Some(d) = self.duel.take().filter(|d| d.duel_id == result.duel_id) {
+                    if won {
+                        push_bounded(&mut self.duels_won, d.opponent_name, DUEL_WINS_KEPT);
+                    }
+                }
+                self.duel_end = Some(DuelEnd {
+                    how: if won { "won" } else { "lost" }.into(),
+                    tick: self.tick,
+                });
+            }
+            ServerMessage::DuelCancelled(cancelled) => {
+                self.duel = None;
+                self.duel_end = Some(DuelEnd {
+                    how: cancelled.reason.clone(),
+                    tick: self.tick,
+                });
+            }
             ServerMessage::TradeError(error) => {
                 let error = ServerError {
                     code: error.code.clone(),
@@ -565,6 +603,16 @@ impl Model {
     pub fn in_combat(&self) -> bool {
         self.last_hit_tick
             .is_some_and(|t| self.tick.saturating_sub(t) <= COMBAT_MEMORY_TICKS)
+    }
+
+    /// Whether the agent beat `name` in a duel (of those it remembers).
+    pub fn won_duel_against(&self, name: &str) -> bool {
+        self.duels_won.iter().any(|n| n.eq_ignore_ascii_case(name))
+    }
+
+    /// The duel fight the agent is in now, if any.
+    pub fn duel_fight(&self) -> Option<&DuelState> {
+        self.duel.as_ref().filter(|d| d.stage == "fighting")
     }
 
     /// Free inventory slots.

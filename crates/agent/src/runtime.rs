@@ -619,6 +619,11 @@ impl Agent {
                 .reference
                 .as_ref()
                 .map(|r| (ref_text(r), e.code.clone(), e.message.clone())),
+            // A duel's refusals (too far, busy, not on that screen) end its action as refused.
+            ServerMessage::DuelError(e) => e
+                .reference
+                .as_ref()
+                .map(|r| (ref_text(r), e.code.clone(), e.message.clone())),
             _ => None,
         };
         if let Some((reference, code, text)) = refused {
@@ -1224,5 +1229,6 @@ pub fn goal_kind(goal: &Goal) -> &'static str {
         GoalKind::Follow { .. } => "follow",
         GoalKind::Explore { .. } => "explore",
         GoalKind::Idle => "idle",
+        GoalKind::Duel { .. } => "duel",
     }
 }

@@ -9,8 +9,8 @@ use serde_json::Value;
 use crate::Skill;
 
 /// The goal kinds of CONTRACT.md section 7.
-pub const GOAL_KINDS: [&str; 9] = [
-    "skill", "combat", "gather", "cook", "bank", "earn", "follow", "explore", "idle",
+pub const GOAL_KINDS: [&str; 10] = [
+    "skill", "combat", "gather", "cook", "bank", "earn", "follow", "explore", "idle", "duel",
 ];
 /// Highest level a `skill` goal may aim for.
 pub const MAX_GOAL_LEVEL: u32 = 99;
@@ -48,6 +48,8 @@ pub enum GoalTarget {
     Earn(EarnTarget),
     Follow(FollowTarget),
     Explore(AreaTarget),
+    /// `duel {playerName}`: win a duel against that player (the shape of `follow`'s target).
+    Duel(FollowTarget),
     /// `bank` and `idle`.
     None(Empty),
 }
@@ -91,7 +93,7 @@ pub struct EarnTarget {
     pub coins: u64,
 }
 
-/// The target of a `follow` goal.
+/// The target of a `follow` goal (and of a `duel` goal: the player to beat).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FollowTarget {
@@ -159,14 +161,8 @@ impl GoalRequest {
                 }
                 GoalTarget::Earn(t)
             }
-            "follow" => {
-                let t: FollowTarget = read(kind, raw)?;
-                if t.player_name.trim().is_empty() || t.player_name.chars().count() > MAX_NAME_CHARS
-                {
-                    return Err("target.playerName: a character name".into());
-                }
-                GoalTarget::Follow(t)
-            }
+            "follow" => GoalTarget::Follow(player_name(read(kind, raw)?)?),
+            "duel" => GoalTarget::Duel(player_name(read(kind, raw)?)?),
             "bank" | "idle" => GoalTarget::None(read(kind, raw)?),
             other => {
                 return Err(format!(
@@ -177,6 +173,14 @@ impl GoalRequest {
         };
         Ok(target)
     }
+}
+
+/// A `follow` or `duel` target whose `playerName` could be a character's name.
+fn player_name(t: FollowTarget) -> Result<FollowTarget, String> {
+    if t.player_name.trim().is_empty() || t.player_name.chars().count() > MAX_NAME_CHARS {
+        return Err("target.playerName: a character name".into());
+    }
+    Ok(t)
 }
 
 impl GoalTarget {
@@ -197,6 +201,7 @@ impl GoalTarget {
             },
             GoalTarget::Earn(t) => format!("Earn {} coins", t.coins),
             GoalTarget::Follow(t) => format!("Follow {}", t.player_name),
+            GoalTarget::Duel(t) => format!("Win a duel against {}", t.player_name),
             GoalTarget::Explore(t) => match &t.area_id {
                 Some(area) => format!("Explore {area}"),
                 None => "Explore the world".into(),
@@ -551,6 +556,7 @@ mod tests {
             ("bank", json!({})),
             ("earn", json!({"coins": 500})),
             ("follow", json!({"playerName": "Bob"})),
+            ("duel", json!({"playerName": "Bob"})),
             ("explore", json!({"areaId": "millbrook"})),
             ("idle", Value::Null),
         ] {
@@ -574,6 +580,8 @@ mod tests {
             ("gather", json!({"itemId": "logs", "quantity": "5"})),
             ("earn", json!({"coins": -1})),
             ("follow", json!({"playerName": " "})),
+            ("duel", json!({})),
+            ("duel", json!({"playerName": ""})),
             ("explore", json!({"npcId": "goblin"})),
             ("bank", json!("now")),
         ] {

@@ -21,6 +21,8 @@ pub const OUT_OF_VIEW_TILES: u32 = 16;
 #[derive(Debug, Clone, Default)]
 pub struct Claims {
     table: Arc<Mutex<HashMap<String, (u64, u64)>>>,
+    /// Each claimant's home (a skill's area it gathers in, `home_key`) until a server tick.
+    homes: Arc<Mutex<Homes>>,
     next: Arc<AtomicU64>,
 }
 
@@ -52,23 +54,88 @@ impl Claims {
     }
 }
 
+/// The homes of a host's agents, and how many live at each (counted once a tick: a thousand
+/// embedded agents ask for it at every gathering decision).
+#[derive(Debug, Default)]
+struct Homes {
+    of: HashMap<u64, (String, u64)>,
+    /// Residents by home at tick `counted_at`, kept up to date by `settle` within the tick.
+    counts: HashMap<String, usize>,
+    counted_at: Option<u64>,
+}
+
+impl Homes {
+    fn count(&mut self, now: u64) {
+        if self.counted_at == Some(now) {
+            return;
+        }
+        self.of.retain(|_, (_, until)| now < *until);
+        self.counts.clear();
+        for (home, _) in self.of.values() {
+            *self.counts.entry(home.clone()).or_default() += 1;
+        }
+        self.counted_at = Some(now);
+    }
+}
+
+impl Claims {
+    /// Makes `home` `me`'s home until `now + HOME_CLAIM_TICKS` (one home per claimant).
+    pub fn settle(&self, home: &str, me: u64, now: u64) {
+        let mut homes = self.homes.lock().unwrap_or_else(|e| e.into_inner());
+        homes.count(now);
+        let before = homes
+            .of
+            .insert(me, (home.to_owned(), now + HOME_CLAIM_TICKS));
+        if let Some((old, _)) = before {
+            if let Some(n) = homes.counts.get_mut(&old) {
+                *n = n.saturating_sub(1);
+            }
+        }
+        *homes.counts.entry(home.to_owned()).or_default() += 1;
+    }
+
+    /// How many claimants other than `me` live at `home` at server tick `now`.
+    pub fn residents(&self, home: &str, me: u64, now: u64) -> usize {
+        let mut homes = self.homes.lock().unwrap_or_else(|e| e.into_inner());
+        homes.count(now);
+        let all = homes.counts.get(home).copied().unwrap_or(0);
+        let mine = homes.of.get(&me).is_some_and(|(h, _)| h == home);
+        all - usize::from(mine)
+    }
+}
+
+/// Server ticks a home holds unless renewed (every gathering decision renews it).
+pub const HOME_CLAIM_TICKS: u64 = 150;
+
+/// The key of a skill's home in an area.
+pub fn home_key(skill: wayfarer_protocol::Skill, area: &str) -> String {
+    format!("home:{skill}:{area}")
+}
+
 /// Ticks an agent expects to work a node once there: what a walk is weighed against.
 pub const WORK_TICKS: f64 = 60.0;
 
-/// XP a tick a node of `type_id` gives at `level`: the yields this level allows, by their chance
-/// and XP, over the node's cycle (the success roll's rise with level is left out: it is the same
-/// for every node of one skill to the first order).
+/// XP a tick a node of `type_id` gives at `level`: the success roll at this level, and the yields
+/// this level allows by their chance and XP, over the node's cycle.
 pub fn xp_per_tick(ctx: Ctx<'_>, type_id: &str, level: i64) -> f64 {
     let Some(node) = ctx.knowledge.nodes.get(type_id) else {
         return 0.0;
     };
+    // The success roll: the same curve for every node of a skill, halved at each 15 levels of
+    // requirement (an oak at Woodcutting 15 succeeds half as often as a tree: its 37.5 XP a log
+    // is 19 a roll against the tree's 25 × 1.3).
+    let chance = wayfarer_sim::skilling::gather_chance(
+        node.level,
+        1,
+        u32::try_from(level.clamp(1, 99)).unwrap_or(1),
+    );
     let per_cycle: f64 = node
         .yields
         .iter()
         .filter(|y| i64::from(y.level) <= level)
         .map(|y| y.chance.clamp(0.0, 1.0) * y.xp * f64::from(y.quantity.max(1)))
         .sum();
-    per_cycle / f64::from(node.cycle_ticks.max(1))
+    chance * per_cycle / f64::from(node.cycle_ticks.max(1))
 }
 
 /// The worth of going to `node` `distance` tiles away: its XP a tick over the time there and the
@@ -123,5 +190,25 @@ mod tests {
         let shared = claims.clone();
         assert!(shared.held_by_other("res-2", b, 110));
         assert!(!Claims::default().held_by_other("res-2", b, 110));
+    }
+
+    #[test]
+    fn homes_count_their_other_residents_until_each_expires() {
+        let claims = Claims::default();
+        let (a, b, c) = (claims.claimant(), claims.claimant(), claims.claimant());
+        claims.settle("home:woodcutting:town", a, 10);
+        claims.settle("home:woodcutting:town", b, 10);
+        assert_eq!(claims.residents("home:woodcutting:town", a, 10), 1);
+        assert_eq!(claims.residents("home:woodcutting:town", c, 10), 2);
+        // Moving home within the tick is counted at once.
+        claims.settle("home:woodcutting:far", b, 10);
+        assert_eq!(claims.residents("home:woodcutting:town", c, 10), 1);
+        assert_eq!(claims.residents("home:woodcutting:far", c, 10), 1);
+        // Renewed, a home holds; not renewed, it lapses at the last tick.
+        claims.settle("home:woodcutting:town", a, 20);
+        let lapse = 10 + HOME_CLAIM_TICKS;
+        assert_eq!(claims.residents("home:woodcutting:far", c, lapse - 1), 1);
+        assert_eq!(claims.residents("home:woodcutting:far", c, lapse), 0);
+        assert_eq!(claims.residents("home:woodcutting:town", c, lapse), 1);
     }
 }

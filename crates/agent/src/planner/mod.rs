@@ -16,8 +16,10 @@ use crate::making;
 use crate::outcome::Outcome;
 
 pub mod claims;
+mod dueling;
 mod gear;
 mod health;
+mod homes;
 mod questing;
 mod reply;
 mod selling;
@@ -36,6 +38,10 @@ pub const EAT_HEALTH: f64 = 0.6;
 pub const AVOID_TICKS: u64 = 50;
 /// How close a walk to a known node goes before the node in view takes over.
 pub const NODE_APPROACH_TILES: u32 = 3;
+/// Ticks between two looks while waiting for a node's respawn.
+pub const RESPAWN_WAIT_TICKS: u64 = 2;
+/// A bank farther than this is not walked to to empty a bag of produce while training its skill.
+pub const FAR_BANK_TILES: u32 = 20;
 /// Ticks between two firings of the same reflex (Mindcraft's unstuck mode fired in a loop).
 pub const REFLEX_COOLDOWN_TICKS: u64 = 5;
 
@@ -83,6 +89,13 @@ pub struct Planner {
     talking: Option<String>,
     /// Out of a fight with no food, resting until its health is back (`health`).
     resting: bool,
+    /// A `duel` goal's challenges (`dueling`).
+    dueling: dueling::Dueling,
+    /// Where it gathers a skill (`homes`): the skill and the area.
+    home: Option<(Skill, String)>,
+    /// The skill a `skill` goal trains (its produce is a by-product: dropped rather than
+    /// carried to a far bank).
+    training: Option<Skill>,
 }
 
 impl Planner {
@@ -107,23 +120,25 @@ impl Planner {
             return None;
         }
         let health = me.health as f64 / me.max_health as f64;
-        let candidate = if health <= FLEE_HEALTH && ctx.model.in_combat() {
-            Some(Decision::new(
-                "flee",
-                json!({}),
-                format!("health {}/{}", me.health, me.max_health),
-            ))
-        } else if health < EAT_HEALTH {
-            food_slot(ctx).map(|slot| {
-                Decision::new(
-                    "eatFood",
-                    json!({"slot": slot}),
+        // There is no fleeing a duel (the server refuses it: `in_duel`); it ends with no death.
+        let candidate =
+            if health <= FLEE_HEALTH && ctx.model.in_combat() && ctx.model.duel_fight().is_none() {
+                Some(Decision::new(
+                    "flee",
+                    json!({}),
                     format!("health {}/{}", me.health, me.max_health),
-                )
-            })
-        } else {
-            None
-        }?;
+                ))
+            } else if health < EAT_HEALTH {
+                food_slot(ctx).map(|slot| {
+                    Decision::new(
+                        "eatFood",
+                        json!({"slot": slot}),
+                        format!("health {}/{}", me.health, me.max_health),
+                    )
+                })
+            } else {
+                None
+            }?;
         let last = self.reflex_at.get(candidate.action).copied();
         if last.is_some_and(|t| now < t + REFLEX_COOLDOWN_TICKS) {
             return None;
@@ -224,6 +239,10 @@ impl Planner {
         if let Some(step) = self.quest_step(ctx, goal, now) {
             return step;
         }
+        self.training = match &goal.kind {
+            GoalKind::Skill { skill, .. } => Some(*skill),
+            _ => None,
+        };
         match &goal.kind {
             GoalKind::Skill { skill, .. } => self.train(ctx, *skill, now),
             GoalKind::Gather { item_id, .. } => {
@@ -261,6 +280,7 @@ impl Planner {
                 "exploring",
             ),
             GoalKind::Idle => idle("the goal is to idle"),
+            GoalKind::Duel { player_name } => self.duel(ctx, player_name, now),
         }
     }
 
@@ -269,8 +289,13 @@ impl Planner {
             Skill::Woodcutting | Skill::Fishing | Skill::Mining => self.gather(ctx, skill, now),
             Skill::Firemaking => {
                 let known = !ctx.knowledge.recipes.is_empty();
+                // Logs it can light held (standing on a fire, it steps aside first: `light_fire`).
                 let can_light = if known {
-                    best_of(ctx, |r| r.kind == RecipeKind::Firemaking).is_some()
+                    ctx.knowledge.recipes.iter().any(|r| {
+                        r.kind == RecipeKind::Firemaking
+                            && making::made_by_agent(r)
+                            && making::check_holdings(ctx, r).is_ok()
+                    })
                 } else {
                     // Without the recipe files, the logs anyone can light.
                     ctx.model.me.inventory.iter().any(|s| s.item_id == "logs")
@@ -306,7 +331,17 @@ impl Planner {
             }
         }
         if ctx.model.free_slots() == 0 {
-            if let Some(bank) = self.bank(ctx) {
+            // Training the skill itself, with the bank a long walk away: the XP is the point, so
+            // the produce is dropped (a woodcutter at a far tree spent a hundred ticks a trip).
+            let here: wayfarer_protocol::ws::TilePos = ctx.model.me.tile.into();
+            let far_bank = known_bank(ctx)
+                .is_none_or(|b| crate::model::chebyshev(here.x, here.z, b.x, b.z) > FAR_BANK_TILES);
+            let bank = if self.training == Some(skill) && far_bank {
+                None
+            } else {
+                self.bank(ctx)
+            };
+            if let Some(bank) = bank {
                 return bank;
             }
             let produce = ctx.model.me.inventory.iter().find(|s| {
@@ -319,7 +354,7 @@ impl Planner {
                 return Decision::new(
                     "dropItem",
                     json!({"itemId": slot.item_id}),
-                    "full and no bank known",
+                    "full and no bank near: dropping the produce",
                 );
             }
         }
@@ -330,8 +365,20 @@ impl Planner {
         };
         let tick = ctx.model.tick;
         let level = ctx.model.level(skill);
+        // Its home's nodes only (and any node at no known place): it works, joins or waits there.
+        let home = self.home(ctx, skill);
+        let at_home = |x: i32, z: i32| {
+            let near = |p: &&crate::knowledge::Place| {
+                crate::model::chebyshev(p.tile.x, p.tile.z, x, z) <= 1
+            };
+            match homes::usable_places(ctx, skill).find(near) {
+                Some(p) => home.as_ref().is_none_or(|h| &p.area == h),
+                None => true,
+            }
+        };
         let mut nodes: Vec<_> = usable_nodes(ctx, skill)
             .into_iter()
+            .filter(|e| at_home(e.x, e.z))
             .filter(|e| !self.avoided(e.id(), now))
             .map(|e| {
                 let distance = ctx.model.distance_to(e.x, e.z);
@@ -348,7 +395,7 @@ impl Planner {
             !self.claims.held_by_other(e.id(), self.claimant, tick) && !claims::crowded(ctx, e)
         });
         if free.is_none() && !nodes.is_empty() {
-            if let Some(elsewhere) = self.elsewhere(ctx, skill, now) {
+            if let Some(elsewhere) = self.elsewhere(ctx, skill, home.as_deref(), now) {
                 return elsewhere;
             }
         }
@@ -372,15 +419,8 @@ impl Planner {
         }
         // None in view: walk to the nearest known place with a node this level allows.
         let here: wayfarer_protocol::ws::TilePos = ctx.model.me.tile.into();
-        let mut places: Vec<_> = ctx
-            .knowledge
-            .places
-            .iter()
-            .filter(|p| {
-                ctx.knowledge.nodes.get(&p.id).is_some_and(|n| {
-                    n.skill == skill && i64::from(n.level) <= ctx.model.level(skill)
-                })
-            })
+        let mut places: Vec<_> = homes::usable_places(ctx, skill)
+            .filter(|p| home.as_ref().is_none_or(|h| &p.area == h))
             .map(|p| {
                 let distance = crate::model::chebyshev(here.x, here.z, p.tile.x, p.tile.z);
                 (distance, p)
@@ -398,12 +438,23 @@ impl Planner {
                 .then((*da, a.tile.x, a.tile.z).cmp(&(*db, b.tile.x, b.tile.z)))
         });
         // At a known place with nothing usable in view, it is depleted or taken: with nowhere
-        // else to go, wait here for the respawn.
-        let waiting = places.iter().any(|(d, _)| *d <= NODE_APPROACH_TILES);
+        // else to go, wait here for the respawn. A place in view whose node is seen depleted is
+        // not walked to (a stump six tiles away is no better than the one here).
+        let waiting = places.iter().any(|(d, p)| {
+            *d <= NODE_APPROACH_TILES || (*d <= claims::OUT_OF_VIEW_TILES && seen_depleted(ctx, p))
+        });
+        // A home's place another agent walks to is shared rather than left for exploring.
+        let mut shared = None;
         for (distance, p) in places {
             let key = format!("{},{}", p.tile.x, p.tile.z);
             let claim = claims::place_key(p.tile.x, p.tile.z);
-            if self.avoided(&key, now) || self.claims.held_by_other(&claim, self.claimant, tick) {
+            if self.avoided(&key, now) || seen_depleted(ctx, p) {
+                continue;
+            }
+            if self.claims.held_by_other(&claim, self.claimant, tick) {
+                if home.is_some() && distance > NODE_APPROACH_TILES {
+                    shared = shared.or(Some(p));
+                }
                 continue;
             }
             if distance <= NODE_APPROACH_TILES {
@@ -419,10 +470,24 @@ impl Planner {
                 format!("{} at ({}, {}) in {}", p.id, p.tile.x, p.tile.z, p.area),
             );
         }
+        if let Some(p) = shared.filter(|_| !waiting) {
+            return Decision::new(
+                "navigateTo",
+                json!({"x": p.tile.x, "z": p.tile.z, "within": NODE_APPROACH_TILES}),
+                format!(
+                    "{} at ({}, {}) in {}, with others",
+                    p.id, p.tile.x, p.tile.z, p.area
+                ),
+            );
+        }
         if waiting {
-            idle(&format!(
-                "every {skill} node known is taken: waiting for a respawn"
-            ))
+            // Looked at again soon: a tree's life among many choppers is a few ticks, and the
+            // first there when it respawns gets it.
+            Decision::new(
+                "idle",
+                json!({"ticks": RESPAWN_WAIT_TICKS}),
+                format!("every {skill} node known is taken: waiting for a respawn"),
+            )
         } else {
             Decision::new("explore", json!({}), format!("no {skill} node known"))
         }
@@ -430,17 +495,16 @@ impl Planner {
 
     /// Every node in view is taken: the nearest known place of `skill` out of view (not tried
     /// lately), to spread out; `None` when there is none.
-    fn elsewhere(&mut self, ctx: Ctx<'_>, skill: Skill, now: u64) -> Option<Decision> {
+    fn elsewhere(
+        &mut self,
+        ctx: Ctx<'_>,
+        skill: Skill,
+        home: Option<&str>,
+        now: u64,
+    ) -> Option<Decision> {
         let here: wayfarer_protocol::ws::TilePos = ctx.model.me.tile.into();
-        let place = ctx
-            .knowledge
-            .places
-            .iter()
-            .filter(|p| {
-                ctx.knowledge.nodes.get(&p.id).is_some_and(|n| {
-                    n.skill == skill && i64::from(n.level) <= ctx.model.level(skill)
-                })
-            })
+        let place = homes::usable_places(ctx, skill)
+            .filter(|p| home.is_none_or(|h| p.area == h))
             .map(|p| {
                 (
                     crate::model::chebyshev(here.x, here.z, p.tile.x, p.tile.z),
@@ -637,6 +701,17 @@ fn fire_on(ctx: Ctx<'_>, x: i32, z: i32) -> bool {
     })
 }
 
+/// True when the node of place `p` is in view and depleted.
+fn seen_depleted(ctx: Ctx<'_>, p: &crate::knowledge::Place) -> bool {
+    ctx.model.entities.values().any(|e| {
+        e.kind() == EntityKind::Resource
+            && e.x == p.tile.x
+            && e.z == p.tile.z
+            && e.type_id() == Some(p.id.as_str())
+            && e.depleted == Some(true)
+    })
+}
+
 /// The tiles at Chebyshev distance `r` from (x, z), west to east, then north to south.
 fn ring(x: i32, z: i32, r: i32) -> impl Iterator<Item = (i32, i32)> {
     (z - r..=z + r)
@@ -650,89 +725,82 @@ mod tests {
     use crate::knowledge::Knowledge;
     use crate::model::Model;
     use wayfarer_content::{Area, AreaGroup, Bounds, ManifestSet, Position, ResourceSpawn};
-    use wayfarer_protocol::ws::{
-        Entity, InventorySlot, Player, ServerMessage, TilePos, WorldPos, WorldUpdate,
-    };
+    use wayfarer_protocol::ws::Entity;
 
     /// A woodcutter and firemaker at `at`, holding `items`, who knows two tree places: one at
     /// (10, 0) and one at (40, 0).
-    fn scene(at: (i32, i32), items: &[&str], in_view: Vec<Entity>) -> (Model, Knowledge) {
+    pub(super) fn scene(
+        at: (i32, i32),
+        items: &[&str],
+        in_view: Vec<Entity>,
+    ) -> (Model, Knowledge) {
+        scene_in(at, items, in_view, &[("woods", &[(10, 0), (40, 0)])])
+    }
+
+    /// `scene` with `areas`: each an id and the tiles of its trees.
+    pub(super) fn scene_in(
+        at: (i32, i32),
+        items: &[&str],
+        in_view: Vec<Entity>,
+        areas: &[(&str, &[(i32, i32)])],
+    ) -> (Model, Knowledge) {
         let mut knowledge = Knowledge::default();
         let mut manifests = ManifestSet::new();
-        manifests.insert("gathering/woodcutting.json", json!({"trees": [{"id": "tree_normal", "name": "Tree", "type": "tree", "harvestSkill": "woodcutting", "levelRequired": 1, "toolRequired": "hatchet", "harvestYield": [{"itemId": "logs"}]}]}).to_string());
+        manifests.insert("gathering/woodcutting.json", json!({"trees": [{"id": "tree_normal", "name": "Tree", "type": "tree", "harvestSkill": "woodcutting", "levelRequired": 1, "toolRequired": "hatchet", "baseCycleTicks": 4, "harvestYield": [{"itemId": "logs", "xpAmount": 25}]}]}).to_string());
         manifests.insert("items/tools.json", json!([{"id": "bronze_hatchet", "name": "Bronze Hatchet", "type": "tool", "value": 1, "tool": {"skill": "woodcutting"}}, {"id": "tinderbox", "name": "Tinderbox", "type": "tool", "value": 1}, {"id": "logs", "name": "Logs", "type": "resource", "value": 1}]).to_string());
         knowledge.add_manifests(&manifests);
-        let tree = |x: f64| ResourceSpawn {
+        let tree = |&(x, z): &(i32, i32)| ResourceSpawn {
             resource_id: "tree_normal".into(),
             kind: "tree".into(),
-            position: Position { x, y: 0.0, z: 0.0 },
-        };
-        knowledge.add_areas(&[Area {
-            id: "woods".into(),
-            name: "Woods".into(),
-            description: String::new(),
-            group: AreaGroup::Level1Areas,
-            difficulty_level: 1,
-            bounds: Bounds {
-                min_x: -50.0,
-                max_x: 50.0,
-                min_z: -50.0,
-                max_z: 50.0,
-            },
-            biome_type: None,
-            safe_zone: false,
-            pvp: false,
-            spawn_point: None,
-            duel_arena: false,
-            npcs: Vec::new(),
-            resources: vec![tree(10.0), tree(40.0)],
-            mob_spawns: Vec::new(),
-            stations: Vec::new(),
-            fishing: None,
-            circle: None,
-            town_size: None,
-        }]);
-        assert_eq!(knowledge.nodes.len(), 1, "the manifests load");
-        let mut model = Model::default();
-        model.apply(&ServerMessage::PlayerSync(Box::new(Player {
-            id: "me".into(),
-            account_id: "a".into(),
-            name: "Me".into(),
-            combat_level: 3,
-            health: 10,
-            max_health: 10,
-            coins: 0,
-            position: WorldPos {
-                x: at.0 as f64 + 0.5,
+            position: Position {
+                x: f64::from(x),
                 y: 0.0,
-                z: at.1 as f64 + 0.5,
+                z: f64::from(z),
             },
-            skills: Default::default(),
-            inventory: items
-                .iter()
-                .enumerate()
-                .map(|(slot, item)| InventorySlot {
-                    slot: slot as u8,
-                    item_id: (*item).into(),
-                    name: (*item).into(),
-                    quantity: 1,
-                })
-                .collect(),
-            equipment: Default::default(),
-            online: true,
-            tile: Some(TilePos { x: at.0, z: at.1 }),
-            stamina: Some(100),
-            auto_retaliate: Some(true),
-        })));
-        model.apply(&ServerMessage::WorldUpdate(WorldUpdate {
-            tick: 1,
-            added: in_view.into_iter().map(Into::into).collect(),
-            ..Default::default()
-        }));
+        };
+        let areas: Vec<Area> = areas
+            .iter()
+            .map(|(id, trees)| Area {
+                id: (*id).into(),
+                name: (*id).into(),
+                description: String::new(),
+                group: AreaGroup::Level1Areas,
+                difficulty_level: 1,
+                bounds: Bounds {
+                    min_x: -50.0,
+                    max_x: 50.0,
+                    min_z: -50.0,
+                    max_z: 50.0,
+                },
+                biome_type: None,
+                safe_zone: false,
+                pvp: false,
+                spawn_point: None,
+                duel_arena: false,
+                npcs: Vec::new(),
+                resources: trees.iter().map(tree).collect(),
+                mob_spawns: Vec::new(),
+                stations: Vec::new(),
+                fishing: None,
+                circle: None,
+                town_size: None,
+            })
+            .collect();
+        knowledge.add_areas(&areas);
+        assert_eq!(knowledge.nodes.len(), 1, "the manifests load");
+        let held: Vec<(&str, i64)> = items.iter().map(|item| (*item, 1)).collect();
+        let model = crate::making::tests::model_at(at, &held, &[], in_view);
         (model, knowledge)
     }
 
-    fn resource(id: &str, kind: &str, type_id: &str, x: i32, z: i32, depleted: bool) -> Entity {
+    pub(super) fn resource(
+        id: &str,
+        kind: &str,
+        type_id: &str,
+        x: i32,
+        z: i32,
+        depleted: bool,
+    ) -> Entity {
         Entity {
             id: id.into(),
             kind: EntityKind::Resource,

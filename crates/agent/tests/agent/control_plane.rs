@@ -199,6 +199,9 @@ async fn registered(server: &crate::TestApp, name: &str) -> Registered {
     }
 }
 
+/// Ticks a quick action may take to be offered after the agent connects.
+const QUICK_ACTION_TICKS: usize = 20;
+
 /// Runs the first quick action offered whose command starts with `prefix`, as the owner sends it,
 /// and returns the parameters and outcome the agent ran it with.
 async fn run_quick_action(
@@ -207,18 +210,28 @@ async fn run_quick_action(
     prefix: &str,
 ) -> (Value, wayfarer_agent::Outcome) {
     let url = |path: &str| format!("{}/api/agents/{}/{path}", server.base, r.agent_id);
-    // The world has the character in it (a join is taken in at the next tick).
-    server.step(1).await;
-    let (status, offered) = call(reqwest::Method::GET, url("quick-actions"), &r.owner, None).await;
-    assert_eq!(status, 200, "{offered}");
-    let command = offered["actions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|a| a["command"].as_str())
-        .find(|c| c.starts_with(prefix))
-        .unwrap_or_else(|| panic!("{prefix} offered: {offered}"))
-        .to_owned();
+    // The world has the character in it once its join is taken in, at a tick after the join
+    // arrives (a loaded machine's socket may take longer than one step): tick by tick, at most
+    // QUICK_ACTION_TICKS.
+    let mut offered = Value::Null;
+    let mut command = None;
+    for _ in 0..QUICK_ACTION_TICKS {
+        server.step(1).await;
+        let (status, body) = call(reqwest::Method::GET, url("quick-actions"), &r.owner, None).await;
+        assert_eq!(status, 200, "{body}");
+        command = body["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|a| a["command"].as_str())
+            .find(|c| c.starts_with(prefix))
+            .map(str::to_owned);
+        offered = body;
+        if command.is_some() {
+            break;
+        }
+    }
+    let command = command.unwrap_or_else(|| panic!("{prefix} offered: {offered}"));
     let action = command.split(' ').next().unwrap().to_owned();
     let before = r
         .agent

@@ -115,6 +115,7 @@ pub fn make_goal(state: &AppState, request: &GoalRequest, set_by: &str) -> Resul
         GoalTarget::Skill(_)
         | GoalTarget::Earn(_)
         | GoalTarget::Follow(_)
+        | GoalTarget::Duel(_)
         | GoalTarget::None(_) => {}
     }
     let description = match request.description.as_deref().map(str::trim) {

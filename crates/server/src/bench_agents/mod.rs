@@ -12,6 +12,7 @@
 //! tick limit. Nothing waits on the wall clock but the agents' entry, so the same seed and the
 //! planner give the same result every run.
 
+mod opponent;
 pub mod score;
 pub mod tasks;
 
@@ -36,7 +37,7 @@ use crate::config::Config;
 use crate::server::RunningServer;
 use crate::world_thread::{live_snapshot, tally};
 use score::{Run, TaskScore};
-use tasks::{Check, ControlWatch, Manifest, Observed, Task};
+use tasks::{Check, ControlWatch, Duels, Manifest, Observed, Start, Task};
 
 /// Ticks between two checks of a task (and at its last tick).
 pub const CHECK_EVERY: u64 = 5;
@@ -288,7 +289,7 @@ async fn run_task(
             creation::SERVER_LIMITS,
         )
         .await?;
-        seed_start(&state, &character.id, task).await?;
+        seed_start(&state, &character.id, &task.start).await?;
         let (_, registered) =
             registration::register_character(&state, &account.id, &character).await?;
         let handle = wayfarer_agent::spawn_hosted(
@@ -317,6 +318,12 @@ async fn run_task(
         in_world(&state, &player.character_id).await?;
         players.push(player);
     }
+    // The scripted opponent enters after the task's agents, so their places in the world's
+    // tables are those of a task without one.
+    let mut opponent = match &task.opponent {
+        Some(o) => Some(opponent::enter(&state, &account.id, &base, o).await?),
+        None => None,
+    };
     let clock = server.clock();
     let mut watch = ControlWatch::default();
     let mut verdict = tasks::Verdict {
@@ -329,8 +336,11 @@ async fn run_task(
         ticks += 1;
         owner_script(&task.check, ticks, &players, &state, &mut watch).await?;
         step_all(&players).await?;
+        if let Some(o) = opponent.as_mut() {
+            o.step().await?;
+        }
         if ticks % CHECK_EVERY == 0 || ticks == task.tick_limit {
-            let observed = observe(&state, &players).await?;
+            let observed = observe(&state, &players, &task.check).await?;
             watch_control(&task.check, ticks, &observed, &players, &mut watch);
             verdict = task.check.judge(&observed, ticks, &watch);
             if verdict.success() || verdict.failed {
@@ -338,7 +348,7 @@ async fn run_task(
             }
         }
     }
-    let observed = observe(&state, &players).await?;
+    let observed = observe(&state, &players, &task.check).await?;
     let deaths = observed.iter().map(|o| o.tally.deaths).sum();
     let mut refused = 0;
     let mut tokens = 0;
@@ -347,7 +357,7 @@ async fn run_task(
         refused += status.outcomes.get("rejected").copied().unwrap_or(0);
         tokens += status.model.input_tokens + status.model.output_tokens;
     }
-    for player in players {
+    for player in players.into_iter().chain(opponent.map(|o| o.player)) {
         player.handle.shutdown().await;
     }
     server.shutdown().await?;
@@ -363,9 +373,9 @@ async fn run_task(
     })
 }
 
-/// Gives the created character the task's start in the store, before it enters: items (after
+/// Gives the created character a task's start in the store, before it enters: items (after
 /// taking out `without`), the bank, the purse and the place.
-async fn seed_start(state: &AppState, character_id: &str, task: &Task) -> anyhow::Result<()> {
+async fn seed_start(state: &AppState, character_id: &str, start: &Start) -> anyhow::Result<()> {
     let store = &state.store;
     let content = state.content.get();
     let content = &content.content;
@@ -375,24 +385,24 @@ async fn seed_start(state: &AppState, character_id: &str, task: &Task) -> anyhow
         .await?
         .ok_or_else(|| anyhow!("the character just made is gone"))?;
     let mut inventory = store.inventories().get(character_id).await?;
-    inventory.retain(|s| !task.start.without.contains(&s.item_id));
-    if let Some(coins) = task.start.coins {
+    inventory.retain(|s| !start.without.contains(&s.item_id));
+    if let Some(coins) = start.coins {
         inventory.retain(|s| s.item_id != "coins");
         if coins > 0 {
             put(&mut inventory, content, "coins", coins)?;
         }
     }
-    for stack in &task.start.items {
+    for stack in &start.items {
         put(&mut inventory, content, &stack.item_id, stack.quantity)?;
     }
     let mut bank = store.inventories().bank(character_id).await?;
-    for stack in &task.start.bank {
+    for stack in &start.bank {
         bank.push(StoredBankItem {
             item_id: stack.item_id.clone(),
             quantity: stack.quantity,
         });
     }
-    if let Some([x, z]) = task.start.place {
+    if let Some([x, z]) = start.place {
         character.position = [f64::from(x), character.position[1], f64::from(z)];
     }
     character.coins = inventory
@@ -488,23 +498,33 @@ async fn in_world(state: &AppState, character_id: &str) -> anyhow::Result<()> {
 /// all of them.
 async fn step_all(players: &[Player]) -> anyhow::Result<()> {
     for player in players {
-        let (reply, done) = oneshot::channel();
-        player
-            .handle
-            .control
-            .send(Control::Step(reply))
-            .await
-            .map_err(|_| anyhow!("an agent stopped"))?;
-        tokio::time::timeout(AGENT_WAIT, done)
-            .await
-            .map_err(|_| anyhow!("an agent did not answer its step within {AGENT_WAIT:?}"))?
-            .map_err(|_| anyhow!("an agent lost its connection mid-step"))?;
+        step_one(player).await?;
     }
     Ok(())
 }
 
+/// One agent's step for the tick just run, answered once the world holds what it sent.
+async fn step_one(player: &Player) -> anyhow::Result<()> {
+    let (reply, done) = oneshot::channel();
+    player
+        .handle
+        .control
+        .send(Control::Step(reply))
+        .await
+        .map_err(|_| anyhow!("an agent stopped"))?;
+    tokio::time::timeout(AGENT_WAIT, done)
+        .await
+        .map_err(|_| anyhow!("an agent did not answer its step within {AGENT_WAIT:?}"))?
+        .map_err(|_| anyhow!("an agent lost its connection mid-step"))?;
+    Ok(())
+}
+
 /// What the world holds of each agent's character now.
-async fn observe(state: &AppState, players: &[Player]) -> anyhow::Result<Vec<Observed>> {
+async fn observe(
+    state: &AppState,
+    players: &[Player],
+    check: &Check,
+) -> anyhow::Result<Vec<Observed>> {
     let mut out = Vec::with_capacity(players.len());
     for player in players {
         let snapshot = live_snapshot(&state.world_sender, &player.character_id)
@@ -514,7 +534,24 @@ async fn observe(state: &AppState, players: &[Player]) -> anyhow::Result<Vec<Obs
         let tally = tally(&state.world_sender, &player.character_id)
             .await
             .map_err(|e| anyhow!("{e}"))?;
-        out.push(Observed { snapshot, tally });
+        let mut duels = Duels::default();
+        let audit = if matches!(check, Check::DuelWon) {
+            state.store.duels().of(&player.character_id).await?
+        } else {
+            Vec::new()
+        };
+        for duel in audit {
+            if duel.winner_id == player.character_id {
+                duels.won += 1;
+            } else {
+                duels.lost += 1;
+            }
+        }
+        out.push(Observed {
+            snapshot,
+            tally,
+            duels,
+        });
     }
     Ok(out)
 }

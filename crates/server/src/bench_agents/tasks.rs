@@ -30,10 +30,16 @@ pub struct Task {
     #[serde(default = "one")]
     pub agents: u32,
     pub start: Start,
+    /// A second player the bench drives (a duel's opponent), not scored.
+    #[serde(default)]
+    pub opponent: Option<Opponent>,
     /// The goal each agent is given (CONTRACT.md section 7's shape).
     pub agent_goal: Value,
     pub check: Check,
     pub tick_limit: u64,
+    /// What the map allows at best, worked out, where the target is near it (read by people).
+    #[serde(default)]
+    pub ceiling: Option<String>,
 }
 
 fn one() -> u32 {
@@ -55,6 +61,28 @@ pub struct Start {
     /// Items taken out of the created character's inventory.
     #[serde(default)]
     pub without: Vec<String>,
+}
+
+/// The bench's scripted opponent: a character of this name, template and place, driven by the
+/// bench alone (`bench_agents::opponent`): it accepts a challenge and every duel screen, stakes
+/// nothing, and fights back only as a player on auto-retaliate does.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Opponent {
+    pub name: String,
+    pub template: Option<String>,
+    /// `[x, z]`.
+    pub place: [i32; 2],
+    /// Items taken out of the created character's inventory (its food, so it cannot eat).
+    #[serde(default)]
+    pub without: Vec<String>,
+    /// Whether it accepts a challenge (`false`: it declines every one).
+    #[serde(default = "yes")]
+    pub accepts: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -91,6 +119,9 @@ pub enum Check {
     Quest { quest_id: String },
     /// The agents' XP in a skill, summed.
     TotalXp { skill: Skill, xp: i64 },
+    /// A duel won (the `duels` audit of the store: its winner is the agent); a duel fought and
+    /// lost is half way.
+    DuelWon,
     /// The owner's stop, command and resume are followed: no XP in the skill while stopped, the
     /// command run, XP again after the resume.
     #[serde(rename_all = "camelCase")]
@@ -108,6 +139,15 @@ pub enum Check {
 pub struct Observed {
     pub snapshot: Option<CharacterSnapshot>,
     pub tally: Tally,
+    /// Duels the character won and lost, as the store's audit records them.
+    pub duels: Duels,
+}
+
+/// Duels won and lost.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Duels {
+    pub won: u64,
+    pub lost: u64,
 }
 
 impl Observed {
@@ -211,6 +251,15 @@ impl Check {
                 let total: i64 = observed.iter().map(|o| o.xp(*skill)).sum();
                 ratio(total as f64, *xp as f64)
             }
+            Check::DuelWon => {
+                if first.duels.won > 0 {
+                    1.0
+                } else if first.duels.lost > 0 {
+                    0.5
+                } else {
+                    0.0
+                }
+            }
             Check::Control {
                 resume_at, skill, ..
             } => {
@@ -285,6 +334,7 @@ mod tests {
         Observed {
             snapshot: Some(snapshot),
             tally,
+            duels: Duels::default(),
         }
     }
 
@@ -309,7 +359,8 @@ mod tests {
                     stack.item_id
                 );
             }
-            if let Some(t) = &task.start.template {
+            let opponent = task.opponent.as_ref().and_then(|o| o.template.as_ref());
+            for t in task.start.template.iter().chain(opponent) {
                 assert!(
                     content.templates.contains_key(t.as_str()),
                     "{}: template {t}",
@@ -420,6 +471,18 @@ mod tests {
         assert!(!total
             .judge(&[wc(60), wc(39)], 10, &ControlWatch::default())
             .success());
+
+        let duel = Check::DuelWon;
+        let fought = |won, lost| Observed {
+            duels: Duels { won, lost },
+            ..observed(|_, _| {})
+        };
+        assert!(judge(&duel, fought(1, 0)).success());
+        assert!(judge(&duel, fought(1, 2)).success());
+        let lost = judge(&duel, fought(0, 1));
+        assert!(!lost.success() && !lost.failed);
+        assert_eq!(lost.progress, 0.5);
+        assert_eq!(judge(&duel, fought(0, 0)).progress, 0.0);
 
         let control = Check::Control {
             stop_at: 100,

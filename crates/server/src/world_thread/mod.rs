@@ -563,19 +563,11 @@ impl Runner {
     /// Saves everyone still online as the world stops.
     fn shutdown(&mut self) {
         // Committing trades first get their outcome, so no record is written from before it.
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while !self.trades.pending.is_empty() {
-            let wait = deadline.saturating_duration_since(Instant::now());
-            match self.trades.outcomes_rx.recv_timeout(wait) {
-                Ok((trade_id, ok)) => self.on_trade_outcome(&trade_id, ok),
-                Err(_) => {
-                    tracing::error!(
-                        trades = self.trades.pending.len(),
-                        "no outcome for committing trades; their players are not saved again"
-                    );
-                    break;
-                }
-            }
+        if !self.await_trade_outcomes(Duration::from_secs(30)) {
+            tracing::error!(
+                trades = self.trades.pending.len(),
+                "no outcome for committing trades; their players are not saved again"
+            );
         }
         let deferred: Vec<DeferredLeave> = self.deferred.drain().map(|(_, d)| d).collect();
         for leave in deferred {

@@ -20,6 +20,9 @@ use crate::player_view;
 use crate::saver::SaveJob;
 
 use super::trade_book::CommitKind;
+
+/// How long a manual-clock tick waits for the trade and duel commits in flight.
+const MANUAL_COMMIT_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 use super::{now_ms, Runner};
 
 impl Runner {
@@ -29,6 +32,27 @@ impl Runner {
         while let Ok((trade_id, ok)) = self.trades.outcomes_rx.try_recv() {
             self.on_trade_outcome(&trade_id, ok);
         }
+        // On the manual clock a tick waits for the commits in flight, so the tick a trade or a
+        // duel ends on does not depend on the database's speed (the agent bench's lockstep runs
+        // are the same run to run). Bounded: a save task that never answers delays, not hangs.
+        if self.context.manual && !self.await_trade_outcomes(MANUAL_COMMIT_WAIT) {
+            let pending = self.trades.pending.len();
+            tracing::warn!(pending, "manual tick: commits still in flight");
+        }
+    }
+
+    /// Waits up to `wait` for the outcomes of the commits in flight, applying each: `false` when
+    /// some are still pending at the end.
+    pub(super) fn await_trade_outcomes(&mut self, wait: std::time::Duration) -> bool {
+        let deadline = std::time::Instant::now() + wait;
+        while !self.trades.pending.is_empty() {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.trades.outcomes_rx.recv_timeout(left) {
+                Ok((trade_id, ok)) => self.on_trade_outcome(&trade_id, ok),
+                Err(_) => return false,
+            }
+        }
+        true
     }
 
     pub(super) fn on_trade_outcome(&mut self, trade_id: &str, ok: bool) {

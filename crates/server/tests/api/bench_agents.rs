@@ -31,7 +31,7 @@ async fn two_runs_of_one_seed_with_the_planner_give_identical_json() {
     let second = serde_json::to_value(run(&options).await.expect("the bench runs")).unwrap();
     assert_eq!(first, second);
     assert_eq!(first["seeds"], serde_json::json!([1]));
-    assert_eq!(first["version"], 2);
+    assert_eq!(first["version"], 3);
     let tasks = first["tasks"].as_array().unwrap();
     assert_eq!(tasks.len(), 3);
     for task in tasks {
@@ -46,14 +46,11 @@ async fn two_runs_of_one_seed_with_the_planner_give_identical_json() {
         .is_some_and(|s| (0.0..=100.0).contains(&s)));
 }
 
-/// Ten agents on shared trees (node and place claims shared, others at a node counted as taken):
-/// the same report on two runs (the agents enter one at a time, so the world's order of them does
-/// not depend on which socket was quicker), and their XP spread well above the 82% of herding.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ten_agents_on_shared_trees_spread_out_and_give_the_same_report_twice() {
+/// Runs `task` on `seeds` with the planner twice: the same runs both times; the first report.
+async fn twice_the_same(task: &str, seeds: &[u64]) -> wayfarer_server::bench_agents::Report {
     let options = BenchOptions {
-        tasks: vec!["shared-trees".into()],
-        seeds: vec![1],
+        tasks: vec![task.to_owned()],
+        seeds: seeds.to_vec(),
         brain: Brain::Planner,
         tape: None,
     };
@@ -63,6 +60,16 @@ async fn ten_agents_on_shared_trees_spread_out_and_give_the_same_report_twice() 
         serde_json::to_value(&first.runs).unwrap(),
         serde_json::to_value(&second.runs).unwrap()
     );
+    first
+}
+
+/// Ten agents on shared trees (node and place claims shared, others at a node counted as taken,
+/// homes settled eight and two over the map's two places of trees): the same report on two runs
+/// (the agents enter one at a time, so the world's order of them does not depend on which socket
+/// was quicker), and their XP spread well above the 82% of herding.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ten_agents_on_shared_trees_spread_out_and_give_the_same_report_twice() {
+    let first = twice_the_same("shared-trees", &[1]).await;
     assert!(first.tasks[0].progress >= 90.0, "{:?}", first.tasks[0]);
 }
 
@@ -110,6 +117,18 @@ async fn the_planner_kills_ten_chickens_without_dying_finishes_first_catch_and_c
         assert_eq!(task.success, 1.0, "{task:?}");
         assert_eq!(task.deaths, 0, "{task:?}");
     }
+}
+
+/// A duel won on a real server in lockstep: the planner wears its gear, walks up to the bench's
+/// scripted opponent (Sparrer, unarmed), challenges, accepts both screens with nothing staked and
+/// fights to the result, which the store's duel audit records; the same report twice (a manual
+/// tick waits for the duel's commit, so its tick does not depend on the database's speed).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_planner_challenges_the_scripted_opponent_and_wins_the_duel_the_same_way_twice() {
+    let first = twice_the_same("win-a-duel", &[1, 2]).await;
+    let task = &first.tasks[0];
+    assert_eq!(task.success, 1.0, "{task:?}");
+    assert_eq!((task.deaths, task.refused), (0, 0.0), "{task:?}");
 }
 
 /// A mock model (OpenAI's chat completions): it makes the dagger when the state says makeItem
