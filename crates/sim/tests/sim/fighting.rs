@@ -347,18 +347,7 @@ fn aggressive_mobs_attack_within_their_range_not_beyond_and_not_players_twice_th
 
     // A player of combat level 126 (> 2 × 10) walks past untouched.
     let mut w = world(&[mob("brute", 10, 10)], 17);
-    let mut hero = Fighter::new("bob", t(10, 11));
-    for skill in [
-        Skill::Attack,
-        Skill::Strength,
-        Skill::Defense,
-        Skill::Constitution,
-        Skill::Prayer,
-        Skill::Ranged,
-        Skill::Magic,
-    ] {
-        hero = hero.level(skill, 99);
-    }
+    let hero = Fighter::hero("bob", t(10, 11));
     w.tick(vec![hero.join()]);
     assert_eq!(w.player_skills("bob").map(|s| s.combat_level()), Some(126));
     assert!(hits(&idle(&mut w, 60)).is_empty());
