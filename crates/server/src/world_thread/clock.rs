@@ -128,3 +128,26 @@ impl Runner {
         self.world
     }
 }
+
+/// Takes what `rx` delivers, applying each with `apply`, while `in_flight` says commits are still
+/// out, for at most `wait`: `false` when some were still out at the end. The manual clock's wait
+/// for the database (a stepped tick ends only when its trades, duels and immediate saves are
+/// answered, so a stepped world's messages do not depend on the database's pace); bounded, so a
+/// save task that never answers delays a test, not hangs it.
+pub(super) fn drain_in_flight<T>(
+    runner: &mut Runner,
+    wait: Duration,
+    rx: fn(&Runner) -> &std::sync::mpsc::Receiver<T>,
+    in_flight: fn(&Runner) -> bool,
+    mut apply: impl FnMut(&mut Runner, T),
+) -> bool {
+    let deadline = std::time::Instant::now() + wait;
+    while in_flight(runner) {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match rx(runner).recv_timeout(left) {
+            Ok(outcome) => apply(runner, outcome),
+            Err(_) => return false,
+        }
+    }
+    true
+}

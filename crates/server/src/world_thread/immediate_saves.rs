@@ -144,17 +144,21 @@ impl Runner {
         if !self.context.manual {
             return;
         }
-        let deadline = std::time::Instant::now() + MANUAL_SETTLE_WAIT;
-        while self.immediate.any_waiting() {
-            let wait = deadline.saturating_duration_since(std::time::Instant::now());
-            match self.immediate.outcomes_rx.recv_timeout(wait) {
-                Ok((sessions, true)) => self.release_held(&sessions),
-                Ok((sessions, false)) => self.drop_unsaved(&sessions),
-                Err(_) => {
-                    tracing::error!("no outcome for immediate saves on the manual clock; their messages wait for a later tick");
-                    return;
+        let settled = super::clock::drain_in_flight(
+            self,
+            MANUAL_SETTLE_WAIT,
+            |runner| &runner.immediate.outcomes_rx,
+            |runner| runner.immediate.any_waiting(),
+            |runner, (sessions, ok)| {
+                if ok {
+                    runner.release_held(&sessions);
+                } else {
+                    runner.drop_unsaved(&sessions);
                 }
-            }
+            },
+        );
+        if !settled {
+            tracing::error!("no outcome for immediate saves on the manual clock; their messages wait for a later tick");
         }
     }
 

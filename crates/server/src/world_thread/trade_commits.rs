@@ -44,15 +44,13 @@ impl Runner {
     /// Waits up to `wait` for the outcomes of the commits in flight, applying each: `false` when
     /// some are still pending at the end.
     pub(super) fn await_trade_outcomes(&mut self, wait: std::time::Duration) -> bool {
-        let deadline = std::time::Instant::now() + wait;
-        while !self.trades.pending.is_empty() {
-            let left = deadline.saturating_duration_since(std::time::Instant::now());
-            match self.trades.outcomes_rx.recv_timeout(left) {
-                Ok((trade_id, ok)) => self.on_trade_outcome(&trade_id, ok),
-                Err(_) => return false,
-            }
-        }
-        true
+        super::clock::drain_in_flight(
+            self,
+            wait,
+            |runner| &runner.trades.outcomes_rx,
+            |runner| !runner.trades.pending.is_empty(),
+            |runner, (trade_id, ok)| runner.on_trade_outcome(&trade_id, ok),
+        )
     }
 
     pub(super) fn on_trade_outcome(&mut self, trade_id: &str, ok: bool) {

@@ -33,25 +33,36 @@ async fn pair(app: &TestApp, n: usize) -> Pair {
     admin_give(&mut seller, CODE, "coins", GIVEN).await;
     let coins = slot_of(&mut seller, "coins").await;
     let trade = start(&mut seller, &mut buyer, &buyer_id).await;
-    seller
-        .send(
-            ClientMessage::TradeAddItem(TradeAddItem {
-                trade_id: to_id(&trade),
-                inventory_slot: to_slot(coins),
-                quantity: None,
-            }),
-            None,
-        )
-        .await;
-    accept_all(&mut seller, &mut buyer, &trade).await;
-    for ws in [&mut seller, &mut buyer] {
-        expect_trade(ws, "tradeConfirmScreen").await;
-    }
+    offer_coins_to_confirm(&mut seller, &mut buyer, &trade, coins).await;
     Pair {
         seller,
         buyer,
         ids: [seller_id, buyer_id],
         trade,
+    }
+}
+
+/// The seller offers every coin in `coins_slot` and both accept the first screen: the trade
+/// waits on the confirm screen.
+async fn offer_coins_to_confirm(
+    seller: &mut WsClient,
+    buyer: &mut WsClient,
+    trade: &str,
+    coins_slot: i64,
+) {
+    seller
+        .send(
+            ClientMessage::TradeAddItem(TradeAddItem {
+                trade_id: to_id(trade),
+                inventory_slot: to_slot(coins_slot),
+                quantity: None,
+            }),
+            None,
+        )
+        .await;
+    accept_all(seller, buyer, trade).await;
+    for ws in [seller, buyer] {
+        expect_trade(ws, "tradeConfirmScreen").await;
     }
 }
 
@@ -151,20 +162,7 @@ both_databases!(
         let p = &mut pairs[0];
         let trade = start(&mut p.seller, &mut p.buyer, &p.ids[1]).await;
         let coins = slot_of(&mut p.seller, "coins").await;
-        p.seller
-            .send(
-                ClientMessage::TradeAddItem(TradeAddItem {
-                    trade_id: to_id(&trade),
-                    inventory_slot: to_slot(coins),
-                    quantity: None,
-                }),
-                None,
-            )
-            .await;
-        accept_all(&mut p.seller, &mut p.buyer, &trade).await;
-        for ws in [&mut p.seller, &mut p.buyer] {
-            expect_trade(ws, "tradeConfirmScreen").await;
-        }
+        offer_coins_to_confirm(&mut p.seller, &mut p.buyer, &trade, coins).await;
         accept_all(&mut p.seller, &mut p.buyer, &trade).await;
         for ws in [&mut p.seller, &mut p.buyer] {
             assert_eq!(ending(ws, &trade).await, "completed");

@@ -14,8 +14,8 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use wayfarer_protocol::trade::{TradeAddItem, TradeIdOnly, TradeRequest, TradeRequestRespond};
 use wayfarer_protocol::ws::{
-    ActionRequest, BankDepositRequest, BankWithdrawRequest, ClientMessage, DepositSlot,
-    DialogueRespond, Quantity, ShopBuyRequest, ShopSellRequest, UseRequest,
+    ActionRequest, BankDepositRequest, BankWithdrawRequest, ClientMessage, DepositSlot, Quantity,
+    ShopBuyRequest, ShopSellRequest, UseRequest,
 };
 
 use crate::support::messages::{act_on, chat, to_id, to_slot, walk_to};
@@ -299,17 +299,7 @@ async fn prepare(
         }
         Move::Buy | Move::Sell => {
             let tobin = find_npc(ws, Some(view), "merchant_tobin").await;
-            ws.send(act_on("interact", &tobin), None).await;
-            ws.expect_type("dialogue:open").await;
-            ws.send(
-                ClientMessage::DialogueRespond(DialogueRespond {
-                    npc_id: "merchant_tobin".into(),
-                    index: 0,
-                }),
-                None,
-            )
-            .await;
-            ws.expect_type("shop:open").await;
+            crate::shops::open_store_of(ws, &tobin).await;
             None
         }
         Move::TradeAccept => {

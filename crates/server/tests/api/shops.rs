@@ -36,6 +36,12 @@ pub async fn open_general_store(ws: &mut WsClient, view: &Value) -> Value {
         .as_str()
         .unwrap()
         .to_owned();
+    open_store_of(ws, &tobin).await
+}
+
+/// Opens the Millbrook general store by talking to the Tobin entity `tobin`; returns the
+/// `shop:open`.
+pub async fn open_store_of(ws: &mut WsClient, tobin: &str) -> Value {
     ws.send(act_on("interact", tobin), None).await;
     // Tobin's dialogue: "Show me your wares." opens the store.
     let dialogue = ws.expect_type("dialogue:open").await;

@@ -556,16 +556,21 @@ fn maker_and_brute(retaliates: bool) -> World {
     world
 }
 
-#[test]
-fn a_maker_attacked_with_auto_retaliate_on_stops_and_turns_on_the_attacker() {
-    let mut world = maker_and_brute(true);
-    let mut events = world.tick(vec![Command::Action {
+/// The brute's attack on the maker: the tick it is sent in, and its events.
+fn brute_attacks_maker(world: &mut World) -> Vec<Event> {
+    world.tick(vec![Command::Action {
         id: "brute".into(),
         action: Action::Attack {
             target: "maker".into(),
         },
         reference: None,
-    }]);
+    }])
+}
+
+#[test]
+fn a_maker_attacked_with_auto_retaliate_on_stops_and_turns_on_the_attacker() {
+    let mut world = maker_and_brute(true);
+    let mut events = brute_attacks_maker(&mut world);
     let shafts = count(&world, "maker", "arrow_shaft");
     for _ in 0..20 {
         events.extend(world.tick(vec![]));
@@ -591,13 +596,7 @@ fn a_maker_attacked_with_auto_retaliate_on_stops_and_turns_on_the_attacker() {
 fn making_stops_when_the_player_is_attacked() {
     // Auto-retaliate off: the maker only stops (on, they turn on the brute: above).
     let mut world = maker_and_brute(false);
-    let mut events = world.tick(vec![Command::Action {
-        id: "brute".into(),
-        action: Action::Attack {
-            target: "maker".into(),
-        },
-        reference: None,
-    }]);
+    let mut events = brute_attacks_maker(&mut world);
     for _ in 0..20 {
         events.extend(world.tick(vec![]));
         if !world.player_is_busy("maker") {
