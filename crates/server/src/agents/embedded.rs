@@ -46,6 +46,12 @@ pub const STOP_GRACE: Duration = Duration::from_secs(10);
 /// Attempts at reading the public knowledge (the readiness check of the listener) before giving
 /// up, one a second.
 pub const READY_ATTEMPTS: u32 = 10;
+/// Attempts at making one agent's character and mapping when the database fails for a passing
+/// reason (on a loaded machine SQLite's write lock can be held past its busy timeout: "database is
+/// locked"); a refusal (a taken name, a full account) is not tried again.
+pub const PREPARE_ATTEMPTS: u32 = 4;
+/// The wait before the second attempt; each later one waits twice as long.
+const PREPARE_BACKOFF: Duration = Duration::from_millis(500);
 /// Skill goals are trained this far (a long way: agents keep at one activity for hours).
 pub const SKILL_GOAL_LEVEL: i64 = 30;
 
@@ -102,7 +108,7 @@ async fn run(state: AppState, base: String, mut stop: watch::Receiver<bool>) {
     let prefix = state.config.embedded_agent_prefix.clone();
     let tick = Duration::from_millis(state.config.tick_ms);
     let every = (tick / STARTS_PER_TICK as u32).max(Duration::from_millis(1));
-    let (account, mut characters, mappings) = match existing(&state.store).await {
+    let (account, characters, mappings) = match existing(&state.store).await {
         Ok(found) => found,
         Err(err) => {
             tracing::error!(error = %err, "embedded agents: cannot read their account; none started");
@@ -118,7 +124,11 @@ async fn run(state: AppState, base: String, mut stop: watch::Receiver<bool>) {
             break;
         }
         let name = format!("{prefix}{n}");
-        let mapping = match prepare(&state, &account, &name, &mut characters, &mappings).await {
+        let prepared = with_retries(PREPARE_ATTEMPTS, PREPARE_BACKOFF, &mut stop, || {
+            prepare(&state, &account, &name, &characters, &mappings)
+        })
+        .await;
+        let mapping = match prepared {
             Ok(Some((mapping, created))) => {
                 if created {
                     tally.created += 1;
@@ -260,6 +270,37 @@ async fn existing(
     Ok((account, characters, mappings))
 }
 
+/// Runs `attempt` until it succeeds, fails for good ([`PrepareError::is_transient`] false) or has
+/// run `attempts` times, waiting `backoff`, then twice that, and so on between tries; the last
+/// error when none succeeded. A stop ends the waiting with that error.
+async fn with_retries<T, F, Fut>(
+    attempts: u32,
+    backoff: Duration,
+    stop: &mut watch::Receiver<bool>,
+    mut attempt: F,
+) -> Result<T, PrepareError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, PrepareError>>,
+{
+    let mut wait = backoff;
+    let mut tried = 1;
+    loop {
+        match attempt().await {
+            Err(err) if err.is_transient() && tried < attempts => {
+                tracing::info!(error = %err, attempt = tried, "embedded agent: trying again");
+                tokio::select! {
+                    () = tokio::time::sleep(wait) => {}
+                    _ = stop.changed() => return Err(err),
+                }
+                wait *= 2;
+                tried += 1;
+            }
+            done => return done,
+        }
+    }
+}
+
 /// Why an embedded agent's character or mapping could not be made (it is skipped, and this logged).
 #[derive(Debug, thiserror::Error)]
 enum PrepareError {
@@ -271,13 +312,26 @@ enum PrepareError {
     Store(#[from] StoreError),
 }
 
+impl PrepareError {
+    /// Whether trying again may succeed: the database failed for a passing reason (a lock, a
+    /// timeout, a lost connection), not a refusal on the merits.
+    fn is_transient(&self) -> bool {
+        match self {
+            PrepareError::Store(err) | PrepareError::Creation(CreationError::Store(err)) => {
+                !err.is_refusal()
+            }
+            PrepareError::Name(_) | PrepareError::Creation(_) => false,
+        }
+    }
+}
+
 /// The agent mapping of the character `name` of the server's account, made as needed (with
 /// `true` when anything was created); `None` when another account has a character of that name.
 async fn prepare(
     state: &AppState,
     account: &User,
     name: &str,
-    characters: &mut HashMap<String, Character>,
+    characters: &HashMap<String, Character>,
     mappings: &HashMap<String, AgentMapping>,
 ) -> Result<Option<(AgentMapping, bool)>, PrepareError> {
     let character = match characters.get(&name.to_lowercase()) {
@@ -288,15 +342,18 @@ async fn prepare(
             character.clone()
         }
         None => {
-            if state.store.characters().find_by_name(name).await?.is_some() {
-                return Ok(None);
+            match state.store.characters().find_by_name(name).await? {
+                // Ours after all: an earlier attempt's commit that reported an error.
+                Some(found) if found.account_id == account.id => found,
+                Some(_) => return Ok(None),
+                None => {
+                    // The operator chose the names (EMBEDDED_AGENT_PREFIX, checked at start):
+                    // staff's.
+                    let valid = CharacterName::parse(name, Namer::Admin)?;
+                    creation::create(state, &account.id, &valid, None, creation::SERVER_LIMITS)
+                        .await?
+                }
             }
-            // The operator chose the names (EMBEDDED_AGENT_PREFIX, checked at start): staff's.
-            let valid = CharacterName::parse(name, Namer::Admin)?;
-            let made =
-                creation::create(state, &account.id, &valid, None, creation::SERVER_LIMITS).await?;
-            characters.insert(name.to_lowercase(), made.clone());
-            made
         }
     };
     // A character without its mapping (a crash between the two): register it now.
@@ -425,5 +482,57 @@ mod tests {
             base_url("10.1.2.3:7000".parse().unwrap()),
             "http://10.1.2.3:7000"
         );
+    }
+
+    fn locked() -> PrepareError {
+        // What sqlx reports when SQLite's busy timeout passes: not a refusal.
+        PrepareError::Store(StoreError::Database(sqlx::Error::PoolTimedOut))
+    }
+
+    #[test]
+    fn a_database_failure_is_tried_again_a_refusal_is_not() {
+        assert!(locked().is_transient());
+        assert!(
+            PrepareError::Creation(CreationError::Store(StoreError::Database(
+                sqlx::Error::PoolTimedOut
+            )))
+            .is_transient()
+        );
+        assert!(!PrepareError::Creation(CreationError::NameTaken).is_transient());
+        assert!(!PrepareError::Store(StoreError::Conflict("name".into())).is_transient());
+    }
+
+    #[tokio::test]
+    async fn passing_failures_are_retried_up_to_the_attempts_and_refusals_are_not() {
+        let (_stopper, mut stop) = watch::channel(false);
+        let tries = std::cell::Cell::new(0u32);
+        let made = with_retries(4, Duration::from_millis(1), &mut stop, || async {
+            tries.set(tries.get() + 1);
+            if tries.get() < 3 {
+                Err(locked())
+            } else {
+                Ok(tries.get())
+            }
+        })
+        .await;
+        assert_eq!(made.unwrap(), 3);
+
+        let tries = std::cell::Cell::new(0u32);
+        let failed = with_retries(4, Duration::from_millis(1), &mut stop, || async {
+            tries.set(tries.get() + 1);
+            Err::<(), _>(locked())
+        })
+        .await;
+        assert!(failed.unwrap_err().is_transient());
+        assert_eq!(tries.get(), 4, "the last attempt's error, after four");
+
+        let tries = std::cell::Cell::new(0u32);
+        let refused = with_retries(4, Duration::from_millis(1), &mut stop, || async {
+            tries.set(tries.get() + 1);
+            Err::<(), _>(PrepareError::Creation(CreationError::NameTaken))
+        })
+        .await;
+        assert!(refused.is_err());
+        assert_eq!(tries.get(), 1, "a refusal is final");
     }
 }
