@@ -87,6 +87,21 @@ pub enum Creation {
 }
 
 /// The columns every read selects, built once from the skill list.
+/// The character with this id, read on `executor`.
+pub(crate) async fn get_on<'e, E>(executor: E, id: &str) -> Result<Option<Character>, StoreError>
+where
+    E: sqlx::Executor<'e, Database = sqlx::Any>,
+{
+    let row = sqlx::query(&format!(
+        "SELECT {} FROM characters WHERE id = $1",
+        select_columns()
+    ))
+    .bind(id)
+    .fetch_optional(executor)
+    .await?;
+    Ok(row.as_ref().map(from_row).transpose()?)
+}
+
 fn select_columns() -> &'static str {
     static COLUMNS: OnceLock<String> = OnceLock::new();
     COLUMNS.get_or_init(|| {
@@ -154,14 +169,7 @@ impl<'a> Characters<'a> {
 
     /// The character with this id.
     pub async fn get(&self, id: &str) -> Result<Option<Character>, StoreError> {
-        let row = sqlx::query(&format!(
-            "SELECT {} FROM characters WHERE id = $1",
-            select_columns()
-        ))
-        .bind(id)
-        .fetch_optional(self.store.pool())
-        .await?;
-        Ok(row.as_ref().map(from_row).transpose()?)
+        get_on(self.store.pool(), id).await
     }
 
     /// The character with this name, ignoring letter case.

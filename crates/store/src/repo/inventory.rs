@@ -98,61 +98,17 @@ impl<'a> Inventories<'a> {
 
     /// A character's occupied slots, by slot.
     pub async fn get(&self, character_id: &str) -> Result<Vec<StoredSlot>, StoreError> {
-        let rows = sqlx::query(
-            r#"SELECT slot, "itemId", quantity FROM inventory WHERE "characterId" = $1 ORDER BY slot"#,
-        )
-        .bind(character_id)
-        .fetch_all(self.store.pool())
-        .await?;
-        rows.iter()
-            .map(|r| {
-                Ok(StoredSlot {
-                    slot: u8::try_from(r.try_get::<i64, _>("slot")?).unwrap_or(u8::MAX),
-                    item_id: r.try_get("itemId")?,
-                    quantity: r.try_get("quantity")?,
-                })
-            })
-            .collect::<Result<_, sqlx::Error>>()
-            .map_err(Into::into)
+        slots_on(self.store.pool(), character_id).await
     }
 
     /// A character's worn items.
     pub async fn equipment(&self, character_id: &str) -> Result<Vec<StoredEquipment>, StoreError> {
-        let rows = sqlx::query(
-            r#"SELECT "slotType", "itemId", quantity FROM equipment WHERE "characterId" = $1 ORDER BY "slotType""#,
-        )
-        .bind(character_id)
-        .fetch_all(self.store.pool())
-        .await?;
-        rows.iter()
-            .map(|r| {
-                Ok(StoredEquipment {
-                    slot_type: r.try_get("slotType")?,
-                    item_id: r.try_get("itemId")?,
-                    quantity: r.try_get("quantity")?,
-                })
-            })
-            .collect::<Result<_, sqlx::Error>>()
-            .map_err(Into::into)
+        equipment_on(self.store.pool(), character_id).await
     }
 
     /// A character's bank, in bank order.
     pub async fn bank(&self, character_id: &str) -> Result<Vec<StoredBankItem>, StoreError> {
-        let rows = sqlx::query(
-            r#"SELECT "itemId", quantity FROM bank WHERE "characterId" = $1 ORDER BY position, "itemId""#,
-        )
-        .bind(character_id)
-        .fetch_all(self.store.pool())
-        .await?;
-        rows.iter()
-            .map(|r| {
-                Ok(StoredBankItem {
-                    item_id: r.try_get("itemId")?,
-                    quantity: r.try_get("quantity")?,
-                })
-            })
-            .collect::<Result<_, sqlx::Error>>()
-            .map_err(Into::into)
+        bank_on(self.store.pool(), character_id).await
     }
 
     /// Units of every item held by all characters: `(item id, in inventories, worn, banked)`, by
@@ -257,4 +213,82 @@ pub(crate) async fn replace_items(
     snapshot: &CharacterSnapshot,
 ) -> Result<(), StoreError> {
     snapshot_writes::replace_items(tx, &[snapshot], crate::now_ms()).await
+}
+
+/// A character's occupied slots, by slot, read on `executor` (the pool, or one connection or
+/// transaction for a whole record: [`crate::repo::snapshot_reads`]).
+pub(crate) async fn slots_on<'e, E>(
+    executor: E,
+    character_id: &str,
+) -> Result<Vec<StoredSlot>, StoreError>
+where
+    E: sqlx::Executor<'e, Database = sqlx::Any>,
+{
+    let rows = sqlx::query(
+        r#"SELECT slot, "itemId", quantity FROM inventory WHERE "characterId" = $1 ORDER BY slot"#,
+    )
+    .bind(character_id)
+    .fetch_all(executor)
+    .await?;
+    rows.iter()
+        .map(|r| {
+            Ok(StoredSlot {
+                slot: u8::try_from(r.try_get::<i64, _>("slot")?).unwrap_or(u8::MAX),
+                item_id: r.try_get("itemId")?,
+                quantity: r.try_get("quantity")?,
+            })
+        })
+        .collect::<Result<_, sqlx::Error>>()
+        .map_err(Into::into)
+}
+
+/// A character's worn items, read on `executor`.
+pub(crate) async fn equipment_on<'e, E>(
+    executor: E,
+    character_id: &str,
+) -> Result<Vec<StoredEquipment>, StoreError>
+where
+    E: sqlx::Executor<'e, Database = sqlx::Any>,
+{
+    let rows = sqlx::query(
+            r#"SELECT "slotType", "itemId", quantity FROM equipment WHERE "characterId" = $1 ORDER BY "slotType""#,
+        )
+        .bind(character_id)
+        .fetch_all(executor)
+        .await?;
+    rows.iter()
+        .map(|r| {
+            Ok(StoredEquipment {
+                slot_type: r.try_get("slotType")?,
+                item_id: r.try_get("itemId")?,
+                quantity: r.try_get("quantity")?,
+            })
+        })
+        .collect::<Result<_, sqlx::Error>>()
+        .map_err(Into::into)
+}
+
+/// A character's bank, in bank order, read on `executor`.
+pub(crate) async fn bank_on<'e, E>(
+    executor: E,
+    character_id: &str,
+) -> Result<Vec<StoredBankItem>, StoreError>
+where
+    E: sqlx::Executor<'e, Database = sqlx::Any>,
+{
+    let rows = sqlx::query(
+            r#"SELECT "itemId", quantity FROM bank WHERE "characterId" = $1 ORDER BY position, "itemId""#,
+        )
+        .bind(character_id)
+        .fetch_all(executor)
+        .await?;
+    rows.iter()
+        .map(|r| {
+            Ok(StoredBankItem {
+                item_id: r.try_get("itemId")?,
+                quantity: r.try_get("quantity")?,
+            })
+        })
+        .collect::<Result<_, sqlx::Error>>()
+        .map_err(Into::into)
 }

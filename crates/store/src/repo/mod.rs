@@ -16,6 +16,7 @@ pub mod quests;
 pub mod revoked_tokens;
 pub mod sessions;
 pub mod skill_table;
+pub mod snapshot_reads;
 pub(crate) mod snapshot_writes;
 pub mod trades;
 pub mod users;

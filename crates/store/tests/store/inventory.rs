@@ -228,3 +228,127 @@ test_both_backends!(banks_across_multi_row_inserts_keep_their_order, |store| {
         );
     }
 });
+
+/// A saved record with something in every part, differing by `n`.
+fn record(character: &wayfarer_store::Character, n: i64) -> CharacterSnapshot {
+    let mut character = character.clone();
+    character.coins = n;
+    CharacterSnapshot {
+        character,
+        inventory: vec![slot(0, "logs", n), slot(5, "coins", 10 * n)],
+        equipment: vec![StoredEquipment {
+            slot_type: "weapon".into(),
+            item_id: "bronze_sword".into(),
+            quantity: 1,
+        }],
+        bank: vec![wayfarer_store::StoredBankItem {
+            item_id: "oak_logs".into(),
+            quantity: 100 * n,
+        }],
+        quests: vec![wayfarer_store::StoredQuest {
+            quest_id: "goblin_trouble".into(),
+            status: "in_progress".into(),
+            stage: Some("kill".into()),
+            progress: n,
+            completions: 0,
+        }],
+        xp_reached_at: Default::default(),
+    }
+}
+
+test_both_backends!(a_character_snapshot_reads_every_part_as_saved, |store| {
+    let user = store.users().create(&NewUser::default()).await.unwrap();
+    let character = store
+        .characters()
+        .create(&NewCharacter {
+            account_id: user.id,
+            name: "Whole".into(),
+            position: None,
+        })
+        .await
+        .unwrap();
+    let saved = record(&character, 3);
+    store
+        .inventories()
+        .save_batch(std::slice::from_ref(&saved))
+        .await
+        .unwrap();
+    let read = store
+        .character_snapshot(&character.id)
+        .await
+        .unwrap()
+        .expect("the character");
+    // Every part as the separate reads give it.
+    assert_eq!(
+        read.character,
+        store
+            .characters()
+            .get(&character.id)
+            .await
+            .unwrap()
+            .unwrap()
+    );
+    assert_eq!(read.character.coins, 3);
+    assert_eq!(read.inventory, saved.inventory);
+    assert_eq!(read.equipment, saved.equipment);
+    assert_eq!(read.bank, saved.bank);
+    assert_eq!(read.quests, saved.quests);
+    assert!(store
+        .character_snapshot("no-such-character")
+        .await
+        .unwrap()
+        .is_none());
+});
+
+test_both_backends!(a_character_snapshot_never_mixes_two_saves, |store| {
+    let user = store.users().create(&NewUser::default()).await.unwrap();
+    let character = store
+        .characters()
+        .create(&NewCharacter {
+            account_id: user.id,
+            name: "Flicker".into(),
+            position: None,
+        })
+        .await
+        .unwrap();
+    let (one, two) = (record(&character, 1), record(&character, 2));
+    store
+        .inventories()
+        .save_batch(std::slice::from_ref(&one))
+        .await
+        .unwrap();
+    // One task saves the two records in turn while this one reads: every read is one of them
+    // whole (the parts read one by one could pair one save's inventory with the other's bank).
+    let writer = {
+        let store = store.clone();
+        tokio::spawn(async move {
+            for i in 0..150 {
+                let next = if i % 2 == 0 { &two } else { &one };
+                store
+                    .inventories()
+                    .save_batch(std::slice::from_ref(next))
+                    .await
+                    .unwrap();
+            }
+        })
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    while !writer.is_finished() {
+        let read = store
+            .character_snapshot(&character.id)
+            .await
+            .unwrap()
+            .unwrap();
+        let n = read.character.coins;
+        assert!(n == 1 || n == 2, "coins {n}");
+        let whole = record(&character, n);
+        assert_eq!(
+            (&read.inventory, &read.bank, &read.quests),
+            (&whole.inventory, &whole.bank, &whole.quests),
+            "one save's parts"
+        );
+        seen.insert(n);
+    }
+    writer.await.unwrap();
+    assert!(!seen.is_empty());
+});

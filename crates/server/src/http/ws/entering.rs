@@ -22,15 +22,11 @@ impl Connection {
         session_id: &mut Option<String>,
     ) -> anyhow::Result<()> {
         let store = &self.state.store;
-        let character = store
-            .characters()
-            .get(&self.character_id)
+        // The whole record in one read transaction on one pooled connection.
+        let mut snapshot = store
+            .character_snapshot(&self.character_id)
             .await?
             .ok_or_else(|| anyhow::anyhow!("character vanished"))?;
-        let inventory = store.inventories().get(&self.character_id).await?;
-        let equipment = store.inventories().equipment(&self.character_id).await?;
-        let bank = store.inventories().bank(&self.character_id).await?;
-        let quests = store.quests().list(&self.character_id).await?;
         let session = store
             .sessions()
             .open(&self.character_id, &self.user_id, Some(&self.address))
@@ -45,14 +41,6 @@ impl Connection {
             .iter()
             .map(|c| c.name.to_lowercase())
             .collect();
-        let mut snapshot = CharacterSnapshot {
-            character,
-            inventory,
-            equipment,
-            bank,
-            quests,
-            xp_reached_at: Default::default(),
-        };
         // The world keeps this record for the whole session, and rows collected from the database
         // have room to spare (16 inventory rows for a starter's 7: 360 bytes a player).
         snapshot.inventory.shrink_to_fit();
