@@ -10,12 +10,18 @@
 //! valgrind --tool=callgrind --collect-atstart=no --toggle-collect='crowd_ticks::measured' \
 //!   target/release/deps/crowd_ticks-<hash> --bench
 //! ```
+//!
+//! Per phase: each phase starts with a call of its own marker (`crowd_ticks::phase_input` …
+//! `crowd_ticks::phase_view`, then `crowd_ticks::phase_encode` for the encoding after the tick and
+//! `crowd_ticks::phase_bench` for making the commands),
+//! so callgrind's `--dump-before='crowd_ticks::phase_*'` closes one profile per phase of each tick,
+//! and `scripts/callgrind-phases.py` adds them up by phase.
 
 use std::hint::black_box;
 use std::sync::Arc;
 
 use wayfarer_protocol::ws::{ChatChannel, ServerMessage, TilePos};
-use wayfarer_sim::{Command, Event, Joining, World};
+use wayfarer_sim::{Command, Event, Joining, Phase, World};
 
 mod support;
 use support::{walk_near, Lcg};
@@ -92,14 +98,59 @@ struct Done {
     events: usize,
 }
 
+// One marker a phase: callgrind dumps its counts before each (`--dump-before`), so each dump is the
+// phase that the marker before it opened. `black_box` keeps each a call of its own.
+#[inline(never)]
+fn phase_input() {
+    black_box(0);
+}
+#[inline(never)]
+fn phase_npcs() {
+    black_box(1);
+}
+#[inline(never)]
+fn phase_movement() {
+    black_box(2);
+}
+#[inline(never)]
+fn phase_actions() {
+    black_box(3);
+}
+#[inline(never)]
+fn phase_view() {
+    black_box(4);
+}
+#[inline(never)]
+fn phase_encode() {
+    black_box(5);
+}
+/// The bench's own work (making the commands), and the end of the measured ticks.
+#[inline(never)]
+fn phase_bench() {
+    black_box(6);
+}
+
+fn mark(phase: Phase) {
+    match phase {
+        Phase::Input => phase_input(),
+        Phase::Npcs => phase_npcs(),
+        Phase::Movement => phase_movement(),
+        Phase::Actions => phase_actions(),
+        Phase::View => phase_view(),
+    }
+}
+
 /// The measured ticks (callgrind collects inside this function only).
 #[inline(never)]
 fn measured(world: &mut World, crowd: &mut Crowd, ticks: usize) -> Done {
     let mut done = Done::default();
     let mut frame = Vec::new();
     for _ in 0..ticks {
+        phase_bench();
         let commands = crowd.commands(world);
-        for event in world.tick(commands) {
+        let events = world.tick_observed(commands, &mut mark);
+        phase_encode();
+        for event in events {
             done.events += 1;
             if let Event::View { update, .. } = event {
                 frame.clear();
@@ -110,6 +161,7 @@ fn measured(world: &mut World, crowd: &mut Crowd, ticks: usize) -> Done {
             }
         }
     }
+    phase_bench();
     done
 }
 
