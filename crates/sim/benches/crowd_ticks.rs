@@ -3,7 +3,9 @@
 //! walking somewhere within 10 tiles every 1–3 s and saying a line every 2–5 s (one in a hundred
 //! global), as the bots do; every tick's `world:update`s are encoded as the server writes them.
 //! Not a criterion benchmark: `cargo bench --bench crowd_ticks` runs it once and prints what it
-//! did; `TICK_THREADS` (default 1) sets the view threads.
+//! did; `TICK_THREADS` (default 1) sets the view threads. `CROWD_DIGEST=1` also prints a digest
+//! of every encoded byte (FNV-1a, outside the counts' interest: it reads every byte again), so
+//! two builds can be shown to send exactly the same updates.
 //!
 //! ```sh
 //! cargo bench -p wayfarer-sim --bench crowd_ticks --no-run
@@ -96,6 +98,17 @@ struct Done {
     updates: usize,
     bytes: usize,
     events: usize,
+    /// FNV-1a of every encoded update in order, when asked for (`CROWD_DIGEST`).
+    digest: Option<u64>,
+}
+
+/// Folds `bytes` into an FNV-1a digest.
+fn fnv1a(mut digest: u64, bytes: &[u8]) -> u64 {
+    for &byte in bytes {
+        digest ^= u64::from(byte);
+        digest = digest.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    digest
 }
 
 // One marker a phase: callgrind dumps its counts before each (`--dump-before`), so each dump is the
@@ -142,8 +155,11 @@ fn mark(phase: Phase) {
 
 /// The measured ticks (callgrind collects inside this function only).
 #[inline(never)]
-fn measured(world: &mut World, crowd: &mut Crowd, ticks: usize) -> Done {
-    let mut done = Done::default();
+fn measured(world: &mut World, crowd: &mut Crowd, ticks: usize, digest: bool) -> Done {
+    let mut done = Done {
+        digest: digest.then_some(0xcbf2_9ce4_8422_2325),
+        ..Done::default()
+    };
     let mut frame = Vec::new();
     for _ in 0..ticks {
         phase_bench();
@@ -157,6 +173,9 @@ fn measured(world: &mut World, crowd: &mut Crowd, ticks: usize) -> Done {
                 ServerMessage::WorldUpdate(update).write_json(&mut frame);
                 done.updates += 1;
                 done.bytes += frame.len();
+                if let Some(digest) = done.digest.as_mut() {
+                    *digest = fnv1a(*digest, &frame);
+                }
                 black_box(&frame);
             }
         }
@@ -195,7 +214,8 @@ fn main() {
         world.tick(commands);
     }
     let started = std::time::Instant::now();
-    let done = measured(&mut world, &mut crowd, MEASURED_TICKS);
+    let digest = std::env::var_os("CROWD_DIGEST").is_some();
+    let done = measured(&mut world, &mut crowd, MEASURED_TICKS, digest);
     println!(
         "crowd_ticks: {MEASURED_TICKS} ticks of {PLAYERS} players on {threads} view thread(s): \
          {} updates ({} bytes encoded), {} events, {:.1} ms a tick",
@@ -204,4 +224,7 @@ fn main() {
         done.events,
         started.elapsed().as_secs_f64() * 1000.0 / MEASURED_TICKS as f64
     );
+    if let Some(digest) = done.digest {
+        println!("crowd_ticks: digest of the encoded updates {digest:016x}");
+    }
 }
