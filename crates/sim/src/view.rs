@@ -434,9 +434,10 @@ fn sort_by_slot(handles: &mut Vec<Handle>, order: &mut SlotOrder) {
     }
     let count = handles.len();
     handles.clear();
-    for word in low / 64..=high / 64 {
+    let words = bits.iter_mut().enumerate();
+    for (word, bits) in words.take(high / 64 + 1).skip(low / 64) {
         // Taken: the table is clear again for the next view once read.
-        let mut set = mem::take(&mut bits[word]);
+        let mut set = mem::take(bits);
         while set != 0 {
             let slot = word * 64 + set.trailing_zeros() as usize;
             handles.push(((slot as u64) << 32) | u64::from(generations[slot]));
@@ -584,12 +585,19 @@ fn diff(old: &[u32], new: &[Handle], inputs: ViewInputs<'_>, lists: &mut DiffLis
     WorldUpdate {
         tick: now,
         moved,
-        // Drained into a Vec of exactly their length, leaving the buffers' room for the next view.
-        added: added.drain(..).collect(),
-        changed: changed.drain(..).collect(),
-        removed: removed.drain(..).collect(),
+        added: exact(added),
+        changed: exact(changed),
+        removed: exact(removed),
         ..WorldUpdate::default()
     }
+}
+
+/// The buffer's items moved into a Vec of exactly their length, the buffer keeping its room for
+/// the next view (`mem::take` would hand that room to the update).
+fn exact<T>(buffer: &mut Vec<T>) -> Vec<T> {
+    let mut items = Vec::with_capacity(buffer.len());
+    items.append(buffer);
+    items
 }
 
 #[cfg(test)]
