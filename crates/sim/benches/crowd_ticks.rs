@@ -3,19 +3,27 @@
 //! walking somewhere within 10 tiles every 1–3 s and saying a line every 2–5 s (one in a hundred
 //! global), as the bots do; every tick's `world:update`s are encoded as the server writes them.
 //! Not a criterion benchmark: `cargo bench --bench crowd_ticks` runs it once and prints what it
-//! did; `TICK_THREADS` (default 1) sets the view threads.
+//! did; `TICK_THREADS` (default 1) sets the view threads. `CROWD_DIGEST=1` also prints a digest
+//! of every encoded byte (FNV-1a, outside the counts' interest: it reads every byte again), so
+//! two builds can be shown to send exactly the same updates.
 //!
 //! ```sh
 //! cargo bench -p wayfarer-sim --bench crowd_ticks --no-run
 //! valgrind --tool=callgrind --collect-atstart=no --toggle-collect='crowd_ticks::measured' \
 //!   target/release/deps/crowd_ticks-<hash> --bench
 //! ```
+//!
+//! Per phase: each phase starts with a call of its own marker (`crowd_ticks::phase_input` …
+//! `crowd_ticks::phase_view`, then `crowd_ticks::phase_encode` for the encoding after the tick and
+//! `crowd_ticks::phase_bench` for making the commands),
+//! so callgrind's `--dump-before='crowd_ticks::phase_*'` closes one profile per phase of each tick,
+//! and `scripts/callgrind-phases.py` adds them up by phase.
 
 use std::hint::black_box;
 use std::sync::Arc;
 
 use wayfarer_protocol::ws::{ChatChannel, ServerMessage, TilePos};
-use wayfarer_sim::{Command, Event, Joining, World};
+use wayfarer_sim::{Command, Event, Joining, Phase, World};
 
 mod support;
 use support::{walk_near, Lcg};
@@ -90,26 +98,89 @@ struct Done {
     updates: usize,
     bytes: usize,
     events: usize,
+    /// FNV-1a of every encoded update in order, when asked for (`CROWD_DIGEST`).
+    digest: Option<u64>,
+}
+
+/// Folds `bytes` into an FNV-1a digest.
+fn fnv1a(mut digest: u64, bytes: &[u8]) -> u64 {
+    for &byte in bytes {
+        digest ^= u64::from(byte);
+        digest = digest.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    digest
+}
+
+// One marker a phase: callgrind dumps its counts before each (`--dump-before`), so each dump is the
+// phase that the marker before it opened. `black_box` keeps each a call of its own.
+#[inline(never)]
+fn phase_input() {
+    black_box(0);
+}
+#[inline(never)]
+fn phase_npcs() {
+    black_box(1);
+}
+#[inline(never)]
+fn phase_movement() {
+    black_box(2);
+}
+#[inline(never)]
+fn phase_actions() {
+    black_box(3);
+}
+#[inline(never)]
+fn phase_view() {
+    black_box(4);
+}
+#[inline(never)]
+fn phase_encode() {
+    black_box(5);
+}
+/// The bench's own work (making the commands), and the end of the measured ticks.
+#[inline(never)]
+fn phase_bench() {
+    black_box(6);
+}
+
+fn mark(phase: Phase) {
+    match phase {
+        Phase::Input => phase_input(),
+        Phase::Npcs => phase_npcs(),
+        Phase::Movement => phase_movement(),
+        Phase::Actions => phase_actions(),
+        Phase::View => phase_view(),
+    }
 }
 
 /// The measured ticks (callgrind collects inside this function only).
 #[inline(never)]
-fn measured(world: &mut World, crowd: &mut Crowd, ticks: usize) -> Done {
-    let mut done = Done::default();
+fn measured(world: &mut World, crowd: &mut Crowd, ticks: usize, digest: bool) -> Done {
+    let mut done = Done {
+        digest: digest.then_some(0xcbf2_9ce4_8422_2325),
+        ..Done::default()
+    };
     let mut frame = Vec::new();
     for _ in 0..ticks {
+        phase_bench();
         let commands = crowd.commands(world);
-        for event in world.tick(commands) {
+        let events = world.tick_observed(commands, &mut mark);
+        phase_encode();
+        for event in events {
             done.events += 1;
             if let Event::View { update, .. } = event {
                 frame.clear();
                 ServerMessage::WorldUpdate(update).write_json(&mut frame);
                 done.updates += 1;
                 done.bytes += frame.len();
+                if let Some(digest) = done.digest.as_mut() {
+                    *digest = fnv1a(*digest, &frame);
+                }
                 black_box(&frame);
             }
         }
     }
+    phase_bench();
     done
 }
 
@@ -143,7 +214,8 @@ fn main() {
         world.tick(commands);
     }
     let started = std::time::Instant::now();
-    let done = measured(&mut world, &mut crowd, MEASURED_TICKS);
+    let digest = std::env::var_os("CROWD_DIGEST").is_some();
+    let done = measured(&mut world, &mut crowd, MEASURED_TICKS, digest);
     println!(
         "crowd_ticks: {MEASURED_TICKS} ticks of {PLAYERS} players on {threads} view thread(s): \
          {} updates ({} bytes encoded), {} events, {:.1} ms a tick",
@@ -152,4 +224,7 @@ fn main() {
         done.events,
         started.elapsed().as_secs_f64() * 1000.0 / MEASURED_TICKS as f64
     );
+    if let Some(digest) = done.digest {
+        println!("crowd_ticks: digest of the encoded updates {digest:016x}");
+    }
 }

@@ -11,7 +11,7 @@
 use std::mem;
 use std::sync::Arc;
 
-use wayfarer_protocol::ws::{MovedList, TickMoves, TilePos, WorldUpdate};
+use wayfarer_protocol::ws::{Changed, Entity, MovedList, TickMoves, TilePos, WorldUpdate};
 
 use crate::entities::{slot_index, slot_of, Entities, Handle, TickFlags};
 use crate::grid::{Occupant, SpatialGrid};
@@ -72,14 +72,27 @@ pub(crate) struct ViewScratch {
     npcs: Vec<(u32, Handle)>,
     ground: Vec<(u32, Handle)>,
     next: Vec<Handle>,
-    /// The other half of [`sort_by_slot`].
-    sorting: Vec<Handle>,
+    /// [`sort_by_slot`]'s table.
+    order: SlotOrder,
     /// The candidates at the distance where [`nearest`] reaches its cap.
     ties: Vec<(u32, Handle)>,
     /// Players, NPCs and ground items gathered, counted by distance.
     counts: ClassCounts,
     /// The view of a crowded centre, shared by the viewers standing on it (`shared.rs`).
     shared: shared::SharedView,
+    /// A diff's lists as they are filled ([`diff`]), each moved into an exact allocation at the end.
+    lists: DiffLists,
+}
+
+/// What [`diff`] fills before it knows how long each list is: kept by the view thread, so an
+/// update's lists are each one allocation of their final size instead of a run of doublings
+/// (a crowd's viewer gains and loses a few entities at the cut every tick: ~12 reallocations an
+/// update, 4 % of the view phase).
+#[derive(Debug, Default)]
+struct DiffLists {
+    added: Vec<Arc<Entity>>,
+    changed: Vec<Changed>,
+    removed: Vec<Arc<str>>,
 }
 
 /// What every view of one tick reads: the world as the tick left it.
@@ -118,7 +131,7 @@ pub(crate) fn refresh(
     }
     viewer.fresh = false;
     shared::collect_for(me, centre, grid, scratch, now);
-    let update = diff(&viewer.visible, &scratch.next, inputs);
+    let update = diff(&viewer.visible, &scratch.next, inputs, &mut scratch.lists);
     keep_shown(&mut viewer.visible, &scratch.next);
     (!update.is_empty()).then_some(update)
 }
@@ -268,7 +281,7 @@ fn collect(
         npcs,
         ground,
         next,
-        sorting,
+        order,
         ties,
         counts,
         ..
@@ -374,48 +387,64 @@ fn collect(
     next.extend(players.iter().map(|(_, h)| *h));
     next.extend(npcs.iter().map(|(_, h)| *h));
     next.extend(ground.iter().map(|(_, h)| *h));
-    sort_by_slot(next, sorting);
+    sort_by_slot(next, order);
 }
 
-/// Sorts handles as `sort_unstable` would, by two counting passes over the slot's low 16 bits when
-/// every slot fits in them (a world's entities number in the thousands): the sort of each crowd
-/// view's ~500 handles was a third of the view phase. Handles of one slot differ only in
+/// Most slots [`sort_by_slot`] orders with its bitset; a world with more entities falls back to
+/// `sort_unstable` (a world's entities number in the thousands, and the table below costs 4 bytes
+/// a slot for each view thread).
+const SLOT_ORDER_LIMIT: usize = 1 << 16;
+
+/// What [`sort_by_slot`] keeps between views: one bit per slot, clear between calls, and each
+/// set slot's generation (read back only where a bit is set, so never cleared).
+#[derive(Debug, Default)]
+pub(crate) struct SlotOrder {
+    bits: Vec<u64>,
+    generations: Vec<u32>,
+}
+
+/// Sorts handles as `sort_unstable` would, by setting one bit per slot and reading the bits back
+/// in order, when every slot is below [`SLOT_ORDER_LIMIT`]: each handle costs a bit set and a bit
+/// read, and the words between the least and the greatest slot are scanned once (a crowd view's
+/// ~500 handles span a few thousand slots). The two counting passes over the slot's bytes that
+/// this replaces were a quarter of a crowd's view phase. Handles of one slot differ only in
 /// generation, and a view never holds two of them, so the order by slot is the order by handle.
-fn sort_by_slot(handles: &mut Vec<Handle>, spare: &mut Vec<Handle>) {
-    const DIGIT_BITS: u32 = 8;
-    const DIGITS: usize = 1 << DIGIT_BITS;
-    if handles.len() < 64
-        || handles
-            .iter()
-            .any(|&h| slot_index(h) >= 1 << (2 * DIGIT_BITS))
-    {
+fn sort_by_slot(handles: &mut Vec<Handle>, order: &mut SlotOrder) {
+    if handles.len() < 64 {
         handles.sort_unstable();
         return;
     }
-    let digit = |h: Handle, pass: u32| (slot_index(h) >> (pass * DIGIT_BITS)) & (DIGITS - 1);
-    // Every place of `spare` is written by each pass, and after the swap the other list has the
-    // same length: one sizing for both passes (zeroing it twice was 3% of a crowd's tick).
-    spare.clear();
-    spare.resize(handles.len(), 0);
-    for pass in 0..2 {
-        // u32 counts: a view holds a few hundred handles, and the table is zeroed each pass.
-        let mut starts = [0u32; DIGITS];
-        for &h in handles.iter() {
-            starts[digit(h, pass)] += 1;
-        }
-        let mut sum = 0;
-        for start in starts.iter_mut() {
-            let count = *start;
-            *start = sum;
-            sum += count;
-        }
-        for &h in handles.iter() {
-            let d = digit(h, pass);
-            spare[starts[d] as usize] = h;
-            starts[d] += 1;
-        }
-        mem::swap(handles, spare);
+    let (low, high) = handles.iter().fold((usize::MAX, 0), |(low, high), &h| {
+        let slot = slot_index(h);
+        (low.min(slot), high.max(slot))
+    });
+    if high >= SLOT_ORDER_LIMIT {
+        handles.sort_unstable();
+        return;
     }
+    let SlotOrder { bits, generations } = order;
+    if generations.len() <= high {
+        generations.resize(high + 1, 0);
+        bits.resize(high / 64 + 1, 0);
+    }
+    for &h in handles.iter() {
+        let slot = slot_index(h);
+        bits[slot / 64] |= 1 << (slot % 64);
+        generations[slot] = h as u32;
+    }
+    let count = handles.len();
+    handles.clear();
+    let words = bits.iter_mut().enumerate();
+    for (word, bits) in words.take(high / 64 + 1).skip(low / 64) {
+        // Taken: the table is clear again for the next view once read.
+        let mut set = mem::take(bits);
+        while set != 0 {
+            let slot = word * 64 + set.trailing_zeros() as usize;
+            handles.push(((slot as u64) << 32) | u64::from(generations[slot]));
+            set &= set - 1;
+        }
+    }
+    debug_assert_eq!(handles.len(), count, "a view holds one handle a slot");
 }
 
 /// Adds the occupants within view of `centre` (other than `me`) with their distances, counting
@@ -491,26 +520,33 @@ fn nearest(
 }
 
 /// The update turning what was shown (`old`, slots) into what should be (`new`, handles); both
-/// sorted (by slot: handles of different slots order as their slots).
-fn diff(old: &[u32], new: &[Handle], inputs: ViewInputs<'_>) -> WorldUpdate {
+/// sorted (by slot: handles of different slots order as their slots). `lists` is empty before and
+/// after.
+fn diff(old: &[u32], new: &[Handle], inputs: ViewInputs<'_>, lists: &mut DiffLists) -> WorldUpdate {
     let ViewInputs {
         entities,
         moves,
         now,
         ..
     } = inputs;
-    let mut update = WorldUpdate {
-        tick: now,
-        moved: MovedList::new(Arc::clone(moves)),
-        ..WorldUpdate::default()
-    };
+    let mut moved = MovedList::new(Arc::clone(moves));
     // Something in view changed, and in a moving crowd nearly everything does: one allocation up
     // front beats growing the list step by step.
-    update.moved.reserve(old.len().min(new.len()));
+    moved.reserve(old.len().min(new.len()));
+    let DiffLists {
+        added,
+        changed,
+        removed,
+    } = lists;
     let flags = entities.tick_flags();
-    let added = |update: &mut WorldUpdate, handle: Handle| {
+    let mut add = |handle: Handle| {
         if let Some(body) = entities.get(handle) {
-            update.added.push(Arc::clone(&body.wire));
+            added.push(Arc::clone(&body.wire));
+        }
+    };
+    let mut remove = |slot: u32| {
+        if let Some(id) = entities.id_in_slot(slot) {
+            removed.push(id.clone());
         }
     };
     // Each list (moved, changed, removed, added) is filled in slot order, as a client is sent it.
@@ -524,39 +560,44 @@ fn diff(old: &[u32], new: &[Handle], inputs: ViewInputs<'_>) -> WorldUpdate {
                 .copied()
                 .unwrap_or(TickFlags::NOT_MOVED);
             if flag & TickFlags::MOVE != TickFlags::NOT_MOVED {
-                update.moved.push(flag & TickFlags::MOVE);
+                moved.push(flag & TickFlags::MOVE);
             }
             if flag & TickFlags::CHANGED != 0 {
                 if let Some(body) = entities.get(b) {
-                    update.changed.push(body.change.clone());
+                    changed.push(body.change.clone());
                 }
             }
             i += 1;
             j += 1;
         } else if a < slot {
-            removed(&mut update, entities, a);
+            remove(a);
             i += 1;
         } else {
-            added(&mut update, b);
+            add(b);
             j += 1;
         }
     }
-    for &a in &old[i..] {
-        removed(&mut update, entities, a);
-    }
-    for &b in &new[j..] {
-        added(&mut update, b);
-    }
+    old[i..].iter().for_each(|&a| remove(a));
+    new[j..].iter().for_each(|&b| add(b));
     // The update waits in the player's queue until written: it should not hold room for a crowd
     // when only a few moved (a joiner among thousands of idle players held ~6 KB each).
-    update.moved.shrink_if_mostly_spare();
-    update
+    moved.shrink_if_mostly_spare();
+    WorldUpdate {
+        tick: now,
+        moved,
+        added: exact(added),
+        changed: exact(changed),
+        removed: exact(removed),
+        ..WorldUpdate::default()
+    }
 }
 
-fn removed(update: &mut WorldUpdate, entities: &Entities, slot: u32) {
-    if let Some(id) = entities.id_in_slot(slot) {
-        update.removed.push(id.clone());
-    }
+/// The buffer's items moved into a Vec of exactly their length, the buffer keeping its room for
+/// the next view (`mem::take` would hand that room to the update).
+fn exact<T>(buffer: &mut Vec<T>) -> Vec<T> {
+    let mut items = Vec::with_capacity(buffer.len());
+    items.append(buffer);
+    items
 }
 
 #[cfg(test)]
@@ -628,7 +669,7 @@ mod tests {
             z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
             z ^ (z >> 31)
         };
-        let mut spare = Vec::new();
+        let mut order = SlotOrder::default();
         for (len, max_slot) in [
             (0, 10),
             (5, 10),
@@ -651,9 +692,23 @@ mod tests {
             }
             let mut expected = handles.clone();
             expected.sort_unstable();
-            sort_by_slot(&mut handles, &mut spare);
+            sort_by_slot(&mut handles, &mut order);
             assert_eq!(handles, expected, "{len} handles, slots up to {max_slot}");
         }
+        // The table's limit: the last slot it orders, then the first that falls back.
+        for top in [SLOT_ORDER_LIMIT - 1, SLOT_ORDER_LIMIT] {
+            let mut handles: Vec<Handle> = (0..100u64)
+                .rev()
+                .map(|slot| (slot * 7) << 32 | 3)
+                .chain([(top as u64) << 32 | 9])
+                .collect();
+            let mut expected = handles.clone();
+            expected.sort_unstable();
+            sort_by_slot(&mut handles, &mut order);
+            assert_eq!(handles, expected, "up to slot {top}");
+        }
+        assert!(order.bits.iter().all(|&word| word == 0), "left clear");
+        assert_eq!(order.generations.len(), SLOT_ORDER_LIMIT);
     }
 
     #[test]
