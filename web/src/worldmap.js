@@ -125,13 +125,20 @@ export class WorldMap {
         g.strokeStyle = a.pvp ? '#ff4d3d' : 'rgba(0,0,0,0.45)';
         g.lineWidth = a.pvp ? 3 : 1.5;
         g.strokeRect(p.mx, p.my, q.mx - p.mx, q.my - p.my);
-        labels.push({ a, x: (p.mx + q.mx) / 2, y: (p.my + q.my) / 2 });
+        // Near the area's top (the spawn, and so the player's marker, is often its middle); a
+        // small area is named above its box.
+        const tall = q.my - p.my > side / 8;
+        labels.push({ a, x: (p.mx + q.mx) / 2, y: tall ? p.my + Math.max(20, side / 30) : p.my - 6, w: q.mx - p.mx });
       }
       g.textAlign = 'center';
       g.lineWidth = 4;
+      g.lineJoin = 'round';
       g.strokeStyle = 'rgba(0,0,0,0.7)';
-      for (const { a, x, y } of labels) {
-        g.font = `700 ${Math.max(12, Math.round(side / 40))}px system-ui, sans-serif`;
+      for (const { a, x, y, w } of labels) {
+        // As large as reads well, smaller where the area is narrow (neighbours' names never touch).
+        let px = Math.max(12, Math.round(side / 40));
+        do g.font = `700 ${px}px system-ui, sans-serif`;
+        while (g.measureText(a.name).width > Math.max(w, 60) - 6 && --px > 8);
         g.fillStyle = a.pvp ? '#ff8f80' : '#fff6d5';
         g.strokeText(a.name, x, y);
         g.fillText(a.name, x, y);

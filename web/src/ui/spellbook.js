@@ -46,8 +46,12 @@ export function spellbookPanel(game) {
       h('span.spell-runes', null, ...r.runes.map((x) => h(`span.rune${x.enough ? '' : '.short'}`, { title: `${x.quantity} ${items.get(x.itemId)?.name ?? x.itemId}` },
         itemIcon(x.itemId, items.get(x.itemId)?.name ?? x.itemId, x.quantity, true)))),
       r.why ? h('span.make-why', null, r.why) : null),
+      // The server refuses to autocast a spell above the player's level (and says so): the
+      // button is off until then, rather than showing "Autocast on" for a refused choice.
       h('button.small.autocast', {
-        'aria-pressed': game.autocast === r.spellId ? 'true' : 'false', title: 'Use this spell for your attacks',
+        'aria-pressed': game.autocast === r.spellId ? 'true' : 'false',
+        title: r.level > level ? `Needs Magic ${r.level}` : 'Use this spell for your attacks',
+        disabled: r.level > level && game.autocast !== r.spellId,
         onclick: () => game.setAutocast(game.autocast === r.spellId ? null : r.spellId),
       }, game.autocast === r.spellId ? 'Autocast on' : 'Autocast'))));
   };
