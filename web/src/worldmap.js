@@ -128,7 +128,8 @@ export class WorldMap {
         // Near the area's top (the spawn, and so the player's marker, is often its middle); a
         // small area is named above its box.
         const tall = q.my - p.my > side / 8;
-        labels.push({ a, x: (p.mx + q.mx) / 2, y: tall ? p.my + Math.max(20, side / 30) : p.my - 6, w: q.mx - p.mx });
+        // A name over a small area's box may be wider than the box.
+        labels.push({ a, x: (p.mx + q.mx) / 2, y: tall ? p.my + Math.max(20, side / 30) : p.my - 6, w: tall ? q.mx - p.mx : Math.max(q.mx - p.mx, side / 4) });
       }
       g.textAlign = 'center';
       g.lineWidth = 4;
@@ -138,7 +139,7 @@ export class WorldMap {
         // As large as reads well, smaller where the area is narrow (neighbours' names never touch).
         let px = Math.max(12, Math.round(side / 40));
         do g.font = `700 ${px}px system-ui, sans-serif`;
-        while (g.measureText(a.name).width > Math.max(w, 60) - 6 && --px > 8);
+        while (g.measureText(a.name).width > w - 6 && --px > 8);
         g.fillStyle = a.pvp ? '#ff8f80' : '#fff6d5';
         g.strokeText(a.name, x, y);
         g.fillText(a.name, x, y);
