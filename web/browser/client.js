@@ -487,6 +487,8 @@ export function registerClientTests({ test, enterAs, clickEntity, chatHas, OUT, 
     await dispatch('duel:start', { duelId: 'd1', opponentId: 'p-brom', rules: ['no_food'], arenaId: null, tile: { x: 0, z: 0 } });
     await page.waitForSelector('.duel-fight:not([hidden]):has-text("Duel with Brom")');
     await page.waitForSelector('#duel', { state: 'hidden' });
+    // The stake stays out of the inventory view through the fight (the server lets none of it be used).
+    if (await page.$(`.inv-grid .slot[data-slot="${sword.slot}"] .icon`)) throw new Error('the staked sword shows in the inventory during the fight');
     const me = await page.evaluate(() => window.__wayfarer.game.selfId);
     await dispatch('duel:result', { duelId: 'd1', winnerId: me, loserId: 'p-brom', receivedItems: [{ itemId: 'coins', quantity: 50 }] });
     await chatHas(page, 'You won the duel!');

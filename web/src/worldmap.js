@@ -107,13 +107,20 @@ export class WorldMap {
           g.fillRect(mx - 2, my - 2, 4, 4);
         }
         const { mx, my } = toMap(o, side, town.centre.x, town.centre.z);
-        g.font = `700 ${town.size === 'town' ? 16 : 13}px system-ui, sans-serif`;
+        // Sized to the map (16 and 13 px on a 900 px map; a phone's is a third of that) and kept
+        // inside it: a name at the island's edge was cut by the frame.
+        const px = Math.max(town.size === 'town' ? 10 : 9, Math.round(side / (town.size === 'town' ? 56 : 70)));
+        g.font = `700 ${px}px system-ui, sans-serif`;
         g.textAlign = 'center';
-        g.lineWidth = 4;
+        g.lineWidth = Math.max(2, px / 4);
+        g.lineJoin = 'round';
         g.strokeStyle = 'rgba(0,0,0,0.7)';
         g.fillStyle = '#fff6d5';
-        g.strokeText(townLabel(town), mx, my - 10);
-        g.fillText(townLabel(town), mx, my - 10);
+        const label = townLabel(town);
+        const half = g.measureText(label).width / 2 + 3;
+        const lx = Math.min(Math.max(mx, half), side - half);
+        g.strokeText(label, lx, my - px * 0.7);
+        g.fillText(label, lx, my - px * 0.7);
       }
     } else if (s?.areas?.length) {
       const f = areaFrame(s);
