@@ -186,10 +186,10 @@ export function questsPanel(game) {
     const start = def.startNpc ? `Start by talking to ${titleCase(def.startNpc)}.` : '';
     return [h('h3', null, def.name ?? q.questId), h('p.quest-about', null, def.description ?? ''),
       q.status === 'not_started'
-        ? h('p.stage.todo', null, start)
-        : h('ol.stages', null, ...stages.slice(0, Math.min(stages.length, at + 1)).map((s, i) => h(`li.stage${i < at ? '.done' : '.current'}`, null, s.description,
+        ? h('p.q-stage.todo', null, start)
+        : h('ol.stages', null, ...stages.slice(0, Math.min(stages.length, at + 1)).map((s, i) => h(`li.q-stage${i < at ? '.done' : '.current'}`, null, s.description,
           i === at && q.count ? ` (${q.progress ?? 0}/${q.count})` : ''))),
-      q.status === 'completed' ? h('p.stage.done-all', null, 'Quest complete!') : null].filter(Boolean);
+      q.status === 'completed' ? h('p.q-stage.done-all', null, 'Quest complete!') : null].filter(Boolean);
   };
   const render = () => {
     fill(points, `Quest points: ${game.quests.questPoints}`);
