@@ -1,6 +1,6 @@
 // Browser tests of what issue 30 adds to the client: item pictures all different (hashed), NPC
-// kinds drawn differently, the hover text, the death screen and the PvP warning (from the
-// server's messages, injected through the client's own handler table), another player's worn
+// kinds drawn differently, the hover text, the PvP warning and a death in the Ashen Wastes (the
+// server's own messages; a gravestone death's message given to the handler table), another player's worn
 // sword drawn, a combat style reaching the server, the auto-retaliate toggle, the run toggle,
 // the chat box letting clicks through outside itself, and nothing clipped at 390×844 or
 // 1280×800. Registered by run.js with its harness.
@@ -64,8 +64,8 @@ const clipped = (page) => page.evaluate(() => {
   return out;
 });
 
-/** @param {{test: Function, enterAs: Function, clickEntity: Function, chatHas: Function, OUT: string}} h */
-export function registerClientTests({ test, enterAs, clickEntity, chatHas, OUT }) {
+/** @param {{test: Function, enterAs: Function, clickEntity: Function, chatHas: Function, OUT: string, ADMIN_CODE: string}} h */
+export function registerClientTests({ test, enterAs, clickEntity, chatHas, OUT, ADMIN_CODE }) {
   test('item pictures: every item of the bundled and the reference content drawn differently', async ({ base, open }) => {
     const { page } = await open();
     await enterAs(page, base, 'Pica');
@@ -160,9 +160,12 @@ export function registerClientTests({ test, enterAs, clickEntity, chatHas, OUT }
     await waitUntil(page, () => document.querySelector('.hover-text')?.textContent === '');
   });
 
-  test('death screen: killer, kept and lost items, the gravestone', async ({ base, open }) => {
+  test('death screen: a gravestone death (the message as the server words it) says where the gravestone is', async ({ base, open }) => {
     const { page } = await open();
     await enterAs(page, base, 'Morty');
+    // A gravestone needs a death outside a PvP area, which a new character cannot be brought to
+    // quickly; the real death in the Ashen Wastes is the next test. Here its message shape, given to
+    // the client's own handler table.
     await page.evaluate(() => {
       const g = window.__wayfarer.game;
       g.dispatch({ type: 'player:death', data: { killerId: 'npc-goblin-1', killerName: 'Goblin',
@@ -172,34 +175,67 @@ export function registerClientTests({ test, enterAs, clickEntity, chatHas, OUT }
     });
     await page.waitForSelector('#death:not([hidden])');
     const text = await page.textContent('#death');
-    for (const want of ['Oh dear, you are dead!', 'You were killed by Goblin.', 'Kept (2)', 'Lost (2)', 'Your gravestone stands at (52, -7) for about 15 minutes']) {
+    for (const want of ['Oh dear, you are dead!', 'You were killed by Goblin.', 'Kept (2)', 'Lost (2)', 'Your gravestone stands at (52, -7) for about 15 minutes',
+      'You wake in Millbrook (0, 0).']) {
       if (!text?.includes(want)) throw new Error(`death screen lacks "${want}": ${text}`);
     }
     const kept = await page.$$eval('#death .death-items.kept .slot', (l) => l.map((s) => s.getAttribute('data-item')));
     const lost = await page.$$eval('#death .death-items.lost .slot', (l) => l.map((s) => s.getAttribute('data-item')));
     if (kept.join() !== 'bronze_sword,bronze_hatchet' || lost.join() !== 'coins,bread') throw new Error(`kept ${kept}, lost ${lost}`);
-    await page.screenshot({ path: join(OUT, 'death.png') });
     await page.click('#death button:has-text("Continue")');
     await page.waitForSelector('#death', { state: 'hidden' });
   });
 
-  test('zones: a banner on entering, a PvP area warns in red and in the chat', async ({ base, open }) => {
+  test('PvP: walking into the Ashen Wastes warns in red and in the chat; a death there shows what the server kept and dropped', async ({ base, open }) => {
     const { page } = await open();
+    /** @type {any[]} */
+    const heard = [];
+    page.on('websocket', (ws) => ws.on('framereceived', (f) => { try { heard.push(JSON.parse(String(f.payload))); } catch { /* not ours */ } }));
     await enterAs(page, base, 'Wanda');
-    await page.evaluate(() => window.__wayfarer.game.dispatch({ type: 'zone:enter', data: { areaId: 'millbrook', name: 'Millbrook', safe: true, pvp: false } }));
-    await page.waitForSelector('.zone-banner.safe:not([hidden]) .zone-title:has-text("Millbrook")');
-    await page.evaluate(() => window.__wayfarer.game.dispatch({ type: 'zone:enter', data: { areaId: 'ashen_wastes', name: 'Ashen Wastes', safe: false, pvp: true } }));
-    await page.waitForSelector('.zone-banner.pvp:not([hidden]) .zone-sub:has-text("PvP area")');
+    await page.fill('.chat-input', `/admin ${ADMIN_CODE}`);
+    await page.press('.chat-input', 'Enter');
+    await chatHas(page, 'Admin rights granted');
+    // Into the wastes by the skeletons' spawn (world-areas.json): the server's zone:enter.
+    await page.fill('.chat-input', '/tp -15 76');
+    await page.press('.chat-input', 'Enter');
+    await page.waitForSelector('.zone-banner.pvp:not([hidden]) .zone-title:has-text("Ashen Wastes")', { timeout: 20_000 });
+    const sub = await page.textContent('.zone-banner.pvp .zone-sub');
+    if (sub !== 'PvP area: other players can attack you here') throw new Error(`PvP banner says ${sub}`);
     const colour = await page.$eval('.zone-banner.pvp .zone-title', (e) => getComputedStyle(e).color);
     if (colour !== 'rgb(255, 107, 91)') throw new Error(`PvP title colour ${colour}`);
     await chatHas(page, 'Warning: Ashen Wastes is a PvP area.');
+    if (!heard.some((m) => m.type === 'zone:enter' && m.data.pvp === true && m.data.name === 'Ashen Wastes')) throw new Error('no zone:enter from the server');
     await page.screenshot({ path: join(OUT, 'pvp-warning.png') });
+    // A new character against the wastes' skeletons dies: the death screen shows the server's lists.
+    const foe = await waitUntil(page, () => [...window.__wayfarer.game.world.entities.values()].find((e) => e.typeId === 'skeleton' || e.typeId === 'dark_knight')?.id, null, { timeout: 20_000 });
+    await page.evaluate((id) => window.__wayfarer.game.act('attack', { targetId: id }), foe);
+    await page.waitForSelector('#death:not([hidden])', { timeout: 120_000 });
+    const death = heard.find((m) => m.type === 'player:death')?.data;
+    if (!death) throw new Error('the death screen shows without a player:death');
+    const text = await page.textContent('#death');
+    const wants = [`You were killed by ${death.killerName}.`, `Kept (${death.kept.length})`, `Lost (${death.lost.length})`,
+      // No gravestone in a PvP area; killed by a creature, what fell is anyone's at once.
+      'What you lost lies where you fell for anyone to take', `You wake in Millbrook (${death.respawn.x}, ${death.respawn.z}).`];
+    for (const want of wants) if (!text?.includes(want)) throw new Error(`death screen lacks "${want}": ${text}`);
+    if (death.gravestone) throw new Error(`a PvP death with a gravestone: ${JSON.stringify(death)}`);
+    if (death.kept.length !== 3) throw new Error(`kept ${death.kept.length} items, not the 3 most valuable`);
+    const shown = (cls) => page.$$eval(`#death .death-items.${cls} .slot`, (l) => l.map((s) => s.getAttribute('data-item')));
+    if ((await shown('kept')).join() !== death.kept.map((i) => i.itemId).join()) throw new Error(`kept shown ${await shown('kept')}, sent ${JSON.stringify(death.kept)}`);
+    if ((await shown('lost')).join() !== death.lost.map((i) => i.itemId).join()) throw new Error(`lost shown ${await shown('lost')}, sent ${JSON.stringify(death.lost)}`);
+    // The Millbrook banner of the respawn waits under the death screen, and shows once it closes.
+    if (await page.$('.zone-banner:not([hidden])')) throw new Error('the zone banner shows over the death screen');
+    await page.screenshot({ path: join(OUT, 'death.png') });
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#death', { state: 'hidden' });
+    await page.waitForSelector('.zone-banner.safe:not([hidden]) .zone-title:has-text("Millbrook")');
   });
 
   test('combat style: Defensive chosen in the combat tab trains Defence in a fight', async ({ base, open }) => {
     const { page } = await open();
     await enterAs(page, base, 'Styx');
     await page.keyboard.press('c');
+    // Before any choice the tab shows the style the server fights with: accurate.
+    await page.waitForSelector('#panel-combat .style.on[data-style=accurate]');
     await page.click('#panel-combat .style[data-style=defensive]');
     await page.waitForSelector('#panel-combat .style.on[data-style=defensive]');
     // The nearest chicken or rat, in the woods east of town.
@@ -347,11 +383,6 @@ export function registerClientTests({ test, enterAs, clickEntity, chatHas, OUT }
 
   test('spellbook: spells listed with their runes, a cast on a chicken and autocast sent', async ({ base, open }) => {
     const { page } = await open();
-    // This branch's server has no spells.json yet (CONTRACT.md section 11): the test serves one.
-    await page.route('**/manifests/spells.json', (route) => route.fulfill({ contentType: 'application/json', body: JSON.stringify({ spells: [
-      { id: 'wind_strike', name: 'Wind Strike', level: 1, type: 'combat', element: 'air', baseMaxHit: 2, xp: 5.5, runes: [{ itemId: 'air_rune', quantity: 1 }, { itemId: 'mind_rune', quantity: 1 }] },
-      { id: 'fire_strike', name: 'Fire Strike', level: 13, type: 'combat', element: 'fire', baseMaxHit: 8, xp: 11.5, runes: [{ itemId: 'air_rune', quantity: 2 }, { itemId: 'fire_rune', quantity: 3 }, { itemId: 'mind_rune', quantity: 1 }] },
-    ] }) }));
     /** @type {any[]} */
     const sent = [];
     page.on('websocket', (ws) => ws.on('framesent', (f) => { try { sent.push(JSON.parse(String(f.payload))); } catch { /* not ours */ } }));
@@ -361,6 +392,8 @@ export function registerClientTests({ test, enterAs, clickEntity, chatHas, OUT }
     const why = await page.textContent('#panel-spellbook .spell[data-spell=fire_strike] .make-why');
     if (why !== 'Needs Magic 13') throw new Error(`fire strike: ${why}`);
     if (!(await page.$('#panel-spellbook .spell[data-spell=wind_strike].cannot'))) throw new Error('wind strike castable without runes');
+    // The server refuses to autocast above one's level: that button is off.
+    if (!(await page.$eval('#panel-spellbook .spell[data-spell=fire_strike] .autocast', (b) => /** @type {HTMLButtonElement} */ (b).disabled))) throw new Error('fire strike offered for autocast at Magic 1');
     /** The first frame sent that matches, waited for until a deadline. */
     const sentOne = async (pred, timeout = 5_000) => {
       const deadline = Date.now() + timeout;
@@ -424,8 +457,9 @@ export function registerClientTests({ test, enterAs, clickEntity, chatHas, OUT }
       if (!m) throw new Error(`not sent; last: ${JSON.stringify(sent.slice(-3))}`);
       return m;
     };
-    // This branch's server has no duels yet (CONTRACT.md section 11): its messages are given to the
-    // client's own handler table, and what the client sends is read off the socket.
+    // The window against the protocol's duel messages (CONTRACT.md section 11), given to the client's
+    // own handler table, and what the client sends read off the socket; the server's side of a duel
+    // is crates/server/tests/api/duels.rs.
     const dispatch = (type, data) => page.evaluate(([type, data]) => window.__wayfarer.game.dispatch({ type, data }), [type, data]);
     const sword = await page.evaluate(() => window.__wayfarer.game.inventory.find((s) => s.itemId === 'bronze_sword'));
     const stake = (items, accepted = false) => ({ items, value: items.length * 20, accepted });
@@ -453,6 +487,8 @@ export function registerClientTests({ test, enterAs, clickEntity, chatHas, OUT }
     await dispatch('duel:start', { duelId: 'd1', opponentId: 'p-brom', rules: ['no_food'], arenaId: null, tile: { x: 0, z: 0 } });
     await page.waitForSelector('.duel-fight:not([hidden]):has-text("Duel with Brom")');
     await page.waitForSelector('#duel', { state: 'hidden' });
+    // The stake stays out of the inventory view through the fight (the server lets none of it be used).
+    if (await page.$(`.inv-grid .slot[data-slot="${sword.slot}"] .icon`)) throw new Error('the staked sword shows in the inventory during the fight');
     const me = await page.evaluate(() => window.__wayfarer.game.selfId);
     await dispatch('duel:result', { duelId: 'd1', winnerId: me, loserId: 'p-brom', receivedItems: [{ itemId: 'coins', quantity: 50 }] });
     await chatHas(page, 'You won the duel!');
@@ -476,10 +512,21 @@ export function registerClientTests({ test, enterAs, clickEntity, chatHas, OUT }
       bad = await clipped(page);
       if (bad.length) throw new Error(`390×844, ${tab} tab: ${bad.slice(0, 8).join('; ')}`);
     }
+    // The world map opens from its button (a phone has no M key) and closes with a tap.
+    await page.click('.map-open');
+    await page.waitForSelector('canvas.worldmap', { state: 'visible' });
+    await page.click('canvas.worldmap');
+    await page.waitForSelector('canvas.worldmap', { state: 'hidden' });
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.waitForTimeout(300);
     bad = await clipped(page);
     if (bad.length) throw new Error(`1280×800: ${bad.slice(0, 8).join('; ')}`);
+    // Panels that fit need no scrolling: all 28 inventory slots and every key of the settings.
+    for (const tab of ['inventory', 'settings', 'combat']) {
+      await page.click(`.tab[data-tab=${tab}]`);
+      const { sh, ch } = await page.$eval('.panel-host', (e) => ({ sh: e.scrollHeight, ch: e.clientHeight }));
+      if (sh > ch + 1) throw new Error(`1280×800, ${tab} tab: ${sh} px of content in ${ch} px`);
+    }
     // XP drops start below the hover line and inside the world's box.
     const drops = await page.$eval('.xp-drops', (e) => e.getBoundingClientRect().top);
     const stage = await page.$eval('.stage', (e) => e.getBoundingClientRect().top);

@@ -298,8 +298,11 @@ export function registerPanelTests({ test, enterAs, clickEntity, chatHas, OUT, A
     await waitUntil(page, () => window.__wayfarer.game.quests.quests.some((q) => q.questId === 'vermin_and_villains' && q.status === 'in_progress'));
     // Its journal: the talk with Holt done, the current stage with its progress.
     await page.click('#panel-quests li[data-quest=vermin_and_villains] button');
-    await page.waitForSelector('#panel-quests .quest-detail .stage.done:has-text("Report to Captain Holt")');
-    const current = await page.textContent('#panel-quests .quest-detail .stage.current');
+    await page.waitForSelector('#panel-quests .quest-detail .q-stage.done:has-text("Report to Captain Holt")');
+    const current = await page.textContent('#panel-quests .quest-detail .q-stage.current');
+    // The journal's rows are plain text on the panel (they once took the world's box style: blue bars).
+    const bg = await page.$eval('#panel-quests .quest-detail .q-stage.current', (e) => getComputedStyle(e).backgroundColor);
+    if (bg !== 'rgba(0, 0, 0, 0)') throw new Error(`a quest stage drawn on ${bg}`);
     if (!/^Kill 5 giant rats \(0\/5\)$/.test(current ?? '')) throw new Error(`current stage: ${current}`);
     // Escape closes what is left of the dialogue.
     await page.keyboard.press('Escape');

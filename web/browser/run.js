@@ -260,7 +260,7 @@ test('the socket drops and the client reconnects by itself', async ({ base, open
 });
 
 registerPanelTests({ test, enterAs, clickEntity, chatHas, OUT, ADMIN_CODE });
-registerClientTests({ test, enterAs, clickEntity, chatHas, OUT });
+registerClientTests({ test, enterAs, clickEntity, chatHas, OUT, ADMIN_CODE });
 for (const t of dashboardTests) test(t.name, t.fn);
 
 /** Measurements for BENCHMARKS.md: first paint, first drawn world, transferred size, frame time. */

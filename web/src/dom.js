@@ -42,6 +42,12 @@ export function shortNumber(n) {
   return String(n);
 }
 
+/** A skill's name: its id in Title Case, but the server's `defense` is written Defence, as the
+ * combat tab's styles name it ("Defensive: Defence"). @param {string} id */
+export function skillName(id) {
+  return id === 'defense' ? 'Defence' : titleCase(id);
+}
+
 /** Title Case of a snake_case id. @param {string} s */
 export function titleCase(s) {
   return s.replace(/_/g, ' ').replace(/\b\w/g, (c) => c.toUpperCase());

@@ -62,12 +62,16 @@ export class Game {
     /** Whether walks are sent as runs (kept across reloads), and the run energy the server tells (0–100). */
     this.run = getPref(RUN_KEY) === 'true';
     this.energy = 100;
-    /** @type {string|null} the combat style last chosen here (the server keeps it; it does not tell it back) */
-    this.combatStyle = getPref(STYLE_KEY);
+    /** The combat style last chosen here, accurate until one is (a new character's style on the
+     * server). The server keeps it but does not tell it back, so it is sent on every connection:
+     * what the combat tab shows is then what the server uses. */
+    this.combatStyle = getPref(STYLE_KEY) ?? 'accurate';
     /** Whether an attack on the idle player is answered: the server keeps it and tells it in `player:sync`. */
     this.autoRetaliate = true;
     /** @type {{areaId: string, name: string, safe: boolean, pvp: boolean}|null} the zone last entered */
     this.zone = null;
+    /** @type {(x: number, z: number) => string|null} the name of the area at a tile (the HUD gives the map's areas) */
+    this.areaName = () => null;
     /** @type {ReturnType<typeof deathSummary>|null} the death screen's contents, null while closed */
     this.death = null;
     /** @type {{channel: string, fromName: string, text: string, fromId: string}[]} */
@@ -100,7 +104,7 @@ export class Game {
         if (state === 'open') {
           this.world = emptyWorld();
           // The style chosen here is the one shown: say it again on every connection.
-          if (this.combatStyle) this.socket.send('player:action', { action: 'combat_style', style: this.combatStyle });
+          this.socket.send('player:action', { action: 'combat_style', style: this.combatStyle });
         }
         this.emit('socket');
       },
@@ -441,7 +445,12 @@ const HANDLERS = {
     g.emit('zone', n);
   },
   'player:death': (g, d) => {
-    g.death = deathSummary(d, (id) => nameOfItem(g, id));
+    const killer = d.killerId ? g.world.entities.get(d.killerId) : undefined;
+    g.death = deathSummary(d, (id) => nameOfItem(g, id), Date.now(), {
+      // NPC ids are `npc-…`; a killer out of view is a player otherwise.
+      killerIsPlayer: killer ? killer.kind === 'player' : !!d.killerId && !d.killerId.startsWith('npc-'),
+      areaName: g.areaName,
+    });
     g.emit('work', null);
     g.emit('death');
   },

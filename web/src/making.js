@@ -4,7 +4,7 @@
 // `missing_tool`) are only put in words here, naming what is missing as the server finds it:
 // the level first, then the tools in order, then the inputs and coins in order.
 
-import { titleCase } from './dom.js';
+import { titleCase, skillName } from './dom.js';
 
 /**
  * @typedef {{itemId: string, quantity: number}} RecipeItem
@@ -53,7 +53,7 @@ export function whyNot(o, h) {
   if (o.canMake) return null;
   switch (o.reason) {
     case 'level_too_low':
-      return o.skill ? `Needs ${titleCase(o.skill)} ${o.level}` : `Needs level ${o.level}`;
+      return o.skill ? `Needs ${skillName(o.skill)} ${o.level}` : `Needs level ${o.level}`;
     case 'missing_tool': {
       const consumables = (o.consumables ?? []).map((c) => c.itemId);
       const tools = [...o.tools, ...consumables];
@@ -107,7 +107,7 @@ export function makeRows(options, h) {
     key: i < 9 ? i + 1 : null,
     // What is made; a recipe with no output (a fire) shows what it uses.
     picture: o.outputs[0] ?? o.inputs[0] ?? null,
-    level: o.skill ? `${titleCase(o.skill)} ${o.level}` : `Level ${o.level}`,
+    level: o.skill ? `${skillName(o.skill)} ${o.level}` : `Level ${o.level}`,
     xp: xpText(o.xp),
     needs: needsOf(o, h),
     canMake: o.canMake,

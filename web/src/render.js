@@ -207,12 +207,14 @@ export class Renderer {
       if (mine || (this.showNames && !crowd)) {
         const label = e.name ?? e.id;
         const w = g.measureText(label).width + 4;
-        const spot = placeLabel(placed, x, top - 4, w, 12);
+        // A figure at the view's edge keeps its whole name in view ("…chant" read as nothing).
+        const lx = Math.min(Math.max(x, w / 2 + 2), W - w / 2 - 2);
+        const spot = placeLabel(placed, lx, top - 4, w, 12);
         if (!spot) continue;
         g.fillStyle = 'rgba(0,0,0,0.75)';
-        g.fillText(label, x + 1, spot.y + 1);
+        g.fillText(label, lx + 1, spot.y + 1);
         g.fillStyle = e.kind === 'npc' ? '#ffe066' : e.id === selfId ? '#ffffff' : '#9fe6ff';
-        g.fillText(label, x, spot.y);
+        g.fillText(label, lx, spot.y);
       }
     }
 

@@ -97,13 +97,15 @@ export function offerCount(o) {
  * The inventory as the panel shows it during a trade: what is offered has left it (a slot offered
  * whole is empty, a stack offered in part shows what is left), as in the classic trade screens.
  * Outside a trade, the inventory as it is.
- * The same holds for a duel's stake (the duel's state has the same `phase` and `mine`).
+ * The same holds for a duel's stake (the duel's state has the same `phase` and `mine`), through
+ * the fight too: the server keeps a stake in the inventory until the result but lets none of it be
+ * used (docs/mechanics.md, "Escrow"), so a staked sword shown there would only refuse its clicks.
  * @template {{slot: number, quantity: number}} S
  * @param {S[]} inventory @param {{phase: string, mine: {items: {inventorySlot: number, quantity: number}[]}}} t
  * @returns {S[]}
  */
 export function unofferedInventory(inventory, t) {
-  if (t.phase !== 'screen1' && t.phase !== 'screen2') return inventory;
+  if (t.phase !== 'screen1' && t.phase !== 'screen2' && t.phase !== 'fighting') return inventory;
   /** @type {Map<number, number>} */
   const offered = new Map();
   for (const i of t.mine.items) offered.set(i.inventorySlot, (offered.get(i.inventorySlot) ?? 0) + i.quantity);

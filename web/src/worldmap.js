@@ -1,6 +1,8 @@
-// The world map (M): the whole generated island from GET /api/map's `overview` (one character a
-// block of tiles), the towns labelled with their size, their stations, and where the player is.
-// Drawn once into an image when first opened; the player's marker is drawn over it each time.
+// The world map (M, or the Map button by the minimap): the whole generated island from GET
+// /api/map's `overview` (one character a block of tiles), the towns labelled with their size, their
+// stations, and where the player is. A world without an overview (the bundled one) is drawn from
+// the map's areas: each its ground's colour, named, a PvP area outlined in red. Drawn once into an
+// image when first opened; the player's marker is drawn over it each time.
 
 import { HEIGHT_ALPHABET, groundColours, STATION_ICONS } from './terrain.js';
 
@@ -21,6 +23,22 @@ export function decodeOverview(overview) {
 export function toMap(overview, side, x, z) {
   const tiles = overview.block * overview.width;
   return { mx: ((x - overview.min.x) / tiles) * side, my: ((z - overview.min.z) / tiles) * side };
+}
+
+/**
+ * The square frame of a map without an overview: the areas' bounds (else the map's), in the
+ * overview's terms (`block` 1), so `toMap` places tiles on it.
+ * @param {{min:{x:number,z:number}, max:{x:number,z:number}, areas?: {min:{x:number,z:number}, max:{x:number,z:number}}[]}} s
+ */
+export function areaFrame(s) {
+  const boxes = s.areas?.length ? s.areas : [s];
+  const minX = Math.min(...boxes.map((a) => a.min.x)), maxX = Math.max(...boxes.map((a) => a.max.x));
+  const minZ = Math.min(...boxes.map((a) => a.min.z)), maxZ = Math.max(...boxes.map((a) => a.max.z));
+  const side = Math.max(maxX - minX, maxZ - minZ) + 1;
+  // A margin of water around, the shorter side centred.
+  const pad = Math.ceil(side * 0.04);
+  const width = side + 2 * pad;
+  return { block: 1, width, min: { x: Math.floor((minX + maxX - width) / 2) + 1, z: Math.floor((minZ + maxZ - width) / 2) + 1 } };
 }
 
 /** The label of a town on the map: its name, and its size in brackets unless it is a town.
@@ -89,13 +107,55 @@ export class WorldMap {
           g.fillRect(mx - 2, my - 2, 4, 4);
         }
         const { mx, my } = toMap(o, side, town.centre.x, town.centre.z);
-        g.font = `700 ${town.size === 'town' ? 16 : 13}px system-ui, sans-serif`;
+        // Sized to the map (16 and 13 px on a 900 px map; a phone's is a third of that) and kept
+        // inside it: a name at the island's edge was cut by the frame.
+        const px = Math.max(town.size === 'town' ? 10 : 9, Math.round(side / (town.size === 'town' ? 56 : 70)));
+        g.font = `700 ${px}px system-ui, sans-serif`;
         g.textAlign = 'center';
-        g.lineWidth = 4;
+        g.lineWidth = Math.max(2, px / 4);
+        g.lineJoin = 'round';
         g.strokeStyle = 'rgba(0,0,0,0.7)';
         g.fillStyle = '#fff6d5';
-        g.strokeText(townLabel(town), mx, my - 10);
-        g.fillText(townLabel(town), mx, my - 10);
+        const label = townLabel(town);
+        const half = g.measureText(label).width / 2 + 3;
+        const lx = Math.min(Math.max(mx, half), side - half);
+        g.strokeText(label, lx, my - px * 0.7);
+        g.fillText(label, lx, my - px * 0.7);
+      }
+    } else if (s?.areas?.length) {
+      const f = areaFrame(s);
+      const labels = [];
+      for (const a of s.areas) {
+        const p = toMap(f, side, a.min.x, a.min.z), q = toMap(f, side, a.max.x + 1, a.max.z + 1);
+        g.fillStyle = groundColours(a.ground)[0];
+        g.fillRect(p.mx, p.my, q.mx - p.mx, q.my - p.my);
+        g.strokeStyle = a.pvp ? '#ff4d3d' : 'rgba(0,0,0,0.45)';
+        g.lineWidth = a.pvp ? 3 : 1.5;
+        g.strokeRect(p.mx, p.my, q.mx - p.mx, q.my - p.my);
+        // Near the area's top (the spawn, and so the player's marker, is often its middle); a
+        // small area is named above its box.
+        const tall = q.my - p.my > side / 8;
+        // A name over a small area's box may be wider than the box.
+        labels.push({ a, x: (p.mx + q.mx) / 2, y: tall ? p.my + Math.max(20, side / 30) : p.my - 6, w: tall ? q.mx - p.mx : Math.max(q.mx - p.mx, side / 4) });
+      }
+      g.textAlign = 'center';
+      g.lineWidth = 4;
+      g.lineJoin = 'round';
+      g.strokeStyle = 'rgba(0,0,0,0.7)';
+      for (const { a, x, y, w } of labels) {
+        // As large as reads well, smaller where the area is narrow (neighbours' names never touch).
+        let px = Math.max(12, Math.round(side / 40));
+        do g.font = `700 ${px}px system-ui, sans-serif`;
+        while (g.measureText(a.name).width > w - 6 && --px > 8);
+        g.fillStyle = a.pvp ? '#ff8f80' : '#fff6d5';
+        g.strokeText(a.name, x, y);
+        g.fillText(a.name, x, y);
+        const note = a.pvp ? 'PvP' : a.safeZone ? 'safe' : '';
+        if (note) {
+          g.font = `600 ${Math.max(10, Math.round(side / 60))}px system-ui, sans-serif`;
+          g.strokeText(note, x, y + Math.max(14, side / 36));
+          g.fillText(note, x, y + Math.max(14, side / 36));
+        }
       }
     } else {
       g.fillStyle = '#fff6d5';
@@ -113,7 +173,8 @@ export class WorldMap {
     this.canvas.width = this.canvas.height = side;
     const g = /** @type {CanvasRenderingContext2D} */ (this.canvas.getContext('2d'));
     g.drawImage(this.island(side), 0, 0);
-    const o = this.terrain.summary?.overview;
+    const s = this.terrain.summary;
+    const o = s?.overview ?? (s?.areas?.length ? areaFrame(s) : null);
     if (o && player) {
       const { mx, my } = toMap(o, side, player.x, player.z);
       g.fillStyle = '#ffffff';

@@ -42,4 +42,10 @@ test('staked items leave the inventory view like offered ones', () => {
   const inv = [{ slot: 4, itemId: 'bronze_sword', name: 'Bronze Sword', quantity: 1 }, { slot: 5, itemId: 'bread', name: 'Bread', quantity: 1 }];
   const s = duelReducer(noDuel(), 'duel:rules', rules(1, stake([sword])), 'p1');
   assert.deepEqual(unofferedInventory(inv, { phase: s.phase, mine: s.mine }).map((x) => x.slot), [5]);
+  // Through the fight, until the result says who has what.
+  const fighting = duelReducer(s, 'duel:start', { duelId: 'd1', opponentId: 'p2', rules: [], tile: { x: 0, z: 0 } }, 'p1');
+  assert.equal(fighting.phase, 'fighting');
+  assert.deepEqual(unofferedInventory(inv, fighting).map((x) => x.slot), [5]);
+  const over = duelReducer(fighting, 'duel:result', { duelId: 'd1', winnerId: 'p1', loserId: 'p2', receivedItems: [] }, 'p1');
+  assert.equal(unofferedInventory(inv, over), inv);
 });

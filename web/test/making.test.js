@@ -139,3 +139,10 @@ test('the bounds are the server\'s', () => {
   assert.match(inventory, /pub const MAX_STACK: u32 = i32::MAX as u32;/);
   assert.equal(MAX_STACK, 2 ** 31 - 1);
 });
+
+test('skills are named as the combat tab names them: the server\'s defense is Defence', async () => {
+  const { skillName } = await import('../src/dom.js');
+  assert.equal(skillName('defense'), 'Defence');
+  assert.equal(skillName('woodcutting'), 'Woodcutting');
+  assert.equal(whyNot({ recipeId: 'x', skill: 'defense', level: 5, canMake: false, reason: 'level_too_low', inputs: [], tools: [] }, {}), 'Needs Defence 5');
+});

@@ -11,6 +11,9 @@ use crate::cdn::Origin;
 use crate::gzip::LazyGzip;
 use wayfarer_content::{Content, ManifestSet};
 
+/// The manifest of the spells (`/manifests/spells.json`).
+const SPELLS_FILE: &str = "spells.json";
+
 /// The body of `GET /api/v1/world/areas` (rendered once per content version).
 #[derive(Debug, serde::Serialize, utoipa::ToSchema)]
 pub struct WorldAreas {
@@ -56,11 +59,19 @@ pub struct ActiveContent {
 impl ActiveContent {
     /// Prepares everything served from `set` and its loaded `content`.
     pub fn new(set: &ManifestSet, content: Content, origin: Origin) -> ActiveContent {
-        let files = set
+        let mut files: BTreeMap<String, Tagged> = set
             .files
             .iter()
             .map(|(path, bytes)| (path.clone(), Tagged::new(bytes.clone())))
             .collect();
+        // Content without a `spells.json` plays the bundled spells (CONTRACT.md section 11,
+        // fallback): serve that file too, or the client's spellbook (which reads it) says the
+        // world has no spells while they can be cast, and its request is a 404 in the console.
+        if !files.contains_key(SPELLS_FILE) && !content.spells.is_empty() {
+            if let Some(bytes) = wayfarer_content::bundled().files.get(SPELLS_FILE) {
+                files.insert(SPELLS_FILE.to_owned(), Tagged::new(bytes.clone()));
+            }
+        }
         // Serialising the loaded model cannot fail: plain data with string keys.
         let skill_unlocks =
             Tagged::new(serde_json::to_vec(&content.skill_unlocks).unwrap_or_default());
@@ -105,5 +116,33 @@ impl ContentHolder {
     /// Makes `next` the current content.
     pub fn replace(&self, next: ActiveContent) {
         *self.current.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(next);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Content whose files lack `spells.json` serves the bundled spells it plays; content with its
+    /// own serves its own bytes.
+    #[test]
+    fn the_fallback_spells_are_served() {
+        let mut set = wayfarer_content::bundled();
+        let own = set.files.get(SPELLS_FILE).cloned().expect("bundled spells");
+        let with = ActiveContent::new(&set, wayfarer_content::load_bundled(), Origin::Bundled);
+        assert_eq!(&*with.files[SPELLS_FILE].body, own.as_slice());
+
+        set.files.remove(SPELLS_FILE);
+        let (content, _) =
+            Content::from_files_with(&set, wayfarer_content::LoadOptions { strict: false })
+                .expect("loads without spells.json");
+        assert!(
+            !content.spells.is_empty(),
+            "the loader falls back to the bundled spells"
+        );
+        let without = ActiveContent::new(&set, content, Origin::Cdn);
+        assert_eq!(&*without.files[SPELLS_FILE].body, own.as_slice());
+        // What the CDN revalidation compares is still the set as loaded.
+        assert!(!without.set.files.contains_key(SPELLS_FILE));
     }
 }

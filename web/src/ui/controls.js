@@ -23,12 +23,21 @@ export function stylesFor(weaponId) {
   return weaponId && /bow$/.test(itemLook(weaponId).shape) ? RANGED_STYLES : MELEE_STYLES;
 }
 
+/**
+ * The style the server fights with: the chosen one when the weapon takes it, else accurate (the
+ * server's `loadout`: a melee style with a bow, or rapid with a sword, falls back to accurate).
+ * @param {string} chosen @param {string|undefined} weaponId
+ */
+export function effectiveStyle(chosen, weaponId) {
+  return stylesFor(weaponId).some((s) => s.id === chosen) ? chosen : 'accurate';
+}
+
 /** The keys, as the settings tab lists them. */
 export const KEY_BINDINGS = [
   ['Enter', 'Chat (/g global, @name private)'], ['I', 'Inventory'], ['E', 'Worn equipment'], ['K', 'Skills'],
   ['Q', 'Quests'], ['P', 'Prayer'], ['F', 'Friends'], ['C', 'Combat'], ['B', 'Magic (spellbook)'], ['M', 'World map'], ['O', 'Settings'], ['R', 'Run on/off'],
-  ['X', 'Stop'], ['+ / −, wheel, pinch', 'Zoom'], ['1–9', 'Dialogue answer, make option'],
-  ['Escape', 'Close menus and windows'], ['Right click, long press', 'All options'],
+  ['X', 'Stop'], ['+ / −', 'Zoom (or the wheel, a pinch)'], ['1–9', 'Dialogue answer, make option'],
+  ['Escape', 'Close menus and windows'], ['Right click', 'All options (a long press on a phone)'],
 ];
 
 /** @param {Game} game */
@@ -39,8 +48,9 @@ export function combatPanel(game) {
     const w = game.equipment.weapon?.itemId;
     fill(weapon, w ? `Wielding: ${titleCase(w)}` : 'Unarmed');
     const styles = stylesFor(w);
-    fill(root, ...styles.map((s) => h(`button.style${game.combatStyle === s.id ? '.on' : ''}`, {
-      'data-style': s.id, role: 'radio', 'aria-checked': game.combatStyle === s.id ? 'true' : 'false',
+    const on = effectiveStyle(game.combatStyle, w);
+    fill(root, ...styles.map((s) => h(`button.style${on === s.id ? '.on' : ''}`, {
+      'data-style': s.id, role: 'radio', 'aria-checked': on === s.id ? 'true' : 'false',
       onclick: () => game.setCombatStyle(s.id),
     }, h('b', null, titleCase(s.id)), h('small', null, s.trains))));
   };
@@ -65,7 +75,7 @@ export function combatPanel(game) {
   renderAutocast();
   renderRetaliate();
   return h('section.panel#panel-combat', null, h('h2', null, 'Combat'), weapon, root, h('div.cb-retaliate', null, retaliate), autocast,
-    h('p.hint', null, 'Your style decides which skills your hits train. The server keeps it.'));
+    h('p.hint', null, 'Your style decides which skills your hits train. A style the weapon does not take fights as Accurate.'));
 }
 
 /**

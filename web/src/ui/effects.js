@@ -1,6 +1,6 @@
 // XP drops (grouped per tick, as one floating line per skill) and level-up banners.
 
-import { h, titleCase } from '../dom.js';
+import { h, skillName } from '../dom.js';
 
 /** @param {import('../game.js').Game} game */
 export function effects(game) {
@@ -14,14 +14,14 @@ export function effects(game) {
     // Gains of one tick arrive together; one line each skill per tick reads better than a flurry.
     if (!flush) flush = window.setTimeout(() => {
       for (const [skill, xp] of pending) {
-        const el = h('div.xp-drop', { 'data-skill': skill }, `+${Math.round(xp * 10) / 10} ${titleCase(skill)} XP`);
+        const el = h('div.xp-drop', { 'data-skill': skill }, `+${Math.round(xp * 10) / 10} ${skillName(skill)} XP`);
         drops.append(el);
         setTimeout(() => el.remove(), 2200);
       }
       pending = new Map();
       flush = 0;
     }, 50);
-    if (d.leveledUp) game.emit('levelup', { text: `${titleCase(d.skill)} level ${d.level}!` });
+    if (d.leveledUp) game.emit('levelup', { text: `${skillName(d.skill)} level ${d.level}!` });
   });
   /** @type {number} */
   let hide = 0;

@@ -19,6 +19,7 @@ import { hoverLine } from './hover.js';
 import { spellbookPanel } from './spellbook.js';
 import { duelWindow } from './duel.js';
 import { getPref } from '../prefs.js';
+import { areaAt } from '../notices.js';
 
 const TABS = [
   { id: 'inventory', key: 'i', label: 'Inventory' },
@@ -44,6 +45,7 @@ export function mountHud(root, game, terrain, signOut) {
   const canvas = /** @type {HTMLCanvasElement} */ (h('canvas.world', { 'aria-label': 'Game world', tabindex: 0 }));
   const minimap = /** @type {HTMLCanvasElement} */ (h('canvas.minimap', { width: 168, height: 168, 'aria-label': 'Minimap' }));
   const renderer = new Renderer(canvas, terrain);
+  game.areaName = (x, z) => areaAt(terrain.summary?.areas, x, z);
   renderer.showNames = getPref('wayfarer.names') !== 'false';
   const logOut = () => {
     // Back to the character list, still signed in.
@@ -86,7 +88,11 @@ export function mountHud(root, game, terrain, signOut) {
     h('button.small.reconnect', { title: 'Drop and reconnect the game socket', onclick: () => game.socket.drop() }, 'Reconnect'),
     h('a.small.agents-link', { href: '/dashboard', target: '_blank', rel: 'noopener', title: 'Your agents: the dashboard, in a new tab' }, 'Agents'),
     h('button.small.logout', { title: 'Log out to the character list', onclick: logOut }, 'Log out'));
-  const side = h('aside.side', null, h('div.map-box', null, minimap, orbs(game)), h('nav.tabs', { role: 'tablist' }, ...tabButtons), panelHost);
+  const worldMap = new WorldMap(terrain);
+  const toggleMap = () => worldMap.toggle({ x: Math.round(renderer.cam.x), z: Math.round(renderer.cam.z) });
+  // The world map has a button too: a phone has no M key.
+  const mapButton = h('button.small.map-open', { title: 'World map (M)', onclick: toggleMap }, 'Map');
+  const side = h('aside.side', null, h('div.map-box', null, minimap, orbs(game), mapButton), h('nav.tabs', { role: 'tablist' }, ...tabButtons), panelHost);
   const stage = h('div.stage', null, canvas, hover, useHint, effects(game), zoneBanner(game), bankWindow(game, openMenu), shopWindow(game, openMenu), tradeWindow(game), duelWindow(game), dialogueWindow(game), makeWindow(game), deathScreen(game), chat.el);
   root.replaceChildren(h('div.game', null, top, stage, side));
 
@@ -176,13 +182,12 @@ export function mountHud(root, game, terrain, signOut) {
     const dx = Math.round((ev.clientX - r.left - r.width / 2) / scale), dz = Math.round((ev.clientY - r.top - r.height / 2) / scale);
     game.walk(Math.round(renderer.cam.x) + dx, Math.round(renderer.cam.z) + dz);
   });
-  const worldMap = new WorldMap(terrain);
   window.addEventListener('keydown', (ev) => {
     const tag = /** @type {HTMLElement} */ (ev.target).tagName;
     if (tag === 'INPUT' || ev.ctrlKey || ev.metaKey || ev.altKey) return;
     const tab = TABS.find((t) => t.key === ev.key.toLowerCase());
     if (ev.key.toLowerCase() === 'm' || (ev.key === 'Escape' && worldMap.open)) {
-      worldMap.toggle({ x: Math.round(renderer.cam.x), z: Math.round(renderer.cam.z) });
+      toggleMap();
       ev.preventDefault();
     } else if (tab) {
       show(tab.id);

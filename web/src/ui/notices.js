@@ -14,7 +14,9 @@ export function zoneBanner(game) {
   const sub = h('div.zone-sub');
   const el = h('div.zone-banner', { role: 'status', hidden: true }, title, sub);
   let hide = 0;
-  game.on('zone', (/** @type {ReturnType<typeof import('../notices.js').zoneNotice>} */ n) => {
+  /** @type {ReturnType<typeof import('../notices.js').zoneNotice>|null} a zone entered while the death screen is up */
+  let pending = null;
+  const show = (/** @type {ReturnType<typeof import('../notices.js').zoneNotice>} */ n) => {
     fill(title, n.title);
     fill(sub, n.subtitle);
     el.classList.toggle('pvp', n.pvp);
@@ -23,6 +25,14 @@ export function zoneBanner(game) {
     clearTimeout(hide);
     // A PvP warning stays until it is read longer than a plain name.
     hide = window.setTimeout(() => { el.hidden = true; }, n.pvp ? 7000 : 3500);
+  };
+  // Respawning enters the spawn's zone under the death screen: its banner waits until that closes.
+  game.on('zone', (n) => {
+    if (game.death) { pending = n; el.hidden = true; } else show(n);
+  });
+  game.on('death', () => {
+    if (game.death) el.hidden = true;
+    else if (pending) { show(pending); pending = null; }
   });
   return el;
 }
@@ -45,8 +55,8 @@ export function deathScreen(game) {
       d.kept.length ? list(d.kept, 'kept') : null,
       h('h3', null, d.lost.length ? `Lost (${d.lost.length})` : 'Lost: nothing'),
       d.lost.length ? list(d.lost, 'lost') : null,
-      d.gravestone ? h('p.death-grave', null, d.gravestone.text) : d.lost.length ? h('p.death-grave', null, 'What you lost lies where you fell, for your killer.') : null,
-      d.respawn ? h('p.hint', null, `You wake at (${d.respawn.x}, ${d.respawn.z}).`) : null);
+      d.gravestone ? h('p.death-grave', null, d.gravestone.text) : d.fell ? h('p.death-grave', null, d.fell) : null,
+      d.wake ? h('p.hint', null, d.wake) : null);
   });
   window.addEventListener('keydown', (ev) => {
     if (game.death && (ev.key === 'Escape' || ev.key === 'Enter')) { game.closeDeath(); ev.preventDefault(); ev.stopPropagation(); }

@@ -1,7 +1,7 @@
 // The side panels: inventory, equipment, skills, quests, prayer, friends. Each re-renders its own
 // small DOM when its part of the game state changes.
 
-import { h, fill, shortNumber, titleCase } from '../dom.js';
+import { h, fill, shortNumber, titleCase, skillName } from '../dom.js';
 import { items, itemVerbs } from '../content.js';
 import { fetchOnce } from '../api.js';
 import { levelProgress } from '../xp.js';
@@ -143,7 +143,7 @@ export function skillsPanel(game) {
     const lv = st.level;
     const prog = levelProgress(st.xp, lv);
     const list = (unlocks?.[skill] ?? []).slice(0, 30);
-    fill(detail, h('h3', null, titleCase(skill)),
+    fill(detail, h('h3', null, skillName(skill)),
       h('div.skill-xp', null, `${st.xp.toLocaleString()} XP`,
         prog.next === null ? ' (maximum level)' : ` · level ${lv + 1} at ${prog.next.toLocaleString()} (${prog.toGo.toLocaleString()} to go)`),
       h('ul.unlocks', null, ...list.map((u) => h(`li${u.level <= lv ? '.done' : ''}`, null, h('b', null, `${u.level}`), ` ${u.description}`))));
@@ -154,9 +154,9 @@ export function skillsPanel(game) {
       const st = game.skills[s] ?? { level: 1, xp: 0 };
       total += st.level;
       const prog = levelProgress(st.xp, st.level);
-      const title = `${titleCase(s)}: ${st.xp.toLocaleString()} XP${prog.next === null ? '' : `, ${prog.toGo.toLocaleString()} to level ${st.level + 1}`}`;
+      const title = `${skillName(s)}: ${st.xp.toLocaleString()} XP${prog.next === null ? '' : `, ${prog.toGo.toLocaleString()} to level ${st.level + 1}`}`;
       return h('button.skill', { 'data-skill': s, title, 'aria-label': `${title}, level ${st.level}`, onclick: () => showUnlocks(s) },
-        h('span.skill-name', null, titleCase(s)), h('span.skill-level', null, String(st.level)),
+        h('span.skill-name', null, skillName(s)), h('span.skill-level', null, String(st.level)),
         h('span.skill-bar', { style: { width: `${Math.round(prog.fraction * 100)}%` } }));
     });
     fill(root, ...cells, h('div.skill.total', null, h('span.skill-name', null, 'Total'), h('span.skill-level', null, String(total))));
@@ -186,10 +186,10 @@ export function questsPanel(game) {
     const start = def.startNpc ? `Start by talking to ${titleCase(def.startNpc)}.` : '';
     return [h('h3', null, def.name ?? q.questId), h('p.quest-about', null, def.description ?? ''),
       q.status === 'not_started'
-        ? h('p.stage.todo', null, start)
-        : h('ol.stages', null, ...stages.slice(0, Math.min(stages.length, at + 1)).map((s, i) => h(`li.stage${i < at ? '.done' : '.current'}`, null, s.description,
+        ? h('p.q-stage.todo', null, start)
+        : h('ol.stages', null, ...stages.slice(0, Math.min(stages.length, at + 1)).map((s, i) => h(`li.q-stage${i < at ? '.done' : '.current'}`, null, s.description,
           i === at && q.count ? ` (${q.progress ?? 0}/${q.count})` : ''))),
-      q.status === 'completed' ? h('p.stage.done-all', null, 'Quest complete!') : null].filter(Boolean);
+      q.status === 'completed' ? h('p.q-stage.done-all', null, 'Quest complete!') : null].filter(Boolean);
   };
   const render = () => {
     fill(points, `Quest points: ${game.quests.questPoints}`);

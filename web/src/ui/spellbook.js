@@ -4,7 +4,7 @@
 // combat spell can be set to autocast (the attacks then use it); the server keeps the choice and
 // does not tell it back, so the tab shows the last one chosen here.
 
-import { h, fill } from '../dom.js';
+import { h, fill, titleCase } from '../dom.js';
 import { fetchOnce } from '../api.js';
 import { items } from '../content.js';
 import { itemIcon } from './panels.js';
@@ -26,6 +26,9 @@ export function spellbookPanel(game) {
     }
     render();
   };
+  // A rune the served item files lack (the reference content's: the server falls back to the
+  // bundled runes) is named from its id, never shown as "air_rune".
+  const nameOf = (/** @type {string} */ id) => items.get(id)?.name ?? titleCase(id);
   const held = (/** @type {string} */ id) => game.inventory.filter((s) => s.itemId === id).reduce((n, s) => n + s.quantity, 0);
   const render = () => {
     if (!spells) return fill(status, 'Opening the spellbook…');
@@ -37,17 +40,21 @@ export function spellbookPanel(game) {
     const free = /** @type {string[]} */ ((weapon && /** @type {any} */ (items.get(weapon))?.providesInfiniteRunes) || []);
     const level = game.skills.magic?.level ?? 1;
     fill(status, game.autocast ? `Autocasting ${spells.find((s) => s.id === game.autocast)?.name ?? game.autocast}.` : 'Click a spell, then its target.');
-    fill(list, ...spellRows(spells, level, held, free, (id) => items.get(id)?.name ?? id).map((r) => h(`div.spell${r.canCast ? '' : '.cannot'}${game.autocast === r.spellId ? '.auto' : ''}`, { 'data-spell': r.spellId },
+    fill(list, ...spellRows(spells, level, held, free, nameOf).map((r) => h(`div.spell${r.canCast ? '' : '.cannot'}${game.autocast === r.spellId ? '.auto' : ''}`, { 'data-spell': r.spellId },
       h('button.spell-cast', {
         title: r.why ?? `Cast ${r.name}`, 'aria-disabled': r.canCast ? null : 'true',
         onclick: () => r.canCast && game.beginCast({ spellId: r.spellId, name: r.name }),
       },
       h('span.spell-name', null, r.name, h('small', null, ` level ${r.level}${r.maxHit ? ` · max hit ${r.maxHit}` : ''}`)),
-      h('span.spell-runes', null, ...r.runes.map((x) => h(`span.rune${x.enough ? '' : '.short'}`, { title: `${x.quantity} ${items.get(x.itemId)?.name ?? x.itemId}` },
-        itemIcon(x.itemId, items.get(x.itemId)?.name ?? x.itemId, x.quantity, true)))),
+      h('span.spell-runes', null, ...r.runes.map((x) => h(`span.rune${x.enough ? '' : '.short'}`, { title: `${x.quantity} ${nameOf(x.itemId)}` },
+        itemIcon(x.itemId, nameOf(x.itemId), x.quantity, true)))),
       r.why ? h('span.make-why', null, r.why) : null),
+      // The server refuses to autocast a spell above the player's level (and says so): the
+      // button is off until then, rather than showing "Autocast on" for a refused choice.
       h('button.small.autocast', {
-        'aria-pressed': game.autocast === r.spellId ? 'true' : 'false', title: 'Use this spell for your attacks',
+        'aria-pressed': game.autocast === r.spellId ? 'true' : 'false',
+        title: r.level > level ? `Needs Magic ${r.level}` : 'Use this spell for your attacks',
+        disabled: r.level > level && game.autocast !== r.spellId,
         onclick: () => game.setAutocast(game.autocast === r.spellId ? null : r.spellId),
       }, game.autocast === r.spellId ? 'Autocast on' : 'Autocast'))));
   };

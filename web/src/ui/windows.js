@@ -1,7 +1,7 @@
 // Windows over the game view: bank, shop, trade (both screens) and dialogue. Each shows when its
 // state is set and hides when the server closes it.
 
-import { h, fill, shortNumber } from '../dom.js';
+import { h, fill, shortNumber, titleCase } from '../dom.js';
 import { items } from '../content.js';
 import { itemIcon } from './panels.js';
 import { offerCount } from '../trade.js';
@@ -30,7 +30,7 @@ export function bankWindow(game, openMenu) {
     el.hidden = game.bank === null;
     if (!game.bank) return;
     fill(grid, ...game.bank.map((b) => {
-      const name = items.get(b.itemId)?.name ?? b.itemId;
+      const name = items.get(b.itemId)?.name ?? titleCase(b.itemId);
       const cell = h('button.slot', { 'data-item': b.itemId, 'aria-label': `Withdraw ${name}`, onclick: () => game.send('bank:withdraw', { itemId: b.itemId, quantity: 1 }) },
         itemIcon(b.itemId, name, b.quantity));
       cell.addEventListener('contextmenu', (ev) => {
