@@ -3,23 +3,10 @@
 // files agents read). Missing files leave the index smaller; the server still decides everything.
 
 import { fetchOnce } from './api.js';
-import { itemLook } from './icons.js';
 
-/** The pictures of food (icons.js shapes). */
-const FOOD_SHAPES = new Set(['fish', 'smallfish', 'shrimp', 'lobster', 'swordfish', 'shark', 'meat', 'bread']);
-
-/**
- * Whether an item the served files do not define looks like something to eat: the server plays
- * the bundled food where the content has none that heals (the reference items: the kit's shrimp
- * and bread), and those definitions are not among the files served, so without this the starting
- * food of the reference world offered no Eat. Raw and burnt food is not eaten. The server decides.
- * @param {string} itemId
- */
-export function looksEdible(itemId) {
-  return !/^(raw|burnt)_/.test(itemId) && FOOD_SHAPES.has(itemLook(itemId).shape);
-}
-
-const ITEM_FILES = ['ammunition', 'armor', 'misc', 'resources', 'tools', 'weapons'];
+// `fallback` is the server's: the bundled definitions of items it plays that the other files lack
+// (the reference world's starting food, the runes its magic names), empty when none are missing.
+const ITEM_FILES = ['ammunition', 'armor', 'misc', 'resources', 'tools', 'weapons', 'fallback'];
 
 /**
  * @typedef {{id: string, name: string, type?: string, equipSlot?: string, healAmount?: number,
@@ -54,7 +41,7 @@ export function itemVerbs(itemId) {
   const d = items.get(itemId);
   /** @type {{label: string, op: string}[]} */
   const verbs = [];
-  if (d ? d.healAmount : looksEdible(itemId)) verbs.push({ label: 'Eat', op: 'eat' });
+  if (d?.healAmount) verbs.push({ label: 'Eat', op: 'eat' });
   if (d?.prayerXp) verbs.push({ label: 'Bury', op: 'use' });
   if (d?.equipSlot) verbs.push({ label: d.type === 'weapon' || d.type === 'tool' ? 'Wield' : 'Wear', op: 'equip' });
   if (itemId === 'logs' || itemId.endsWith('_logs')) verbs.push({ label: 'Light', op: 'light' });

@@ -137,3 +137,46 @@ pub(crate) fn bundled_nodes_yielding(items: &BTreeSet<String>) -> Vec<RawNode> {
     }
     found
 }
+
+/// The manifest path under which a server serves the bundled definitions of the items it plays
+/// that the served item files lack ([`missing_item_definitions`]).
+pub const FALLBACK_ITEMS_FILE: &str = "items/fallback.json";
+
+/// The bundled definitions, as their JSON objects, of the items `content` plays that no item file
+/// of `set` defines (the fallback food of a world without any, the runes magic names): what a
+/// client reading `items/*.json` needs to name them and offer Eat. Empty when every played item is
+/// in the files.
+pub fn missing_item_definitions(
+    set: &crate::ManifestSet,
+    content: &crate::Content,
+) -> Vec<serde_json::Value> {
+    let defined_in = |files: &crate::ManifestSet| -> Vec<serde_json::Value> {
+        files
+            .files
+            .iter()
+            .filter(|(path, _)| path.starts_with("items/") || path.as_str() == "items.json")
+            .filter_map(|(_, bytes)| serde_json::from_slice::<Vec<serde_json::Value>>(bytes).ok())
+            .flatten()
+            .collect()
+    };
+    let served: BTreeSet<String> = defined_in(set)
+        .iter()
+        .filter_map(|item| item["id"].as_str().map(str::to_owned))
+        .collect();
+    let missing: BTreeSet<&str> = content
+        .items
+        .keys()
+        .map(String::as_str)
+        .filter(|id| !served.contains(*id))
+        .collect();
+    if missing.is_empty() {
+        return Vec::new();
+    }
+    let mut found: Vec<serde_json::Value> = defined_in(&crate::bundled::bundled())
+        .into_iter()
+        .filter(|item| item["id"].as_str().is_some_and(|id| missing.contains(id)))
+        .collect();
+    found.sort_by(|a, b| a["id"].as_str().cmp(&b["id"].as_str()));
+    found.dedup_by(|a, b| a["id"] == b["id"]);
+    found
+}

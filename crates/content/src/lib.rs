@@ -61,6 +61,7 @@ pub use content::{Content, LoadOptions, DEFAULT_SPAWN};
 pub use dialogue::{
     Condition, Dialogue, DialogueNode, DialogueResponse, Effect, QuestOverride, QuestStatus,
 };
+pub use fallback::{missing_item_definitions, FALLBACK_ITEMS_FILE};
 pub use gathering::{GatheringNode, ToolRequirement, Yield};
 pub use items::{AttackStyle, Bonuses, EquipSlot, Item, ToolInfo, UseEffect, WeaponStats};
 pub use legacy::{Legacy, LegacyBank, LegacyMob, LegacyZone};

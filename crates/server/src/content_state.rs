@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 
 use crate::cdn::Origin;
 use crate::gzip::LazyGzip;
-use wayfarer_content::{Content, ManifestSet};
+use wayfarer_content::{Content, ManifestSet, FALLBACK_ITEMS_FILE};
 
 /// The manifest of the spells (`/manifests/spells.json`).
 const SPELLS_FILE: &str = "spells.json";
@@ -71,6 +71,17 @@ impl ActiveContent {
             if let Some(bytes) = wayfarer_content::bundled().files.get(SPELLS_FILE) {
                 files.insert(SPELLS_FILE.to_owned(), Tagged::new(bytes.clone()));
             }
+        }
+        // Items the content plays that its files lack (the fallback food of a world without any,
+        // the runes magic names) are served from their bundled definitions, so a client reading
+        // `items/*.json` can name them and offer Eat; always present (empty when nothing is
+        // missing), so the client's request is never a 404.
+        if !files.contains_key(FALLBACK_ITEMS_FILE) {
+            let missing = wayfarer_content::missing_item_definitions(set, &content);
+            files.insert(
+                FALLBACK_ITEMS_FILE.to_owned(),
+                Tagged::new(serde_json::to_vec(&missing).unwrap_or_else(|_| b"[]".to_vec())),
+            );
         }
         // Serialising the loaded model cannot fail: plain data with string keys.
         let skill_unlocks =
@@ -144,5 +155,39 @@ mod tests {
         assert_eq!(&*without.files[SPELLS_FILE].body, own.as_slice());
         // What the CDN revalidation compares is still the set as loaded.
         assert!(!without.set.files.contains_key(SPELLS_FILE));
+    }
+
+    fn served_ids(active: &ActiveContent) -> Vec<String> {
+        let list: Vec<serde_json::Value> =
+            serde_json::from_slice(&active.files[FALLBACK_ITEMS_FILE].body).unwrap();
+        list.iter()
+            .map(|item| item["id"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    /// The bundled content defines every item it plays: the fallback file is served empty. Take
+    /// away the file that defines the food: the loader falls back to the bundled food, and those
+    /// definitions (with their heal amounts) are served under `items/fallback.json`.
+    #[test]
+    fn items_played_but_not_in_the_files_are_served_from_the_bundled_definitions() {
+        let mut set = wayfarer_content::bundled();
+        let whole = ActiveContent::new(&set, wayfarer_content::load_bundled(), Origin::Bundled);
+        assert!(served_ids(&whole).is_empty());
+
+        set.files.remove("items/misc.json");
+        let (content, _) =
+            Content::from_files_with(&set, wayfarer_content::LoadOptions { strict: false })
+                .expect("loads without items/misc.json");
+        let active = ActiveContent::new(&set, content, Origin::Cdn);
+        let ids = served_ids(&active);
+        assert!(ids.iter().any(|id| id == "shrimp"), "{ids:?}");
+        let list: Vec<serde_json::Value> =
+            serde_json::from_slice(&active.files[FALLBACK_ITEMS_FILE].body).unwrap();
+        let shrimp = list.iter().find(|item| item["id"] == "shrimp").unwrap();
+        assert!(shrimp["healAmount"].as_i64().unwrap_or(0) > 0, "{shrimp}");
+        // Every served id is played and defined by no served file.
+        for id in &ids {
+            assert!(active.content.items.contains_key(id), "{id} is played");
+        }
     }
 }
