@@ -13,7 +13,7 @@ import { noDuel, duelReducer, challenged } from './duel.js';
 const DUEL_TYPES = ['duelIncoming', 'duel:rules', 'duel:start', 'duel:result', 'duel:cancelled', 'duelError'];
 import { getPref, setPref } from './prefs.js';
 import { items as contentItems } from './content.js';
-import { deathSummary, zoneNotice } from './notices.js';
+import { asSentence, deathSummary, zoneNotice } from './notices.js';
 
 /** Actions whose doing is drawn as work (the player swings their tool until it stops). */
 const WORK_ACTIONS = new Set(['gather', 'make', 'cook', 'light_fire']);
@@ -368,7 +368,7 @@ const HANDLERS = {
     }
     g.emit('hit', d);
   },
-  error: (g, d) => g.system(d.message ?? d.code),
+  error: (g, d) => g.system(asSentence(d.message ?? d.code)),
   'friend:list': (g, d) => {
     g.friends = d;
     g.emit('friends');

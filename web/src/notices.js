@@ -70,3 +70,17 @@ export function deathSummary(d, nameOf, now = Date.now(), opts = {}) {
 export function itemLine(list) {
   return list.map((i) => (i.quantity > 1 ? `${i.quantity.toLocaleString('en')} x ${i.name}` : i.name)).join(', ');
 }
+
+/**
+ * A refusal's message (the server's `error`, lower-case as error texts are: "you need level 5
+ * Attack to use Iron Sword") as the chat shows it: a capital first letter and a full stop. Text
+ * that already ends in punctuation keeps it; nothing else changes (item and player names keep
+ * their case).
+ * @param {string} text
+ */
+export function asSentence(text) {
+  const t = text.trim();
+  if (!t) return t;
+  const first = t[0].toUpperCase() + t.slice(1);
+  return /[.!?)]$/.test(first) ? first : `${first}.`;
+}

@@ -2,7 +2,7 @@
 // (ui/controls.js): what CONTRACT.md section 10's messages and the protocol's styles become.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { zoneNotice, deathSummary, itemLine, areaAt } from '../src/notices.js';
+import { zoneNotice, deathSummary, itemLine, areaAt, asSentence } from '../src/notices.js';
 import { stylesFor, effectiveStyle, MELEE_STYLES, RANGED_STYLES, KEY_BINDINGS } from '../src/ui/controls.js';
 
 test('a zone banner names the zone; a PvP area warns', () => {
@@ -69,4 +69,14 @@ test('combat styles follow the weapon, as the server allows them', () => {
   assert.equal(effectiveStyle('controlled', 'staff_of_air'), 'controlled');
   // Every key the settings list names is one key or a range, with what it does.
   for (const [k, what] of KEY_BINDINGS) assert.ok(k && what);
+});
+
+test("a refusal reads as a sentence: capital first letter, a full stop, names untouched", () => {
+  assert.equal(asSentence('you need level 5 Attack to use Iron Sword'), 'You need level 5 Attack to use Iron Sword.');
+  assert.equal(asSentence('you cannot attack that'), 'You cannot attack that.');
+  assert.equal(asSentence('Already a sentence.'), 'Already a sentence.');
+  assert.equal(asSentence('what now?'), 'What now?');
+  assert.equal(asSentence('  trailing space '), 'Trailing space.');
+  assert.equal(asSentence('rate_limited'), 'Rate_limited.');
+  assert.equal(asSentence(''), '');
 });

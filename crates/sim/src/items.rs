@@ -441,8 +441,14 @@ impl World {
             player.dirty.inventory = true;
             self.flow(FlowKind::Entered, "given", item_id, given);
         }
-        // Content's name, never the internal id (CONTRACT section 9), as every other line says.
-        let text = format!("Gave {given} x {}.", self.item_called(item_id));
+        // Content's name, never the internal id (CONTRACT section 9), as every other line says;
+        // what did not fit is said, not shown as a gift of nothing.
+        let name = self.item_called(item_id);
+        let text = match (given, quantity - given) {
+            (0, _) => format!("No room in the inventory: gave no {name}."),
+            (_, 0) => format!("Gave {given} x {name}."),
+            (_, left) => format!("Gave {given} x {name}; no room for {left} more."),
+        };
         self.system_message(Some(id), text, events);
     }
 

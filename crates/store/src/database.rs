@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
-use sqlx::{AnyPool, ConnectOptions, Executor};
+use sqlx::{AnyPool, ConnectOptions, Connection, Executor};
 
 use crate::repo::{
     bans::Bans, characters::Characters, deaths::Deaths, friends::Friends, ignores::Ignores,
@@ -120,6 +120,27 @@ impl Store {
                         .await?;
                     }
                     Ok(())
+                })
+            })
+            .after_release(move |conn, _meta| {
+                Box::pin(async move {
+                    if backend != Backend::Sqlite || !conn.is_in_transaction() {
+                        return Ok(true);
+                    }
+                    // A transaction dropped without its end queues a ROLLBACK to the connection's
+                    // worker; a ping is answered after it, so the depth it leaves is the truth.
+                    // Still in a transaction then means SQLite ended it by itself (it rolls a
+                    // transaction back on SQLITE_BUSY, FULL, IOERR or NOMEM in a statement), sqlx's
+                    // own ROLLBACK failed ("no transaction is active") and its depth stayed at 1:
+                    // every later `BEGIN IMMEDIATE` on that connection would fail ("begin_with at
+                    // non-zero transaction depth"), so a "database is locked" on a loaded machine
+                    // would stop saves for good. Such a connection is closed, not pooled.
+                    conn.ping().await?;
+                    let healthy = !conn.is_in_transaction();
+                    if !healthy {
+                        tracing::warn!("a pooled SQLite connection left in a transaction SQLite had ended; closed");
+                    }
+                    Ok(healthy)
                 })
             })
             .connect_with(options)
@@ -419,6 +440,46 @@ mod tests {
             Backend::from_url("mysql://u:secret@h/db"),
             Err(StoreError::InvalidUrl(u)) if !u.contains("secret")
         ));
+    }
+
+    /// SQLite ends a transaction by itself on some errors (SQLITE_BUSY in a statement among
+    /// them); a raw ROLLBACK inside sqlx's transaction does the same, behind its back. Each such
+    /// connection is closed on release, so later write transactions still begin: with them pooled,
+    /// the fifth `begin_write` (four connections) failed with "begin_with at non-zero transaction
+    /// depth".
+    #[tokio::test]
+    async fn a_connection_whose_transaction_sqlite_ended_is_not_pooled_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("t.db").display());
+        let store = Store::connect(&url).await.unwrap();
+        sqlx::query("CREATE TABLE t (n INTEGER)")
+            .execute(store.pool())
+            .await
+            .unwrap();
+        for n in 0..10 {
+            let mut tx = store
+                .begin_write()
+                .await
+                .unwrap_or_else(|err| panic!("begin_write {n} after ended transactions: {err}"));
+            sqlx::query("INSERT INTO t (n) VALUES ($1)")
+                .bind(n)
+                .execute(&mut *tx)
+                .await
+                .unwrap();
+            sqlx::query("ROLLBACK").execute(&mut *tx).await.unwrap();
+            drop(tx);
+        }
+        let mut tx = store.begin_write().await.unwrap();
+        sqlx::query("INSERT INTO t (n) VALUES (99)")
+            .execute(&mut *tx)
+            .await
+            .unwrap();
+        tx.commit().await.unwrap();
+        let rows: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM t")
+            .fetch_one(store.pool())
+            .await
+            .unwrap();
+        assert_eq!(rows, 1, "only the committed row");
     }
 
     #[test]

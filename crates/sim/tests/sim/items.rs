@@ -417,7 +417,17 @@ fn give_adds_what_fits_and_says_so() {
     assert_eq!(count(&w, "ada", "logs"), 28);
     assert_eq!(count(&w, "ada", "coins"), 0);
     // Said with content's names, never the internal id (CONTRACT section 9).
-    assert_eq!(said(&events), ["Gave 28 x Logs.", "Gave 0 x Coins."]);
+    assert_eq!(
+        said(&events),
+        [
+            "Gave 28 x Logs; no room for 12 more.",
+            "No room in the inventory: gave no Coins."
+        ]
+    );
+    // Everything fits: said plainly.
+    w.tick(vec![join(&w, "bea")]);
+    let events = w.tick(vec![give("bea", "coins", 5)]);
+    assert_eq!(said(&events), ["Gave 5 x Coins."]);
     let events = w.tick(vec![give("ada", "no_such_item", 1)]);
     assert_eq!(said(&events), ["No item with id no_such_item."]);
 }
