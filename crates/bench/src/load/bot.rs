@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::json;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 use tokio::sync::watch;
@@ -31,6 +31,7 @@ use super::scenario::{
 use super::spread::{role_of, Journey, Role as SpreadRole, Step};
 use super::stats::{bump, BotStats, CoinLedger};
 use super::trade::{partner_of, Outgoing, Purse, Role, Trader};
+use super::woods::Woods;
 use super::Scenario;
 
 /// Longest time from a bot's start to its first `player:sync` (guest, character, handshake).
@@ -564,81 +565,6 @@ struct Bot<'a> {
     reentering: Option<Instant>,
 }
 
-/// The tree a level-1 woodcutter can chop (bundled and reference content alike); a bot's
-/// character is new, so oaks and better only refuse it.
-const STARTER_TREE: &str = "tree_normal";
-
-/// What a gathering bot has seen: trees in view (id → tile, standing) and its inventory.
-#[derive(Default)]
-struct Woods {
-    trees: std::collections::HashMap<String, (TilePos, bool)>,
-    /// Occupied inventory slots, and the slot of a log to drop when full.
-    slots_used: usize,
-    log_slot: Option<u64>,
-}
-
-impl Woods {
-    /// Learns from a frame (only `world:update` and `inventory:update` matter).
-    fn learn(&mut self, text: &str) {
-        let Ok(frame) = serde_json::from_str::<Value>(text) else {
-            return;
-        };
-        let data = &frame["data"];
-        match frame["type"].as_str() {
-            Some("world:update") => {
-                for e in data["added"].as_array().into_iter().flatten() {
-                    // Only trees a new character can chop: the others answer `cannot_do`.
-                    let choppable = e["typeId"].as_str().is_none_or(|t| t == STARTER_TREE);
-                    if e["kind"] == "resource" && e["resourceType"] == "tree" && choppable {
-                        if let (Some(id), Some(x), Some(z)) =
-                            (e["id"].as_str(), e["x"].as_i64(), e["z"].as_i64())
-                        {
-                            let standing = e["depleted"] != true;
-                            let tile = TilePos {
-                                x: x as i32,
-                                z: z as i32,
-                            };
-                            self.trees.insert(id.to_owned(), (tile, standing));
-                        }
-                    }
-                }
-                for c in data["changed"].as_array().into_iter().flatten() {
-                    if let (Some(id), Some(depleted)) = (c["id"].as_str(), c["depleted"].as_bool())
-                    {
-                        if let Some(tree) = self.trees.get_mut(id) {
-                            tree.1 = !depleted;
-                        }
-                    }
-                }
-                for id in data["removed"].as_array().into_iter().flatten() {
-                    if let Some(id) = id.as_str() {
-                        self.trees.remove(id);
-                    }
-                }
-            }
-            Some("inventory:update") => {
-                let slots = data["inventory"].as_array();
-                self.slots_used = slots.map_or(0, Vec::len);
-                self.log_slot = slots.and_then(|s| {
-                    s.iter()
-                        .find(|slot| slot["itemId"] == "logs")
-                        .and_then(|slot| slot["slot"].as_u64())
-                });
-            }
-            _ => {}
-        }
-    }
-
-    /// The nearest standing tree.
-    fn nearest(&self, from: TilePos) -> Option<&str> {
-        self.trees
-            .iter()
-            .filter(|(_, (_, standing))| *standing)
-            .min_by_key(|(id, (t, _))| ((t.x - from.x).abs().max((t.z - from.z).abs()), *id))
-            .map(|(id, _)| id.as_str())
-    }
-}
-
 impl Bot<'_> {
     /// `spread`: takes the bot's role and, unless it stays in the crowd, its journey.
     fn start_spread(&mut self) {
@@ -804,10 +730,8 @@ impl Bot<'_> {
         match frame {
             Some(Ok(Message::Text(text))) => {
                 let kind = record_in(&mut self.stats, text.as_str());
-                if self.gathers()
-                    && matches!(kind.as_deref(), Some("world:update" | "inventory:update"))
-                {
-                    self.woods.learn(text.as_str());
+                if let (true, Some(kind)) = (self.gathers(), kind.as_deref()) {
+                    self.woods.learn(kind, text.as_str());
                 }
                 if kind.as_deref() == Some("world:update") {
                     if let Some(dropped) = self.reentering.take() {
@@ -1039,23 +963,6 @@ mod tests {
         assert_eq!(peek_kind(r#"{"type":"a\"b","data":{}}"#), None);
         assert_eq!(peek_kind(r#"{"type":"unterminated"#), None);
         assert_eq!(peek_kind(r#"{"data":{},"type":"x"}"#), None);
-    }
-
-    #[test]
-    fn a_gatherer_learns_only_the_trees_a_new_character_can_chop() {
-        let mut woods = Woods::default();
-        woods.learn(
-            r#"{"type":"world:update","data":{"tick":1,"added":[
-            {"id":"res-1","kind":"resource","x":3,"z":0,"resourceType":"tree","typeId":"tree_oak"},
-            {"id":"res-2","kind":"resource","x":5,"z":0,"resourceType":"tree","typeId":"tree_normal"},
-            {"id":"res-3","kind":"resource","x":1,"z":0,"resourceType":"rock","typeId":"rock_copper"},
-            {"id":"res-4","kind":"resource","x":9,"z":0,"resourceType":"tree"}
-            ],"moved":[],"changed":[],"removed":[]}}"#,
-        );
-        let mut known: Vec<&str> = woods.trees.keys().map(String::as_str).collect();
-        known.sort_unstable();
-        assert_eq!(known, ["res-2", "res-4"]);
-        assert_eq!(woods.nearest(TilePos { x: 0, z: 0 }), Some("res-2"));
     }
 
     #[test]
