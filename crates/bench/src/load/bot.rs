@@ -151,9 +151,8 @@ pub(crate) async fn run_bot(
         reentering: None,
     };
     bot.start_spread();
-    let mut stop = stop;
     if let Some(storm_at) = shared.storm_at {
-        if !bot.storm(storm_at, &mut stop).await {
+        if !bot.storm(storm_at, &stop).await {
             return bot.stats;
         }
     }
@@ -611,8 +610,8 @@ impl Bot<'_> {
     /// Plays to the end; true when the bot stayed connected until it closed. (Whether the server
     /// answered the close in time does not matter to what the bot knows: after a client's close
     /// the server sends it nothing more.)
-    async fn play(&mut self, mut stop: watch::Receiver<bool>) -> bool {
-        match self.act(&mut stop).await {
+    async fn play(&mut self, stop: watch::Receiver<bool>) -> bool {
+        match self.act(&stop).await {
             End::Finished => {
                 self.close().await;
                 true
@@ -624,7 +623,7 @@ impl Bot<'_> {
     /// `reconnect-storm`: idles until `at`, drops the socket without a close handshake (as a
     /// restart or a lost network does) and reconnects at once with the same account. `false`
     /// when the bot is out of the run (lost before, or could not reconnect).
-    async fn storm(&mut self, at: Instant, stop: &mut watch::Receiver<bool>) -> bool {
+    async fn storm(&mut self, at: Instant, stop: &watch::Receiver<bool>) -> bool {
         self.until = at;
         let end = self.act(stop).await;
         self.until = self.shared.deadline;
@@ -677,12 +676,27 @@ impl Bot<'_> {
     }
 
     /// Acts and reads until the deadline, a stop, or a lost connection.
-    async fn act(&mut self, stop: &mut watch::Receiver<bool>) -> End {
+    async fn act(&mut self, stop: &watch::Receiver<bool>) -> End {
         let mut plan = match self.spread {
             Some(role) => Plan::for_role(role, self.shared.chat_every, &mut self.rng),
             None => Plan::start(self.shared.scenario, self.shared.chat_every, &mut self.rng),
         };
         let deadline = self.until;
+        // The stop signal and the action timer live across the loop: made anew for every frame
+        // (a bot gets one a tick), each registered and dropped a waiter on the run's one watch,
+        // shared by every bot, and a timer entry, a large part of the generator's own CPU.
+        let mut watch = stop.clone();
+        let stopped = async move {
+            // The run stopped, or (on error) the run itself is gone: either way, finish.
+            while !*watch.borrow_and_update() {
+                if watch.changed().await.is_err() {
+                    return;
+                }
+            }
+        };
+        tokio::pin!(stopped);
+        let timer = sleep_until(deadline);
+        tokio::pin!(timer);
         loop {
             if *stop.borrow() || Instant::now() >= deadline {
                 return End::Finished;
@@ -694,13 +708,11 @@ impl Bot<'_> {
                     (action, wake) = (Action::Trade, due);
                 }
             }
+            if timer.deadline() != wake {
+                timer.as_mut().reset(wake);
+            }
             tokio::select! {
-                changed = stop.changed() => {
-                    // The run stopped, or (on error) the run itself is gone: either way, finish.
-                    if changed.is_err() || *stop.borrow() {
-                        return End::Finished;
-                    }
-                }
+                () = &mut stopped => return End::Finished,
                 frame = self.socket.next() => {
                     if let Some(end) = self.receive(frame) {
                         return end;
@@ -709,7 +721,7 @@ impl Bot<'_> {
                         return End::Lost;
                     }
                 }
-                () = sleep_until(wake) => {
+                () = &mut timer => {
                     let now = Instant::now();
                     if now >= deadline {
                         return End::Finished;

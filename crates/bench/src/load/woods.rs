@@ -103,11 +103,9 @@ impl Woods {
     /// Learns from a frame of type `kind` (only `world:update` and `inventory:update` matter).
     pub fn learn(&mut self, kind: &str, text: &str) {
         match kind {
-            "world:update" => {
-                if may_concern_trees(text, !self.trees.is_empty()) {
-                    if let Ok(frame) = serde_json::from_str::<Frame<TreeNews>>(text) {
-                        self.learn_trees(frame.data);
-                    }
+            "world:update" if may_concern_trees(text, !self.trees.is_empty()) => {
+                if let Ok(frame) = serde_json::from_str::<Frame<TreeNews>>(text) {
+                    self.learn_trees(frame.data);
                 }
             }
             "inventory:update" => {
