@@ -165,7 +165,9 @@ mod tests {
     use super::*;
     use crate::load::scenario::Rng;
 
-    /// The reading this module replaced: every frame whole into a `Value`. The oracle.
+    /// The reading this module replaced: every frame whole into a `Value`. The oracle. Not
+    /// inlined, so that callgrind can count it against [`Woods::learn`] on the same frames.
+    #[inline(never)]
     fn learn_by_value(woods: &mut Woods, text: &str) {
         let Ok(frame) = serde_json::from_str::<Value>(text) else {
             return;
