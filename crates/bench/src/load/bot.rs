@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::json;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 use tokio::sync::watch;
@@ -31,6 +31,7 @@ use super::scenario::{
 use super::spread::{role_of, Journey, Role as SpreadRole, Step};
 use super::stats::{bump, BotStats, CoinLedger};
 use super::trade::{partner_of, Outgoing, Purse, Role, Trader};
+use super::woods::Woods;
 use super::Scenario;
 
 /// Longest time from a bot's start to its first `player:sync` (guest, character, handshake).
@@ -150,9 +151,8 @@ pub(crate) async fn run_bot(
         reentering: None,
     };
     bot.start_spread();
-    let mut stop = stop;
     if let Some(storm_at) = shared.storm_at {
-        if !bot.storm(storm_at, &mut stop).await {
+        if !bot.storm(storm_at, &stop).await {
             return bot.stats;
         }
     }
@@ -564,81 +564,6 @@ struct Bot<'a> {
     reentering: Option<Instant>,
 }
 
-/// The tree a level-1 woodcutter can chop (bundled and reference content alike); a bot's
-/// character is new, so oaks and better only refuse it.
-const STARTER_TREE: &str = "tree_normal";
-
-/// What a gathering bot has seen: trees in view (id → tile, standing) and its inventory.
-#[derive(Default)]
-struct Woods {
-    trees: std::collections::HashMap<String, (TilePos, bool)>,
-    /// Occupied inventory slots, and the slot of a log to drop when full.
-    slots_used: usize,
-    log_slot: Option<u64>,
-}
-
-impl Woods {
-    /// Learns from a frame (only `world:update` and `inventory:update` matter).
-    fn learn(&mut self, text: &str) {
-        let Ok(frame) = serde_json::from_str::<Value>(text) else {
-            return;
-        };
-        let data = &frame["data"];
-        match frame["type"].as_str() {
-            Some("world:update") => {
-                for e in data["added"].as_array().into_iter().flatten() {
-                    // Only trees a new character can chop: the others answer `cannot_do`.
-                    let choppable = e["typeId"].as_str().is_none_or(|t| t == STARTER_TREE);
-                    if e["kind"] == "resource" && e["resourceType"] == "tree" && choppable {
-                        if let (Some(id), Some(x), Some(z)) =
-                            (e["id"].as_str(), e["x"].as_i64(), e["z"].as_i64())
-                        {
-                            let standing = e["depleted"] != true;
-                            let tile = TilePos {
-                                x: x as i32,
-                                z: z as i32,
-                            };
-                            self.trees.insert(id.to_owned(), (tile, standing));
-                        }
-                    }
-                }
-                for c in data["changed"].as_array().into_iter().flatten() {
-                    if let (Some(id), Some(depleted)) = (c["id"].as_str(), c["depleted"].as_bool())
-                    {
-                        if let Some(tree) = self.trees.get_mut(id) {
-                            tree.1 = !depleted;
-                        }
-                    }
-                }
-                for id in data["removed"].as_array().into_iter().flatten() {
-                    if let Some(id) = id.as_str() {
-                        self.trees.remove(id);
-                    }
-                }
-            }
-            Some("inventory:update") => {
-                let slots = data["inventory"].as_array();
-                self.slots_used = slots.map_or(0, Vec::len);
-                self.log_slot = slots.and_then(|s| {
-                    s.iter()
-                        .find(|slot| slot["itemId"] == "logs")
-                        .and_then(|slot| slot["slot"].as_u64())
-                });
-            }
-            _ => {}
-        }
-    }
-
-    /// The nearest standing tree.
-    fn nearest(&self, from: TilePos) -> Option<&str> {
-        self.trees
-            .iter()
-            .filter(|(_, (_, standing))| *standing)
-            .min_by_key(|(id, (t, _))| ((t.x - from.x).abs().max((t.z - from.z).abs()), *id))
-            .map(|(id, _)| id.as_str())
-    }
-}
-
 impl Bot<'_> {
     /// `spread`: takes the bot's role and, unless it stays in the crowd, its journey.
     fn start_spread(&mut self) {
@@ -685,8 +610,8 @@ impl Bot<'_> {
     /// Plays to the end; true when the bot stayed connected until it closed. (Whether the server
     /// answered the close in time does not matter to what the bot knows: after a client's close
     /// the server sends it nothing more.)
-    async fn play(&mut self, mut stop: watch::Receiver<bool>) -> bool {
-        match self.act(&mut stop).await {
+    async fn play(&mut self, stop: watch::Receiver<bool>) -> bool {
+        match self.act(&stop).await {
             End::Finished => {
                 self.close().await;
                 true
@@ -698,7 +623,7 @@ impl Bot<'_> {
     /// `reconnect-storm`: idles until `at`, drops the socket without a close handshake (as a
     /// restart or a lost network does) and reconnects at once with the same account. `false`
     /// when the bot is out of the run (lost before, or could not reconnect).
-    async fn storm(&mut self, at: Instant, stop: &mut watch::Receiver<bool>) -> bool {
+    async fn storm(&mut self, at: Instant, stop: &watch::Receiver<bool>) -> bool {
         self.until = at;
         let end = self.act(stop).await;
         self.until = self.shared.deadline;
@@ -751,12 +676,27 @@ impl Bot<'_> {
     }
 
     /// Acts and reads until the deadline, a stop, or a lost connection.
-    async fn act(&mut self, stop: &mut watch::Receiver<bool>) -> End {
+    async fn act(&mut self, stop: &watch::Receiver<bool>) -> End {
         let mut plan = match self.spread {
             Some(role) => Plan::for_role(role, self.shared.chat_every, &mut self.rng),
             None => Plan::start(self.shared.scenario, self.shared.chat_every, &mut self.rng),
         };
         let deadline = self.until;
+        // The stop signal and the action timer live across the loop: made anew for every frame
+        // (a bot gets one a tick), each registered and dropped a waiter on the run's one watch,
+        // shared by every bot, and a timer entry, a large part of the generator's own CPU.
+        let mut watch = stop.clone();
+        let stopped = async move {
+            // The run stopped, or (on error) the run itself is gone: either way, finish.
+            while !*watch.borrow_and_update() {
+                if watch.changed().await.is_err() {
+                    return;
+                }
+            }
+        };
+        tokio::pin!(stopped);
+        let timer = sleep_until(deadline);
+        tokio::pin!(timer);
         loop {
             if *stop.borrow() || Instant::now() >= deadline {
                 return End::Finished;
@@ -768,13 +708,11 @@ impl Bot<'_> {
                     (action, wake) = (Action::Trade, due);
                 }
             }
+            if timer.deadline() != wake {
+                timer.as_mut().reset(wake);
+            }
             tokio::select! {
-                changed = stop.changed() => {
-                    // The run stopped, or (on error) the run itself is gone: either way, finish.
-                    if changed.is_err() || *stop.borrow() {
-                        return End::Finished;
-                    }
-                }
+                () = &mut stopped => return End::Finished,
                 frame = self.socket.next() => {
                     if let Some(end) = self.receive(frame) {
                         return end;
@@ -783,7 +721,7 @@ impl Bot<'_> {
                         return End::Lost;
                     }
                 }
-                () = sleep_until(wake) => {
+                () = &mut timer => {
                     let now = Instant::now();
                     if now >= deadline {
                         return End::Finished;
@@ -804,10 +742,8 @@ impl Bot<'_> {
         match frame {
             Some(Ok(Message::Text(text))) => {
                 let kind = record_in(&mut self.stats, text.as_str());
-                if self.gathers()
-                    && matches!(kind.as_deref(), Some("world:update" | "inventory:update"))
-                {
-                    self.woods.learn(text.as_str());
+                if let (true, Some(kind)) = (self.gathers(), kind.as_deref()) {
+                    self.woods.learn(kind, text.as_str());
                 }
                 if kind.as_deref() == Some("world:update") {
                     if let Some(dropped) = self.reentering.take() {
@@ -1039,23 +975,6 @@ mod tests {
         assert_eq!(peek_kind(r#"{"type":"a\"b","data":{}}"#), None);
         assert_eq!(peek_kind(r#"{"type":"unterminated"#), None);
         assert_eq!(peek_kind(r#"{"data":{},"type":"x"}"#), None);
-    }
-
-    #[test]
-    fn a_gatherer_learns_only_the_trees_a_new_character_can_chop() {
-        let mut woods = Woods::default();
-        woods.learn(
-            r#"{"type":"world:update","data":{"tick":1,"added":[
-            {"id":"res-1","kind":"resource","x":3,"z":0,"resourceType":"tree","typeId":"tree_oak"},
-            {"id":"res-2","kind":"resource","x":5,"z":0,"resourceType":"tree","typeId":"tree_normal"},
-            {"id":"res-3","kind":"resource","x":1,"z":0,"resourceType":"rock","typeId":"rock_copper"},
-            {"id":"res-4","kind":"resource","x":9,"z":0,"resourceType":"tree"}
-            ],"moved":[],"changed":[],"removed":[]}}"#,
-        );
-        let mut known: Vec<&str> = woods.trees.keys().map(String::as_str).collect();
-        known.sort_unstable();
-        assert_eq!(known, ["res-2", "res-4"]);
-        assert_eq!(woods.nearest(TilePos { x: 0, z: 0 }), Some("res-2"));
     }
 
     #[test]

@@ -56,6 +56,7 @@ mod server_figures;
 pub mod spread;
 mod stats;
 mod trade;
+mod woods;
 
 use std::future::Future;
 use std::path::PathBuf;

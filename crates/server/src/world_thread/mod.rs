@@ -544,9 +544,9 @@ impl Runner {
 
     fn player_sync(&self, record: &PlayerRecord) -> Player {
         let c = &record.snapshot.character;
-        let tile = self
-            .world
-            .player_tile(&c.id)
+        let live = self.world.player_tile_and_run_energy(&c.id);
+        let tile = live
+            .and_then(|(tile, _)| tile)
             .unwrap_or_else(|| player_view::tile_of(c.position));
         let mut sync = player_view::player(
             &self.context.content,
@@ -556,7 +556,7 @@ impl Runner {
             true,
         );
         // Run energy lives only in the sim (it is not saved): a sync asked for later reads it there.
-        sync.stamina = self.world.player_run_energy(&c.id).or(sync.stamina);
+        sync.stamina = live.map(|(_, energy)| energy).or(sync.stamina);
         sync
     }
 

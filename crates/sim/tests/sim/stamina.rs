@@ -75,3 +75,20 @@ fn out_of_energy_a_run_goes_on_as_a_walk() {
     );
     assert_eq!(world.player_run_energy("ada"), Some(0));
 }
+
+#[test]
+fn a_sync_reads_tile_and_run_energy_in_one_lookup_as_it_did_in_two() {
+    let mut world = Field::new(200).world();
+    world.tick(vec![join("ada", t(0, 0)), join("bob", t(5, 5))]);
+    world.tick(vec![run("ada", t(190, 0))]);
+    for _ in 0..5 {
+        world.tick(vec![]);
+        for id in ["ada", "bob"] {
+            let both = world.player_tile_and_run_energy(id).unwrap();
+            assert_eq!(both.0, world.player_tile(id));
+            assert_eq!(Some(both.1), world.player_run_energy(id));
+        }
+    }
+    assert!(world.player_run_energy("ada") < Some(100), "ada ran");
+    assert_eq!(world.player_tile_and_run_energy("nobody"), None);
+}
