@@ -128,8 +128,11 @@ pub struct World {
     pub(crate) grid: SpatialGrid,
     /// Players in join order (a leave moves the last one into the gap).
     pub(crate) players: Vec<PlayerState>,
-    /// Character id → index into `players`.
-    pub(crate) player_index: HashMap<String, usize>,
+    /// Character id → index into `players`. foldhash, not SipHash: every command, chat target and
+    /// query by id looks a player up here (thousands a tick in a crowd), the ids are server-made
+    /// UUIDs with nothing to defend against, and nothing iterates the map, so its order (random
+    /// per process with either hasher) decides nothing.
+    pub(crate) player_index: HashMap<String, usize, foldhash::fast::RandomState>,
     /// Entity slot → index in `players` (`u32::MAX`: none), for [`player_at`].
     pub(crate) player_by_slot: Vec<u32>,
     /// Local lines of this tick, heard once every command is in (`chat`).
@@ -203,7 +206,7 @@ impl World {
             entities: Entities::default(),
             grid,
             players: Vec::new(),
-            player_index: HashMap::new(),
+            player_index: HashMap::default(),
             player_by_slot: Vec::new(),
             local_lines: Vec::new(),
             speaking_by_slot: Vec::new(),

@@ -230,6 +230,8 @@ impl Runner {
         self.entered += 1;
         self.joins.admitted += 1;
         record.save_turn = self.entered;
+        let cycle = self.save_cycle();
+        self.save_turns.add(id.clone(), self.entered, cycle);
         self.players.insert(id, Box::new(record));
     }
 

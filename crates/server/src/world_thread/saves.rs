@@ -12,8 +12,61 @@ use super::{PlayerRecord, Runner};
 
 /// Whether the player with save turn `turn` is saved in tick `tick` of a save cycle `cycle` ticks
 /// long (≥ 1).
+/// (The rule as the walk over every record applied it; [`SaveTurns`] files each player under
+/// [`cycle_tick`] of its turn and visits that of the tick.)
+#[cfg(test)]
 pub(super) fn saves_now(turn: u64, tick: u64, cycle: u64) -> bool {
-    turn % cycle == tick % cycle
+    cycle_tick(turn, cycle) == cycle_tick(tick, cycle)
+}
+
+/// Which tick of a save cycle `cycle` ticks long a turn (or the world's tick count) falls on.
+fn cycle_tick(n: u64, cycle: u64) -> usize {
+    (n % cycle) as usize
+}
+
+/// The online players by the tick of the save cycle that saves them, so a tick visits only the
+/// ~players/cycle records due (walking every record to find them was 2,000 boxed records a tick
+/// for ~40 due). An entry is `(id, save_turn)`: a player's turn is dealt once per entry and never
+/// reused (`Runner::entered` only grows), so an entry whose record is gone or has another turn
+/// (left, or left and came back) is stale and dropped when its bucket is next visited.
+#[derive(Default)]
+pub(super) struct SaveTurns {
+    buckets: Vec<Vec<(String, u64)>>,
+}
+
+impl SaveTurns {
+    /// Files player `id`, entered with save turn `turn`, in a cycle of `cycle` ticks (≥ 1, the
+    /// same on every call).
+    pub(super) fn add(&mut self, id: String, turn: u64, cycle: u64) {
+        if self.buckets.is_empty() {
+            self.buckets = (0..cycle).map(|_| Vec::new()).collect();
+        }
+        self.buckets[cycle_tick(turn, cycle)].push((id, turn));
+    }
+
+    /// The entries of the players whose turn is tick `tick` (in the order they entered), for
+    /// [`Self::put_back`] after use; `saves_now(turn, tick, cycle)` holds for every one.
+    fn take_due(&mut self, tick: u64, cycle: u64) -> Vec<(String, u64)> {
+        match self.buckets.get_mut(cycle_tick(tick, cycle)) {
+            Some(bucket) => std::mem::take(bucket),
+            None => Vec::new(),
+        }
+    }
+
+    /// Hands back what [`Self::take_due`] took, without the stale entries (`current` says whether
+    /// an entry's record is online with that turn).
+    fn put_back(
+        &mut self,
+        tick: u64,
+        cycle: u64,
+        mut due: Vec<(String, u64)>,
+        current: impl Fn(&str, u64) -> bool,
+    ) {
+        due.retain(|(id, turn)| current(id, *turn));
+        if let Some(bucket) = self.buckets.get_mut(cycle_tick(tick, cycle)) {
+            *bucket = due;
+        }
+    }
 }
 
 impl Runner {
@@ -134,27 +187,38 @@ impl Runner {
         snapshot
     }
 
+    /// The save cycle's length in ticks (≥ 1): a `SAVE_INTERVAL` of ticks.
+    pub(super) fn save_cycle(&self) -> u64 {
+        (self.context.save_interval.as_millis() / self.context.tick.as_millis().max(1)).max(1)
+            as u64
+    }
+
     /// Saves the changed players whose turn it is. Each player is saved once every
     /// `SAVE_INTERVAL` as before, but the players are spread over the ticks of that interval, so
     /// no tick copies and queues everyone at once (2,000 snapshots were ~8 ms of one tick a minute,
     /// the worst tick of a busy world).
     pub(super) fn save_turn(&mut self) {
-        let cycle = (self.context.save_interval.as_millis() / self.context.tick.as_millis().max(1))
-            .max(1) as u64;
+        let cycle = self.save_cycle();
         // The world's tick count is the clock of the save cycle.
         let tick = self.world.tick_number();
         let mut job = SaveJob::default();
-        let held = &self.trades;
-        for record in self.players.values_mut().filter(|r| {
-            r.dirty
-                && saves_now(r.save_turn, tick, cycle)
-                && !held.is_held(&r.snapshot.character.id)
-        }) {
+        let due = self.save_turns.take_due(tick, cycle);
+        for (id, turn) in &due {
+            let Some(record) = self.players.get_mut(id) else {
+                continue;
+            };
+            if record.save_turn != *turn || !record.dirty || self.trades.is_held(id) {
+                continue;
+            }
             record.dirty = false;
             let mut snapshot = record.snapshot.clone();
             snapshot.character.coins = player_view::coins_in(&snapshot.inventory);
             job.snapshots.push(snapshot);
         }
+        let players = &self.players;
+        self.save_turns.put_back(tick, cycle, due, |id, turn| {
+            players.get(id).is_some_and(|r| r.save_turn == turn)
+        });
         if !job.snapshots.is_empty() {
             metrics::counter!("character_saves_total").increment(job.snapshots.len() as u64);
         }
@@ -162,6 +226,69 @@ impl Runner {
         // alone when nobody is due.
         if !job.snapshots.is_empty() || self.world.has_chunks_to_persist() {
             let _ = self.send_job(job);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    /// The index finds, tick after tick, exactly the players the walk over every record found
+    /// (`saves_now` of each online player's turn), once each, while players enter, leave and come
+    /// back with a new turn; and it forgets the players who left.
+    #[test]
+    fn the_index_by_turn_gives_the_same_players_on_the_same_ticks_as_the_walk() {
+        for cycle in [1u64, 3, 7, 40] {
+            let mut online: HashMap<String, u64> = HashMap::new();
+            let mut turns = SaveTurns::default();
+            let mut entered = 0u64;
+            let mut enter = |id: &str, online: &mut HashMap<String, u64>, turns: &mut SaveTurns| {
+                entered += 1;
+                online.insert(id.to_owned(), entered);
+                turns.add(id.to_owned(), entered, cycle);
+            };
+            for p in 0..25 {
+                enter(&format!("p{p}"), &mut online, &mut turns);
+            }
+            for tick in 100..100 + 5 * cycle {
+                // Every few ticks someone leaves, and some come back (a new turn).
+                if tick % 3 == 0 {
+                    online.remove(&format!("p{}", tick % 25));
+                }
+                if tick % 4 == 0 {
+                    let back = format!("p{}", (tick + 7) % 25);
+                    if !online.contains_key(&back) {
+                        enter(&back, &mut online, &mut turns);
+                    }
+                }
+                let mut walked: Vec<&String> = online
+                    .iter()
+                    .filter(|(_, &turn)| saves_now(turn, tick, cycle))
+                    .map(|(id, _)| id)
+                    .collect();
+                walked.sort();
+                let due = turns.take_due(tick, cycle);
+                let mut indexed: Vec<&String> = due
+                    .iter()
+                    .filter(|(id, turn)| online.get(id) == Some(turn))
+                    .map(|(id, _)| id)
+                    .collect();
+                indexed.sort();
+                assert_eq!(indexed, walked, "cycle {cycle}, tick {tick}");
+                let current = |id: &str, turn: u64| online.get(id) == Some(&turn);
+                turns.put_back(tick, cycle, due, current);
+            }
+            // A whole cycle with nobody coming or going visits every bucket: only the online
+            // remain filed.
+            for tick in 0..cycle {
+                let due = turns.take_due(tick, cycle);
+                turns.put_back(tick, cycle, due, |id, turn| online.get(id) == Some(&turn));
+            }
+            let filed: usize = turns.buckets.iter().map(Vec::len).sum();
+            assert_eq!(filed, online.len(), "cycle {cycle}");
         }
     }
 }
