@@ -32,9 +32,9 @@ pub struct Bounds {
     pub min_x: f64,
     /// East edge.
     pub max_x: f64,
-    /// South edge.
+    /// North edge (north is −z, docs/content.md "Directions").
     pub min_z: f64,
-    /// North edge.
+    /// South edge.
     pub max_z: f64,
 }
 
@@ -109,7 +109,7 @@ pub struct Area {
 pub struct Circle {
     /// Centre, west–east.
     pub x: f64,
-    /// Centre, south–north.
+    /// Centre, north–south.
     pub z: f64,
     /// Radius in tiles.
     pub radius: f64,

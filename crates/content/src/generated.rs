@@ -73,11 +73,11 @@ pub struct GeneratedTown {
 /// the towns, and the spawns placed by biome (hand-placed ones stay in their areas).
 #[derive(Debug, Clone, PartialEq)]
 pub struct GeneratedWorld {
-    /// South-west tile.
+    /// North-west tile (least x and z; north is −z).
     pub min: Tile,
     /// Side of the square in tiles.
     pub side: i32,
-    /// [`Ground`] code per tile, row-major from the south-west (z rows, x within a row).
+    /// [`Ground`] code per tile, row-major from the north-west (z rows, x within a row).
     pub ground: Vec<u8>,
     /// Biome per tile: an index into `biomes`.
     pub biome: Vec<u8>,

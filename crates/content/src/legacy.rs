@@ -136,7 +136,7 @@ pub struct LegacyZone {
 pub struct LegacyZoneBounds {
     /// West edge.
     pub x: f64,
-    /// South edge.
+    /// North edge (north is −z).
     pub z: f64,
     /// Extent along x.
     pub width: f64,

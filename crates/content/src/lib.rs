@@ -18,6 +18,7 @@ mod areas;
 mod biomes;
 mod bundled;
 mod common;
+pub mod compass;
 mod content;
 mod dialogue;
 mod fallback;

@@ -2,7 +2,7 @@
 //! with `make`, `light_fire` or a tinderbox used on logs: see `making`). Lighting is an attempt
 //! every recipe `ticks` until one succeeds; the fire is a resource entity (`resourceType:
 //! "fire"`) that players can cook on, burns for the recipe's `fireTicks`, and does not block its
-//! tile. As in the genre, the player then steps aside: west if free, else east, south, north.
+//! tile. As in the genre, the player then steps aside: west if free, else east, north, south (north is −z).
 
 use wayfarer_protocol::ws::TilePos;
 

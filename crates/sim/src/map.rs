@@ -34,7 +34,7 @@ pub struct TileMap {
 }
 
 impl TileMap {
-    /// A map of `width` × `height` blocked tiles whose south-west corner is `min`.
+    /// A map of `width` × `height` blocked tiles whose north-west corner (least x and z) is `min`.
     pub(crate) fn blocked(min: TilePos, width: i32, height: i32) -> TileMap {
         let width = width.clamp(1, MAX_MAP_SIDE_TILES);
         let height = height.clamp(1, MAX_MAP_SIDE_TILES);
@@ -48,7 +48,7 @@ impl TileMap {
         }
     }
 
-    /// The south-west corner of the box.
+    /// The north-west corner of the box (north is −z).
     pub fn min(&self) -> TilePos {
         TilePos {
             x: self.min_x,
@@ -56,7 +56,7 @@ impl TileMap {
         }
     }
 
-    /// The north-east corner of the box (inclusive).
+    /// The south-east corner of the box (inclusive).
     pub fn max(&self) -> TilePos {
         TilePos {
             x: self.min_x + self.width - 1,
@@ -210,7 +210,7 @@ pub fn chebyshev(a: TilePos, b: TilePos) -> u32 {
 }
 
 /// The tiles covered by a `width` × `depth` footprint standing at `centre`: the centre tile plus
-/// `(width - 1) / 2` tiles west and the rest east (likewise south/north), so a 1×1 footprint is just
+/// `(width - 1) / 2` tiles west and the rest east (likewise north/south), so a 1×1 footprint is just
 /// the centre tile and every footprint covers it.
 pub(crate) fn footprint(centre: TilePos, width: u32, depth: u32) -> (TilePos, TilePos) {
     let width = width.clamp(1, 64) as i32;

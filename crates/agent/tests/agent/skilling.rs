@@ -21,7 +21,7 @@ async fn gathering_actions_succeed_and_are_refused() {
     let server = ticking(50).await;
     // The skiller starts with a pickaxe and a net, Mining 5 and Fishing 10.
     let mut agent = server.idle_admin("Gatherer", Some("skiller")).await;
-    // By the rocks south-west of the spawn.
+    // By the rocks north-west of the spawn.
     agent.teleport(-14, -25).await;
     let copper = agent.nearest_id("resources", of_type("rock_copper")).await;
     let iron = agent.nearest_id("resources", of_type("rock_iron")).await;

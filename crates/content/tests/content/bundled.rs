@@ -303,3 +303,42 @@ fn skill_unlocks_serialise_in_the_interface_shape() {
     assert_eq!(value.as_object().unwrap().len(), 17);
     serde_json::to_string(&content).expect("the whole model serialises");
 }
+
+/// The compass words of the bundled areas' descriptions ("woodland east of Millbrook") agree with
+/// where the areas lie from Millbrook's spawn: north is −z, up the client's screen (docs/content.md,
+/// "Directions").
+#[test]
+fn area_descriptions_compass_words_agree_with_their_coordinates() {
+    // Word → (dx sign, dz sign) a centre that way has; 0 where that axis does not matter.
+    const WORDS: [(&str, (i32, i32)); 4] = [
+        ("north", (0, -1)),
+        ("south", (0, 1)),
+        ("east", (1, 0)),
+        ("west", (-1, 0)),
+    ];
+    let content = load_bundled();
+    let spawn = content.spawn_point();
+    let mut checked = 0;
+    for area in content.areas.values() {
+        let b = area.bounds;
+        let (dx, dz) = (
+            (b.min_x + b.max_x) / 2.0 - spawn.x,
+            (b.min_z + b.max_z) / 2.0 - spawn.z,
+        );
+        let text = area.description.to_lowercase();
+        for word in text.split(|c: char| !c.is_alphabetic()) {
+            let Some((_, (sx, sz))) = WORDS.iter().find(|(w, _)| w == &word) else {
+                continue;
+            };
+            checked += 1;
+            assert!(
+                dx * f64::from(*sx) + dz * f64::from(*sz) > 0.0,
+                "{}: {word:?} but its centre is ({dx}, {dz}) from the spawn: {}",
+                area.id,
+                area.description
+            );
+        }
+    }
+    // The woods (east), the arena (north), the hills (west) and the wastes (south).
+    assert_eq!(checked, 4);
+}

@@ -764,7 +764,7 @@ async fn bandit_bounty_is_played_to_its_reward() {
         .await;
     p.send(act("stop")).await;
     assert_eq!(p.stage("bandit_bounty").as_deref(), Some("proof"));
-    // The stolen ore: mined from the iron rock south-west of town.
+    // The stolen ore: mined from the iron rock north-west of town.
     p.tp(-23, -30).await;
     p.until_stage_done("bandit_bounty", "proof", 40, |p| {
         let rock = p.find_nearest("rock_iron", (-24, -32))?;

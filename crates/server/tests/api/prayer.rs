@@ -87,7 +87,7 @@ async fn prayers_toggle_drain_to_zero_are_saved_and_the_altar_restores_them() {
     let saved = app.store().characters().get(&id).await.unwrap().unwrap();
     assert_eq!(saved.prayer_points, Some(0));
 
-    // Back in: still empty; the altar north of the spawn (in view from it) refills.
+    // Back in: still empty; the altar south of the spawn (in view from it) refills.
     let mut ws = WsClient::connect(&app, &format!("token={token}"))
         .await
         .unwrap();

@@ -4,6 +4,7 @@
 //! `content.generated`, which the layout and the map routes read. Content without a world-config
 //! that asks for generation is left as it is.
 
+mod names;
 mod noise;
 mod params;
 mod placement;
@@ -34,26 +35,6 @@ pub use towns::{MAX_TOWNS, TOWN_CANDIDATES};
 
 use params::Params;
 use terrain::Grid;
-
-/// Names for generated towns once the legacy `zones.json` town names run out.
-const TOWN_NAMES: [&str; 16] = [
-    "Ashford",
-    "Brindlemere",
-    "Cobble Cross",
-    "Dunmarrow",
-    "Elmstead",
-    "Fernhollow",
-    "Greywater",
-    "Hollin Ford",
-    "Ivybridge",
-    "Juniper Rest",
-    "Kestrel Down",
-    "Larkspur",
-    "Mossgate",
-    "Northwick",
-    "Oakhaven",
-    "Pebblebrook",
-];
 
 /// The id of the tanner NPC added where content has tanning but nobody who tans.
 pub const FALLBACK_TANNER: &str = "tanner";
@@ -110,7 +91,8 @@ pub fn apply(content: &mut Content, world_seed: Option<u64>) -> bool {
     let mut points = anchors.clone();
     points.extend(plans.iter().map(|t| t.centre));
     roads::lay(&p, &mut grid, &points);
-    let names = town_names(content, plans.len());
+    let centres: Vec<(i32, i32)> = plans.iter().map(|t| t.centre).collect();
+    let names = names::for_sites(content, &centres, (spawn.x, spawn.z));
     let mut rng = ChaCha8Rng::seed_from_u64(p.town_seed ^ 0xb1d);
     let mut generated_towns = Vec::new();
     let mut areas = Vec::new();
@@ -287,27 +269,6 @@ fn buildings(grid: &mut Grid, plan: &towns::TownPlan, rng: &mut ChaCha8Rng) -> V
         }
     }
     out
-}
-
-/// Names for `n` towns: the legacy `zones.json` town names no area uses yet, then our list.
-fn town_names(content: &Content, n: usize) -> Vec<String> {
-    let used: Vec<&str> = content.areas.values().map(|a| a.name.as_str()).collect();
-    let mut names: Vec<String> = content
-        .legacy
-        .zones
-        .iter()
-        .filter(|z| z.is_town && !used.contains(&z.name.as_str()))
-        .map(|z| z.name.clone())
-        .collect();
-    names.extend(TOWN_NAMES.iter().map(|s| (*s).to_owned()));
-    let mut k = 2;
-    while names.len() < n {
-        names.extend(TOWN_NAMES.iter().map(|s| format!("{s} {k}")));
-        k += 1;
-    }
-    names.dedup();
-    names.truncate(n);
-    names
 }
 
 /// An area id for a town name, unique among the areas.

@@ -1,5 +1,5 @@
 //! The fighting fixture: a field `x 0..=29` (spawn at (0, 0); neither safe nor PvP) beside a PvP
-//! arena `x 30..=59`, both `z 0..=29`, and a safe camp `x 0..=29, z 30..=39` north of the field,
+//! arena `x 30..=59`, both `z 0..=29`, and a safe camp `x 0..=29, z 30..=39` south of the field,
 //! with mobs of known stats placed exactly (spawn radius 0) and players of chosen levels, gear and
 //! inventory.
 

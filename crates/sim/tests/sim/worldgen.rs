@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::{Arc, OnceLock};
 
+use wayfarer_content::compass::{self, Compass};
 use wayfarer_content::generated::Ground;
 use wayfarer_content::{AreaGroup, Content, ManifestSet, RecipeKind, ToolRequirement};
 use wayfarer_protocol::ws::TilePos;
@@ -328,4 +329,92 @@ fn can_make(
         && r.inputs.iter().all(|i| have.contains(&i.item_id))
         && r.tools.iter().all(|t| have.contains(t))
         && r.consumables.iter().all(|c| have.contains(&c.item_id))
+}
+
+/// Every generated town whose name carries a compass word lies that way from the spawn (north is −z,
+/// docs/content.md "Directions"); returns how many did.
+fn compass_towns_lie_their_way(content: &Content) -> usize {
+    let spawn = content.spawn_point().tile();
+    let generated = content.generated.as_ref().expect("a generated world");
+    let mut named = 0;
+    for town in &generated.towns {
+        let points = compass::words(&town.name);
+        if points.is_empty() {
+            continue;
+        }
+        named += 1;
+        let (dx, dz) = (town.centre.x - spawn.x, town.centre.z - spawn.z);
+        for p in &points {
+            // The sign, independently of the generator's own rule: north −z, east +x.
+            let along = match p {
+                Compass::North => -dz,
+                Compass::South => dz,
+                Compass::East => dx,
+                Compass::West => -dx,
+            };
+            assert!(along > 0, "{} at ({dx}, {dz}) from the spawn", town.name);
+        }
+        assert!(
+            compass::lies(&points, dx, dz),
+            "{} at ({dx}, {dz})",
+            town.name
+        );
+    }
+    named
+}
+
+#[test]
+fn the_reference_towns_compass_names_agree_with_where_they_lie() {
+    let Some((content, _)) = reference() else {
+        return;
+    };
+    let names: BTreeSet<&str> = content
+        .generated
+        .as_ref()
+        .unwrap()
+        .towns
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
+    // The reference's four compass towns all find a site their way on its island.
+    for name in [
+        "Eastern Outpost",
+        "Western Settlement",
+        "Northern Village",
+        "Southern Camp",
+    ] {
+        assert!(names.contains(name), "{name} in {names:?}");
+    }
+    assert_eq!(compass_towns_lie_their_way(content), 4);
+}
+
+#[test]
+fn compass_names_of_every_kind_agree_with_where_their_towns_lie_on_other_islands() {
+    let Some(set) = wayfarer_store::testing::reference_manifests() else {
+        return;
+    };
+    let set = ManifestSet::read_dir(&set).expect("readable");
+    for seed in [3, 99] {
+        let (mut content, _) = Content::from_files(&set).expect("the reference files load");
+        // All four words, as prefixes and as words, and one name with two.
+        let names = [
+            "Westmarch",
+            "Port Eastwick",
+            "South Reach",
+            "Northwatch",
+            "North-East Hold",
+        ];
+        for (zone, name) in content
+            .legacy
+            .zones
+            .iter_mut()
+            .filter(|z| z.is_town)
+            .zip(names)
+        {
+            zone.name = name.to_owned();
+        }
+        assert!(worldgen::apply(&mut content, Some(seed)));
+        let named = compass_towns_lie_their_way(&content);
+        assert!(named >= 3, "seed {seed}: {named} compass towns placed");
+    }
 }

@@ -36,7 +36,7 @@ pub const VOID_GROUND: &str = "void";
 pub struct Terrain {
     /// `GET /api/map`.
     pub summary: Tagged,
-    /// Chunk answers, row-major from the south-west chunk.
+    /// Chunk answers, row-major from the north-west chunk.
     chunks: Vec<Tagged>,
     /// The first chunk's coordinates and how many there are along x and z.
     first: (i32, i32),
@@ -70,11 +70,11 @@ struct Overview {
     block: i32,
     /// Blocks along x (and z: the island is square).
     width: i32,
-    /// The south-west tile of the first block.
+    /// The north-west tile of the first block (north is −z, up the client's screen).
     min: TilePos,
-    /// One character a block, rows from the south, in the chunks' height alphabet: the index
-    /// into `grounds` of the block's ground (a building, road or town tile in it wins over the
-    /// ground at its middle, so roads and towns show at this scale).
+    /// One character a block, rows from the north (z ascending), x ascending within a row, in the
+    /// chunks' height alphabet: the index into `grounds` of the block's ground (a building, road or
+    /// town tile in it wins over the ground at its middle, so roads and towns show at this scale).
     rows: String,
 }
 
@@ -170,11 +170,11 @@ struct AreaSummary<'a> {
 struct Chunk {
     cx: i32,
     cz: i32,
-    /// The south-west tile.
+    /// The north-west tile (least x and z).
     x: i32,
     z: i32,
     size: i32,
-    /// One character a tile, row by row from the south (z ascending), x ascending within a row:
+    /// One character a tile, row by row from the north (z ascending), x ascending within a row:
     /// `1` walkable, `0` not.
     walkable: String,
     /// The index into `grounds` of each tile, in the same order.
