@@ -265,8 +265,10 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Socket<S> {
             Some(Err(err)) => {
                 // A message the protocol says ends the connection with a code (RFC 6455 section
                 // 7.4.1): the client is told why before the TCP connection goes.
+                // Boxed: this future is part of every idle player's task (see
+                // `Connection::serve`), and a close frame's would double it.
                 if let Some((code, reason)) = close_for(&err) {
-                    self.close(code, reason).await;
+                    Box::pin(self.close(code, reason)).await;
                 }
                 Incoming::Error(err)
             }
@@ -286,19 +288,25 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Socket<S> {
         self.send(frames).await
     }
 
-    /// Writes `frames` to the client in one go.
-    pub async fn send(&mut self, frames: Frames) -> Result<(), SendError> {
-        if frames.buffer.is_empty() {
-            return Ok(());
+    /// Writes `frames` to the client in one go. (An `async` block, not an `async fn`, which
+    /// would hold the frames twice in a future that every delivery awaits.)
+    pub fn send(
+        &mut self,
+        frames: Frames,
+    ) -> impl std::future::Future<Output = Result<(), SendError>> + '_ {
+        async move {
+            if frames.buffer.is_empty() {
+                return Ok(());
+            }
+            // tungstenite may hold a pong or close reply; it goes first, whole.
+            self.stream.flush().await?;
+            self.stream
+                .get_mut()
+                .write_all(&frames.buffer)
+                .await
+                .map_err(tungstenite::Error::Io)?;
+            Ok(())
         }
-        // tungstenite may hold a pong or close reply; it goes first, whole.
-        self.stream.flush().await?;
-        self.stream
-            .get_mut()
-            .write_all(&frames.buffer)
-            .await
-            .map_err(tungstenite::Error::Io)?;
-        Ok(())
     }
 
     /// Sends a close frame with `code` and `reason` (errors ignored: the connection ends anyway).
