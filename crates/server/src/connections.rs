@@ -331,4 +331,38 @@ mod tests {
             0
         );
     }
+
+    #[test]
+    fn shutting_down_closes_every_connection_and_each_that_registers_later() {
+        let connections = Connections::default();
+        let mut kicked = connections.register("c-k", "K", opener("k", "t-k", 1_000));
+        let mut idle = connections.register("c-i", "I", opener("i", "t-i", 1_000));
+        assert!(connections.kick("c-k"));
+
+        // The kicked one was asked already: it keeps its kick.
+        assert_eq!(connections.shut_down(), 1);
+        assert_eq!(
+            kicked.close_requests.try_recv().unwrap(),
+            CloseRequest::KICKED
+        );
+        assert_eq!(
+            idle.close_requests.try_recv().unwrap(),
+            CloseRequest::SHUTDOWN
+        );
+        assert_eq!(CloseRequest::SHUTDOWN.code, 1001);
+
+        // Upgraded while the server stops: asked to close as it registers, a new character's
+        // connection and one replacing a connection alike.
+        let mut late = connections.register("c-l", "L", opener("l", "t-l", 1_000));
+        assert_eq!(
+            late.close_requests.try_recv().unwrap(),
+            CloseRequest::SHUTDOWN
+        );
+        let mut again = connections.register("c-i", "I", opener("i", "t-i2", 2_000));
+        assert_eq!(
+            again.close_requests.try_recv().unwrap(),
+            CloseRequest::SHUTDOWN
+        );
+        assert_eq!(connections.shut_down(), 0, "nobody is asked twice");
+    }
 }

@@ -18,7 +18,8 @@ use axum::http::header::{CONNECTION, SEC_WEBSOCKET_ACCEPT, SEC_WEBSOCKET_KEY, UP
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
-use futures_util::{SinkExt, StreamExt};
+use futures_util::future::OptionFuture;
+use futures_util::{FutureExt, SinkExt, StreamExt};
 use hyper::upgrade::{OnUpgrade, Upgraded};
 use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
@@ -107,16 +108,19 @@ impl Upgrade {
     {
         let accept = tungstenite::handshake::derive_accept_key(self.key.as_bytes());
         let on_upgrade = self.on_upgrade;
-        tokio::spawn(async move {
-            let upgraded = match on_upgrade.await {
-                Ok(upgraded) => upgraded,
+        let upgrade = async move {
+            match on_upgrade.await {
+                Ok(upgraded) => Some(Socket::new(TokioIo::new(upgraded), config).await),
                 Err(err) => {
                     tracing::debug!(error = %err, "WebSocket upgrade did not complete");
-                    return;
+                    None
                 }
-            };
-            serve(Socket::new(TokioIo::new(upgraded), config).await).await;
-        });
+            }
+        };
+        // Two stages, the second replacing the first: one `async` block awaiting both kept the
+        // upgrade's state (the config, the callback) for the connection's whole life, 120 bytes
+        // of every idle player's task.
+        tokio::spawn(upgrade.then(|socket| OptionFuture::from(socket.map(serve))));
         let mut response = StatusCode::SWITCHING_PROTOCOLS.into_response();
         let headers = response.headers_mut();
         headers.insert(CONNECTION, HeaderValue::from_static("upgrade"));
@@ -290,6 +294,10 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Socket<S> {
 
     /// Writes `frames` to the client in one go. (An `async` block, not an `async fn`, which
     /// would hold the frames twice in a future that every delivery awaits.)
+    #[expect(
+        clippy::manual_async_fn,
+        reason = "an async fn would keep its arguments twice in its future"
+    )]
     pub fn send(
         &mut self,
         frames: Frames,

@@ -79,6 +79,10 @@ impl Connection {
     /// each argument twice in its future (the argument as passed and the local it is moved into,
     /// rustc issue 62958), and the `Socket` alone is 328 bytes held for the whole connection.
     /// [`tests::the_connection_task_stays_small`] pins the size.
+    #[expect(
+        clippy::manual_async_fn,
+        reason = "an async fn would keep its arguments twice in its future"
+    )]
     pub(super) fn run(
         mut self: Box<Self>,
         mut socket: Socket,
@@ -260,6 +264,10 @@ impl Connection {
     /// arguments twice), the client's next frame, the outbound queue and the close request waited
     /// on in one `select!`, and every other await either small (a delivery, formatted before it is
     /// awaited) or boxed (a ping, a close, handling a client message).
+    #[expect(
+        clippy::manual_async_fn,
+        reason = "an async fn would keep its arguments twice in its future"
+    )]
     pub(super) fn serve<'a>(
         &'a mut self,
         socket: &'a mut Socket,
