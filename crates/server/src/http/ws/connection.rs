@@ -314,7 +314,7 @@ impl Connection {
                             unanswered += 1;
                             // Not boxed: it fits beside the delivery's await, the largest, and
                             // an allocation per ping re-touched pages `malloc_trim` had given
-                            // back (10,000 idle players regrew RSS by up to 40 MiB after the trim).
+                            // back (10,000 idle players regrew 20-50 MiB of RSS after the trim).
                             sent(tokio::time::timeout(SEND_TIMEOUT, socket.ping()).await)
                         }
                     }
