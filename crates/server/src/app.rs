@@ -20,7 +20,6 @@ use crate::http::{self, cors::OriginPolicy};
 use crate::online::OnlinePlayers;
 use crate::rate_limit::Limits;
 use crate::world_thread::{TickSnapshot, TickStats, WorldCounts, WorldSender};
-use tokio::sync::watch;
 
 /// Request bodies above this size are refused with 413.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -40,8 +39,6 @@ pub struct AppState {
     pub connections: Arc<Connections>,
     /// CPU use between `/status` reads.
     pub cpu: Arc<crate::process_stats::CpuMeter>,
-    /// Becomes true when the server begins shutting down (WebSocket tasks close their sockets).
-    pub shutdown: watch::Receiver<bool>,
     /// Items entering and leaving players' hands since start (`GET /api/admin/economy`).
     pub economy: Arc<crate::economy::EconomyCounters>,
     /// The browser client's files (embedded, or `WEB_DIR`).

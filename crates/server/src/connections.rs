@@ -2,7 +2,7 @@
 //! older, which is saved first), and the handle admins use to kick.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -45,6 +45,11 @@ impl CloseRequest {
     pub const TOKEN_REVOKED: CloseRequest = CloseRequest {
         code: CLOSE_TOKEN_REVOKED,
         reason: "logged out: the token was revoked",
+    };
+    /// The server is shutting down (RFC 6455's "going away").
+    pub const SHUTDOWN: CloseRequest = CloseRequest {
+        code: 1001,
+        reason: "server shutting down",
     };
 }
 
@@ -109,6 +114,9 @@ pub struct Connections {
     by_character: Mutex<HashMap<String, Handle>>,
     /// Game sockets upgraded but not yet in the world, by character (see [`Connections::begin_entry`]).
     entering: Mutex<HashMap<String, usize>>,
+    /// Set by [`Connections::shut_down`] (written and read under `by_character`'s lock): a
+    /// connection registering afterwards is asked to close at once.
+    shutting_down: AtomicBool,
 }
 
 /// A game socket of a character on its way into the world; dropped once it is in (or gave up).
@@ -178,6 +186,12 @@ impl Connections {
                 }
                 old.saved
             });
+        if self.shutting_down.load(Ordering::Relaxed) {
+            // Upgraded while the server stopped: it closes as soon as it would serve.
+            if let Some(close) = map.get_mut(character_id).and_then(|h| h.close.take()) {
+                let _ = close.send(CloseRequest::SHUTDOWN);
+            }
+        }
         Registration {
             connection,
             close_requests: close_rx,
@@ -223,6 +237,21 @@ impl Connections {
             .filter(|h| revoked.covers(&h.opener))
             .filter_map(|h| h.close.take())
             .map(|close| close.send(CloseRequest::TOKEN_REVOKED))
+            .filter(Result::is_ok)
+            .count()
+    }
+
+    /// Asks every connection, and every one that registers from now on, to close with 1001 (each
+    /// leaves the world and is saved as on any logout); how many were asked. Game sockets are
+    /// upgraded connections the HTTP server no longer tracks, so shutdown tells them here. Through
+    /// each connection's close request, not a channel every connection also waits on: a
+    /// `watch` wait is 150 bytes in every idle player's task.
+    pub fn shut_down(&self) -> usize {
+        let mut map = self.by_character.lock().unwrap_or_else(|p| p.into_inner());
+        self.shutting_down.store(true, Ordering::Relaxed);
+        map.values_mut()
+            .filter_map(|h| h.close.take())
+            .map(|close| close.send(CloseRequest::SHUTDOWN))
             .filter(Result::is_ok)
             .count()
     }
@@ -301,5 +330,39 @@ mod tests {
             connections.close_revoked(Revoked::AccountBefore("a", 9_000)),
             0
         );
+    }
+
+    #[test]
+    fn shutting_down_closes_every_connection_and_each_that_registers_later() {
+        let connections = Connections::default();
+        let mut kicked = connections.register("c-k", "K", opener("k", "t-k", 1_000));
+        let mut idle = connections.register("c-i", "I", opener("i", "t-i", 1_000));
+        assert!(connections.kick("c-k"));
+
+        // The kicked one was asked already: it keeps its kick.
+        assert_eq!(connections.shut_down(), 1);
+        assert_eq!(
+            kicked.close_requests.try_recv().unwrap(),
+            CloseRequest::KICKED
+        );
+        assert_eq!(
+            idle.close_requests.try_recv().unwrap(),
+            CloseRequest::SHUTDOWN
+        );
+        assert_eq!(CloseRequest::SHUTDOWN.code, 1001);
+
+        // Upgraded while the server stops: asked to close as it registers, a new character's
+        // connection and one replacing a connection alike.
+        let mut late = connections.register("c-l", "L", opener("l", "t-l", 1_000));
+        assert_eq!(
+            late.close_requests.try_recv().unwrap(),
+            CloseRequest::SHUTDOWN
+        );
+        let mut again = connections.register("c-i", "I", opener("i", "t-i2", 2_000));
+        assert_eq!(
+            again.close_requests.try_recv().unwrap(),
+            CloseRequest::SHUTDOWN
+        );
+        assert_eq!(connections.shut_down(), 0, "nobody is asked twice");
     }
 }

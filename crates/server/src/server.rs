@@ -204,8 +204,6 @@ impl RunningServer {
                 }
             })
         };
-        let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
-
         let listener = tokio::net::TcpListener::bind((config.host.as_str(), config.port))
             .await
             .with_context(|| format!("cannot listen on {}:{}", config.host, config.port))?;
@@ -236,7 +234,6 @@ impl RunningServer {
             online,
             connections: Arc::new(crate::connections::Connections::default()),
             cpu: Arc::default(),
-            shutdown: shutdown_rx,
             economy,
             web,
             terrain: Arc::default(),
@@ -266,6 +263,7 @@ impl RunningServer {
         let in_process = state.clone();
         // Embedded agents connect to this listener; they wait until it answers.
         let embedded = crate::agents::embedded::EmbeddedAgents::start(state.clone(), addr);
+        let connections = state.connections.clone();
         let router = app::router(state);
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
         let task_store = store.clone();
@@ -287,7 +285,8 @@ impl RunningServer {
                         embedded.stop().await;
                     }
                     // Game sockets are upgraded connections the HTTP server no longer tracks: tell them.
-                    let _ = shutdown_tx.send(true);
+                    let asked = connections.shut_down();
+                    tracing::info!(connections = asked, "game sockets asked to close");
                     let _ = drained_tx.send(());
                 },
             );

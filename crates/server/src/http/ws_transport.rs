@@ -18,7 +18,8 @@ use axum::http::header::{CONNECTION, SEC_WEBSOCKET_ACCEPT, SEC_WEBSOCKET_KEY, UP
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
-use futures_util::{SinkExt, StreamExt};
+use futures_util::future::OptionFuture;
+use futures_util::{FutureExt, SinkExt, StreamExt};
 use hyper::upgrade::{OnUpgrade, Upgraded};
 use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
@@ -107,16 +108,19 @@ impl Upgrade {
     {
         let accept = tungstenite::handshake::derive_accept_key(self.key.as_bytes());
         let on_upgrade = self.on_upgrade;
-        tokio::spawn(async move {
-            let upgraded = match on_upgrade.await {
-                Ok(upgraded) => upgraded,
+        let upgrade = async move {
+            match on_upgrade.await {
+                Ok(upgraded) => Some(Socket::new(TokioIo::new(upgraded), config).await),
                 Err(err) => {
                     tracing::debug!(error = %err, "WebSocket upgrade did not complete");
-                    return;
+                    None
                 }
-            };
-            serve(Socket::new(TokioIo::new(upgraded), config).await).await;
-        });
+            }
+        };
+        // Two stages, the second replacing the first: one `async` block awaiting both kept the
+        // upgrade's state (the config, the callback) for the connection's whole life, 120 bytes
+        // of every idle player's task.
+        tokio::spawn(upgrade.then(|socket| OptionFuture::from(socket.map(serve))));
         let mut response = StatusCode::SWITCHING_PROTOCOLS.into_response();
         let headers = response.headers_mut();
         headers.insert(CONNECTION, HeaderValue::from_static("upgrade"));
@@ -265,8 +269,10 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Socket<S> {
             Some(Err(err)) => {
                 // A message the protocol says ends the connection with a code (RFC 6455 section
                 // 7.4.1): the client is told why before the TCP connection goes.
+                // Boxed: this future is part of every idle player's task (see
+                // `Connection::serve`), and a close frame's would double it.
                 if let Some((code, reason)) = close_for(&err) {
-                    self.close(code, reason).await;
+                    Box::pin(self.close(code, reason)).await;
                 }
                 Incoming::Error(err)
             }
@@ -286,19 +292,29 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Socket<S> {
         self.send(frames).await
     }
 
-    /// Writes `frames` to the client in one go.
-    pub async fn send(&mut self, frames: Frames) -> Result<(), SendError> {
-        if frames.buffer.is_empty() {
-            return Ok(());
+    /// Writes `frames` to the client in one go. (An `async` block, not an `async fn`, which
+    /// would hold the frames twice in a future that every delivery awaits.)
+    #[expect(
+        clippy::manual_async_fn,
+        reason = "an async fn would keep its arguments twice in its future"
+    )]
+    pub fn send(
+        &mut self,
+        frames: Frames,
+    ) -> impl std::future::Future<Output = Result<(), SendError>> + '_ {
+        async move {
+            if frames.buffer.is_empty() {
+                return Ok(());
+            }
+            // tungstenite may hold a pong or close reply; it goes first, whole.
+            self.stream.flush().await?;
+            self.stream
+                .get_mut()
+                .write_all(&frames.buffer)
+                .await
+                .map_err(tungstenite::Error::Io)?;
+            Ok(())
         }
-        // tungstenite may hold a pong or close reply; it goes first, whole.
-        self.stream.flush().await?;
-        self.stream
-            .get_mut()
-            .write_all(&frames.buffer)
-            .await
-            .map_err(tungstenite::Error::Io)?;
-        Ok(())
     }
 
     /// Sends a close frame with `code` and `reason` (errors ignored: the connection ends anyway).

@@ -1,5 +1,5 @@
 use wayfarer_store::testing::FreshDatabase;
-use wayfarer_store::{Store, MIGRATIONS};
+use wayfarer_store::{Store, MIGRATIONS, SQLITE_CACHE_KIB};
 
 async fn migrations_are_idempotent_on(db: FreshDatabase) {
     let store = Store::connect(&db.url).await.unwrap();
@@ -45,6 +45,36 @@ async fn sqlite_database_is_created_in_wal_mode() {
         .unwrap()
         .get(0);
     assert_eq!(mode, "wal");
+}
+
+/// Every pooled SQLite connection caps its page cache (memory per player at 10,000: BENCHMARKS.md);
+/// PostgreSQL has no such setting here.
+async fn the_page_cache_is_capped_on(db: FreshDatabase, expected: Option<i64>) {
+    let store = Store::connect(&db.url).await.unwrap();
+    store.migrate().await.unwrap();
+    // Four at once, so the pool opens more than its first connection for them.
+    let sizes = tokio::join!(
+        store.sqlite_cache_size(),
+        store.sqlite_cache_size(),
+        store.sqlite_cache_size(),
+        store.sqlite_cache_size()
+    );
+    for size in [sizes.0, sizes.1, sizes.2, sizes.3] {
+        assert_eq!(size.unwrap(), expected);
+    }
+    store.close().await;
+}
+
+#[tokio::test]
+async fn the_sqlite_page_cache_is_capped() {
+    the_page_cache_is_capped_on(FreshDatabase::sqlite(), Some(-SQLITE_CACHE_KIB)).await;
+}
+
+#[tokio::test]
+async fn postgres_has_no_sqlite_page_cache() {
+    if let Some(db) = FreshDatabase::postgres().await {
+        the_page_cache_is_capped_on(db, None).await;
+    }
 }
 
 #[tokio::test]
