@@ -20,15 +20,18 @@ impl Store {
         &self,
         id: &str,
     ) -> Result<Option<CharacterSnapshot>, StoreError> {
-        let mut tx = self.pool().begin().await?;
-        if self.backend() == Backend::Postgres {
-            // PostgreSQL's default (read committed) gives each statement its own snapshot; one
-            // for the whole transaction is repeatable read. SQLite's read transaction in WAL mode
-            // already keeps the snapshot of its first read.
-            sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-                .execute(&mut *tx)
-                .await?;
-        }
+        // PostgreSQL's default (read committed) gives each statement its own snapshot; one for
+        // the whole transaction is repeatable read, asked for in the BEGIN itself (no second round
+        // trip). SQLite's read transaction in WAL mode already keeps the snapshot of its first
+        // read.
+        let mut tx = match self.backend() {
+            Backend::Postgres => {
+                self.pool()
+                    .begin_with("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                    .await?
+            }
+            Backend::Sqlite => self.pool().begin().await?,
+        };
         let Some(character) = get_on(&mut *tx, id).await? else {
             tx.rollback().await?;
             return Ok(None);
