@@ -158,3 +158,14 @@ pub fn walk_to(x: i64, z: i64) -> ClientMessage {
         run: false,
     })
 }
+
+/// The id of the first entity of content type `type_id` among a `world:update`'s `added` (`update`
+/// is the message's `data`), if any.
+pub fn added_of_type(update: &Value, type_id: &str) -> Option<String> {
+    update["added"]
+        .as_array()?
+        .iter()
+        .find(|e| e["typeId"] == type_id)
+        .and_then(|e| e["id"].as_str())
+        .map(str::to_owned)
+}

@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 use wayfarer_protocol::ws::{ActionRequest, ChatChannel, ClientMessage, Quantity, UseRequest};
 
-use crate::support::messages::{chat_on, to_id, to_slot};
+use crate::support::messages::{added_of_type, chat_on, to_id, to_slot};
 use crate::support::{admin_give, player, AppOptions, TestApp, WsClient};
 
 const ADMIN_CODE: &str = "mk";
@@ -28,15 +28,7 @@ async fn enter_near_anvil(app: &TestApp, name: &str) -> (WsClient, String) {
         .expect("connects");
     ws.expect_type("player:sync").await;
     let view = ws.expect_type("world:update").await;
-    let anvil = view["data"]["added"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["typeId"] == "anvil")
-        .expect("the anvil is in view of the spawn")["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let anvil = added_of_type(&view["data"], "anvil").expect("the anvil is in view of the spawn");
     (ws, anvil)
 }
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use wayfarer_protocol::ws::{ActionRequest, ClientMessage, DialogueRespond};
 
-use crate::support::messages::{act_on, chat, to_id, walk_to};
+use crate::support::messages::{act_on, added_of_type, chat, to_id, walk_to};
 use crate::support::{both_databases, player, AppOptions, Cdn, FreshDatabase, TestApp, WsClient};
 
 const HOLT: &str = "captain_holt";
@@ -96,14 +96,7 @@ async fn session(app: &TestApp, token: &str) -> (WsClient, Value, Value) {
 }
 
 fn npc_in(view: &Value, type_id: &str) -> String {
-    view["added"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["typeId"] == type_id)
-        .and_then(|e| e["id"].as_str())
-        .map(str::to_owned)
-        .unwrap_or_else(|| panic!("{type_id} in view"))
+    added_of_type(view, type_id).unwrap_or_else(|| panic!("{type_id} in view"))
 }
 
 /// Talks to Holt (entity `holt`): the first `dialogue:open`'s data.

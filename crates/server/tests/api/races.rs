@@ -18,7 +18,7 @@ use wayfarer_protocol::ws::{
     ShopBuyRequest, ShopSellRequest, UseRequest,
 };
 
-use crate::support::messages::{act_on, chat, to_id, to_slot, walk_to};
+use crate::support::messages::{act_on, added_of_type, chat, to_id, to_slot, walk_to};
 use crate::support::{
     admin_token, both_databases, enter, player, AppOptions, FreshDatabase, TestApp, WsClient,
 };
@@ -163,13 +163,7 @@ async fn teleport(ws: &mut WsClient, id: &str, (x, z): (i64, i64)) {
 
 /// The first entity of `type_id` (NPC) in a view, from this socket's next updates.
 async fn find_npc(ws: &mut WsClient, view: Option<&Value>, type_id: &str) -> String {
-    let found = |update: &Value| {
-        update["added"]
-            .as_array()
-            .and_then(|a| a.iter().find(|e| e["typeId"] == type_id))
-            .and_then(|e| e["id"].as_str())
-            .map(str::to_owned)
-    };
+    let found = |update: &Value| added_of_type(update, type_id);
     if let Some(found) = view.and_then(found) {
         return found;
     }

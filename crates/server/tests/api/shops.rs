@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use wayfarer_protocol::ws::{ClientMessage, DialogueRespond, ShopBuyRequest, ShopSellRequest};
 
-use crate::support::messages::{act_on, chat, to_id, to_slot};
+use crate::support::messages::{act_on, added_of_type, chat, to_id, to_slot};
 use crate::support::{player, AppOptions, TestApp, WsClient};
 
 const STORE: &str = "millbrook_general_store";
@@ -27,15 +27,7 @@ fn slot_of(update: &Value, item: &str) -> Option<i64> {
 /// Opens the Millbrook general store by talking to Tobin, who is in `view` (the first
 /// `world:update`: he stands near the spawn); returns the `shop:open`.
 pub async fn open_general_store(ws: &mut WsClient, view: &Value) -> Value {
-    let tobin = view["data"]["added"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["typeId"] == "merchant_tobin")
-        .expect("Tobin in view")["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let tobin = added_of_type(&view["data"], "merchant_tobin").expect("Tobin in view");
     open_store_of(ws, &tobin).await
 }
 
