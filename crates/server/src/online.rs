@@ -1,9 +1,13 @@
 //! Who is online and where: written by the world thread, read by REST handlers. The tick never waits
 //! for this lock (it uses `try_write` and keeps what it could not publish for the next tick); readers
-//! hold it only to copy one entry.
+//! hold it only to copy one entry. Where a character stands is not published through the lock at
+//! all: its [`TileCell`] is shared by the world thread's record and the entry, and a step is one
+//! store into it (a moving crowd takes ~1,000 steps a tick; each was a queued change with an
+//! allocated id and a hash lookup under the lock).
 
 use std::collections::HashMap;
-use std::sync::RwLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
 
 use wayfarer_protocol::ws::TilePos;
 
@@ -16,17 +20,65 @@ pub struct OnlineEntry {
     pub combat_level: i64,
 }
 
+/// The tile an online character stands on, written by the world thread as it moves and read by
+/// REST handlers without a lock. The two coordinates are one atomic word, so a reader never sees
+/// half of a step.
+#[derive(Debug)]
+pub struct TileCell(AtomicU64);
+
+impl TileCell {
+    pub fn new(tile: TilePos) -> Arc<TileCell> {
+        Arc::new(TileCell(AtomicU64::new(pack(tile))))
+    }
+
+    pub fn set(&self, tile: TilePos) {
+        self.0.store(pack(tile), Ordering::Relaxed);
+    }
+
+    pub fn get(&self) -> TilePos {
+        let word = self.0.load(Ordering::Relaxed);
+        TilePos {
+            x: (word >> 32) as u32 as i32,
+            z: word as u32 as i32,
+        }
+    }
+}
+
+fn pack(tile: TilePos) -> u64 {
+    (u64::from(tile.x as u32) << 32) | u64::from(tile.z as u32)
+}
+
+/// An online character as the world thread lists it: its public line, with its tile shared.
+#[derive(Debug, Clone)]
+pub struct Listing {
+    pub account_id: String,
+    pub name: String,
+    /// The same cell as the world thread's record of the character (see [`TileCell`]).
+    pub tile: Arc<TileCell>,
+    pub combat_level: i64,
+}
+
+impl Listing {
+    fn entry(&self) -> OnlineEntry {
+        OnlineEntry {
+            account_id: self.account_id.clone(),
+            name: self.name.clone(),
+            tile: self.tile.get(),
+            combat_level: self.combat_level,
+        }
+    }
+}
+
 /// The online characters by id.
 #[derive(Debug, Default)]
 pub struct OnlinePlayers {
-    inner: RwLock<HashMap<String, OnlineEntry>>,
+    inner: RwLock<HashMap<String, Listing>>,
 }
 
-/// A change the world thread publishes.
+/// A change the world thread publishes (a step is not one: see [`TileCell`]).
 #[derive(Debug, Clone)]
 pub enum Presence {
-    Joined(String, OnlineEntry),
-    Moved(String, TilePos),
+    Joined(String, Listing),
     /// The combat level changed (published only on a change, not on every health change).
     CombatLevel(String, i64),
     Left(String),
@@ -39,7 +91,7 @@ impl OnlinePlayers {
             .read()
             .unwrap_or_else(|p| p.into_inner())
             .get(id)
-            .cloned()
+            .map(Listing::entry)
     }
 
     /// Whether the character is online.
@@ -83,11 +135,6 @@ impl OnlinePlayers {
                 Presence::Joined(id, entry) => {
                     map.insert(id, entry);
                 }
-                Presence::Moved(id, tile) => {
-                    if let Some(entry) = map.get_mut(&id) {
-                        entry.tile = tile;
-                    }
-                }
                 Presence::CombatLevel(id, level) => {
                     if let Some(entry) = map.get_mut(&id) {
                         entry.combat_level = level;
@@ -108,13 +155,14 @@ mod tests {
     #[test]
     fn publishes_when_free_and_keeps_pending_when_busy() {
         let online = OnlinePlayers::default();
-        let entry = OnlineEntry {
+        let tile = TileCell::new(TilePos { x: 1, z: 2 });
+        let listing = Listing {
             account_id: "a".into(),
             name: "Ann".into(),
-            tile: TilePos { x: 1, z: 2 },
+            tile: Arc::clone(&tile),
             combat_level: 3,
         };
-        let mut pending = vec![Presence::Joined("c1".into(), entry.clone())];
+        let mut pending = vec![Presence::Joined("c1".into(), listing.clone())];
         {
             let _reader = online.inner.read().unwrap();
             online.try_publish(&mut pending);
@@ -122,12 +170,38 @@ mod tests {
         }
         online.try_publish(&mut pending);
         assert!(pending.is_empty());
-        assert_eq!(online.get("c1"), Some(entry));
-        let mut pending = vec![
-            Presence::Moved("c1".into(), TilePos { x: 5, z: 5 }),
-            Presence::Left("c1".into()),
-        ];
+        assert_eq!(online.get("c1"), Some(listing.entry()));
+        let mut pending = vec![Presence::Left("c1".into())];
         online.try_publish(&mut pending);
         assert!(!online.is_online("c1"));
+    }
+
+    #[test]
+    fn a_step_is_read_at_once_through_the_shared_cell() {
+        let online = OnlinePlayers::default();
+        let tile = TileCell::new(TilePos { x: 1, z: 2 });
+        let listing = Listing {
+            account_id: "a".into(),
+            name: "Ann".into(),
+            tile: Arc::clone(&tile),
+            combat_level: 3,
+        };
+        // A step taken before the join is published is there once it is.
+        tile.set(TilePos { x: -7, z: 40 });
+        online.try_publish(&mut vec![Presence::Joined("c1".into(), listing)]);
+        assert_eq!(online.get("c1").unwrap().tile, TilePos { x: -7, z: 40 });
+        // And a step after it, with nothing queued.
+        tile.set(TilePos {
+            x: i32::MIN,
+            z: i32::MAX,
+        });
+        assert_eq!(
+            online.get("c1").unwrap().tile,
+            TilePos {
+                x: i32::MIN,
+                z: i32::MAX
+            },
+            "both coordinates, signs and extremes kept"
+        );
     }
 }

@@ -29,8 +29,7 @@ use tokio::sync::oneshot;
 use wayfarer_protocol::ws::ServerMessage;
 use wayfarer_sim::{Command, Joining};
 
-use crate::online::{OnlineEntry, Presence};
-use crate::player_view;
+use crate::online::{Listing, Presence};
 use crate::saver::SaveJob;
 
 use super::{PlayerRecord, Runner};
@@ -214,10 +213,10 @@ impl Runner {
         let id = c.id.clone();
         self.presence.push(Presence::Joined(
             id.clone(),
-            OnlineEntry {
+            Listing {
                 account_id: c.account_id.clone(),
                 name: c.name.clone(),
-                tile: player_view::tile_of(c.position),
+                tile: Arc::clone(&record.tile),
                 combat_level: c.combat_level,
             },
         ));

@@ -150,8 +150,8 @@ impl Runner {
                 if let Some(record) = self.players.get_mut(id) {
                     record.dirty = true;
                     character_state::mirror_tile(&mut record.snapshot, *tile);
+                    record.tile.set(*tile);
                 }
-                self.presence.push(Presence::Moved(id.clone(), *tile));
             }
             // Messages only (`messages.rs`).
             Event::View { .. }

@@ -9,6 +9,8 @@ use wayfarer_protocol::ws::ServerMessage;
 use wayfarer_sim::Command;
 
 use super::{Outbound, PlayerRecord, Runner, WorldInput};
+use crate::online::TileCell;
+use crate::player_view;
 
 impl Runner {
     /// Takes one input: bookkeeping here, game changes as commands for the next tick.
@@ -29,6 +31,7 @@ impl Runner {
                     self.refuse_join(&id, &session_id, &outbound);
                     return;
                 }
+                let tile = TileCell::new(player_view::tile_of(snapshot.character.position));
                 let record = PlayerRecord {
                     snapshot: *snapshot,
                     session_id,
@@ -36,6 +39,7 @@ impl Runner {
                     dirty: false,
                     save_turn: 0,
                     pending: RefCell::new(Vec::new()),
+                    tile,
                 };
                 self.join(record, joining);
             }

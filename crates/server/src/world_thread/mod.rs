@@ -23,7 +23,7 @@ use wayfarer_sim::{Command, Phase, World};
 use wayfarer_store::CharacterSnapshot;
 
 use crate::deaths::DeathBook;
-use crate::online::{OnlinePlayers, Presence};
+use crate::online::{OnlinePlayers, Presence, TileCell};
 use crate::outbound_queue::{OutboundSender, OutboundWaker};
 use crate::player_view;
 use crate::saver::SaveJob;
@@ -294,6 +294,8 @@ struct PlayerRecord {
     save_turn: u64,
     /// This tick's messages for the player, queued as one batch when the dispatch ends.
     pending: RefCell<Vec<Outbound>>,
+    /// Where the player stands, shared with the online list that REST reads (`online.rs`).
+    tile: Arc<TileCell>,
 }
 
 /// The online players by character id. foldhash, not SipHash: ids are server-made UUIDs (nothing to
