@@ -338,6 +338,9 @@ struct Runner {
     immediate: immediate_saves::ImmediateSaves,
     /// To the runtime task that wakes connections after a dispatch (none outside a runtime).
     wakes: Option<tokio_mpsc::UnboundedSender<Vec<OutboundWaker>>>,
+    /// The connections this tick's dispatch queued a batch for, woken when the tick ends
+    /// ([`Runner::wake_dispatched`]).
+    dispatched: Vec<OutboundWaker>,
     /// Private messages to other worlds waiting to be counted after the next tick.
     admissions: Vec<queries::Admission>,
     /// Kills and deaths by character since the start, kept on the manual clock only (the agent
@@ -368,6 +371,7 @@ impl Runner {
             joins: admission::JoinQueue::default(),
             immediate: immediate_saves::ImmediateSaves::default(),
             wakes: None,
+            dispatched: Vec::new(),
             admissions: Vec::new(),
             tally: context.manual.then(HashMap::new),
             context,
@@ -519,6 +523,7 @@ impl Runner {
         phase_us[6] = persist.as_micros() as u64;
         self.phase_us = phase_us;
 
+        self.wake_dispatched();
         let elapsed = started.elapsed();
         self.record_timing(elapsed);
     }

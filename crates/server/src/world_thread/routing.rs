@@ -111,9 +111,10 @@ impl Runner {
 
     /// Queues each player's messages of this dispatch as one batch, without waiting; a full queue
     /// marks the player slow (the tick never waits for a client). A player waiting for a bank or
-    /// shop save has them held until it commits (`immediate_saves.rs`).
+    /// shop save has them held until it commits (`immediate_saves.rs`). The connections are woken
+    /// when the tick ends ([`Runner::wake_dispatched`]), not here.
     pub(super) fn flush_pending(&mut self, slow: &mut Vec<String>) {
-        let mut woken = Vec::new();
+        let mut woken = std::mem::take(&mut self.dispatched);
         for (id, record) in &self.players {
             let mut pending = record.pending.borrow_mut();
             if !pending.is_empty() && self.immediate.is_waiting(id, &record.session_id) {
@@ -143,6 +144,16 @@ impl Runner {
                 }
             }
         }
+        self.dispatched = woken;
+    }
+
+    /// Wakes the connections whose batches this tick queued, once the tick's own work is done:
+    /// woken, they encode and write on the runtime's threads, which would otherwise take the
+    /// cores from the rest of the tick (the saves handed over, admissions, the online list) just
+    /// when it runs: that tail took up to ~10 ms instead of ~0.5 in a 2,000-player crowd on two
+    /// cores. A batch waits in its queue for the tick's last fraction of a millisecond instead.
+    pub(super) fn wake_dispatched(&mut self) {
+        let woken = std::mem::take(&mut self.dispatched);
         self.wake(woken);
     }
 
