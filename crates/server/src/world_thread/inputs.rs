@@ -1,7 +1,7 @@
 //! Taking the world's inputs between ticks: bookkeeping at once, game changes as commands for the
 //! next tick.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -36,6 +36,7 @@ impl Runner {
                     dirty: false,
                     save_turn: 0,
                     pending: RefCell::new(Vec::new()),
+                    left_out: Cell::new(false),
                 };
                 self.join(record, joining);
             }

@@ -8,7 +8,7 @@
 //! This file holds the thread, its schedule and the tick; the submodules each hold one concern of it
 //! (see docs/architecture.md, "The tick").
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
@@ -294,6 +294,9 @@ struct PlayerRecord {
     save_turn: u64,
     /// This tick's messages for the player, queued as one batch when the dispatch ends.
     pending: RefCell<Vec<Outbound>>,
+    /// Marks the player as not getting the message to everyone being delivered (its `except`),
+    /// for that delivery only (`routing.rs`): false at every other time.
+    left_out: Cell<bool>,
 }
 
 /// The online players by character id. foldhash, not SipHash: ids are server-made UUIDs (nothing to
