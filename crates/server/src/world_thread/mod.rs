@@ -685,6 +685,8 @@ mod tests {
     use super::saves::saves_now;
     use super::*;
 
+    mod dispatch_counts;
+
     #[test]
     fn a_request_waits_for_the_tick_it_came_in_during_and_no_other() {
         let started = Instant::now();
