@@ -686,6 +686,7 @@ mod tests {
     use super::*;
 
     mod dispatch_counts;
+    mod global_lines;
 
     #[test]
     fn a_request_waits_for_the_tick_it_came_in_during_and_no_other() {
