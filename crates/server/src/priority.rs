@@ -71,7 +71,15 @@ mod tests {
         .join()
         .unwrap();
         assert_eq!(after, (before + RUNTIME_NICENESS).min(19));
-        assert_eq!(batch, libc::SCHED_BATCH, "woken, it waits for its core's turn");
-        assert_eq!((niceness(), policy()), main_before, "other threads keep theirs");
+        assert_eq!(
+            batch,
+            libc::SCHED_BATCH,
+            "woken, it waits for its core's turn"
+        );
+        assert_eq!(
+            (niceness(), policy()),
+            main_before,
+            "other threads keep theirs"
+        );
     }
 }

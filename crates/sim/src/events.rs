@@ -34,6 +34,18 @@ pub enum Event {
         /// The message.
         message: ChatMessage,
     },
+    /// A `chat:message` for everyone in the world but `except`: a global line (said here or
+    /// relayed from another world) or a system message to everyone. Naming who does not hear it
+    /// spares listing thousands who do. `message.ts` is 0, as for [`Event::Chat`].
+    ChatToAll {
+        /// Who does not get it, of everyone in the world during this tick (there at its end or
+        /// leaving in it): those ignoring the sender when it was said (and for a relayed line,
+        /// a player here with the sender's id), those who joined after it in the tick, those
+        /// who left before it. In no particular order; may name someone twice.
+        except: Vec<std::sync::Arc<str>>,
+        /// The message.
+        message: ChatMessage,
+    },
     /// This tick's local chat (`player:chat` on `local`): each line once, and who heard which.
     /// Listed by listener rather than by line so the server finds each listener once a tick, not
     /// once a line (in a chatting crowd: 2,000 listeners against ~74,000 deliveries).

@@ -29,8 +29,9 @@
 //!   the recipe the player chooses, as many times as they choose, at fires and stations (resource
 //!   entities too) or a tanner, told in words on the `game` channel (`narration`); formulas in
 //!   `docs/mechanics.md`.
-//! - **Chat** (`chat`): see [`Command::Chat`]; [`Event::Chat`] and [`Event::LocalChat`] carry
-//!   `ts: 0` because the sim reads no clock: the server stamps the send time.
+//! - **Chat** (`chat`): see [`Command::Chat`]; [`Event::Chat`], [`Event::ChatToAll`] and
+//!   [`Event::LocalChat`] carry `ts: 0` because the sim reads no clock: the server stamps the
+//!   send time.
 //! - **Bank and shops** (`bank`, `shops`): see [`Command::Bank`] and [`Command::Shop`]; rules in the
 //!   modules' documentation and `docs/protocol.md`. Each change ends with [`Event::SaveNow`].
 //! - **Ids**: players use their character id; NPCs and resources get `npc-<n>` / `res-<n>` from a

@@ -135,6 +135,8 @@ pub struct World {
     pub(crate) player_index: HashMap<String, usize, foldhash::fast::RandomState>,
     /// Entity slot → index in `players` (`u32::MAX`: none), for [`player_at`].
     pub(crate) player_by_slot: Vec<u32>,
+    /// Lines to everyone of this tick, and who may not hear them (`chat::to_all`).
+    pub(crate) to_all: crate::chat::to_all::ToAll,
     /// Local lines of this tick, heard once every command is in (`chat`).
     pub(crate) local_lines: Vec<crate::chat::LocalLine>,
     /// Entity slot → where that player's local lines of this tick start in `chat`'s list by speaker,
@@ -208,6 +210,7 @@ impl World {
             players: Vec::new(),
             player_index: HashMap::default(),
             player_by_slot: Vec::new(),
+            to_all: Default::default(),
             local_lines: Vec::new(),
             speaking_by_slot: Vec::new(),
             chat_limits_on: true,
@@ -324,6 +327,7 @@ impl World {
         self.push_views(&mut events);
         self.report_entries(&mut events);
         self.entities.release_retired();
+        self.to_all.settle(&mut events);
         self.completed += 1;
         events
     }
@@ -369,6 +373,8 @@ impl World {
                 if let Some(&index) = self.player_index.get(&id) {
                     self.players[index].ignored =
                         ignored.into_iter().map(|n| n.to_lowercase()).collect();
+                    self.to_all
+                        .set_ignoring(&id, !self.players[index].ignored.is_empty());
                 }
             }
             Command::Teleport { id, tile } => self.teleport(&id, tile),
@@ -483,6 +489,7 @@ impl World {
         let name_key = name.to_lowercase();
         let ignored: HashSet<String> = ignored.into_iter().map(|n| n.to_lowercase()).collect();
         let placed = self.walkable_near(self.outside_arena(tile));
+        self.to_all.set_ignoring(&id, !ignored.is_empty());
         if let Some(&index) = self.player_index.get(&id) {
             // The same character again (a new connection): update in place, show everything anew.
             let player = &mut self.players[index];
@@ -567,8 +574,10 @@ impl World {
         set_player_slot(&mut self.player_by_slot, handle, self.players.len());
         let chat_limits = self.chat_limits_on_entry(&id);
         reserve_one_more(&mut self.players);
+        let shared_id: Arc<str> = id.as_str().into();
+        self.to_all.entered(&shared_id);
         self.players.push(PlayerState {
-            shared_id: id.as_str().into(),
+            shared_id,
             id,
             handle,
             name_key,
@@ -621,6 +630,7 @@ impl World {
             .unwrap_or(self.players[index].reported_tile);
         self.player_index.remove(id);
         let player = self.players.swap_remove(index);
+        self.to_all.left(&player.shared_id);
         events.push(Event::Left {
             id: player.id.clone(),
             tile,

@@ -24,7 +24,7 @@ impl Runner {
         save_now: &mut Vec<String>,
     ) {
         match event {
-            Event::Chat { message, .. } => {
+            Event::Chat { message, .. } | Event::ChatToAll { message, .. } => {
                 if let Some(line) = to_relay(message, reading) {
                     self.relay_global(line);
                 }

@@ -1,7 +1,7 @@
 //! Taking the world's inputs between ticks: bookkeeping at once, game changes as commands for the
 //! next tick.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -40,6 +40,7 @@ impl Runner {
                     save_turn: 0,
                     pending: RefCell::new(Vec::new()),
                     tile,
+                    left_out: Cell::new(false),
                 };
                 self.join(record, joining);
             }

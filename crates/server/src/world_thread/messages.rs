@@ -65,6 +65,12 @@ pub enum Delivery {
         to: Recipients,
         message: ServerMessage,
     },
+    /// One message for everyone the router holds a record of (the world's players, and those
+    /// leaving in this tick), but the players in `except` (the router encodes it once).
+    Everyone {
+        except: Vec<Arc<str>>,
+        message: ServerMessage,
+    },
     /// A tick's local chat: the lines in the order spoken, and which lines each listener heard
     /// (the router encodes each line once and gives each listener its picks).
     Lines {
@@ -80,6 +86,10 @@ pub fn messages(event: Event, reading: &Reading) -> Delivery {
         Event::View { to, update } => one(to, ServerMessage::WorldUpdate(update)),
         Event::Chat { to, message } => Delivery::Many {
             to: Recipients::Shared(to),
+            message: ServerMessage::Chat(stamped(message, reading)),
+        },
+        Event::ChatToAll { except, message } => Delivery::Everyone {
+            except,
             message: ServerMessage::Chat(stamped(message, reading)),
         },
         Event::LocalChat { lines, heard } => Delivery::Lines {
@@ -334,15 +344,23 @@ fn inventory_update(
 }
 
 impl Delivery {
-    /// Every recipient with each message it gets, in order (what the router's batches hold).
+    /// Every recipient with each message it gets, in order (what the router's batches hold),
+    /// when the router holds the records of `records` (whom [`Delivery::Everyone`] reaches).
     #[cfg(test)]
-    pub fn per_recipient(self) -> Vec<(String, ServerMessage)> {
+    pub fn per_recipient(self, records: &[&str]) -> Vec<(String, ServerMessage)> {
         let mut out = Vec::new();
         match self {
             Delivery::Nothing => {}
             Delivery::One { to, message } => out.push((to, message)),
             Delivery::Many { to, message } => {
                 to.each(|id| out.push((id.to_owned(), message.clone())))
+            }
+            Delivery::Everyone { except, message } => {
+                for id in records {
+                    if !except.iter().any(|e| &**e == *id) {
+                        out.push((id.to_string(), message.clone()));
+                    }
+                }
             }
             Delivery::Lines { lines, heard } => {
                 for listener in heard {

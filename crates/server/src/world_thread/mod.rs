@@ -8,7 +8,7 @@
 //! This file holds the thread, its schedule and the tick; the submodules each hold one concern of it
 //! (see docs/architecture.md, "The tick").
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
@@ -296,6 +296,9 @@ struct PlayerRecord {
     pending: RefCell<Vec<Outbound>>,
     /// Where the player stands, shared with the online list that REST reads (`online.rs`).
     tile: Arc<TileCell>,
+    /// Marks the player as not getting the message to everyone being delivered (its `except`),
+    /// for that delivery only (`routing.rs`): false at every other time.
+    left_out: Cell<bool>,
 }
 
 /// The online players by character id. foldhash, not SipHash: ids are server-made UUIDs (nothing to
@@ -692,6 +695,9 @@ fn now_ms() -> i64 {
 mod tests {
     use super::saves::saves_now;
     use super::*;
+
+    mod dispatch_counts;
+    mod global_lines;
 
     #[test]
     fn a_request_waits_for_the_tick_it_came_in_during_and_no_other() {

@@ -94,6 +94,21 @@ impl Runner {
                 let text = encode_once(&message);
                 to.each(|id| send_to(&self.players, id, text.clone()));
             }
+            Delivery::Everyone { except, message } => {
+                // Every record, walked once, with no lookup per listener: only the few left out
+                // are looked up, to mark them (`left_out` is cleared as the walk passes).
+                for id in &except {
+                    if let Some(record) = self.players.get(id.as_ref()) {
+                        record.left_out.set(true);
+                    }
+                }
+                let text = encode_once(&message);
+                for record in self.players.values() {
+                    if !record.left_out.replace(false) {
+                        record.pending.borrow_mut().push(text.clone());
+                    }
+                }
+            }
             Delivery::Lines { lines, heard } => {
                 let texts: Arc<[Arc<str>]> = lines.iter().map(encoded).collect();
                 // One lookup and one entry per listener, holding its picks of the lines.

@@ -22,6 +22,7 @@ mod duels;
 mod embedded_agents;
 mod errors;
 mod friends;
+mod global_chat;
 mod group_commit;
 mod health;
 mod immediate_saves;

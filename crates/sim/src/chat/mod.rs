@@ -12,6 +12,7 @@ use crate::events::{Event, Heard};
 use crate::world::World;
 
 pub(crate) mod limits;
+pub(crate) mod to_all;
 
 pub use limits::{
     line_rate, LineRate, GLOBAL_LINE_RATE, LOCAL_LINE_RATE, NOTICE_GAP_DECIS, PRIVATE_LINE_RATE,
@@ -235,12 +236,11 @@ impl World {
                 sender.shared_id.clone(),
             ],
             // Global: everyone but those ignoring the sender.
-            _ => self
-                .players
-                .iter()
-                .filter(|p| p.handle == sender.handle || !p.ignored.contains(sender_key))
-                .map(|p| p.shared_id.clone())
-                .collect(),
+            _ => {
+                let except = self.ignoring(sender_key, Some(id));
+                self.say_to_all(except, message, events);
+                return;
+            }
         };
         events.push(Event::Chat {
             to: recipients,
@@ -249,30 +249,32 @@ impl World {
     }
 
     /// A global line from another world: everyone here but those ignoring its sender (by name,
-    /// as ignore lists are kept).
+    /// as ignore lists are kept), and but a player here with its sender's id.
     pub(crate) fn relayed_global_chat(&mut self, message: ChatMessage, events: &mut Vec<Event>) {
         let Some(text) = clean_chat_text(&message.text) else {
             return;
         };
         let sender_key = message.from_name.to_lowercase();
-        let recipients: Vec<std::sync::Arc<str>> = self
-            .players
-            .iter()
-            .filter(|p| p.id != message.from_id && !p.ignored.contains(&sender_key))
-            .map(|p| p.shared_id.clone())
-            .collect();
-        if recipients.is_empty() {
+        let mut except = self.ignoring(&sender_key, None);
+        let sender_here = self
+            .player_index
+            .get(&message.from_id)
+            .map(|&i| &self.players[i]);
+        if let Some(sender) = sender_here {
+            if !except.contains(&sender.shared_id) {
+                except.push(sender.shared_id.clone());
+            }
+        }
+        if except.len() == self.players.len() {
             return;
         }
-        events.push(Event::Chat {
-            to: recipients,
-            message: ChatMessage {
-                channel: ChatChannel::Global,
-                text,
-                ts: 0,
-                ..message
-            },
-        });
+        let message = ChatMessage {
+            channel: ChatChannel::Global,
+            text,
+            ts: 0,
+            ..message
+        };
+        self.say_to_all(except, message, events);
     }
 
     /// A system message to one player (by character id) or to everyone.
@@ -282,27 +284,51 @@ impl World {
         text: String,
         events: &mut Vec<Event>,
     ) {
-        let recipients: Vec<std::sync::Arc<str>> = match to {
-            Some(id) => match self.player_index.get(id) {
-                Some(&i) => vec![self.players[i].shared_id.clone()],
-                None => return,
-            },
-            None => self.players.iter().map(|p| p.shared_id.clone()).collect(),
+        let message = ChatMessage {
+            channel: ChatChannel::System,
+            from_id: SYSTEM_SENDER_ID.to_owned(),
+            from_name: SYSTEM_SENDER_NAME.to_owned(),
+            text,
+            ts: 0,
+            world: None,
         };
-        if recipients.is_empty() {
-            return;
+        match to {
+            Some(id) => {
+                let Some(&i) = self.player_index.get(id) else {
+                    return;
+                };
+                events.push(Event::Chat {
+                    to: vec![self.players[i].shared_id.clone()],
+                    message,
+                });
+            }
+            None if self.players.is_empty() => {}
+            None => self.say_to_all(Vec::new(), message, events),
         }
-        events.push(Event::Chat {
-            to: recipients,
-            message: ChatMessage {
-                channel: ChatChannel::System,
-                from_id: SYSTEM_SENDER_ID.to_owned(),
-                from_name: SYSTEM_SENDER_NAME.to_owned(),
-                text,
-                ts: 0,
-                world: None,
-            },
-        });
+    }
+
+    /// The players in the world who ignore the name `sender_key`, but `sender_id` (nobody's
+    /// line is kept from themselves): only those who ignore anyone are asked.
+    fn ignoring(&self, sender_key: &str, sender_id: Option<&str>) -> Vec<std::sync::Arc<str>> {
+        self.to_all
+            .ignorers()
+            .filter(|&id| Some(id) != sender_id)
+            .filter_map(|id| self.player_index.get(id).map(|&i| &self.players[i]))
+            .filter(|p| p.ignored.contains(sender_key))
+            .map(|p| p.shared_id.clone())
+            .collect()
+    }
+
+    /// Emits a line for everyone in the world now but `except`; who came or went in the tick is
+    /// added to `except` once the tick's commands have all run ([`to_all::ToAll::settle`]).
+    fn say_to_all(
+        &mut self,
+        except: Vec<std::sync::Arc<str>>,
+        message: ChatMessage,
+        events: &mut Vec<Event>,
+    ) {
+        events.push(Event::ChatToAll { except, message });
+        self.to_all.said(events);
     }
 }
 

@@ -15,12 +15,24 @@ fn say(id: &str, channel: ChatChannel, text: &str, to: Option<&str>) -> Command 
     }
 }
 
+/// The players of [`world`], everyone a line to everyone (`ChatToAll`) may reach.
+const EVERYONE: [&str; 5] = ["ada", "bob", "cy", "dee", "eve"];
+
 /// The chat deliveries of a tick, line by line (local lines as they come in their tick's
-/// `LocalChat`), with sorted recipients.
+/// `LocalChat`, a line to everyone as reaching [`EVERYONE`] but its `except`), with sorted
+/// recipients.
 fn chats(events: &[Event]) -> Vec<(Vec<String>, ChatMessage)> {
     let mut out = Vec::new();
     for event in events {
         match event {
+            Event::ChatToAll { except, message } => {
+                let to = EVERYONE
+                    .iter()
+                    .filter(|id| !except.iter().any(|e| &**e == **id))
+                    .map(|id| id.to_string())
+                    .collect();
+                out.push((to, message.clone()));
+            }
             Event::Chat { to, message } => {
                 let mut to: Vec<String> = to.iter().map(|t| t.to_string()).collect();
                 to.sort();
@@ -159,6 +171,22 @@ fn global_chat_reaches_everyone_but_those_ignoring_the_sender() {
         chats(&events)[0].0,
         ids(&["ada", "bob", "cy", "dee", "eve"])
     );
+    // An ignore list set in the world counts from the next line on, and so does one emptied.
+    let events = world.tick(vec![
+        Command::SetIgnored {
+            id: "bob".into(),
+            ignored: vec!["ADA".into()],
+        },
+        say("ada", ChatChannel::Global, "bob?", None),
+        Command::SetIgnored {
+            id: "eve".into(),
+            ignored: Vec::new(),
+        },
+        say("ada", ChatChannel::Global, "eve?", None),
+    ]);
+    let heard = chats(&events);
+    assert_eq!(heard[0].0, ids(&["ada", "cy", "dee"]));
+    assert_eq!(heard[1].0, ids(&["ada", "cy", "dee", "eve"]));
 }
 
 #[test]
@@ -195,6 +223,64 @@ fn a_global_line_from_another_world_reaches_everyone_but_those_ignoring_its_send
     }]);
     assert!(chats(&events).is_empty());
     assert!(rejections(&events).is_empty());
+}
+
+/// Who a line to everyone with `text` names as not hearing it, sorted.
+fn except_of(events: &[Event], text: &str) -> Vec<String> {
+    let mut except: Vec<String> = events
+        .iter()
+        .find_map(|e| match e {
+            Event::ChatToAll { except, message } if message.text == text => Some(except),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no line to everyone says {text:?}"))
+        .iter()
+        .map(|id| id.to_string())
+        .collect();
+    except.sort();
+    except.dedup();
+    except
+}
+
+#[test]
+fn a_line_to_everyone_excepts_who_came_after_it_or_went_before_it_in_its_tick() {
+    let mut world = world();
+    let events = world.tick(vec![
+        join("fay", t(40, 40)),
+        join_ignoring("ivy", t(41, 40), &["ada"]),
+        Command::Leave { id: "bob".into() },
+        say("ada", ChatChannel::Global, "one", None),
+        join("gus", t(42, 40)),
+        Command::Leave { id: "cy".into() },
+        Command::SystemMessage {
+            to: None,
+            text: "two".into(),
+        },
+        join("hal", t(43, 40)),
+        // Gone and back before the last line: there when it is said.
+        Command::Leave { id: "fay".into() },
+        join("fay", t(40, 40)),
+        Command::RelayedGlobalChat {
+            message: message("dee", ChatChannel::Global, "three"),
+        },
+        Command::Leave { id: "ada".into() },
+    ]);
+    // Everyone in the world during the tick: ada, bob, cy, dee, eve, fay, gus, hal and ivy.
+    assert_eq!(
+        except_of(&events, "one"),
+        ids(&["bob", "eve", "gus", "hal", "ivy"]),
+        "bob left before it, gus and hal joined after it, eve and ivy ignore ada (fay and cy hear it)"
+    );
+    assert_eq!(
+        except_of(&events, "two"),
+        ids(&["bob", "cy", "hal"]),
+        "a system message to everyone ignores no one"
+    );
+    assert_eq!(
+        except_of(&events, "three"),
+        ids(&["bob", "cy", "dee"]),
+        "the sender's id here does not get its own line back; ada leaves after it"
+    );
 }
 
 #[test]

@@ -39,8 +39,11 @@ fn world_seven() -> Reading<'static> {
     }
 }
 
+/// The players the router holds records of, in the tests' deliveries.
+const RECORDS: [&str; 3] = ["ada", "bo", "cy"];
+
 fn of(event: Event) -> Vec<(String, ServerMessage)> {
-    messages(event, &alone()).per_recipient()
+    messages(event, &alone()).per_recipient(&RECORDS)
 }
 
 fn stack(item_id: &str, quantity: u32) -> Stack {
@@ -132,7 +135,7 @@ fn chat_lines_are_stamped_when_sent_and_go_to_everyone_listed() {
         },
         &world_seven(),
     )
-    .per_recipient();
+    .per_recipient(&RECORDS);
     assert_eq!(
         system,
         vec![(
@@ -152,13 +155,13 @@ fn chat_lines_are_stamped_when_sent_and_go_to_everyone_listed() {
     };
     assert_eq!(
         messages(
-            Event::Chat {
-                to: shared(&["cy"]),
+            Event::ChatToAll {
+                except: shared(&["ada", "bo"]),
                 message: global.clone()
             },
             &world_seven()
         )
-        .per_recipient(),
+        .per_recipient(&RECORDS),
         vec![("cy".to_owned(), ServerMessage::Chat(here.clone()))]
     );
     // ... and that is the line relayed; one heard from world 2 keeps its id and is not relayed.
@@ -173,6 +176,33 @@ fn chat_lines_are_stamped_when_sent_and_go_to_everyone_listed() {
     assert_eq!(
         to_relay(&line(ChatChannel::Private, "ada", "x"), &world_seven()),
         None
+    );
+}
+
+#[test]
+fn a_line_to_everyone_reaches_every_record_but_those_excepted() {
+    let system = line(ChatChannel::System, "system", "restart soon");
+    let sent = ServerMessage::Chat(ChatMessage {
+        ts: NOW,
+        ..system.clone()
+    });
+    let to_all = |except: &[&str]| {
+        of(Event::ChatToAll {
+            except: shared(except),
+            message: system.clone(),
+        })
+    };
+    assert_eq!(
+        to_all(&[]),
+        RECORDS.map(|id| (id.to_owned(), sent.clone())).to_vec()
+    );
+    // An id without a record (gone, or never here) changes nothing; one named twice is left out once.
+    assert_eq!(
+        to_all(&["bo", "zed", "bo"]),
+        vec![
+            ("ada".to_owned(), sent.clone()),
+            ("cy".to_owned(), sent.clone())
+        ]
     );
 }
 
@@ -204,7 +234,7 @@ fn local_chat_gives_each_listener_the_lines_it_heard_in_order() {
         })
     };
     assert_eq!(
-        delivery.per_recipient(),
+        delivery.per_recipient(&RECORDS),
         vec![
             ("ada".to_owned(), sent("ada", "one")),
             ("ada".to_owned(), sent("bo", "two")),
