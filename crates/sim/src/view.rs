@@ -17,7 +17,6 @@ use crate::entities::{slot_index, slot_of, Entities, Handle, TickFlags};
 use crate::grid::{Occupant, SpatialGrid};
 use crate::map::chebyshev;
 
-mod helpers;
 mod shared;
 
 /// How far a player sees, in tiles (Chebyshev).
@@ -154,30 +153,29 @@ fn keep_shown(shown: &mut Vec<u32>, next: &[Handle]) {
 /// Spare room a viewer's list may keep beyond twice its length before it is reallocated.
 const SHOWN_SLACK: usize = 16;
 
-/// Fewest views worth a thread of their own: below this, waking a helper costs more than the
+/// Fewest views worth a thread of their own: below this, starting a thread costs more than the
 /// views it would take over. (A tick with fewer due views runs them on the world thread alone,
 /// whatever [`World::set_tick_threads`](crate::World::set_tick_threads) allows.)
 pub const VIEWS_PER_THREAD: usize = 128;
 /// Most threads [`World::set_tick_threads`](crate::World::set_tick_threads) accepts (`TICK_THREADS`):
-/// each one more is kept parked between ticks, and past a machine's cores they only take turns.
+/// each one more is started every tick with a crowd in view, and past a machine's cores they only
+/// take turns.
 pub const MAX_TICK_THREADS: usize = 64;
 /// Views handed to a thread at a time.
 const VIEWS_PER_BLOCK: usize = 32;
 
 /// Threads for the views of a tick and their buffers. Views are independent of each other (each
 /// reads the grid and entities and writes only its own viewer), so a crowd's views are split over
-/// the machine's cores: in a 2,000-player crowd they are the largest part of the tick. The
-/// threads besides the world thread are kept parked between ticks (`helpers.rs`).
+/// the machine's cores: in a 2,000-player crowd they are the largest part of the tick.
 #[derive(Debug)]
 pub(crate) struct ViewWorkers {
     threads: usize,
     scratches: Vec<ViewScratch>,
-    helpers: helpers::Helpers,
 }
 
 impl ViewWorkers {
     /// As many threads as the machine runs at once (at most four: beyond that the gain is lost in
-    /// handing the views out).
+    /// the cost of starting them each tick).
     pub fn for_this_machine() -> ViewWorkers {
         Self::with_threads(std::thread::available_parallelism().map_or(1, |n| n.get().min(4)))
     }
@@ -187,7 +185,6 @@ impl ViewWorkers {
         ViewWorkers {
             threads: threads.clamp(1, MAX_TICK_THREADS),
             scratches: Vec::new(),
-            helpers: helpers::Helpers::default(),
         }
     }
 
@@ -220,31 +217,33 @@ impl ViewWorkers {
         // no core for a while (the machine also runs the sockets) leaves its blocks to the others
         // instead of holding up the whole phase.
         let blocks = std::sync::Mutex::new(viewers.chunks_mut(VIEWS_PER_BLOCK).enumerate());
-        // Each worker has a scratch of its own (the lock is never contended).
-        let scratches: Vec<std::sync::Mutex<&mut ViewScratch>> = self.scratches[..threads]
-            .iter_mut()
-            .map(std::sync::Mutex::new)
-            .collect();
-        let finished = std::sync::Mutex::new(Vec::new());
-        self.helpers.run(threads - 1, &|worker: usize| {
-            let Some(scratch) = scratches.get(worker) else {
-                return;
-            };
-            let mut scratch = scratch.lock().unwrap_or_else(|p| p.into_inner());
+        let work = |scratch: &mut ViewScratch| {
             let mut done = Vec::new();
             loop {
                 let next = blocks.lock().map(|mut b| b.next());
                 let Ok(Some((index, block))) = next else {
-                    break;
+                    return done;
                 };
-                done.push((index, run(block, &mut scratch)));
+                done.push((index, run(block, scratch)));
             }
-            finished
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .append(&mut done);
+        };
+        let mut done = std::thread::scope(|scope| {
+            let (mine, others) = self.scratches.split_at_mut(1);
+            let helpers: Vec<_> = others[..threads - 1]
+                .iter_mut()
+                .map(|scratch| scope.spawn(|| work(scratch)))
+                .collect();
+            let mut done = work(&mut mine[0]);
+            for helper in helpers {
+                // A panic in a view is a bug: let it surface as it would on this thread.
+                done.extend(
+                    helper
+                        .join()
+                        .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+                );
+            }
+            done
         });
-        let mut done = finished.into_inner().unwrap_or_else(|p| p.into_inner());
         done.sort_unstable_by_key(|(index, _)| *index);
         done.into_iter().flat_map(|(_, updates)| updates).collect()
     }
