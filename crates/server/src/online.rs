@@ -152,9 +152,8 @@ impl OnlinePlayers {
 mod tests {
     use super::*;
 
-    #[test]
-    fn publishes_when_free_and_keeps_pending_when_busy() {
-        let online = OnlinePlayers::default();
+    /// Ann's listing on tile (1, 2), and her tile's cell.
+    fn ann() -> (Listing, Arc<TileCell>) {
         let tile = TileCell::new(TilePos { x: 1, z: 2 });
         let listing = Listing {
             account_id: "a".into(),
@@ -162,6 +161,13 @@ mod tests {
             tile: Arc::clone(&tile),
             combat_level: 3,
         };
+        (listing, tile)
+    }
+
+    #[test]
+    fn publishes_when_free_and_keeps_pending_when_busy() {
+        let online = OnlinePlayers::default();
+        let (listing, _) = ann();
         let mut pending = vec![Presence::Joined("c1".into(), listing.clone())];
         {
             let _reader = online.inner.read().unwrap();
@@ -179,13 +185,7 @@ mod tests {
     #[test]
     fn a_step_is_read_at_once_through_the_shared_cell() {
         let online = OnlinePlayers::default();
-        let tile = TileCell::new(TilePos { x: 1, z: 2 });
-        let listing = Listing {
-            account_id: "a".into(),
-            name: "Ann".into(),
-            tile: Arc::clone(&tile),
-            combat_level: 3,
-        };
+        let (listing, tile) = ann();
         // A step taken before the join is published is there once it is.
         tile.set(TilePos { x: -7, z: 40 });
         online.try_publish(&mut vec![Presence::Joined("c1".into(), listing)]);
