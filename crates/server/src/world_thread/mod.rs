@@ -522,7 +522,7 @@ impl Runner {
         // The hand-offs come last: the connections to wake, then this turn's saves. Each wakes
         // threads of the runtime, which then take the cores; whatever of the tick came after them
         // would wait for a core back (on two cores, a save handed over before the rest of the
-        // tail took 1-6 ms in one tick of eight in the mixed crowd, ~50 us otherwise).
+        // tail took 1.5-7 ms in one tick of three to eight in the mixed crowd, ~50 us otherwise).
         self.wake_dispatched();
         self.save_turn();
         let persist = persist_started.elapsed();
