@@ -157,9 +157,11 @@ fn phase_time(scenario: &mut Scenario, iterations: u64, timed: Phase) -> Duratio
     total
 }
 
-/// The input phase of a talking crowd: 2,000 players in a 64×64 square, all walking, 330 of them
-/// saying a local line each tick (the load generator's mixed scenario says about as many): who
-/// hears each line is worked out from every listener's shown list.
+/// A talking crowd: 2,000 players in a 64×64 square, all walking, 330 of them saying a local line
+/// each tick (the load generator's mixed scenario says about as many). Who hears each line is
+/// worked out from every listener's shown list on the view threads, just before its view is
+/// refreshed (`chat::hearing`), so the lines' cost is this against
+/// `view/crowd_2000_players_in_64x64_all_moving`, and the input phase only gathers them.
 fn local_chat(c: &mut Criterion) {
     let mut crowd = Scenario::new(0, 64, 1.0, 10);
     crowd.talkers_per_tick = 330;
@@ -168,6 +170,9 @@ fn local_chat(c: &mut Criterion) {
     crowd.world.tick(commands);
     c.bench_function("input/crowd_2000_players_330_local_lines", |b| {
         b.iter_custom(|n| phase_time(&mut crowd, n, Phase::Input))
+    });
+    c.bench_function("view/crowd_2000_players_330_local_lines", |b| {
+        b.iter_custom(|n| view_phase(&mut crowd, n))
     });
 }
 

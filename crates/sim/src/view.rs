@@ -8,11 +8,13 @@
 //! nearest players and NPCs are certain), so it does not grow with the players elsewhere. The sets and
 //! candidate lists live in buffers reused from tick to tick.
 
+use std::collections::HashSet;
 use std::mem;
 use std::sync::Arc;
 
 use wayfarer_protocol::ws::{Changed, Entity, MovedList, TickMoves, TilePos, WorldUpdate};
 
+use crate::chat::hearing::{HearScratch, Hearing};
 use crate::entities::{slot_index, slot_of, Entities, Handle, TickFlags};
 use crate::grid::{Occupant, SpatialGrid};
 use crate::map::chebyshev;
@@ -82,6 +84,8 @@ pub(crate) struct ViewScratch {
     shared: shared::SharedView,
     /// A diff's lists as they are filled ([`diff`]), each moved into an exact allocation at the end.
     lists: DiffLists,
+    /// Who hears which of the tick's local lines (`chat::hearing`).
+    hear: HearScratch,
 }
 
 /// What [`diff`] fills before it knows how long each list is: kept by the view thread, so an
@@ -105,6 +109,25 @@ pub(crate) struct ViewInputs<'a> {
     pub now: u64,
     /// Recompute every view, quiet or not: the oracle the tests compare the skipping with.
     pub every_view: bool,
+    /// This tick's local lines, when there are any: each viewer's listening is asked from its
+    /// shown list before the view refreshes it.
+    pub hearing: Option<&'a Hearing>,
+}
+
+/// A player whose view is due this tick.
+pub(crate) struct Due<'a> {
+    pub me: Handle,
+    pub viewer: &'a mut Viewer,
+    /// Whom the player ignores (lower-cased names), for the local lines it hears.
+    pub ignored: &'a HashSet<String>,
+}
+
+/// What a due view gives: the update to send, and the local lines heard (indices into the tick's
+/// [`crate::events::Event::LocalChat`] lines, `None` when none).
+#[derive(Debug)]
+pub(crate) struct Seen {
+    pub update: Option<WorldUpdate>,
+    pub heard: Option<Vec<u32>>,
 }
 
 /// Brings `viewer` (the player `me`) up to date for tick `now`, returning the update to send, or `None`
@@ -193,21 +216,26 @@ impl ViewWorkers {
         self.threads
     }
 
-    /// [`refresh`] for each `(player, viewer)`, on up to `threads` threads; the results are those
-    /// of one after another, in order.
-    pub fn refresh_all(
-        &mut self,
-        viewers: &mut [(Handle, &mut Viewer)],
-        inputs: ViewInputs<'_>,
-    ) -> Vec<Option<WorldUpdate>> {
+    /// [`refresh`] for each due view (and, when there are local lines, who hears them:
+    /// [`Hearing::heard_by`], asked before the refresh), on up to `threads` threads; the results
+    /// are those of one after another, in order.
+    pub fn refresh_all(&mut self, viewers: &mut [Due<'_>], inputs: ViewInputs<'_>) -> Vec<Seen> {
         let threads = self.threads.min(viewers.len() / VIEWS_PER_THREAD).max(1);
         if self.scratches.len() < threads {
             self.scratches.resize_with(threads, ViewScratch::default);
         }
-        let run = |block: &mut [(Handle, &mut Viewer)], scratch: &mut ViewScratch| {
+        let run = |block: &mut [Due<'_>], scratch: &mut ViewScratch| {
             block
                 .iter_mut()
-                .map(|(me, viewer)| refresh(*me, viewer, inputs, scratch))
+                .map(|due| {
+                    let heard = inputs.hearing.and_then(|hearing| {
+                        hearing.heard_by(due.me, due.viewer.shown(), due.ignored, &mut scratch.hear)
+                    });
+                    Seen {
+                        update: refresh(due.me, due.viewer, inputs, scratch),
+                        heard,
+                    }
+                })
                 .collect::<Vec<_>>()
         };
         if threads == 1 {

@@ -24,7 +24,7 @@ use crate::movement::Walk;
 use crate::npcs::NpcState;
 use crate::pathfinding::Pathfinder;
 use crate::skills::Skills;
-use crate::view::{ViewInputs, ViewWorkers, Viewer, VIEW_RADIUS_TILES};
+use crate::view::{Due, Seen, ViewInputs, ViewWorkers, Viewer, VIEW_RADIUS_TILES};
 
 /// How many cells (each axis) a view spans from its own: a change farther away cannot be in view.
 /// One more than the exact figure, for safety at cell edges.
@@ -142,6 +142,8 @@ pub struct World {
     /// Entity slot → where that player's local lines of this tick start in `chat`'s list by speaker,
     /// plus one (0: silent; reused, all 0 between ticks).
     pub(crate) speaking_by_slot: Vec<u32>,
+    /// This tick's local lines between the input phase and the views (`chat::hearing`).
+    pub(crate) hearing: Option<crate::chat::hearing::Hearing>,
     /// Whether chat lines count against the senders' limits (`chat::limits`).
     pub(crate) chat_limits_on: bool,
     /// The chat limits of players who left while they still counted.
@@ -213,6 +215,7 @@ impl World {
             to_all: Default::default(),
             local_lines: Vec::new(),
             speaking_by_slot: Vec::new(),
+            hearing: None,
             chat_limits_on: true,
             left_chat_limits: Default::default(),
             names: HashMap::new(),
@@ -304,7 +307,7 @@ impl World {
         for command in commands {
             self.apply(command, &mut events);
         }
-        self.hear_local_chat(&mut events);
+        self.open_local_chat(&mut events);
         self.advance_trades(&mut events);
         self.advance_duels(&mut events);
         phase(Phase::Npcs);
@@ -728,6 +731,7 @@ impl World {
             for &j in &self.run_energy_changed {
                 self.push_run_energy(j, WorldUpdate::default(), now, events);
             }
+            self.close_local_chat(&due, Vec::new(), events);
             self.views_due = due;
             return;
         }
@@ -741,7 +745,11 @@ impl World {
             };
             if wanted == i {
                 next.next();
-                viewers.push((player.handle, &mut player.viewer));
+                viewers.push(Due {
+                    me: player.handle,
+                    viewer: &mut player.viewer,
+                    ignored: &player.ignored,
+                });
             }
         }
         let inputs = ViewInputs {
@@ -750,13 +758,18 @@ impl World {
             moves: &moves,
             now,
             every_view: self.every_view,
+            hearing: self.hearing.as_ref(),
         };
-        let updates = self.view_workers.refresh_all(&mut viewers, inputs);
+        let seen = self.view_workers.refresh_all(&mut viewers, inputs);
         drop(viewers);
+        let mut heard_due = Vec::with_capacity(if self.hearing.is_some() { due.len() } else { 0 });
         // Both lists are in index order: a player's run energy rides in its update, or in one
         // of its own when nothing in view changed.
         let mut energy = self.run_energy_changed.iter().copied().peekable();
-        for (&i, update) in due.iter().zip(updates) {
+        for (&i, Seen { update, heard }) in due.iter().zip(seen) {
+            if self.hearing.is_some() {
+                heard_due.push(heard);
+            }
             while let Some(j) = energy.next_if(|&j| j < i) {
                 self.push_run_energy(j, WorldUpdate::default(), now, events);
             }
@@ -774,6 +787,7 @@ impl World {
         for j in energy {
             self.push_run_energy(j, WorldUpdate::default(), now, events);
         }
+        self.close_local_chat(&due, heard_due, events);
         self.views_due = due;
     }
 

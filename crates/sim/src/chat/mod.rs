@@ -7,10 +7,11 @@
 
 use wayfarer_protocol::ws::{codes, ChatChannel, ChatMessage, MAX_CHAT_CHARS};
 
-use crate::entities::{slot_index, slot_of, Handle};
-use crate::events::{Event, Heard};
+use crate::entities::Handle;
+use crate::events::Event;
 use crate::world::World;
 
+pub(crate) mod hearing;
 pub(crate) mod limits;
 pub(crate) mod to_all;
 
@@ -221,7 +222,7 @@ impl World {
         let recipients = match (channel, target) {
             (ChatChannel::Local, _) => {
                 // Who hears it is decided once every command of the tick is in
-                // ([`World::hear_local_chat`]), from the views as the clients know them.
+                // (`hearing`), from the views as the clients know them.
                 self.local_lines.push(LocalLine {
                     speaker: sender.handle,
                     sender_key: sender.name_key.clone(),
@@ -339,123 +340,6 @@ pub(crate) struct LocalLine {
     /// The speaker's lower-cased name, for the listeners' ignore lists.
     pub sender_key: String,
     pub message: ChatMessage,
-}
-
-impl World {
-    /// Emits this tick's local lines as one [`Event::LocalChat`]: each heard by the speaker and by
-    /// every player whose client has been shown the speaker (the views of the tick before, which
-    /// is what the clients know: whoever sees a head sees the speech above it), minus those
-    /// ignoring the speaker.
-    ///
-    /// Asking each listener's view once (a walk over its sorted list against a table of this
-    /// tick's speakers by slot) costs the same however many lines there are; asking, per line, who
-    /// around the speaker sees them cost a scan of the crowd per line. It stays on one thread:
-    /// split over the view threads it measured slower (4.4 against 2.9 ms for a 2,000-player
-    /// crowd, `input/crowd_2000_players_330_local_lines`), the per-listener work being small and
-    /// allocating.
-    pub(crate) fn hear_local_chat(&mut self, events: &mut Vec<Event>) {
-        if self.local_lines.is_empty() {
-            return;
-        }
-        let lines = std::mem::take(&mut self.local_lines);
-        let mut by_speaker: Vec<(Handle, u32)> = lines
-            .iter()
-            .enumerate()
-            .map(|(i, line)| (line.speaker, i as u32))
-            .collect();
-        by_speaker.sort_unstable();
-        // Slot → 1 + the speaker's first entry in `by_speaker` (0: silent this tick), so a
-        // listener finds a speaker's lines without searching.
-        let speaking = &mut self.speaking_by_slot;
-        for (at, &(speaker, _)) in by_speaker.iter().enumerate().rev() {
-            let slot = slot_index(speaker);
-            if speaking.len() <= slot {
-                speaking.resize(slot + 1, 0);
-            }
-            speaking[slot] = at as u32 + 1;
-        }
-        let speaking = &self.speaking_by_slot;
-        // One bit per slot that speaks this tick: a listener's walk over its ~250 shown handles
-        // tests a bit in a table that stays in the first-level cache (a few hundred bytes), and
-        // only the few speakers take the lookup of their lines.
-        let mut speaks_bits = vec![0u64; speaking.len().div_ceil(64)];
-        for &(speaker, _) in &by_speaker {
-            let slot = slot_index(speaker);
-            speaks_bits[slot / 64] |= 1 << (slot % 64);
-        }
-        // Shown lists hold slots (`view::Viewer`): a slot holds one entity at a time.
-        let speaks = |slot: u32| {
-            let slot = slot as usize;
-            speaks_bits
-                .get(slot / 64)
-                .is_some_and(|bits| bits & (1 << (slot % 64)) != 0)
-        };
-        let lines_of = |slot: u32| {
-            let first = match speaking.get(slot as usize) {
-                Some(&n) if n > 0 => n as usize - 1,
-                _ => return &by_speaker[..0],
-            };
-            let count = by_speaker[first..]
-                .iter()
-                .take_while(|&&(h, _)| slot_of(h) == slot)
-                .count();
-            &by_speaker[first..first + count]
-        };
-        // The lines the listener at hand hears, one bit per line of the tick: setting bits and
-        // reading them back in order gives the order spoken without sorting, and the buffers are
-        // kept across listeners, so each listener's own list is one allocation of the right size.
-        let mut heard_bits = vec![0u64; lines.len().div_ceil(64)];
-        let mut mine: Vec<u32> = Vec::new();
-        let mut heard = Vec::new();
-        for player in &self.players {
-            let mut any = false;
-            let mut hear = |slot: u32| {
-                for &(speaker, i) in lines_of(slot) {
-                    let ignoring = speaker != player.handle
-                        && !player.ignored.is_empty()
-                        && player.ignored.contains(&lines[i as usize].sender_key);
-                    if !ignoring {
-                        heard_bits[i as usize / 64] |= 1 << (i % 64);
-                        any = true;
-                    }
-                }
-            };
-            let shown = player.viewer.shown();
-            for &slot in shown {
-                if speaks(slot) {
-                    hear(slot);
-                }
-            }
-            // A player whose view starts over this tick has been shown nobody, itself included, but
-            // hears itself.
-            let own = slot_of(player.handle);
-            if speaks(own) && shown.binary_search(&own).is_err() {
-                hear(own);
-            }
-            if !any {
-                continue;
-            }
-            mine.clear();
-            for (word, bits) in heard_bits.iter_mut().enumerate() {
-                while *bits != 0 {
-                    let bit = bits.trailing_zeros();
-                    mine.push(word as u32 * 64 + bit);
-                    *bits &= *bits - 1;
-                }
-            }
-            heard.push(Heard {
-                to: player.shared_id.clone(),
-                lines: mine.clone(),
-            });
-        }
-        for &(speaker, _) in &by_speaker {
-            self.speaking_by_slot[slot_index(speaker)] = 0;
-        }
-        events.push(Event::LocalChat {
-            lines: lines.into_iter().map(|line| line.message).collect(),
-            heard,
-        });
-    }
 }
 
 impl World {
