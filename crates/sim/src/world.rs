@@ -139,8 +139,8 @@ pub struct World {
     pub(crate) to_all: crate::chat::to_all::ToAll,
     /// Local lines of this tick, heard once every command is in (`chat`).
     pub(crate) local_lines: Vec<crate::chat::LocalLine>,
-    /// Entity slot → where that player's local lines of this tick start in `chat`'s list by speaker,
-    /// plus one (0: silent; reused, all 0 between ticks).
+    /// Entity slot → where that player's local lines of this tick start in `chat::hearing`'s list
+    /// by speaker, plus one (0: silent; lent to that tick's `hearing`, all 0 between ticks).
     pub(crate) speaking_by_slot: Vec<u32>,
     /// This tick's local lines between the input phase and the views (`chat::hearing`).
     pub(crate) hearing: Option<crate::chat::hearing::Hearing>,
