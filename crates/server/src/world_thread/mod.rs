@@ -245,7 +245,6 @@ impl WorldThread {
         });
         let join = std::thread::Builder::new().name("world".into()).spawn({
             move || {
-                crate::priority::raise_world_thread();
                 let mut runner = Runner::new(world, context, thread_stats);
                 runner.wakes = wakes;
                 runner.run(&rx, &thread_stop)
