@@ -91,10 +91,9 @@ impl OutboundSender {
 
     /// Queues `message` like [`Self::try_send`] but leaves waking the receiver to
     /// [`OutboundWaker::wake`]: the world thread queues a whole tick's batches, in order, and
-    /// hands the wake-ups to a runtime task (from a runtime thread a wake-up is a local queue
-    /// push; from the world thread each one went through the runtime's shared queue and often a
-    /// futex call — ~2,000 of them a tick in a crowd). A receiver that is not waiting sees the
-    /// message at its next receive either way.
+    /// hands the wake-ups to its waking thread (each one goes through the runtime's shared queue
+    /// and often a futex call, ~2,000 of them a tick in a crowd: not work for the world thread).
+    /// A receiver that is not waiting sees the message at its next receive either way.
     pub fn try_send_unwoken(&self, message: Outbound) -> Result<(), TrySendError> {
         let mut state = self.shared.lock();
         if state.receiver_gone {

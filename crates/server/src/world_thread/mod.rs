@@ -231,22 +231,26 @@ impl WorldThread {
         let thread_stats = stats.clone();
         let stop = Arc::new(AtomicBool::new(false));
         let thread_stop = stop.clone();
-        // The task that wakes connections for the world thread (see `Runner::wake`).
-        let wakes = tokio::runtime::Handle::try_current().ok().map(|runtime| {
-            let (wakes, mut batches) = tokio_mpsc::unbounded_channel::<Vec<OutboundWaker>>();
-            runtime.spawn(async move {
-                while let Some(batch) = batches.recv().await {
+        // The thread that wakes connections for the world thread (see `Runner::wake`). A batch
+        // thread: handing it a tick's wake-ups never preempts the world thread. (A task on the
+        // runtime did this before; the runtime thread woken for it took the world thread's core
+        // for 1-6 ms in one tick of five in the 2,000-player mixed crowd.) It ends when the
+        // world thread's runner, holding the sending end, is dropped.
+        let (wakes, batches) = std::sync::mpsc::channel::<Vec<OutboundWaker>>();
+        std::thread::Builder::new()
+            .name("wakes".into())
+            .spawn(move || {
+                crate::priority::make_current_thread_batch();
+                while let Ok(batch) = batches.recv() {
                     for waker in batch {
                         waker.wake();
                     }
                 }
-            });
-            wakes
-        });
+            })?;
         let join = std::thread::Builder::new().name("world".into()).spawn({
             move || {
                 let mut runner = Runner::new(world, context, thread_stats);
-                runner.wakes = wakes;
+                runner.wakes = Some(wakes);
                 runner.run(&rx, &thread_stop)
             }
         })?;
@@ -339,8 +343,9 @@ struct Runner {
     outbound_depths: (u64, u64),
     /// Players whose bank, shop or sale changes wait for their save, with their messages.
     immediate: immediate_saves::ImmediateSaves,
-    /// To the runtime task that wakes connections after a dispatch (none outside a runtime).
-    wakes: Option<tokio_mpsc::UnboundedSender<Vec<OutboundWaker>>>,
+    /// To the thread that wakes connections after a dispatch (none in the unit tests' runners:
+    /// they wake them here).
+    wakes: Option<std::sync::mpsc::Sender<Vec<OutboundWaker>>>,
     /// The connections this tick's dispatch queued a batch for, woken when the tick ends
     /// ([`Runner::wake_dispatched`]).
     dispatched: Vec<OutboundWaker>,
@@ -519,10 +524,11 @@ impl Runner {
         // The next tick's newcomers (their presence goes out with this publish).
         self.admit_waiting(started.elapsed());
         self.context.online.try_publish(&mut self.presence);
-        // The hand-offs come last: the connections to wake, then this turn's saves. Each wakes
-        // threads of the runtime, which then take the cores; whatever of the tick came after them
-        // would wait for a core back (on two cores, a save handed over before the rest of the
-        // tail took 1.5-7 ms in one tick of three to eight in the mixed crowd, ~50 us otherwise).
+        // The hand-offs come last: the connections to wake, then this turn's saves. A thread
+        // woken here may take the world thread's core; whatever of the tick came after it would
+        // wait for a core back (on two cores, a save handed over before the rest of the tail took
+        // 1.5-7 ms in one tick of three to eight in the mixed crowd, ~50 us otherwise). The
+        // wake-ups go to a batch thread, which never preempts on waking (see `WorldThread::spawn`).
         self.wake_dispatched();
         self.save_turn();
         let persist = persist_started.elapsed();

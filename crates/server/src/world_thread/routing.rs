@@ -1,7 +1,7 @@
 //! Routing the sim's events to connections. The dispatch of a tick hands each event to the books
 //! (`bookkeeping.rs`: records, saves, metrics, economy, relay) and then its messages
 //! (`messages.rs`, pure) to the players they are for: one batch per player per tick, queued
-//! without waking anyone; a runtime task does the wake-ups.
+//! without waking anyone; the world thread's waking thread does the wake-ups.
 
 use std::sync::Arc;
 
@@ -172,7 +172,8 @@ impl Runner {
         self.wake(woken);
     }
 
-    /// Wakes the connections whose batches were queued, from the runtime when there is one (see
+    /// Wakes the connections whose batches were queued, from the world thread's waking thread
+    /// when there is one (see [`WorldThread::spawn`](super::WorldThread::spawn) and
     /// [`OutboundSender::try_send_unwoken`]), else here.
     pub(super) fn wake(&self, wakers: Vec<OutboundWaker>) {
         if wakers.is_empty() {
