@@ -234,7 +234,7 @@ impl WorldThread {
         // The thread that wakes connections for the world thread (see `Runner::wake`). A batch
         // thread: handing it a tick's wake-ups never preempts the world thread. (A task on the
         // runtime did this before; the runtime thread woken for it took the world thread's core
-        // for 1-6 ms in one tick of five in the 2,000-player mixed crowd.) It ends when the
+        // for 1-6 ms in one tick of seven in the 2,000-player mixed crowd.) It ends when the
         // world thread's runner, holding the sending end, is dropped.
         let (wakes, batches) = std::sync::mpsc::channel::<Vec<OutboundWaker>>();
         std::thread::Builder::new()
