@@ -867,7 +867,7 @@ mod tests {
         let pile: Vec<_> = (0..2_000).map(|i| Arc::new(item(i))).collect();
         model.apply(&ServerMessage::WorldUpdate(WorldUpdate {
             tick: 1,
-            added: pile,
+            added: pile.into(),
             ..Default::default()
         }));
         assert_eq!(model.entities.len(), 2_000);
@@ -900,7 +900,7 @@ mod tests {
         let room = model.entities.capacity();
         model.apply(&ServerMessage::WorldUpdate(WorldUpdate {
             tick: 3,
-            removed: vec!["item-0".into()],
+            removed: vec!["item-0".into()].into(),
             ..Default::default()
         }));
         assert_eq!(model.entities.capacity(), room);

@@ -15,12 +15,14 @@ mod moves;
 mod samples;
 mod server;
 mod slot;
+mod tick_entities;
 mod zones;
 
 pub use client::{ClientFrame, ClientMessage, Envelope, ParseError, CLIENT_MESSAGE_TYPES};
 pub use moves::{MovedList, Moves, TickMoves};
 pub use server::ServerMessage;
 pub use slot::{inventory_slot, SlotNumber, INVENTORY_SLOTS};
+pub use tick_entities::{AddedList, RemovedList, TickEntities};
 pub use zones::{DeathItem, Gravestone, PlayerDeath, ZoneEnter};
 
 /// Largest accepted text frame.
@@ -793,12 +795,13 @@ pub struct Changed {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WorldUpdate {
     pub tick: u64,
-    /// Shared with the world: one entity added to many views is one allocation.
-    pub added: Vec<std::sync::Arc<Entity>>,
+    /// Picks from a table of the tick's added entities, each encoded once (see [`TickEntities`]).
+    pub added: AddedList,
     /// Picks from the tick's table of moves, each encoded once (see [`TickMoves`]).
     pub moved: MovedList,
     pub changed: Vec<Changed>,
-    pub removed: Vec<std::sync::Arc<str>>,
+    /// Picks from the same table's removed ids.
+    pub removed: RemovedList,
     /// The receiver's own run energy in percent (0–100), present in the ticks it changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stamina: Option<u32>,

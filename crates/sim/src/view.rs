@@ -12,7 +12,9 @@ use std::collections::HashSet;
 use std::mem;
 use std::sync::Arc;
 
-use wayfarer_protocol::ws::{Changed, Entity, MovedList, TickMoves, TilePos, WorldUpdate};
+use wayfarer_protocol::ws::{
+    AddedList, Changed, MovedList, RemovedList, TickEntities, TickMoves, TilePos, WorldUpdate,
+};
 
 use crate::chat::hearing::{HearScratch, Hearing};
 use crate::entities::{slot_index, slot_of, Entities, Handle, TickFlags};
@@ -86,6 +88,69 @@ pub(crate) struct ViewScratch {
     lists: DiffLists,
     /// Who hears which of the tick's local lines (`chat::hearing`).
     hear: HearScratch,
+    /// The entities this thread's updates add or remove this tick.
+    taken: Taken,
+}
+
+/// The entities one view thread's updates of a tick add or remove, each taken once into a
+/// [`TickEntities`] table that all of them share (`wayfarer_protocol`'s `tick_entities` says why):
+/// the diff asks for an entity's index by slot, and only the first ask of the tick touches the
+/// entity itself.
+#[derive(Debug, Default)]
+struct Taken {
+    table: TickEntities,
+    /// By slot, the index in `table` of the slot's added entity, [`NOT_TAKEN`] when not taken.
+    added_at: Vec<u32>,
+    /// By slot, the index in `table` of the slot's removed id, [`NOT_TAKEN`] when not taken.
+    removed_at: Vec<u32>,
+    /// The slots taken this tick, whose entries [`Taken::seal`] clears.
+    added_slots: Vec<u32>,
+    removed_slots: Vec<u32>,
+}
+
+/// In [`Taken`]'s tables: the slot's entity is not in this tick's table.
+const NOT_TAKEN: u32 = u32::MAX;
+
+impl Taken {
+    /// The table index of the live entity `handle`, taking it on its first ask this tick.
+    fn added(&mut self, handle: Handle, entities: &Entities) -> Option<u32> {
+        let slot = slot_index(handle);
+        if self.added_at.len() <= slot {
+            self.added_at.resize(slot + 1, NOT_TAKEN);
+        }
+        if self.added_at[slot] == NOT_TAKEN {
+            let body = entities.get(handle)?;
+            self.added_at[slot] = self.table.push_added(Arc::clone(&body.wire));
+            self.added_slots.push(slot as u32);
+        }
+        Some(self.added_at[slot])
+    }
+
+    /// The table index of the id of the entity in `slot` (one a viewer showed, removed or not),
+    /// taking it on its first ask this tick.
+    fn removed(&mut self, slot: u32, entities: &Entities) -> Option<u32> {
+        let at = slot as usize;
+        if self.removed_at.len() <= at {
+            self.removed_at.resize(at + 1, NOT_TAKEN);
+        }
+        if self.removed_at[at] == NOT_TAKEN {
+            let id = entities.id_in_slot(slot)?;
+            self.removed_at[at] = self.table.push_removed(Arc::clone(id));
+            self.removed_slots.push(slot);
+        }
+        Some(self.removed_at[at])
+    }
+
+    /// The tick's table, for the updates to share; the next tick starts with an empty one.
+    fn seal(&mut self) -> Arc<TickEntities> {
+        for slot in self.added_slots.drain(..) {
+            self.added_at[slot as usize] = NOT_TAKEN;
+        }
+        for slot in self.removed_slots.drain(..) {
+            self.removed_at[slot as usize] = NOT_TAKEN;
+        }
+        Arc::new(mem::take(&mut self.table))
+    }
 }
 
 /// What [`diff`] fills before it knows how long each list is: kept by the view thread, so an
@@ -94,9 +159,11 @@ pub(crate) struct ViewScratch {
 /// update, 4 % of the view phase).
 #[derive(Debug, Default)]
 struct DiffLists {
-    added: Vec<Arc<Entity>>,
+    /// Indices in the thread's [`Taken`] table.
+    added: Vec<u32>,
     changed: Vec<Changed>,
-    removed: Vec<Arc<str>>,
+    /// Indices in the thread's [`Taken`] table.
+    removed: Vec<u32>,
 }
 
 /// What every view of one tick reads: the world as the tick left it.
@@ -130,14 +197,51 @@ pub(crate) struct Seen {
     pub heard: Option<Vec<u32>>,
 }
 
+/// An update before its thread's table of the tick's added and removed entities is sealed: its
+/// `added` and `removed` lists as indices into that table.
+/// (Its fields, not a `WorldUpdate` with empty lists: an empty list's shared table is one
+/// reference count that every update of every thread would take and drop.)
+#[derive(Debug)]
+struct Fresh {
+    tick: u64,
+    moved: MovedList,
+    changed: Vec<Changed>,
+    added: Vec<u32>,
+    removed: Vec<u32>,
+}
+
+/// A due view's result before its thread's table is sealed ([`finish`] makes it a [`Seen`]).
+struct Pending {
+    fresh: Option<Fresh>,
+    heard: Option<Vec<u32>>,
+}
+
+/// The views' results with their lists picking from `table`, the table of the thread that made them.
+fn finish(pending: Vec<Pending>, table: &Arc<TickEntities>) -> Vec<Seen> {
+    pending
+        .into_iter()
+        .map(|Pending { fresh, heard }| Seen {
+            update: fresh.map(|fresh| WorldUpdate {
+                tick: fresh.tick,
+                added: AddedList::picking(Arc::clone(table), fresh.added),
+                moved: fresh.moved,
+                changed: fresh.changed,
+                removed: RemovedList::picking(Arc::clone(table), fresh.removed),
+                stamina: None,
+            }),
+            heard,
+        })
+        .collect()
+}
+
 /// Brings `viewer` (the player `me`) up to date for tick `now`, returning the update to send, or `None`
 /// when nothing in view changed.
-pub(crate) fn refresh(
+fn refresh(
     me: Handle,
     viewer: &mut Viewer,
     inputs: ViewInputs<'_>,
     scratch: &mut ViewScratch,
-) -> Option<WorldUpdate> {
+) -> Option<Fresh> {
     let ViewInputs {
         grid,
         entities,
@@ -154,9 +258,19 @@ pub(crate) fn refresh(
     }
     viewer.fresh = false;
     shared::collect_for(me, centre, grid, scratch, now);
-    let update = diff(&viewer.visible, &scratch.next, inputs, &mut scratch.lists);
+    let fresh = diff(
+        &viewer.visible,
+        &scratch.next,
+        inputs,
+        &mut scratch.lists,
+        &mut scratch.taken,
+    );
     keep_shown(&mut viewer.visible, &scratch.next);
-    (!update.is_empty()).then_some(update)
+    let empty = fresh.added.is_empty()
+        && fresh.removed.is_empty()
+        && fresh.moved.is_empty()
+        && fresh.changed.is_empty();
+    (!empty).then_some(fresh)
 }
 
 /// Copies the new list into the viewer's own, keeping its room near the list's size. (Swapping
@@ -218,7 +332,8 @@ impl ViewWorkers {
 
     /// [`refresh`] for each due view (and, when there are local lines, who hears them:
     /// [`Hearing::heard_by`], asked before the refresh), on up to `threads` threads; the results
-    /// are those of one after another, in order.
+    /// are those of one after another, in order (the bytes of each update too: which thread's
+    /// table an update picks from does not change what it lists).
     pub fn refresh_all(&mut self, viewers: &mut [Due<'_>], inputs: ViewInputs<'_>) -> Vec<Seen> {
         let threads = self.threads.min(viewers.len() / VIEWS_PER_THREAD).max(1);
         if self.scratches.len() < threads {
@@ -231,15 +346,17 @@ impl ViewWorkers {
                     let heard = inputs.hearing.and_then(|hearing| {
                         hearing.heard_by(due.me, due.viewer.shown(), due.ignored, &mut scratch.hear)
                     });
-                    Seen {
-                        update: refresh(due.me, due.viewer, inputs, scratch),
+                    Pending {
+                        fresh: refresh(due.me, due.viewer, inputs, scratch),
                         heard,
                     }
                 })
                 .collect::<Vec<_>>()
         };
         if threads == 1 {
-            return run(viewers, &mut self.scratches[0]);
+            let scratch = &mut self.scratches[0];
+            let pending = run(viewers, scratch);
+            return finish(pending, &scratch.taken.seal());
         }
         // Small blocks taken in turn rather than one equal share per thread: a thread that gets
         // no core for a while (the machine also runs the sockets) leaves its blocks to the others
@@ -250,10 +367,14 @@ impl ViewWorkers {
             loop {
                 let next = blocks.lock().map(|mut b| b.next());
                 let Ok(Some((index, block))) = next else {
-                    return done;
+                    break;
                 };
                 done.push((index, run(block, scratch)));
             }
+            let table = scratch.taken.seal();
+            done.into_iter()
+                .map(|(index, pending)| (index, finish(pending, &table)))
+                .collect::<Vec<_>>()
         };
         let mut done = std::thread::scope(|scope| {
             let (mine, others) = self.scratches.split_at_mut(1);
@@ -550,7 +671,13 @@ fn nearest(
 /// The update turning what was shown (`old`, slots) into what should be (`new`, handles); both
 /// sorted (by slot: handles of different slots order as their slots). `lists` is empty before and
 /// after.
-fn diff(old: &[u32], new: &[Handle], inputs: ViewInputs<'_>, lists: &mut DiffLists) -> WorldUpdate {
+fn diff(
+    old: &[u32],
+    new: &[Handle],
+    inputs: ViewInputs<'_>,
+    lists: &mut DiffLists,
+    taken: &mut Taken,
+) -> Fresh {
     let ViewInputs {
         entities,
         moves,
@@ -567,14 +694,16 @@ fn diff(old: &[u32], new: &[Handle], inputs: ViewInputs<'_>, lists: &mut DiffLis
         removed,
     } = lists;
     let flags = entities.tick_flags();
-    let mut add = |handle: Handle| {
-        if let Some(body) = entities.get(handle) {
-            added.push(Arc::clone(&body.wire));
+    // `taken` is shared by both: one borrow for both closures through a cell would cost more
+    // than passing it along.
+    let add = |handle: Handle, added: &mut Vec<u32>, taken: &mut Taken| {
+        if let Some(at) = taken.added(handle, entities) {
+            added.push(at);
         }
     };
-    let mut remove = |slot: u32| {
-        if let Some(id) = entities.id_in_slot(slot) {
-            removed.push(id.clone());
+    let remove = |slot: u32, removed: &mut Vec<u32>, taken: &mut Taken| {
+        if let Some(at) = taken.removed(slot, entities) {
+            removed.push(at);
         }
     };
     // Each list (moved, changed, removed, added) is filled in slot order, as a client is sent it.
@@ -598,25 +727,24 @@ fn diff(old: &[u32], new: &[Handle], inputs: ViewInputs<'_>, lists: &mut DiffLis
             i += 1;
             j += 1;
         } else if a < slot {
-            remove(a);
+            remove(a, removed, taken);
             i += 1;
         } else {
-            add(b);
+            add(b, added, taken);
             j += 1;
         }
     }
-    old[i..].iter().for_each(|&a| remove(a));
-    new[j..].iter().for_each(|&b| add(b));
+    old[i..].iter().for_each(|&a| remove(a, removed, taken));
+    new[j..].iter().for_each(|&b| add(b, added, taken));
     // The update waits in the player's queue until written: it should not hold room for a crowd
     // when only a few moved (a joiner among thousands of idle players held ~6 KB each).
     moved.shrink_if_mostly_spare();
-    WorldUpdate {
+    Fresh {
         tick: now,
         moved,
-        added: exact(added),
         changed: exact(changed),
+        added: exact(added),
         removed: exact(removed),
-        ..WorldUpdate::default()
     }
 }
 

@@ -102,7 +102,7 @@ pub fn scene() -> (Model, Knowledge) {
         auto_retaliate: Some(true),
     };
     model.apply(&ServerMessage::PlayerSync(Box::new(player)));
-    let mut added = Vec::new();
+    let mut added: Vec<std::sync::Arc<Entity>> = Vec::new();
     for i in 0..60 {
         added.push(
             entity(
@@ -123,7 +123,7 @@ pub fn scene() -> (Model, Knowledge) {
     }
     model.apply(&ServerMessage::WorldUpdate(WorldUpdate {
         tick: 1,
-        added,
+        added: added.into(),
         ..Default::default()
     }));
     (model, knowledge)

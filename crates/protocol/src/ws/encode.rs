@@ -18,8 +18,8 @@
 use super::{Entity, EntityKind, Moved, WorldUpdate};
 
 /// Bytes of one `removed` entry besides its id: quotes and a comma.
-const REMOVED_OVERHEAD_BYTES: usize = 3;
-/// A guess for one `added` or `changed` entry, only used to size the first allocation.
+pub(super) const REMOVED_OVERHEAD_BYTES: usize = 3;
+/// A guess for one `changed` entry, only used to size the first allocation.
 const ENTRY_GUESS_BYTES: usize = 128;
 
 /// Appends `{"type":"world:update","data":{…}}`, exactly as the serde derive of `ServerMessage`
@@ -30,12 +30,8 @@ pub(super) fn world_update(update: &WorldUpdate, out: &mut Vec<u8>) -> serde_jso
     out.extend_from_slice(itoa::Buffer::new().format(update.tick).as_bytes());
 
     out.extend_from_slice(br#","added":["#);
-    for (i, entity) in update.added.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write_entity(entity, out);
-    }
+    // Each entity was encoded once for every update of the tick that adds it (`tick_entities`).
+    update.added.write_entries(out);
 
     out.extend_from_slice(br#"],"moved":["#);
     // Each entry was encoded once for the whole tick (`moves::TickMoves`).
@@ -50,12 +46,7 @@ pub(super) fn world_update(update: &WorldUpdate, out: &mut Vec<u8>) -> serde_jso
     }
 
     out.extend_from_slice(br#"],"removed":["#);
-    for (i, id) in update.removed.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write_str(id, out);
-    }
+    update.removed.write_entries(out);
     out.push(b']');
     // The receiver's own run energy, only in the ticks it changed (as serde skips `None`).
     if let Some(stamina) = update.stamina {
@@ -79,7 +70,7 @@ pub(super) fn write_moved(moved: &Moved, out: &mut Vec<u8>) {
 
 /// An `added` entry as serde writes `Entity`: fields in declaration order, camelCase keys, the
 /// optional ones only when present.
-fn write_entity(entity: &Entity, out: &mut Vec<u8>) {
+pub(super) fn write_entity(entity: &Entity, out: &mut Vec<u8>) {
     let Entity {
         id,
         kind,
@@ -150,7 +141,7 @@ fn write_entity(entity: &Entity, out: &mut Vec<u8>) {
 /// A JSON string: copied as it is when no byte needs escaping, else escaped as serde_json does
 /// (`\"`, `\\`, the five short escapes, `\u00XX` for other control characters), so the rare odd id
 /// comes out exactly as serde writes it.
-fn write_str(text: &str, out: &mut Vec<u8>) {
+pub(super) fn write_str(text: &str, out: &mut Vec<u8>) {
     out.push(b'"');
     if text.bytes().all(needs_no_escape) {
         out.extend_from_slice(text.as_bytes());
@@ -185,14 +176,11 @@ fn needs_no_escape(byte: u8) -> bool {
 /// Roughly the encoded size, so a crowd's update is one allocation instead of a dozen doublings.
 fn estimated_len(update: &WorldUpdate) -> usize {
     let moved = update.moved.encoded_len();
-    let removed: usize = update
-        .removed
-        .iter()
-        .map(|id| id.len() + REMOVED_OVERHEAD_BYTES)
-        .sum();
-    let entries = (update.added.len() + update.changed.len()) * ENTRY_GUESS_BYTES;
+    let added = update.added.encoded_len();
+    let removed = update.removed.encoded_len();
+    let changed = update.changed.len() * ENTRY_GUESS_BYTES;
     // The envelope, the tick and the list keys.
-    100 + moved + removed + entries
+    100 + moved + added + removed + changed
 }
 
 #[cfg(test)]
@@ -287,7 +275,7 @@ mod tests {
         let id = "0190f3a2-7c1e-7b3a-9d4e-5f6a7b8c9d0e";
         assert_same_as_serde(&WorldUpdate {
             tick: 1,
-            added: vec![entity(id, 0), entity("item:1", 1)],
+            added: vec![entity(id, 0), entity("item:1", 1)].into(),
             ..Default::default()
         });
         assert_same_as_serde(&WorldUpdate {
@@ -321,7 +309,7 @@ mod tests {
         });
         assert_same_as_serde(&WorldUpdate {
             tick: 4,
-            removed: vec![id.into(), "item:9".into()],
+            removed: vec![id.into(), "item:9".into()].into(),
             ..Default::default()
         });
     }
@@ -331,7 +319,7 @@ mod tests {
         for i in -60..60 {
             assert_same_as_serde(&WorldUpdate {
                 tick: 4,
-                added: vec![entity("0190f3a2-7c1e-7b3a-9d4e-5f6a7b8c9d0e", i)],
+                added: vec![entity("0190f3a2-7c1e-7b3a-9d4e-5f6a7b8c9d0e", i)].into(),
                 ..Default::default()
             });
         }
@@ -345,7 +333,7 @@ mod tests {
             odd.quantity = Some(0);
             assert_same_as_serde(&WorldUpdate {
                 tick: 5,
-                added: vec![Arc::new(odd), entity(id, 1)],
+                added: vec![Arc::new(odd), entity(id, 1)].into(),
                 ..Default::default()
             });
         }
@@ -356,14 +344,14 @@ mod tests {
         for id in ODD_IDS {
             assert_same_as_serde(&WorldUpdate {
                 tick: 9,
-                added: vec![entity(id, 3)],
+                added: vec![entity(id, 3)].into(),
                 moved: vec![moved(id, 1, 2), moved("plain", 3, 4)].into(),
                 changed: vec![Changed {
                     id: id.to_owned(),
                     name: Some(id.to_owned()),
                     ..Default::default()
                 }],
-                removed: vec![id.into(), "plain".into()],
+                removed: vec![id.into(), "plain".into()].into(),
                 stamina: Some(0),
             });
         }

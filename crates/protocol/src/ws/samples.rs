@@ -406,7 +406,8 @@ fn server_samples() -> Vec<ServerMessage> {
                     type_id: None,
                     worn: None,
                 }),
-            ],
+            ]
+            .into(),
             moved: MovedList::from(vec![
                 Moved {
                     id: "p2".into(),
@@ -447,7 +448,7 @@ fn server_samples() -> Vec<ServerMessage> {
                     ..Default::default()
                 },
             ],
-            removed: vec!["x9".into()],
+            removed: vec!["x9".into()].into(),
             stamina: Some(55),
         }),
         S::WorldUpdate(WorldUpdate {

@@ -1,6 +1,6 @@
 //! Live content reload: what changed is replaced, what did not stays, players step off new obstacles.
 
-use wayfarer_protocol::ws::EntityKind;
+use wayfarer_protocol::ws::{EntityKind, RemovedList};
 use wayfarer_sim::{chebyshev, Command, Event};
 
 use crate::arena::stack;
@@ -80,7 +80,10 @@ fn a_reload_replaces_what_changed_and_keeps_the_rest() {
     let v = views(&events);
     let update = &v["ada"];
     assert_eq!(added_ids(update), vec![resources[1].id.clone()]);
-    assert_eq!(update.removed, vec![old_resources[1].id.as_str().into()]);
+    assert_eq!(
+        update.removed,
+        RemovedList::from(vec![old_resources[1].id.as_str().into()])
+    );
     let mut moved: Vec<_> = update.moved.iter().map(|m| &*m.id).collect();
     moved.sort_unstable();
     assert_eq!(moved, vec!["ada", banker.id.as_str()]);

@@ -72,7 +72,7 @@ fn shared(ids: &[&str]) -> Vec<Arc<str>> {
 fn movement_and_view_tell_only_the_viewer_and_a_step_tells_nobody() {
     let update = WorldUpdate {
         tick: 42,
-        removed: vec![Arc::from("npc-3")],
+        removed: vec![Arc::from("npc-3")].into(),
         stamina: Some(87),
         ..WorldUpdate::default()
     };
