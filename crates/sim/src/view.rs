@@ -868,6 +868,57 @@ mod tests {
     }
 
     #[test]
+    fn a_thread_takes_each_entity_once_a_tick_and_starts_afresh_after_sealing() {
+        use wayfarer_protocol::ws::{Entity, EntityKind};
+        let npc = |id: &str| Entity {
+            id: id.into(),
+            kind: EntityKind::Npc,
+            x: 0,
+            z: 0,
+            name: None,
+            health: None,
+            max_health: None,
+            item_id: None,
+            quantity: None,
+            resource_type: None,
+            depleted: None,
+            type_id: None,
+            worn: None,
+        };
+        let mut entities = Entities::default();
+        let a = entities.insert(npc("a"));
+        let b = entities.insert(npc("b"));
+        let gone = entities.insert(npc("gone"));
+        entities.retire(gone);
+        let mut taken = Taken::default();
+        // Asked for by several views: one entry each.
+        let asked = [b, a, b, a].map(|h| taken.added(h, &entities));
+        assert_eq!(asked, [Some(0), Some(1), Some(0), Some(1)]);
+        assert_eq!(
+            taken.added(gone, &entities),
+            None,
+            "a removed entity is not added"
+        );
+        let asked = [gone, a, gone].map(|h| taken.removed(slot_of(h), &entities));
+        assert_eq!(asked, [Some(0), Some(1), Some(0)], "a removed one is named");
+        let table = taken.seal();
+        assert_eq!((table.added_len(), table.removed_len()), (2, 2));
+        let added = AddedList::picking(Arc::clone(&table), vec![1, 0]);
+        let ids: Vec<_> = added.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(ids, ["a", "b"]);
+        let removed = RemovedList::picking(table, vec![0, 1]);
+        assert_eq!(
+            removed.iter().map(|id| &**id).collect::<Vec<_>>(),
+            ["gone", "a"]
+        );
+        // The next tick's table starts empty, with every slot untaken.
+        assert_eq!(taken.added(a, &entities), Some(0));
+        assert_eq!(taken.removed(slot_of(b), &entities), Some(0));
+        let next = taken.seal();
+        assert_eq!((next.added_len(), next.removed_len()), (1, 1));
+    }
+
+    #[test]
     fn a_viewer_keeps_its_own_list_with_room_near_its_size() {
         let mut shown: Vec<u32> = Vec::new();
         let big: Vec<Handle> = (0..500u64).map(|slot| slot << 32 | 7).collect();

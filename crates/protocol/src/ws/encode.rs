@@ -19,7 +19,7 @@ use super::{Entity, EntityKind, Moved, WorldUpdate};
 
 /// Bytes of one `removed` entry besides its id: quotes and a comma.
 pub(super) const REMOVED_OVERHEAD_BYTES: usize = 3;
-/// A guess for one `changed` entry, only used to size the first allocation.
+/// A guess for one `added` or `changed` entry, only used to size the first allocation.
 const ENTRY_GUESS_BYTES: usize = 128;
 
 /// Appends `{"type":"world:update","data":{…}}`, exactly as the serde derive of `ServerMessage`
@@ -30,7 +30,6 @@ pub(super) fn world_update(update: &WorldUpdate, out: &mut Vec<u8>) -> serde_jso
     out.extend_from_slice(itoa::Buffer::new().format(update.tick).as_bytes());
 
     out.extend_from_slice(br#","added":["#);
-    // Each entity was encoded once for every update of the tick that adds it (`tick_entities`).
     update.added.write_entries(out);
 
     out.extend_from_slice(br#"],"moved":["#);
@@ -176,11 +175,10 @@ fn needs_no_escape(byte: u8) -> bool {
 /// Roughly the encoded size, so a crowd's update is one allocation instead of a dozen doublings.
 fn estimated_len(update: &WorldUpdate) -> usize {
     let moved = update.moved.encoded_len();
-    let added = update.added.encoded_len();
     let removed = update.removed.encoded_len();
-    let changed = update.changed.len() * ENTRY_GUESS_BYTES;
+    let entries = (update.added.len() + update.changed.len()) * ENTRY_GUESS_BYTES;
     // The envelope, the tick and the list keys.
-    100 + moved + added + removed + changed
+    100 + moved + removed + entries
 }
 
 #[cfg(test)]

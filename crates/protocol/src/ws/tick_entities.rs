@@ -4,11 +4,14 @@
 //! Why: a crowd's viewer gains and loses a couple of dozen entities at the edge of its view every
 //! tick, and each of them used to be a reference count taken on the entity (an `Arc` clone) by a
 //! view thread and dropped by a socket writer: ~90,000 atomic operations a tick on cache lines
-//! that every view thread and every writer fought over (two in five of the diff's time on its
-//! own), and each writer encoded every added entity again (~46,000 encodings of ~2,000 entities).
-//! Now a view thread takes each entity once a tick into a [`TickEntities`] table, an update's
-//! lists are 4-byte indices into it, and each added entity is encoded once, by the first writer
-//! that sends it.
+//! that every view thread and every writer fought over (two in five of the diff's samples). Now a
+//! view thread takes each entity once a tick into a [`TickEntities`] table and an update's lists
+//! are 4-byte indices into it.
+//!
+//! The entities are not kept encoded in the table (as [`super::TickMoves`] keeps its moves): a
+//! client that stops reading holds its queue's updates, and with them every table of those ticks,
+//! until its queue fills (128 ticks); the crowd's tables' JSON would be ~800 KB a tick, ~100 MB
+//! for one stalled reader, where the entities' references are ~50 KB a tick.
 
 use std::sync::{Arc, OnceLock};
 
@@ -17,13 +20,11 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use super::encode::{write_entity, write_str, REMOVED_OVERHEAD_BYTES};
 use super::Entity;
 
-/// Entities added to or removed from views in one tick (by one view thread): each added one with
-/// its JSON, encoded when first needed; each removed one by its id.
+/// Entities added to or removed from views in one tick (by one view thread): the added ones
+/// whole, the removed ones by their ids.
 #[derive(Debug, Default)]
 pub struct TickEntities {
     added: Vec<Arc<Entity>>,
-    /// `added[i]`'s `added` entry as serde writes [`Entity`].
-    json: Vec<OnceLock<Box<[u8]>>>,
     removed: Vec<Arc<str>>,
 }
 
@@ -31,7 +32,6 @@ impl TickEntities {
     /// Adds an entity for [`AddedList`]s, returning its index.
     pub fn push_added(&mut self, entity: Arc<Entity>) -> u32 {
         self.added.push(entity);
-        self.json.push(OnceLock::new());
         (self.added.len() - 1) as u32
     }
 
@@ -49,20 +49,6 @@ impl TickEntities {
     /// Removed ids in the table.
     pub fn removed_len(&self) -> usize {
         self.removed.len()
-    }
-
-    /// The encoded `added` entry at `index` (empty out of range, which the lists' pushes refuse in
-    /// debug builds).
-    fn json_of(&self, index: u32) -> &[u8] {
-        let i = index as usize;
-        match (self.added.get(i), self.json.get(i)) {
-            (Some(entity), Some(json)) => json.get_or_init(|| {
-                let mut out = Vec::new();
-                write_entity(entity, &mut out);
-                out.into_boxed_slice()
-            }),
-            _ => &[],
-        }
     }
 }
 
@@ -111,21 +97,13 @@ impl AddedList {
             .filter_map(|&i| self.table.added.get(i as usize))
     }
 
-    /// Bytes of the entries' JSON with their separating commas (encoding each entry not yet encoded).
-    pub(super) fn encoded_len(&self) -> usize {
-        self.picks
-            .iter()
-            .map(|&i| self.table.json_of(i).len() + 1)
-            .sum()
-    }
-
     /// Appends the entries' JSON separated by commas (the inside of the array).
     pub(super) fn write_entries(&self, out: &mut Vec<u8>) {
-        for (n, &i) in self.picks.iter().enumerate() {
+        for (n, entity) in self.iter().enumerate() {
             if n > 0 {
                 out.push(b',');
             }
-            out.extend_from_slice(self.table.json_of(i));
+            write_entity(entity, out);
         }
     }
 }
@@ -416,13 +394,7 @@ mod tests {
             serde_json::to_string(&player("a", 1)).unwrap()
         );
         assert_eq!(String::from_utf8(out).unwrap(), expected);
-        assert_eq!(added.encoded_len(), expected.len() + 1);
         assert_eq!(String::from_utf8(ids).unwrap(), r#""left","g\"one""#);
-        // Encoded once: a second list picking the same entity reads the same bytes.
-        let again = AddedList::picking(Arc::clone(&table), vec![c]);
-        let mut out = Vec::new();
-        again.write_entries(&mut out);
-        assert_eq!(out, serde_json::to_vec(&player("c", -3)).unwrap());
     }
 
     #[test]
@@ -438,6 +410,8 @@ mod tests {
         let removed = RemovedList::from(vec![Arc::from("x"), Arc::from("y")]);
         let text = serde_json::to_string(&removed).unwrap();
         assert_eq!(text, r#"["x","y"]"#);
+        // The sizing hint: each id with its quotes and a comma (exact for ids needing no escape).
+        assert_eq!(removed.encoded_len(), r#""x","y","#.len());
         let back: RemovedList = serde_json::from_str(&text).unwrap();
         assert_eq!(back, removed);
         let empty: AddedList = serde_json::from_str("[]").unwrap();
