@@ -299,28 +299,30 @@ impl Entities {
     }
 }
 
+/// A bare NPC named `id` at the origin, for the crate's unit tests.
+#[cfg(test)]
+pub(crate) fn test_npc(id: &str) -> Entity {
+    Entity {
+        id: id.into(),
+        kind: wayfarer_protocol::ws::EntityKind::Npc,
+        x: 0,
+        z: 0,
+        name: None,
+        health: None,
+        max_health: None,
+        item_id: None,
+        quantity: None,
+        resource_type: None,
+        depleted: None,
+        type_id: None,
+        worn: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::test_npc as entity;
     use super::*;
-    use wayfarer_protocol::ws::EntityKind;
-
-    fn entity(id: &str) -> Entity {
-        Entity {
-            id: id.into(),
-            kind: EntityKind::Npc,
-            x: 0,
-            z: 0,
-            name: None,
-            health: None,
-            max_health: None,
-            item_id: None,
-            quantity: None,
-            resource_type: None,
-            depleted: None,
-            type_id: None,
-            worn: None,
-        }
-    }
 
     #[test]
     fn retired_ids_stay_readable_until_released_and_handles_do_not_alias() {

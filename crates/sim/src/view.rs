@@ -869,22 +869,7 @@ mod tests {
 
     #[test]
     fn a_thread_takes_each_entity_once_a_tick_and_starts_afresh_after_sealing() {
-        use wayfarer_protocol::ws::{Entity, EntityKind};
-        let npc = |id: &str| Entity {
-            id: id.into(),
-            kind: EntityKind::Npc,
-            x: 0,
-            z: 0,
-            name: None,
-            health: None,
-            max_health: None,
-            item_id: None,
-            quantity: None,
-            resource_type: None,
-            depleted: None,
-            type_id: None,
-            worn: None,
-        };
+        use crate::entities::test_npc as npc;
         let mut entities = Entities::default();
         let a = entities.insert(npc("a"));
         let b = entities.insert(npc("b"));
