@@ -795,7 +795,7 @@ pub struct Changed {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WorldUpdate {
     pub tick: u64,
-    /// Picks from a table of the tick's added entities, each encoded once (see [`TickEntities`]).
+    /// Picks from a view thread's table of the tick's added entities (see [`TickEntities`]).
     pub added: AddedList,
     /// Picks from the tick's table of moves, each encoded once (see [`TickMoves`]).
     pub moved: MovedList,

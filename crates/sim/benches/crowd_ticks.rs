@@ -33,12 +33,7 @@ const PLAYERS: usize = 2_000;
 const CROWD_RADIUS: i32 = 40;
 /// Ticks before the measured ones: everyone in, every view full.
 const WARM_UP_TICKS: usize = 10;
-static MEASURED: std::sync::LazyLock<usize> = std::sync::LazyLock::new(|| {
-    std::env::var("CROWD_TICKS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(20)
-});
+const MEASURED_TICKS: usize = 20;
 /// A player walks every 1–3 s and talks every 2–5 s: at 600 ms a tick, on average one in 3.3 a
 /// tick walks and one in 5.8 talks.
 const WALK_ONE_IN: i32 = 10;
@@ -148,13 +143,7 @@ fn phase_bench() {
     black_box(6);
 }
 
-static mut VIEW_AT: Option<std::time::Instant> = None;
 fn mark(phase: Phase) {
-    if let Phase::View = phase {
-        unsafe {
-            VIEW_AT = Some(std::time::Instant::now());
-        }
-    }
     match phase {
         Phase::Input => phase_input(),
         Phase::Npcs => phase_npcs(),
@@ -172,16 +161,10 @@ fn measured(world: &mut World, crowd: &mut Crowd, ticks: usize, digest: bool) ->
         ..Done::default()
     };
     let mut frame = Vec::new();
-    let (mut views, mut whole) = (Vec::new(), Vec::new());
     for _ in 0..ticks {
         phase_bench();
         let commands = crowd.commands(world);
-        let t0 = std::time::Instant::now();
         let events = world.tick_observed(commands, &mut mark);
-        let end = std::time::Instant::now();
-        #[allow(static_mut_refs)]
-        views.push(unsafe { end - VIEW_AT.unwrap() }.as_secs_f64() * 1e3);
-        whole.push((end - t0).as_secs_f64() * 1e3);
         phase_encode();
         for event in events {
             done.events += 1;
@@ -198,17 +181,6 @@ fn measured(world: &mut World, crowd: &mut Crowd, ticks: usize, digest: bool) ->
         }
     }
     phase_bench();
-    for (name, mut v) in [("view", views), ("tick", whole)] {
-        v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-        let q = |p: f64| v[((v.len() - 1) as f64 * p) as usize];
-        println!(
-            "{name}: mean {:.2} p50 {:.2} p99 {:.2} max {:.2}",
-            v.iter().sum::<f64>() / v.len() as f64,
-            q(0.5),
-            q(0.99),
-            v[v.len() - 1]
-        );
-    }
     done
 }
 
@@ -243,15 +215,14 @@ fn main() {
     }
     let started = std::time::Instant::now();
     let digest = std::env::var_os("CROWD_DIGEST").is_some();
-    let done = measured(&mut world, &mut crowd, *MEASURED, digest);
+    let done = measured(&mut world, &mut crowd, MEASURED_TICKS, digest);
     println!(
-        "crowd_ticks: {} ticks of {PLAYERS} players on {threads} view thread(s): \
+        "crowd_ticks: {MEASURED_TICKS} ticks of {PLAYERS} players on {threads} view thread(s): \
          {} updates ({} bytes encoded), {} events, {:.1} ms a tick",
-        *MEASURED,
         done.updates,
         done.bytes,
         done.events,
-        started.elapsed().as_secs_f64() * 1000.0 / *MEASURED as f64
+        started.elapsed().as_secs_f64() * 1000.0 / MEASURED_TICKS as f64
     );
     if let Some(digest) = done.digest {
         println!("crowd_ticks: digest of the encoded updates {digest:016x}");
