@@ -136,6 +136,9 @@ pub struct Config {
     /// Threads a tick's views may use (`TICK_THREADS`, default the machine's cores; 1: all on
     /// the world thread). The result is the same whatever the count (`World::set_tick_threads`).
     pub tick_threads: usize,
+    /// The world thread asks for real-time priority where the process may
+    /// (`WORLD_THREAD_REALTIME`, default true; `priority::make_current_thread_realtime`).
+    pub world_thread_realtime: bool,
 }
 
 /// Shortest `JWT_SECRET` accepted in production (CONTRACT.md section 4).
@@ -408,9 +411,11 @@ impl Config {
         }
         let connections = connections::ConnectionSettings::from_lookup(&get)?;
         let tick_threads = tick_threads(&get)?;
+        let world_thread_realtime = boolean_or(&get, "WORLD_THREAD_REALTIME", true)?;
         Ok(Config {
             connections,
             tick_threads,
+            world_thread_realtime,
             embedded_agents,
             embedded_agent_prefix,
             world_id: world_id as i64,
@@ -600,6 +605,10 @@ impl Config {
             ("EMBEDDED_AGENTS", self.embedded_agents.to_string()),
             ("EMBEDDED_AGENT_PREFIX", self.embedded_agent_prefix.clone()),
             ("TICK_THREADS", self.tick_threads.to_string()),
+            (
+                "WORLD_THREAD_REALTIME",
+                self.world_thread_realtime.to_string(),
+            ),
         ];
         out.extend(self.connections.describe());
         for (name, value) in &mut out {
@@ -685,11 +694,21 @@ fn boolean(
     get: &impl Fn(&str) -> Option<String>,
     variable: &'static str,
 ) -> Result<bool, ConfigError> {
+    boolean_or(get, variable, false)
+}
+
+/// A boolean variable, `unset` when it is not set.
+fn boolean_or(
+    get: &impl Fn(&str) -> Option<String>,
+    variable: &'static str,
+    unset: bool,
+) -> Result<bool, ConfigError> {
     match get(variable)
         .map(|v| v.trim().to_ascii_lowercase())
         .as_deref()
     {
-        None | Some("false") | Some("0") | Some("no") | Some("off") => Ok(false),
+        None => Ok(unset),
+        Some("false") | Some("0") | Some("no") | Some("off") => Ok(false),
         Some("true") | Some("1") | Some("yes") | Some("on") => Ok(true),
         Some(other) => Err(ConfigError {
             variable,
@@ -735,6 +754,22 @@ mod tests {
         );
         let c = config(&[("JOINS_PER_TICK", "50"), ("JOINS_PER_TICK_MAX", "50")]).unwrap();
         assert_eq!((c.joins_per_tick, c.joins_per_tick_max), (50, 50));
+    }
+
+    #[test]
+    fn the_world_thread_asks_for_real_time_priority_unless_told_not_to() {
+        assert!(config(&[]).unwrap().world_thread_realtime);
+        for (value, on) in [
+            ("true", true),
+            ("1", true),
+            ("false", false),
+            ("off", false),
+        ] {
+            let c = config(&[("WORLD_THREAD_REALTIME", value)]).unwrap();
+            assert_eq!(c.world_thread_realtime, on, "{value}");
+        }
+        let error = config(&[("WORLD_THREAD_REALTIME", "sometimes")]).unwrap_err();
+        assert_eq!(error.variable, "WORLD_THREAD_REALTIME");
     }
 
     #[test]

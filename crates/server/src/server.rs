@@ -174,6 +174,7 @@ impl RunningServer {
                 saves: save_tx,
                 economy: economy.clone(),
                 global_chat,
+                realtime: config.world_thread_realtime,
             },
         )
         .context("cannot start the world thread")?;

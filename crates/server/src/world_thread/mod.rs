@@ -213,6 +213,9 @@ pub struct WorldContext {
     pub economy: Arc<crate::economy::EconomyCounters>,
     /// Where global lines said here go to reach the other worlds (`CROSS_WORLD_GLOBAL_CHAT`).
     pub global_chat: Option<crate::cluster::global_chat::GlobalChatRelay>,
+    /// Ask for real-time priority for the timed world thread and its view helpers
+    /// (`WORLD_THREAD_REALTIME`, `priority::make_current_thread_realtime`).
+    pub realtime: bool,
 }
 
 /// The running world thread.
@@ -439,6 +442,16 @@ impl Runner {
     /// The timed clock's loop: a tick every `TICK_MS`, inputs taken as they come between ticks.
     fn run_timed(mut self, rx: &inbound::InboundReceiver, stop: &AtomicBool) -> World {
         let tick = self.context.tick;
+        if self.context.realtime {
+            // Only on the timed clock: the manual one ticks when a test steps it.
+            match crate::priority::make_current_thread_realtime() {
+                Ok(()) => tracing::info!("world thread runs at real-time priority"),
+                Err(error) => tracing::info!(
+                    %error,
+                    "world thread keeps the ordinary priority (real-time scheduling not allowed)"
+                ),
+            }
+        }
         let mut next_deadline = Instant::now() + tick;
         tracing::info!(tick_ms = tick.as_millis() as u64, "world thread started");
         'ticks: loop {
@@ -739,6 +752,7 @@ mod tests {
             saves,
             economy: Arc::default(),
             global_chat: None,
+            realtime: false,
         };
         let world = World::new(content, 1);
         (Runner::new(world, context, Arc::default()), jobs)
