@@ -1,6 +1,8 @@
 //! What the world tells the server: [`Event`]s produced by a tick, the tick's [`Phase`]s, and the
 //! entity counts of [`EntityCounts`].
 
+use std::sync::Arc;
+
 use wayfarer_content::{EquipSlot, Skill};
 use wayfarer_protocol::ws::{ChatMessage, CombatHit, ShopView, TilePos, WorldUpdate};
 
@@ -11,7 +13,7 @@ use crate::skills::XpGain;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Heard {
     /// Character id (shared with the world's player record).
-    pub to: std::sync::Arc<str>,
+    pub to: Arc<str>,
     /// Indices into [`Event::LocalChat`]'s `lines`, in the order spoken.
     pub lines: Vec<u32>,
 }
@@ -21,8 +23,9 @@ pub struct Heard {
 pub enum Event {
     /// A `world:update` for one player: at most one per player per tick, never empty.
     View {
-        /// Receiving character id.
-        to: String,
+        /// Receiving character id (the player's shared one: one reference count a tick, not a
+        /// copy of the id for each of a crowd's 2,000 updates).
+        to: Arc<str>,
         /// What changed in view; `update.tick` is the tick number.
         update: WorldUpdate,
     },
@@ -30,7 +33,7 @@ pub enum Event {
     /// server stamps the time of sending.
     Chat {
         /// Receiving character ids (shared: a line heard by hundreds names each of them).
-        to: Vec<std::sync::Arc<str>>,
+        to: Vec<Arc<str>>,
         /// The message.
         message: ChatMessage,
     },
@@ -42,7 +45,7 @@ pub enum Event {
         /// leaving in it): those ignoring the sender when it was said (and for a relayed line,
         /// a player here with the sender's id), those who joined after it in the tick, those
         /// who left before it. In no particular order; may name someone twice.
-        except: Vec<std::sync::Arc<str>>,
+        except: Vec<Arc<str>>,
         /// The message.
         message: ChatMessage,
     },
@@ -109,8 +112,8 @@ pub enum Event {
     /// A player's tile changed this tick (walking, teleport, a join or content reload that moved them
     /// off a blocked tile): the server marks the character dirty for saving.
     PlayerMoved {
-        /// Character id.
-        id: String,
+        /// Character id (shared, as [`Event::View`]'s).
+        id: Arc<str>,
         /// The tile at the end of the tick.
         tile: TilePos,
     },

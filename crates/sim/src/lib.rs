@@ -47,7 +47,7 @@
 //! let mut world = World::new(Arc::new(wayfarer_content::load_bundled()), 42);
 //! let tile = world.spawn_tile();
 //! let events = world.tick(vec![Command::Join(Box::new(Joining::new("c1", "Ada", tile)))]);
-//! assert!(events.iter().any(|e| matches!(e, Event::View { to, .. } if to == "c1")));
+//! assert!(events.iter().any(|e| matches!(e, Event::View { to, .. } if &**to == "c1")));
 //! ```
 
 #![warn(missing_docs)]

@@ -147,7 +147,7 @@ impl Runner {
                 }
             }
             Event::PlayerMoved { id, tile } => {
-                if let Some(record) = self.players.get_mut(id) {
+                if let Some(record) = self.players.get_mut(&**id) {
                     record.dirty = true;
                     character_state::mirror_tile(&mut record.snapshot, *tile);
                     record.tile.set(*tile);

@@ -58,7 +58,10 @@ pub enum Delivery {
     /// The event tells no player anything (it is for the books only).
     Nothing,
     /// A message for one player.
-    One { to: String, message: ServerMessage },
+    One {
+        to: Arc<str>,
+        message: ServerMessage,
+    },
     /// One message for several players (the router encodes it once for all). Never an `error`
     /// or `tradeError`: those are one player's, whose `ref` its connection restores.
     Many {
@@ -81,9 +84,16 @@ pub enum Delivery {
 
 /// What `event` tells whom.
 pub fn messages(event: Event, reading: &Reading) -> Delivery {
-    let one = |to: String, message: ServerMessage| Delivery::One { to, message };
+    // A view's recipient is the player's shared id; the other events' own Strings become one.
+    let one = |to: String, message: ServerMessage| Delivery::One {
+        to: to.into(),
+        message,
+    };
     match event {
-        Event::View { to, update } => one(to, ServerMessage::WorldUpdate(update)),
+        Event::View { to, update } => Delivery::One {
+            to,
+            message: ServerMessage::WorldUpdate(update),
+        },
         Event::Chat { to, message } => Delivery::Many {
             to: Recipients::Shared(to),
             message: ServerMessage::Chat(stamped(message, reading)),
@@ -351,7 +361,7 @@ impl Delivery {
         let mut out = Vec::new();
         match self {
             Delivery::Nothing => {}
-            Delivery::One { to, message } => out.push((to, message)),
+            Delivery::One { to, message } => out.push((to.to_string(), message)),
             Delivery::Many { to, message } => {
                 to.each(|id| out.push((id.to_owned(), message.clone())))
             }

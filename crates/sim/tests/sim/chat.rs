@@ -441,7 +441,7 @@ impl Shown {
     fn record(&mut self, events: &[Event]) {
         for event in events {
             if let Event::View { to, update } = event {
-                let seen = self.0.entry(to.clone()).or_default();
+                let seen = self.0.entry(to.to_string()).or_default();
                 seen.extend(update.added.iter().map(|e| e.id.clone()));
                 for gone in &update.removed {
                     seen.remove(&**gone);

@@ -198,7 +198,7 @@ fn a_weak_mob_fights_back_dies_drops_loot_for_its_killer_and_respawns_on_time() 
     let changed: Vec<Option<i64>> = events
         .iter()
         .filter_map(|e| match e {
-            Event::View { to, update } if to == "ada" => Some(update),
+            Event::View { to, update } if &**to == "ada" => Some(update),
             _ => None,
         })
         .flat_map(|u| u.changed.iter())

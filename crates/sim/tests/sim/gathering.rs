@@ -366,7 +366,7 @@ fn a_node_depletes_shows_it_and_respawns_after_its_time() {
         if xp_events(&events, "ada", Skill::Woodcutting) > 0 {
             felled_at = Some(world.tick_number());
             let shown = events.iter().any(|e| match e {
-                Event::View { to, update } if to == "ada" => update
+                Event::View { to, update } if &**to == "ada" => update
                     .changed
                     .iter()
                     .any(|c| c.id == tree && c.depleted == Some(true)),

@@ -228,7 +228,7 @@ pub fn views(events: &[Event]) -> BTreeMap<String, WorldUpdate> {
     for event in events {
         if let Event::View { to, update } = event {
             assert!(
-                out.insert(to.clone(), update.clone()).is_none(),
+                out.insert(to.to_string(), update.clone()).is_none(),
                 "two updates for {to} in one tick"
             );
             assert!(!update.is_empty(), "an empty update was produced for {to}");

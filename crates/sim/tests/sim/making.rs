@@ -1001,7 +1001,7 @@ fn firemaking_lights_a_fire_entity_steps_aside_and_the_fire_burns_out() {
     let fire = station(&world, "fire");
     assert!(
         events.iter().any(|e| matches!(e, Event::View { to, update }
-            if to == "ada" && update.added.iter().any(|a| a.id == fire.id))),
+            if &**to == "ada" && update.added.iter().any(|a| a.id == fire.id))),
         "viewers see the fire appear"
     );
     assert_eq!(fire.type_id.as_deref(), Some("fire"));

@@ -8,7 +8,7 @@ use crate::{join, run, t, walk, Field};
 /// The tile reported for `id` in this tick's events.
 fn moved_to(events: &[Event], id: &str) -> Option<TilePos> {
     events.iter().find_map(|e| match e {
-        Event::PlayerMoved { id: who, tile } if who == id => Some(*tile),
+        Event::PlayerMoved { id: who, tile } if &**who == id => Some(*tile),
         _ => None,
     })
 }

@@ -147,7 +147,7 @@ fn play(shape: &Shape, threads: usize, every_view: bool) -> Vec<TickOutput> {
                     Event::View { to, update } => {
                         let mut bytes = Vec::new();
                         ServerMessage::WorldUpdate(update).write_json(&mut bytes);
-                        output.updates.push((to, bytes));
+                        output.updates.push((to.to_string(), bytes));
                     }
                     other => output.others.push(format!("{other:?}")),
                 }

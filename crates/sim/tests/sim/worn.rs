@@ -16,7 +16,7 @@ fn worn_told(events: &[Event], viewer: &str, id: &str) -> Vec<Arc<Worn>> {
     events
         .iter()
         .filter_map(|e| match e {
-            Event::View { to, update } if to == viewer => Some(update),
+            Event::View { to, update } if &**to == viewer => Some(update),
             _ => None,
         })
         .flat_map(|u| u.changed.iter())
