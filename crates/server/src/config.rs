@@ -133,8 +133,8 @@ pub struct Config {
     pub embedded_agent_prefix: String,
     /// Connection caps and time limits (`config::connections`).
     pub connections: connections::ConnectionSettings,
-    /// Threads a tick's views may use (`TICK_THREADS`, default the machine's cores; 1: all on
-    /// the world thread). The result is the same whatever the count (`World::set_tick_threads`).
+    /// Threads a tick's views and walk planning may use (`TICK_THREADS`, default the machine's
+    /// cores; 1: all on the world thread). The result is the same whatever the count (`World::set_tick_threads`).
     pub tick_threads: usize,
     /// The world thread asks for real-time priority where the process may
     /// (`WORLD_THREAD_REALTIME`, default true; `priority::make_current_thread_realtime`).

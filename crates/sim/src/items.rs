@@ -541,6 +541,11 @@ impl World {
     /// they leave, so that a command applied in their last tick is never lost).
     pub(crate) fn report_changes_of(&mut self, index: usize, events: &mut Vec<Event>) {
         let dirty = std::mem::take(&mut self.players[index].dirty);
+        if dirty.inventory || dirty.equipment {
+            // The flags that told the movement phase what the player carries had changed are
+            // cleared here: its drain is weighed again when next paid.
+            self.players[index].run_energy.forget_drain();
+        }
         let player = &self.players[index];
         if dirty.zone {
             events.push(Event::Zone {

@@ -5,6 +5,7 @@ use wayfarer_protocol::ws::{codes, TilePos, MAX_MOVE_TILES};
 
 use crate::events::Event;
 use crate::map::chebyshev;
+use crate::pathfinding::Plan;
 use crate::world::World;
 
 /// Steps a walking player takes per tick.
@@ -63,10 +64,11 @@ impl World {
         let Some(&index) = self.player_index.get(id) else {
             return;
         };
+        // The packed mark, not the body: a crowd sends hundreds of moves a tick.
         let Some(from) = self
             .entities
-            .get(self.players[index].handle)
-            .map(|b| b.tile())
+            .mark(self.players[index].handle)
+            .map(|m| m.tile)
         else {
             return;
         };
@@ -92,17 +94,19 @@ impl World {
     /// player's run energy drains for a tick of running and regains otherwise (`stamina`).
     pub(crate) fn advance_players(&mut self, events: &mut Vec<Event>) {
         self.run_energy_changed.clear();
+        self.plan_walks();
         for index in 0..self.players.len() {
             let (ran, tiles) = self.advance_player(index);
             self.walked(index, tiles, events);
             let player = &mut self.players[index];
             if ran {
-                let weight = crate::stamina::carried_weight_kg(
-                    &self.content,
-                    &player.inventory,
-                    &player.equipment,
-                );
-                player.run_energy.drain(weight);
+                // A change to what the player carries this tick, not reported yet, is flagged.
+                let changed = player.dirty.inventory || player.dirty.equipment;
+                let weights = &self.item_weights;
+                let (inventory, equipment) = (&player.inventory, &player.equipment);
+                player.run_energy.run_a_tick(changed, || {
+                    crate::stamina::carried_weight_kg(weights, inventory, equipment)
+                });
             } else if !player.run_energy.is_full() {
                 player
                     .run_energy
@@ -115,6 +119,41 @@ impl World {
                 self.run_energy_changed.push(index);
             }
         }
+    }
+
+    /// Plans the walks asked for since the last movement phase, all at once (on the tick's
+    /// threads when there are many: a crowd asks for hundreds a tick). A player's start is its
+    /// tile now, which nothing before its own step in this phase changes, and a search reads only
+    /// the map: the paths are those one search after another would find.
+    fn plan_walks(&mut self) {
+        let mut plans = std::mem::take(&mut self.walk_plans);
+        for (index, player) in self.players.iter_mut().enumerate() {
+            let Some((goal, run)) = player.walk.requested else {
+                continue;
+            };
+            // A player without a body keeps its request (and is not moved, as before).
+            let Some(start) = self.entities.mark(player.handle).map(|m| m.tile) else {
+                continue;
+            };
+            let walk = &mut player.walk;
+            walk.requested = None;
+            walk.run = run;
+            plans.push(Plan {
+                player: index,
+                start,
+                goal,
+                path: std::mem::take(&mut walk.path),
+            });
+        }
+        let threads = self.view_workers.threads();
+        self.pathfinders
+            .plan_all(&self.layout.map, &mut plans, threads);
+        for plan in plans.drain(..) {
+            let walk = &mut self.players[plan.player].walk;
+            walk.target = (!plan.path.is_empty()).then_some(plan.goal);
+            walk.path = plan.path;
+        }
+        self.walk_plans = plans;
     }
 
     /// Moves player `index` along its path for this tick; whether it ran (took more steps than a
@@ -130,14 +169,8 @@ impl World {
         let Some(start) = self.entities.mark(player.handle).map(|m| m.tile) else {
             return (false, 0);
         };
-        let can_run = self.players[index].run_energy.can_run();
+        let can_run = player.run_energy.can_run();
         let walk = &mut self.players[index].walk;
-        if let Some((target, run)) = walk.requested.take() {
-            self.pathfinder
-                .find(&self.layout.map, start, target, &mut walk.path);
-            walk.target = (!walk.path.is_empty()).then_some(target);
-            walk.run = run;
-        }
         if walk.path.is_empty() {
             return (false, 0);
         }
@@ -164,7 +197,8 @@ impl World {
             match walk.target {
                 Some(target) if !replanned => {
                     replanned = true;
-                    self.pathfinder
+                    self.pathfinders
+                        .one()
                         .find(&self.layout.map, at, target, &mut walk.path);
                 }
                 _ => {

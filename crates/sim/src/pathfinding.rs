@@ -211,13 +211,91 @@ impl Pathfinder {
     }
 }
 
+/// A walk to plan: from where to where, and the path found (in the walk's own buffer, next step
+/// last, as [`Pathfinder::find`] writes it).
+#[derive(Debug)]
+pub(crate) struct Plan {
+    /// The walking player's index in the world.
+    pub player: usize,
+    pub start: TilePos,
+    pub goal: TilePos,
+    pub path: Vec<TilePos>,
+}
+
+/// Plans a thread takes at a time: small blocks taken in turn, so a thread that gets no core for a
+/// while (or draws a long search) leaves the rest to the other.
+const PLANS_PER_BLOCK: usize = 32;
+
+/// The fewest plans a thread is started for: a search on open ground takes a few microseconds, a
+/// thread's start and join tens.
+pub const PLANS_PER_THREAD: usize = 128;
+
+/// A tick's path searches, on up to as many threads as the tick's views use. A search reads only
+/// the map and its own two tiles, so each plan's path is the same whichever thread finds it, and
+/// the tick's result does not depend on thread timing. One [`Pathfinder`] (its window arrays,
+/// ~3.6 MB) per thread, made on its first use.
+#[derive(Debug, Default)]
+pub(crate) struct Pathfinders {
+    finders: Vec<Pathfinder>,
+}
+
+impl Pathfinders {
+    /// The first thread's pathfinder, for a single search.
+    pub fn one(&mut self) -> &mut Pathfinder {
+        if self.finders.is_empty() {
+            self.finders.push(Pathfinder::default());
+        }
+        &mut self.finders[0]
+    }
+
+    /// Finds every plan's path on `map`, on up to `threads` threads.
+    pub fn plan_all(&mut self, map: &TileMap, plans: &mut [Plan], threads: usize) {
+        let threads = threads.min(plans.len() / PLANS_PER_THREAD).max(1);
+        if self.finders.len() < threads {
+            self.finders.resize_with(threads, Pathfinder::default);
+        }
+        let search = |finder: &mut Pathfinder, block: &mut [Plan]| {
+            for plan in block {
+                finder.find(map, plan.start, plan.goal, &mut plan.path);
+            }
+        };
+        if threads == 1 {
+            search(&mut self.finders[0], plans);
+            return;
+        }
+        let blocks = std::sync::Mutex::new(plans.chunks_mut(PLANS_PER_BLOCK));
+        let work = |finder: &mut Pathfinder| loop {
+            let next = blocks.lock().map(|mut b| b.next());
+            let Ok(Some(block)) = next else {
+                break;
+            };
+            search(finder, block);
+        };
+        std::thread::scope(|scope| {
+            let (mine, others) = self.finders.split_at_mut(1);
+            let helpers: Vec<_> = others[..threads - 1]
+                .iter_mut()
+                .map(|finder| scope.spawn(|| work(finder)))
+                .collect();
+            work(&mut mine[0]);
+            for helper in helpers {
+                // A panic in a search is a bug: let it surface as it would on this thread.
+                helper
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e));
+            }
+        });
+    }
+}
+
 impl crate::world::World {
     /// The path a player on `start` would walk to `goal`, next step first (empty when already
     /// there or when no step gets closer), with the same search the movement phase uses. For
     /// tools and benchmarks: the tick plans walks itself.
     pub fn find_path(&mut self, start: TilePos, goal: TilePos) -> Vec<TilePos> {
         let mut path = Vec::new();
-        self.pathfinder
+        self.pathfinders
+            .one()
             .find(&self.layout.map, start, goal, &mut path);
         path.reverse();
         path
@@ -310,6 +388,60 @@ mod tests {
         let (reached, path) = walk(&map, t(0, 0), t(2, 2));
         assert!(!reached);
         assert!(path.is_empty());
+    }
+
+    #[test]
+    fn plans_split_over_threads_are_the_paths_one_search_after_another_finds() {
+        // A field of pillars and a walled pen: short walks, detours, a blocked goal, an enclosed one.
+        let rows: Vec<String> = (0..40)
+            .map(|z| {
+                (0..40)
+                    .map(|x| match (x, z) {
+                        (10..=14, 10) | (10..=14, 14) | (10, 10..=14) | (14, 10..=14) => '#',
+                        _ if x % 6 == 3 && z % 4 == 1 => '#',
+                        _ => '.',
+                    })
+                    .collect()
+            })
+            .collect();
+        let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+        let map = from_ascii(&rows);
+        let plans = || -> Vec<Plan> {
+            (0..600)
+                .map(|i: i32| Plan {
+                    player: i as usize,
+                    start: t(i % 40, (i * 7) % 40),
+                    goal: t((i * 13) % 40, (i * 3) % 40),
+                    path: Vec::new(),
+                })
+                .filter(|plan| map.is_walkable(plan.start))
+                .collect()
+        };
+        let mut one_by_one = plans();
+        let mut finder = Pathfinder::default();
+        for plan in &mut one_by_one {
+            finder.find(&map, plan.start, plan.goal, &mut plan.path);
+        }
+        let mut shared = plans();
+        assert!(
+            shared.len() >= 3 * PLANS_PER_THREAD,
+            "enough for three threads"
+        );
+        let mut pathfinders = Pathfinders::default();
+        pathfinders.plan_all(&map, &mut shared, 3);
+        assert_eq!(pathfinders.finders.len(), 3, "three threads searched");
+        assert!(
+            one_by_one.iter().any(|p| p.path.len() > 10),
+            "some walks are long"
+        );
+        let key = |plans: &[Plan]| -> Vec<(usize, Vec<TilePos>)> {
+            plans.iter().map(|p| (p.player, p.path.clone())).collect()
+        };
+        assert_eq!(key(&shared), key(&one_by_one));
+        // Once more on the same pathfinders: their state from earlier searches changes nothing.
+        let mut again = plans();
+        pathfinders.plan_all(&map, &mut again, 3);
+        assert_eq!(key(&again), key(&one_by_one));
     }
 
     #[test]

@@ -21,6 +21,10 @@ impl World {
         let now = self.now();
         let layout = Layout::build(&content, self.seed);
         self.zones = crate::zones::ZoneIndex::build(content.areas.values());
+        self.item_weights = crate::stamina::ItemWeights::of(&content);
+        for player in &mut self.players {
+            player.run_energy.forget_drain();
+        }
         self.content = content;
         self.layout = layout.clone();
 

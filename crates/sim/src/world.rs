@@ -22,7 +22,6 @@ use crate::inventory::Inventory;
 use crate::layout::{Layout, ResourcePlacement};
 use crate::movement::Walk;
 use crate::npcs::NpcState;
-use crate::pathfinding::Pathfinder;
 use crate::skills::Skills;
 use crate::view::{Due, Seen, ViewInputs, ViewWorkers, Viewer, VIEW_RADIUS_TILES};
 
@@ -119,6 +118,8 @@ pub(crate) struct ResourceState {
 #[derive(Debug)]
 pub struct World {
     pub(crate) content: Arc<Content>,
+    /// `content`'s item weights, for run energy (`stamina`).
+    pub(crate) item_weights: crate::stamina::ItemWeights,
     pub(crate) seed: u64,
     /// Ticks completed.
     pub(crate) completed: u64,
@@ -152,7 +153,9 @@ pub struct World {
     pub(crate) names: HashMap<String, String>,
     pub(crate) npcs: Vec<NpcState>,
     pub(crate) resources: Vec<ResourceState>,
-    pub(crate) pathfinder: Pathfinder,
+    pub(crate) pathfinders: crate::pathfinding::Pathfinders,
+    /// The movement phase's walks to plan, kept for their room (`movement::plan_walks`).
+    pub(crate) walk_plans: Vec<crate::pathfinding::Plan>,
     pub(crate) view_workers: ViewWorkers,
     /// Players whose view starts over this tick (joined, or rejoined in place).
     pub(crate) fresh_viewers: Vec<Handle>,
@@ -202,6 +205,7 @@ impl World {
         let grid = SpatialGrid::covering(&layout.map);
         let zones = crate::zones::ZoneIndex::build(content.areas.values());
         let mut world = World {
+            item_weights: crate::stamina::ItemWeights::of(&content),
             content,
             seed: layout_seed,
             completed: 0,
@@ -221,7 +225,8 @@ impl World {
             names: HashMap::new(),
             npcs: Vec::new(),
             resources: Vec::new(),
-            pathfinder: Pathfinder::default(),
+            pathfinders: Default::default(),
+            walk_plans: Vec::new(),
             view_workers: ViewWorkers::for_this_machine(),
             fresh_viewers: Vec::new(),
             views_due: Vec::new(),
@@ -253,11 +258,12 @@ impl World {
         world
     }
 
-    /// How many threads a tick's views may use (`TICK_THREADS`; 1: all on the calling thread),
-    /// at least 1 and at most [`MAX_TICK_THREADS`](crate::MAX_TICK_THREADS). The views of a tick
-    /// are the same whatever the count: each viewer's update is computed from the world as the
-    /// tick left it and written only into that viewer, and the updates are put back in viewer
-    /// order (`views_split_over_threads_give_what_one_thread_gives`). The default is the
+    /// How many threads a tick's views and walk planning may use (`TICK_THREADS`; 1: all on the
+    /// calling thread), at least 1 and at most [`MAX_TICK_THREADS`](crate::MAX_TICK_THREADS).
+    /// The tick is the same whatever the count: each viewer's update is computed from the world
+    /// as the tick left it and written only into that viewer, the updates are put back in viewer
+    /// order, and a walk's path depends only on the map and its two tiles
+    /// (`views_and_walks_split_over_threads_give_what_one_thread_gives`). The default is the
     /// machine's cores, at most four.
     pub fn set_tick_threads(&mut self, threads: usize) {
         self.view_workers = ViewWorkers::with_threads(threads);
@@ -1058,10 +1064,10 @@ mod tests {
     }
 
     #[test]
-    fn views_split_over_threads_give_what_one_thread_gives() {
+    fn views_and_walks_split_over_threads_give_what_one_thread_gives() {
         // 600 players around the spawn point (a crowd: everyone's view is recomputed every tick)
         // walking about and talking (who hears a line follows the views); one world computes its
-        // views on one thread, the other on four.
+        // views and plans its walks on one thread, the other on four.
         let content = Arc::new(wayfarer_content::load_bundled());
         let run = |threads: usize| {
             let mut world = World::new(content.clone(), 7);
@@ -1082,13 +1088,15 @@ mod tests {
                 .collect();
             let mut log = format!("{:?}", world.tick(joins));
             for round in 0..6 {
+                // 300 walks a tick: enough to plan them on more than one thread.
+                const { assert!(300 >= 2 * crate::pathfinding::PLANS_PER_THREAD) };
                 let moves = (0..600)
-                    .filter(|i| (i + round) % 3 == 0)
+                    .filter(|i| (i + round) % 2 == 0)
                     .map(|i| Command::Move {
                         id: format!("p{i}"),
                         x: spawn.x + (i * 7 + round) % 30 - 15,
                         z: spawn.z + (i * 11 + round) % 30 - 15,
-                        run: false,
+                        run: i % 5 == 0,
                         reference: None,
                     })
                     .chain(

@@ -2,7 +2,8 @@
 //! runs, talks, teleports, leaves and comes back among wandering mobs) is played on several
 //! worlds and every tick's `world:update`s, encoded as the server writes them, must be
 //! byte-identical, in the same order, with every other event the same too:
-//! - split over threads (`TICK_THREADS`): worlds with 1, 2 and 4 view threads;
+//! - split over threads (`TICK_THREADS`): worlds with 1, 2 and 4 view threads (which plan the
+//!   tick's walks too: the crowd asks for ~290 a tick, enough for two);
 //! - kept between ticks (a view is recomputed only near a change, and a viewer keeps the slots it
 //!   was shown): against the oracle, every view recomputed every tick, over a long random walk
 //!   where many views are quiet and slots are freed and reused.

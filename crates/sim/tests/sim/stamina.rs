@@ -92,3 +92,43 @@ fn a_sync_reads_tile_and_run_energy_in_one_lookup_as_it_did_in_two() {
     assert!(world.player_run_energy("ada") < Some(100), "ada ran");
     assert_eq!(world.player_tile_and_run_energy("nobody"), None);
 }
+
+#[test]
+fn what_a_runner_is_given_weighs_on_the_drain_from_that_very_tick() {
+    // The field's ore weighs 10 kg here; the weight a runner carries is kept between ticks
+    // and must follow each change to the inventory.
+    let mut manifests = Field::new(200).manifests();
+    manifests.insert(
+        "items/resources.json",
+        r#"[{"id": "copper_ore", "name": "Copper ore", "type": "resource", "value": 5, "weight": 10}]"#,
+    );
+    let content = match wayfarer_content::Content::from_files(&manifests) {
+        Ok((content, _)) => std::sync::Arc::new(content),
+        Err(report) => panic!("fixture content is invalid:\n{report}"),
+    };
+    let mut world = wayfarer_sim::World::new(content, 7);
+    world.tick(vec![join("ada", t(0, 0))]);
+    let give = |quantity| wayfarer_sim::Command::Give {
+        id: "ada".into(),
+        item_id: "copper_ore".into(),
+        quantity,
+    };
+    // Ten ticks of running from full energy with `first` applied in the first of them: the
+    // percent left.
+    let mut ten_ticks_running = |first: wayfarer_sim::Command| {
+        world.set_run_energy_units("ada", 10_000);
+        world.tick(vec![first]);
+        crate::idle(&mut world, 9);
+        world.player_run_energy("ada")
+    };
+    let percent_after = |kg: f64| Some((10_000 - 10 * drain_per_tick(kg)) / RUN_ENERGY_PER_PERCENT);
+    assert_eq!(ten_ticks_running(run("ada", t(190, 0))), percent_after(0.0));
+    // Given while running, in the tick's commands: that tick's drain counts them already.
+    assert_eq!(ten_ticks_running(give(3)), percent_after(30.0));
+    assert_eq!(ten_ticks_running(give(3)), percent_after(60.0));
+    assert_eq!(
+        world.player_tile("ada").map(|tile| tile.x),
+        Some(30 * RUN_TILES_PER_TICK as i32),
+        "ran every tick"
+    );
+}
