@@ -125,9 +125,10 @@ pub fn regen_per_tick(agility: u8) -> u32 {
     RUN_REGEN_BASE + u32::from(agility / RUN_REGEN_AGILITY_STEP)
 }
 
-/// Item weights by id, taken from content once (and again when content is replaced): every
-/// running player's carried weight is summed each tick, and content's ordered item table compares
-/// whole ids at each level of its tree (about 0.6 ms a tick for a 2,000-player crowd's runners).
+/// Item weights by id, taken from content once (and again when content is replaced): a runner's
+/// carried weight is summed whenever what it carries changes, and content's ordered item table
+/// compares whole ids at each level of its tree (summed every tick through it, a 2,000-player
+/// crowd's runners took about 0.6 ms a tick).
 #[derive(Debug, Default)]
 pub(crate) struct ItemWeights(HashMap<String, f64, foldhash::fast::FixedState>);
 
