@@ -81,7 +81,7 @@ pub const MIGRATIONS: &[Migration] = &[
 const PG_MIGRATION_LOCK_KEY: i64 = 0x5741_5946_4152_4552; // "WAYFARER"
 
 pub(crate) async fn run(store: &Store) -> Result<Vec<i64>, StoreError> {
-    let pool = store.pool();
+    let pool = store.writer();
 
     let mut applied_now = Vec::new();
     for migration in MIGRATIONS {

@@ -154,11 +154,6 @@ pub async fn create(
             );
         }
     }
-    state
-        .store
-        .users()
-        .set_active_character(account_id, Some(&character.id))
-        .await?;
     tracing::info!(
         account = account_id,
         character = %character.id,

@@ -83,7 +83,7 @@ impl<'a> Agents<'a> {
         .bind(&mapping.name)
         .bind(&mapping.token_id)
         .bind(now)
-        .execute(self.store.pool())
+        .execute(self.store.writer())
         .await;
         match inserted {
             Ok(_) => Ok(mapping),
@@ -105,7 +105,7 @@ impl<'a> Agents<'a> {
         .bind(new_id())
         .bind(now_ms())
         .bind(character_id)
-        .execute(self.store.pool())
+        .execute(self.store.writer())
         .await?;
         if done.rows_affected() == 0 {
             return Ok(None);
@@ -170,7 +170,7 @@ impl<'a> Agents<'a> {
             .bind(goal)
             .bind(now_ms())
             .bind(agent_id)
-            .execute(self.store.pool())
+            .execute(self.store.writer())
             .await?;
         Ok(done.rows_affected() > 0)
     }
@@ -183,7 +183,7 @@ impl<'a> Agents<'a> {
         .bind(i64::from(paused))
         .bind(now_ms())
         .bind(agent_id)
-        .execute(self.store.pool())
+        .execute(self.store.writer())
         .await?;
         Ok(done.rows_affected() > 0)
     }

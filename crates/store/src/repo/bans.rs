@@ -67,7 +67,7 @@ impl<'a> Bans<'a> {
         .bind(&ban.banned_by)
         .bind(ban.created_at_ms)
         .bind(ban.expires_at_ms)
-        .execute(self.store.pool())
+        .execute(self.store.writer())
         .await?;
         Ok(ban)
     }
@@ -97,7 +97,7 @@ impl<'a> Bans<'a> {
         )
         .bind(now)
         .bind(account_id)
-        .execute(self.store.pool())
+        .execute(self.store.writer())
         .await?;
         Ok(done.rows_affected())
     }

@@ -201,7 +201,7 @@ impl<'a> Characters<'a> {
         let done = sqlx::query("UPDATE characters SET name = $1 WHERE id = $2")
             .bind(name)
             .bind(id)
-            .execute(self.store.pool())
+            .execute(self.store.writer())
             .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound(format!("character {id}")));
@@ -274,8 +274,9 @@ impl<'a> Characters<'a> {
     /// transaction, `BEGIN IMMEDIATE`, already excludes every other writer). The record is the
     /// defaults changed by `adjust` (a template's skill levels); while the account has grants left
     /// the character starts with `grant` and the account's count of grants goes up by one,
-    /// otherwise it starts with no items and no coins. A taken name is a `Conflict` and writes
-    /// nothing.
+    /// otherwise it starts with no items and no coins. The new character becomes the account's
+    /// active one in the same transaction (one commit, one sync of the log, per creation). A taken
+    /// name is a `Conflict` and writes nothing.
     pub async fn create_for_account(
         &self,
         new: &NewCharacter,
@@ -335,14 +336,14 @@ impl<'a> Characters<'a> {
             },
         )
         .await?;
-        if granted {
-            sqlx::query(
-                r#"UPDATE users SET "characterGrants" = "characterGrants" + 1 WHERE id = $1"#,
-            )
-            .bind(&new.account_id)
-            .execute(&mut *tx)
-            .await?;
-        }
+        sqlx::query(
+            r#"UPDATE users SET "activeCharacterId" = $1, "characterGrants" = "characterGrants" + $2 WHERE id = $3"#,
+        )
+        .bind(&id)
+        .bind(i64::from(granted))
+        .bind(&new.account_id)
+        .execute(&mut *tx)
+        .await?;
         tx.commit().await?;
         Ok(Creation::Created { character, granted })
     }

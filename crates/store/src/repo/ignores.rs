@@ -40,7 +40,7 @@ impl<'a> Ignores<'a> {
         .bind(character_id)
         .bind(ignored_id)
         .bind(now_ms())
-        .execute(self.store.pool())
+        .execute(self.store.writer())
         .await?;
         Ok(())
     }
@@ -50,7 +50,7 @@ impl<'a> Ignores<'a> {
         sqlx::query(r#"DELETE FROM ignore_lists WHERE "characterId" = $1 AND "ignoredId" = $2"#)
             .bind(character_id)
             .bind(ignored_id)
-            .execute(self.store.pool())
+            .execute(self.store.writer())
             .await?;
         Ok(())
     }

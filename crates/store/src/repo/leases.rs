@@ -76,7 +76,7 @@ impl<'a> Leases<'a> {
                 .bind(world_id)
                 .bind(holder)
                 .bind(ttl_ms)
-                .fetch_optional(self.store.pool())
+                .fetch_optional(self.store.writer())
                 .await?;
             if taken.is_some() {
                 return Ok(LeaseOutcome::Taken);
@@ -140,7 +140,7 @@ impl<'a> Leases<'a> {
         ))
         .bind(world_id)
         .bind(ttl_ms)
-        .fetch_all(self.store.pool())
+        .fetch_all(self.store.writer())
         .await?;
         Ok(rows.iter().map(|r| r.get::<String, _>(0)).collect())
     }
@@ -151,7 +151,7 @@ impl<'a> Leases<'a> {
             sqlx::query(r#"DELETE FROM character_leases WHERE "characterId" = $1 AND holder = $2"#)
                 .bind(character_id)
                 .bind(holder)
-                .execute(self.store.pool())
+                .execute(self.store.writer())
                 .await?;
         Ok(done.rows_affected() > 0)
     }
@@ -161,7 +161,7 @@ impl<'a> Leases<'a> {
     pub async fn clear_world(&self, world_id: i64) -> Result<u64, StoreError> {
         let done = sqlx::query(r#"DELETE FROM character_leases WHERE "worldId" = $1"#)
             .bind(world_id)
-            .execute(self.store.pool())
+            .execute(self.store.writer())
             .await?;
         Ok(done.rows_affected())
     }

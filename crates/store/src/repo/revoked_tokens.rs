@@ -49,7 +49,7 @@ impl<'a> RevokedTokens<'a> {
         .bind(&revoked.account_id)
         .bind(revoked.expires_at_ms)
         .bind(revoked.revoked_at_ms)
-        .execute(self.store.pool())
+        .execute(self.store.writer())
         .await?;
         Ok(revoked)
     }
@@ -68,7 +68,7 @@ impl<'a> RevokedTokens<'a> {
     pub async fn purge_expired(&self, now_ms: i64) -> Result<u64, StoreError> {
         let done = sqlx::query(r#"DELETE FROM revoked_tokens WHERE "expiresAt" <= $1"#)
             .bind(now_ms)
-            .execute(self.store.pool())
+            .execute(self.store.writer())
             .await?;
         Ok(done.rows_affected())
     }

@@ -97,7 +97,7 @@ impl<'a> Sessions<'a> {
         .bind(now_ms())
         .bind(reason)
         .bind(id)
-        .execute(self.store.pool())
+        .execute(self.store.writer())
         .await?;
         Ok(())
     }
@@ -131,7 +131,7 @@ impl<'a> Sessions<'a> {
             r#"UPDATE "playerSessions" SET "logoutAt" = $1, "closeReason" = 'crash_recovered' WHERE "logoutAt" IS NULL"#,
         )
         .bind(now_ms())
-        .execute(self.store.pool())
+        .execute(self.store.writer())
         .await?;
         Ok(done.rows_affected())
     }
@@ -147,7 +147,7 @@ impl<'a> Sessions<'a> {
         )
         .bind(now_ms())
         .bind(world_id)
-        .execute(self.store.pool())
+        .execute(self.store.writer())
         .await?;
         Ok(done.rows_affected())
     }

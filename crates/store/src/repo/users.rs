@@ -87,7 +87,7 @@ impl<'a> Users<'a> {
         .bind(&user.identity_id)
         .bind(user.roles.join(","))
         .bind(user.created_at_ms)
-        .execute(self.store.pool())
+        .execute(self.store.writer())
         .await?;
         Ok(user)
     }
@@ -117,7 +117,7 @@ impl<'a> Users<'a> {
         let done = sqlx::query("UPDATE users SET roles = $1 WHERE id = $2")
             .bind(roles.join(","))
             .bind(id)
-            .execute(self.store.pool())
+            .execute(self.store.writer())
             .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound(format!("user {id}")));
@@ -134,7 +134,7 @@ impl<'a> Users<'a> {
         let done = sqlx::query(r#"UPDATE users SET "activeCharacterId" = $1 WHERE id = $2"#)
             .bind(character_id)
             .bind(id)
-            .execute(self.store.pool())
+            .execute(self.store.writer())
             .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound(format!("user {id}")));
@@ -152,7 +152,7 @@ impl<'a> Users<'a> {
         )
         .bind(at_ms)
         .bind(id)
-        .execute(self.store.pool())
+        .execute(self.store.writer())
         .await?;
         if done.rows_affected() == 1 {
             return Ok(at_ms);
@@ -188,7 +188,7 @@ impl<'a> Users<'a> {
         sqlx::query(r#"UPDATE users SET "lastLoginAt" = $1 WHERE id = $2"#)
             .bind(now_ms())
             .bind(id)
-            .execute(self.store.pool())
+            .execute(self.store.writer())
             .await?;
         Ok(())
     }

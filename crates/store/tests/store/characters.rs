@@ -229,6 +229,57 @@ test_both_backends!(
     }
 );
 
+test_both_backends!(
+    a_created_character_is_the_accounts_active_one_in_the_same_commit,
+    |store| {
+        let active = |account_id: String| {
+            let store = store.clone();
+            async move {
+                store
+                    .users()
+                    .get(&account_id)
+                    .await
+                    .unwrap()
+                    .unwrap()
+                    .active_character_id
+            }
+        };
+        let account_id = account(&store).await;
+        assert_eq!(active(account_id.clone()).await, None);
+        let Creation::Created {
+            character: first, ..
+        } = create_limited(&store, &account_id, "First").await
+        else {
+            panic!("room");
+        };
+        assert_eq!(active(account_id.clone()).await, Some(first.id.clone()));
+        let Creation::Created {
+            character: second, ..
+        } = create_limited(&store, &account_id, "Second").await
+        else {
+            panic!("room");
+        };
+        assert_eq!(active(account_id.clone()).await, Some(second.id.clone()));
+        // A refused creation (the name is taken) changes nothing, the active character included.
+        let err = store
+            .characters()
+            .create_for_account(
+                &NewCharacter {
+                    account_id: account_id.clone(),
+                    name: "FIRST".into(),
+                    position: None,
+                },
+                LIMITS,
+                grant(),
+                |_| {},
+            )
+            .await
+            .unwrap_err();
+        assert!(matches!(err, StoreError::Conflict(_)), "{err:?}");
+        assert_eq!(active(account_id.clone()).await, Some(second.id));
+    }
+);
+
 test_both_backends!(a_taken_name_writes_nothing_and_uses_no_grant, |store| {
     let account_id = account(&store).await;
     create_limited(&store, &account_id, "Taken").await;
@@ -342,4 +393,38 @@ test_both_backends!(deleting_a_character_returns_everything_it_held, |store| {
         .await
         .unwrap()
         .is_empty());
+});
+
+// Writes of every kind at once (accounts, characters in their transactions, logins stamped on
+// their own): on SQLite they queue for the one writer connection, none waits out a busy timeout
+// or is refused, and every row lands.
+test_both_backends!(a_hundred_concurrent_writers_all_land, |store| {
+    let mut tasks = tokio::task::JoinSet::new();
+    for n in 0..100 {
+        let store = store.clone();
+        tasks.spawn(async move {
+            let account_id = account(&store).await;
+            let Creation::Created { character, .. } =
+                create_limited(&store, &account_id, &format!("Writer{n}")).await
+            else {
+                panic!("a new account has room");
+            };
+            store.users().touch_login(&account_id).await.unwrap();
+            (account_id, character.id)
+        });
+    }
+    let mut made = Vec::new();
+    while let Some(done) = tasks.join_next().await {
+        made.push(done.unwrap());
+    }
+    assert_eq!(made.len(), 100);
+    for (account_id, character_id) in made {
+        let user = store.users().get(&account_id).await.unwrap().unwrap();
+        assert_eq!(user.active_character_id, Some(character_id.clone()));
+        assert!(user.last_login_at_ms.is_some());
+        assert_eq!(
+            store.inventories().get(&character_id).await.unwrap(),
+            grant().inventory
+        );
+    }
 });
