@@ -92,6 +92,7 @@ pub mod skills;
 mod stamina;
 mod trade;
 mod view;
+mod work_sharing;
 mod world;
 pub mod worldgen;
 mod worn;

@@ -102,10 +102,10 @@ impl World {
             if ran {
                 // A change to what the player carries this tick, not reported yet, is flagged.
                 let changed = player.dirty.inventory || player.dirty.equipment;
-                let weights = &self.item_weights;
+                let content = &self.content;
                 let (inventory, equipment) = (&player.inventory, &player.equipment);
                 player.run_energy.run_a_tick(changed, || {
-                    crate::stamina::carried_weight_kg(weights, inventory, equipment)
+                    crate::stamina::carried_weight_kg(content, inventory, equipment)
                 });
             } else if !player.run_energy.is_full() {
                 player

@@ -222,8 +222,7 @@ pub(crate) struct Plan {
     pub path: Vec<TilePos>,
 }
 
-/// Plans a thread takes at a time: small blocks taken in turn, so a thread that gets no core for a
-/// while (or draws a long search) leaves the rest to the other.
+/// Plans a thread takes at a time (`work_sharing::share_blocks`).
 const PLANS_PER_BLOCK: usize = 32;
 
 /// The fewest plans a thread is started for: a search on open ground takes a few microseconds, a
@@ -254,37 +253,18 @@ impl Pathfinders {
         if self.finders.len() < threads {
             self.finders.resize_with(threads, Pathfinder::default);
         }
-        let search = |finder: &mut Pathfinder, block: &mut [Plan]| {
-            for plan in block {
-                finder.find(map, plan.start, plan.goal, &mut plan.path);
-            }
-        };
-        if threads == 1 {
-            search(&mut self.finders[0], plans);
-            return;
-        }
-        let blocks = std::sync::Mutex::new(plans.chunks_mut(PLANS_PER_BLOCK));
-        let work = |finder: &mut Pathfinder| loop {
-            let next = blocks.lock().map(|mut b| b.next());
-            let Ok(Some(block)) = next else {
-                break;
-            };
-            search(finder, block);
-        };
-        std::thread::scope(|scope| {
-            let (mine, others) = self.finders.split_at_mut(1);
-            let helpers: Vec<_> = others[..threads - 1]
-                .iter_mut()
-                .map(|finder| scope.spawn(|| work(finder)))
-                .collect();
-            work(&mut mine[0]);
-            for helper in helpers {
-                // A panic in a search is a bug: let it surface as it would on this thread.
-                helper
-                    .join()
-                    .unwrap_or_else(|e| std::panic::resume_unwind(e));
-            }
-        });
+        crate::work_sharing::share_blocks(
+            plans,
+            PLANS_PER_BLOCK,
+            &mut self.finders[..threads],
+            |finder, blocks| {
+                while let Some((_, block)) = blocks.take() {
+                    for plan in block {
+                        finder.find(map, plan.start, plan.goal, &mut plan.path);
+                    }
+                }
+            },
+        );
     }
 }
 

@@ -21,7 +21,7 @@ impl World {
         let now = self.now();
         let layout = Layout::build(&content, self.seed);
         self.zones = crate::zones::ZoneIndex::build(content.areas.values());
-        self.item_weights = crate::stamina::ItemWeights::of(&content);
+        // Item weights may have changed: every runner is weighed again on its next tick.
         for player in &mut self.players {
             player.run_energy.forget_drain();
         }

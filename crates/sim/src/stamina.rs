@@ -3,7 +3,6 @@
 //! Agility — the classic game's rules (docs/mechanics.md, "Run energy"). With less than one
 //! percent left a running player walks.
 
-use std::collections::HashMap;
 use std::num::NonZeroU32;
 
 use wayfarer_content::Content;
@@ -125,38 +124,19 @@ pub fn regen_per_tick(agility: u8) -> u32 {
     RUN_REGEN_BASE + u32::from(agility / RUN_REGEN_AGILITY_STEP)
 }
 
-/// Item weights by id, taken from content once (and again when content is replaced): a runner's
-/// carried weight is summed whenever what it carries changes, and content's ordered item table
-/// compares whole ids at each level of its tree (summed every tick through it, a 2,000-player
-/// crowd's runners took about 0.6 ms a tick).
-#[derive(Debug, Default)]
-pub(crate) struct ItemWeights(HashMap<String, f64, foldhash::fast::FixedState>);
-
-impl ItemWeights {
-    /// The weights of `content`'s items.
-    pub fn of(content: &Content) -> ItemWeights {
-        ItemWeights(
-            content
-                .items
-                .iter()
-                .map(|(id, item)| (id.clone(), item.weight))
-                .collect(),
-        )
-    }
-
-    /// An item's weight in kilograms; an unknown item weighs nothing.
-    fn kg(&self, item_id: &str) -> f64 {
-        self.0.get(item_id).copied().unwrap_or(0.0)
-    }
-}
-
-/// What a player carries, in kilograms: inventory and worn items, by content's item weights.
+/// What a player carries, in kilograms: inventory and worn items, by content's item weights (an
+/// item content does not know weighs nothing). Summed only when what a runner carries changes
+/// ([`RunEnergy::run_a_tick`] keeps the drain in between), so content's ordered item table serves.
 pub(crate) fn carried_weight_kg(
-    weights: &ItemWeights,
+    content: &Content,
     inventory: &Inventory,
     equipment: &Equipment,
 ) -> f64 {
-    let weight = |item_id: &str, quantity: u32| weights.kg(item_id) * f64::from(quantity);
+    let weight = |item_id: &str, quantity: u32| {
+        content
+            .item(item_id)
+            .map_or(0.0, |item| item.weight * f64::from(quantity))
+    };
     let held: f64 = inventory
         .stacks()
         .map(|(_, stack)| weight(stack.item_id.as_str(), stack.quantity))
@@ -191,7 +171,6 @@ mod tests {
         use crate::inventory::Stack;
         use wayfarer_content::EquipSlot;
         let content = wayfarer_content::load_bundled();
-        let weights = ItemWeights::of(&content);
         let mut weighted = content.items.iter().filter(|(_, item)| item.weight > 0.0);
         let (held, held_item) = weighted.next().expect("a bundled item with weight");
         let (worn, worn_item) = weighted.next().expect("a second bundled item with weight");
@@ -206,10 +185,10 @@ mod tests {
         ])
         .unwrap();
         let equipment = Equipment::from_stacks([(EquipSlot::Weapon, stack(worn, 1))]);
-        let kg = carried_weight_kg(&weights, &inventory, &equipment);
+        let kg = carried_weight_kg(&content, &inventory, &equipment);
         assert_eq!(kg, held_item.weight * 3.0 + worn_item.weight);
         assert_eq!(
-            carried_weight_kg(&weights, &Inventory::new(), &Equipment::new()),
+            carried_weight_kg(&content, &Inventory::new(), &Equipment::new()),
             0.0
         );
     }

@@ -353,46 +353,25 @@ impl ViewWorkers {
                 })
                 .collect::<Vec<_>>()
         };
-        if threads == 1 {
-            let scratch = &mut self.scratches[0];
-            let pending = run(viewers, scratch);
-            return finish(pending, &scratch.taken.seal());
-        }
-        // Small blocks taken in turn rather than one equal share per thread: a thread that gets
-        // no core for a while (the machine also runs the sockets) leaves its blocks to the others
-        // instead of holding up the whole phase.
-        let blocks = std::sync::Mutex::new(viewers.chunks_mut(VIEWS_PER_BLOCK).enumerate());
-        let work = |scratch: &mut ViewScratch| {
-            let mut done = Vec::new();
-            loop {
-                let next = blocks.lock().map(|mut b| b.next());
-                let Ok(Some((index, block))) = next else {
-                    break;
-                };
-                done.push((index, run(block, scratch)));
-            }
-            let table = scratch.taken.seal();
-            done.into_iter()
-                .map(|(index, pending)| (index, finish(pending, &table)))
-                .collect::<Vec<_>>()
-        };
-        let mut done = std::thread::scope(|scope| {
-            let (mine, others) = self.scratches.split_at_mut(1);
-            let helpers: Vec<_> = others[..threads - 1]
-                .iter_mut()
-                .map(|scratch| scope.spawn(|| work(scratch)))
-                .collect();
-            let mut done = work(&mut mine[0]);
-            for helper in helpers {
-                // A panic in a view is a bug: let it surface as it would on this thread.
-                done.extend(
-                    helper
-                        .join()
-                        .unwrap_or_else(|e| std::panic::resume_unwind(e)),
-                );
-            }
-            done
-        });
+        let mut done = crate::work_sharing::share_blocks(
+            viewers,
+            VIEWS_PER_BLOCK,
+            &mut self.scratches[..threads],
+            |scratch, blocks| {
+                let mut done = Vec::new();
+                while let Some((index, block)) = blocks.take() {
+                    done.push((index, run(block, scratch)));
+                }
+                // One table per thread: the updates its views made pick from what it took.
+                let table = scratch.taken.seal();
+                done.into_iter()
+                    .map(|(index, pending)| (index, finish(pending, &table)))
+                    .collect::<Vec<_>>()
+            },
+        )
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>();
         done.sort_unstable_by_key(|(index, _)| *index);
         done.into_iter().flat_map(|(_, updates)| updates).collect()
     }

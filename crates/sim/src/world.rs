@@ -118,8 +118,6 @@ pub(crate) struct ResourceState {
 #[derive(Debug)]
 pub struct World {
     pub(crate) content: Arc<Content>,
-    /// `content`'s item weights, for run energy (`stamina`).
-    pub(crate) item_weights: crate::stamina::ItemWeights,
     pub(crate) seed: u64,
     /// Ticks completed.
     pub(crate) completed: u64,
@@ -205,7 +203,6 @@ impl World {
         let grid = SpatialGrid::covering(&layout.map);
         let zones = crate::zones::ZoneIndex::build(content.areas.values());
         let mut world = World {
-            item_weights: crate::stamina::ItemWeights::of(&content),
             content,
             seed: layout_seed,
             completed: 0,
