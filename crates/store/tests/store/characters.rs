@@ -161,6 +161,25 @@ async fn create_limited(store: &Store, account_id: &str, name: &str) -> Creation
         .unwrap()
 }
 
+/// Asserts that creating `name` on the account is refused as a taken name.
+async fn assert_name_taken(store: &Store, account_id: &str, name: &str) {
+    let err = store
+        .characters()
+        .create_for_account(
+            &NewCharacter {
+                account_id: account_id.into(),
+                name: name.into(),
+                position: None,
+            },
+            LIMITS,
+            grant(),
+            |_| {},
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Conflict(_)), "{name}: {err:?}");
+}
+
 test_both_backends!(
     an_account_gets_grants_for_three_characters_over_its_life,
     |store| {
@@ -261,21 +280,7 @@ test_both_backends!(
         };
         assert_eq!(active(account_id.clone()).await, Some(second.id.clone()));
         // A refused creation (the name is taken) changes nothing, the active character included.
-        let err = store
-            .characters()
-            .create_for_account(
-                &NewCharacter {
-                    account_id: account_id.clone(),
-                    name: "FIRST".into(),
-                    position: None,
-                },
-                LIMITS,
-                grant(),
-                |_| {},
-            )
-            .await
-            .unwrap_err();
-        assert!(matches!(err, StoreError::Conflict(_)), "{err:?}");
+        assert_name_taken(&store, &account_id, "FIRST").await;
         assert_eq!(active(account_id.clone()).await, Some(second.id));
     }
 );
@@ -285,21 +290,7 @@ test_both_backends!(a_taken_name_writes_nothing_and_uses_no_grant, |store| {
     create_limited(&store, &account_id, "Taken").await;
     let other = account(&store).await;
     for _ in 0..3 {
-        let err = store
-            .characters()
-            .create_for_account(
-                &NewCharacter {
-                    account_id: other.clone(),
-                    name: "TAKEN".into(),
-                    position: None,
-                },
-                LIMITS,
-                grant(),
-                |_| {},
-            )
-            .await
-            .unwrap_err();
-        assert!(matches!(err, StoreError::Conflict(_)), "{err:?}");
+        assert_name_taken(&store, &other, "TAKEN").await;
     }
     assert!(matches!(
         create_limited(&store, &other, "Fresh").await,
