@@ -24,9 +24,30 @@ use crate::world_thread::{TickSnapshot, TickStats, WorldCounts, WorldSender};
 /// Request bodies above this size are refused with 413.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
-/// What every handler can reach; cheap to clone.
+/// What every handler can reach ([`AppShared`]'s fields, through `Deref`), as one `Arc`: axum
+/// clones the state for every request a handler serves, and cloning the shared parts one by one
+/// was two dozen atomic counts up and down a request (6 % of the server's time under `/health`
+/// load, BENCHMARKS.md "the targets re-measured").
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<AppShared>);
+
+impl AppState {
+    /// The state of a server made of `shared`.
+    pub fn new(shared: AppShared) -> AppState {
+        AppState(Arc::new(shared))
+    }
+}
+
+impl std::ops::Deref for AppState {
+    type Target = AppShared;
+
+    fn deref(&self) -> &AppShared {
+        &self.0
+    }
+}
+
+/// The parts of the server every handler shares (see [`AppState`]).
+pub struct AppShared {
     pub config: Arc<Config>,
     pub store: Store,
     pub world: WorldView,

@@ -223,7 +223,7 @@ impl RunningServer {
         let cluster = crate::cluster::Cluster::connect(&config)
             .await
             .context("cannot set up the NATS client")?;
-        let state = AppState {
+        let state = AppState::new(app::AppShared {
             config: Arc::new(config),
             store: store.clone(),
             world: WorldView::new(world.stats()),
@@ -240,7 +240,7 @@ impl RunningServer {
             terrain: Arc::default(),
             agents: Arc::default(),
             cluster: cluster.clone(),
-        };
+        });
         let cluster_tasks = cluster.map(|c| crate::cluster::spawn(c, state.clone(), global_lines));
         let lease_world = store.lease_world();
         // Idle rate-limit keys, and revocations of tokens that have expired since, are forgotten
