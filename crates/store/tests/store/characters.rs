@@ -144,7 +144,8 @@ fn grant() -> CreationGrant {
     }
 }
 
-async fn create_limited(store: &Store, account_id: &str, name: &str) -> Creation {
+/// Creates `name` on the account under [`LIMITS`], with its Smithing set to 20 by the shaping step.
+async fn try_create(store: &Store, account_id: &str, name: &str) -> Result<Creation, StoreError> {
     store
         .characters()
         .create_for_account(
@@ -158,25 +159,15 @@ async fn create_limited(store: &Store, account_id: &str, name: &str) -> Creation
             |c| c.skills.get_mut(&Skill::Smithing).unwrap().level = 20,
         )
         .await
-        .unwrap()
+}
+
+async fn create_limited(store: &Store, account_id: &str, name: &str) -> Creation {
+    try_create(store, account_id, name).await.unwrap()
 }
 
 /// Asserts that creating `name` on the account is refused as a taken name.
 async fn assert_name_taken(store: &Store, account_id: &str, name: &str) {
-    let err = store
-        .characters()
-        .create_for_account(
-            &NewCharacter {
-                account_id: account_id.into(),
-                name: name.into(),
-                position: None,
-            },
-            LIMITS,
-            grant(),
-            |_| {},
-        )
-        .await
-        .unwrap_err();
+    let err = try_create(store, account_id, name).await.unwrap_err();
     assert!(matches!(err, StoreError::Conflict(_)), "{name}: {err:?}");
 }
 
