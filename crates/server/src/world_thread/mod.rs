@@ -574,6 +574,17 @@ impl Runner {
             self.outbound_depths = (max, total);
         }
         let (outbound_max, outbound_total) = self.outbound_depths;
+        // Each tick's phases, for finding what makes the slowest ticks slow (the percentiles say
+        // how slow, not why): `RUST_LOG=wayfarer_server::tick=debug`.
+        let [input, npcs, movement, actions, view, dispatch, persist] = self.phase_us;
+        tracing::debug!(
+            target: "wayfarer_server::tick",
+            tick = self.world.tick_number(),
+            elapsed_us = elapsed.as_micros() as u64,
+            input, npcs, movement, actions, view, dispatch, persist,
+            players = self.players.len(),
+            "tick"
+        );
         self.recorder.record(
             &self.stats,
             TickFigures {
