@@ -8,6 +8,11 @@
 //! channel: a full queue refuses (the world thread then drops the slow client), a queue whose
 //! receiver is gone refuses as closed, and the receiver gets what is left and then `None` once the
 //! sender is gone.
+//!
+//! The oldest message waits in a slot of its own, outside the `VecDeque`: a connection that keeps
+//! up has at most one batch waiting (the tick's), so its queue never allocates. Through the
+//! `VecDeque` alone, each tick's batch to each player allocated the deque's room on the world
+//! thread and freed it on the socket's: 2,000 of each a tick in a crowd, inside the dispatch.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -34,9 +39,42 @@ struct Shared {
 
 #[derive(Default)]
 struct State {
-    messages: VecDeque<Outbound>,
+    /// The oldest message waiting; `None` only when nothing waits.
+    first: Option<Outbound>,
+    /// The messages after `first`, in order.
+    rest: VecDeque<Outbound>,
     sender_gone: bool,
     receiver_gone: bool,
+}
+
+impl State {
+    fn len(&self) -> usize {
+        usize::from(self.first.is_some()) + self.rest.len()
+    }
+
+    fn push(&mut self, message: Outbound) {
+        if self.first.is_none() {
+            self.first = Some(message);
+        } else {
+            self.rest.push_back(message);
+        }
+    }
+
+    fn pop(&mut self) -> Option<Outbound> {
+        let message = self.first.take()?;
+        self.first = self.rest.pop_front();
+        if self.rest.is_empty() && self.rest.capacity() > 0 {
+            // An idle connection keeps no room (its last burst's would stay otherwise).
+            self.rest = VecDeque::new();
+        }
+        Some(message)
+    }
+
+    /// Frees every waiting message.
+    fn clear(&mut self) {
+        self.first = None;
+        self.rest = VecDeque::new();
+    }
 }
 
 impl Shared {
@@ -99,10 +137,10 @@ impl OutboundSender {
         if state.receiver_gone {
             return Err(TrySendError::Closed);
         }
-        if state.messages.len() >= OUTBOUND_QUEUE {
+        if state.len() >= OUTBOUND_QUEUE {
             return Err(TrySendError::Full);
         }
-        state.messages.push_back(message);
+        state.push(message);
         Ok(())
     }
 
@@ -115,7 +153,7 @@ impl OutboundSender {
 
     /// Messages waiting.
     pub fn len(&self) -> usize {
-        self.shared.lock().messages.len()
+        self.shared.lock().len()
     }
 
     /// Whether nothing is waiting.
@@ -138,11 +176,7 @@ impl OutboundReceiver {
         loop {
             {
                 let mut state = self.shared.lock();
-                if let Some(message) = state.messages.pop_front() {
-                    if state.messages.is_empty() {
-                        // An idle connection keeps no room (its last burst's would stay otherwise).
-                        state.messages = VecDeque::new();
-                    }
+                if let Some(message) = state.pop() {
                     return Some(message);
                 }
                 if state.sender_gone {
@@ -159,7 +193,7 @@ impl Drop for OutboundReceiver {
         let mut state = self.shared.lock();
         state.receiver_gone = true;
         // What the connection will never send is freed now, not when the world drops its record.
-        state.messages = VecDeque::new();
+        state.clear();
     }
 }
 
@@ -189,6 +223,27 @@ mod tests {
         assert_eq!(as_text(rx.recv().await).as_deref(), Some("a"));
         assert_eq!(as_text(rx.recv().await).as_deref(), Some("b"));
         assert_eq!(as_text(rx.recv().await), None);
+    }
+
+    #[tokio::test]
+    async fn order_holds_across_the_first_slot_and_a_drained_queue_keeps_no_room() {
+        let (tx, mut rx) = channel();
+        // One message at a time: the first slot alone, no room taken.
+        tx.try_send(text("a")).unwrap();
+        assert_eq!(rx.shared.lock().rest.capacity(), 0);
+        assert_eq!(as_text(rx.recv().await).as_deref(), Some("a"));
+        // Sends and receives interleaved across the slot and the rest.
+        for s in ["b", "c", "d"] {
+            tx.try_send(text(s)).unwrap();
+        }
+        assert_eq!(as_text(rx.recv().await).as_deref(), Some("b"));
+        tx.try_send(text("e")).unwrap();
+        assert_eq!(tx.len(), 3);
+        for s in ["c", "d", "e"] {
+            assert_eq!(as_text(rx.recv().await).as_deref(), Some(s));
+        }
+        assert!(tx.is_empty());
+        assert_eq!(rx.shared.lock().rest.capacity(), 0);
     }
 
     #[tokio::test]
