@@ -131,7 +131,7 @@ pub(crate) async fn run_bot(
     let mut bot = Bot {
         index,
         shared: &shared,
-        socket,
+        socket: Some(socket),
         rng,
         stats,
         tile,
@@ -532,7 +532,10 @@ enum End {
 struct Bot<'a> {
     index: usize,
     shared: &'a Shared,
-    socket: Socket,
+    /// `None` only while a `reconnect-storm` bot reconnects (and after, if it could not): the
+    /// dropped socket is closed before the new one opens, as a restarted client's would be (two
+    /// sockets a bot for 10,000 bots ran the generator out of file descriptors).
+    socket: Option<Socket>,
     rng: Rng,
     stats: BotStats,
     tile: TilePos,
@@ -635,7 +638,9 @@ impl Bot<'_> {
             End::Finished => {}
         }
         let dropped = Instant::now();
-        let _ = self.socket.get_mut().shutdown().await;
+        if let Some(mut socket) = self.socket.take() {
+            let _ = socket.get_mut().shutdown().await;
+        }
         let endpoints = self.shared.endpoints_of(self.index);
         let opened = timeout(
             CONNECT_TIMEOUT,
@@ -644,7 +649,7 @@ impl Bot<'_> {
         .await;
         let failure = match opened {
             Ok(Ok(entered)) => {
-                self.socket = entered.socket;
+                self.socket = Some(entered.socket);
                 self.stats.reconnect.times.record(dropped.elapsed());
                 self.reentering = Some(dropped);
                 return true;
@@ -713,7 +718,7 @@ impl Bot<'_> {
             }
             tokio::select! {
                 () = &mut stopped => return End::Finished,
-                frame = self.socket.next() => {
+                frame = next_frame(&mut self.socket) => {
                     if let Some(end) = self.receive(frame) {
                         return end;
                     }
@@ -900,7 +905,10 @@ impl Bot<'_> {
         let kind = message.kind();
         let text = message.frame(Some(self.next_ref.into()));
         let len = text.len() as u64;
-        match timeout(SEND_TIMEOUT, self.socket.send(Message::Text(text.into()))).await {
+        let Some(socket) = self.socket.as_mut() else {
+            return false;
+        };
+        match timeout(SEND_TIMEOUT, socket.send(Message::Text(text.into()))).await {
             Ok(Ok(())) => {
                 bump(&mut self.stats.sent, kind);
                 self.stats.bytes_out += len;
@@ -925,11 +933,15 @@ impl Bot<'_> {
             code: CloseCode::Normal,
             reason: "load test finished".into(),
         };
+        // A bot that lost its socket has nothing to close (and was counted as it lost it).
+        let Some(mut socket) = self.socket.take() else {
+            return;
+        };
         let closed = timeout_at(until, async {
-            if self.socket.close(Some(frame)).await.is_err() {
+            if socket.close(Some(frame)).await.is_err() {
                 return false;
             }
-            while let Some(Ok(message)) = self.socket.next().await {
+            while let Some(Ok(message)) = socket.next().await {
                 if let Message::Text(text) = message {
                     let kind = record_in(&mut self.stats, text.as_str());
                     // The last inventories (of a trade completing as the run ends) still count.
@@ -947,6 +959,11 @@ impl Bot<'_> {
             self.stats.unclean_closes += 1;
         }
     }
+}
+
+/// The socket's next frame; a bot without a socket reads as one whose socket ended.
+async fn next_frame(socket: &mut Option<Socket>) -> Option<Result<Message, tungstenite::Error>> {
+    socket.as_mut()?.next().await
 }
 
 /// A short reason for a socket error.
