@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, OwnedSemaphorePermit, Semaphore};
 
 /// Close code for a connection replaced by a newer one of the same character (CONTRACT.md section 3).
 pub const CLOSE_REPLACED: u16 = 4000;
@@ -22,6 +22,14 @@ pub const CLOSE_BANNED: u16 = 4003;
 pub const REPLACE_WAIT: Duration = Duration::from_secs(60);
 /// How long a leaving connection waits for its final save to be reported.
 pub const FINAL_SAVE_WAIT: Duration = Duration::from_secs(30);
+/// Game sockets that may be entering the world at once (from checking the token to joining the
+/// world thread: about a dozen reads and a write). The others wait their turn, first come first
+/// served. Without a bound, 10,000 players reconnecting after a restart all queued for the
+/// database together: each entry's next read waited behind every other entry's, so nobody was
+/// back before nearly everyone was (the fastest of 10,000 took 6.8 s, the median 10.4 s, the
+/// last 12.8 s). Taking turns, they come back in order (3.5 s, 6.8 s, 9.3 s: BENCHMARKS.md). Well
+/// above the entries a steady stream of joins has on its way at once.
+pub const ENTRIES_AT_ONCE: usize = 64;
 
 /// A reason to close, sent to a connection's task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,7 +116,6 @@ pub struct Registration {
 }
 
 /// Every live connection.
-#[derive(Default)]
 pub struct Connections {
     next_id: AtomicU64,
     by_character: Mutex<HashMap<String, Handle>>,
@@ -117,12 +124,42 @@ pub struct Connections {
     /// Set by [`Connections::shut_down`] (written and read under `by_character`'s lock): a
     /// connection registering afterwards is asked to close at once.
     shutting_down: AtomicBool,
+    /// Turns to enter the world, [`ENTRIES_AT_ONCE`] of them (see [`Connections::entry_turn`]).
+    entry_turns: Arc<Semaphore>,
 }
+
+impl Default for Connections {
+    fn default() -> Self {
+        Connections {
+            next_id: AtomicU64::default(),
+            by_character: Mutex::default(),
+            entering: Mutex::default(),
+            shutting_down: AtomicBool::default(),
+            entry_turns: Arc::new(Semaphore::new(ENTRIES_AT_ONCE)),
+        }
+    }
+}
+
+/// A game socket's turn to enter the world (see [`ENTRIES_AT_ONCE`]): held until it is in the
+/// world or gave up, inside its [`PendingEntry`] ([`PendingEntry::hold`]).
+pub struct EntryTurn(
+    // `None` only if the turns were closed, which nothing does: the entry then goes without one.
+    #[expect(dead_code, reason = "held for its drop")] Option<OwnedSemaphorePermit>,
+);
 
 /// A game socket of a character on its way into the world; dropped once it is in (or gave up).
 pub struct PendingEntry {
     connections: Arc<Connections>,
     character_id: String,
+    /// The entry's turn once it has one; given back when the entry is dropped.
+    turn: Option<EntryTurn>,
+}
+
+impl PendingEntry {
+    /// Keeps `turn` until the entry is dropped (in the world, or given up).
+    pub fn hold(&mut self, turn: EntryTurn) {
+        self.turn = Some(turn);
+    }
 }
 
 impl Drop for PendingEntry {
@@ -142,6 +179,11 @@ impl Drop for PendingEntry {
 }
 
 impl Connections {
+    /// Waits for a turn to enter the world (see [`ENTRIES_AT_ONCE`]).
+    pub async fn entry_turn(&self) -> EntryTurn {
+        EntryTurn(Arc::clone(&self.entry_turns).acquire_owned().await.ok())
+    }
+
     /// Counts a game socket of `character_id` as entering, unless `limit` of them are already on
     /// their way in: each new one replaces the one before and waits for its save, so a burst of
     /// upgrades for one character (500 in half a second was seen) would queue a chain of loads
@@ -156,6 +198,7 @@ impl Connections {
         Some(PendingEntry {
             connections: self.clone(),
             character_id: character_id.to_owned(),
+            turn: None,
         })
     }
 
@@ -299,6 +342,33 @@ mod tests {
             token_id: token.into(),
             token_issued_at_ms: issued_at_ms,
         }
+    }
+
+    #[tokio::test]
+    async fn entries_take_turns_and_give_them_back_when_in_or_given_up() {
+        let connections = Arc::new(Connections::default());
+        let mut entries = Vec::new();
+        for i in 0..ENTRIES_AT_ONCE {
+            let mut entry = connections
+                .begin_entry(&format!("c{i}"), 1)
+                .expect("entering");
+            entry.hold(connections.entry_turn().await);
+            entries.push(entry);
+        }
+        // Every turn is out: the next entry waits.
+        let wait = Duration::from_millis(20);
+        assert!(tokio::time::timeout(wait, connections.entry_turn())
+            .await
+            .is_err());
+        // One entry done (in the world, or gone): its turn goes to the next.
+        entries.pop();
+        let turn = tokio::time::timeout(wait, connections.entry_turn())
+            .await
+            .expect("a turn given back");
+        assert_eq!(connections.entry_turns.available_permits(), 0);
+        drop(turn);
+        entries.clear();
+        assert_eq!(connections.entry_turns.available_permits(), ENTRIES_AT_ONCE);
     }
 
     #[test]

@@ -202,6 +202,9 @@ impl Connection {
                     "load_failed"
                 }
             };
+            // The socket stays open until the end of this task, after the final save: a client
+            // that sees its socket close may read what was saved at once (over REST, or by
+            // deleting the character), so the close must come after it.
             // Leave the world: the world takes the player out after the commands this connection sent
             // before, hands the final state to the save task, and reports whether it was written. Only
             // then may a connection that replaces this one load the character.
