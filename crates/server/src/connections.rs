@@ -27,7 +27,7 @@ pub const FINAL_SAVE_WAIT: Duration = Duration::from_secs(30);
 /// served. Without a bound, 10,000 players reconnecting after a restart all queued for the
 /// database together: each entry's next read waited behind every other entry's, so nobody was
 /// back before nearly everyone was (the fastest of 10,000 took 6.8 s, the median 10.4 s, the
-/// last 12.8 s). Taking turns, they come back in order (3.5 s, 6.8 s, 9.3 s: BENCHMARKS.md). Well
+/// last 12.8 s). Taking turns, they come back in order (5.2 s, 7.4 s, 10.7 s: BENCHMARKS.md). Well
 /// above the entries a steady stream of joins has on its way at once.
 pub const ENTRIES_AT_ONCE: usize = 64;
 
