@@ -5,8 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# .ci/run passes the binaries `cargo test --workspace` has just built (the server's tests and
-# crates/bench/tests/cli.rs run them); alone, build them.
+# .ci/run passes the binaries its build stage made (the server's tests and crates/bench/tests/cli.rs
+# run them too); alone, build them.
 if [ ! -x "${WAYFARER_BIN:-}" ] || [ ! -x "${WAYFARER_LOAD_BIN:-}" ]; then
   cargo build -q -p wayfarer-server --bin wayfarer -p wayfarer-bench --bin wayfarer-load
   WAYFARER_BIN=target/debug/wayfarer

@@ -33,7 +33,10 @@ if [ ! -x "$venv/bin/schemathesis" ] \
     || unavailable "pip could not install schemathesis==$SCHEMATHESIS_VERSION from PyPI"
 fi
 
-# .ci/run passes the binary `cargo test --workspace` has just built; alone, build it.
+# `bash .ci/schemathesis.sh install` stops here (.ci/run installs it beside the Rust build).
+if [ "${1:-}" = install ]; then exit 0; fi
+
+# .ci/run passes the binary its build stage made; alone, build it.
 if [ -z "${WAYFARER_BIN:-}" ]; then
   cargo build -q -p wayfarer-server --bin wayfarer
 fi

@@ -20,23 +20,30 @@ pub const TEST_WORLD_SEED: u64 = 1;
 /// `/give`).
 pub const ADMIN_CODE: &str = "agent-tests-admin";
 
-/// The tick of a test server unless a test asks for another: the game runs faster than its 600 ms.
-const TEST_TICK_MS: u64 = 50;
+/// The tick of a test server on the wall clock ([`Clock::timed`]): faster than the game's 600 ms.
+pub const TEST_TICK_MS: u64 = 50;
 
 /// How the test server's world ticks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Clock {
-    /// Every this many milliseconds (`TICK_MS`).
+    /// Every this many milliseconds (`TICK_MS`): for a test whose subject is wall time (rate
+    /// limits, time-outs, the agents' own timers) and which says so in its name.
     Every(u64),
-    /// Only when the test steps it (`TICK_MS=manual`): [`TestApp::step`].
+    /// Only when the test steps it (`TICK_MS=manual`): [`TestApp::step`], and
+    /// [`WsClient::expect`](crate::WsClient::expect) steps it while it waits. The default: a
+    /// test takes the game's ticks' computing time, not their wall time, and the same ticks
+    /// whatever the machine's speed.
+    #[default]
     Manual,
 }
 
-impl Default for Clock {
-    fn default() -> Self {
+impl Clock {
+    /// The wall clock at the test tick ([`TEST_TICK_MS`]).
+    pub const fn timed() -> Clock {
         Clock::Every(TEST_TICK_MS)
     }
 }
+
 
 /// How to start a test server. Settings in `env` are applied last, over the others.
 #[derive(Default)]
@@ -61,30 +68,40 @@ pub struct TestApp {
     pub world_dir: PathBuf,
     pub database_url: String,
     server: Option<RunningServer>,
+    clock_kind: Clock,
     _world: Option<tempfile::TempDir>,
     _db: Option<FreshDatabase>,
 }
 
 impl TestApp {
-    /// A server on SQLite with default settings (the timed test clock, rate limits off).
+    /// A server on SQLite with default settings (the manual clock, rate limits off).
     pub async fn spawn() -> TestApp {
         TestApp::spawn_with(AppOptions::default()).await
     }
 
-    /// A server on SQLite whose world ticks only when the test steps it.
+    /// A server on SQLite whose world ticks only when the test steps it (the default; the name
+    /// says so where a test steps by hand).
     pub async fn spawn_manual() -> TestApp {
+        TestApp::spawn().await
+    }
+
+    /// A server on SQLite whose world ticks on the wall clock ([`Clock::timed`]): only for a test
+    /// whose subject is wall time.
+    pub async fn spawn_timed() -> TestApp {
         TestApp::spawn_with(AppOptions {
-            clock: Clock::Manual,
+            clock: Clock::timed(),
             ..AppOptions::default()
         })
         .await
     }
 
     /// A server on SQLite with the rate limits on (`DISABLE_RATE_LIMIT=false`; the default test
-    /// server has them off).
+    /// server has them off). Rate limits count messages a second of the wall clock, so its world
+    /// ticks on it too (the manual clock's stepping would send messages of its own).
     pub async fn spawn_limited() -> TestApp {
         TestApp::spawn_with(AppOptions {
             env: vec![("DISABLE_RATE_LIMIT", "false".into())],
+            clock: Clock::timed(),
             ..Default::default()
         })
         .await
@@ -118,7 +135,17 @@ impl TestApp {
                 None,
             ),
         };
-        let tick = match options.clock {
+        // The manual clock exists for `NODE_ENV=test` only: a test of another mode runs on the
+        // wall clock (its subject is that mode's settings, not the game's ticks).
+        let other_mode = options
+            .env
+            .iter()
+            .any(|(k, v)| *k == "NODE_ENV" && v != "test");
+        let clock = match options.clock {
+            Clock::Manual if other_mode => Clock::timed(),
+            clock => clock,
+        };
+        let tick = match clock {
             Clock::Every(ms) => ms.to_string(),
             Clock::Manual => wayfarer_server::config::MANUAL_CLOCK.to_owned(),
         };
@@ -149,6 +176,7 @@ impl TestApp {
             world_dir,
             database_url,
             server: Some(server),
+            clock_kind: clock,
             _world: world,
             _db: db,
         }
@@ -193,6 +221,16 @@ impl TestApp {
             .unwrap_or_else(|err| panic!("stepping {ticks} ticks: {err}"))
     }
 
+    /// Lets the game move on while a test polls something that follows it (a save, an online
+    /// list, a status figure): one tick of a manual world, a few milliseconds of a timed one.
+    pub async fn pass_time(&self) {
+        if self.is_manual() {
+            self.step(1).await;
+        } else {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     /// Waits until the world has taken character `id` in (its join is booked between ticks, so
     /// the next step is its first tick in the world); panics after [`WAIT`].
     pub async fn in_world(&self, id: &str) {
@@ -229,6 +267,7 @@ impl TestApp {
         StoppedApp {
             world_dir: self.world_dir,
             database_url: self.database_url,
+            clock: self.clock_kind,
             _world: self._world,
             _db: self._db,
         }
@@ -239,16 +278,19 @@ impl TestApp {
 pub struct StoppedApp {
     pub world_dir: PathBuf,
     pub database_url: String,
+    /// The clock it ran on, which a restart keeps.
+    pub clock: Clock,
     _world: Option<tempfile::TempDir>,
     _db: Option<FreshDatabase>,
 }
 
 impl StoppedApp {
-    /// Starts a server on the same world directory and database.
+    /// Starts a server on the same world directory and database, on the same clock.
     pub async fn restart(self) -> (TestApp, StoppedApp) {
         let app = TestApp::spawn_with(AppOptions {
             world_dir: Some(self.world_dir.clone()),
             database_url: Some(self.database_url.clone()),
+            clock: self.clock,
             ..AppOptions::default()
         })
         .await;

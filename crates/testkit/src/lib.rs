@@ -23,7 +23,7 @@ pub mod socket;
 pub use agents::{code, goal, holds, level, position, slot_of, TestAgent};
 pub use app::{
     admin_token, assert_error, economy_report, economy_report_as, enter, player, player_on,
-    AppOptions, Clock, StoppedApp, TestApp, ADMIN_CODE, TEST_WORLD_SEED,
+    AppOptions, Clock, StoppedApp, TestApp, ADMIN_CODE, TEST_TICK_MS, TEST_WORLD_SEED,
 };
 pub use cdn::Cdn;
 pub use faults::FaultProxy;

@@ -1,5 +1,6 @@
 //! Game sockets over real WebSockets, speaking the contract's envelope.
 
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
@@ -7,11 +8,41 @@ use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
 
 use wayfarer_protocol::ws::ClientMessage;
+use wayfarer_server::world_thread::TickClock;
 
 use crate::app::TestApp;
 
 /// How long a test waits for an expected message.
 pub const WAIT: Duration = Duration::from_secs(10);
+
+/// How many ticks [`WsClient::expect`] steps a manual world for a message before it gives up:
+/// ten minutes of the game's 600 ms ticks, more than any wait of a test (a respawn, a fight, a
+/// quest's stage), and about a second of stepping.
+pub const EXPECT_TICKS: u64 = 1_000;
+
+/// How long a stepping wait waits for the answer to its barrier before it steps anyway: only a
+/// connection that no longer forwards to the world (being closed) leaves one unanswered.
+const BARRIER_WAIT: Duration = Duration::from_secs(1);
+
+/// What a read came to.
+enum Got {
+    /// A message for the test.
+    Message(Value),
+    /// The answer to one of the kit's barriers (or a frame that is not text).
+    Barrier,
+    /// Nothing within the wait.
+    Nothing,
+}
+
+/// Who sent a `player:sync` that the server has not answered yet: the server answers syncs in
+/// the order it got them, so the answers are told apart by this queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SyncAsker {
+    /// The test: its answer is read like any message.
+    Test,
+    /// The kit's own barrier while it steps the world: its answer is not shown to the test.
+    Kit,
+}
 
 /// A game socket's stream.
 pub type Stream =
@@ -49,22 +80,46 @@ pub async fn read(stream: &mut Stream, wait: Duration) -> Read {
 }
 
 /// A game client over a real WebSocket.
+///
+/// On a manual world (the test kit's default) [`WsClient::expect`] steps the world until the
+/// message it waits for comes, one tick at a time, reading each tick's messages whole before the
+/// next (a `player:sync` of the kit's own marks the end of what the world has sent; its answer
+/// is hidden from the test). So a test waits on the game's ticks, not on the wall clock.
 pub struct WsClient {
-    /// The socket itself, for [`send`] and [`read`].
+    /// The socket itself, for [`send`] and [`read`]. What is sent or read on it directly is not
+    /// seen by the stepping waits: use the methods on a manual world.
     pub stream: Stream,
+    /// The world's clock when it is manual and in this process.
+    clock: Option<TickClock>,
+    /// The `player:sync`s sent and not yet answered, oldest first.
+    syncs: VecDeque<SyncAsker>,
+    /// Whether the entry's `player:sync` (the first message of every game socket, answering no
+    /// request) has been read.
+    entry_read: bool,
 }
 
 impl WsClient {
     /// Connects to `/ws` with `query` (e.g. `token=…`), or returns the HTTP status of a refusal.
     pub async fn connect(app: &TestApp, query: &str) -> Result<WsClient, u16> {
-        WsClient::connect_to(&app.base, query).await
+        let mut client = WsClient::connect_to(&app.base, query).await?;
+        client.clock = app.is_manual().then(|| app.clock());
+        Ok(client)
+    }
+
+    fn new(stream: Stream) -> WsClient {
+        WsClient {
+            stream,
+            clock: None,
+            syncs: VecDeque::new(),
+            entry_read: false,
+        }
     }
 
     /// Connects to the server at `base` (`http://host:port`), e.g. a server process.
     pub async fn connect_to(base: &str, query: &str) -> Result<WsClient, u16> {
         let url = format!("{}/ws?{query}", base.replace("http://", "ws://"));
         match tokio_tungstenite::connect_async(url).await {
-            Ok((stream, _)) => Ok(WsClient { stream }),
+            Ok((stream, _)) => Ok(WsClient::new(stream)),
             Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
                 Err(response.status().as_u16())
             }
@@ -83,15 +138,23 @@ impl WsClient {
             tokio_tungstenite::client_async(url, tokio_tungstenite::MaybeTlsStream::Plain(tcp))
                 .await
                 .unwrap();
-        WsClient { stream }
+        let mut client = WsClient::new(stream);
+        client.clock = app.is_manual().then(|| app.clock());
+        client
     }
 
     /// Sends a raw text frame.
     pub async fn send_text(&mut self, text: impl Into<String>) {
-        self.stream
-            .send(Message::Text(text.into().into()))
-            .await
-            .unwrap();
+        let text = text.into();
+        self.note_sync(&text, SyncAsker::Test);
+        self.stream.send(Message::Text(text.into())).await.unwrap();
+    }
+
+    /// Books the answer a frame asks for, if it is a `player:sync` the server will answer.
+    fn note_sync(&mut self, text: &str, asker: SyncAsker) {
+        if matches!(ClientMessage::parse(text).0, Ok(ClientMessage::Sync)) {
+            self.syncs.push_back(asker);
+        }
     }
 
     /// Sends a raw text frame; an error once the connection is closed.
@@ -99,6 +162,7 @@ impl WsClient {
         &mut self,
         text: &str,
     ) -> Result<(), tokio_tungstenite::tungstenite::Error> {
+        self.note_sync(text, SyncAsker::Test);
         self.stream.send(Message::Text(text.into())).await
     }
 
@@ -119,26 +183,131 @@ impl WsClient {
         self.send_text(frame.to_string()).await;
     }
 
-    /// The next message, or `None` when the socket closed (with its close code, if any).
+    /// The next message, or `Err` when the socket closed (with its close code, if any). On a
+    /// manual world it steps the world until a message comes, as [`expect`] does.
+    ///
+    /// [`expect`]: WsClient::expect
     pub async fn next(&mut self) -> Result<Value, Option<u16>> {
-        match read(&mut self.stream, WAIT).await {
-            Read::Message(message) => Ok(message),
-            Read::Closed(code) => Err(code),
-            Read::TimedOut => panic!("timed out waiting for a message"),
+        match self.clock.clone() {
+            Some(clock) => self.read_stepping(&clock, "a message", |_| true).await,
+            None => self.next_unstepped().await,
         }
     }
 
+    /// The next message without stepping the world: what it waits for must be on its way.
+    async fn next_unstepped(&mut self) -> Result<Value, Option<u16>> {
+        loop {
+            match self.read_any(WAIT).await? {
+                Got::Message(message) => return Ok(message),
+                Got::Barrier => continue,
+                Got::Nothing => panic!("timed out waiting for a message"),
+            }
+        }
+    }
+
+    /// What came within `wait`.
+    async fn read_any(&mut self, wait: Duration) -> Result<Got, Option<u16>> {
+        let message = match read(&mut self.stream, wait).await {
+            Read::Message(message) => message,
+            Read::Closed(code) => return Err(code),
+            Read::TimedOut => return Ok(Got::Nothing),
+        };
+        Ok(self.sort(message))
+    }
+
+    /// Tells the answer to one of the kit's barriers from a message for the test.
+    fn sort(&mut self, message: Value) -> Got {
+        if message["type"] == "player:sync" {
+            if !self.entry_read {
+                self.entry_read = true;
+            } else if self.syncs.pop_front() == Some(SyncAsker::Kit) {
+                return Got::Barrier;
+            }
+        }
+        Got::Message(message)
+    }
+
     /// Reads until a message satisfies `accept`, skipping others; panics on close or timeout.
+    /// On a manual world it steps the world one tick at a time until the message comes, for at
+    /// most [`EXPECT_TICKS`] ticks (each tick's messages are read whole before the next runs).
     pub async fn expect(&mut self, what: &str, accept: impl Fn(&Value) -> bool) -> Value {
+        let read = match self.clock.clone() {
+            Some(clock) => self.read_stepping(&clock, what, accept).await,
+            None => self.read_timed(what, accept).await,
+        };
+        read.unwrap_or_else(|code| panic!("socket closed ({code:?}) while waiting for {what}"))
+    }
+
+    async fn read_timed(
+        &mut self,
+        what: &str,
+        accept: impl Fn(&Value) -> bool,
+    ) -> Result<Value, Option<u16>> {
         let deadline = Instant::now() + WAIT;
         loop {
             assert!(Instant::now() < deadline, "timed out waiting for {what}");
-            match self.next().await {
-                Ok(message) if accept(&message) => return message,
-                Ok(_) => continue,
-                Err(code) => panic!("socket closed ({code:?}) while waiting for {what}"),
+            let message = self.next_unstepped().await?;
+            if accept(&message) {
+                return Ok(message);
             }
         }
+    }
+
+    /// Reads until a message satisfies `accept`, stepping the world a tick whenever everything
+    /// it has sent so far was read (a barrier: the kit's own `player:sync`, whose answer comes
+    /// behind them and is hidden from the test).
+    async fn read_stepping(
+        &mut self,
+        clock: &TickClock,
+        what: &str,
+        accept: impl Fn(&Value) -> bool,
+    ) -> Result<Value, Option<u16>> {
+        for stepped in 0..=EXPECT_TICKS {
+            // What has already come needs no barrier.
+            while let Some(read) = self.read_ready() {
+                match read? {
+                    Got::Message(message) if accept(&message) => return Ok(message),
+                    _ => {}
+                }
+            }
+            let _ = self
+                .stream
+                .send(Message::Text(ClientMessage::Sync.to_json().into()))
+                .await;
+            self.syncs.push_back(SyncAsker::Kit);
+            loop {
+                match self.read_any(BARRIER_WAIT).await? {
+                    Got::Message(message) if accept(&message) => return Ok(message),
+                    Got::Message(_) => {}
+                    // The kit's barriers are answered in order and this one was asked last:
+                    // once none is waiting, what the world had sent has all been read.
+                    Got::Barrier if !self.syncs.contains(&SyncAsker::Kit) => break,
+                    Got::Barrier => {}
+                    // A connection on its way out (replaced, banned, revoked) forwards nothing
+                    // to the world any more, and its close comes in the world's next tick.
+                    Got::Nothing => break,
+                }
+            }
+            if stepped < EXPECT_TICKS {
+                clock
+                    .step(1)
+                    .await
+                    .unwrap_or_else(|err| panic!("stepping while waiting for {what}: {err}"));
+            }
+        }
+        panic!("{what}: not within {EXPECT_TICKS} ticks");
+    }
+
+    /// A message already received, without waiting: `None` when none is; `Some(Err)` on a close.
+    fn read_ready(&mut self) -> Option<Result<Got, Option<u16>>> {
+        use futures_util::FutureExt;
+        let message = match self.stream.next().now_or_never()? {
+            Some(Ok(Message::Text(text))) => serde_json::from_str::<Value>(text.as_str()).unwrap(),
+            Some(Ok(Message::Close(frame))) => return Some(Err(frame.map(|f| u16::from(f.code)))),
+            Some(Ok(_)) => return Some(Ok(Got::Barrier)),
+            Some(Err(_)) | None => return Some(Err(None)),
+        };
+        Some(Ok(self.sort(message)))
     }
 
     /// Reads until a message of `kind`.
@@ -171,7 +340,7 @@ impl WsClient {
             self.send(ClientMessage::Sync, None).await;
             loop {
                 let message = self
-                    .next()
+                    .next_unstepped()
                     .await
                     .unwrap_or_else(|code| panic!("socket closed ({code:?}) waiting for {what}"));
                 if message["type"] == "player:sync" {
@@ -192,24 +361,48 @@ impl WsClient {
     /// takes ticks); panics after [`WAIT`].
     pub async fn wait_for_tile(&mut self, x: i64, z: i64) {
         let deadline = Instant::now() + WAIT;
+        let mut stepped = 0;
         loop {
             let sync = self.barrier().await;
             if sync["data"]["tile"] == json!({"x": x, "z": z}) {
                 return;
             }
-            assert!(
-                Instant::now() < deadline,
-                "never reached ({x}, {z}): {sync}"
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            match &self.clock {
+                Some(clock) => {
+                    assert!(stepped < EXPECT_TICKS, "never reached ({x}, {z}): {sync}");
+                    clock.step(1).await.expect("the world steps");
+                    stepped += 1;
+                }
+                None => {
+                    assert!(
+                        Instant::now() < deadline,
+                        "never reached ({x}, {z}): {sync}"
+                    );
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            }
         }
     }
 
     /// Logs out: a normal close handshake. The server completes it once the final save is
-    /// written, which a manual world does in the next step: close there in a task while
-    /// stepping ([`TestApp::left`](crate::TestApp::left)).
+    /// written; a manual world writes it in its next step, so on one this steps the world until
+    /// the server's close comes.
     pub async fn close(mut self) {
         let _ = self.stream.close(None).await;
+        if let Some(clock) = self.clock.clone() {
+            for _ in 0..EXPECT_TICKS {
+                match tokio::time::timeout(Duration::from_millis(20), self.stream.next()).await {
+                    Ok(Some(Ok(_))) => continue,
+                    Ok(_) => return,
+                    Err(_) => {
+                        if clock.step(1).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+            panic!("the server never closed the socket");
+        }
         // Drain until the server's close arrives so the logout is complete on its side.
         let _ = tokio::time::timeout(WAIT, async {
             while let Some(Ok(_)) = self.stream.next().await {}
@@ -217,12 +410,33 @@ impl WsClient {
         .await;
     }
 
-    /// Reads until the socket closes; returns its close code.
+    /// Reads until the socket closes; returns its close code. On a manual world it steps the
+    /// world meanwhile without barriers of its own: a frame sent to a server that is closing
+    /// the connection can make it reset the connection, and the close code would be lost.
     pub async fn expect_close(&mut self) -> Option<u16> {
         loop {
-            if let Err(code) = self.next().await {
+            if let Err(code) = self.next_quiet().await {
                 return code;
             }
         }
+    }
+
+    /// The next message; on a manual world the world is stepped whenever none comes within
+    /// 50 ms, and nothing is sent (for a connection the server is closing: see
+    /// [`WsClient::expect_close`]).
+    pub async fn next_quiet(&mut self) -> Result<Value, Option<u16>> {
+        let Some(clock) = self.clock.clone() else {
+            return self.next_unstepped().await;
+        };
+        for _ in 0..EXPECT_TICKS {
+            match self.read_any(Duration::from_millis(50)).await? {
+                Got::Message(message) => return Ok(message),
+                Got::Barrier => {}
+                Got::Nothing => {
+                    clock.step(1).await.expect("the world steps");
+                }
+            }
+        }
+        panic!("no message within {EXPECT_TICKS} ticks");
     }
 }

@@ -103,7 +103,7 @@ async fn ticks_pass(app: &TestApp, ticks: u64) {
     let deadline = Instant::now() + Duration::from_secs(10);
     while tick(app).await < until {
         assert!(Instant::now() < deadline, "the world stopped ticking");
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        app.pass_time().await;
     }
 }
 
@@ -535,7 +535,7 @@ async fn stop_cancels_the_walk_on_the_server_within_a_tick_and_resume_restores_t
     let deadline = Instant::now() + Duration::from_secs(10);
     while tile(&app, &bot).await == start {
         assert!(Instant::now() < deadline, "the walk never started");
-        tokio::time::sleep(Duration::from_millis(10)).await;
+        app.pass_time().await;
     }
     let stopped = json_of(
         post(
@@ -619,7 +619,7 @@ async fn stop_cancels_the_walk_on_the_server_within_a_tick_and_resume_restores_t
     let deadline = Instant::now() + Duration::from_secs(10);
     while tile(&app, &bot).await == here {
         assert!(Instant::now() < deadline, "the agent could not walk again");
-        tokio::time::sleep(Duration::from_millis(10)).await;
+        app.pass_time().await;
     }
 }
 
@@ -687,7 +687,7 @@ async fn the_status_an_agent_reports_shows_in_its_owners_routes(db: FreshDatabas
             break state;
         }
         assert!(Instant::now() < deadline, "the reported goal never showed");
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        app.pass_time().await;
     };
     assert_eq!(state["goal"]["kind"], "gather");
     assert_eq!(state["goal"]["setBy"], "agent");
@@ -740,7 +740,7 @@ async fn the_status_an_agent_reports_shows_in_its_owners_routes(db: FreshDatabas
             break;
         }
         assert!(Instant::now() < deadline, "progress never updated");
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        app.pass_time().await;
     }
 
     // Reports are checked strictly; a bad one changes nothing and the socket stays.

@@ -4,7 +4,7 @@
 //! 3-characters rule holds under concurrent creation on SQLite and PostgreSQL.
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::{json, Value};
 use wayfarer_protocol::trade::{TradeAddItem, TradeIdOnly};
@@ -121,7 +121,7 @@ async fn delete_when_offline(app: &TestApp, token: &str, id: &str) {
             ),
         }
         assert!(Instant::now() < deadline, "{id} never went offline");
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        app.pass_time().await;
     }
 }
 

@@ -128,7 +128,7 @@ async fn the_step_route_runs_up_to_its_bound_and_refuses_beyond() {
 
 #[tokio::test]
 async fn a_timed_world_is_not_stepped() {
-    let app = TestApp::spawn().await;
+    let app = TestApp::spawn_timed().await;
     assert_eq!(app.clock().step(1).await, Err(StepError::NotManual));
     let refused = step_route(&app, json!({"ticks": 1})).await;
     let body = assert_error(refused, 409, "conflict").await;

@@ -60,6 +60,17 @@ async fn offer_coins_to_confirm(
             None,
         )
         .await;
+    // The offer first, then the accepts: sent on two sockets, the buyer's accept could reach
+    // the world before the seller's offer, which resets it.
+    seller
+        .expect("the offer", |m| {
+            m["type"] == "tradeUpdated"
+                && m["data"]["tradeId"] == trade
+                && m["data"]["myOffer"]["items"]
+                    .as_array()
+                    .is_some_and(|items| !items.is_empty())
+        })
+        .await;
     accept_all(seller, buyer, trade).await;
     for ws in [seller, buyer] {
         expect_trade(ws, "tradeConfirmScreen").await;

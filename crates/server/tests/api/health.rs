@@ -49,7 +49,7 @@ async fn status_reports_every_contract_field_and_a_running_tick() {
             break;
         }
         assert!(Instant::now() < deadline, "tick never advanced");
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        app.pass_time().await;
     }
 }
 
@@ -71,7 +71,7 @@ async fn status_reports_phase_percentiles_connections_queues_and_the_process() {
             break status;
         }
         assert!(Instant::now() < deadline, "tick never advanced: {status}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        app.pass_time().await;
     };
     let tick = &status["tick"];
     for key in ["p50Ms", "p95Ms", "p99Ms", "lateTicks"] {
@@ -95,7 +95,8 @@ async fn status_reports_phase_percentiles_connections_queues_and_the_process() {
     assert!(status["outboundQueue"]["max"].is_u64(), "{status}");
     assert!(status["outboundQueue"]["total"].is_u64(), "{status}");
     let sync = &status["syncReply"];
-    assert_eq!(sync["count"], 3, "{status}");
+    // The test's three, and the test kit's own while it stepped the world for the entry.
+    assert!(sync["count"].as_u64() >= Some(3), "{status}");
     for key in ["p50Ms", "p95Ms", "p99Ms"] {
         let total = sync[key].as_f64().unwrap_or(-1.0);
         let beyond = sync[format!("beyondTickWait{}", &key[..1].to_uppercase()) + &key[1..]]
@@ -149,7 +150,7 @@ async fn metrics_count_requests_by_route_and_status() {
             break;
         }
         assert!(Instant::now() < deadline, "tick never advanced");
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        app.pass_time().await;
     }
     let response = app.get("/metrics").await;
     assert_eq!(response.status(), 200);

@@ -55,7 +55,7 @@ async fn enter_again(app: &TestApp, token: &str) -> (WsClient, Value) {
 /// `told` (the change that was not saved) before it.
 async fn refused_unsaved(ws: &mut WsClient, told: &str) {
     loop {
-        match ws.next().await {
+        match ws.next_quiet().await {
             Ok(m) if m["type"] == "error" => {
                 assert_eq!(m["data"]["code"], "internal", "{m}");
                 break;

@@ -2,7 +2,7 @@
 //! picks up, bad actions answered with their codes, and worn items surviving a restart on SQLite
 //! and PostgreSQL.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::{json, Value};
 use wayfarer_protocol::ws::{ActionRequest, ClientMessage, UseRequest};
@@ -197,6 +197,6 @@ async fn a_combat_style_is_kept_in_the_record() {
             break;
         }
         assert!(Instant::now() < deadline, "never saved: {stored:?}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        app.pass_time().await;
     }
 }

@@ -11,7 +11,7 @@ const BOTS: u64 = 10;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ten_bots_play_and_the_counts_add_up() {
-    let app = TestApp::spawn().await;
+    let app = TestApp::spawn_timed().await;
     let mut options = LoadOptions::new(app.base.clone());
     options.bots = BOTS as usize;
     options.seconds = 3;
@@ -89,7 +89,7 @@ async fn trading_bots_complete_trades_and_the_coins_add_up() {
     const PAIRS: u64 = TRADERS / 2;
     // The starter kit's coins.
     const COINS_EACH: i64 = 25;
-    let app = TestApp::spawn().await;
+    let app = TestApp::spawn_timed().await;
     let mut options = LoadOptions::new(app.base.clone());
     options.bots = TRADERS as usize;
     options.seconds = 4;
@@ -158,7 +158,7 @@ async fn trading_bots_complete_trades_and_the_coins_add_up() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gathering_bots_chop_trees_and_idle_bots_only_listen() {
-    let app = TestApp::spawn().await;
+    let app = TestApp::spawn_timed().await;
     let mut options = LoadOptions::new(app.base.clone());
     options.bots = 4;
     options.seconds = 4;
@@ -190,7 +190,7 @@ async fn gathering_bots_chop_trees_and_idle_bots_only_listen() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reconnect_storm_brings_every_bot_back_into_the_world() {
-    let app = TestApp::spawn().await;
+    let app = TestApp::spawn_timed().await;
     let mut options = LoadOptions::new(app.base.clone());
     options.bots = 6;
     options.seconds = 4;

@@ -91,7 +91,8 @@ async fn api_config_derives_the_addresses_from_the_request_and_they_work() {
     assert_eq!(config["apiUrl"], app.base.as_str());
     assert_eq!(config["cdnUrl"], Value::Null);
     assert_eq!(config["idpAppId"], Value::Null);
-    assert_eq!(config["tickMs"], 50);
+    // A manual world's ticks stand for the game's 600 ms ones.
+    assert_eq!(config["tickMs"], 600);
     let limits = &config["limits"];
     assert_eq!(limits["wsMessagesPerSecond"], 60);
     assert_eq!(limits["wsMaxFrameBytes"], 16 * 1024);
@@ -244,7 +245,7 @@ async fn banning_a_playing_account_closes_its_connection_with_4003_and_keeps_it_
             break;
         }
         assert!(Instant::now() < deadline, "the final state was not saved");
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        app.pass_time().await;
     }
     // And the account cannot come back while banned; REST and the socket say it in one wording.
     assert_eq!(

@@ -21,7 +21,7 @@ async fn wait_online(app: &TestApp, n: u64) -> Value {
             return body;
         }
         assert!(Instant::now() < deadline, "never {n} online: {body}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        app.pass_time().await;
     }
 }
 
@@ -97,7 +97,7 @@ async fn a_profile_is_public_live_while_online_and_reveals_nothing_private() {
             break;
         }
         assert!(Instant::now() < deadline, "never shown online: {live}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        app.pass_time().await;
     }
     assert_error(app.get("/api/player/nobody").await, 404, "not_found").await;
 }

@@ -10,7 +10,9 @@ use serde_json::{json, Value};
 use wayfarer_protocol::ws::{ActionRequest, ClientMessage, DialogueRespond};
 
 use crate::support::messages::{act_on, added_of_type, chat, to_id, walk_to};
-use crate::support::{both_databases, player, AppOptions, Cdn, FreshDatabase, TestApp, WsClient};
+use crate::support::{
+    both_databases, player, AppOptions, Cdn, Clock, FreshDatabase, TestApp, WsClient,
+};
 
 const HOLT: &str = "captain_holt";
 
@@ -72,11 +74,16 @@ fn add_courier_quests(cdn: &Cdn) {
 
 /// A server whose content comes from a CDN with the courier quests, on `db` (else SQLite).
 async fn courier_app(db: Option<FreshDatabase>) -> (TestApp, Cdn, String) {
+    courier_app_on(db, Clock::Manual).await
+}
+
+async fn courier_app_on(db: Option<FreshDatabase>, clock: Clock) -> (TestApp, Cdn, String) {
     let (cdn, url) = Cdn::start().await;
     add_courier_quests(&cdn);
     let app = TestApp::spawn_with(AppOptions {
         env: vec![("PUBLIC_CDN_URL", url.clone()), ("ADMIN_CODE", "q".into())],
         database: db,
+        clock,
         ..Default::default()
     })
     .await;
@@ -359,7 +366,9 @@ async fn a_reference_format_quest_plays_end_to_end_over_the_socket_and_rewards_o
 
 #[tokio::test]
 async fn two_connections_racing_the_last_answer_are_paid_once() {
-    let (app, _cdn, _) = courier_app(None).await;
+    // The race is in wall time: B connects some milliseconds after A's answer, while the world
+    // ticks on its own.
+    let (app, _cdn, _) = courier_app_on(None, Clock::timed()).await;
     for (round, delay_ms) in [0u64, 5, 30].into_iter().enumerate() {
         let (token, id) = player(&app, &format!("Racer{round}")).await;
         let (mut a, _, view) = session(&app, &token).await;

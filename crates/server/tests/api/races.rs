@@ -20,7 +20,7 @@ use wayfarer_protocol::ws::{
 
 use crate::support::messages::{act_on, added_of_type, chat, to_id, to_slot, walk_to};
 use crate::support::{
-    admin_token, both_databases, enter, player, AppOptions, FreshDatabase, TestApp, WsClient,
+    admin_token, both_databases, enter, player, AppOptions, Clock, FreshDatabase, TestApp, WsClient,
 };
 
 const CODE: &str = "race-code";
@@ -501,6 +501,9 @@ async fn race(kind: Move, db: FreshDatabase) {
     let app = TestApp::spawn_with(AppOptions {
         database: Some(db),
         env: vec![("ADMIN_CODE", CODE.into())],
+        // The race is in wall time: a connection replacing the mover some milliseconds after
+        // its command, while the world ticks on its own.
+        clock: Clock::timed(),
         ..Default::default()
     })
     .await;

@@ -1,7 +1,7 @@
 //! The living world over real WebSockets: entry, view, movement, chat, bad input, limits,
 //! replacement, admin commands and persistence.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::{json, Value};
 use wayfarer_protocol::ws::{ChatChannel, ClientMessage};
@@ -392,7 +392,7 @@ async fn position_survives_logout_and_restart(db: FreshDatabase) {
             break;
         }
         assert!(Instant::now() < deadline, "not saved: {position}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        app.pass_time().await;
     }
     let stopped = app.stop().await;
     let (app, _stopped) = stopped.restart().await;
@@ -622,7 +622,7 @@ async fn online_players_are_saved_every_save_interval_and_items_survive_a_restar
             Instant::now() < deadline,
             "the periodic save never happened: {stored:?}"
         );
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        app.pass_time().await;
     }
     let stopped = app.stop().await;
     let (app, _stopped) = stopped.restart().await;
