@@ -44,7 +44,6 @@ impl Clock {
     }
 }
 
-
 /// How to start a test server. Settings in `env` are applied last, over the others.
 #[derive(Default)]
 pub struct AppOptions {
