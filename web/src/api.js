@@ -40,16 +40,46 @@ export async function request(path, opts = {}) {
   const headers = { accept: 'application/json' };
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  const res = await fetch(path, {
-    method: opts.method ?? (opts.body !== undefined ? 'POST' : 'GET'),
-    headers,
-    body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
-    signal: opts.signal,
+  for (let attempt = 1; ; attempt++) {
+    const res = await fetch(path, {
+      method: opts.method ?? (opts.body !== undefined ? 'POST' : 'GET'),
+      headers,
+      body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
+      signal: opts.signal,
+    });
+    const text = await res.text();
+    const json = text ? JSON.parse(text) : null;
+    // A saturated server answers 503 `server_busy` with `Retry-After`: the call did nothing and
+    // is made again once that has passed (docs/operations.md, "The database's connections").
+    if (res.status === 503 && json?.error === 'server_busy' && attempt < BUSY_ATTEMPTS) {
+      await sleep(busyWaitMs(res.headers.get('retry-after')), opts.signal);
+      continue;
+    }
+    if (!res.ok) throw new ApiError(res.status, json?.error ?? 'error', json?.message ?? res.statusText);
+    return json;
+  }
+}
+
+/** How many times a call answered `server_busy` is made before its error is thrown. */
+export const BUSY_ATTEMPTS = 10;
+
+/**
+ * The wait a `Retry-After` header asks for, in ms: its seconds, 1 s when absent or unreadable, at
+ * most 10 s.
+ * @param {string|null} header
+ */
+export function busyWaitMs(header) {
+  const secs = Number(header);
+  return Math.min(Number.isFinite(secs) && secs > 0 ? secs : 1, 10) * 1000;
+}
+
+/** @param {number} ms @param {AbortSignal} [signal] */
+function sleep(ms, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => { clearTimeout(timer); reject(signal.reason); }, { once: true });
   });
-  const text = await res.text();
-  const json = text ? JSON.parse(text) : null;
-  if (!res.ok) throw new ApiError(res.status, json?.error ?? 'error', json?.message ?? res.statusText);
-  return json;
 }
 
 /** The signed-in account: its token, kept fresh. */

@@ -28,6 +28,9 @@ pub enum ErrorCode {
     VoiceNotConfigured,
     /// 503: several worlds run and the link between them (NATS) is down.
     CrossWorldUnavailable,
+    /// 503: the server is saturated (its database's connections are all busy); `Retry-After`
+    /// says when to try again. On the socket, the same code tells an entry waiting its turn.
+    ServerBusy,
 }
 
 impl ErrorCode {
@@ -51,6 +54,7 @@ impl ErrorCode {
             ErrorCode::IdpNotConfigured => "idp_not_configured",
             ErrorCode::VoiceNotConfigured => "voice_not_configured",
             ErrorCode::CrossWorldUnavailable => "cross_world_unavailable",
+            ErrorCode::ServerBusy => "server_busy",
         }
     }
 
@@ -72,7 +76,8 @@ impl ErrorCode {
             ErrorCode::ServiceUnavailable
             | ErrorCode::IdpNotConfigured
             | ErrorCode::VoiceNotConfigured
-            | ErrorCode::CrossWorldUnavailable => 503,
+            | ErrorCode::CrossWorldUnavailable
+            | ErrorCode::ServerBusy => 503,
         }
     }
 }
@@ -91,7 +96,7 @@ impl std::fmt::Display for ErrorCode {
 pub struct ErrorBody {
     pub error: ErrorCode,
     pub message: String,
-    /// Seconds until a rate-limited client may try again (429 only).
+    /// Seconds until a client may try again: 429 `rate_limited` and 503 `server_busy`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_after: Option<u64>,
 }
@@ -147,6 +152,8 @@ mod tests {
             ErrorCode::ServiceUnavailable,
             ErrorCode::IdpNotConfigured,
             ErrorCode::VoiceNotConfigured,
+            ErrorCode::CrossWorldUnavailable,
+            ErrorCode::ServerBusy,
         ] {
             assert_eq!(
                 serde_json::to_value(code).unwrap(),

@@ -63,6 +63,10 @@ pub struct Config {
     pub public_ws_url: Option<String>,
     pub public_api_url: Option<String>,
     pub save_interval_secs: u64,
+    /// The store's pools as set (`DB_REST_CONNECTIONS`, `DB_ENTRY_CONNECTIONS`,
+    /// `DB_WRITE_CONNECTIONS`, `DB_REST_WAIT_MS`, `DB_ENTRY_WAIT_MS`, `DB_WRITE_WAIT_MS`); unset,
+    /// the database's defaults ([`Config::pool_settings`]).
+    pub db_pools: DbPools,
     /// Most players the world takes in a tick (`JOINS_PER_TICK`); the others wait in order for
     /// the next ticks (`world_thread::admission`).
     pub joins_per_tick: u64,
@@ -211,6 +215,19 @@ impl Config {
         };
         let save_interval_secs =
             positive_integer(&get, "SAVE_INTERVAL", DEFAULT_SAVE_INTERVAL_SECS)?;
+        let optional = |variable: &'static str| -> Result<Option<u64>, ConfigError> {
+            get(variable)
+                .map(|_| positive_integer(&get, variable, 1))
+                .transpose()
+        };
+        let db_pools = DbPools {
+            rest_connections: optional("DB_REST_CONNECTIONS")?,
+            entry_connections: optional("DB_ENTRY_CONNECTIONS")?,
+            write_connections: optional("DB_WRITE_CONNECTIONS")?,
+            rest_wait_ms: optional("DB_REST_WAIT_MS")?,
+            entry_wait_ms: optional("DB_ENTRY_WAIT_MS")?,
+            write_wait_ms: optional("DB_WRITE_WAIT_MS")?,
+        };
         let joins_per_tick = positive_integer(&get, "JOINS_PER_TICK", DEFAULT_JOINS_PER_TICK)?;
         let joins_per_tick_max = match get("JOINS_PER_TICK_MAX") {
             // Unset: the default ceiling, or the floor when that is set higher.
@@ -460,6 +477,7 @@ impl Config {
             public_ws_url: url("PUBLIC_WS_URL")?,
             public_api_url: url("PUBLIC_API_URL")?,
             save_interval_secs,
+            db_pools,
             joins_per_tick,
             joins_per_tick_max,
             disable_rate_limit,
@@ -495,6 +513,36 @@ impl Config {
         self.database_url
             .clone()
             .unwrap_or_else(|| format!("sqlite://{}", self.world_dir.join("wayfarer.db").display()))
+    }
+
+    /// The store's pools for the database at `url`: its backend's defaults, with what the
+    /// `DB_*` settings set over them.
+    pub fn pool_settings(&self, url: &str) -> wayfarer_store::PoolSettings {
+        let backend =
+            wayfarer_store::Backend::from_url(url).unwrap_or(wayfarer_store::Backend::Sqlite);
+        let mut pools = wayfarer_store::PoolSettings::defaults(backend);
+        let set = &self.db_pools;
+        let count = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+        let wait = std::time::Duration::from_millis;
+        if let Some(n) = set.rest_connections {
+            pools.rest_connections = count(n);
+        }
+        if let Some(n) = set.entry_connections {
+            pools.entry_connections = count(n);
+        }
+        if let Some(n) = set.write_connections {
+            pools.write_connections = count(n);
+        }
+        if let Some(ms) = set.rest_wait_ms {
+            pools.rest_acquire = wait(ms);
+        }
+        if let Some(ms) = set.entry_wait_ms {
+            pools.entry_acquire = wait(ms);
+        }
+        if let Some(ms) = set.write_wait_ms {
+            pools.write_acquire = wait(ms);
+        }
+        pools
     }
 
     /// Identity-provider login is on when both the app id and the app secret are set.
@@ -545,6 +593,18 @@ impl Config {
             ("PUBLIC_WS_URL", opt(&self.public_ws_url)),
             ("PUBLIC_API_URL", opt(&self.public_api_url)),
             ("SAVE_INTERVAL", self.save_interval_secs.to_string()),
+            ("DB_REST_CONNECTIONS", opt_n(self.db_pools.rest_connections)),
+            (
+                "DB_ENTRY_CONNECTIONS",
+                opt_n(self.db_pools.entry_connections),
+            ),
+            (
+                "DB_WRITE_CONNECTIONS",
+                opt_n(self.db_pools.write_connections),
+            ),
+            ("DB_REST_WAIT_MS", opt_n(self.db_pools.rest_wait_ms)),
+            ("DB_ENTRY_WAIT_MS", opt_n(self.db_pools.entry_wait_ms)),
+            ("DB_WRITE_WAIT_MS", opt_n(self.db_pools.write_wait_ms)),
             ("JOINS_PER_TICK", self.joins_per_tick.to_string()),
             ("JOINS_PER_TICK_MAX", self.joins_per_tick_max.to_string()),
             ("DISABLE_RATE_LIMIT", self.disable_rate_limit.to_string()),
@@ -671,6 +731,22 @@ fn tick_threads(get: &impl Fn(&str) -> Option<String>) -> Result<usize, ConfigEr
         });
     }
     Ok(threads as usize)
+}
+
+/// The store's pool settings as given (`None`: the database's default).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DbPools {
+    pub rest_connections: Option<u64>,
+    pub entry_connections: Option<u64>,
+    pub write_connections: Option<u64>,
+    pub rest_wait_ms: Option<u64>,
+    pub entry_wait_ms: Option<u64>,
+    pub write_wait_ms: Option<u64>,
+}
+
+/// A setting left to its default, as the settings list shows it.
+fn opt_n(value: Option<u64>) -> String {
+    value.map_or_else(|| "(default)".into(), |n| n.to_string())
 }
 
 pub(crate) fn positive_integer(

@@ -60,7 +60,8 @@ impl RunningServer {
             Some(pg) => pg.url(),
             None => config.effective_database_url(),
         };
-        let (store, applied) = Store::connect_migrated(&database_url)
+        let pools = config.pool_settings(&database_url);
+        let (store, applied) = Store::connect_migrated_with(&database_url, pools)
             .await
             .with_context(|| {
                 format!(

@@ -9,11 +9,17 @@ use wayfarer_protocol::ErrorCode;
 use wayfarer_store::StoreError;
 
 /// The contract's code of a store failure a service passes on: a refused write is `conflict`, a
-/// missing row `not_found`, anything else `internal` (its detail is logged, never shown).
+/// missing row `not_found`, a saturated store `server_busy` (back-pressure: try again later),
+/// anything else `internal` (its detail is logged, never shown).
 pub fn store_code(err: &StoreError) -> ErrorCode {
     match err {
         StoreError::Conflict(_) => ErrorCode::Conflict,
         StoreError::NotFound(_) => ErrorCode::NotFound,
+        StoreError::Busy(_) => ErrorCode::ServerBusy,
         _ => ErrorCode::Internal,
     }
 }
+
+/// How long a client told `server_busy` is asked to wait before it tries again, in seconds: about
+/// the time a join wave's queue of store work takes to drain (issue 52).
+pub const BUSY_RETRY_AFTER_SECS: u64 = 2;

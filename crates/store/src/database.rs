@@ -42,8 +42,49 @@ impl Backend {
     }
 }
 
-/// How long a caller waits for a pooled connection before the operation fails.
-const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
+/// The store's connections, divided by what they serve so that one kind of work cannot starve
+/// another of connections (issue 52: at 10,000 players a join wave's logins, the saves and REST
+/// shared one pool, and requests waited 10 s for a connection and failed). Each pool has its own
+/// size and its own wait: past it an operation fails with [`StoreError::Busy`], which the server
+/// answers with back-pressure (503 `server_busy` with `Retry-After`, or a socket entry that waits
+/// its turn), never a 500.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolSettings {
+    /// Connections for REST reads and everything else that reads outside a game entry.
+    pub rest_connections: u32,
+    /// How long a REST read waits for one of them.
+    pub rest_acquire: Duration,
+    /// Connections for the reads of a game entry (the character's whole record).
+    pub entry_connections: u32,
+    /// How long an entry's read waits for one of them.
+    pub entry_acquire: Duration,
+    /// Connections for writes on PostgreSQL (saves' group commits, logins, trades, purchases). On
+    /// SQLite always one: writers queue for it in the process instead of racing for the file's
+    /// write lock (see `Store::writer`).
+    pub write_connections: u32,
+    /// How long a write waits for the writer.
+    pub write_acquire: Duration,
+}
+
+impl PoolSettings {
+    /// The defaults for `backend` (docs/operations.md, "The database's connections").
+    pub fn defaults(backend: Backend) -> PoolSettings {
+        let (rest, entry, write) = match backend {
+            // Reads in WAL mode never wait for the writer; more than two readers a kind buy
+            // nothing on a 2-core machine.
+            Backend::Sqlite => (2, 2, 1),
+            Backend::Postgres => (4, 4, 6),
+        };
+        PoolSettings {
+            rest_connections: rest,
+            rest_acquire: Duration::from_secs(3),
+            entry_connections: entry,
+            entry_acquire: Duration::from_secs(5),
+            write_connections: write,
+            write_acquire: Duration::from_secs(10),
+        }
+    }
+}
 /// SQLite waits this long on a locked database before reporting busy.
 const SQLITE_BUSY_TIMEOUT_MS: u32 = 5_000;
 /// Each pooled SQLite connection's page cache, in KiB (SQLite's default is 2,000). At 10,000
@@ -53,17 +94,24 @@ const SQLITE_BUSY_TIMEOUT_MS: u32 = 5_000;
 /// pages, the part every lookup walks, fit many times over.
 pub const SQLITE_CACHE_KIB: i64 = 512;
 
+/// Connections taken by [`Store::hold_connections`], given back when dropped.
+#[cfg(feature = "testing")]
+pub struct HeldConnections(#[allow(dead_code)] Vec<sqlx::pool::PoolConnection<sqlx::Any>>);
+
 /// A handle to the database; cheap to clone.
 #[derive(Clone)]
 pub struct Store {
-    /// Every read, and on PostgreSQL every write.
+    /// Every read but an entry's ([`PoolSettings::rest_connections`]).
     pool: AnyPool,
+    /// A game entry's reads ([`PoolSettings::entry_connections`]).
+    entry: AnyPool,
     /// Every write: on SQLite a pool of its own with ONE connection, so writers queue in order
     /// for it in the process instead of racing for the file's write lock. Racing, each loser
     /// sleeps in SQLite's busy handler (1, 2, 5, … 100 ms, growing), and the lock stands idle
     /// while they sleep: 10,000 players joining over 30 s (three write transactions each) made
     /// 20,000 such sleeps and a connect p99 of 3.5–6 s, though each transaction takes well under
-    /// a millisecond. On PostgreSQL (row locks, no file lock) the same pool as reads.
+    /// a millisecond. On PostgreSQL (row locks, no file lock) a pool of
+    /// [`PoolSettings::write_connections`].
     writer: AnyPool,
     backend: Backend,
     /// Set when several worlds share the database: saves write only characters whose lease this
@@ -94,6 +142,12 @@ impl Store {
     /// (mode 0600, and made 0600 when found more open: `sqlite_file`) and switched to WAL mode so
     /// readers never block the writer.
     pub async fn connect(url: &str) -> Result<Store, StoreError> {
+        let backend = Backend::from_url(url)?;
+        Store::connect_with(url, PoolSettings::defaults(backend)).await
+    }
+
+    /// [`Store::connect`] with the pools as `pools` says.
+    pub async fn connect_with(url: &str, pools: PoolSettings) -> Result<Store, StoreError> {
         sqlx::any::install_default_drivers();
         let backend = Backend::from_url(url)?;
         let url = match backend {
@@ -112,24 +166,22 @@ impl Store {
             .map_err(|_| StoreError::InvalidUrl(redact_url(&url)))?
             .log_statements(tracing::log::LevelFilter::Trace)
             .log_slow_statements(tracing::log::LevelFilter::Warn, Duration::from_millis(500));
-        // SQLite: three readers and the one writer (`Store::writer`), four connections in all.
-        let max_connections = match backend {
-            Backend::Sqlite => 3,
-            Backend::Postgres => 10,
-        };
-        let pool = Store::pool_options(backend, max_connections)
+        let pool = Store::pool_options(backend, pools.rest_connections, pools.rest_acquire)
             .connect_with(options.clone())
             .await?;
-        let writer = match backend {
-            Backend::Sqlite => {
-                Store::pool_options(backend, 1)
-                    .connect_with(options)
-                    .await?
-            }
-            Backend::Postgres => pool.clone(),
+        let entry = Store::pool_options(backend, pools.entry_connections, pools.entry_acquire)
+            .connect_with(options.clone())
+            .await?;
+        let writers = match backend {
+            Backend::Sqlite => 1,
+            Backend::Postgres => pools.write_connections,
         };
+        let writer = Store::pool_options(backend, writers, pools.write_acquire)
+            .connect_with(options)
+            .await?;
         Ok(Store {
             pool,
+            entry,
             writer,
             backend,
             lease_world: None,
@@ -142,10 +194,10 @@ impl Store {
 
     /// How this store's pools connect and release: SQLite's pragmas on every new connection, and
     /// a connection left in a transaction SQLite had ended closed rather than pooled.
-    fn pool_options(backend: Backend, max_connections: u32) -> AnyPoolOptions {
+    fn pool_options(backend: Backend, max_connections: u32, acquire: Duration) -> AnyPoolOptions {
         AnyPoolOptions::new()
-            .max_connections(max_connections)
-            .acquire_timeout(ACQUIRE_TIMEOUT)
+            .max_connections(max_connections.max(1))
+            .acquire_timeout(acquire)
             .after_connect(move |conn, _meta| {
                 Box::pin(async move {
                     if backend == Backend::Sqlite {
@@ -196,13 +248,22 @@ impl Store {
     /// statement's columns per connection; CI once saw `ColumnNotFound("prayerPoints")` right after
     /// the migration that added it).
     pub async fn connect_migrated(url: &str) -> Result<(Store, Vec<i64>), StoreError> {
-        let store = Store::connect(url).await?;
+        let backend = Backend::from_url(url)?;
+        Store::connect_migrated_with(url, PoolSettings::defaults(backend)).await
+    }
+
+    /// [`Store::connect_migrated`] with the pools as `pools` says.
+    pub async fn connect_migrated_with(
+        url: &str,
+        pools: PoolSettings,
+    ) -> Result<(Store, Vec<i64>), StoreError> {
+        let store = Store::connect_with(url, pools).await?;
         let applied = store.migrate().await?;
         if applied.is_empty() || store.backend != Backend::Sqlite {
             return Ok((store, applied));
         }
         store.close().await;
-        Ok((Store::connect(url).await?, applied))
+        Ok((Store::connect_with(url, pools).await?, applied))
     }
 
     /// Connects to the SQLite file at `path`, creating it when missing.
@@ -237,6 +298,11 @@ impl Store {
         &self.pool
     }
 
+    /// The pool of a game entry's reads, for repositories.
+    pub(crate) fn entry_pool(&self) -> &AnyPool {
+        &self.entry
+    }
+
     /// The pool to write on, for repositories: every statement that changes a row runs here,
     /// in [`Store::begin_write`]'s transactions or on its own (see `Store::writer`'s field).
     pub(crate) fn writer(&self) -> &AnyPool {
@@ -261,6 +327,26 @@ impl Store {
     #[cfg(feature = "testing")]
     pub fn fail_next_group_commits(&self, n: u32) {
         self.group_commit_faults.store(n, Ordering::SeqCst);
+    }
+
+    /// Takes every connection of the pools named (`rest`, `entry`, `write`) and holds them until
+    /// the returned value is dropped: the fault hook of tests of a saturated store (every other
+    /// caller of those pools waits its pool's time and fails with [`StoreError::Busy`]).
+    #[cfg(feature = "testing")]
+    pub async fn hold_connections(&self, pools: &[&str]) -> HeldConnections {
+        let mut held = Vec::new();
+        for name in pools {
+            let pool = match *name {
+                "rest" => &self.pool,
+                "entry" => &self.entry,
+                "write" => &self.writer,
+                other => panic!("no pool {other:?}"),
+            };
+            for _ in 0..pool.options().get_max_connections() {
+                held.push(pool.acquire().await.expect("a connection to hold"));
+            }
+        }
+        HeldConnections(held)
     }
 
     /// Group rounds so far that were written batch by batch, each under its savepoint, because
@@ -362,18 +448,27 @@ impl Store {
     /// Waits for in-flight queries and closes every connection.
     pub async fn close(&self) {
         self.pool.close().await;
+        self.entry.close().await;
         self.writer.close().await;
     }
 
-    /// Connections open and idle, for metrics (the SQLite writer's among them).
+    /// Connections open and idle, for metrics (every pool's).
     pub fn pool_stats(&self) -> (u32, usize) {
-        match self.backend {
-            Backend::Sqlite => (
-                self.pool.size() + self.writer.size(),
-                self.pool.num_idle() + self.writer.num_idle(),
-            ),
-            Backend::Postgres => (self.pool.size(), self.pool.num_idle()),
-        }
+        let pools = [&self.pool, &self.entry, &self.writer];
+        (
+            pools.iter().map(|p| p.size()).sum(),
+            pools.iter().map(|p| p.num_idle()).sum(),
+        )
+    }
+
+    /// Each pool's connections open and idle, by the name of what it serves (`rest`, `entry`,
+    /// `write`), for metrics and `/status`.
+    pub fn pools(&self) -> [(&'static str, u32, usize); 3] {
+        [
+            ("rest", self.pool.size(), self.pool.num_idle()),
+            ("entry", self.entry.size(), self.entry.num_idle()),
+            ("write", self.writer.size(), self.writer.num_idle()),
+        ]
     }
 
     /// Accounts.

@@ -23,6 +23,11 @@ pub enum StoreError {
     /// A stored value cannot be read (e.g. a JSON column that is not what it should be).
     #[error("corrupt data: {0}")]
     Corrupt(String),
+    /// The store is saturated: no connection of the operation's pool came free within its wait
+    /// (`PoolSettings`), or the database stayed locked past its busy time-out. Trying again later
+    /// may pass; the server answers it with back-pressure (503 `server_busy`), never a 500.
+    #[error("the database is busy: {0}")]
+    Busy(String),
     /// The database refused or failed an operation.
     #[error("database error: {0}")]
     Database(#[source] sqlx::Error),
@@ -41,6 +46,16 @@ impl From<sqlx::Error> for StoreError {
             if db.is_unique_violation() {
                 return StoreError::Conflict(db.message().to_owned());
             }
+            // SQLite's SQLITE_BUSY (5, and its extended codes such as BUSY_SNAPSHOT, 517) and
+            // SQLITE_LOCKED (6); PostgreSQL's lock_not_available and too_many_connections.
+            let code = db.code().unwrap_or_default();
+            let sqlite_busy = code.parse::<i32>().is_ok_and(|c| matches!(c & 0xff, 5 | 6));
+            if sqlite_busy || matches!(code.as_ref(), "55P03" | "53300") {
+                return StoreError::Busy(db.message().to_owned());
+            }
+        }
+        if matches!(err, sqlx::Error::PoolTimedOut) {
+            return StoreError::Busy("no connection came free in time".into());
         }
         StoreError::Database(err)
     }

@@ -11,7 +11,9 @@ mod sqlite_file;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use database::{redact_url, Backend, Store, SQLITE_CACHE_KIB};
+#[cfg(feature = "testing")]
+pub use database::HeldConnections;
+pub use database::{redact_url, Backend, PoolSettings, Store, SQLITE_CACHE_KIB};
 pub use error::StoreError;
 pub use migrations::{Migration, MIGRATIONS};
 pub use repo::agents::AgentMapping;

@@ -304,8 +304,7 @@ async fn connect(
     if let Some(key) = &shared.key {
         request = request.header(LOAD_TEST_KEY_HEADER, key);
     }
-    let response = request
-        .send()
+    let response = send_waiting_out_busy(request, stats)
         .await
         .map_err(|e| ConnectFailure::http("guest", &e))?;
     if !response.status().is_success() {
@@ -331,8 +330,7 @@ async fn connect(
         if let Some(key) = &shared.key {
             request = request.header(LOAD_TEST_KEY_HEADER, key);
         }
-        let response = request
-            .send()
+        let response = send_waiting_out_busy(request, stats)
             .await
             .map_err(|e| ConnectFailure::http("character", &e))?;
         if response.status().is_success() {
@@ -346,6 +344,41 @@ async fn connect(
     }
 
     open_socket(endpoints, token, stats).await
+}
+
+/// How many times a REST call answered 503 `server_busy` is made again before the bot gives up.
+const BUSY_ATTEMPTS: u32 = 20;
+/// The longest `Retry-After` the bot honours as given (a longer one is waited this long).
+const BUSY_WAIT_MAX: Duration = Duration::from_secs(10);
+
+/// Sends `request`, and again after its `Retry-After` while the server answers 503: the
+/// documented back-pressure of a saturated server (docs/operations.md), not a failure.
+async fn send_waiting_out_busy(
+    request: reqwest::RequestBuilder,
+    stats: &mut BotStats,
+) -> Result<reqwest::Response, reqwest::Error> {
+    let mut attempt = 1;
+    loop {
+        // A JSON body is always clonable; without one the request is sent once as it is.
+        let Some(again) = request.try_clone() else {
+            return request.send().await;
+        };
+        let response = again.send().await?;
+        if response.status() != reqwest::StatusCode::SERVICE_UNAVAILABLE || attempt >= BUSY_ATTEMPTS
+        {
+            return Ok(response);
+        }
+        let wait = response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map_or(Duration::from_secs(1), Duration::from_secs)
+            .min(BUSY_WAIT_MAX);
+        stats.busy_retries += 1;
+        attempt += 1;
+        tokio::time::sleep(wait).await;
+    }
 }
 
 /// Opens `/ws` with `token` and reads the entry `player:sync`.
@@ -383,6 +416,13 @@ async fn open_socket(
             })?;
         match frame {
             Some(Ok(Message::Text(text))) => {
+                // An entry waiting out a saturated store is told so, and then enters.
+                if peek_kind(text.as_str()) == Some("error")
+                    && text.as_str().contains("\"server_busy\"")
+                {
+                    stats.busy_retries += 1;
+                    continue;
+                }
                 let kind = record_in(stats, text.as_str());
                 if kind.as_deref() == Some("player:sync") {
                     let tile = sync_tile(text.as_str()).ok_or_else(|| {

@@ -70,6 +70,10 @@ pub struct LoadReport {
     pub errors_by_code: Counts,
     /// Character names refused as taken and retried.
     pub name_retries: u64,
+    /// 503 `server_busy` answers waited out and `server_busy` entry notices (back-pressure, not
+    /// errors).
+    #[serde(default)]
+    pub busy_retries: u64,
     /// What the server's `/status` said during the run (absent when it could not be read).
     #[serde(default)]
     pub server: Option<crate::load::ServerFigures>,
@@ -333,6 +337,7 @@ impl LoadReport {
             errors: total(&stats.errors),
             errors_by_code: stats.errors,
             name_retries: stats.name_retries,
+            busy_retries: stats.busy_retries,
             server: None,
             trades,
             worlds: Vec::new(),
@@ -466,6 +471,7 @@ impl fmt::Display for LoadReport {
         row(f, "disconnects", counts_line(&self.disconnect_reasons))?;
         row(f, "unclean closes", self.unclean_closes.to_string())?;
         row(f, "name retries", self.name_retries.to_string())?;
+        row(f, "busy retries", self.busy_retries.to_string())?;
         if let Some(reconnect) = &self.reconnect {
             row(
                 f,

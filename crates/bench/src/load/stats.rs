@@ -145,6 +145,9 @@ pub struct BotStats {
     pub errors: Counts,
     /// Character names refused as taken (409) and retried with another.
     pub name_retries: u64,
+    /// Back-pressure waited out: REST calls answered 503 `server_busy` and made again after their
+    /// `Retry-After`, and `server_busy` notices of an entry waiting its turn.
+    pub busy_retries: u64,
     /// Bots whose close at the end was not answered by the server in time.
     pub unclean_closes: u64,
     /// What the bots of the `trade` scenario counted.
@@ -226,6 +229,7 @@ impl BotStats {
         self.frames_in += other.frames_in;
         merge_counts(&mut self.errors, other.errors);
         self.name_retries += other.name_retries;
+        self.busy_retries += other.busy_retries;
         self.unclean_closes += other.unclean_closes;
         self.trade.merge(other.trade);
         self.reconnect.times.merge(other.reconnect.times);

@@ -13,7 +13,7 @@ use crate::auth::{AccountError, AuthError};
 use crate::characters::creation::CreationError;
 use crate::characters::deletion::DeletionError;
 use crate::characters::NameError;
-use crate::service_errors::store_code;
+use crate::service_errors::{store_code, BUSY_RETRY_AFTER_SECS};
 use crate::world_thread::NoAnswer;
 
 /// A REST failure: a contract code and a human message.
@@ -56,6 +56,7 @@ impl From<StoreError> for ApiError {
         let code = store_code(&err);
         match err {
             StoreError::Conflict(m) | StoreError::NotFound(m) => ApiError::new(code, m),
+            StoreError::Busy(detail) => ApiError::busy(detail),
             other => ApiError::internal(other),
         }
     }
@@ -63,11 +64,24 @@ impl From<StoreError> for ApiError {
 
 impl ApiError {
     /// A service's failure with the code it names: in its own words, or, when `internal`, with
-    /// the detail logged and never shown.
+    /// the detail logged and never shown, or, when `server_busy`, as back-pressure.
     fn service(code: ErrorCode, err: impl std::fmt::Display) -> Self {
         match code {
             ErrorCode::Internal => ApiError::internal(err),
+            ErrorCode::ServerBusy => ApiError::busy(err),
             code => ApiError::new(code, err.to_string()),
+        }
+    }
+
+    /// 503 `server_busy` with `Retry-After`: the store is saturated (its detail is logged). The
+    /// call did nothing and may be made again as it was.
+    pub fn busy(detail: impl std::fmt::Display) -> Self {
+        tracing::warn!(error = %detail, "store saturated: answered 503 server_busy");
+        metrics::counter!("http_busy_total").increment(1);
+        Self {
+            code: ErrorCode::ServerBusy,
+            message: format!("the server is busy; try again in {BUSY_RETRY_AFTER_SECS} s"),
+            retry_after_secs: Some(BUSY_RETRY_AFTER_SECS),
         }
     }
 }

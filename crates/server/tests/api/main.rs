@@ -48,6 +48,7 @@ mod shops;
 mod shutdown;
 mod skills;
 mod status_faults;
+mod store_busy;
 mod strict_input;
 mod templates;
 mod trade;

@@ -26,11 +26,11 @@ impl Store {
         // read.
         let mut tx = match self.backend() {
             Backend::Postgres => {
-                self.pool()
+                self.entry_pool()
                     .begin_with("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
                     .await?
             }
-            Backend::Sqlite => self.pool().begin().await?,
+            Backend::Sqlite => self.entry_pool().begin().await?,
         };
         let Some(character) = get_on(&mut *tx, id).await? else {
             tx.rollback().await?;

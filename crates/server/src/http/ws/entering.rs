@@ -1,8 +1,10 @@
 //! Entering the world: wait for the character's previous session to be saved, load the record, join
 //! the world thread and send the first `player:sync`.
 
+use std::time::Duration;
+
 use wayfarer_protocol::ws::{Player, ServerMessage};
-use wayfarer_store::CharacterSnapshot;
+use wayfarer_store::{CharacterSnapshot, ContactLists, StoreError};
 
 use crate::http::social;
 use crate::http::ws_transport::Socket;
@@ -10,6 +12,13 @@ use crate::outbound_queue::OutboundSender;
 use crate::world_thread::WorldInput;
 
 use super::{Connection, SEND_TIMEOUT};
+
+/// How long an entry waits between tries when the store is saturated (the `server_busy` notice
+/// says it).
+const ENTRY_BUSY_WAIT: Duration = Duration::from_secs(2);
+/// How long an entry waits out a saturated store in all before it gives up (closing with 1011
+/// as any failed load).
+const ENTRY_BUSY_PATIENCE: Duration = Duration::from_secs(60);
 
 impl Connection {
     /// Loads the character, opens its session, sends `player:sync` and joins the world.
@@ -30,21 +39,32 @@ impl Connection {
         if let Some(entering) = self.entering.as_mut() {
             entering.hold(turn);
         }
-        let store = &self.state.store;
-        // The whole record in one read transaction on one pooled connection.
-        let mut snapshot = store
-            .character_snapshot(&self.character_id)
-            .await?
-            .ok_or_else(|| anyhow::anyhow!("character vanished"))?;
-        let session = store
-            .sessions()
-            .open(&self.character_id, &self.user_id, Some(&self.address))
-            .await?;
-        // The account's last login is written with the session row (`Sessions::open`).
-        *session_id = Some(session.clone());
-        // Friends, requests and the ignore list in one read: the sim takes the ignored names,
-        // the rest is the `friend:list` sent after the join.
-        let contacts = store.friends().lists(&self.character_id).await?;
+        // A saturated store (a join wave's logins and the saves over every connection of their
+        // pools) is waited out, the player told how long, instead of closing the entry: the
+        // entry keeps its turn meanwhile, so those behind it wait too.
+        let mut waited = Duration::ZERO;
+        let (mut snapshot, session, contacts) = loop {
+            match self.load(session_id).await {
+                Ok(loaded) => break loaded,
+                Err(StoreError::Busy(detail)) if waited < ENTRY_BUSY_PATIENCE => {
+                    tracing::warn!(character = %self.character_id, error = %detail, "store saturated: the entry waits");
+                    metrics::counter!("ws_entry_busy_waits_total").increment(1);
+                    let notice = ServerMessage::error(
+                        "server_busy",
+                        format!(
+                            "the server is busy: you enter in about {} s",
+                            ENTRY_BUSY_WAIT.as_secs()
+                        ),
+                        None,
+                    );
+                    tokio::time::timeout(SEND_TIMEOUT, socket.send_text(&notice.to_json()))
+                        .await??;
+                    tokio::time::sleep(ENTRY_BUSY_WAIT).await;
+                    waited += ENTRY_BUSY_WAIT;
+                }
+                Err(err) => return Err(err.into()),
+            }
+        };
         let ignored = contacts
             .ignored
             .iter()
@@ -81,6 +101,35 @@ impl Connection {
             "player logged in"
         );
         Ok(())
+    }
+
+    /// The entry's reads and its session row: the character's whole record (one read
+    /// transaction on one pooled connection, of the entry pool), the session (its id set in
+    /// `session_id` as soon as the row exists: the leave names it), and the friends, requests
+    /// and ignore list in one read.
+    async fn load(
+        &self,
+        session_id: &mut Option<String>,
+    ) -> Result<(CharacterSnapshot, String, ContactLists), StoreError> {
+        let store = &self.state.store;
+        let snapshot = store
+            .character_snapshot(&self.character_id)
+            .await?
+            .ok_or_else(|| StoreError::NotFound("the character vanished".into()))?;
+        let session = match session_id {
+            Some(open) => open.clone(),
+            None => {
+                let session = store
+                    .sessions()
+                    .open(&self.character_id, &self.user_id, Some(&self.address))
+                    .await?;
+                // The account's last login is written with the session row (`Sessions::open`).
+                *session_id = Some(session.clone());
+                session
+            }
+        };
+        let contacts = store.friends().lists(&self.character_id).await?;
+        Ok((snapshot, session, contacts))
     }
 
     pub(super) fn initial_sync(&self, snapshot: &CharacterSnapshot) -> Player {
