@@ -149,7 +149,8 @@ impl Goal {
                 if model.level(*skill) >= *level {
                     return Some(1.0);
                 }
-                let needed = wayfarer_sim::skills::xp_for_level(u8::try_from(*level).unwrap_or(99));
+                let needed =
+                    wayfarer_content::levels::xp_for_level(u8::try_from(*level).unwrap_or(99));
                 let xp = model.me.skills.get(skill).map_or(0, |s| s.xp.max(0));
                 Some((xp as f64 / f64::from(needed.max(1))).min(1.0))
             }

@@ -1,7 +1,7 @@
 //! Gathering: woodcutting, mining and fishing from a resource entity, as a continuous action. Once
 //! next to the node the player rolls every cycle (the first roll one cycle after arriving); each
 //! success puts one yield in the inventory with its XP, uses up bait, and may deplete the node.
-//! Formulas: [`crate::skilling`] and `docs/mechanics.md` ("Gathering").
+//! Formulas: [`wayfarer_content::skilling`] and `docs/mechanics.md` ("Gathering").
 
 use rand::Rng;
 use wayfarer_content::{GatheringNode, Skill, ToolRequirement, Yield};
@@ -13,9 +13,9 @@ use crate::flows::FlowKind;
 use crate::game_messages;
 use crate::items::skill_title;
 use crate::layout::Placed;
-use crate::skilling::{gather_bounds, skilling_numerator, SKILLING_ROLL_RANGE};
 use crate::skills::Xp;
 use crate::world::World;
+use wayfarer_content::skilling::{gather_bounds, skilling_numerator, SKILLING_ROLL_RANGE};
 
 /// The tool a player gathers with.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -87,7 +87,6 @@ mod regeneration;
 mod reload;
 mod resources;
 mod shops;
-pub mod skilling;
 pub mod skills;
 mod stamina;
 mod trade;

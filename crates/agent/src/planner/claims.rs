@@ -124,7 +124,7 @@ pub fn xp_per_tick(ctx: Ctx<'_>, type_id: &str, level: i64) -> f64 {
     // The success roll: the same curve for every node of a skill, halved at each 15 levels of
     // requirement (an oak at Woodcutting 15 succeeds half as often as a tree: its 37.5 XP a log
     // is 19 a roll against the tree's 25 × 1.3).
-    let chance = wayfarer_sim::skilling::gather_chance(
+    let chance = wayfarer_content::skilling::gather_chance(
         node.level,
         1,
         u32::try_from(level.clamp(1, 99)).unwrap_or(1),

@@ -1,7 +1,10 @@
-//! Reading `bank:*` and `shop:*` frames into sim requests: slots and quantities checked here, so
+//! Reading `bank:*` and `shop:*` frames into sim requests (called by `ws::input`): slots and quantities checked here, so
 //! bad input is an `error` with a code before anything reaches the world.
 
-use wayfarer_protocol::ws::{codes, ClientMessage, DepositSlot, ParseError, Quantity, SlotNumber};
+use wayfarer_protocol::ws::{
+    codes, BankDepositRequest, BankWithdrawRequest, DepositSlot, ParseError, Quantity,
+    ShopBuyRequest, ShopSellRequest, SlotNumber,
+};
 use wayfarer_sim::inventory::MAX_STACK;
 use wayfarer_sim::{ActionError, BankRequest, Command, ShopRequest};
 
@@ -63,55 +66,62 @@ fn count_or_all(value: Quantity) -> Result<Option<u32>, ActionError> {
     }
 }
 
-/// The request of a bank or shop frame; `None` for any other message.
-pub fn request(message: &ClientMessage) -> Option<Result<Request, ActionError>> {
-    Some(match message {
-        ClientMessage::BankOpen => Ok(Request::Bank(BankRequest::Open)),
-        ClientMessage::BankDeposit(d) => (|| {
-            let slot = match &d.slot {
-                DepositSlot::All => None,
-                DepositSlot::Slot(number) => Some(slot(number)?),
-            };
-            // `"all"` is what no quantity means: every one of the slot's item held.
-            let quantity = d.quantity.map(count_or_all).transpose()?.flatten();
-            Ok(Request::Bank(BankRequest::Deposit { slot, quantity }))
-        })(),
-        ClientMessage::BankWithdraw(w) => (|| {
-            if w.item_id.is_empty() {
-                return Err(bad(codes::INVALID_MESSAGE, "`itemId` is empty"));
-            }
-            Ok(Request::Bank(BankRequest::Withdraw {
-                item_id: w.item_id.clone(),
-                // All: as many as fit, which no bank stack can pass.
-                quantity: count_or_all(w.quantity)?.unwrap_or(MAX_STACK),
-            }))
-        })(),
-        ClientMessage::ShopBuy(b) => (|| {
-            Ok(Request::Shop(ShopRequest::Buy {
-                store_id: b.store_id.clone(),
-                item_id: b.item_id.clone(),
-                quantity: quantity(b.quantity)?,
-            }))
-        })(),
-        ClientMessage::ShopSell(s) => (|| {
-            Ok(Request::Shop(ShopRequest::Sell {
-                store_id: s.store_id.clone(),
-                slot: slot(&s.slot)?,
-                quantity: s.quantity.map(quantity).transpose()?,
-            }))
-        })(),
-        ClientMessage::ShopClose => Ok(Request::Shop(ShopRequest::Close)),
-        _ => return None,
-    })
+/// `bank:deposit`: a slot or `"all"`, and a count or `"all"`.
+pub fn deposit(d: &BankDepositRequest) -> Result<Request, ActionError> {
+    let slot = match &d.slot {
+        DepositSlot::All => None,
+        DepositSlot::Slot(number) => Some(slot(number)?),
+    };
+    // `"all"` is what no quantity means: every one of the slot's item held.
+    let quantity = d.quantity.map(count_or_all).transpose()?.flatten();
+    Ok(Request::Bank(BankRequest::Deposit { slot, quantity }))
+}
+
+/// `bank:withdraw`: an item and a count or `"all"`.
+pub fn withdraw(w: &BankWithdrawRequest) -> Result<Request, ActionError> {
+    if w.item_id.is_empty() {
+        return Err(bad(codes::INVALID_MESSAGE, "`itemId` is empty"));
+    }
+    Ok(Request::Bank(BankRequest::Withdraw {
+        item_id: w.item_id.clone(),
+        // All: as many as fit, which no bank stack can pass.
+        quantity: count_or_all(w.quantity)?.unwrap_or(MAX_STACK),
+    }))
+}
+
+/// `shop:buy`.
+pub fn buy(b: &ShopBuyRequest) -> Result<Request, ActionError> {
+    Ok(Request::Shop(ShopRequest::Buy {
+        store_id: b.store_id.clone(),
+        item_id: b.item_id.clone(),
+        quantity: quantity(b.quantity)?,
+    }))
+}
+
+/// `shop:sell`.
+pub fn sell(s: &ShopSellRequest) -> Result<Request, ActionError> {
+    Ok(Request::Shop(ShopRequest::Sell {
+        store_id: s.store_id.clone(),
+        slot: slot(&s.slot)?,
+        quantity: s.quantity.map(quantity).transpose()?,
+    }))
 }
 
 #[cfg(test)]
 mod tests {
+    use wayfarer_protocol::ws::ClientMessage;
+
     use super::*;
 
     fn parse(frame: &str) -> Result<Request, ActionError> {
         let (message, _) = ClientMessage::parse(frame);
-        request(&message.unwrap()).unwrap()
+        match message.unwrap() {
+            ClientMessage::BankDeposit(d) => deposit(&d),
+            ClientMessage::BankWithdraw(w) => withdraw(&w),
+            ClientMessage::ShopBuy(b) => buy(&b),
+            ClientMessage::ShopSell(s) => sell(&s),
+            other => panic!("not a bank or shop frame with data: {other:?}"),
+        }
     }
 
     #[test]
@@ -182,11 +192,12 @@ mod tests {
         );
         match ClientMessage::parse(&frame).0 {
             Err(err) => Err(err.code),
-            Ok(message) => match request(&message).unwrap() {
+            Ok(ClientMessage::BankWithdraw(w)) => match withdraw(&w) {
                 Ok(Request::Bank(BankRequest::Withdraw { quantity, .. })) => Ok(quantity),
                 Ok(other) => panic!("{other:?}"),
                 Err(err) => Err(err.code),
             },
+            Ok(other) => panic!("{other:?}"),
         }
     }
 

@@ -529,9 +529,9 @@ impl Runner {
         self.finish_leaves(leaving);
         self.answer_admissions();
         let dispatch = dispatch_started.elapsed();
-        metrics::histogram!("tick_phase_ms", "phase" => "dispatch")
+        metrics::histogram!("tick_phase_ms", "phase" => PHASES[DISPATCH])
             .record(dispatch.as_secs_f64() * 1000.0);
-        phase_us[5] = dispatch.as_micros() as u64;
+        phase_us[DISPATCH] = dispatch.as_micros() as u64;
 
         let persist_started = Instant::now();
         // The next tick's newcomers (their presence goes out with this publish).
@@ -545,9 +545,9 @@ impl Runner {
         self.wake_dispatched();
         self.save_turn();
         let persist = persist_started.elapsed();
-        metrics::histogram!("tick_phase_ms", "phase" => "persist")
+        metrics::histogram!("tick_phase_ms", "phase" => PHASES[PERSIST])
             .record(persist.as_secs_f64() * 1000.0);
-        phase_us[6] = persist.as_micros() as u64;
+        phase_us[PERSIST] = persist.as_micros() as u64;
         self.phase_us = phase_us;
 
         let elapsed = started.elapsed();
@@ -678,6 +678,13 @@ fn phase_name(phase: Phase) -> &'static str {
     PHASES[phase_index(phase)]
 }
 
+/// The position in [`PHASES`] of the server's own phase after the sim's five: handing the tick's
+/// events to the connections (with the leaves and admissions answered).
+const DISPATCH: usize = Phase::ALL.len();
+/// The position in [`PHASES`] of the server's last phase: admitting newcomers, publishing
+/// presence, waking the connections and handing over the saves.
+const PERSIST: usize = DISPATCH + 1;
+
 /// The sim phase's position in [`PHASES`].
 fn phase_index(phase: Phase) -> usize {
     match phase {
@@ -746,6 +753,16 @@ mod tests {
             span.wait_of(span.ended + Duration::from_millis(5)),
             Duration::ZERO
         );
+    }
+
+    #[test]
+    fn every_timed_phase_has_its_own_place_under_its_own_name() {
+        for phase in Phase::ALL {
+            assert_eq!(phase_name(phase), phase.name());
+        }
+        assert_eq!(PHASES[DISPATCH], "dispatch");
+        assert_eq!(PHASES[PERSIST], "persist");
+        assert_eq!(PERSIST + 1, PHASES.len(), "persist is the last phase timed");
     }
 
     /// A runner without its thread, and the save task's end of the queue.

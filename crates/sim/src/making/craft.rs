@@ -9,9 +9,9 @@ use super::{MakeJob, Stop, Unmet, RANGE};
 use crate::events::Event;
 use crate::flows::FlowKind;
 use crate::narration::plural;
-use crate::skilling::{burn_chance, firemaking_numerator, SKILLING_ROLL_RANGE};
 use crate::skills::Xp;
 use crate::world::World;
+use wayfarer_content::skilling::{burn_chance, firemaking_numerator, SKILLING_ROLL_RANGE};
 
 /// How one make ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,7 +8,7 @@
 //! recipe of the item in their slot.
 //!
 //! Every make is one inventory transaction (`craft`). Each start, success, failure and finish is
-//! narrated on the `game` channel. Formulas: [`crate::skilling`] and `docs/mechanics.md`
+//! narrated on the `game` channel. Formulas: [`wayfarer_content::skilling`] and `docs/mechanics.md`
 //! ("Making").
 
 mod craft;

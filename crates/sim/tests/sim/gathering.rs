@@ -5,11 +5,11 @@
 use std::sync::Arc;
 
 use serde_json::{json, Value};
+use wayfarer_content::skilling::gather_chance;
 use wayfarer_content::{Content, EquipSlot, ManifestSet, Skill};
 use wayfarer_protocol::ws::{Entity, TilePos};
 use wayfarer_sim::equipment::Equipment;
 use wayfarer_sim::inventory::{Inventory, Stack};
-use wayfarer_sim::skilling::gather_chance;
 use wayfarer_sim::skills::{xp_for_level, Xp};
 use wayfarer_sim::{Action, Command, Event, Joining, World};
 

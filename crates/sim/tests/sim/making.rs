@@ -4,10 +4,10 @@
 
 use std::sync::Arc;
 
+use wayfarer_content::skilling::burn_chance;
 use wayfarer_content::{Content, Recipe, RecipeKind, Skill};
 use wayfarer_protocol::ws::{codes, ChatChannel, Entity, EntityKind, MakeOptions, TilePos};
 use wayfarer_sim::inventory::{Inventory, Stack};
-use wayfarer_sim::skilling::burn_chance;
 use wayfarer_sim::skills::{xp_for_level, Xp};
 use wayfarer_sim::{Action, Command, Event, Joining, MakeCount, World, MAX_MAKE_QUANTITY};
 

@@ -1,7 +1,6 @@
 //! The connection loop: registers the connection, enters the world, then reads frames and writes what
 //! the world sends until either side ends it; every socket write and close is bounded in time.
 
-use std::collections::VecDeque;
 use std::num::NonZeroU32;
 use std::time::{Duration, Instant};
 
@@ -19,9 +18,8 @@ use crate::outbound_queue::{self, OutboundReceiver};
 use crate::rate_limit::WS_PER_SECOND;
 use crate::world_thread::{Outbound, WorldInput, TOO_SLOW};
 
-use super::{
-    Connection, Flow, ABUSE_LIMIT, CLOSE_TIMEOUT, PING_TIMEOUT, REMEMBERED_REFS, SEND_TIMEOUT,
-};
+use super::input::{Admission, Refs};
+use super::{Connection, Flow, ABUSE_LIMIT, CLOSE_TIMEOUT, PING_TIMEOUT, SEND_TIMEOUT};
 
 /// What a bounded socket write came to: a write that did not finish within [`SEND_TIMEOUT`] is a
 /// client that stopped reading (1008, as a full outbound queue is); a failed one ends the
@@ -68,8 +66,7 @@ impl Connection {
             last_limited_notice: None,
             abuse_started: None,
             last_drop: None,
-            refs: VecDeque::new(),
-            next_ref: 0,
+            refs: Refs::default(),
         }
     }
 
@@ -437,41 +434,43 @@ impl Connection {
         if let ServerMessage::Error(error) = message {
             if let Some(Value::Number(n)) = &error.reference {
                 let mut error = error.clone();
-                error.reference = n.as_u64().and_then(|id| self.take_ref(id));
+                error.reference = n.as_u64().and_then(|id| self.refs.take(id));
                 return Some(ServerMessage::Error(error).to_json());
             }
         }
         if let ServerMessage::TradeError(error) = message {
             if let Some(Value::Number(n)) = &error.reference {
                 let mut error = error.clone();
-                error.reference = n.as_u64().and_then(|id| self.take_ref(id));
+                error.reference = n.as_u64().and_then(|id| self.refs.take(id));
                 return Some(ServerMessage::TradeError(error).to_json());
             }
         }
         if let ServerMessage::DuelError(error) = message {
             if let Some(Value::Number(n)) = &error.reference {
                 let mut error = error.clone();
-                error.reference = n.as_u64().and_then(|id| self.take_ref(id));
+                error.reference = n.as_u64().and_then(|id| self.refs.take(id));
                 return Some(ServerMessage::DuelError(error).to_json());
             }
         }
         None
     }
 
-    pub(super) fn remember_ref(&mut self, reference: Option<Value>) -> Option<u64> {
-        let reference = reference?;
-        let id = self.next_ref;
-        self.next_ref += 1;
-        if self.refs.len() == REMEMBERED_REFS {
-            self.refs.pop_front();
+    /// What the rate limit makes of the next frame: dropped ones are counted, and told of at most
+    /// once a second; `Err` closes a connection that has kept over the limit for too long.
+    pub(super) fn admission(&mut self) -> Result<Admission, Flow> {
+        if self.admit()? {
+            metrics::counter!("ws_messages_in_total").increment(1);
+            return Ok(Admission::Admitted);
         }
-        self.refs.push_back((id, reference));
-        Some(id)
-    }
-
-    pub(super) fn take_ref(&mut self, id: u64) -> Option<Value> {
-        let at = self.refs.iter().position(|(i, _)| *i == id)?;
-        self.refs.remove(at).map(|(_, v)| v)
+        metrics::counter!("ws_messages_dropped_total").increment(1);
+        let due = self
+            .last_limited_notice
+            .is_none_or(|at| at.elapsed() >= Duration::from_secs(1));
+        if !due {
+            return Ok(Admission::Dropped);
+        }
+        self.last_limited_notice = Some(Instant::now());
+        Ok(Admission::DroppedWithNotice)
     }
 
     /// Counts one message against 60 a second; `false` means drop it.

@@ -3,9 +3,9 @@
 //! enforces 60 messages a second, forwards commands to the world thread and writes what the world sends.
 //!
 //! This file authenticates and upgrades; the submodules hold the connection loop (`connection`),
-//! entering the world (`entering`), client messages (`commands`) and slash commands (`slash`).
+//! entering the world (`entering`), what a client frame asks (`input`, a pure function), carrying it
+//! out (`commands`) and slash commands (`slash`).
 
-use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
@@ -15,7 +15,6 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 use governor::DefaultDirectRateLimiter;
 use serde::Deserialize;
-use serde_json::Value;
 use wayfarer_protocol::ErrorCode;
 
 use super::ws_transport::{NotAnUpgrade, Upgrade};
@@ -29,6 +28,7 @@ mod commands;
 mod connection;
 mod cross_world;
 mod entering;
+mod input;
 mod slash;
 
 /// Frames above this are a protocol violation and end the connection; between `MAX_FRAME_BYTES` and
@@ -43,8 +43,6 @@ const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
 /// The close reason of a game socket that answered none of `WS_MISSED_PONGS` pings in a row.
 const PING_TIMEOUT: &str = "no answer to pings";
-/// Client refs remembered for echoing in errors that come back from the world.
-const REMEMBERED_REFS: usize = 256;
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -184,8 +182,8 @@ struct Connection {
     last_limited_notice: Option<Instant>,
     abuse_started: Option<Instant>,
     last_drop: Option<Instant>,
-    refs: VecDeque<(u64, Value)>,
-    next_ref: u64,
+    /// The client `ref`s of commands sent to the world, for echoing in the errors that come back.
+    refs: input::Refs,
 }
 
 enum Flow {

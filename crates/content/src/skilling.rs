@@ -1,6 +1,7 @@
 //! The pure formulas of the non-combat skills: the chance a gathering or firemaking attempt
 //! succeeds, and the chance cooking burns the food. Kept apart from the world so tests can check the
-//! numbers the world's rolls must match. Sources and reasoning: `docs/mechanics.md`
+//! numbers the world's rolls must match, and with the content so the agent plans by the same numbers
+//! the sim rolls by without depending on the sim. Sources and reasoning: `docs/mechanics.md`
 //! ("Gathering", "Firemaking", "Cooking").
 
 /// Denominator of a skilling roll: a success is a draw in `0..256` below the numerator.
