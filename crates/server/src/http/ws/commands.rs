@@ -2,6 +2,7 @@
 //! is answered with `error` and the connection kept.
 
 use std::time::{Duration, Instant};
+use wayfarer_protocol::text::quoted;
 
 use serde_json::Value;
 use wayfarer_protocol::ws::{
@@ -285,7 +286,7 @@ impl Connection {
                         .reply_error(
                             socket,
                             codes::INVALID_MESSAGE,
-                            &format!("{skill_name:?} is not a skill"),
+                            &format!("{} is not a skill", quoted(skill_name)),
                             reference,
                         )
                         .await;
