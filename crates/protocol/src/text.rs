@@ -47,9 +47,15 @@ pub const MAX_ECHOED_CHARS: usize = 64;
 /// [`MAX_ECHOED_CHARS`] characters with `…` marking the cut. Every message that names an id the
 /// client sent uses this, so none repeats more than that.
 pub fn quoted(id: &str) -> String {
+    format!("{:?}", cut(id))
+}
+
+/// `id` cut to [`MAX_ECHOED_CHARS`] characters with `…` marking the cut, unquoted (for messages
+/// that put it in backticks); unchanged when short enough.
+pub fn cut(id: &str) -> std::borrow::Cow<'_, str> {
     match id.char_indices().nth(MAX_ECHOED_CHARS) {
-        None => format!("{id:?}"),
-        Some((cut, _)) => format!("{:?}", format!("{}…", &id[..cut])),
+        None => std::borrow::Cow::Borrowed(id),
+        Some((at, _)) => std::borrow::Cow::Owned(format!("{}…", &id[..at])),
     }
 }
 

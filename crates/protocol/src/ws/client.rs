@@ -83,7 +83,7 @@ macro_rules! client_messages {
                     $($name => client_messages!(@read kind, data, $variant $(($data))?),)*
                     other => Err(ParseError {
                         code: codes::UNKNOWN_TYPE,
-                        message: format!("unknown message type {other:?}"),
+                        message: format!("unknown message type {}", crate::text::quoted(other)),
                     }),
                 }
             }
