@@ -1,6 +1,6 @@
 //! Duel messages (CONTRACT.md section 11): a challenge, two screens of rules and stakes as a
 //! trade's, the fight, and its result. Errors reuse the trade's codes ([`crate::trade::codes`])
-//! plus [`codes::RULE_BROKEN`] and [`codes::IN_DUEL`].
+//! plus [`codes::RULE_BROKEN`], [`codes::IN_DUEL`], [`codes::NOT_HERE`] and [`codes::IN_COMBAT`].
 
 use serde::{Deserialize, Serialize};
 
@@ -16,6 +16,12 @@ pub mod codes {
     pub const IN_DUEL: &str = "in_duel";
     /// `duel:setRule` named no rule of [`super::rules::ALL`], or would forbid every attack style.
     pub const INVALID_RULE: &str = "invalid_rule";
+    /// `duel:challenge` (or its acceptance) from or into a PvP area: a duel there would shield
+    /// both from everyone else and heal them on the spot.
+    pub const NOT_HERE: &str = "not_here";
+    /// `duel:challenge` (or its acceptance) while either player fought in the last 10 s: a duel
+    /// is no way out of a fight.
+    pub const IN_COMBAT: &str = "in_combat";
 }
 
 /// The rule names of `duel:setRule` and of `duel:rules.rules`.

@@ -105,6 +105,52 @@ pub struct Status {
     pub sync_reply: SyncReplyStatus,
 }
 
+/// `GET /status` in production: what CONTRACT.md section 2 promises a player or a status page,
+/// and nothing of the server's insides (per-phase timings, queues, connections, memory and CPU
+/// stay with the operator's `/metrics`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PublicStatus {
+    pub status: String,
+    pub version: String,
+    pub commit: String,
+    pub uptime_seconds: u64,
+    pub players_online: u64,
+    pub tick: PublicTickStatus,
+    pub database: DatabaseHealth,
+}
+
+/// The tick as [`PublicStatus`] shows it: CONTRACT.md's `{number, lastMs, p99Ms}`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PublicTickStatus {
+    pub number: u64,
+    pub last_ms: f64,
+    pub p99_ms: f64,
+}
+
+impl From<&Status> for PublicStatus {
+    fn from(full: &Status) -> PublicStatus {
+        PublicStatus {
+            status: full.status.clone(),
+            version: full.version.clone(),
+            commit: full.commit.clone(),
+            uptime_seconds: full.uptime_seconds,
+            players_online: full.players_online,
+            tick: PublicTickStatus {
+                number: full.tick.number,
+                last_ms: full.tick.last_ms,
+                p99_ms: full.tick.p99_ms,
+            },
+            database: full.database,
+        }
+    }
+}
+
 /// How long `player:sync` requests took inside the server: from reading the request to writing
 /// the reply, and the same less any wait for a tick that was running (the world answers between
 /// ticks). Milliseconds, over the last [`SYNC_REPLY_WINDOW`] replies.

@@ -39,9 +39,47 @@ pub fn strip_invisible(text: &str) -> String {
     text.chars().filter(|&c| !is_invisible(c)).collect()
 }
 
+/// Most characters of a client-given id (a recipe, a spell, a target, a rule …) an error message
+/// repeats back: enough to recognise it, while a 16 KiB id is not echoed whole.
+pub const MAX_ECHOED_CHARS: usize = 64;
+
+/// `id` as an error message quotes it: in quotes and escaped as Rust's `{:?}` writes it, cut to
+/// [`MAX_ECHOED_CHARS`] characters with `…` marking the cut. Every message that names an id the
+/// client sent uses this, so none repeats more than that.
+pub fn quoted(id: &str) -> String {
+    format!("{:?}", cut(id))
+}
+
+/// `id` cut to [`MAX_ECHOED_CHARS`] characters with `…` marking the cut, unquoted (for messages
+/// that put it in backticks); unchanged when short enough.
+pub fn cut(id: &str) -> std::borrow::Cow<'_, str> {
+    match id.char_indices().nth(MAX_ECHOED_CHARS) {
+        None => std::borrow::Cow::Borrowed(id),
+        Some((at, _)) => std::borrow::Cow::Owned(format!("{}…", &id[..at])),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quoted_ids_are_cut_to_64_characters() {
+        assert_eq!(
+            quoted("smithing:bronze_dagger"),
+            "\"smithing:bronze_dagger\""
+        );
+        let long = "x".repeat(10_000);
+        let echoed = quoted(&long);
+        assert_eq!(echoed, format!("\"{}…\"", "x".repeat(MAX_ECHOED_CHARS)));
+        // Characters, not bytes: a multi-byte id is cut on a character boundary.
+        let wide = "é".repeat(100);
+        assert_eq!(
+            quoted(&wide),
+            format!("\"{}…\"", "é".repeat(MAX_ECHOED_CHARS))
+        );
+        assert_eq!(quoted(&"y".repeat(64)), format!("\"{}\"", "y".repeat(64)));
+    }
 
     #[test]
     fn direction_overrides_and_zero_width_characters_are_taken_out() {

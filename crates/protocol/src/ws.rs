@@ -1039,6 +1039,41 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// Issue 50: `{"type":"a","type":"b"}` was read as the last `type`, silently.
+    #[test]
+    fn a_key_twice_is_refused_as_invalid_message() {
+        for frame in [
+            r#"{"type":"player:sync","type":"player:move","data":{"x":1,"z":1}}"#,
+            r#"{"type":"player:move","data":{"x":1,"z":1},"data":{"x":2,"z":2}}"#,
+            r#"{"type":"player:move","data":{"x":1,"x":9,"z":1}}"#,
+            r#"{"type":"chat:send","ref":1,"ref":2,"data":{}}"#,
+        ] {
+            let err = ClientMessage::parse(frame).0.unwrap_err();
+            assert_eq!(err.code, codes::INVALID_MESSAGE, "{frame}");
+            assert!(
+                err.message.contains("appears twice"),
+                "{frame}: {}",
+                err.message
+            );
+        }
+        let err = ClientMessage::parse(r#"{"type":"x","type":"y"}"#)
+            .0
+            .unwrap_err();
+        assert_eq!(
+            err.message,
+            r#"the message is ambiguous: the key "type" appears twice in one object"#
+        );
+        // Equal keys in different objects are fine, and so is every other frame.
+        let (msg, _) = ClientMessage::parse(
+            r#"{"type":"player:move","data":{"x":3,"z":-4,"run":true,"ref":1},"ref":7}"#,
+        );
+        assert!(msg.is_ok());
+        assert_eq!(
+            ClientMessage::parse("{").0.unwrap_err().message,
+            "the message is not valid JSON: it ends before it is complete (line 1, column 1)"
+        );
+    }
+
     #[test]
     fn frames_parse_with_their_ref() {
         let (msg, r) = ClientMessage::parse(

@@ -171,10 +171,19 @@ async fn fallback(
 /// Every route of the server, each registered once, with its OpenAPI description, through the route
 /// table (`http::route_table`): the path and methods come from the handler's `#[utoipa::path]`.
 fn route_table(state: &AppState) -> RouteTable<AppState> {
-    let RouteGroups { auth, api, open } = route_groups();
+    let RouteGroups {
+        auth,
+        api,
+        probe,
+        open,
+    } = route_groups();
     let auth = auth.route_layer(axum::middleware::from_fn_with_state(
         state.clone(),
         http::limits::limit_auth,
+    ));
+    let probe = probe.route_layer(axum::middleware::from_fn_with_state(
+        state.clone(),
+        http::limits::limit_status,
     ));
     let api = api
         .merge(auth)
@@ -182,7 +191,7 @@ fn route_table(state: &AppState) -> RouteTable<AppState> {
             state.clone(),
             http::limits::limit_rest,
         ));
-    let table = open.merge(api);
+    let table = open.merge(probe).merge(api);
     if state.config.node_env == NodeEnv::Test {
         http::test_hooks::add_routes(table)
     } else {
@@ -191,10 +200,12 @@ fn route_table(state: &AppState) -> RouteTable<AppState> {
 }
 
 /// The documented routes by the rate limits around them (added by [`route_table`]): `auth` (the
-/// auth limit, then the REST limit), `api` (the REST limit) and `open` (none).
+/// auth limit, then the REST limit), `api` (the REST limit), `probe` (`/status`: its own limit
+/// per address) and `open` (none).
 struct RouteGroups {
     auth: RouteTable<AppState>,
     api: RouteTable<AppState>,
+    probe: RouteTable<AppState>,
     open: RouteTable<AppState>,
 }
 
@@ -246,22 +257,32 @@ fn route_groups() -> RouteGroups {
         .documented(routes!(routes::agents::mapping))
         .documented(routes!(routes::content::skill_unlocks))
         .documented(routes!(routes::content::world_areas));
+    let probe = RouteTable::new(http::openapi::base()).documented(routes!(http::health::status));
     let open = RouteTable::new(http::openapi::base())
         .documented(routes!(http::health::health))
-        .documented(routes!(http::health::status))
         .documented(routes!(http::metrics::render))
         .documented(routes!(routes::content::manifest))
         // Public content like the manifests, so outside the REST limit (see routes::map).
         .documented(routes!(routes::map::summary))
         .documented(routes!(routes::map::chunk))
         .documented(routes!(http::game_socket_route::upgrade));
-    RouteGroups { auth, api, open }
+    RouteGroups {
+        auth,
+        api,
+        probe,
+        open,
+    }
 }
 
 /// The OpenAPI document `GET /api/openapi.json` serves, built without a server (the checked-in
 /// `docs/openapi.json` is this).
 pub fn openapi_document() -> serde_json::Value {
-    let RouteGroups { auth, api, open } = route_groups();
-    let (_, document, _) = open.merge(api.merge(auth)).into_parts();
+    let RouteGroups {
+        auth,
+        api,
+        probe,
+        open,
+    } = route_groups();
+    let (_, document, _) = open.merge(probe).merge(api.merge(auth)).into_parts();
     http::openapi::finish(serde_json::to_value(document).unwrap_or_default())
 }

@@ -143,6 +143,12 @@ pub struct Config {
     /// The world thread asks for real-time priority where the process may
     /// (`WORLD_THREAD_REALTIME`, default true; `priority::make_current_thread_realtime`).
     pub world_thread_realtime: bool,
+    /// The bearer token that opens `/metrics` on the main port in production (`METRICS_TOKEN`;
+    /// unset: production's main port does not serve it).
+    pub metrics_token: Option<String>,
+    /// A listener of its own serving `/metrics` alone, without a token (`METRICS_ADDR`): in
+    /// production [`DEFAULT_METRICS_ADDR`] unless set (`off`: none); elsewhere none unless set.
+    pub metrics_addr: Option<std::net::SocketAddr>,
 }
 
 /// Shortest `JWT_SECRET` accepted in production (CONTRACT.md section 4).
@@ -150,6 +156,59 @@ pub const MIN_JWT_SECRET_BYTES: usize = 32;
 /// Shortest `ADMIN_CODE` accepted in production: `/admin <code>` is typed in chat by anyone, so the
 /// code is a password, and ten guesses a minute per address must never find it.
 pub const MIN_ADMIN_CODE_CHARS: usize = 16;
+/// Fewest different characters in a production `ADMIN_CODE` (`aaaaaaaaaaaaaaaa` is 16 long and
+/// one guess).
+pub const MIN_ADMIN_CODE_DISTINCT: usize = 8;
+/// Longest run of one character in a production `ADMIN_CODE`.
+pub const MAX_ADMIN_CODE_RUN: usize = 3;
+/// Least estimated strength of a production `ADMIN_CODE`, in bits ([`admin_code_weakness`]).
+pub const MIN_ADMIN_CODE_BITS: f64 = 64.0;
+
+/// Why `code` is too weak for production, if it is: shorter than [`MIN_ADMIN_CODE_CHARS`], fewer
+/// than [`MIN_ADMIN_CODE_DISTINCT`] different characters, a run of one character longer than
+/// [`MAX_ADMIN_CODE_RUN`], or an estimated strength below [`MIN_ADMIN_CODE_BITS`]. The estimate is
+/// the length times log2 of the alphabet its character classes span (lower case 26, upper case
+/// 26, digits 10, anything else 33): 16 lower-case letters are 75 bits, 16 digits only 53.
+pub fn admin_code_weakness(code: &str) -> Option<String> {
+    let chars: Vec<char> = code.chars().collect();
+    if chars.len() < MIN_ADMIN_CODE_CHARS {
+        return Some(format!(
+            "production needs a code of at least {MIN_ADMIN_CODE_CHARS} characters (or none: admin then comes only from the account's stored role)"
+        ));
+    }
+    let distinct = chars.iter().collect::<std::collections::HashSet<_>>().len();
+    if distinct < MIN_ADMIN_CODE_DISTINCT {
+        return Some(format!(
+            "production needs a code of at least {MIN_ADMIN_CODE_DISTINCT} different characters; this one has {distinct}"
+        ));
+    }
+    let longest_run = chars
+        .chunk_by(|a, b| a == b)
+        .map(<[char]>::len)
+        .max()
+        .unwrap_or(0);
+    if longest_run > MAX_ADMIN_CODE_RUN {
+        return Some(format!(
+            "production needs a code with no character more than {MAX_ADMIN_CODE_RUN} times in a row; this one has {longest_run}"
+        ));
+    }
+    let alphabet: u32 = [
+        (chars.iter().any(char::is_ascii_lowercase), 26),
+        (chars.iter().any(char::is_ascii_uppercase), 26),
+        (chars.iter().any(char::is_ascii_digit), 10),
+        (chars.iter().any(|c| !c.is_ascii_alphanumeric()), 33),
+    ]
+    .into_iter()
+    .filter_map(|(present, size)| present.then_some(size))
+    .sum();
+    let bits = chars.len() as f64 * f64::from(alphabet.max(1)).log2();
+    if bits < MIN_ADMIN_CODE_BITS {
+        return Some(format!(
+            "production needs a code of an estimated {MIN_ADMIN_CODE_BITS} bits or more; this one is about {bits:.0} (make it longer or mix letters, digits and symbols)"
+        ));
+    }
+    None
+}
 
 /// Variables whose values never appear in logs.
 const SECRET_VARIABLES: &[&str] = &[
@@ -159,7 +218,12 @@ const SECRET_VARIABLES: &[&str] = &[
     "VOICE_API_SECRET",
     "VOICE_API_KEY",
     "LOAD_TEST_KEY",
+    "METRICS_TOKEN",
 ];
+
+/// Where production serves `/metrics` to a scraper on the same machine (`METRICS_ADDR` unset):
+/// loopback only, the Prometheus exporters' customary port.
+pub const DEFAULT_METRICS_ADDR: &str = "127.0.0.1:9464";
 
 /// The default port of specification section 4.
 pub const DEFAULT_PORT: u16 = 5555;
@@ -333,13 +397,13 @@ impl Config {
                     message: "must be one word: `/admin <code>` cannot carry a space".into(),
                 });
             }
-            if node_env == NodeEnv::Production && code.chars().count() < MIN_ADMIN_CODE_CHARS {
-                return Err(ConfigError {
-                    variable: "ADMIN_CODE",
-                    message: format!(
-                        "production needs a code of at least {MIN_ADMIN_CODE_CHARS} characters (or none: admin then comes only from the account's stored role)"
-                    ),
-                });
+            if node_env == NodeEnv::Production {
+                if let Some(message) = admin_code_weakness(code) {
+                    return Err(ConfigError {
+                        variable: "ADMIN_CODE",
+                        message,
+                    });
+                }
             }
         }
         let public_idp_app_id = get("PUBLIC_IDP_APP_ID");
@@ -429,7 +493,24 @@ impl Config {
         let connections = connections::ConnectionSettings::from_lookup(&get)?;
         let tick_threads = tick_threads(&get)?;
         let world_thread_realtime = boolean_or(&get, "WORLD_THREAD_REALTIME", true)?;
+        let metrics_token = get("METRICS_TOKEN").map(|v| v.trim().to_owned());
+        let metrics_addr = match get("METRICS_ADDR").as_deref().map(str::trim) {
+            Some("off" | "none") => None,
+            None if node_env != NodeEnv::Production => None,
+            given => {
+                let text = given.unwrap_or(DEFAULT_METRICS_ADDR);
+                Some(text.parse().map_err(|_| ConfigError {
+                    variable: "METRICS_ADDR",
+                    message: format!(
+                        "{} is not an address and port (127.0.0.1:9464), nor off",
+                        wayfarer_protocol::text::quoted(text)
+                    ),
+                })?)
+            }
+        };
         Ok(Config {
+            metrics_token,
+            metrics_addr,
             connections,
             tick_threads,
             world_thread_realtime,
@@ -669,6 +750,12 @@ impl Config {
                 "WORLD_THREAD_REALTIME",
                 self.world_thread_realtime.to_string(),
             ),
+            ("METRICS_TOKEN", opt(&self.metrics_token)),
+            (
+                "METRICS_ADDR",
+                self.metrics_addr
+                    .map_or_else(|| "(none)".into(), |a| a.to_string()),
+            ),
         ];
         out.extend(self.connections.describe());
         for (name, value) in &mut out {
@@ -868,6 +955,79 @@ mod tests {
         }
     }
 
+    /// Issue 50: `aaaaaaaaaaaaaaaa` started production (only the length was checked).
+    #[test]
+    fn a_production_admin_code_needs_about_64_bits() {
+        for weak in [
+            "aaaaaaaaaaaaaaaa",
+            "abababababababab",
+            "abcdefgaaaaahijk",
+            "0123456789012345",
+            "short-Code-1",
+        ] {
+            assert!(admin_code_weakness(weak).is_some(), "{weak}");
+        }
+        for strong in [
+            "letmein-0123456789",
+            "k3v9-Qx2m-Lp7z-W8r4",
+            "correcthorsebatterystaple",
+            "01234567890123456789",
+        ] {
+            assert_eq!(admin_code_weakness(strong), None, "{strong}");
+        }
+        let production = |code: &str| {
+            config(&[
+                ("NODE_ENV", "production"),
+                ("JWT_SECRET", "0123456789abcdef0123456789abcdef"),
+                ("ADMIN_CODE", code),
+            ])
+        };
+        assert_eq!(
+            production("aaaaaaaaaaaaaaaa").unwrap_err().variable,
+            "ADMIN_CODE"
+        );
+        assert!(production("letmein-0123456789").is_ok());
+        // Outside production a short code stays a convenience.
+        assert!(config(&[("ADMIN_CODE", "aaaa")]).is_ok());
+    }
+
+    #[test]
+    fn metrics_listen_apart_in_production_unless_turned_off() {
+        let production = |extra: &[(&str, &str)]| {
+            let mut vars = vec![
+                ("NODE_ENV", "production"),
+                ("JWT_SECRET", "0123456789abcdef0123456789abcdef"),
+            ];
+            vars.extend_from_slice(extra);
+            config(&vars)
+        };
+        assert_eq!(
+            production(&[]).unwrap().metrics_addr,
+            Some(DEFAULT_METRICS_ADDR.parse().unwrap())
+        );
+        assert_eq!(
+            production(&[("METRICS_ADDR", "off")]).unwrap().metrics_addr,
+            None
+        );
+        assert_eq!(
+            production(&[("METRICS_ADDR", "0.0.0.0:9100")])
+                .unwrap()
+                .metrics_addr,
+            Some("0.0.0.0:9100".parse().unwrap())
+        );
+        assert_eq!(
+            production(&[("METRICS_ADDR", "nowhere")])
+                .unwrap_err()
+                .variable,
+            "METRICS_ADDR"
+        );
+        assert_eq!(config(&[]).unwrap().metrics_addr, None);
+        let described = production(&[("METRICS_TOKEN", "scrape-me")])
+            .unwrap()
+            .describe();
+        assert!(described.contains(&("METRICS_TOKEN", "***".to_owned())));
+    }
+
     #[test]
     fn bad_values_name_their_variable() {
         for (vars, variable) in [
@@ -1030,16 +1190,17 @@ mod tests {
             vars.extend(code.map(|c| ("ADMIN_CODE", c)));
             config(&vars)
         };
-        // The boundary: 15 characters refused, 16 accepted (counted in characters, not bytes).
-        let err = production(Some("123456789012345")).unwrap_err();
+        // The boundary: 15 characters refused, 16 accepted (counted in characters, not bytes;
+        // strong enough otherwise: see `a_production_admin_code_needs_about_64_bits`).
+        let err = production(Some("k3v9Qx2mLp7zW8r")).unwrap_err();
         assert_eq!(err.variable, "ADMIN_CODE");
         assert!(err.to_string().contains("at least 16 characters"), "{err}");
         assert_eq!(
-            production(Some("1234567890123456"))
+            production(Some("k3v9Qx2mLp7zW8r4"))
                 .unwrap()
                 .admin_code
                 .as_deref(),
-            Some("1234567890123456")
+            Some("k3v9Qx2mLp7zW8r4")
         );
         assert!(
             production(Some("ééééééééééééééé")).is_err(),

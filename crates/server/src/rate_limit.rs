@@ -22,6 +22,9 @@ pub const AUTH_PER_WINDOW: u32 = 10;
 /// WebSocket messages per second per connection.
 pub const WS_PER_SECOND: u32 = 60;
 /// The window of the REST and authentication limits.
+/// `/status` requests per address a window: one a second on average, as often as a status page or
+/// a platform probe asks, while polling it to load the server is cut short.
+pub const STATUS_PER_WINDOW: u32 = 60;
 pub const WINDOW: Duration = Duration::from_secs(60);
 
 /// What a limiter says about one request.
@@ -196,6 +199,8 @@ pub struct Limits {
     pub rest_address: KeyedLimiter<std::net::IpAddr>,
     /// Authentication attempts (and `/admin` codes), per address.
     pub auth: KeyedLimiter<std::net::IpAddr>,
+    /// `/status` requests, per address (it is public: no account to count against).
+    pub status: KeyedLimiter<std::net::IpAddr>,
     /// `DISABLE_RATE_LIMIT` outside production.
     pub disabled: bool,
 }
@@ -207,6 +212,7 @@ impl Limits {
             rest_account: KeyedLimiter::new(REST_PER_WINDOW, window),
             rest_address: KeyedLimiter::new(REST_PER_WINDOW, window),
             auth: KeyedLimiter::new(AUTH_PER_WINDOW, window),
+            status: KeyedLimiter::new(STATUS_PER_WINDOW, window),
             disabled,
         }
     }
@@ -219,6 +225,11 @@ impl Limits {
     /// Counts an authentication attempt (or an `/admin` code) from `ip`.
     pub fn check_auth(&self, ip: std::net::IpAddr) -> Decision {
         self.auth.check(&crate::client_addr::limit_key(ip))
+    }
+
+    /// Counts a `/status` request from `ip`.
+    pub fn check_status(&self, ip: std::net::IpAddr) -> Decision {
+        self.status.check(&crate::client_addr::limit_key(ip))
     }
 
     /// Counts a REST request from `ip` against its address (unless `skip_address`: the load
@@ -248,6 +259,7 @@ impl Limits {
         self.rest_account.prune();
         self.rest_address.prune();
         self.auth.prune();
+        self.status.prune();
     }
 }
 

@@ -29,6 +29,9 @@ pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
 pub struct RunningServer {
     /// The address it listens on (the real port when `PORT=0`).
     pub addr: SocketAddr,
+    /// Where the `METRICS_ADDR` listener serves `/metrics` (the real port when its port is 0),
+    /// when there is one.
+    pub metrics_addr: Option<SocketAddr>,
     /// The database it uses.
     pub store: Store,
     /// What the handlers reach, for in-process callers such as embedded agents, which register
@@ -266,6 +269,27 @@ impl RunningServer {
         // Embedded agents connect to this listener; they wait until it answers.
         let embedded = crate::agents::embedded::EmbeddedAgents::start(state.clone(), addr);
         let connections = state.connections.clone();
+        // Production's figures on a listener of their own (`http::metrics`); a taken address
+        // stops start-up like a taken main port.
+        let (metrics_addr, metrics_task) = match in_process.config.metrics_addr {
+            Some(wanted) => {
+                let listener = tokio::net::TcpListener::bind(wanted)
+                    .await
+                    .with_context(|| {
+                        format!("cannot listen on METRICS_ADDR {wanted} (set another, or off)")
+                    })?;
+                let bound = listener.local_addr()?;
+                let router = crate::http::metrics::apart_router(state.clone());
+                let task = tokio::spawn(async move {
+                    if let Err(err) = axum::serve(listener, router).await {
+                        tracing::error!(error = %err, "the metrics listener stopped");
+                    }
+                });
+                tracing::info!(addr = %bound, "serving /metrics apart");
+                (Some(bound), Some(task))
+            }
+            None => (None, None),
+        };
         let router = app::router(state);
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
         let task_store = store.clone();
@@ -309,6 +333,9 @@ impl RunningServer {
                 }
             }
             pruner.abort();
+            if let Some(metrics) = metrics_task {
+                metrics.abort();
+            }
             refresher.abort();
             trimmer.abort();
             content_forwarder.abort();
@@ -347,6 +374,7 @@ impl RunningServer {
         );
         Ok(RunningServer {
             addr,
+            metrics_addr,
             store,
             state: in_process,
             stop_tx: Some(stop_tx),

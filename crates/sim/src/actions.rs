@@ -8,6 +8,7 @@
 //! pickups, `gathering`, `combat`, …). Continuous actions (gathering, fighting, following) keep
 //! their intent from tick to tick; one-off actions end it.
 
+use wayfarer_protocol::text::quoted;
 use wayfarer_protocol::ws::{codes, ActionRequest, EntityKind, Quantity, TilePos};
 
 use crate::combat::formulas::CombatStyle;
@@ -53,9 +54,16 @@ fn make_count(quantity: Option<Quantity>) -> Result<MakeCount, ActionError> {
             .filter(|n| (1..=MAX_MAKE_QUANTITY).contains(n))
             .map(MakeCount::Times)
             .ok_or_else(|| {
+                // Above the bound the count is told as that: a number past 2^63 reads as the
+                // largest i64 (`Quantity` saturates), which is not what the client sent.
+                let given = if n > i64::from(MAX_MAKE_QUANTITY) {
+                    format!("it is above {MAX_MAKE_QUANTITY}")
+                } else {
+                    format!("not {n}")
+                };
                 bad(
                     codes::INVALID_MESSAGE,
-                    format!("`quantity` must be 1 to {MAX_MAKE_QUANTITY}, or \"all\"; not {n}"),
+                    format!("`quantity` must be 1 to {MAX_MAKE_QUANTITY}, or \"all\"; {given}"),
                 )
             }),
     }
@@ -98,7 +106,7 @@ impl Action {
                     slot: parse_slot(name).ok_or_else(|| {
                         bad(
                             codes::INVALID_SLOT,
-                            format!("{name:?} is not an equipment slot"),
+                            format!("{} is not an equipment slot", quoted(name)),
                         )
                     })?,
                 }
@@ -110,8 +118,9 @@ impl Action {
                     bad(
                         codes::INVALID_ACTION,
                         format!(
-                            "{name:?} is not a combat style (accurate, aggressive, defensive, \
-                             controlled, rapid, longrange)"
+                            "{} is not a combat style (accurate, aggressive, defensive, \
+                             controlled, rapid, longrange)",
+                            quoted(name)
                         ),
                     )
                 })?)
@@ -148,7 +157,7 @@ impl Action {
             other => {
                 return Err(bad(
                     codes::INVALID_ACTION,
-                    format!("unknown action {other:?}"),
+                    format!("unknown action {}", quoted(other)),
                 ))
             }
         })
@@ -310,7 +319,7 @@ impl World {
             Action::LightFire { slot } => self.light_fire(index, slot, reference, events),
             Action::Flee => self.flee(index, reference, events),
             Action::Attack { target } => {
-                if self.attack_allowed(index, &target, reference, events) {
+                if self.attack_allowed(index, &target, IntentKind::Attack, reference, events) {
                     self.begin(index, &target, IntentKind::Attack, reference, events)
                 }
             }
@@ -383,29 +392,39 @@ impl World {
         events: &mut Vec<Event>,
     ) {
         let id = self.players[index].id.clone();
+        match self.intent_target(index, target, kind) {
+            Ok(handle) => self.set_intent(index, handle, kind, reference),
+            Err((code, message)) => Self::reject(&id, code, message, reference, events),
+        }
+    }
+
+    /// The entity with wire id `target` when player `index` may aim an intent of `kind` at it,
+    /// else `invalid_target`: it is not here, it is not something one does `kind` to, or it is the
+    /// player themself. Checked first, before anything about the player's own state (the place,
+    /// their runes), as a player would expect: "there is nothing there" before "you have no runes".
+    pub(crate) fn intent_target(
+        &self,
+        index: usize,
+        target: &str,
+        kind: IntentKind,
+    ) -> Result<Handle, (&'static str, String)> {
         let found = self
             .entities
             .find(target)
             .and_then(|h| self.entities.get(h).map(|b| (h, b.wire.kind)));
         let Some((handle, entity_kind)) = found else {
-            return Self::reject(
-                &id,
+            return Err((
                 codes::INVALID_TARGET,
-                format!("there is no {target:?} here"),
-                reference,
-                events,
-            );
+                format!("there is no {} here", quoted(target)),
+            ));
         };
         if !kind.accepts(entity_kind) || handle == self.players[index].handle {
-            return Self::reject(
-                &id,
+            return Err((
                 codes::INVALID_TARGET,
                 format!("you cannot {} that", kind.verb()),
-                reference,
-                events,
-            );
+            ));
         }
-        self.set_intent(index, handle, kind, reference);
+        Ok(handle)
     }
 
     /// Gives player `index` the intent of doing `kind` to entity `target` (checked by the caller).

@@ -16,6 +16,7 @@
 //! tanner offers its tanning (`make:options`).
 
 use wayfarer_content::{Condition, DialogueNode, Effect, QuestStatus};
+use wayfarer_protocol::text::quoted;
 use wayfarer_protocol::ws::{codes, DialogueChoice, DialogueOpen, EntityKind, TilePos};
 
 use crate::actions::{Flow, Intent};
@@ -289,7 +290,7 @@ impl World {
             return Self::reject(
                 id,
                 codes::INVALID_DIALOGUE,
-                format!("the open dialogue is not with {npc:?}"),
+                format!("the open dialogue is not with {}", quoted(npc)),
                 reference,
                 events,
             );

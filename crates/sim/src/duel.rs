@@ -2,10 +2,15 @@
 //! trade's, the fight in the duel arena under the rules, and a two-phase completion like the
 //! trade's.
 //!
-//! - `duel:challenge` needs both players online, within [`DUEL_DISTANCE_TILES`] (Chebyshev) and
-//!   neither trading nor in a duel; a challenge to someone who already challenged the sender
-//!   accepts theirs, a new one replaces the sender's earlier one, and one unanswered for
-//!   [`CHALLENGE_TIMEOUT_TICKS`] expires. Screens idle for [`SCREEN_TIMEOUT_TICKS`] end.
+//! - `duel:challenge` needs both players online, within [`DUEL_DISTANCE_TILES`] (Chebyshev),
+//!   neither trading nor in a duel, neither standing in a PvP area (`not_here`: a duel there was a
+//!   shield against everyone else and a free heal on the spot) and neither having fought in the
+//!   last [`COMBAT_LOCK_TICKS`] (`in_combat`: a duel is no way out of a fight); the answer that
+//!   accepts a challenge is checked the same way. A challenge to someone who already challenged
+//!   the sender accepts theirs, a new one replaces the sender's earlier one, and one unanswered
+//!   for [`CHALLENGE_TIMEOUT_TICKS`] expires. The screens end [`SCREEN_TIMEOUT_TICKS`] after they
+//!   open whatever changes on them (a change that put the end off let a pair keep the duel's
+//!   shield for as long as they liked).
 //! - **Screens.** Both sides switch rules and stake inventory slots; any change (a rule, a stake,
 //!   a staked slot changing under it) resets both accepts and returns Screen 2 to Screen 1. While
 //!   on the screens the players cannot move, act, use items, bank, shop or trade (`in_duel`).
@@ -29,6 +34,7 @@
 //! [`Command::DuelCommitted`]: crate::Command::DuelCommitted
 
 use std::collections::{BTreeMap, HashMap};
+use wayfarer_protocol::text::quoted;
 
 use serde_json::Value;
 use wayfarer_content::AttackStyle;
@@ -51,8 +57,12 @@ use crate::world::World;
 pub const DUEL_DISTANCE_TILES: u32 = 2;
 /// A challenge unanswered for 30 s (50 ticks) expires.
 pub const CHALLENGE_TIMEOUT_TICKS: u64 = 50;
-/// Screens with no activity for 5 minutes (500 ticks) end.
+/// The screens end 5 minutes (500 ticks) after they open; no change on them puts that off.
 pub const SCREEN_TIMEOUT_TICKS: u64 = 500;
+/// No challenge (nor acceptance) within 10 s of either player's last swing given or taken: 17
+/// ticks of the game's 600 ms (`wayfarer_content::ticks::secs_to_ticks(10.0)`; the sim counts
+/// every duration in ticks, so a test world ticking faster keeps the same rules).
+pub const COMBAT_LOCK_TICKS: u64 = 17;
 /// A fight still going after 10 minutes (1,000 ticks) is a draw: both stakes stay.
 pub const FIGHT_TIMEOUT_TICKS: u64 = 1_000;
 
@@ -318,7 +328,7 @@ pub(crate) enum DuelAttack {
     NotDuelling,
     /// Opponents in the same fight.
     Allowed,
-    /// One of them is in a duel, not with the other.
+    /// One of them is in a duel, not with the other (the words for the attacker).
     Refused(&'static str),
 }
 
@@ -402,6 +412,8 @@ impl World {
         match (self.duels.active.get(ida), self.duels.active.get(idb)) {
             (None, None) => DuelAttack::NotDuelling,
             (Some(x), Some(y)) if x == y && self.fight_of(ida).is_some() => DuelAttack::Allowed,
+            // The attacker is in no duel: the target's duel is what stands in the way.
+            (None, Some(_)) => DuelAttack::Refused("that player is in a duel"),
             _ => DuelAttack::Refused("you can only fight your duel opponent"),
         }
     }
@@ -615,6 +627,9 @@ impl World {
                 events,
             );
         }
+        if let Some((code, message)) = self.duel_start_refusal(id, target) {
+            return refuse(code, message, events);
+        }
         // They challenged us first: this challenge accepts theirs.
         if let Some(theirs) = self.duels.outgoing.get(target).cloned() {
             if self
@@ -739,7 +754,43 @@ impl World {
             ));
             return;
         }
+        if let Some((code, message)) = self.duel_start_refusal(id, &challenger) {
+            events.push(duel_error(id, code, message, Some(duel_id), reference));
+            return;
+        }
         self.duel_start_screens(duel_id, events);
+    }
+
+    /// Why `id` (challenging or accepting) and `other` may not start a duel where and when they
+    /// are, if they may not: either in a PvP area (`not_here`), or either having fought in the
+    /// last [`COMBAT_LOCK_TICKS`] (`in_combat`).
+    fn duel_start_refusal(&self, id: &str, other: &str) -> Option<(&'static str, &'static str)> {
+        let (&me, &them) = (self.player_index.get(id)?, self.player_index.get(other)?);
+        let pvp = |index| self.zones.is_pvp(self.zone_of_player(index));
+        if pvp(me) {
+            return Some((duel_codes::NOT_HERE, "you cannot duel in a PvP area"));
+        }
+        if pvp(them) {
+            return Some((duel_codes::NOT_HERE, "that player is in a PvP area"));
+        }
+        let now = self.now();
+        let fought = |index: usize| {
+            let at = self.players[index].fought_at;
+            at > 0 && now.saturating_sub(at) < COMBAT_LOCK_TICKS
+        };
+        if fought(me) {
+            return Some((
+                duel_codes::IN_COMBAT,
+                "you were fighting moments ago; wait 10 seconds",
+            ));
+        }
+        if fought(them) {
+            return Some((
+                duel_codes::IN_COMBAT,
+                "that player was fighting moments ago; wait 10 seconds",
+            ));
+        }
+        None
     }
 
     /// A challenge becomes an active duel on Screen 1.
@@ -806,13 +857,12 @@ impl World {
         }
     }
 
-    /// After any change: both accepts reset, back to Screen 1, both told.
+    /// After any change: both accepts reset, back to Screen 1, both told. The screens' end stays
+    /// where their opening put it ([`SCREEN_TIMEOUT_TICKS`]).
     fn duel_changed(&mut self, duel_id: &str, events: &mut Vec<Event>) {
-        let now = self.now();
         if let Some(duel) = self.duels.by_id.get_mut(duel_id) {
             duel.accepted = [false; 2];
             duel.stage = Stage::Screen1;
-            duel.deadline = now + SCREEN_TIMEOUT_TICKS;
         }
         self.show_duel(duel_id, events);
     }
@@ -858,7 +908,7 @@ impl World {
             events.push(duel_error(
                 id,
                 duel_codes::INVALID_RULE,
-                format!("there is no rule {rule:?}"),
+                format!("there is no rule {}", quoted(rule)),
                 Some(duel_id),
                 reference,
             ));
@@ -958,12 +1008,10 @@ impl World {
         if self.check_stakes(duel_id, events) {
             return;
         }
-        let now = self.now();
         let Some(duel) = self.duels.by_id.get_mut(duel_id) else {
             return;
         };
         duel.accepted[side] = true;
-        duel.deadline = now + SCREEN_TIMEOUT_TICKS;
         if duel.accepted != [true, true] {
             return self.show_duel(duel_id, events);
         }

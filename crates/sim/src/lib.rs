@@ -111,7 +111,7 @@ pub use commands::{Action, BankRequest, Command, Joining, MakeCount, ShopRequest
 pub use dialogue::{CloseReason, DIALOGUE_RANGE_TILES};
 pub use duel::{
     DuelCommand, DuelCommit, Rule as DuelRule, Rules as DuelRules, CHALLENGE_TIMEOUT_TICKS,
-    DUEL_DISTANCE_TILES, FIGHT_TIMEOUT_TICKS, SCREEN_TIMEOUT_TICKS,
+    COMBAT_LOCK_TICKS, DUEL_DISTANCE_TILES, FIGHT_TIMEOUT_TICKS, SCREEN_TIMEOUT_TICKS,
 };
 pub use events::{EntityCounts, Event, Heard, Phase, PlayerStats};
 pub use fires::STEP_ASIDE_ORDER;

@@ -14,6 +14,7 @@
 //! - a Prayer level gained adds as many points.
 
 use wayfarer_content::Skill;
+use wayfarer_protocol::text::quoted;
 use wayfarer_protocol::ws::codes;
 
 use crate::combat::formulas::PrayerBoosts;
@@ -93,7 +94,7 @@ impl World {
             return Self::reject(
                 id,
                 codes::UNKNOWN_PRAYER,
-                format!("there is no prayer {prayer_id:?}"),
+                format!("there is no prayer {}", quoted(prayer_id)),
                 reference,
                 events,
             );

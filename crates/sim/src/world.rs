@@ -61,6 +61,9 @@ pub(crate) struct PlayerState {
     pub eat_ready_at: u64,
     /// The tick before which the player may not attack again (the weapon's speed).
     pub attack_ready_at: u64,
+    /// The tick of the player's last swing, given or taken (a miss counts); 0: none since entering
+    /// (ticks are stamped from 1). A duel waits [`crate::duel::COMBAT_LOCK_TICKS`] after it.
+    pub fought_at: u64,
     /// The spells chosen: autocast, and a one-off cast (`combat::spells`).
     pub magic: crate::combat::MagicChoice,
     /// What changed this tick and must be reported at its end.
@@ -601,6 +604,7 @@ impl World {
             magic: Default::default(),
             eat_ready_at: 0,
             attack_ready_at: 0,
+            fought_at: 0,
             // The record learns the derived figures (maximum health, combat level) at once.
             dirty: Dirty {
                 stats: true,

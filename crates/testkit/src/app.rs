@@ -157,6 +157,9 @@ impl TestApp {
             ("WORLD", world_dir.display().to_string()),
             ("WORLD_SEED", TEST_WORLD_SEED.to_string()),
             ("DATABASE_URL", database_url.clone()),
+            // Production would listen on 127.0.0.1:9464 for /metrics; tests run many servers at
+            // once, so none unless a test asks (`METRICS_ADDR=127.0.0.1:0`).
+            ("METRICS_ADDR", "off".to_string()),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
@@ -179,6 +182,11 @@ impl TestApp {
             _world: world,
             _db: db,
         }
+    }
+
+    /// Where the `METRICS_ADDR` listener serves `/metrics`, when the server has one.
+    pub fn metrics_addr(&self) -> Option<std::net::SocketAddr> {
+        self.server.as_ref().and_then(|s| s.metrics_addr)
     }
 
     /// The absolute URL of `path`.

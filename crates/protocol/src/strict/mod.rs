@@ -16,7 +16,7 @@ use serde::de::{
     self, DeserializeOwned, DeserializeSeed, EnumAccess, Expected, IntoDeserializer, MapAccess,
     SeqAccess, Unexpected, VariantAccess, Visitor,
 };
-use serde::Deserializer;
+use serde::{Deserialize, Deserializer};
 use serde_json::{Error, Map, Value};
 
 mod shape_error;
@@ -62,18 +62,132 @@ pub fn not_json(err: &Error) -> String {
 }
 
 /// Reads JSON text as a `T`: text that is not JSON is [`TextError::NotJson`], valid JSON of the
-/// wrong shape [`TextError::Shape`].
+/// wrong shape (a key twice in one object included) [`TextError::Shape`].
 pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, TextError> {
-    let value: Value = serde_json::from_slice(bytes).map_err(|err| {
+    let value = unique_value(&mut serde_json::Deserializer::from_slice(bytes)).map_err(|err| {
         if too_deep(&err, bytes) {
             TextError::Shape(ShapeError::other(format!(
                 "nested deeper than {MAX_DEPTH} levels"
             )))
+        } else if let Some(twice) = duplicate_key(&err) {
+            TextError::Shape(ShapeError::other(twice))
         } else {
             TextError::NotJson(err)
         }
     })?;
     from_value(value).map_err(TextError::Shape)
+}
+
+/// Reads one JSON text as a [`Value`], refusing an object that has a key twice, at any depth.
+/// `serde_json` keeps the last of two equal keys, so `{"type":"a","type":"b"}` would be read as
+/// one message while a different reader (a proxy, a log filter, another server) saw the other: a
+/// message means one thing or is refused ([`duplicate_key`] tells that refusal apart).
+pub fn unique_value_from_str(text: &str) -> Result<Value, Error> {
+    unique_value(&mut serde_json::Deserializer::from_str(text))
+}
+
+/// The whole text as one [`UniqueValue`], nothing after it but whitespace.
+fn unique_value<'de, R: serde_json::de::Read<'de>>(
+    reader: &mut serde_json::Deserializer<R>,
+) -> Result<Value, Error> {
+    let value = UniqueValue::deserialize(&mut *reader)?;
+    reader.end()?;
+    Ok(value.0)
+}
+
+/// The text of a [`unique_value_from_str`] refusal for a repeated key ("the key \"type\" appears
+/// twice in one object"), or `None` for any other error.
+pub fn duplicate_key(err: &Error) -> Option<String> {
+    // The value reader's one data error (everything else it meets is syntax or end of input).
+    (err.classify() == serde_json::error::Category::Data).then(|| {
+        let text = err.to_string();
+        // serde_json appends " at line L column C"; the key is what matters.
+        match text.rfind(" at line ") {
+            Some(cut) => text[..cut].to_owned(),
+            None => text,
+        }
+    })
+}
+
+/// A [`Value`] read by [`UniqueValueVisitor`].
+struct UniqueValue(Value);
+
+impl<'de> Deserialize<'de> for UniqueValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer
+            .deserialize_any(UniqueValueVisitor)
+            .map(UniqueValue)
+    }
+}
+
+/// `serde_json::Value`'s own reading, but an object's repeated key is an error.
+struct UniqueValueVisitor;
+
+impl<'de> Visitor<'de> for UniqueValueVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        UniqueValue::deserialize(deserializer).map(|v| v.0)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+        while let Some(UniqueValue(item)) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let UniqueValue(value) = map.next_value()?;
+            if object.contains_key(&key) {
+                return Err(de::Error::custom(format_args!(
+                    "the key {} appears twice in one object",
+                    crate::text::quoted(&key)
+                )));
+            }
+            object.insert(key, value);
+        }
+        Ok(Value::Object(object))
+    }
 }
 
 /// How deep `serde_json` reads nested arrays and objects.

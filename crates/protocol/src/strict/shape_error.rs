@@ -305,14 +305,15 @@ impl de::Error for ShapeError {
 
     fn unknown_variant(variant: &str, expected: &'static [&'static str]) -> ShapeError {
         ShapeError::new(Problem::Variant {
-            found: variant.to_owned(),
+            // Echoed in the message: cut as every id a client sends is.
+            found: crate::text::cut(variant).into_owned(),
             expected,
         })
     }
 
     fn unknown_field(field: &str, expected: &'static [&'static str]) -> ShapeError {
         ShapeError::new(Problem::UnknownField {
-            found: field.to_owned(),
+            found: crate::text::cut(field).into_owned(),
             expected,
         })
     }

@@ -83,7 +83,7 @@ macro_rules! client_messages {
                     $($name => client_messages!(@read kind, data, $variant $(($data))?),)*
                     other => Err(ParseError {
                         code: codes::UNKNOWN_TYPE,
-                        message: format!("unknown message type {other:?}"),
+                        message: format!("unknown message type {}", crate::text::quoted(other)),
                     }),
                 }
             }
@@ -180,20 +180,27 @@ fn read_data<T: serde::de::DeserializeOwned>(kind: &str, data: Value) -> Result<
 }
 
 impl ClientMessage {
-    /// Reads one text frame: text that is not JSON, a frame that is not an envelope object, or data
-    /// not of the event's shape (an array or anything but an object where the shape is an object,
-    /// at any depth, or a wrong field type) is `invalid_message`; an event name we do not know is
-    /// `unknown_type`. The `ref` comes back even when the data is bad, for echoing.
+    /// Reads one text frame: text that is not JSON (or has a key twice in one object), a frame that
+    /// is not an envelope object, or data not of the event's shape (an array or anything but an
+    /// object where the shape is an object, at any depth, or a wrong field type) is
+    /// `invalid_message`; an event name we do not know is `unknown_type`. The `ref` comes back even when the data is bad, for echoing.
     pub fn parse(frame: &str) -> (Result<ClientMessage, ParseError>, Option<Value>) {
-        match serde_json::from_str(frame) {
+        match crate::strict::unique_value_from_str(frame) {
             Ok(value) => ClientMessage::from_value(value),
-            Err(err) => (
-                Err(ParseError {
-                    code: codes::INVALID_MESSAGE,
-                    message: format!("the message is {}", crate::strict::not_json(&err)),
-                }),
-                None,
-            ),
+            Err(err) => {
+                let message = match crate::strict::duplicate_key(&err) {
+                    // Two `type`s (or any key twice): which one was meant is anyone's guess.
+                    Some(twice) => format!("the message is ambiguous: {twice}"),
+                    None => format!("the message is {}", crate::strict::not_json(&err)),
+                };
+                (
+                    Err(ParseError {
+                        code: codes::INVALID_MESSAGE,
+                        message,
+                    }),
+                    None,
+                )
+            }
         }
     }
 

@@ -3,8 +3,9 @@
 //! up to 32 characters (clients ask for it before any character exists, and send the player's own
 //! wording). What it shares with character names is what protects readers: invisible and control
 //! characters are taken out (`wayfarer_protocol::text`, the one list), staff words
-//! (`characters::name::STAFF_WORDS`) are refused as a word of the name, and it cannot carry markup
-//! (`<` or `>`), so no page that ever shows it can be made to run it.
+//! (`characters::name::STAFF_WORDS`) are refused on the folded name (`characters::name::staff_word`:
+//! `Adm1n`, a Cyrillic `Аdmin`), and it cannot carry markup (`<` or `>`), so no page that ever
+//! shows it can be made to run it.
 
 use wayfarer_protocol::text::strip_invisible;
 
@@ -75,5 +76,24 @@ mod tests {
             Err(DisplayNameError::Staff { word: "mod" })
         );
         assert_eq!(parse("Modest Sysadmina").unwrap(), "Modest Sysadmina");
+    }
+
+    /// Issue 50: a guest display name with a Cyrillic "А" and U+202E was accepted.
+    #[test]
+    fn staff_words_are_refused_on_the_folded_name() {
+        for (name, word) in [
+            ("Adm1n", "admin"),
+            ("M0D", "mod"),
+            ("5ystem", "system"),
+            ("\u{0410}dmin", "admin"),
+            ("\u{0410}d\u{202E}min", "admin"),
+            ("the m.o.d", "mod"),
+        ] {
+            assert_eq!(
+                parse(name),
+                Err(DisplayNameError::Staff { word }),
+                "{name:?}"
+            );
+        }
     }
 }

@@ -8,8 +8,9 @@
 //! refused rather than stored changed, so the player knows exactly what everyone else reads. What
 //! remains must be 1–12 ASCII letters, digits and single spaces, with no leading or trailing space
 //! (ASCII only: look-alike letters from other scripts cannot imitate another player). A name with
-//! a staff word ([`STAFF_WORDS`]) alone or as one of its words, in any letter case, is refused
-//! unless an admin gives it. Uniqueness ignoring case is the store's (a unique index).
+//! a staff word ([`STAFF_WORDS`]) as one of its words — or spelt across words, or disguised — is
+//! refused unless an admin gives it ([`staff_word`] says how names are folded for that check).
+//! Uniqueness ignoring case is the store's (a unique index).
 
 use wayfarer_protocol::text::strip_invisible;
 
@@ -76,16 +77,17 @@ impl CharacterName {
         if visible.contains("  ") {
             return Err(NameError::DoubleSpace);
         }
+        // Staff words first: a look-alike of "Admin" is refused for what it imitates.
+        if namer == Namer::Player {
+            if let Some(word) = staff_word(&visible) {
+                return Err(NameError::Staff { word });
+            }
+        }
         if !visible
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == ' ')
         {
             return Err(NameError::NotAlphanumeric);
-        }
-        if namer == Namer::Player {
-            if let Some(word) = staff_word(&visible) {
-                return Err(NameError::Staff { word });
-            }
         }
         if visible != raw {
             return Err(NameError::Invisible { visible });
@@ -105,13 +107,131 @@ impl std::fmt::Display for CharacterName {
     }
 }
 
-/// The first staff word that is a word of `text` (words are split at every character that is not
-/// a letter or digit), ignoring letter case.
+/// The first staff word `text` reads as, on its folded form: invisible and bidirectional
+/// characters taken out, every other character read as the Latin letters it can pass for
+/// ([`look_alikes`]: letter case, digits and symbols for letters, Cyrillic and Greek look-alikes,
+/// accents and full-width forms), and the rest (spaces, punctuation) separating words. A staff
+/// word is refused as a word of the name or spelt across consecutive words with the separators
+/// removed (`A.d.m.i.n`, `M 0 D`); inside a longer word it is not (`Modest`, `Sysadmina`).
 pub fn staff_word(text: &str) -> Option<&'static str> {
-    text.split(|c: char| !c.is_alphanumeric()).find_map(|word| {
-        let word = word.to_lowercase();
-        STAFF_WORDS.iter().copied().find(|staff| *staff == word)
-    })
+    let visible = wayfarer_protocol::text::strip_invisible(text);
+    let mut words: Vec<Vec<&'static str>> = Vec::new();
+    let mut word: Vec<&'static str> = Vec::new();
+    for c in visible.chars() {
+        match look_alikes(c) {
+            Some(letters) => word.push(letters),
+            None if word.is_empty() => {}
+            None => words.push(std::mem::take(&mut word)),
+        }
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    let longest = STAFF_WORDS.iter().map(|w| w.len()).max().unwrap_or(0);
+    for start in 0..words.len() {
+        let mut joined: Vec<&'static str> = Vec::new();
+        for next in &words[start..] {
+            joined.extend(next);
+            if joined.len() > longest {
+                break;
+            }
+            let staff = STAFF_WORDS.iter().copied().find(|staff| {
+                staff.len() == joined.len()
+                    && staff
+                        .chars()
+                        .zip(&joined)
+                        .all(|(letter, could_be)| could_be.contains(letter))
+            });
+            if staff.is_some() {
+                return staff;
+            }
+        }
+    }
+    None
+}
+
+/// The lower-case Latin letters `c` can pass for in a name, or `None` for a separator (a space,
+/// punctuation, a symbol that looks like no letter). A character of any other script passes for
+/// nothing a staff word is made of: it is returned as an impossible letter (`"\u{0}"`), keeping
+/// the word whole.
+fn look_alikes(c: char) -> Option<&'static str> {
+    const NOTHING: &str = "\u{0}";
+    // Full-width forms (U+FF01–U+FF5E) read as their ASCII originals.
+    let c = match c {
+        '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
+        _ => c,
+    };
+    if c.is_ascii_alphabetic() {
+        const LETTERS: [&str; 26] = [
+            "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q",
+            "r", "s", "t", "u", "v", "w", "x", "y", "z",
+        ];
+        return Some(LETTERS[usize::from(c.to_ascii_lowercase() as u8 - b'a')]);
+    }
+    let letters = match c {
+        // Digits and symbols for letters.
+        '0' => "o",
+        '1' | '|' | '!' => "il",
+        '3' => "e",
+        '4' | '@' => "a",
+        '5' | '$' => "s",
+        '6' | '9' => "g",
+        '7' | '+' => "t",
+        '8' => "b",
+        '2' => "z",
+        // Latin letters with accents.
+        'à'..='å' | 'À'..='Å' | 'ā' | 'Ā' | 'ą' | 'Ą' => "a",
+        'ç' | 'Ç' | 'ć' | 'Ć' | 'č' | 'Č' => "c",
+        'ď' | 'Ď' | 'đ' | 'Đ' => "d",
+        'è'..='ë' | 'È'..='Ë' | 'ē' | 'Ē' | 'ė' | 'Ė' | 'ę' | 'Ę' | 'ě' | 'Ě' => "e",
+        'ì'..='ï' | 'Ì'..='Ï' | 'ī' | 'Ī' | 'į' | 'Į' | 'ı' | 'İ' => "i",
+        'ñ' | 'Ñ' | 'ń' | 'Ń' | 'ň' | 'Ň' => "n",
+        'ò'..='ö' | 'Ò'..='Ö' | 'ø' | 'Ø' | 'ō' | 'Ō' | 'ő' | 'Ő' => "o",
+        'ś' | 'Ś' | 'š' | 'Š' | 'ş' | 'Ş' | 'ß' => "s",
+        'ť' | 'Ť' | 'ţ' | 'Ţ' => "t",
+        'ù'..='ü' | 'Ù'..='Ü' | 'ū' | 'Ū' | 'ů' | 'Ů' | 'ű' | 'Ű' => "u",
+        'ý' | 'ÿ' | 'Ý' | 'Ÿ' => "y",
+        'ž' | 'Ž' | 'ź' | 'Ź' | 'ż' | 'Ż' => "z",
+        // Cyrillic look-alikes of Latin letters.
+        'а' | 'А' => "a",
+        'в' | 'В' | 'ь' | 'Ь' => "b",
+        'с' | 'С' => "c",
+        'ԁ' => "d",
+        'е' | 'Е' | 'ё' | 'Ё' | 'є' | 'Є' => "e",
+        'н' | 'Н' => "h",
+        'і' | 'І' | 'ї' | 'Ї' | 'ӏ' | 'Ӏ' => "il",
+        'ј' | 'Ј' => "j",
+        'к' | 'К' => "k",
+        'м' | 'М' => "m",
+        'п' | 'П' | 'и' | 'И' => "n",
+        'о' | 'О' => "o",
+        'р' | 'Р' => "p",
+        'ѕ' | 'Ѕ' => "s",
+        'т' | 'Т' => "t",
+        'у' | 'У' => "y",
+        'х' | 'Х' => "x",
+        'ѡ' | 'Ѡ' | 'ш' | 'Ш' => "w",
+        // Greek look-alikes of Latin letters.
+        'α' | 'Α' | 'ά' | 'Ά' => "a",
+        'β' | 'Β' => "b",
+        'δ' => "d",
+        'ε' | 'Ε' | 'έ' | 'Έ' => "e",
+        'η' | 'Η' | 'ή' | 'Ή' => "hn",
+        'ι' | 'Ι' | 'ί' | 'Ί' | 'ϊ' | 'Ϊ' => "il",
+        'κ' | 'Κ' => "k",
+        'μ' | 'Μ' => "mu",
+        'ν' | 'Ν' => "nv",
+        'ο' | 'Ο' | 'ό' | 'Ό' | 'σ' => "o",
+        'ρ' | 'Ρ' => "p",
+        'τ' | 'Τ' => "t",
+        'υ' | 'Υ' | 'ύ' | 'Ύ' => "uy",
+        'χ' | 'Χ' => "x",
+        'ω' => "w",
+        'Ζ' => "z",
+        c if c.is_alphanumeric() => NOTHING,
+        _ => return None,
+    };
+    Some(letters)
 }
 
 #[cfg(test)]
@@ -202,6 +322,49 @@ mod tests {
             "Admin2",
         ] {
             assert_eq!(player(name).unwrap(), name);
+        }
+    }
+
+    /// Issue 50: staff words were matched as written, so `Adm1n` passed.
+    #[test]
+    fn staff_words_are_matched_on_the_folded_name() {
+        for (name, word) in [
+            ("Adm1n", "admin"),
+            ("M0D", "mod"),
+            ("5ystem", "system"),
+            ("\u{0410}dmin", "admin"), // a Cyrillic capital A
+            ("Ad\u{202E}min", "admin"),
+            ("\u{0410}dm\u{202E}1n", "admin"),
+            ("SYST3M", "system"),
+            ("@dmin", "admin"),
+            ("A.d.m.i.n", "admin"),
+            ("M o d", "mod"),
+            ("\u{041C}\u{043E}d", "mod"), // Cyrillic М and о
+            ("\u{039C}\u{039F}D", "mod"), // Greek Μ and Ο
+            ("\u{FF21}dmin", "admin"),    // a full-width A
+            ("J\u{200B}m0d", "jmod"),
+            ("Ann Adm1n", "admin"),
+        ] {
+            assert_eq!(staff_word(name), Some(word), "{name:?}");
+        }
+        for name in [
+            "Modest",
+            "Sysadmina",
+            "Admiral",
+            "Systems",
+            "Admin2",
+            "Bob",
+            "Zoë",
+        ] {
+            assert_eq!(staff_word(name), None, "{name:?}");
+        }
+        // Character names: refused as staff words, whatever else is wrong with them.
+        for name in ["Adm1n", "M0D", "5ystem", "\u{0410}dmin", "Ad\u{202E}min"] {
+            assert!(
+                matches!(player(name), Err(NameError::Staff { .. })),
+                "{name:?}: {:?}",
+                player(name)
+            );
         }
     }
 

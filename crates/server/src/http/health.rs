@@ -1,12 +1,19 @@
 //! `GET /health` (legacy liveness) and `GET /status` (the platform's probe; answers within 3 s even
 //! when the database hangs, and reads tick figures from atomics, never from a lock the tick holds).
+//!
+//! `/status` is public and limited per address (`http::limits::limit_status`). In production it
+//! answers what CONTRACT.md section 2 lists ([`PublicStatus`]); the server's insides (per-phase
+//! timings, queues, connections, memory, CPU, `player:sync` timings) are left to `/metrics`, which
+//! production keeps for the operator.
 
 use std::time::{Duration, Instant};
 
 use axum::extract::State;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use wayfarer_protocol::rest::{
-    DatabaseHealth, Health, PhaseStatus, ProcessStatus, QueueStatus, Status, TickStatus,
+    DatabaseHealth, Health, PhaseStatus, ProcessStatus, PublicStatus, QueueStatus, Status,
+    TickStatus,
 };
 
 use crate::app::AppState;
@@ -42,10 +49,13 @@ pub async fn health() -> Json<Health> {
     path = "/status",
     tag = crate::http::openapi::tags::SERVICE,
     summary = "Health probe with the tick, connections, process and database",
-    description = "Always 200 while the process serves; a database that does not answer within a second is reported as `degraded`.",
-    responses((status = 200, description = "The server's state", body = Status))
+    description = "Always 200 while the process serves (429 beyond its per-address limit); a database that does not answer within a second is reported as `degraded`. In production the body holds CONTRACT.md's fields alone (`status`, `version`, `commit`, `uptimeSeconds`, `playersOnline`, `tick {number, lastMs, p99Ms}`, `database`), without the internals.",
+    responses(
+        (status = 200, description = "The server's state", body = Status),
+        (status = 429, description = "Too many requests from this address")
+    )
 )]
-pub async fn status(State(state): State<AppState>) -> Json<Status> {
+pub async fn status(State(state): State<AppState>) -> Response {
     let started = Instant::now();
     let database = match tokio::time::timeout(DATABASE_PROBE_TIMEOUT, state.store.ping()).await {
         Ok(Ok(())) => DatabaseHealth::Ok,
@@ -63,7 +73,7 @@ pub async fn status(State(state): State<AppState>) -> Json<Status> {
     };
     metrics::histogram!("db_probe_duration_seconds").record(started.elapsed().as_secs_f64());
     let tick = state.world.stats();
-    Json(Status {
+    let full = Status {
         status: "ok".into(),
         version: VERSION.into(),
         commit: state.config.commit().to_owned(),
@@ -103,5 +113,10 @@ pub async fn status(State(state): State<AppState>) -> Json<Status> {
             cpu_percent: state.cpu.percent(&s),
         }),
         sync_reply: state.world.sync_replies(),
-    })
+    };
+    if state.config.node_env == crate::config::NodeEnv::Production {
+        Json(PublicStatus::from(&full)).into_response()
+    } else {
+        Json(full).into_response()
+    }
 }

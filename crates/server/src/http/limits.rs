@@ -118,3 +118,15 @@ pub async fn limit_auth(State(state): State<AppState>, request: Request, next: N
     }
     apply(decision, request, next).await
 }
+
+/// `/status`: [`crate::rate_limit::STATUS_PER_WINDOW`] a minute per address (public, so no
+/// account to count against; the load generator's key skips it as it skips the other
+/// per-address limits).
+pub async fn limit_status(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    if state.limits.disabled || has_load_test_key(&state, &request) {
+        return next.run(request).await;
+    }
+    let ip = client_ip(&state, &request);
+    let decision = state.limits.check_status(ip);
+    apply(decision, request, next).await
+}

@@ -7,6 +7,7 @@
 //! players travel through the world thread (`WorldInput::Notify`), which knows who is online.
 
 use std::sync::Arc;
+use wayfarer_protocol::text::quoted;
 
 use wayfarer_protocol::ws::{
     codes, ContactEntry, FriendIncoming, FriendList, FriendStatus, ServerMessage,
@@ -166,7 +167,7 @@ async fn other(state: &AppState, me: &Me<'_>, name: &str) -> Result<Character, R
         .ok_or_else(|| {
             refuse(
                 codes::PLAYER_NOT_FOUND,
-                format!("nobody is called {name:?}"),
+                format!("nobody is called {}", quoted(name)),
             )
         })?;
     if found.id == me.id {

@@ -115,6 +115,26 @@ fn production_refuses_a_missing_or_short_jwt_secret() {
     }
 }
 
+/// Issue 50: only the length of `ADMIN_CODE` was checked, so `aaaaaaaaaaaaaaaa` started production.
+#[test]
+fn production_refuses_a_guessable_admin_code() {
+    for code in ["aaaaaaaaaaaaaaaa", "abababababababab", "0123456789012345"] {
+        let (exit, stderr) = run_with(&[
+            ("NODE_ENV", "production"),
+            ("JWT_SECRET", "0123456789abcdef0123456789abcdef"),
+            ("ADMIN_CODE", code),
+        ]);
+        assert_eq!(exit, 2, "{code}: {stderr}");
+        let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+        assert_eq!(lines.len(), 1, "exactly one line: {stderr}");
+        assert!(lines[0].contains("ADMIN_CODE"), "{stderr}");
+        assert!(
+            !lines[0].contains(code),
+            "the code itself is never printed: {stderr}"
+        );
+    }
+}
+
 #[test]
 fn migrate_applies_the_schema_and_exits() {
     let world = tempfile::tempdir().unwrap();

@@ -220,3 +220,70 @@ async fn unknown_names_and_yourself_are_refused_with_codes() {
     ws.send(ClientMessage::FriendList, None).await;
     list(&mut ws).await;
 }
+
+/// Issue 50: two players sending each other a friend request at (nearly) the same instant end as
+/// friends on both sides exactly once, whatever the offset. On PostgreSQL each request looked for
+/// the other before it was committed: both stayed pending, each player keeping the other in
+/// `incoming` and `outgoing` for good.
+async fn mutual_requests_race(db: crate::support::FreshDatabase) {
+    use std::time::Duration;
+
+    let app = TestApp::spawn_with(crate::support::AppOptions {
+        database: Some(db),
+        ..Default::default()
+    })
+    .await;
+    for (round, offset_ms) in [0u64, 0, 1, 2, 5, 10, 20, 35, 50].into_iter().enumerate() {
+        let (a_name, b_name) = (format!("Mutua{round}"), format!("Mutub{round}"));
+        let (a_token, a_id) = player(&app, &a_name).await;
+        let (b_token, b_id) = player(&app, &b_name).await;
+        let (mut a, _) = enter(&app, &a_token).await;
+        let (mut b, _) = enter(&app, &b_token).await;
+        list(&mut a).await;
+        list(&mut b).await;
+        let ask = |name: &str| {
+            ClientMessage::FriendRequest(NameRequest {
+                name: name.to_owned(),
+            })
+        };
+        // Even rounds send a's request first, odd ones b's.
+        let (first, second) = if round % 2 == 0 {
+            (&mut a, &mut b)
+        } else {
+            (&mut b, &mut a)
+        };
+        let (first_asks, second_asks) = if round % 2 == 0 {
+            (ask(&b_name), ask(&a_name))
+        } else {
+            (ask(&a_name), ask(&b_name))
+        };
+        first.send(first_asks, None).await;
+        if offset_ms > 0 {
+            tokio::time::sleep(Duration::from_millis(offset_ms)).await;
+        }
+        second.send(second_asks, None).await;
+        // Each side is told the friendship (the request that found the other pushes both lists).
+        for (ws, other) in [(&mut a, &b_name), (&mut b, &a_name)] {
+            ws.expect(&format!("{other} as a friend"), |m| {
+                m["type"] == "friend:list" && names(&m["data"]["friends"]) == [other.clone()]
+            })
+            .await;
+        }
+        // The database holds the one friendship, both directions, and nothing pending.
+        for (me, other) in [(&a_id, &b_id), (&b_id, &a_id)] {
+            let lists = app.store().friends().lists(me).await.unwrap();
+            let ids: Vec<&str> = lists.friends.iter().map(|c| c.id.as_str()).collect();
+            assert_eq!(ids, [other.as_str()], "round {round} (+{offset_ms} ms)");
+            assert!(
+                lists.incoming.is_empty() && lists.outgoing.is_empty(),
+                "round {round} (+{offset_ms} ms): {lists:?}"
+            );
+        }
+        a.close().await;
+        b.close().await;
+    }
+}
+
+crate::support::both_databases!(mutual_friend_requests_end_as_one_friendship, |db| {
+    mutual_requests_race(db)
+});

@@ -172,3 +172,131 @@ async fn metrics_count_requests_by_route_and_status() {
     assert!(has("tick_duration_ms"), "{text}");
     assert!(has("db_pool_connections"), "{text}");
 }
+
+/// A production server for the tests below (`env` added last).
+async fn production(env: &[(&'static str, &str)]) -> TestApp {
+    let mut all: Vec<(&'static str, String)> = vec![
+        ("NODE_ENV", "production".into()),
+        ("JWT_SECRET", "0123456789abcdef0123456789abcdef".into()),
+        ("METRICS_ADDR", "127.0.0.1:0".into()),
+    ];
+    all.extend(env.iter().map(|(k, v)| (*k, (*v).to_owned())));
+    TestApp::spawn_with(crate::support::AppOptions {
+        env: all,
+        ..Default::default()
+    })
+    .await
+}
+
+/// Issue 50: `/metrics` (44 KB of the server's insides) needed no login. In production the main
+/// port serves it only to the metrics token (404 without one configured), and the
+/// `METRICS_ADDR` listener serves it to anyone who can reach it (loopback by default).
+#[tokio::test]
+async fn production_metrics_need_the_token_or_their_own_listener() {
+    let app = production(&[]).await;
+    let response = app.get("/metrics").await;
+    assert_eq!(response.status(), 404);
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["error"], "not_found");
+    let apart = app
+        .metrics_addr()
+        .expect("a metrics listener in production");
+    let response = app
+        .client
+        .get(format!("http://{apart}/metrics"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert!(response
+        .text()
+        .await
+        .unwrap()
+        .contains("http_requests_total"));
+
+    let app = production(&[("METRICS_TOKEN", "scrape-0123456789")]).await;
+    for token in [None, Some("guess"), Some("scrape-012345678")] {
+        let mut request = app.client.get(app.url("/metrics"));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status(), 401, "{token:?}");
+        let body: serde_json::Value = response.json().await.unwrap();
+        assert_eq!(body["error"], "unauthorized");
+    }
+    let response = app
+        .client
+        .get(app.url("/metrics"))
+        .bearer_auth("scrape-0123456789")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    // Outside production the main port serves them to anyone, as before.
+    let dev = TestApp::spawn().await;
+    assert_eq!(dev.get("/metrics").await.status(), 200);
+    assert_eq!(dev.metrics_addr(), None);
+}
+
+/// Issue 50: `/status` stays public, but production shows what CONTRACT.md section 2 lists and
+/// none of the insides (phases, queues, connections, memory).
+#[tokio::test]
+async fn production_status_is_the_contracts_fields_alone() {
+    let app = production(&[]).await;
+    let body: serde_json::Value = app.get("/status").await.json().await.unwrap();
+    let mut keys: Vec<&str> = body
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        [
+            "commit",
+            "database",
+            "playersOnline",
+            "status",
+            "tick",
+            "uptimeSeconds",
+            "version"
+        ],
+        "{body}"
+    );
+    let mut tick: Vec<&str> = body["tick"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    tick.sort_unstable();
+    assert_eq!(tick, ["lastMs", "number", "p99Ms"], "{body}");
+    assert_eq!(body["status"], "ok");
+    assert_eq!(body["database"], "ok");
+}
+
+/// Issue 50: `/status` had no rate limit: 60 a minute per address, then 429 with `Retry-After`.
+#[tokio::test]
+async fn status_is_limited_per_address() {
+    // A window long enough that no request is given back while the test runs.
+    let app = TestApp::spawn_with(crate::support::AppOptions {
+        env: vec![
+            ("DISABLE_RATE_LIMIT", "false".into()),
+            ("RATE_LIMIT_WINDOW_SECS", "6000".into()),
+        ],
+        ..Default::default()
+    })
+    .await;
+    for n in 0..wayfarer_server::rate_limit::STATUS_PER_WINDOW {
+        assert_eq!(app.get("/status").await.status(), 200, "request {n}");
+    }
+    let response = app.get("/status").await;
+    assert_eq!(response.status(), 429);
+    assert!(response.headers().contains_key("retry-after"));
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["error"], "rate_limited");
+    // The liveness check stays unlimited.
+    assert_eq!(app.get("/health").await.status(), 200);
+}

@@ -176,3 +176,54 @@ async fn the_guest_display_name_is_stripped_and_refuses_markup_and_staff_words()
         .unwrap();
     assert_eq!(account.name, "Zoë O'Brien");
 }
+
+/// Issue 50: staff words were matched as written: `Adm1n` was a fine character name, and a guest
+/// display name with a Cyrillic "А" and U+202E was accepted.
+#[tokio::test]
+async fn disguised_staff_words_are_refused_in_character_and_display_names() {
+    let app = TestApp::spawn().await;
+    let token = guest(&app).await;
+    for name in ["Adm1n", "M0D", "5ystem", "\u{0410}dmin", "Adm\u{202E}in"] {
+        for path in CREATING {
+            let body = assert_error(
+                post(&app, &token, path, json!({ "name": name })).await,
+                400,
+                "bad_request",
+            )
+            .await;
+            let message = body["message"].as_str().unwrap();
+            assert!(
+                message.contains("reserved for staff"),
+                "{path} {name:?}: {message}"
+            );
+        }
+    }
+    for name in [
+        "Adm1n",
+        "M0D",
+        "5ystem",
+        "\u{0410}dmin",
+        "\u{0410}d\u{202E}min",
+        "the m.o.d",
+    ] {
+        let body = assert_error(
+            guest_with(&app, json!({ "name": name })).await,
+            400,
+            "bad_request",
+        )
+        .await;
+        let message = body["message"].as_str().unwrap();
+        assert!(
+            message.contains("reserved for staff"),
+            "{name:?}: {message}"
+        );
+    }
+    // Names that only look alike in part stay fine.
+    for name in ["Modest", "Admiral", "Systems"] {
+        assert_eq!(
+            guest_with(&app, json!({ "name": name })).await.status(),
+            201,
+            "{name}"
+        );
+    }
+}

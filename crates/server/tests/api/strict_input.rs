@@ -905,3 +905,67 @@ async fn refusals_say_which_field_is_wrong_and_what_it_must_be() {
         "the message is not valid JSON: it ends before it is complete (line 1, column 9)"
     );
 }
+
+/// Issue 50, over a real socket: a frame with two `type`s is `invalid_message` (it was read as
+/// the last one, silently); an id echoed in a refusal is cut to 64 characters; a quantity past
+/// 2^63 is told as above the bound, not as 9223372036854775807; attacking oneself is
+/// `invalid_target` in the safe spawn (it was `safe_zone`).
+#[tokio::test]
+async fn ambiguous_frames_long_ids_huge_quantities_and_oneself_are_refused_plainly() {
+    let app = app().await;
+    let (token, id) = player(&app, "Plainly").await;
+    let (mut ws, _) = enter(&app, &token).await;
+    ws.send_text(r#"{"type":"player:sync","type":"player:move","data":{"x":1,"z":1}}"#)
+        .await;
+    let error = ws.expect("the refusal", |m| m["type"] == "error").await;
+    assert_eq!(error["data"]["code"], "invalid_message", "{error}");
+    assert!(
+        error["data"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(r#"the key "type" appears twice"#),
+        "{error}"
+    );
+
+    let long = "r".repeat(4_000);
+    let cases = [
+        (
+            json!({"type": "player:action", "ref": 1,
+                   "data": {"action": "make", "recipeId": long, "quantity": 1}}),
+            "unknown_recipe",
+        ),
+        (
+            json!({"type": long.clone(), "ref": 2, "data": {}}),
+            "unknown_type",
+        ),
+        (
+            json!({"type": "player:action", "ref": 3,
+                   "data": {"action": "make", "recipeId": "smithing:bronze_dagger",
+                            "quantity": 18_446_744_073_709_551_615u64}}),
+            "invalid_message",
+        ),
+        (
+            json!({"type": "player:action", "ref": 4, "data": {"action": "attack", "targetId": id}}),
+            "invalid_target",
+        ),
+    ];
+    for (frame, code) in cases {
+        ws.send_text(frame.to_string()).await;
+        let error = refusal(&mut ws, &frame["ref"]).await;
+        assert_eq!(error["data"]["code"], code, "{error}");
+        let message = error["data"]["message"].as_str().unwrap();
+        assert!(message.chars().count() < 120, "{message}");
+        assert!(!message.contains("9223372036854775807"), "{message}");
+    }
+    ws.send_text(
+        json!({"type": "player:action", "ref": 5,
+               "data": {"action": "make", "recipeId": "smithing:bronze_dagger", "quantity": 1e30}})
+        .to_string(),
+    )
+    .await;
+    let error = refusal(&mut ws, &json!(5)).await;
+    assert_eq!(
+        error["data"]["message"],
+        "`quantity` must be 1 to 10000, or \"all\"; it is above 10000"
+    );
+}

@@ -23,6 +23,7 @@ mod common {
     pub use wayfarer_testkit::*;
 }
 mod death_piles;
+mod friends;
 mod global_chat;
 mod revocations;
 

@@ -153,16 +153,26 @@ impl World {
         }
     }
 
-    /// Checks an `attack` before the player walks anywhere: false (with a rejection) when the
-    /// target may not be attacked. An unknown target is left to the intent's own check.
+    /// Checks an `attack` or a `cast` (`kind`) before the player walks anywhere: false (with a
+    /// rejection) when the target may not be attacked. The target itself first (`invalid_target`:
+    /// missing, not a fighter, or the player themself, wherever they stand), then the place and
+    /// duels (`safe_zone`, …).
     pub(crate) fn attack_allowed(
         &self,
         index: usize,
         target: &str,
+        kind: IntentKind,
         reference: Option<u64>,
         events: &mut Vec<Event>,
     ) -> bool {
-        let Some(victim) = self.entities.find(target).and_then(|h| self.victim(h)) else {
+        let handle = match self.intent_target(index, target, kind) {
+            Ok(handle) => handle,
+            Err((code, message)) => {
+                Self::reject(&self.players[index].id, code, message, reference, events);
+                return false;
+            }
+        };
+        let Some(victim) = self.victim(handle) else {
             return true;
         };
         match self.attack_refusal(index, victim) {
@@ -238,6 +248,7 @@ impl World {
                 self.flow(FlowKind::Left, "fired", &item, 1u32);
             }
         }
+        self.players[index].fought_at = now;
         let attack_type = loadout.combatant.attack_type;
         let (defence, health, max_health) = match victim {
             Victim::Npc(n) => {

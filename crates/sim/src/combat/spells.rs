@@ -5,6 +5,7 @@
 //! those a wielded staff supplies excepted. Running out stops the attack and clears autocast.
 
 use wayfarer_content::{EquipSlot, Skill, Spell};
+use wayfarer_protocol::text::quoted;
 use wayfarer_protocol::ws::codes;
 
 use crate::actions::IntentKind;
@@ -73,13 +74,14 @@ impl World {
         self.content.spells.get(spell_id).ok_or_else(|| {
             (
                 codes::UNKNOWN_SPELL,
-                format!("there is no spell {spell_id:?}"),
+                format!("there is no spell {}", quoted(spell_id)),
             )
         })
     }
 
-    /// `cast {spellId, targetId}`: checked now (the spell, level, runes, whether the target may
-    /// be attacked), then the player walks within casting range and casts once.
+    /// `cast {spellId, targetId}`: checked now (the spell, then whether the target may be
+    /// attacked, then the level and runes), then the player walks within casting range and casts
+    /// once.
     pub(crate) fn cast(
         &mut self,
         index: usize,
@@ -89,14 +91,17 @@ impl World {
         events: &mut Vec<Event>,
     ) {
         let id = self.players[index].id.clone();
-        let refusal = self
-            .known_spell(spell_id)
-            .and_then(|spell| self.cast_refusal(index, spell).map_or(Ok(()), Err));
-        if let Err((code, message)) = refusal {
-            return Self::reject(&id, code, message, reference, events);
-        }
-        if !self.attack_allowed(index, target, reference, events) {
+        let spell = match self.known_spell(spell_id) {
+            Ok(spell) => spell,
+            Err((code, message)) => return Self::reject(&id, code, message, reference, events),
+        };
+        // The target before the player's means: "you cannot attack that" tells more than "you
+        // have no runes" when the target is oneself or gone.
+        if !self.attack_allowed(index, target, IntentKind::Cast, reference, events) {
             return;
+        }
+        if let Some((code, message)) = self.cast_refusal(index, spell) {
+            return Self::reject(&id, code, message, reference, events);
         }
         self.players[index].magic.once = Some(spell_id.to_owned());
         self.begin(index, target, IntentKind::Cast, reference, events);

@@ -16,6 +16,7 @@ mod options;
 mod runes;
 
 use wayfarer_content::{Recipe, RecipeKind, Skill};
+use wayfarer_protocol::text::quoted;
 use wayfarer_protocol::ws::codes;
 
 use crate::actions::{Flow, Intent, IntentKind};
@@ -231,7 +232,7 @@ impl World {
             return Self::reject(
                 &id,
                 codes::UNKNOWN_RECIPE,
-                format!("there is no recipe {recipe_id:?}"),
+                format!("there is no recipe {}", quoted(recipe_id)),
                 reference,
                 events,
             );
@@ -304,7 +305,7 @@ impl World {
         let Some(handle) = self.entities.find(target) else {
             return Err((
                 codes::INVALID_TARGET,
-                format!("there is no {target:?} here"),
+                format!("there is no {} here", quoted(target)),
             ));
         };
         match self.station_kind(handle) {
@@ -485,6 +486,7 @@ impl World {
     pub(crate) fn attacked(&mut self, index: usize, attacker: Handle, events: &mut Vec<Event>) {
         let retaliate = self.would_retaliate(index);
         self.note_hit(index);
+        self.players[index].fought_at = self.now();
         let player = &mut self.players[index];
         if player
             .intent

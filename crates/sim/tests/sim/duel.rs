@@ -654,3 +654,169 @@ fn entering_the_world_inside_the_arena_starts_at_the_spawn() {
     let world = world_of(vec![Fighter::new("a", t(37, 7))], true);
     assert_eq!(world.player_tile("a"), Some(TilePos { x: 0, z: 0 }));
 }
+
+/// The duel messages' codes and words for `to`.
+fn error_words(events: &[Event], to: &str) -> Vec<(String, String)> {
+    duel_messages(events, to)
+        .into_iter()
+        .filter_map(|m| match m {
+            ServerMessage::DuelError(e) => Some((e.code, e.message)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Issue 50: a duel shielded a pair in the Wastes (nobody else could attack them) and healed
+/// them there. No challenge from, into or across the edge of a PvP area; none accepted there.
+#[test]
+fn no_duel_is_challenged_or_accepted_in_or_into_a_pvp_area() {
+    use crate::arena::ARENA_X;
+    let mut world = crate::arena::world(&[], 3);
+    world.tick(vec![
+        // `a` stands in the PvP area, `b` one tile outside it, `c` and `d` in the field.
+        Fighter::new("a", t(ARENA_X, 5)).join(),
+        Fighter::new("b", t(ARENA_X - 1, 5)).join(),
+        Fighter::new("c", t(ARENA_X - 2, 5)).join(),
+        Fighter::new("e", t(ARENA_X + 1, 6)).join(),
+    ]);
+    let events = world.tick(vec![challenge("a", "b"), challenge("e", "a")]);
+    assert_eq!(errors(&events, "a"), ["not_here"]);
+    assert_eq!(errors(&events, "e"), ["not_here"]);
+    let events = world.tick(vec![challenge("b", "a")]);
+    assert_eq!(errors(&events, "b"), ["not_here"]);
+    assert!(duel_messages(&events, "a").is_empty());
+    // Outside it, a duel is challenged as before...
+    let events = world.tick(vec![challenge("c", "b")]);
+    assert!(errors(&events, "c").is_empty());
+    assert_eq!(duel_messages(&events, "b").len(), 1);
+    // ...but not accepted by one who stepped into the PvP area meanwhile.
+    world.tick(vec![move_to("b", ARENA_X, 5)]);
+    world.tick(vec![]);
+    assert_eq!(world.player_tile("b"), Some(t(ARENA_X, 5)));
+    let events = world.tick(vec![respond("b", true)]);
+    assert_eq!(errors(&events, "b"), ["not_here"]);
+    assert!(!world.in_duel("b") && !world.in_duel("c"));
+}
+
+/// Issue 50: no duel within 10 s (17 ticks) of either player's last swing, given or taken.
+#[test]
+fn no_duel_within_ten_seconds_of_either_players_last_fight() {
+    use crate::arena::{attack, hits, mob, npc_of};
+    use wayfarer_sim::COMBAT_LOCK_TICKS;
+    assert_eq!(
+        u64::from(wayfarer_content::ticks::secs_to_ticks(10.0)),
+        COMBAT_LOCK_TICKS
+    );
+    let mut world = crate::arena::world(&[mob("dummy", 10, 10)], 4);
+    let dummy = npc_of(&world, "dummy").expect("dummy");
+    world.tick(vec![
+        Fighter::new("a", t(10, 11)).join(),
+        Fighter::new("b", t(11, 12)).join(),
+    ]);
+    // `a` hits the dummy once, then stops.
+    let mut swung = false;
+    for _ in 0..10 {
+        let events = world.tick(if swung {
+            vec![]
+        } else {
+            vec![attack("a", &dummy)]
+        });
+        if hits(&events).iter().any(|h| h.attacker_id == "a") {
+            swung = true;
+            break;
+        }
+    }
+    assert!(swung, "a swung at the dummy");
+    world.tick(vec![Command::Action {
+        id: "a".into(),
+        action: Action::Stop,
+        reference: None,
+    }]);
+    let mut since = 1;
+    let words = error_words(&world.tick(vec![challenge("a", "b")]), "a");
+    assert_eq!(words[0].0, "in_combat", "{words:?}");
+    since += 1;
+    let events = world.tick(vec![challenge("b", "a")]);
+    assert_eq!(
+        error_words(&events, "b"),
+        [(
+            "in_combat".to_owned(),
+            "that player was fighting moments ago; wait 10 seconds".to_owned()
+        )]
+    );
+    since += 1;
+    // Refused up to the 17th tick after the swing, allowed from then on.
+    loop {
+        let events = world.tick(vec![challenge("b", "a")]);
+        since += 1;
+        if errors(&events, "b").is_empty() {
+            assert_eq!(duel_messages(&events, "a").len(), 1, "{events:?}");
+            break;
+        }
+        assert_eq!(errors(&events, "b"), ["in_combat"]);
+        assert!(since < 30, "still refused {since} ticks after the fight");
+    }
+    assert_eq!(since, COMBAT_LOCK_TICKS);
+}
+
+/// Issue 50: any stake change reset the screens' 5-minute timeout, so the duel's shield lasted
+/// as long as the pair liked. The screens now end 5 minutes after they open, whatever changes.
+#[test]
+fn the_screens_end_five_minutes_after_opening_whatever_changes() {
+    use wayfarer_sim::SCREEN_TIMEOUT_TICKS;
+    let (a, b) = pair();
+    let mut world = world_of(vec![a, b], true);
+    world.tick(vec![challenge("a", "b")]);
+    world.tick(vec![respond("b", true)]);
+    assert!(world.in_duel("a"));
+    let mut ended_after = None;
+    for tick in 1..=SCREEN_TIMEOUT_TICKS + 100 {
+        // A change every 50 ticks: a stake of a few coins, then of a few more.
+        let commands = if tick % 50 == 0 {
+            vec![stake("a", 0, Some(1 + (tick / 50) as i64))]
+        } else {
+            vec![]
+        };
+        let events = world.tick(commands);
+        let cancelled = duel_messages(&events, "a")
+            .into_iter()
+            .any(|m| matches!(m, ServerMessage::DuelCancelled(c) if c.reason == "timeout"));
+        if cancelled {
+            ended_after = Some(tick);
+            break;
+        }
+    }
+    assert_eq!(ended_after, Some(SCREEN_TIMEOUT_TICKS));
+    assert!(!world.in_duel("a") && !world.in_duel("b"));
+}
+
+/// Issue 50: a third party refused from attacking a duelist is told so as it is; the duelist
+/// attacking anyone else keeps "you can only fight your duel opponent".
+#[test]
+fn a_third_partys_refusal_says_the_target_is_in_a_duel() {
+    let (a, b) = pair();
+    let mut world = world_of(
+        vec![a, b, Fighter::new("c", t(36, 7)).hold(&[("coins", 1)])],
+        true,
+    );
+    to_fight(&mut world, &[], vec![]);
+    let events = world.tick(vec![attack("c", "a")]);
+    let told: Vec<(&str, &str)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Rejected {
+                to, code, message, ..
+            } if to == "c" => Some((*code, message.as_str())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(told, [("cannot_do", "that player is in a duel")]);
+    let events = world.tick(vec![attack("a", "c")]);
+    assert_eq!(
+        error_words(&events, "a"),
+        [(
+            "in_duel".to_owned(),
+            "you can only fight your duel opponent".to_owned()
+        )]
+    );
+}

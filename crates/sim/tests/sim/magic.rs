@@ -363,3 +363,67 @@ fn casting_at_a_player_follows_the_pvp_rule_and_rolls_against_magic_defence() {
     assert!(casts.iter().any(|d| *d > 0));
     assert_eq!(count(&w, "ada", "water_rune"), 1000 - 20);
 }
+
+/// Issue 50: the target is checked before the player's means. Casting at oneself or at an NPC
+/// that is not there answers `invalid_target`, not `missing_runes`, and attacking oneself is
+/// `invalid_target` wherever one stands (a safe area answered `safe_zone`).
+#[test]
+fn the_target_is_checked_before_the_runes_and_the_place() {
+    let mut w = world(&[mob("dummy", 10, 10)], 27);
+    // No runes at all; one player in the field, one in the safe camp.
+    let ada = Fighter::new("ada", t(10, 14));
+    let cam = Fighter::new("cam", t(5, crate::arena::CAMP_Z + 2));
+    w.tick(vec![ada.join(), cam.join()]);
+    for (who, command) in [
+        ("ada", cast("ada", "wind_strike", "ada")),
+        ("ada", cast("ada", "wind_strike", "npc-that-is-not-here")),
+        ("cam", cast("cam", "wind_strike", "cam")),
+        ("cam", attack("cam", "cam")),
+        ("ada", attack("ada", "ada")),
+    ] {
+        let events = w.tick(vec![command]);
+        assert_eq!(
+            rejections(&events, who),
+            [codes::INVALID_TARGET],
+            "{events:?}"
+        );
+    }
+    // A real target and no runes: the runes are what is missing.
+    let dummy = npc_of(&w, "dummy").expect("dummy");
+    let events = w.tick(vec![cast("ada", "wind_strike", &dummy)]);
+    assert_eq!(rejections(&events, "ada"), [codes::MISSING_RUNES]);
+}
+
+/// Issue 50: an id echoed in an error is cut to 64 characters.
+#[test]
+fn an_unknown_id_is_echoed_cut_to_64_characters() {
+    let mut w = world(&[], 28);
+    w.tick(vec![Fighter::new("ada", t(10, 14)).join()]);
+    let long = "z".repeat(5_000);
+    let events = w.tick(vec![
+        cast("ada", &long, "ada"),
+        act(
+            "ada",
+            Action::Make {
+                recipe_id: long.clone(),
+                count: wayfarer_sim::MakeCount::Times(1),
+                target: None,
+            },
+        ),
+    ]);
+    let messages: Vec<&String> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Rejected { to, message, .. } if to == "ada" => Some(message),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(messages.len(), 2, "{events:?}");
+    for message in messages {
+        assert!(message.chars().count() < 100, "{message}");
+        assert!(
+            message.contains(&format!("{}…", "z".repeat(64))),
+            "{message}"
+        );
+    }
+}

@@ -2,10 +2,22 @@
 //!
 //! A request that meets a request the other way is an acceptance, and accepting writes both
 //! directions and removes both requests in one transaction, so a friendship is never one-sided.
+//!
+//! One relationship per pair whatever the interleaving: every change between two characters
+//! (a request, an answer, a removal) first takes the pair's lock ([`lock_pair`]), so two
+//! requests sent each other at the same instant — from one world's two sockets or from two
+//! worlds on one database — run one after the other, and the second finds the first and turns
+//! both into the friendship. Without it, under PostgreSQL's READ COMMITTED each transaction
+//! looked for the reverse request before the other had committed its own, both inserted, and
+//! each player kept the other in both `incoming` and `outgoing` for good.
 
 use sqlx::Row;
 
-use crate::{now_ms, Store, StoreError};
+use crate::{now_ms, Backend, Store, StoreError};
+
+/// The namespace of the pairs' advisory locks (the first of PostgreSQL's two 32-bit keys; the
+/// two-key space never meets the one-key locks such as the migrations').
+const PG_FRIEND_PAIR_LOCK_SPACE: i32 = 0x4652_4E44; // "FRND"
 
 /// The most friends a character may have (and the most pending requests it may send).
 pub const MAX_FRIENDS: usize = 99;
@@ -54,6 +66,7 @@ impl<'a> Friends<'a> {
     /// [`MAX_FRIENDS`] friends (or as many pending requests).
     pub async fn request(&self, from: &str, to: &str) -> Result<RequestOutcome, StoreError> {
         let mut tx = self.store.begin_write().await?;
+        lock_pair(self.store, &mut tx, from, to).await?;
         let exists = |sql: &'static str, a: &str, b: &str| {
             sqlx::query(sql).bind(a.to_owned()).bind(b.to_owned())
         };
@@ -138,6 +151,7 @@ impl<'a> Friends<'a> {
     /// transaction); declining forgets the request. `NotFound` when there was no such request.
     pub async fn respond(&self, to: &str, from: &str, accept: bool) -> Result<(), StoreError> {
         let mut tx = self.store.begin_write().await?;
+        lock_pair(self.store, &mut tx, to, from).await?;
         let removed =
             sqlx::query(r#"DELETE FROM friend_requests WHERE "fromId" = $1 AND "toId" = $2"#)
                 .bind(from)
@@ -180,6 +194,7 @@ impl<'a> Friends<'a> {
     /// Ends a friendship (both directions) and any requests between the two.
     pub async fn remove(&self, a: &str, b: &str) -> Result<bool, StoreError> {
         let mut tx = self.store.begin_write().await?;
+        lock_pair(self.store, &mut tx, a, b).await?;
         let mut removed = 0;
         for (x, y) in [(a, b), (b, a)] {
             removed += sqlx::query(
@@ -287,6 +302,42 @@ impl<'a> Friends<'a> {
     }
 }
 
+/// Holds the pair `a`–`b` (either order) until the transaction ends, so changes between the two
+/// run one at a time and each statement after the lock sees what the one before committed
+/// (READ COMMITTED reads per statement). On PostgreSQL a transaction-scoped advisory lock keyed
+/// by the pair: it blocks nothing else (character saves write the same characters' rows, and a
+/// row lock on those would queue saves behind friend requests, or deadlock with a save taking
+/// them in the other order); two pairs sharing a key merely wait for each other. On SQLite the
+/// write transaction (`BEGIN IMMEDIATE`) already excludes every other writer.
+async fn lock_pair(
+    store: &Store,
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    a: &str,
+    b: &str,
+) -> Result<(), StoreError> {
+    if store.backend() != Backend::Postgres {
+        return Ok(());
+    }
+    sqlx::query("SELECT pg_advisory_xact_lock($1, $2)")
+        .bind(PG_FRIEND_PAIR_LOCK_SPACE)
+        .bind(pair_key(a, b))
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+/// The pair's lock key, the same for `a`–`b` and `b`–`a` in every process: FNV-1a (32-bit) of
+/// the two ids in order with a separator no id contains.
+fn pair_key(a: &str, b: &str) -> i32 {
+    let (low, high) = if a <= b { (a, b) } else { (b, a) };
+    let mut hash: u32 = 0x811C_9DC5;
+    for byte in low.bytes().chain([0u8]).chain(high.bytes()) {
+        hash ^= u32::from(byte);
+        hash = hash.wrapping_mul(0x0100_0193);
+    }
+    hash as i32
+}
+
 /// Both directions of a friendship, and no requests left between the two.
 async fn befriend(
     tx: &mut sqlx::Transaction<'static, sqlx::Any>,
@@ -311,4 +362,17 @@ async fn befriend(
             .await?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pair_has_one_key_in_either_order() {
+        assert_eq!(pair_key("ann", "bob"), pair_key("bob", "ann"));
+        assert_ne!(pair_key("ann", "bob"), pair_key("ann", "bo"));
+        // The separator keeps ("ab", "c") and ("a", "bc") apart.
+        assert_ne!(pair_key("ab", "c"), pair_key("a", "bc"));
+    }
 }

@@ -180,3 +180,46 @@ test_both_backends!(the_four_lists_at_once_are_the_four_lists_apart, |store| {
         }
     );
 });
+
+test_both_backends!(
+    mutual_requests_at_the_same_instant_make_one_friendship,
+    |store| {
+        // Issue 50: two requests sent each other at once each looked for the other before it was
+        // committed (PostgreSQL, READ COMMITTED), both were inserted, and the pair stayed pending
+        // for good. Raced on two tasks at offsets from 0 to 50 ms, each pair ends as one
+        // friendship, both directions, nothing pending, one request `Befriended`.
+        for (round, offset_ms) in [0u64, 0, 0, 0, 1, 2, 5, 10, 25, 50].into_iter().enumerate() {
+            let a = new_character(&store, &format!("Racea{round}")).await;
+            let b = new_character(&store, &format!("Raceb{round}")).await;
+            let first = {
+                let (store, a, b) = (store.clone(), a.clone(), b.clone());
+                tokio::spawn(async move { store.friends().request(&a, &b).await.unwrap() })
+            };
+            let second = {
+                let (store, a, b) = (store.clone(), a.clone(), b.clone());
+                tokio::spawn(async move {
+                    if offset_ms > 0 {
+                        tokio::time::sleep(std::time::Duration::from_millis(offset_ms)).await;
+                    }
+                    store.friends().request(&b, &a).await.unwrap()
+                })
+            };
+            let mut outcomes = [first.await.unwrap(), second.await.unwrap()];
+            outcomes.sort_by_key(|o| *o == RequestOutcome::Befriended);
+            assert_eq!(
+                outcomes,
+                [RequestOutcome::Sent, RequestOutcome::Befriended],
+                "round {round} (+{offset_ms} ms)"
+            );
+            for (me, other) in [(&a, &b), (&b, &a)] {
+                let lists = store.friends().lists(me).await.unwrap();
+                let ids: Vec<&str> = lists.friends.iter().map(|c| c.id.as_str()).collect();
+                assert_eq!(ids, [other.as_str()], "round {round} (+{offset_ms} ms)");
+                assert!(
+                    lists.incoming.is_empty() && lists.outgoing.is_empty(),
+                    "round {round} (+{offset_ms} ms): {lists:?}"
+                );
+            }
+        }
+    }
+);
