@@ -2,6 +2,7 @@
 
 mod support;
 
+mod address_grants;
 mod agents;
 mod auth;
 mod bank;

@@ -359,8 +359,10 @@ impl<'a> Characters<'a> {
                 return Ok(Creation::AccountFull);
             }
         }
-        let mut withheld =
-            (!limits.max_grants.is_none_or(|max| grants < max)).then_some(Withheld::Account);
+        let mut withheld = limits
+            .max_grants
+            .is_some_and(|max| grants >= max)
+            .then_some(Withheld::Account);
         if let Some(origin) = origin {
             // Taken even when the account rule already withholds: the record below must be
             // written in the address's order too.
