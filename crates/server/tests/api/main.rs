@@ -5,6 +5,7 @@ mod support;
 mod address_grants;
 mod agents;
 mod auth;
+mod backups;
 mod bank;
 mod bench_agents;
 mod bundled_quests;
