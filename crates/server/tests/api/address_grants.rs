@@ -245,9 +245,8 @@ both_databases!(
     |db| { concurrent_sign_ups(db) }
 );
 
-#[tokio::test]
-async fn ipv6_addresses_of_one_64_count_together() {
-    let app = proxied_app(None).await;
+async fn ipv6_neighbours(db: FreshDatabase) {
+    let app = proxied_app(Some(db)).await;
     let coins = merchant_coins(&app).await;
     for (n, address) in [
         "2001:db8:1:2::1",
@@ -285,6 +284,10 @@ async fn ipv6_addresses_of_one_64_count_together() {
         (Some(3), Some(1))
     );
 }
+
+both_databases!(ipv6_addresses_of_one_64_count_together, |db| {
+    ipv6_neighbours(db)
+});
 
 /// With the rate limits off (development and test), as with the load-test key, the rule does
 /// not apply: the creation is granted and recorded as exempt.
