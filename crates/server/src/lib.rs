@@ -5,6 +5,7 @@ pub mod admin_cli;
 pub mod agents;
 pub mod app;
 pub mod auth;
+pub mod backup_cli;
 pub mod bench_agents;
 pub mod cdn;
 pub mod character_state;
@@ -35,6 +36,7 @@ pub mod telemetry;
 pub mod tick_stats;
 pub mod timestamps;
 pub mod world_chunks;
+pub mod world_lock;
 pub mod world_seed;
 pub mod world_thread;
 

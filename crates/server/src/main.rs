@@ -27,6 +27,19 @@ enum Command {
     },
     /// Apply database migrations and exit.
     Migrate,
+    /// Copy the world's SQLite database to FILE while the world may be running (an online,
+    /// consistent backup). PostgreSQL: use pg_dump (this says so and exits non-zero).
+    Backup {
+        /// The backup file to write; it must not exist.
+        #[arg(long)]
+        out: std::path::PathBuf,
+    },
+    /// Replace the world's SQLite database with a backup FILE (refused while a server runs on
+    /// the world directory; the replaced database is kept beside it). PostgreSQL: use pg_restore.
+    Restore {
+        /// A file written by `wayfarer backup`.
+        file: std::path::PathBuf,
+    },
     /// Account administration on the configured database (DATABASE_URL, or the world's SQLite).
     Admin {
         #[command(subcommand)]
@@ -129,7 +142,11 @@ fn main() -> ExitCode {
         } => return bounds(models, stations, out),
         Command::Agent { .. } => return agent(cli.command),
         Command::BenchAgents { .. } => return bench_agents(cli.command),
-        Command::Serve { .. } | Command::Migrate | Command::Admin { .. } => {}
+        Command::Serve { .. }
+        | Command::Migrate
+        | Command::Admin { .. }
+        | Command::Backup { .. }
+        | Command::Restore { .. } => {}
     }
     let config = Config::from_env().and_then(|config| match &cli.command {
         Command::Serve {
@@ -165,6 +182,12 @@ fn main() -> ExitCode {
             Command::Serve { .. } => serve(config).await,
             Command::Migrate => migrate(config).await,
             Command::Admin { action } => admin(config, action).await,
+            Command::Backup { out } => wayfarer_server::backup_cli::backup(&config, &out)
+                .await
+                .map(|line| println!("{line}")),
+            Command::Restore { file } => wayfarer_server::backup_cli::restore(&config, &file)
+                .await
+                .map(|line| println!("{line}")),
             Command::CheckContent { .. }
             | Command::Bounds { .. }
             | Command::Agent { .. }

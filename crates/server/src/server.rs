@@ -53,6 +53,9 @@ impl RunningServer {
                 config.world_dir.display()
             )
         })?;
+        // Marks the world as running until the server has stopped (closed its database), so
+        // `wayfarer restore` cannot replace the database under it.
+        let world_lock = crate::world_lock::WorldLock::serve(&config.world_dir)?;
 
         let local_postgres = if config.use_local_postgres {
             Some(LocalPostgres::start(&config).await?)
@@ -365,6 +368,7 @@ impl RunningServer {
                 pg.stop().await;
             }
             tracing::info!("shutdown complete");
+            drop(world_lock);
             Ok(())
         });
         tracing::info!(

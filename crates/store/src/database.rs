@@ -506,6 +506,11 @@ impl Store {
         Deaths::new(self)
     }
 
+    /// Starting grants per client address.
+    pub fn address_grants(&self) -> crate::repo::address_grants::AddressGrants<'_> {
+        crate::repo::address_grants::AddressGrants::new(self)
+    }
+
     /// The audit of completed trades.
     pub fn trades(&self) -> crate::repo::trades::Trades<'_> {
         crate::repo::trades::Trades::new(self)

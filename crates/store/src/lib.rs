@@ -2,6 +2,7 @@
 //! code in the project that writes SQL. One SQL text serves both engines through sqlx's `Any` driver:
 //! parameters are `$1`-style (SQLite accepts them too), ids are text and times are epoch milliseconds.
 
+pub mod backup;
 mod database;
 mod error;
 mod migrations;
@@ -16,11 +17,13 @@ pub use database::HeldConnections;
 pub use database::{redact_url, Backend, PoolSettings, Store, SQLITE_CACHE_KIB};
 pub use error::StoreError;
 pub use migrations::{Migration, MIGRATIONS};
+pub use repo::address_grants::AddressGrantSummary;
 pub use repo::agents::AgentMapping;
 pub use repo::bans::Ban;
 pub use repo::catalog::CatalogItem;
 pub use repo::characters::{
-    AccountLimits, Character, Creation, CreationGrant, NewCharacter, SkillLevel,
+    AccountLimits, Character, Creation, CreationGrant, GrantOrigin, NewCharacter, SkillLevel,
+    Withheld,
 };
 pub use repo::deaths::{DeathLock, DeathTake, LockedItem, NpcKill};
 pub use repo::duels::DuelAudit;

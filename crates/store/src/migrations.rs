@@ -75,6 +75,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "auto_retaliate",
         sql: include_str!("../migrations/0012_auto_retaliate.sql"),
     },
+    Migration {
+        version: 13,
+        name: "address_grants",
+        sql: include_str!("../migrations/0013_address_grants.sql"),
+    },
 ];
 
 /// Any constant works; it only has to be the same in every server process sharing a database.

@@ -91,13 +91,15 @@ pub async fn register_character(
 }
 
 /// Creates a character named `name` for the account (with the starter kit, at the spawn point,
-/// under the account's limits: `characters::creation`) and registers its agent. The account's
+/// under the account's limits and, for a request, its address's: `characters::creation`) and
+/// registers its agent. The account's
 /// active character stays what it was: the owner's own client must not open the agent's character
 /// and replace the agent's connection.
 pub async fn register_new_character(
     state: &AppState,
     account_id: &str,
     name: &CharacterName,
+    origin: Option<creation::Origin>,
 ) -> Result<(AgentMapping, Registered), RegistrationError> {
     let previous = state
         .store
@@ -106,8 +108,17 @@ pub async fn register_new_character(
         .await?
         .ok_or(RegistrationError::UnknownAccount)?
         .active_character_id;
-    let character =
-        creation::create(state, account_id, name, None, creation::PLAYER_LIMITS).await?;
+    // The request's address counts as any creation's (a bypass of the per-address rule otherwise).
+    let character = creation::create_from(
+        state,
+        account_id,
+        name,
+        None,
+        creation::PLAYER_LIMITS,
+        origin,
+    )
+    .await?
+    .character;
     if previous.is_some() {
         state
             .store

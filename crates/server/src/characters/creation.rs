@@ -9,10 +9,23 @@
 //! character churn"). Both counts are taken by the store in the transaction that inserts the
 //! character, with the account locked, so concurrent requests cannot beat them. Every grant is
 //! counted as `entered` in the economy audit (`starterKit` or `template`).
+//!
+//! A player's creation also comes from an address ([`Origin`]): at most
+//! [`MAX_GRANTED_ACCOUNTS_PER_ADDRESS`] accounts of one address (an IPv4 address, an IPv6 /64)
+//! receive grants within [`ADDRESS_GRANT_WINDOW`]; later accounts' characters are created without
+//! them, and the response says why ([`StartingGrant`]). Guest accounts are free, so without this
+//! one address could sign up accounts for their starting coins (docs/mechanics.md, "Starting
+//! grants per address"). The store counts and records it in the creating transaction.
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use serde::Serialize;
 
 use wayfarer_protocol::ErrorCode;
 use wayfarer_store::{
-    AccountLimits, Character, Creation, CreationGrant, NewCharacter, StoreError, StoredSlot,
+    AccountLimits, Character, Creation, CreationGrant, GrantOrigin, NewCharacter, StoreError,
+    StoredSlot, Withheld,
 };
 
 use super::CharacterName;
@@ -26,6 +39,85 @@ pub const MAX_CHARACTERS_PER_ACCOUNT: i64 = 3;
 /// Characters of one account that receive the creation grant over the account's life: as many as
 /// it may hold, so churning characters yields no more than one new account would.
 pub const MAX_GRANTS_PER_ACCOUNT: i64 = MAX_CHARACTERS_PER_ACCOUNT;
+
+/// Accounts of one address that receive starting grants within [`ADDRESS_GRANT_WINDOW`]: as
+/// many as the characters one account may hold, so an address gets what three players would.
+pub const MAX_GRANTED_ACCOUNTS_PER_ADDRESS: i64 = 3;
+
+/// The window of [`MAX_GRANTED_ACCOUNTS_PER_ADDRESS`]: a day.
+pub const ADDRESS_GRANT_WINDOW: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// Where a player's creation request came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Origin {
+    /// The client's address (`client_addr`: the forwarded-for address behind a trusted proxy).
+    pub ip: IpAddr,
+    /// The per-address rule does not apply: the rate limits are off (`DISABLE_RATE_LIMIT`,
+    /// development and test only) or the request carries the `LOAD_TEST_KEY`, the same
+    /// exemptions as every other per-address limit's. The creation is still recorded.
+    pub exempt: bool,
+}
+
+impl Origin {
+    fn stored(&self) -> GrantOrigin {
+        GrantOrigin {
+            // The rule counts what every per-address limit counts under: IPv6 by its /64.
+            address: crate::client_addr::limit_key(self.ip).to_string(),
+            max_accounts: (!self.exempt).then_some(MAX_GRANTED_ACCOUNTS_PER_ADDRESS),
+            window_ms: ADDRESS_GRANT_WINDOW.as_millis() as i64,
+            now_ms: wayfarer_store::now_ms(),
+        }
+    }
+}
+
+/// Whether a new character received its starting items and coins, and if not why: the
+/// `startingGrant` of a creation's response.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StartingGrant {
+    /// True when the character received the starter kit or its template's items and coins.
+    pub granted: bool,
+    /// Why not, when not granted: `account_limit` (the account's characters have had their 3
+    /// grants) or `address_limit` (3 accounts of this address received grants within 24 hours).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'static str>,
+    /// A sentence for the player, when not granted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+impl StartingGrant {
+    fn of(withheld: Option<Withheld>) -> StartingGrant {
+        match withheld {
+            None => StartingGrant {
+                granted: true,
+                reason: None,
+                message: None,
+            },
+            Some(Withheld::Account) => StartingGrant {
+                granted: false,
+                reason: Some("account_limit"),
+                message: Some(format!(
+                    "no starting items or coins: an account receives them for its first {MAX_GRANTS_PER_ACCOUNT} characters only"
+                )),
+            },
+            Some(Withheld::Address) => StartingGrant {
+                granted: false,
+                reason: Some("address_limit"),
+                message: Some(format!(
+                    "no starting items or coins: {MAX_GRANTED_ACCOUNTS_PER_ADDRESS} accounts from your network have received them in the last 24 hours"
+                )),
+            },
+        }
+    }
+}
+
+/// A created character and what it started with.
+#[derive(Debug, Clone)]
+pub struct Created {
+    pub character: Character,
+    pub grant: StartingGrant,
+}
 
 /// The limits of a player's account.
 pub const PLAYER_LIMITS: AccountLimits = AccountLimits {
@@ -66,7 +158,8 @@ impl CreationError {
 }
 
 /// Creates a character named `name` for the account under `limits` (a template of content when
-/// `template_id` is given) and makes it the account's active character.
+/// `template_id` is given) and makes it the account's active character. For callers with no
+/// request, hence no address: the server's own agents.
 pub async fn create(
     state: &AppState,
     account_id: &str,
@@ -74,6 +167,20 @@ pub async fn create(
     template_id: Option<&str>,
     limits: AccountLimits,
 ) -> Result<Character, CreationError> {
+    create_from(state, account_id, name, template_id, limits, None)
+        .await
+        .map(|created| created.character)
+}
+
+/// [`create`] for a request from `origin`, under the per-address rule of starting grants.
+pub async fn create_from(
+    state: &AppState,
+    account_id: &str,
+    name: &CharacterName,
+    template_id: Option<&str>,
+    limits: AccountLimits,
+    origin: Option<Origin>,
+) -> Result<Created, CreationError> {
     let content = state.content.get();
     let template = match template_id {
         None => None,
@@ -122,13 +229,14 @@ pub async fn create(
     let outcome = state
         .store
         .characters()
-        .create_for_account(
+        .create_from(
             &NewCharacter {
                 account_id: account_id.to_owned(),
                 name: name.as_str().to_owned(),
                 position: Some([spawn.x, spawn.y, spawn.z]),
             },
             limits,
+            origin.map(|o| o.stored()).as_ref(),
             grant,
             |character| {
                 if let Some(template) = &template {
@@ -141,8 +249,12 @@ pub async fn create(
             StoreError::Conflict(_) => CreationError::NameTaken,
             other => CreationError::Store(other),
         })?;
-    let (character, granted) = match outcome {
-        Creation::Created { character, granted } => (character, granted),
+    let (character, granted, withheld) = match outcome {
+        Creation::Created {
+            character,
+            granted,
+            withheld,
+        } => (character, granted, withheld),
         Creation::AccountFull => return Err(CreationError::AccountFull),
     };
     if granted {
@@ -160,7 +272,12 @@ pub async fn create(
         name = %name,
         template = template_id.unwrap_or(""),
         granted,
+        withheld = ?withheld,
+        address = origin.map(|o| o.ip.to_string()).unwrap_or_default(),
         "character created"
     );
-    Ok(character)
+    Ok(Created {
+        character,
+        grant: StartingGrant::of(withheld),
+    })
 }

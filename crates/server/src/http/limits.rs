@@ -3,7 +3,8 @@
 
 use std::net::SocketAddr;
 
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -11,20 +12,42 @@ use wayfarer_protocol::ErrorCode;
 
 use crate::app::AppState;
 use crate::auth::bearer_token;
+use crate::characters::creation::Origin;
 use crate::http::error::ApiError;
 use crate::rate_limit::Decision;
 
 /// The address a request comes from, honouring `TRUSTED_PROXIES`.
 pub fn client_ip(state: &AppState, request: &Request) -> std::net::IpAddr {
-    let peer = request
-        .extensions()
+    client_ip_of(state, request.extensions(), request.headers())
+}
+
+fn client_ip_of(
+    state: &AppState,
+    extensions: &axum::http::Extensions,
+    headers: &HeaderMap,
+) -> std::net::IpAddr {
+    let peer = extensions
         .get::<ConnectInfo<SocketAddr>>()
         .map(|c| c.0)
         .unwrap_or_else(|| SocketAddr::from(([0, 0, 0, 0], 0)));
-    state
-        .config
-        .trusted_proxies
-        .client_ip(peer, request.headers())
+    state.config.trusted_proxies.client_ip(peer, headers)
+}
+
+/// A character creation's origin, for the per-address rule of starting grants: the client's
+/// address, exempt from the rule exactly when it is exempt from the other per-address limits
+/// (rate limits off, or the load-test key).
+impl FromRequestParts<AppState> for Origin {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
+        Ok(Origin {
+            ip: client_ip_of(state, &parts.extensions, &parts.headers),
+            exempt: state.limits.disabled || carries_load_test_key(state, &parts.headers),
+        })
+    }
 }
 
 fn set_headers(headers: &mut HeaderMap, limit: u32, remaining: u32, reset_secs: u64) {
@@ -72,11 +95,14 @@ pub const LOAD_TEST_KEY_HEADER: &str = "x-load-test-key";
 /// from one address, so such a request skips the per-address limits (authentication attempts, and
 /// the REST limit per address); an account's own REST limit still applies to it.
 fn has_load_test_key(state: &AppState, request: &Request) -> bool {
+    carries_load_test_key(state, request.headers())
+}
+
+fn carries_load_test_key(state: &AppState, headers: &HeaderMap) -> bool {
     let Some(expected) = state.config.load_test_key.as_deref() else {
         return false;
     };
-    request
-        .headers()
+    headers
         .get(LOAD_TEST_KEY_HEADER)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|given| crate::auth::constant_time_eq(given.as_bytes(), expected.as_bytes()))

@@ -944,6 +944,7 @@ async fn an_in_process_agent_registers_without_http_and_plays_over_its_socket() 
             wayfarer_server::characters::Namer::Player,
         )
         .unwrap(),
+        None,
     )
     .await
     .unwrap();

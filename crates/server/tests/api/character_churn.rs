@@ -50,7 +50,7 @@ fn summed(report: &Value, direction: &str) -> BTreeMap<String, i64> {
 
 /// The economy audit, asserting that every item's units in the world are what the world started
 /// with plus what entered minus what left.
-struct Audit {
+pub(crate) struct Audit {
     admin: String,
     start: BTreeMap<String, i64>,
 }
@@ -66,7 +66,7 @@ impl Audit {
     }
 
     /// Takes the world as it is now as the start.
-    async fn begin(app: &TestApp) -> Audit {
+    pub(crate) async fn begin(app: &TestApp) -> Audit {
         let admin = admin_token(app).await;
         let report = economy_report_as(app, &admin).await;
         let (entered, left) = (summed(&report, "entered"), summed(&report, "left"));
@@ -79,7 +79,7 @@ impl Audit {
     }
 
     /// Asserts holdings = start + entered − left for every item; returns the report.
-    async fn balanced(&self, app: &TestApp, step: &str) -> Value {
+    pub(crate) async fn balanced(&self, app: &TestApp, step: &str) -> Value {
         let report = economy_report_as(app, &self.admin).await;
         let in_world = Audit::in_world(&report);
         let (entered, left) = (summed(&report, "entered"), summed(&report, "left"));

@@ -2,8 +2,10 @@
 
 mod support;
 
+mod address_grants;
 mod agents;
 mod auth;
+mod backups;
 mod bank;
 mod bench_agents;
 mod bundled_quests;

@@ -97,7 +97,7 @@ pub(crate) async fn start(a: &mut WsClient, b: &mut WsClient, b_id: &str) -> Str
 }
 
 /// Every item held by these characters, as the database has it.
-async fn totals(app: &TestApp, ids: &[String]) -> BTreeMap<String, i64> {
+pub(crate) async fn totals(app: &TestApp, ids: &[String]) -> BTreeMap<String, i64> {
     let mut out = BTreeMap::new();
     for id in ids {
         for slot in app.store().inventories().get(id).await.unwrap() {
@@ -481,7 +481,7 @@ async fn holding(ws: &mut WsClient, item: &str) -> Option<(i64, i64)> {
 
 /// One pair trading `rounds` times: completed, cancelled by either side, or the second player
 /// disconnecting at a random moment (and coming back).
-async fn trade_rounds(
+pub(crate) async fn trade_rounds(
     app: &TestApp,
     (mut a, a_id): (WsClient, String),
     (mut b, b_id, b_token): (WsClient, String, String),

@@ -74,14 +74,44 @@ pub struct CreationGrant {
     pub coins: i64,
 }
 
+/// Where a creation request came from, for the rule of starting grants per address: at most
+/// `max_accounts` accounts of one address receive [`CreationGrant`]s within `window_ms` before
+/// `now_ms` (docs/mechanics.md, "Starting grants per address"). Every creation with an origin is
+/// recorded (`address_grants`), so the economy report can show what each address received.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrantOrigin {
+    /// The address's limit key as text: an IPv4 address, or an IPv6 address's /64 network.
+    pub address: String,
+    /// Accounts of this address that may receive grants within the window; `None` when the rule
+    /// does not apply to this request (it is recorded as exempt and not counted).
+    pub max_accounts: Option<i64>,
+    pub window_ms: i64,
+    /// The time of the creation (epoch milliseconds): the record's time and the window's end.
+    pub now_ms: i64,
+}
+
+/// Why a character was created without its [`CreationGrant`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Withheld {
+    /// The account has had its grants ([`AccountLimits::max_grants`]).
+    Account,
+    /// The address has given grants to its [`GrantOrigin::max_accounts`] accounts in the window.
+    Address,
+}
+
 /// How a creation under [`AccountLimits`] ended.
 // One value per creation request, moved once to the caller and never stored: boxing the
 // character would cost an allocation for nothing.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Creation {
-    /// Made; `granted` says whether it received the [`CreationGrant`] (else it has no items or coins).
-    Created { character: Character, granted: bool },
+    /// Made; `granted` says whether it received the [`CreationGrant`] (else it has no items or
+    /// coins), and `withheld` why not.
+    Created {
+        character: Character,
+        granted: bool,
+        withheld: Option<Withheld>,
+    },
     /// The account already holds `max_characters`: nothing was written.
     AccountFull,
 }
@@ -284,6 +314,25 @@ impl<'a> Characters<'a> {
         grant: CreationGrant,
         adjust: impl FnOnce(&mut Character),
     ) -> Result<Creation, StoreError> {
+        self.create_from(new, limits, None, grant, adjust).await
+    }
+
+    /// [`Characters::create_for_account`] for a request from `origin`: the grant also needs the
+    /// address to have given grants to fewer than `max_accounts` other accounts within the
+    /// window (an account it already gave one to in the window may have its next characters'),
+    /// and the creation is recorded in `address_grants`. The address's count is taken in the same
+    /// transaction as the insert, under a lock of the address (PostgreSQL: a transaction-scoped
+    /// advisory lock keyed by the address, since two accounts' row locks do not exclude each
+    /// other; SQLite: the write transaction already excludes every other writer), so concurrent
+    /// sign-ups from one address cannot beat it.
+    pub async fn create_from(
+        &self,
+        new: &NewCharacter,
+        limits: AccountLimits,
+        origin: Option<&GrantOrigin>,
+        grant: CreationGrant,
+        adjust: impl FnOnce(&mut Character),
+    ) -> Result<Creation, StoreError> {
         let mut tx = self.store.begin_write().await?;
         let lock = match self.store.backend() {
             Backend::Postgres => " FOR UPDATE",
@@ -310,12 +359,39 @@ impl<'a> Characters<'a> {
                 return Ok(Creation::AccountFull);
             }
         }
-        let granted = limits.max_grants.is_none_or(|max| grants < max);
+        let mut withheld = limits
+            .max_grants
+            .is_some_and(|max| grants >= max)
+            .then_some(Withheld::Account);
+        if let Some(origin) = origin {
+            // Taken even when the account rule already withholds: the record below must be
+            // written in the address's order too.
+            if self.store.backend() == Backend::Postgres {
+                sqlx::query("SELECT pg_advisory_xact_lock($1)")
+                    .bind(crate::repo::address_grants::lock_key(&origin.address))
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            if let (None, Some(max)) = (withheld, origin.max_accounts) {
+                let since = origin.now_ms.saturating_sub(origin.window_ms);
+                let accounts = crate::repo::address_grants::accounts_granted_in(
+                    &mut tx,
+                    &origin.address,
+                    since,
+                )
+                .await?;
+                if !accounts.contains(&new.account_id) && accounts.len() as i64 >= max {
+                    withheld = Some(Withheld::Address);
+                }
+            }
+        }
+        let granted = withheld.is_none();
         let id = insert_in(&mut tx, new).await?;
         let mut character = get_in(&mut tx, &id)
             .await?
             .ok_or_else(|| StoreError::NotFound(format!("character {id} after insert")))?;
         adjust(&mut character);
+        let grant_coins = grant.coins;
         let inventory = if granted {
             character.coins = grant.coins;
             grant.inventory
@@ -344,8 +420,23 @@ impl<'a> Characters<'a> {
         .bind(&new.account_id)
         .execute(&mut *tx)
         .await?;
+        if let Some(origin) = origin {
+            crate::repo::address_grants::record_in(
+                &mut tx,
+                origin,
+                &new.account_id,
+                &id,
+                granted,
+                if granted { grant_coins } else { 0 },
+            )
+            .await?;
+        }
         tx.commit().await?;
-        Ok(Creation::Created { character, granted })
+        Ok(Creation::Created {
+            character,
+            granted,
+            withheld,
+        })
     }
 }
 

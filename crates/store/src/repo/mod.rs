@@ -1,5 +1,6 @@
 //! Repositories: one per stored entity, the only code that writes SQL.
 
+pub mod address_grants;
 pub mod agents;
 pub mod bans;
 pub mod catalog;

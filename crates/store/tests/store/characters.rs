@@ -177,8 +177,9 @@ test_both_backends!(
         let account_id = account(&store).await;
         let mut made = Vec::new();
         for name in ["One", "Two", "Three"] {
-            let Creation::Created { character, granted } =
-                create_limited(&store, &account_id, name).await
+            let Creation::Created {
+                character, granted, ..
+            } = create_limited(&store, &account_id, name).await
             else {
                 panic!("{name} is within the limit");
             };
@@ -205,8 +206,9 @@ test_both_backends!(
         // record (its skills) and no items or coins, and so does every later one.
         for (round, name) in ["Four", "Five"].into_iter().enumerate() {
             store.characters().delete(&made[round].id).await.unwrap();
-            let Creation::Created { character, granted } =
-                create_limited(&store, &account_id, name).await
+            let Creation::Created {
+                character, granted, ..
+            } = create_limited(&store, &account_id, name).await
             else {
                 panic!("{name} has room");
             };

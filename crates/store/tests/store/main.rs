@@ -1,5 +1,6 @@
 //! Repository tests, each run against SQLite and PostgreSQL.
 
+mod address_grants;
 mod agents;
 mod bans;
 mod catalog;

@@ -380,7 +380,26 @@ pub async fn economy(
         totals.in_world = totals.total + totals.ground;
     }
     let flows = state.economy.snapshot();
+    let since = wayfarer_store::now_ms()
+        - crate::characters::creation::ADDRESS_GRANT_WINDOW.as_millis() as i64;
+    let grants_by_address = state
+        .store
+        .address_grants()
+        .top_since(since, GRANT_ADDRESSES_SHOWN)
+        .await?
+        .into_iter()
+        .map(|s| AddressGrants {
+            address: s.address,
+            accounts: s.accounts,
+            grants: s.grants,
+            coins: s.coins,
+            withheld: s.withheld,
+            exempt: s.exempt,
+            last_at: iso8601_from_ms(s.last_at_ms),
+        })
+        .collect();
     Ok(Json(EconomyReport {
+        grants_by_address,
         items,
         uptime_seconds: state.started.elapsed().as_secs(),
         entered: flows.entered,
@@ -391,10 +410,36 @@ pub async fn economy(
     }))
 }
 
+/// Addresses the economy report lists in `grantsByAddress`.
+const GRANT_ADDRESSES_SHOWN: i64 = 20;
+
+/// What one address's character creations received in the last 24 hours (`address_grants`).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AddressGrants {
+    /// An IPv4 address, or an IPv6 /64 network (`2001:db8:1:2::`).
+    pub address: String,
+    /// Distinct accounts whose characters received starting grants.
+    pub accounts: i64,
+    /// Characters that received starting grants.
+    pub grants: i64,
+    /// Starting coins those grants carried.
+    pub coins: i64,
+    /// Characters created without their grant (the account's or the address's rule).
+    pub withheld: i64,
+    /// Of `grants`, those the per-address rule did not apply to (rate limits off, load-test bots).
+    pub exempt: i64,
+    /// ISO 8601 UTC: the address's latest creation.
+    pub last_at: String,
+}
+
 /// `GET /api/admin/economy`'s answer (docs/protocol.md, "Economy audit").
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EconomyReport {
+    /// The 20 addresses with the most starting grants in the last 24 hours, most first (from the
+    /// database, so across restarts; docs/mechanics.md, "Starting grants per address").
+    pub grants_by_address: Vec<AddressGrants>,
     /// Per item id.
     pub items: BTreeMap<String, ItemTotals>,
     /// Item id → reason → units that came into the world since start.

@@ -55,7 +55,7 @@ async fn owned_agent(
     path = "/api/agent/register",
     tag = tags::AGENTS,
     summary = "Register an agent for one of the account's characters (or a new one)",
-    description = "The account's own token only. `{\"characterId\"}` of one of its characters, or `{\"name\"}` for a new one. A new character follows `POST /api/character`'s rules (names, at most 3 characters, starting items for the account's first 3 characters only). Registering a character again keeps its agent, goal and pause and issues a new token (the old one stops working). The token opens `/ws` for that character and the agent routes of that agent, nothing else.",
+    description = "The account's own token only. `{\"characterId\"}` of one of its characters, or `{\"name\"}` for a new one. A new character follows `POST /api/character`'s rules (names, at most 3 characters, starting items for the account's first 3 characters only, and for 3 accounts per address in 24 hours). Registering a character again keeps its agent, goal and pause and issues a new token (the old one stops working). The token opens `/ws` for that character and the agent routes of that agent, nothing else.",
     security(("bearer" = [])),
     request_body = RegisterRequest,
     responses(
@@ -68,6 +68,7 @@ async fn owned_agent(
 pub async fn register(
     State(state): State<AppState>,
     auth: AuthUser,
+    origin: crate::characters::creation::Origin,
     ApiJson(body): ApiJson<RegisterRequest>,
 ) -> Result<(StatusCode, Json<Registered>), ApiError> {
     let (_, registered) = match (body.character_id, body.name) {
@@ -96,7 +97,8 @@ pub async fn register(
         }
         (None, Some(name)) => {
             let name = CharacterName::parse(&name, Namer::admin_if(auth.is_admin()))?;
-            registration::register_new_character(&state, auth.account_id(), &name).await?
+            registration::register_new_character(&state, auth.account_id(), &name, Some(origin))
+                .await?
         }
     };
     Ok((StatusCode::CREATED, Json(registered)))

@@ -8,10 +8,17 @@ use utoipa::ToSchema;
 use wayfarer_protocol::ws::{Player, SkillState, TilePos, WorldPos};
 use wayfarer_protocol::Skill;
 
+pub use crate::characters::creation::StartingGrant;
+
 /// `{"player": Player}`.
 #[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct PlayerBody {
     pub player: Player,
+    /// Only when the request created the character (`POST /api/v1/player`'s 201): whether it
+    /// received its starting items and coins, and if not why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub starting_grant: Option<StartingGrant>,
 }
 
 /// `GET /api/character`.
@@ -25,8 +32,12 @@ pub struct CharacterList {
 
 /// `POST /api/character`.
 #[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct CreatedCharacter {
     pub character: Player,
+    /// Whether the character received its starting items and coins, and if not why (an added
+    /// field: the character's own shape is the same either way).
+    pub starting_grant: StartingGrant,
 }
 
 /// `DELETE /api/character/<id>`.

@@ -151,6 +151,7 @@ pub async fn get_player(
         .ok_or_else(|| ApiError::not_found("this account has no character yet"))?;
     Ok(Json(PlayerBody {
         player: player_view(&state, &character).await?,
+        starting_grant: None,
     }))
 }
 
@@ -160,7 +161,7 @@ pub async fn get_player(
     path = "/api/v1/player",
     tag = tags::CHARACTERS,
     summary = "Create the first character, or rename the active one",
-    description = "Names follow the rule of `POST /api/character`, and so does a first character's starting kit (only the account's first 3 characters ever created receive one).",
+    description = "Names follow the rule of `POST /api/character`, and so does a first character's starting kit (only the account's first 3 characters ever created receive one, and only 3 accounts per address in 24 hours); the 201 answer adds `startingGrant` as `POST /api/character` does.",
     security(("bearer" = [])),
     request_body = NameRequest,
     responses(
@@ -173,23 +174,26 @@ pub async fn get_player(
 pub async fn post_player(
     State(state): State<AppState>,
     auth: AuthUser,
+    origin: creation::Origin,
     ApiJson(body): ApiJson<NameRequest>,
 ) -> Result<(StatusCode, Json<PlayerBody>), ApiError> {
     match active_character(&state, &auth).await? {
         None => {
             let name = CharacterName::parse(&body.name, namer(&auth))?;
-            let character = creation::create(
+            let created = creation::create_from(
                 &state,
                 auth.account_id(),
                 &name,
                 None,
                 creation::PLAYER_LIMITS,
+                Some(origin),
             )
             .await?;
             Ok((
                 StatusCode::CREATED,
                 Json(PlayerBody {
-                    player: player_view(&state, &character).await?,
+                    player: player_view(&state, &created.character).await?,
+                    starting_grant: Some(created.grant),
                 }),
             ))
         }
@@ -217,6 +221,7 @@ pub async fn post_player(
                 StatusCode::OK,
                 Json(PlayerBody {
                     player: player_view(&state, &character).await?,
+                    starting_grant: None,
                 }),
             ))
         }
@@ -258,7 +263,7 @@ pub async fn list_characters(
     path = "/api/character",
     tag = tags::CHARACTERS,
     summary = "Create a character",
-    description = "With `templateId` the character starts with the template's items and skill levels instead of the starter kit. It becomes the active character. An account holds at most 3 characters at once, and only the first 3 characters it ever creates receive starting items and coins (the starter kit or the template's): deleting a character does not give its grant back, so a character created after that starts with the template's skill levels and at the spawn point but with no items and no coins (docs/mechanics.md, \"Starting items and character churn\"). The response has the same shape either way. Names: 1-12 ASCII letters, digits and single spaces; invisible or control characters, and the staff words admin, mod, moderator, jmod and system as a word of the name, are refused (staff words are allowed to admins).",
+    description = "With `templateId` the character starts with the template's items and skill levels instead of the starter kit. It becomes the active character. An account holds at most 3 characters at once, and only the first 3 characters it ever creates receive starting items and coins (the starter kit or the template's): deleting a character does not give its grant back, so a character created after that starts with the template's skill levels and at the spawn point but with no items and no coins (docs/mechanics.md, \"Starting items and character churn\"). Starting items and coins also go to at most 3 accounts per client address (an IPv6 address by its /64) per 24 hours: a later account's character is created without them (docs/mechanics.md, \"Starting grants per address\"). The character has the same shape either way; `startingGrant` says whether it received them and, if not, why (`account_limit` or `address_limit`) with a sentence for the player. Names: 1-12 ASCII letters, digits and single spaces; invisible or control characters, and the staff words admin, mod, moderator, jmod and system as a word of the name, are refused (staff words are allowed to admins).",
     security(("bearer" = [])),
     request_body = CreateRequest,
     responses(
@@ -270,21 +275,24 @@ pub async fn list_characters(
 pub async fn create(
     State(state): State<AppState>,
     auth: AuthUser,
+    origin: creation::Origin,
     ApiJson(body): ApiJson<CreateRequest>,
 ) -> Result<(StatusCode, Json<CreatedCharacter>), ApiError> {
     let name = CharacterName::parse(&body.name, namer(&auth))?;
-    let character = creation::create(
+    let created = creation::create_from(
         &state,
         auth.account_id(),
         &name,
         body.template_id.as_deref(),
         creation::PLAYER_LIMITS,
+        Some(origin),
     )
     .await?;
     Ok((
         StatusCode::CREATED,
         Json(CreatedCharacter {
-            character: player_view(&state, &character).await?,
+            character: player_view(&state, &created.character).await?,
+            starting_grant: created.grant,
         }),
     ))
 }
@@ -323,6 +331,7 @@ pub async fn select(
         .await?;
     Ok(Json(PlayerBody {
         player: player_view(&state, &character).await?,
+        starting_grant: None,
     }))
 }
 
