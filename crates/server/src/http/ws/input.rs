@@ -272,7 +272,10 @@ fn message_verdict(
         ClientMessage::Use(request) => {
             if let Some(skill_name) = request.skill.as_deref() {
                 let Some(skill) = wayfarer_protocol::Skill::parse(skill_name) else {
-                    let message = format!("{} is not a skill", wayfarer_protocol::text::quoted(skill_name));
+                    let message = format!(
+                        "{} is not a skill",
+                        wayfarer_protocol::text::quoted(skill_name)
+                    );
                     return refuse(codes::INVALID_MESSAGE, message, reference);
                 };
                 return match request.slot.index() {
