@@ -73,7 +73,9 @@ impl PoolSettings {
             // Reads in WAL mode never wait for the writer; more than two readers a kind buy
             // nothing on a 2-core machine.
             Backend::Sqlite => (2, 2, 1),
-            Backend::Postgres => (4, 4, 6),
+            // Ten in all, as the one pool was before the division: a PostgreSQL server's
+            // default `max_connections` (100) then holds several worlds and their tools.
+            Backend::Postgres => (3, 3, 4),
         };
         PoolSettings {
             rest_connections: rest,

@@ -150,8 +150,16 @@ impl Drop for FreshDatabase {
     fn drop(&mut self) {
         let Some(pg) = self.pg.take() else { return };
         // Drop runs inside the test's runtime, which cannot be blocked on; a short-lived thread with its
-        // own runtime removes the database (FORCE ends connections a pool may still hold).
+        // own runtime removes the database (FORCE ends connections a pool may still hold). The test
+        // waits for it at most `DROP_WAIT`, not to its end: PostgreSQL's DROP DATABASE waits until
+        // every backend of the cluster has taken its signal, and a backend still authenticating a
+        // connection that comes through a task of this (blocked) runtime, such as the fault proxy
+        // (`testkit::FaultProxy`), takes it only at `authentication_timeout`, a minute later, with
+        // every other test's CREATE DATABASE queued behind. Once the test's runtime is gone, so is
+        // that connection, and the drop finishes.
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
         let _ = std::thread::spawn(move || {
+            let _done = done_tx;
             let Ok(rt) = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
@@ -167,10 +175,15 @@ impl Drop for FreshDatabase {
                     let _ = admin.close().await;
                 }
             });
-        })
-        .join();
+        });
+        // Disconnected (the thread ended) or timed out: either way the test goes on.
+        let _ = done_rx.recv_timeout(DROP_WAIT);
     }
 }
+
+/// How long a test's end waits for its PostgreSQL database to be dropped (see `FreshDatabase`'s
+/// `Drop`).
+const DROP_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// `url` with its database name replaced by `database`.
 pub fn with_database(url: &str, database: &str) -> String {

@@ -190,6 +190,9 @@ async fn a_withdraw_whose_save_fails_changes_nothing() {
         env: vec![
             ("ADMIN_CODE", "vault".into()),
             ("SAVE_INTERVAL", "3600".into()),
+            // Each of the save's attempts against the cut database gives up after a second of
+            // trying to connect, not the writer's default 10.
+            ("DB_WRITE_WAIT_MS", "1000".into()),
         ],
         ..Default::default()
     })
