@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { xpForLevel, levelProgress } from '../src/xp.js';
 
 test('the XP table is the server\'s', () => {
-  const src = readFileSync(new URL('../../crates/sim/src/skills.rs', import.meta.url), 'utf8');
+  const src = readFileSync(new URL('../../crates/content/src/levels.rs', import.meta.url), 'utf8');
   const body = src.slice(src.indexOf('pub const XP_TABLE'), src.indexOf('];', src.indexOf('pub const XP_TABLE')));
   const server = [...body.slice(body.indexOf('= [')).matchAll(/[\d_]+/g)].map((m) => Number(m[0].replace(/_/g, '')));
   assert.equal(server.length, 99);

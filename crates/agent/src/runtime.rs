@@ -261,6 +261,8 @@ struct Agent {
     /// What the brain was doing when its owner stopped it: taken up again, on the same target, at
     /// resume.
     stopped_on: Option<Decision>,
+    /// The stopped decision a resume brings back once what runs now (a reflex) is done.
+    resume_next: Option<Decision>,
     /// Lockstep ([`Host::lockstep`]).
     lockstep: bool,
     /// `player:sync` fences sent and not yet answered.
@@ -327,6 +329,7 @@ impl Agent {
             server_goal_id: None,
             reported_up_to: 0,
             stopped_on: None,
+            resume_next: None,
             lockstep: host.lockstep,
             fences: 0,
             stepping: None,
@@ -684,6 +687,11 @@ impl Agent {
                 self.finish(running, outcome);
             }
         }
+        if self.running.is_none() && !self.paused {
+            if let Some(decision) = self.resume_next.take() {
+                self.start(decision, "planner", &mut out);
+            }
+        }
         if self.running.is_some()
             || self.thinking.is_some()
             || self.now < self.idle_until
@@ -991,12 +999,17 @@ impl Agent {
                 chatty!(self.quiet, agent = %self.config.label, "resumed");
                 // Back to the goal and the target it had, not a fresh pick that avoids it.
                 if let Some(decision) = self.stopped_on.take().filter(|_| was_paused) {
+                    let decision = Decision {
+                        reason: format!("resumed: {}", decision.reason),
+                        ..decision
+                    };
                     if self.running.is_none() {
-                        let decision = Decision {
-                            reason: format!("resumed: {}", decision.reason),
-                            ..decision
-                        };
                         self.start(decision, "planner", &mut frames);
+                    } else {
+                        // A reflex runs even while paused (closing a dialogue in the way,
+                        // eating): the stopped decision comes back once it is done, rather than
+                        // being forgotten (a resume that came while a reflex ran was lost).
+                        self.resume_next = Some(decision);
                     }
                 }
             }
@@ -1140,6 +1153,7 @@ impl Agent {
 
     /// Abandons the running action and any model call (a goal change or a pause).
     fn drop_plan(&mut self) {
+        self.resume_next = None;
         if let Some(running) = self.running.take() {
             self.finish_learning(
                 running,
