@@ -388,20 +388,40 @@ async fn open_socket(
     stats: &mut BotStats,
 ) -> Result<Entered, ConnectFailure> {
     let url = format!("{}?token={token}", endpoints.ws);
-    let (mut socket, _) =
-        tokio_tungstenite::connect_async_with_config(url, Some(bot_socket()), false)
-            .await
-            .map_err(|e| match e {
-                tungstenite::Error::Http(response) => ConnectFailure::new(
-                    "websocket",
-                    format!("HTTP {}", response.status().as_u16()),
-                    String::from_utf8_lossy(response.body().as_deref().unwrap_or_default()),
-                ),
-                tungstenite::Error::Io(io) => {
-                    ConnectFailure::new("websocket", format!("{:?}", io.kind()), io.to_string())
-                }
-                other => ConnectFailure::new("websocket", "handshake failed", other.to_string()),
-            })?;
+    // The upgrade checks the token and the ban on the store: a saturated one answers 503
+    // `server_busy` with `Retry-After`, waited out like a REST call's.
+    let mut attempt = 1;
+    let connected = loop {
+        match tokio_tungstenite::connect_async_with_config(&url, Some(bot_socket()), false).await {
+            Err(tungstenite::Error::Http(response))
+                if response.status() == reqwest::StatusCode::SERVICE_UNAVAILABLE
+                    && attempt < BUSY_ATTEMPTS =>
+            {
+                let wait = response
+                    .headers()
+                    .get("retry-after")
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.trim().parse::<u64>().ok())
+                    .map_or(Duration::from_secs(1), Duration::from_secs)
+                    .min(BUSY_WAIT_MAX);
+                stats.busy_retries += 1;
+                attempt += 1;
+                tokio::time::sleep(wait).await;
+            }
+            other => break other,
+        }
+    };
+    let (mut socket, _) = connected.map_err(|e| match e {
+        tungstenite::Error::Http(response) => ConnectFailure::new(
+            "websocket",
+            format!("HTTP {}", response.status().as_u16()),
+            String::from_utf8_lossy(response.body().as_deref().unwrap_or_default()),
+        ),
+        tungstenite::Error::Io(io) => {
+            ConnectFailure::new("websocket", format!("{:?}", io.kind()), io.to_string())
+        }
+        other => ConnectFailure::new("websocket", "handshake failed", other.to_string()),
+    })?;
 
     // The server's first message is the full state.
     loop {

@@ -171,9 +171,16 @@ both_databases!(
                 let token = guest["token"].as_str().unwrap().to_owned();
                 let name = format!("Wave{n}");
                 let (_, busy_b) = until_ok("a character", || create(&app, &token, &name)).await;
-                let mut ws = WsClient::connect_to(&app.base, &format!("token={token}"))
-                    .await
-                    .expect("connects");
+                // The upgrade reads the store too: a 503 is waited out as a REST call's.
+                let mut ws = loop {
+                    match WsClient::connect_to(&app.base, &format!("token={token}")).await {
+                        Ok(ws) => break ws,
+                        Err(status) => {
+                            assert_eq!(status, 503, "the upgrade answered {status}");
+                            tokio::time::sleep(Duration::from_millis(100)).await;
+                        }
+                    }
+                };
                 loop {
                     let m = ws.next().await.expect("the entry");
                     if m["type"] == "player:sync" {
