@@ -368,17 +368,22 @@ async fn send_waiting_out_busy(
         {
             return Ok(response);
         }
-        let wait = response
-            .headers()
-            .get(reqwest::header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .map_or(Duration::from_secs(1), Duration::from_secs)
-            .min(BUSY_WAIT_MAX);
-        stats.busy_retries += 1;
+        wait_out_busy(response.headers(), stats).await;
         attempt += 1;
-        tokio::time::sleep(wait).await;
     }
+}
+
+/// Waits as a 503's `Retry-After` says (1 s when absent or unreadable, at most
+/// [`BUSY_WAIT_MAX`]), counted as a busy retry.
+async fn wait_out_busy(headers: &reqwest::header::HeaderMap, stats: &mut BotStats) {
+    let wait = headers
+        .get(reqwest::header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(Duration::from_secs(1), Duration::from_secs)
+        .min(BUSY_WAIT_MAX);
+    stats.busy_retries += 1;
+    tokio::time::sleep(wait).await;
 }
 
 /// Opens `/ws` with `token` and reads the entry `player:sync`.
@@ -397,16 +402,8 @@ async fn open_socket(
                 if response.status() == reqwest::StatusCode::SERVICE_UNAVAILABLE
                     && attempt < BUSY_ATTEMPTS =>
             {
-                let wait = response
-                    .headers()
-                    .get("retry-after")
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(|v| v.trim().parse::<u64>().ok())
-                    .map_or(Duration::from_secs(1), Duration::from_secs)
-                    .min(BUSY_WAIT_MAX);
-                stats.busy_retries += 1;
+                wait_out_busy(response.headers(), stats).await;
                 attempt += 1;
-                tokio::time::sleep(wait).await;
             }
             other => break other,
         }
