@@ -561,19 +561,11 @@ impl World {
             return;
         }
         let handle = self.entities.insert(Entity {
-            id: id.clone(),
-            kind: EntityKind::Player,
-            x: placed.x,
-            z: placed.z,
             name: Some(name),
             health: Some(health),
             max_health: Some(max_health),
-            item_id: None,
-            quantity: None,
-            resource_type: None,
-            depleted: None,
-            type_id: None,
             worn: crate::worn::worn_of(&equipment),
+            ..Entity::at(id.clone(), EntityKind::Player, placed.x, placed.z)
         });
         self.grid.insert(handle, placed, Class::Player, now);
         self.fresh_viewers.push(handle);
