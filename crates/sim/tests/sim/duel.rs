@@ -176,7 +176,7 @@ fn last_rules(events: &[Event], to: &str) -> Screen {
             Notice::Screen(r) => Some(*r),
             _ => None,
         })
-        .last()
+        .next_back()
         .unwrap_or_else(|| panic!("no duel:rules for {to} in {events:?}"))
 }
 
