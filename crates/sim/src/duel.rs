@@ -617,11 +617,7 @@ impl World {
         if self.screen_side::<Duel>(said, events).is_none() {
             return;
         }
-        let Said {
-            by: id,
-            exchange_id: duel_id,
-            reference,
-        } = said;
+        let (id, duel_id, reference) = said.parts();
         let refuse = |message: String, events: &mut Vec<Event>| {
             events.push(refused::<Duel>(
                 id,

@@ -193,6 +193,22 @@ impl<'a> Said<'a> {
             reference,
         }
     }
+
+    /// The refusal of what was said (`tradeError`, `duelError`).
+    pub(crate) fn refusal<K: Kind>(self, code: &'static str, message: impl Into<String>) -> Event {
+        refused::<K>(
+            self.by,
+            code,
+            message,
+            Some(self.exchange_id),
+            self.reference,
+        )
+    }
+
+    /// Who said it, about which exchange, and its reference.
+    pub(crate) fn parts(self) -> (&'a str, &'a str, Option<u64>) {
+        (self.by, self.exchange_id, self.reference)
+    }
 }
 
 /// Where an exchange stands.
@@ -507,22 +523,15 @@ impl World {
 
     /// The side of `id` in exchange `exchange_id`, or an `invalid_trade` refusal.
     fn party<K: Kind>(&self, said: Said, events: &mut Vec<Event>) -> Option<usize> {
-        let Said {
-            by: id,
-            exchange_id,
-            reference,
-        } = said;
+        let (id, exchange_id, _) = said.parts();
         let side = K::book(self)
             .by_id
             .get(exchange_id)
             .and_then(|e| e.side(id));
         if side.is_none() {
-            events.push(refused::<K>(
-                id,
+            events.push(said.refusal::<K>(
                 codes::INVALID_TRADE,
                 format!("no such {} of yours", K::NOUN),
-                Some(exchange_id),
-                reference,
             ));
         }
         side
@@ -530,11 +539,7 @@ impl World {
 
     /// `id` answers the ask `exchange_id` (`tradeRequestRespond`, `duel:respond`).
     pub(crate) fn answer<K: Kind>(&mut self, said: Said, accept: bool, events: &mut Vec<Event>) {
-        let Said {
-            by: id,
-            exchange_id,
-            reference,
-        } = said;
+        let (id, exchange_id, _) = said.parts();
         let Some(side) = self.party::<K>(said, events) else {
             return;
         };
@@ -543,13 +548,7 @@ impl World {
             (e.stage, e.players[0].clone())
         };
         let refuse = |code: &'static str, message: &str, events: &mut Vec<Event>| {
-            events.push(refused::<K>(
-                id,
-                code,
-                message,
-                Some(exchange_id),
-                reference,
-            ));
+            events.push(said.refusal::<K>(code, message));
         };
         if stage != Stage::Asked || side != 1 {
             return refuse(
@@ -608,11 +607,7 @@ impl World {
     /// The side of `id` and the stage when `id` may change the screens or accept, else a
     /// `not_on_screen` refusal.
     fn on_screen<K: Kind>(&self, said: Said, events: &mut Vec<Event>) -> Option<(usize, Stage)> {
-        let Said {
-            by: id,
-            exchange_id,
-            reference,
-        } = said;
+        let exchange_id = said.exchange_id;
         let side = self.party::<K>(said, events)?;
         let stage = K::book(self).by_id[exchange_id].stage;
         let message = match stage {
@@ -620,13 +615,7 @@ impl World {
             Stage::Asked => K::words(Word::NotStarted),
             Stage::Underway | Stage::Committing => K::words(Word::PastScreens),
         };
-        events.push(refused::<K>(
-            id,
-            codes::NOT_ON_SCREEN,
-            message,
-            Some(exchange_id),
-            reference,
-        ));
+        events.push(said.refusal::<K>(codes::NOT_ON_SCREEN, message));
         None
     }
 
@@ -648,11 +637,7 @@ impl World {
         quantity: Option<i64>,
         events: &mut Vec<Event>,
     ) {
-        let Said {
-            by: id,
-            exchange_id,
-            reference,
-        } = said;
+        let (id, exchange_id, _) = said.parts();
         let Some(side) = self.screen_side::<K>(said, events) else {
             return;
         };
@@ -662,13 +647,7 @@ impl World {
         let offered = match self.offer_from_slot(index, slot, quantity, K::VERB) {
             Ok(offered) => offered,
             Err((code, message)) => {
-                events.push(refused::<K>(
-                    id,
-                    code,
-                    message,
-                    Some(exchange_id),
-                    reference,
-                ));
+                events.push(said.refusal::<K>(code, message));
                 return;
             }
         };
@@ -681,11 +660,7 @@ impl World {
 
     /// `id` takes `slot` back (`tradeRemoveItem`, `duel:unstake`).
     pub(crate) fn take_back<K: Kind>(&mut self, said: Said, slot: i64, events: &mut Vec<Event>) {
-        let Said {
-            by: id,
-            exchange_id,
-            reference,
-        } = said;
+        let exchange_id = said.exchange_id;
         let Some(side) = self.screen_side::<K>(said, events) else {
             return;
         };
@@ -693,12 +668,9 @@ impl World {
             return;
         };
         if !exchange.offers[side].take_back(slot) {
-            events.push(refused::<K>(
-                id,
+            events.push(said.refusal::<K>(
                 codes::INVALID_SLOT,
                 format!("inventory slot {slot} is not in your {}", K::ENTRIES),
-                Some(exchange_id),
-                reference,
             ));
             return;
         }
@@ -750,11 +722,7 @@ impl World {
 
     /// `id` accepts the screen shown (`tradeAccept`, `duel:accept`).
     pub(crate) fn accept_screen<K: Kind>(&mut self, said: Said, events: &mut Vec<Event>) {
-        let Said {
-            by: id,
-            exchange_id,
-            reference,
-        } = said;
+        let (id, exchange_id, reference) = said.parts();
         let Some((side, stage)) = self.on_screen::<K>(said, events) else {
             return;
         };
@@ -922,23 +890,13 @@ impl World {
 
     /// `id` cancels (`tradeCancel`, `duel:cancel`): asked or on the screens only.
     pub(crate) fn cancel_exchange<K: Kind>(&mut self, said: Said, events: &mut Vec<Event>) {
-        let Said {
-            by: id,
-            exchange_id,
-            reference,
-        } = said;
+        let (id, exchange_id, _) = said.parts();
         if self.party::<K>(said, events).is_none() {
             return;
         }
         let stage = K::book(self).by_id[exchange_id].stage;
         if matches!(stage, Stage::Underway | Stage::Committing) {
-            events.push(refused::<K>(
-                id,
-                codes::NOT_ON_SCREEN,
-                K::words(Word::TooLateToCancel),
-                Some(exchange_id),
-                reference,
-            ));
+            events.push(said.refusal::<K>(codes::NOT_ON_SCREEN, K::words(Word::TooLateToCancel)));
             return;
         }
         if let Some(exchange) = self.end_exchange::<K>(exchange_id) {
@@ -948,23 +906,34 @@ impl World {
         }
     }
 
+    /// The ids and stages of the exchanges `keep` picks (collected, to end or check them).
+    fn picked<K: Kind>(&self, keep: impl Fn(&Exchange<K>) -> bool) -> Vec<(String, Stage)> {
+        K::book(self)
+            .by_id
+            .values()
+            .filter(|e| keep(e))
+            .map(|e| (e.id.clone(), e.stage))
+            .collect()
+    }
+
+    /// Ends an exchange before its commit, undoing what settling started.
+    fn end_early<K: Kind>(&mut self, exchange_id: &str, stage: Stage) -> Option<Exchange<K>> {
+        if stage == Stage::Underway {
+            K::abandon(self, exchange_id);
+        }
+        self.end_exchange::<K>(exchange_id)
+    }
+
     /// A player leaves the world: their asks end, and an exchange on the screens or under way
     /// ends with `disconnected` for the other party (a committing one waits for its outcome).
     pub(crate) fn exchange_party_left<K: Kind>(&mut self, id: &str, events: &mut Vec<Event>) {
-        let involved: Vec<(String, Stage)> = K::book(self)
-            .by_id
-            .values()
-            .filter(|e| e.side(id).is_some() && e.stage != Stage::Committing)
-            .map(|e| (e.id.clone(), e.stage))
-            .collect();
+        let involved = self.picked::<K>(|e| e.side(id).is_some() && e.stage != Stage::Committing);
         for (exchange_id, stage) in involved {
-            if stage == Stage::Underway {
-                K::abandon(self, &exchange_id);
-            }
-            if let Some(exchange) = self.end_exchange::<K>(&exchange_id) {
-                for p in exchange.players.iter().filter(|p| *p != id) {
-                    events.push(cancelled::<K>(p, &exchange_id, Ending::Disconnected, None));
-                }
+            let Some(exchange) = self.end_early::<K>(&exchange_id, stage) else {
+                continue;
+            };
+            for p in exchange.players.iter().filter(|p| *p != id) {
+                events.push(cancelled::<K>(p, &exchange_id, Ending::Disconnected, None));
             }
         }
     }
@@ -976,34 +945,21 @@ impl World {
             return;
         }
         let now = self.now();
-        let due: Vec<(String, Stage)> = K::book(self)
-            .by_id
-            .values()
-            .filter(|e| e.stage != Stage::Committing && e.deadline <= now)
-            .map(|e| (e.id.clone(), e.stage))
-            .collect();
+        let due = self.picked::<K>(|e| e.stage != Stage::Committing && e.deadline <= now);
         for (exchange_id, stage) in due {
-            if stage == Stage::Underway {
-                K::abandon(self, &exchange_id);
-            }
-            if let Some(exchange) = self.end_exchange::<K>(&exchange_id) {
-                let (told, reason) = match stage {
-                    Stage::Asked => (&exchange.players[..1], Ending::Timeout),
-                    Stage::Underway => (&exchange.players[..], K::UNDERWAY_TIMEOUT),
-                    _ => (&exchange.players[..], Ending::Timeout),
-                };
-                for p in told {
-                    events.push(cancelled::<K>(p, &exchange_id, reason, None));
-                }
+            let Some(exchange) = self.end_early::<K>(&exchange_id, stage) else {
+                continue;
+            };
+            let (told, reason) = match stage {
+                Stage::Asked => (&exchange.players[..1], Ending::Timeout),
+                Stage::Underway => (&exchange.players[..], K::UNDERWAY_TIMEOUT),
+                _ => (&exchange.players[..], Ending::Timeout),
+            };
+            for p in told {
+                events.push(cancelled::<K>(p, &exchange_id, reason, None));
             }
         }
-        let open: Vec<String> = K::book(self)
-            .by_id
-            .values()
-            .filter(|e| e.on_screens())
-            .map(|e| e.id.clone())
-            .collect();
-        for exchange_id in open {
+        for (exchange_id, _) in self.picked::<K>(Exchange::on_screens) {
             self.follow_offers::<K>(&exchange_id, events);
         }
     }
