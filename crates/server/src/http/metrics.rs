@@ -45,9 +45,34 @@ pub fn handle() -> PrometheusHandle {
             let handle = recorder.handle();
             // Fails only if another recorder was installed first, e.g. by an embedding test; keep going.
             let _ = metrics::set_global_recorder(recorder);
+            start_upkeep(handle.clone());
             handle
         })
         .clone()
+}
+
+/// How often the recorder's histograms are folded into their buckets and summaries.
+pub const UPKEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Name of the thread that runs the recorder's upkeep.
+pub const UPKEEP_THREAD: &str = "metrics-upkeep";
+
+/// Folds the recorder's histograms every [`UPKEEP_EVERY`], on a thread of its own (the recorder is
+/// process-wide; runtimes come and go in tests). Why: a histogram keeps every sample it records
+/// until it is folded, and `build_recorder` leaves the folding to the caller. Without it, a
+/// server nobody scraped (the default: `/metrics` is the operator's) kept each tick's phase
+/// times, each request's duration and each save's in memory for good: the 60-minute soak of
+/// 2,000 players grew by 2.2 MB a minute (BENCHMARKS.md, "The soak").
+fn start_upkeep(handle: PrometheusHandle) {
+    let started = std::thread::Builder::new()
+        .name(UPKEEP_THREAD.into())
+        .spawn(move || loop {
+            std::thread::sleep(UPKEEP_EVERY);
+            handle.run_upkeep();
+        });
+    if let Err(err) = started {
+        tracing::error!(error = %err, "cannot start the metrics' upkeep: histograms grow until /metrics is read");
+    }
 }
 
 /// Middleware: counts every request and times it, by method, matched route and status.
@@ -144,4 +169,35 @@ fn exposition(state: &AppState) -> impl IntoResponse {
         )],
         handle().render(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The recorder folds its histograms by itself: without the upkeep, a server whose
+    /// `/metrics` nobody read kept every sample (the soak's leak).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_recorder_keeps_its_own_upkeep_running() {
+        let _ = handle();
+        metrics::histogram!("upkeep_test_seconds").record(0.001);
+        let names = || -> Vec<String> {
+            std::fs::read_dir("/proc/self/task")
+                .unwrap()
+                .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("comm")).ok())
+                .map(|name| name.trim().to_owned())
+                .collect()
+        };
+        // A new thread names itself once it runs: wait for that, not for a time.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !names().iter().any(|name| name == UPKEEP_THREAD) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no {UPKEEP_THREAD} thread among {:?}",
+                names()
+            );
+            std::thread::yield_now();
+        }
+    }
 }
