@@ -233,13 +233,27 @@ impl World {
                 }
             }
             if self.ground[position].despawn_at <= now {
+                // Where the database loses it: a death pile's item with its lock (the server's
+                // death book), a drop still pending with its dropper's record, anything else
+                // with the chunks.
+                let mut owed_by = None;
                 if let Some(tile) = self.ground_tile(position) {
                     let g = &self.ground[position];
                     if g.death.is_none() {
-                        self.ledger.vanished(g.key, tile, g.owner.as_deref());
+                        let pending = self.ledger.vanished(g.key, tile, g.owner.as_deref());
+                        owed_by = Some(if pending { g.owner.clone() } else { None });
                     }
                 }
                 let item = self.remove_ground_item(position);
+                if let Some(holder) = owed_by {
+                    self.owe(
+                        holder.as_deref(),
+                        FlowKind::Left,
+                        "expired",
+                        &item.stack.item_id,
+                        u64::from(item.stack.quantity),
+                    );
+                }
                 self.flow(
                     FlowKind::Left,
                     "expired",
