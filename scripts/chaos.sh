@@ -16,15 +16,16 @@ kills="${2:?usage: scripts/chaos.sh MINUTES KILLS}"
 cd "$(dirname "$0")/.."
 
 if [[ -n "${BIN:-}" ]]; then
-  server="$BIN"
-  chaos="$(dirname "$BIN")/wayfarer-chaos"
+  # Absolute: the server runs in its world folder.
+  server="$(realpath "$BIN")"
+  chaos="$(dirname "$server")/wayfarer-chaos"
   if [[ ! -x "$chaos" ]]; then
     cargo build --release -p wayfarer-bench --bin wayfarer-chaos
     chaos="target/release/wayfarer-chaos"
   fi
 else
   cargo build --release -p wayfarer-server --bin wayfarer -p wayfarer-bench --bin wayfarer-chaos
-  server="target/release/wayfarer"
+  server="$PWD/target/release/wayfarer"
   chaos="target/release/wayfarer-chaos"
 fi
 
