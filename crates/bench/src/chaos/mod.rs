@@ -84,6 +84,7 @@ pub struct ChaosSummary {
     pub seed: u64,
     /// The players' character ids.
     pub characters: Vec<String>,
+    /// Each kill's checks, then the final stop's.
     pub kills: Vec<KillRecord>,
     /// Everyone's counts together.
     pub stats: PlayerStats,
@@ -96,9 +97,9 @@ impl ChaosSummary {
         let sent: u64 = self.stats.sent.values().sum();
         let last = self.kills.last();
         format!(
-            "chaos: seed {} | {} kills, every check balanced | {} s | {} requests, {} trade and {} duel results seen | books: {} units of {} items, {} entered, {} left",
+            "chaos: seed {} | {} kills and the final stop, every check balanced | {} s | {} requests, {} trade and {} duel results seen | books: {} units of {} items, {} entered, {} left",
             self.seed,
-            self.kills.len(),
+            self.kills.len().saturating_sub(1),
             self.elapsed.as_secs(),
             sent,
             self.stats.trades,

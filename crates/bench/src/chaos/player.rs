@@ -157,7 +157,7 @@ impl Player {
         shared: &Shared,
         stop: &mut watch::Receiver<bool>,
     ) {
-        let partner_index = if self.index % 2 == 0 {
+        let partner_index = if self.index.is_multiple_of(2) {
             self.index + 1
         } else {
             self.index - 1
@@ -165,7 +165,7 @@ impl Player {
         let now = Instant::now();
         let mut s = Session {
             partner: shared.ids.get(partner_index).cloned(),
-            leader: self.index % 2 == 0,
+            leader: self.index.is_multiple_of(2),
             inventory: Vec::new(),
             bank: Vec::new(),
             ground: Vec::new(),
@@ -503,13 +503,11 @@ impl Player {
                     ));
                 }
             }
-            "tradeUpdated" | "tradeConfirmScreen" => {
-                if data["myOffer"]["accepted"] != true {
-                    s.outbox.push_back((
-                        now + Duration::from_millis(100),
-                        json!({"type": "tradeAccept", "data": {"tradeId": data["tradeId"]}}),
-                    ));
-                }
+            "tradeUpdated" | "tradeConfirmScreen" if data["myOffer"]["accepted"] != true => {
+                s.outbox.push_back((
+                    now + Duration::from_millis(100),
+                    json!({"type": "tradeAccept", "data": {"tradeId": data["tradeId"]}}),
+                ));
             }
             "tradeCompleted" => {
                 self.stats.trades += 1;

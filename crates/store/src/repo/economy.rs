@@ -252,7 +252,7 @@ pub(crate) async fn table_totals(
 async fn holdings_in(
     tx: &mut Transaction<'static, Any>,
 ) -> Result<BTreeMap<String, Holdings>, StoreError> {
-    let mut held: BTreeMap<String, Holdings> = table_totals(&mut **tx).await?;
+    let mut held: BTreeMap<String, Holdings> = table_totals(tx).await?;
     let locks = sqlx::query(r#"SELECT items FROM "playerDeaths" WHERE status = 'locked'"#)
         .fetch_all(&mut **tx)
         .await?;
