@@ -18,7 +18,7 @@ use std::time::Duration;
 use wayfarer_protocol::ws::TilePos;
 use wayfarer_sim::inventory::Stack;
 use wayfarer_sim::{Command, GRAVESTONE_TICKS};
-use wayfarer_store::{DeathLock, DeathTake, LockedItem, NpcKill, Store, StoreError};
+use wayfarer_store::{DeathLock, DeathTake, FlowDelta, LockedItem, NpcKill, Store, StoreError};
 
 use crate::saver::SaveJob;
 use crate::world_thread::{WorldInput, WorldSender};
@@ -33,6 +33,8 @@ pub struct DeathBook {
     kills: Vec<NpcKill>,
     /// Characters whose records must be written with this tick's job.
     characters: BTreeSet<String>,
+    /// Items of deaths that vanished, for the economy's books (written with their takes).
+    expired: Vec<FlowDelta>,
 }
 
 impl DeathBook {
@@ -78,6 +80,12 @@ impl DeathBook {
             item_id: stack.item_id.clone(),
             quantity: i64::from(stack.quantity),
         });
+        self.expired.push(FlowDelta {
+            item_id: stack.item_id.clone(),
+            entered: false,
+            reason: "expired".to_owned(),
+            units: i64::from(stack.quantity),
+        });
     }
 
     /// A player killed an NPC.
@@ -107,6 +115,7 @@ impl DeathBook {
             new_deaths: std::mem::take(&mut self.new_deaths),
             death_takes: std::mem::take(&mut self.takes),
             kills: std::mem::take(&mut self.kills),
+            flows: std::mem::take(&mut self.expired),
             ..SaveJob::default()
         };
         Some((job, std::mem::take(&mut self.characters)))

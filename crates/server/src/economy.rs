@@ -16,6 +16,11 @@
 //!
 //! So for every item, what the store holds plus what lies on the ground equals what the world
 //! started with plus `entered` minus `left`; `moved` shows the traffic.
+//!
+//! These counters are the running process's, in memory, told at once. The durable books, which
+//! balance over the world's whole life and across crashes, are the store's
+//! (`wayfarer_store::repo::economy`): the world hands each entry and exit to the save job that
+//! writes its effect ([`delta`]).
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -113,5 +118,15 @@ impl EconomyCounters {
     /// A copy of the counters.
     pub fn snapshot(&self) -> Flows {
         self.inner.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
+/// An entry or exit the sim owed a save job, as the store's books add it.
+pub fn delta(flow: &wayfarer_sim::flows::ItemFlow) -> wayfarer_store::FlowDelta {
+    wayfarer_store::FlowDelta {
+        item_id: flow.item_id.clone(),
+        entered: flow.kind == wayfarer_sim::flows::FlowKind::Entered,
+        reason: flow.reason.to_owned(),
+        units: i64::try_from(flow.quantity).unwrap_or(i64::MAX),
     }
 }

@@ -44,6 +44,10 @@ pub struct SaveJob {
     /// World chunks changed since the last job, as they stand with the records in `snapshots`
     /// (`World::persist_for`): written in the same transaction.
     pub chunks: Vec<wayfarer_sim::ChunkState>,
+    /// Items that entered or left the world whose effect this job's records, locks and chunks
+    /// hold (`World::flows_for`, expired death piles): added to the economy's books in the same
+    /// transaction (`wayfarer_store::repo::economy`).
+    pub flows: Vec<wayfarer_store::FlowDelta>,
 }
 
 /// Runs until every sender (the world thread) is gone and the queue is drained. Group commit:
@@ -101,6 +105,7 @@ async fn save_group(store: &Store, mut jobs: Vec<SaveJob>) {
             duel: job.duel.take(),
             // Encoded here, off the tick.
             chunks: job.chunks.iter().map(crate::world_chunks::encode).collect(),
+            flows: std::mem::take(&mut job.flows),
         })
         .collect();
     let outcomes = store

@@ -484,7 +484,7 @@ impl World {
             } else {
                 FlowKind::Left
             };
-            self.flow(kind, reason, item, *quantity);
+            self.flow_by(index, kind, reason, item, *quantity);
         }
         true
     }

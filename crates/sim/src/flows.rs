@@ -2,6 +2,11 @@
 //! given), leaving it (consumed, expired on the ground) or changing place inside it (dropped,
 //! picked up, banked, traded, lost on death), recorded where it happens and reported once per tick
 //! as [`Event::ItemFlows`]. Shop purchases and sales are reported by their own event.
+//!
+//! Items entering and leaving are also *owed* to the database (`persistence`'s ledger): each is
+//! kept with the place whose next write holds its effect (the player's record, or the ground's
+//! chunks) and handed out with that write ([`World::flows_for`]), so the durable totals the
+//! server writes in the same transaction always match what the database holds, whatever crashes.
 
 use crate::events::Event;
 use crate::world::World;
@@ -48,6 +53,67 @@ impl World {
                 quantity,
             });
         }
+    }
+
+    /// [`World::flow`] of items entering or leaving player `index`'s hands: owed to the database
+    /// with that player's next saved record.
+    pub(crate) fn flow_by(
+        &mut self,
+        index: usize,
+        kind: FlowKind,
+        reason: &'static str,
+        item_id: &str,
+        quantity: impl Into<u64>,
+    ) {
+        let quantity = quantity.into();
+        let holder = self.players[index].id.clone();
+        self.owe(Some(&holder), kind, reason, item_id, quantity);
+        self.flow(kind, reason, item_id, quantity);
+    }
+
+    /// [`World::flow`] of items appearing on or vanishing from the ground outside death piles:
+    /// owed to the database with the next chunks written.
+    pub(crate) fn flow_on_ground(
+        &mut self,
+        kind: FlowKind,
+        reason: &'static str,
+        item_id: &str,
+        quantity: impl Into<u64>,
+    ) {
+        let quantity = quantity.into();
+        self.owe(None, kind, reason, item_id, quantity);
+        self.flow(kind, reason, item_id, quantity);
+    }
+
+    /// Owes an entry or exit to the database, without reporting it (shop trades report their own
+    /// event): with `holder`'s next record, or with the next chunks (`None`).
+    pub(crate) fn owe(
+        &mut self,
+        holder: Option<&str>,
+        kind: FlowKind,
+        reason: &'static str,
+        item_id: &str,
+        quantity: u64,
+    ) {
+        if kind == FlowKind::Moved || quantity == 0 {
+            return;
+        }
+        self.ledger.owe(
+            holder,
+            ItemFlow {
+                kind,
+                reason,
+                item_id: item_id.to_owned(),
+                quantity,
+            },
+        );
+    }
+
+    /// The entries and exits the save job writing the records of `ids` must carry: those owed
+    /// with those records and those owed with the chunks (every job carries the dirty chunks,
+    /// [`World::persist_for`]). Call it with the same ids, just before `persist_for`.
+    pub fn flows_for<'a>(&mut self, ids: impl IntoIterator<Item = &'a str>) -> Vec<ItemFlow> {
+        self.ledger.take_flows(ids)
     }
 
     /// Reports this tick's flows (one event, when there were any).

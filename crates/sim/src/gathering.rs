@@ -254,9 +254,15 @@ impl World {
         let text = game_messages::gathered(node.skill, &self.item_called(&got.item_id));
         self.narrate(index, text, events);
         if let Some(bait) = &node.consumes {
-            self.flow(FlowKind::Left, "consumed", bait, 1u32);
+            self.flow_by(index, FlowKind::Left, "consumed", bait, 1u32);
         }
-        self.flow(FlowKind::Entered, "gathered", &got.item_id, got.quantity);
+        self.flow_by(
+            index,
+            FlowKind::Entered,
+            "gathered",
+            &got.item_id,
+            got.quantity,
+        );
         self.quest_trigger(
             index,
             crate::quests::Trigger::Gather(&got.item_id, got.quantity),

@@ -143,6 +143,10 @@ impl World {
     /// flows are told which.
     fn remove_ground_item(&mut self, position: usize, taker: Option<&str>) -> GroundItem {
         let item = self.ground.remove(position);
+        // Where the database loses an item that vanishes: a drop still pending goes with its
+        // dropper's record, anything else with the chunks (a death pile's item with its lock,
+        // through the server's death book).
+        let mut owed_by: Option<Option<String>> = None;
         if let Some(tile) = self.entities.retire(item.handle) {
             let now = self.now();
             self.grid.remove(item.handle, tile, Class::Ground, now);
@@ -150,9 +154,21 @@ impl World {
                 let owner = item.lot.owner.as_deref();
                 match taker {
                     Some(by) => self.ledger.taken(item.key, tile, owner, by),
-                    None => self.ledger.vanished(item.key, tile, owner),
+                    None => {
+                        let pending = self.ledger.vanished(item.key, tile, owner);
+                        owed_by = Some(if pending { item.lot.owner.clone() } else { None });
+                    }
                 }
             }
+        }
+        if let Some(holder) = owed_by {
+            self.owe(
+                holder.as_deref(),
+                FlowKind::Left,
+                "expired",
+                &item.lot.stack.item_id,
+                u64::from(item.lot.stack.quantity),
+            );
         }
         let (kind, why) = match taker {
             Some(_) => (FlowKind::Moved, "pickedUp"),

@@ -317,7 +317,7 @@ impl World {
             let player = &mut self.players[index];
             if player.inventory.remove(slot, 1).is_ok() {
                 player.dirty.inventory = true;
-                self.flow(FlowKind::Left, "buried", &stack.item_id, 1u32);
+                self.flow_by(index, FlowKind::Left, "buried", &stack.item_id, 1u32);
                 self.narrate(index, game_messages::buried(&item.name), events);
                 self.grant_xp(index, Skill::Prayer, Xp::from_f64(xp), events);
             }
@@ -401,7 +401,7 @@ impl World {
         };
         player.dirty.inventory = true;
         player.eat_ready_at = now + 1;
-        self.flow(FlowKind::Left, "eaten", &eaten.item_id, 1u32);
+        self.flow_by(index, FlowKind::Left, "eaten", &eaten.item_id, 1u32);
         let player = &mut self.players[index];
         // Eating costs the player's next swing a moment, as in the genre.
         player.attack_ready_at = player.attack_ready_at.max(now + 1);
@@ -437,7 +437,7 @@ impl World {
         };
         if given > 0 {
             player.dirty.inventory = true;
-            self.flow(FlowKind::Entered, "given", item_id, given);
+            self.flow_by(index, FlowKind::Entered, "given", item_id, given);
         }
         // Content's name, never the internal id (CONTRACT section 9), as every other line says;
         // what did not fit is said, not shown as a gift of nothing.

@@ -24,6 +24,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use wayfarer_protocol::ws::TilePos;
 
+use crate::flows::ItemFlow;
 use crate::grid::CELL_TILES;
 use crate::inventory::Stack;
 use crate::world::World;
@@ -140,6 +141,10 @@ pub(crate) struct Ledger {
     drops: HashMap<String, Vec<(u64, LedgerItem)>>,
     /// Picker → ledger items they took that their saved record does not hold yet.
     takes: HashMap<String, Vec<(ChunkKey, u64)>>,
+    /// Items that entered or left the world, by the record whose next write holds the change.
+    owed: HashMap<String, Vec<ItemFlow>>,
+    /// Items that appeared on or vanished from the ground: written with the next chunks.
+    owed_by_ground: Vec<ItemFlow>,
 }
 
 impl Ledger {
@@ -199,10 +204,43 @@ impl Ledger {
         true
     }
 
-    /// Item `key` vanished from the ground.
-    pub fn vanished(&mut self, key: u64, tile: TilePos, owner: Option<&str>) {
+    /// An entry or exit the write of `holder`'s record (`None`: of the chunks) must carry.
+    pub fn owe(&mut self, holder: Option<&str>, flow: ItemFlow) {
+        let owed = match holder {
+            Some(id) => self.owed.entry(id.to_owned()).or_default(),
+            None => &mut self.owed_by_ground,
+        };
+        match owed
+            .iter_mut()
+            .find(|f| f.kind == flow.kind && f.reason == flow.reason && f.item_id == flow.item_id)
+        {
+            Some(same) => same.quantity += flow.quantity,
+            None => owed.push(flow),
+        }
+    }
+
+    /// What the records of `ids` owe, and the ground's.
+    pub fn take_flows<'a>(&mut self, ids: impl IntoIterator<Item = &'a str>) -> Vec<ItemFlow> {
+        let mut out = std::mem::take(&mut self.owed_by_ground);
+        for id in ids {
+            if let Some(flows) = self.owed.remove(id) {
+                out.extend(flows);
+            }
+        }
+        out
+    }
+
+    /// Forgets what `id`'s record owes (a player entering: a record taken out of the world unsaved
+    /// wrote nothing of it).
+    pub fn forget_owed(&mut self, id: &str) {
+        self.owed.remove(id);
+    }
+
+    /// Item `key` vanished from the ground; `true` when it was a drop still pending on its
+    /// dropper (whose next record, without it, is where it leaves the database).
+    pub fn vanished(&mut self, key: u64, tile: TilePos, owner: Option<&str>) -> bool {
         if owner.is_some_and(|o| self.unpend(key, o)) {
-            return;
+            return true;
         }
         let chunk = ChunkKey::of(tile);
         if let Some(c) = self.chunks.get_mut(&chunk) {
@@ -210,6 +248,7 @@ impl Ledger {
                 self.dirty.insert(chunk);
             }
         }
+        false
     }
 
     /// `by` picked item `key` up. A pending item goes back into its dropper's hands (only the
@@ -320,9 +359,10 @@ impl World {
         self.ledger.drain(now)
     }
 
-    /// Whether some chunk changed since the last [`World::persist_for`].
+    /// Whether some chunk changed since the last [`World::persist_for`] (or the ground owes the
+    /// database an entry or exit, [`World::flows_for`]).
     pub fn has_chunks_to_persist(&self) -> bool {
-        !self.ledger.dirty.is_empty()
+        !self.ledger.dirty.is_empty() || !self.ledger.owed_by_ground.is_empty()
     }
 
     /// Every chunk that is not pristine will be returned by the next [`World::persist_for`] (at

@@ -386,7 +386,7 @@ impl World {
         }
         self.players[index].dirty.inventory = true;
         for (item, quantity) in items {
-            self.flow(FlowKind::Entered, reason, item, *quantity);
+            self.flow_by(index, FlowKind::Entered, reason, item, *quantity);
         }
         true
     }
@@ -519,7 +519,7 @@ impl World {
             };
             self.players[index].dirty.inventory = true;
             self.players[index].dirty.save_now = true;
-            self.flow(FlowKind::Left, "rubbed", &stack.item_id, 1u32);
+            self.flow_by(index, FlowKind::Left, "rubbed", &stack.item_id, 1u32);
         }
         self.grant_xp(index, skill, Xp::from_f64(xp), events);
     }

@@ -245,7 +245,7 @@ impl World {
                     item_id: ASHES.into(),
                     quantity: 1,
                 };
-                self.flow(
+                self.flow_on_ground(
                     FlowKind::Entered,
                     "fireRemains",
                     &ashes.item_id,

@@ -27,6 +27,7 @@ use wayfarer_protocol::ws::{codes, ShopItem, ShopView};
 use crate::commands::ShopRequest;
 use crate::entities::Handle;
 use crate::events::Event;
+use crate::flows::FlowKind;
 use crate::game_messages;
 use crate::inventory::{InventoryError, MAX_STACK};
 use crate::world::World;
@@ -293,6 +294,16 @@ impl World {
         }
         let text = game_messages::bought(quantity, &self.item_called(item_id), cost);
         self.narrate(index, text, events);
+        // The economy's books: reported by `Event::ShopTrade`, owed with the buyer's record.
+        let buyer = self.players[index].id.clone();
+        self.owe(
+            Some(&buyer),
+            FlowKind::Entered,
+            "bought",
+            item_id,
+            u64::from(quantity),
+        );
+        self.owe(Some(&buyer), FlowKind::Left, "shopPayments", COINS, cost);
         events.push(Event::ShopTrade {
             id: self.players[index].id.clone(),
             store_id: store.id.clone(),
@@ -374,6 +385,21 @@ impl World {
         }
         let text = game_messages::sold(quantity, &self.item_called(&item_id), u64::from(paid));
         self.narrate(index, text, events);
+        let seller = self.players[index].id.clone();
+        self.owe(
+            Some(&seller),
+            FlowKind::Left,
+            "sold",
+            &item_id,
+            u64::from(quantity),
+        );
+        self.owe(
+            Some(&seller),
+            FlowKind::Entered,
+            "shopPayments",
+            COINS,
+            u64::from(paid),
+        );
         events.push(Event::ShopTrade {
             id: self.players[index].id.clone(),
             store_id: store.id.clone(),

@@ -480,6 +480,9 @@ impl World {
             prayer_points,
             quests,
         } = joining;
+        // It enters as the database has it: anything an earlier session owed and never wrote
+        // (taken out unsaved) is not owed.
+        self.ledger.forget_owed(&id);
         let quests = crate::quests::log_from(quests, &self.content);
         let bank = crate::bank::Bank::from_stacks(bank);
         let now = self.now();

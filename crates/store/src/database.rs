@@ -395,7 +395,9 @@ impl Store {
 
     /// Runs every migration not yet applied; returns the versions applied now.
     pub async fn migrate(&self) -> Result<Vec<i64>, StoreError> {
-        crate::migrations::run(self).await
+        let applied = crate::migrations::run(self).await?;
+        crate::repo::economy::open_books(self).await?;
+        Ok(applied)
     }
 
     /// A round trip to the database (`SELECT 1`); callers put their own deadline around it.
@@ -506,6 +508,11 @@ impl Store {
     /// Death locks and kill counts.
     pub fn deaths(&self) -> Deaths<'_> {
         Deaths::new(self)
+    }
+
+    /// The economy's durable books.
+    pub fn economy(&self) -> crate::repo::economy::Economy<'_> {
+        crate::repo::economy::Economy::new(self)
     }
 
     /// Starting grants per client address.

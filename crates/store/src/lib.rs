@@ -27,6 +27,7 @@ pub use repo::characters::{
 };
 pub use repo::deaths::{DeathLock, DeathTake, LockedItem, NpcKill};
 pub use repo::duels::DuelAudit;
+pub use repo::economy::{Books, FlowDelta, Holdings};
 pub use repo::friends::{Contact, ContactLists, RequestOutcome, MAX_FRIENDS};
 pub use repo::group_commit::{GroupOutcome, GroupPolicy};
 pub use repo::hiscores::Standing;

@@ -80,6 +80,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "address_grants",
         sql: include_str!("../migrations/0013_address_grants.sql"),
     },
+    Migration {
+        version: 14,
+        name: "economy_books",
+        sql: include_str!("../migrations/0014_economy_books.sql"),
+    },
 ];
 
 /// Any constant works; it only has to be the same in every server process sharing a database.

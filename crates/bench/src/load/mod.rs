@@ -77,8 +77,8 @@ pub use options::{
 };
 pub use report::{CoinCheck, LoadReport, ReconnectReport, TradeReport, WorldReport};
 pub use scenario::{
-    bot_name, Rng, CHAT_EVERY, FIRST_SYNC_WITHIN, GLOBAL_CHAT_ONE_IN, MAX_NAME_CHARS, MOVE_EVERY,
-    SPREAD_CHAT_EVERY, SYNC_EVERY, WANDER_RADIUS_TILES,
+    base36, bot_name, Rng, CHAT_EVERY, FIRST_SYNC_WITHIN, GLOBAL_CHAT_ONE_IN, MAX_NAME_CHARS,
+    MOVE_EVERY, SPREAD_CHAT_EVERY, SYNC_EVERY, WANDER_RADIUS_TILES,
 };
 pub use server_figures::{ServerFigures, StatusSample};
 pub use stats::{percentile, LatencySummary, ReconnectStats, Samples};

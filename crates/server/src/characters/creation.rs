@@ -224,6 +224,7 @@ pub async fn create_from(
     let grant = CreationGrant {
         coins: coins_in(&kit),
         inventory: kit,
+        reason,
     };
     let counted = grant.inventory.clone();
     let outcome = state

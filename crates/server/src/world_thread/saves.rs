@@ -78,6 +78,11 @@ impl Runner {
         &mut self,
         mut job: SaveJob,
     ) -> Result<(), Box<tokio::sync::mpsc::error::SendError<SaveJob>>> {
+        // With them, what entered and left the world that those records and chunks hold.
+        let owed = self
+            .world
+            .flows_for(job.snapshots.iter().map(|s| s.character.id.as_str()));
+        job.flows.extend(owed.iter().map(crate::economy::delta));
         job.chunks = self
             .world
             .persist_for(job.snapshots.iter().map(|s| s.character.id.as_str()));

@@ -10,6 +10,7 @@ mod bank;
 mod bench_agents;
 mod bundled_quests;
 mod cdn;
+mod chaos;
 mod character_churn;
 mod characters;
 mod chat_limits;

@@ -78,7 +78,7 @@ impl World {
         let loot = roll_drops(npc, &mut self.rng);
         let owner = killer.map(|k| self.players[k].id.clone());
         for stack in loot {
-            self.flow(FlowKind::Entered, "loot", &stack.item_id, stack.quantity);
+            self.flow_on_ground(FlowKind::Entered, "loot", &stack.item_id, stack.quantity);
             self.spawn_ground_items(
                 tile,
                 stack,

@@ -261,7 +261,7 @@ impl World {
             }
             player.dirty.equipment = true;
             if let Some(item) = arrow {
-                self.flow(FlowKind::Left, "fired", &item, 1u32);
+                self.flow_by(index, FlowKind::Left, "fired", &item, 1u32);
             }
         }
         self.players[index].fought_at = now;

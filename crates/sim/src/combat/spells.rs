@@ -173,7 +173,7 @@ impl World {
         }
         player.dirty.inventory = true;
         for rune in &runes {
-            self.flow(FlowKind::Left, "cast", &rune.item_id, rune.quantity);
+            self.flow_by(index, FlowKind::Left, "cast", &rune.item_id, rune.quantity);
         }
         true
     }

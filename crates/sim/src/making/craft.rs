@@ -140,14 +140,20 @@ impl World {
             _ => ("consumed", "crafted"),
         };
         for input in &recipe.inputs {
-            self.flow(FlowKind::Left, used, &input.item_id, input.quantity);
+            self.flow_by(index, FlowKind::Left, used, &input.item_id, input.quantity);
         }
         for item in &used_up {
-            self.flow(FlowKind::Left, "consumed", item, 1u32);
+            self.flow_by(index, FlowKind::Left, "consumed", item, 1u32);
         }
-        self.flow(FlowKind::Left, "tannerPayments", crate::shops::COINS, coins);
+        self.flow_by(
+            index,
+            FlowKind::Left,
+            "tannerPayments",
+            crate::shops::COINS,
+            coins,
+        );
         if let Some((id, quantity)) = &output {
-            self.flow(FlowKind::Entered, made, id, *quantity);
+            self.flow_by(index, FlowKind::Entered, made, id, *quantity);
         }
         if !success {
             return Ok(Outcome::Failed);
@@ -205,7 +211,7 @@ impl World {
             }));
         }
         self.players[index].dirty.inventory = true;
-        self.flow(FlowKind::Left, "burned", &logs.item_id, 1u32);
+        self.flow_by(index, FlowKind::Left, "burned", &logs.item_id, 1u32);
         self.grant_xp(index, Skill::Firemaking, Xp::from_f64(recipe.xp), events);
         let fire_ticks = match recipe.detail {
             RecipeDetail::Firemaking { fire_ticks } => fire_ticks,

@@ -114,10 +114,10 @@ impl World {
         self.players[index].dirty.inventory = true;
         let mut bound = 0u32;
         for (item, n) in &essence {
-            self.flow(FlowKind::Left, "consumed", item, *n);
+            self.flow_by(index, FlowKind::Left, "consumed", item, *n);
             bound = bound.saturating_add(*n);
         }
-        self.flow(FlowKind::Entered, "crafted", &rune, runes);
+        self.flow_by(index, FlowKind::Entered, "crafted", &rune, runes);
         self.quest_trigger(index, crate::quests::Trigger::Make(&rune, runes), events);
         let xp = Xp::from_f64(recipe.xp * f64::from(bound));
         self.grant_xp(index, Skill::Runecrafting, xp, events);

@@ -6,10 +6,11 @@
 use std::sync::Arc;
 
 use wayfarer_protocol::ws::TilePos;
+use wayfarer_sim::flows::{FlowKind, ItemFlow};
 use wayfarer_sim::inventory::Stack;
 use wayfarer_sim::{
     Action, ChunkKey, ChunkState, Command, Event, Joining, PersistedGroundItem, World,
-    GROUND_PRIVATE_TICKS,
+    GROUND_LIFETIME_TICKS, GROUND_PRIVATE_TICKS,
 };
 
 use crate::idle;
@@ -197,4 +198,57 @@ fn ground_items_come_back_with_their_owner_and_times_and_unknown_entries_are_ski
     let gone = w.persist_for([]);
     assert_eq!(gone.len(), 1);
     assert!(gone[0].is_pristine());
+}
+
+/// The owed entries and exits as `(kind, reason, item, units)`.
+fn owed(flows: Vec<ItemFlow>) -> Vec<(FlowKind, &'static str, String, u64)> {
+    flows
+        .into_iter()
+        .map(|f| (f.kind, f.reason, f.item_id, f.quantity))
+        .collect()
+}
+
+/// What enters and leaves the world is owed to the database with the write that holds its effect
+/// (`World::flows_for`, the economy's durable books): a gift with its receiver's record, once; a
+/// drop that vanishes while its dropper's saved record still holds it, with that record (the write
+/// that loses it), not with the chunks.
+#[test]
+fn entries_and_exits_are_owed_with_the_write_that_holds_them() {
+    let mut w = ada_and_bob();
+    assert!(w.flows_for(["bob"]).is_empty());
+    assert_eq!(
+        owed(w.flows_for(["ada"])),
+        [(FlowKind::Entered, "given", "logs".to_owned(), 1)]
+    );
+    assert!(w.flows_for(["ada"]).is_empty(), "handed out once");
+
+    let slot = logs_slot(&w, "ada");
+    w.tick(vec![act("ada", Action::Drop { slot })]);
+    // Nobody saves Ada's record (not even when the world asks); the log vanishes from the ground.
+    for _ in 0..=GROUND_LIFETIME_TICKS {
+        w.tick(vec![]);
+    }
+    assert!(w.ground_items().is_empty());
+    assert!(w.flows_for(["bob"]).is_empty(), "not with other writes");
+    assert_eq!(
+        owed(w.flows_for(["ada"])),
+        [(FlowKind::Left, "expired", "logs".to_owned(), 1)]
+    );
+
+    // A drop whose dropper's record was written lies in the chunks: its end goes with any write.
+    w.tick(vec![Command::Give {
+        id: "ada".into(),
+        item_id: "logs".into(),
+        quantity: 1,
+    }]);
+    let slot = logs_slot(&w, "ada");
+    w.tick(vec![act("ada", Action::Drop { slot })]);
+    w.flows_for(["ada"]);
+    w.persist_for(["ada"]);
+    idle(&mut w, GROUND_LIFETIME_TICKS as usize + 1);
+    assert!(w.ground_items().is_empty());
+    assert_eq!(
+        owed(w.flows_for(["bob"])),
+        [(FlowKind::Left, "expired", "logs".to_owned(), 1)]
+    );
 }

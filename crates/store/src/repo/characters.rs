@@ -7,6 +7,7 @@ use sqlx::any::AnyRow;
 use sqlx::{Any, Row, Transaction};
 use wayfarer_protocol::Skill;
 
+use crate::repo::economy::FlowDelta;
 use crate::repo::inventory::{replace_items, CharacterSnapshot, StoredSlot};
 use crate::repo::skill_table::SkillTable;
 use crate::{new_id, now_ms, Backend, Store, StoreError};
@@ -72,6 +73,8 @@ impl AccountLimits {
 pub struct CreationGrant {
     pub inventory: Vec<StoredSlot>,
     pub coins: i64,
+    /// Why the items enter the world, in the economy's books (`starterKit`, `template`).
+    pub reason: &'static str,
 }
 
 /// Where a creation request came from, for the rule of starting grants per address: at most
@@ -264,6 +267,16 @@ impl<'a> Characters<'a> {
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound(format!("character {id}")));
         }
+        let gone: Vec<FlowDelta> = held
+            .iter()
+            .map(|(item_id, units)| FlowDelta {
+                item_id: item_id.clone(),
+                entered: false,
+                reason: "deleted".to_owned(),
+                units: *units,
+            })
+            .collect();
+        crate::repo::economy::record_in(&mut tx, &gone.iter().collect::<Vec<_>>()).await?;
         tx.commit().await?;
         Ok(held)
     }
@@ -286,6 +299,7 @@ impl<'a> Characters<'a> {
         let grant = CreationGrant {
             inventory,
             coins: 0,
+            reason: "fixture",
         };
         match self
             .create_for_account(new, AccountLimits::NONE, grant, |_| {})
@@ -392,6 +406,19 @@ impl<'a> Characters<'a> {
             .ok_or_else(|| StoreError::NotFound(format!("character {id} after insert")))?;
         adjust(&mut character);
         let grant_coins = grant.coins;
+        if granted {
+            let entered: Vec<FlowDelta> = grant
+                .inventory
+                .iter()
+                .map(|slot| FlowDelta {
+                    item_id: slot.item_id.clone(),
+                    entered: true,
+                    reason: grant.reason.to_owned(),
+                    units: slot.quantity,
+                })
+                .collect();
+            crate::repo::economy::record_in(&mut tx, &entered.iter().collect::<Vec<_>>()).await?;
+        }
         let inventory = if granted {
             character.coins = grant.coins;
             grant.inventory

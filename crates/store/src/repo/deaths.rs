@@ -119,7 +119,7 @@ impl<'a> Deaths<'a> {
     }
 }
 
-fn parse_items(text: &str) -> Result<Vec<LockedItem>, StoreError> {
+pub(crate) fn parse_items(text: &str) -> Result<Vec<LockedItem>, StoreError> {
     serde_json::from_str(text)
         .map_err(|e| StoreError::Corrupt(format!("playerDeaths.items is not an item list: {e}")))
 }

@@ -76,6 +76,9 @@ pub struct SaveBatch {
     /// World chunks whose persisted state changed, written with the records of the players whose
     /// drops and pickups changed them (`repo::world_chunks`).
     pub chunks: Vec<crate::repo::world_chunks::ChunkWrite>,
+    /// Items that entered or left the world whose effect these records, locks and chunks hold:
+    /// added to the economy's books in the same transaction (`repo::economy`).
+    pub flows: Vec<crate::repo::economy::FlowDelta>,
 }
 
 impl SaveBatch {
@@ -88,6 +91,7 @@ impl SaveBatch {
             && self.trade.is_none()
             && self.duel.is_none()
             && self.chunks.is_empty()
+            && self.flows.is_empty()
     }
 }
 
@@ -119,27 +123,11 @@ impl<'a> Inventories<'a> {
     /// Units of every item held by all characters: `(item id, in inventories, worn, banked)`, by
     /// item id (the economy audit; open death locks come from `Deaths::locked`).
     pub async fn item_totals(&self) -> Result<Vec<(String, i64, i64, i64)>, StoreError> {
-        let mut totals: std::collections::BTreeMap<String, (i64, i64, i64)> = Default::default();
-        for (table, column) in [("inventory", 0), ("equipment", 1), ("bank", 2)] {
-            let rows = sqlx::query(&format!(
-                r#"SELECT "itemId", CAST(SUM(quantity) AS BIGINT) AS total FROM {table} GROUP BY "itemId""#
-            ))
-            .fetch_all(self.store.pool())
-            .await?;
-            for r in &rows {
-                let item: String = r.try_get("itemId")?;
-                let total: i64 = r.try_get("total")?;
-                let entry = totals.entry(item).or_default();
-                match column {
-                    0 => entry.0 += total,
-                    1 => entry.1 += total,
-                    _ => entry.2 += total,
-                }
-            }
-        }
+        let mut conn = self.store.pool().acquire().await?;
+        let totals = crate::repo::economy::table_totals(&mut conn).await?;
         Ok(totals
             .into_iter()
-            .map(|(item, (i, e, b))| (item, i, e, b))
+            .map(|(item, h)| (item, h.inventory, h.equipment, h.bank))
             .collect())
     }
 
@@ -209,7 +197,9 @@ pub(crate) async fn write_in(
         crate::repo::world_chunks::write_in(tx, world, &batch.chunks, now).await?;
     }
     let trades: Vec<&TradeAudit> = batches.iter().filter_map(|b| b.trade.as_ref()).collect();
-    trades::insert_in(tx, &trades).await
+    trades::insert_in(tx, &trades).await?;
+    let flows: Vec<_> = batches.iter().flat_map(|b| &b.flows).collect();
+    crate::repo::economy::record_in(tx, &flows).await
 }
 
 /// Rewrites a character's inventory, equipment, bank and quest rows inside `tx`.

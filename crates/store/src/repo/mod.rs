@@ -7,6 +7,7 @@ pub mod catalog;
 pub mod characters;
 pub mod deaths;
 pub mod duels;
+pub mod economy;
 pub mod friends;
 pub mod group_commit;
 pub mod hiscores;

@@ -26,6 +26,7 @@ fn grant() -> CreationGrant {
     CreationGrant {
         inventory: vec![crate::slot(0, "coins", 500)],
         coins: 500,
+        reason: "starterKit",
     }
 }
 

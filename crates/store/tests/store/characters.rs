@@ -141,6 +141,7 @@ fn grant() -> CreationGrant {
     CreationGrant {
         inventory: vec![crate::slot(0, "coins", 500), crate::slot(1, "hammer", 1)],
         coins: 500,
+        reason: "starterKit",
     }
 }
 

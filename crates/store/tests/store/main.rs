@@ -7,6 +7,7 @@ mod catalog;
 mod characters;
 mod deaths;
 mod duels;
+mod economy;
 mod friends;
 mod group_commit;
 mod hiscores;

@@ -380,6 +380,7 @@ pub async fn economy(
         totals.in_world = totals.total + totals.ground;
     }
     let flows = state.economy.snapshot();
+    let books = BooksView::of(state.store.economy().books().await?);
     let since = wayfarer_store::now_ms()
         - crate::characters::creation::ADDRESS_GRANT_WINDOW.as_millis() as i64;
     let grants_by_address = state
@@ -399,6 +400,7 @@ pub async fn economy(
         })
         .collect();
     Ok(Json(EconomyReport {
+        books,
         grants_by_address,
         items,
         uptime_seconds: state.started.elapsed().as_secs(),
@@ -456,4 +458,66 @@ pub struct EconomyReport {
     /// Completed shop sales since start.
     pub sales: u64,
     pub uptime_seconds: u64,
+    /// The durable books: what the database holds and what entered and left over the world's
+    /// whole life, restarts and crashes included.
+    pub books: BooksView,
+}
+
+/// The economy's durable books (`wayfarer_store::repo::economy`), all from one committed state:
+/// for every item, `held.total` = Σ `entered` − Σ `left` unless an item was lost or made twice.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BooksView {
+    /// Per item id, where the database holds it (every world's death locks and ground).
+    pub held: BTreeMap<String, HeldView>,
+    /// Item id → reason → units that came into the world (`opening`: held when the books opened).
+    pub entered: BTreeMap<String, BTreeMap<String, i64>>,
+    /// Item id → reason → units that went out of the world.
+    pub left: BTreeMap<String, BTreeMap<String, i64>>,
+    /// Item id → `held.total` − (entered − left), for the items where it is not 0.
+    pub imbalances: BTreeMap<String, i64>,
+    /// No imbalance.
+    pub balanced: bool,
+}
+
+/// Where the database holds one item.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HeldView {
+    pub inventory: i64,
+    pub equipment: i64,
+    pub bank: i64,
+    /// In open death locks.
+    pub death_locks: i64,
+    /// On the ground outside death piles, as last saved with the world's chunks.
+    pub ground: i64,
+    /// All of the above.
+    pub total: i64,
+}
+
+impl BooksView {
+    fn of(books: wayfarer_store::Books) -> BooksView {
+        let imbalances = books.imbalances();
+        BooksView {
+            held: books
+                .held
+                .iter()
+                .map(|(item, h)| {
+                    let view = HeldView {
+                        inventory: h.inventory,
+                        equipment: h.equipment,
+                        bank: h.bank,
+                        death_locks: h.death_locks,
+                        ground: h.ground,
+                        total: h.total(),
+                    };
+                    (item.clone(), view)
+                })
+                .collect(),
+            balanced: imbalances.is_empty(),
+            imbalances,
+            entered: books.entered,
+            left: books.left,
+        }
+    }
 }
