@@ -12,7 +12,7 @@ use wayfarer_protocol::agent::AgentStatus;
 use wayfarer_protocol::duel::DuelError;
 use wayfarer_protocol::trade::TradeError;
 use wayfarer_protocol::ws::{
-    codes, ChatChannel, ClientMessage, Envelope, ServerMessage, SlotNumber, MAX_FRAME_BYTES,
+    codes, ChatChannel, ClientMessage, Envelope, ParseError, ServerMessage, MAX_FRAME_BYTES,
 };
 use wayfarer_sim::{Action, BankRequest, Command, DuelCommand, ShopRequest, TradeCommand};
 
@@ -191,7 +191,7 @@ fn message_verdict(
             }
             Err(err) => refuse(err.code, err.message, reference.clone()),
         };
-    // A trade or duel command, or the refusal its slot earned (`offered_slot`).
+    // A trade or duel command, or the refusal its slot earned (`Exchange::refuse`).
     let trade = |command: Result<TradeCommand, Verdict>, refs: &mut Refs| match command {
         Ok(command) => Verdict::World(Command::Trade {
             id: id.clone(),
@@ -328,22 +328,24 @@ fn message_verdict(
             refs,
         ),
         ClientMessage::TradeAddItem(m) => trade(
-            offered_slot(&m.inventory_slot, Exchange::Trade(&m.trade_id), &reference).map(|slot| {
-                TradeCommand::AddItem {
+            m.inventory_slot
+                .index()
+                .map_err(|err| Exchange::Trade(&m.trade_id).refuse(err, &reference))
+                .map(|slot| TradeCommand::AddItem {
                     trade_id: m.trade_id,
-                    slot,
+                    slot: slot as i64,
                     quantity: m.quantity,
-                }
-            }),
+                }),
             refs,
         ),
         ClientMessage::TradeRemoveItem(m) => trade(
-            offered_slot(&m.inventory_slot, Exchange::Trade(&m.trade_id), &reference).map(|slot| {
-                TradeCommand::RemoveItem {
+            m.inventory_slot
+                .index()
+                .map_err(|err| Exchange::Trade(&m.trade_id).refuse(err, &reference))
+                .map(|slot| TradeCommand::RemoveItem {
                     trade_id: m.trade_id,
-                    slot,
-                }
-            }),
+                    slot: slot as i64,
+                }),
             refs,
         ),
         ClientMessage::TradeAccept(m) => trade(
@@ -405,22 +407,24 @@ fn message_verdict(
             refs,
         ),
         ClientMessage::DuelStake(m) => duel(
-            offered_slot(&m.inventory_slot, Exchange::Duel(&m.duel_id), &reference).map(|slot| {
-                DuelCommand::Stake {
+            m.inventory_slot
+                .index()
+                .map_err(|err| Exchange::Duel(&m.duel_id).refuse(err, &reference))
+                .map(|slot| DuelCommand::Stake {
                     duel_id: m.duel_id,
-                    slot,
+                    slot: slot as i64,
                     quantity: m.quantity,
-                }
-            }),
+                }),
             refs,
         ),
         ClientMessage::DuelUnstake(m) => duel(
-            offered_slot(&m.inventory_slot, Exchange::Duel(&m.duel_id), &reference).map(|slot| {
-                DuelCommand::Unstake {
+            m.inventory_slot
+                .index()
+                .map_err(|err| Exchange::Duel(&m.duel_id).refuse(err, &reference))
+                .map(|slot| DuelCommand::Unstake {
                     duel_id: m.duel_id,
-                    slot,
-                }
-            }),
+                    slot: slot as i64,
+                }),
             refs,
         ),
         ClientMessage::DuelAccept(m) => duel(Ok(DuelCommand::Accept { duel_id: m.duel_id }), refs),
@@ -435,32 +439,26 @@ enum Exchange<'a> {
     Duel(&'a str),
 }
 
-/// The inventory slot a trade offer or a duel stake names, by the one slot rule; out of range,
-/// a `tradeError` or `duelError` with the exchange's id, like the exchange's other errors.
-fn offered_slot(
-    slot: &SlotNumber,
-    exchange: Exchange<'_>,
-    reference: &Option<Value>,
-) -> Result<i64, Verdict> {
-    let err = match slot.index() {
-        Ok(slot) => return Ok(slot as i64),
-        Err(err) => err,
-    };
-    let (code, message, reference) = (err.code.to_owned(), err.message, reference.clone());
-    Err(Verdict::Refuse(match exchange {
-        Exchange::Trade(id) => ServerMessage::TradeError(TradeError {
-            code,
-            message,
-            trade_id: Some(id.to_owned()),
-            reference,
-        }),
-        Exchange::Duel(id) => ServerMessage::DuelError(DuelError {
-            duel_id: Some(id.to_owned()),
-            code,
-            message,
-            reference,
-        }),
-    }))
+impl Exchange<'_> {
+    /// A message of this exchange refused for `err` (a slot out of range): a `tradeError` or
+    /// `duelError` with the exchange's id, like the exchange's other errors.
+    fn refuse(self, err: ParseError, reference: &Option<Value>) -> Verdict {
+        let (code, message, reference) = (err.code.to_owned(), err.message, reference.clone());
+        Verdict::Refuse(match self {
+            Exchange::Trade(id) => ServerMessage::TradeError(TradeError {
+                code,
+                message,
+                trade_id: Some(id.to_owned()),
+                reference,
+            }),
+            Exchange::Duel(id) => ServerMessage::DuelError(DuelError {
+                duel_id: Some(id.to_owned()),
+                code,
+                message,
+                reference,
+            }),
+        })
+    }
 }
 
 #[cfg(test)]
