@@ -942,7 +942,7 @@ fn use_as_make(ctx: Ctx<'_>, p: &Value, slot: u8) -> Result<Option<Planned>, Out
         return Ok(None);
     };
     let involves = |r: &wayfarer_content::Recipe, item: &str| {
-        making::takes(r, item) || making::tools_of(r).any(|t| t == item)
+        making::takes(r, item) || r.held_items().any(|t| t == item)
     };
     let chosen = if let Some(other) = p
         .get("targetSlot")
@@ -1492,19 +1492,11 @@ mod tests {
 
     fn npc(id: &str, type_id: &str) -> Entity {
         Entity {
-            id: id.into(),
-            kind: EntityKind::Npc,
-            x: 1,
-            z: 1,
             name: Some(type_id.into()),
             health: Some(5),
             max_health: Some(5),
-            item_id: None,
-            quantity: None,
-            resource_type: None,
-            depleted: None,
             type_id: Some(type_id.into()),
-            worn: None,
+            ..Entity::at(id, EntityKind::Npc, 1, 1)
         }
     }
 

@@ -63,22 +63,6 @@ pub fn station_in_view<'a>(model: &'a Model, recipe: &Recipe) -> Option<&'a Seen
         .find(|e| is_station_for(recipe, e))
 }
 
-/// What every smithing recipe needs held beside its own tools (the server's rule, not a field of
-/// the recipe files).
-pub const SMITHING_HAMMER: &str = "hammer";
-
-/// The items a recipe needs in the inventory without using them up, as the server counts them:
-/// its tools, a hammer for smithing, and its consumables (thread).
-pub fn tools_of(recipe: &Recipe) -> impl Iterator<Item = &str> {
-    let hammer = (recipe.kind == RecipeKind::Smithing).then_some(SMITHING_HAMMER);
-    recipe
-        .tools
-        .iter()
-        .map(String::as_str)
-        .chain(hammer)
-        .chain(recipe.consumables.iter().map(|c| c.item_id.as_str()))
-}
-
 /// Whether the inventory has everything one make of `recipe` uses up.
 pub fn has_inputs(model: &Model, recipe: &Recipe) -> bool {
     recipe
@@ -101,7 +85,7 @@ pub fn check_holdings(ctx: Ctx<'_>, recipe: &Recipe) -> Result<(), Outcome> {
         }
     }
     // In the inventory: the server does not count what is worn.
-    if let Some(tool) = tools_of(recipe).find(|t| model.slot_of(t).is_none()) {
+    if let Some(tool) = recipe.held_items().find(|t| model.slot_of(t).is_none()) {
         return Err(Outcome::refused(
             "missing_tool",
             format!("{} needs a {}", recipe.id, ctx.knowledge.item_name(tool)),

@@ -306,6 +306,16 @@ pub struct Model {
 }
 
 impl Model {
+    /// Keeps a server's refusal (`error`, `duelError`) for the status.
+    fn keep_error(&mut self, code: &str, message: &str, reference: Option<&serde_json::Value>) {
+        let error = ServerError {
+            code: code.to_owned(),
+            message: message.to_owned(),
+            reference: reference.map(ref_text),
+        };
+        push_bounded(&mut self.errors, error, ERRORS_KEPT);
+    }
+
     /// Applies one server message.
     pub fn apply(&mut self, message: &ServerMessage) {
         match message {
@@ -441,21 +451,9 @@ impl Model {
             ServerMessage::Chat(line) => {
                 push_bounded(&mut self.chat, line.clone(), CHAT_LINES_KEPT);
             }
-            ServerMessage::Error(error) => {
-                let error = ServerError {
-                    code: error.code.clone(),
-                    message: error.message.clone(),
-                    reference: error.reference.as_ref().map(ref_text),
-                };
-                push_bounded(&mut self.errors, error, ERRORS_KEPT);
-            }
-            ServerMessage::DuelError(error) => {
-                let error = ServerError {
-                    code: error.code.clone(),
-                    message: error.message.clone(),
-                    reference: error.reference.as_ref().map(ref_text),
-                };
-                push_bounded(&mut self.errors, error, ERRORS_KEPT);
+            ServerMessage::Error(e) => self.keep_error(&e.code, &e.message, e.reference.as_ref()),
+            ServerMessage::DuelError(e) => {
+                self.keep_error(&e.code, &e.message, e.reference.as_ref());
             }
             ServerMessage::DuelIncoming(incoming) => {
                 self.duel = Some(DuelState {
@@ -752,19 +750,11 @@ mod tests {
             std::mem::size_of::<Seen>()
         );
         let goblin = |id: &str| Entity {
-            id: id.into(),
-            kind: EntityKind::Npc,
-            x: 3,
-            z: -4,
             name: Some("Goblin".into()),
             health: Some(5),
             max_health: Some(5),
-            item_id: None,
-            quantity: None,
-            resource_type: None,
-            depleted: None,
             type_id: Some("goblin".into()),
-            worn: None,
+            ..Entity::at(id, EntityKind::Npc, 3, -4)
         };
         let (a, b) = (Seen::of(&goblin("npc-1")), Seen::of(&goblin("npc-2")));
         assert_eq!(
@@ -807,19 +797,10 @@ mod tests {
     /// A pile of bones `item-<i>` on the ground at (x, z).
     fn bones(i: usize, x: i32, z: i32) -> Entity {
         Entity {
-            id: format!("item-{i}"),
-            kind: EntityKind::GroundItem,
-            x,
-            z,
             name: Some("Bones".into()),
-            health: None,
-            max_health: None,
             item_id: Some("bones".into()),
             quantity: Some(1),
-            resource_type: None,
-            depleted: None,
-            type_id: None,
-            worn: None,
+            ..Entity::at(format!("item-{i}"), EntityKind::GroundItem, x, z)
         }
     }
 

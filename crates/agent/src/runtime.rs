@@ -92,8 +92,13 @@ pub enum Control {
     /// Leave the world and end the task.
     Shutdown,
     /// Lockstep ([`Host::lockstep`]): the world has run a tick; take one step and answer once
-    /// the world holds what the step sent (and a model's answer, when it asked one).
+    /// the world holds what the step sent (and a model's answer, when it asked one). The status
+    /// is published before the answer, so it shows the step and every message read before it.
     Step(oneshot::Sender<()>),
+    /// A fence without a step: answered once the world holds everything the agent sent (an
+    /// owner's command included) and the agent has read everything the world sent before, with
+    /// the status published. For a host stepping a manual world, before it runs the next tick.
+    Sync(oneshot::Sender<()>),
 }
 
 /// One decision as the status keeps it.
@@ -265,6 +270,11 @@ struct Agent {
     resume_next: Option<Decision>,
     /// Lockstep ([`Host::lockstep`]).
     lockstep: bool,
+    /// The server's tick length, once connected: with `lockstep`, the game time the model's
+    /// budget and breaker count is the steps taken at this length ([`Agent::clock`]).
+    tick_ms: u64,
+    /// When the agent started: the origin of its game time in lockstep.
+    epoch: Instant,
     /// `player:sync` fences sent and not yet answered.
     fences: u32,
     /// The lockstep step asked for and where it is.
@@ -272,12 +282,13 @@ struct Agent {
 }
 
 /// Where a lockstep step is: waiting for the tick's messages, for the model, or for the world
-/// to hold what the step sent.
+/// to hold what the step sent; or a fence alone ([`Control::Sync`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Fence {
     Read,
     Think,
     Sent,
+    Alone,
 }
 
 impl Agent {
@@ -331,6 +342,8 @@ impl Agent {
             stopped_on: None,
             resume_next: None,
             lockstep: host.lockstep,
+            tick_ms: DEFAULT_TICK_MS,
+            epoch: Instant::now(),
             fences: 0,
             stepping: None,
         }
@@ -410,6 +423,7 @@ impl Agent {
             Err(reason) => return SessionEnd::Lost(reason),
         };
         self.model.reset_for_reconnect();
+        self.tick_ms = tick_ms;
         let mut ticker = tokio::time::interval(Duration::from_millis(tick_ms));
         ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut synced_once = false;
@@ -492,15 +506,17 @@ impl Agent {
                             let _ = socket.close(None).await;
                             return SessionEnd::Shutdown;
                         }
+                        Some(Control::Step(reply)) | Some(Control::Sync(reply)) if !self.model.synced => {
+                            // Not in the world yet: nothing to step or fence.
+                            let _ = reply.send(());
+                        }
                         Some(Control::Step(reply)) => {
-                            if !self.model.synced {
-                                // Not in the world yet: nothing to step.
-                                let _ = reply.send(());
-                                continue;
+                            if let Err(reason) = self.fence_first(&mut socket, Fence::Read, reply).await {
+                                return self.lost(synced_once, reason);
                             }
-                            self.stepping = Some((Fence::Read, reply));
-                            let fence = self.fence();
-                            if let Err(reason) = send_all(&mut socket, vec![fence]).await {
+                        }
+                        Some(Control::Sync(reply)) => {
+                            if let Err(reason) = self.fence_first(&mut socket, Fence::Alone, reply).await {
                                 return self.lost(synced_once, reason);
                             }
                         }
@@ -522,6 +538,19 @@ impl Agent {
             return SessionEnd::Synced(reason);
         }
         SessionEnd::Lost(reason)
+    }
+
+    /// Starts a lockstep step or a fence alone (`phase`): a fence goes out first, and the host
+    /// hears `reply` once the step it starts is done ([`Agent::lockstep_progress`]).
+    async fn fence_first(
+        &mut self,
+        socket: &mut Socket,
+        phase: Fence,
+        reply: oneshot::Sender<()>,
+    ) -> Result<(), String> {
+        self.stepping = Some((phase, reply));
+        let fence = self.fence();
+        send_all(socket, vec![fence]).await
     }
 
     /// A `player:sync` fence (lockstep): the world answers it between ticks, behind everything
@@ -560,7 +589,8 @@ impl Agent {
                     *p = phase;
                 }
             }
-            Some(Fence::Sent) => {
+            Some(Fence::Sent | Fence::Alone) => {
+                self.publish(true);
                 if let Some((_, reply)) = self.stepping.take() {
                     let _ = reply.send(());
                 }
@@ -710,22 +740,24 @@ impl Agent {
             }
             return out;
         }
-        let decision = self.planner.decide(
-            Ctx {
-                model: &self.model,
-                knowledge: &self.knowledge,
-            },
-            &self.goal,
-            self.now,
-        );
-        self.start(decision, "planner", &mut out);
+        self.plan_next(&mut out);
         out
+    }
+
+    /// Asks the planner for the next decision and starts it.
+    fn plan_next(&mut self, out: &mut Vec<String>) {
+        let ctx = Ctx {
+            model: &self.model,
+            knowledge: &self.knowledge,
+        };
+        let decision = self.planner.decide(ctx, &self.goal, self.now);
+        self.start(decision, "planner", out);
     }
 
     /// Starts a model call, or falls back to the planner for this step (counted).
     fn think(&mut self) -> Option<Vec<String>> {
         let config = Arc::clone(self.llm.as_ref()?);
-        let now = Instant::now();
+        let now = self.clock();
         let failure = if !self.breaker.allows(now) {
             Some(LlmFailure::CircuitOpen)
         } else if !self.budget.try_call(now) {
@@ -762,7 +794,7 @@ impl Agent {
         number: u64,
         answer: Result<(ToolCall, Usage), LlmFailure>,
     ) -> Vec<String> {
-        let now = Instant::now();
+        let now = self.clock();
         if let Ok((_, usage)) = &answer {
             self.stats.input_tokens += usage.input;
             self.stats.output_tokens += usage.output;
@@ -816,16 +848,8 @@ impl Agent {
         *self.stats.fallbacks.entry(failure.kind()).or_default() += 1;
         self.stats.breaker_opened = self.breaker.opened;
         chatty!(self.quiet, agent = %self.config.label, why = failure.kind(), detail = ?failure, "model step fell back to the planner");
-        let decision = self.planner.decide(
-            Ctx {
-                model: &self.model,
-                knowledge: &self.knowledge,
-            },
-            &self.goal,
-            self.now,
-        );
         let mut out = Vec::new();
-        self.start(decision, "planner", &mut out);
+        self.plan_next(&mut out);
         out
     }
 
@@ -851,14 +875,7 @@ impl Agent {
         };
         match actions::plan(ctx, decision.action, &decision.params) {
             Err(refusal) => {
-                let running = Running {
-                    decision,
-                    number,
-                    by,
-                    procedure: Procedure::Finished(refusal.clone()),
-                    refs: HashSet::new(),
-                };
-                self.finish(running, refusal);
+                self.settle(decision, number, by, refusal, true);
             }
             Ok(Planned::Goal(goal)) => {
                 let outcome = if self.paused {
@@ -869,28 +886,14 @@ impl Agent {
                         detail: format!("goal: {}", self.goal.description),
                     }
                 };
-                let running = Running {
-                    decision,
-                    number,
-                    by,
-                    procedure: Procedure::Finished(outcome.clone()),
-                    refs: HashSet::new(),
-                };
-                self.finish(running, outcome);
+                self.settle(decision, number, by, outcome, true);
             }
             Ok(Planned::Wait(ticks)) => {
                 self.idle_until = self.now + ticks;
                 let outcome = Outcome::Accepted {
                     detail: format!("idle {ticks} ticks"),
                 };
-                let running = Running {
-                    decision,
-                    number,
-                    by,
-                    procedure: Procedure::Finished(outcome.clone()),
-                    refs: HashSet::new(),
-                };
-                self.finish(running, outcome);
+                self.settle(decision, number, by, outcome, true);
             }
             Ok(Planned::Run(mut procedure)) => {
                 let mut frames = Vec::new();
@@ -916,6 +919,16 @@ impl Agent {
         self.publish(true);
     }
 
+    /// The time the model's budget and circuit breaker count: the wall clock, or in lockstep the
+    /// game's (the steps taken at the server's tick length), which a stepped world follows.
+    fn clock(&self) -> Instant {
+        if self.lockstep {
+            self.epoch + Duration::from_millis(self.now.saturating_mul(self.tick_ms))
+        } else {
+            Instant::now()
+        }
+    }
+
     fn encode(&mut self, message: ClientMessage) -> String {
         let (text, reference) = self.encode_with_ref(message);
         if let Some(running) = self.running.as_mut() {
@@ -929,6 +942,26 @@ impl Agent {
         let reference = format!("a{}", self.next_ref);
         let text = message.frame(Some(Value::String(reference.clone())));
         (text, reference)
+    }
+
+    /// Records `decision` as ended at once with `outcome` (nothing sent, nothing to wait for);
+    /// `learn` as in [`Agent::finish_learning`].
+    fn settle(
+        &mut self,
+        decision: Decision,
+        number: u64,
+        by: &'static str,
+        outcome: Outcome,
+        learn: bool,
+    ) {
+        let running = Running {
+            decision,
+            number,
+            by,
+            procedure: Procedure::Finished(outcome.clone()),
+            refs: HashSet::new(),
+        };
+        self.finish_learning(running, outcome, learn);
     }
 
     fn finish(&mut self, running: Running, outcome: Outcome) {
@@ -1045,9 +1078,9 @@ impl Agent {
                 let _ = reply.send(providers::all(ctx));
             }
             Control::Shutdown => {}
-            // Only a connected session steps (it is handled there); while reconnecting the host
-            // hears at once that there was nothing to step.
-            Control::Step(reply) => {
+            // Only a connected session steps or fences (it is handled there); while reconnecting
+            // the host hears at once that there was nothing to do.
+            Control::Step(reply) | Control::Sync(reply) => {
                 let _ = reply.send(());
             }
         }
@@ -1092,14 +1125,7 @@ impl Agent {
     /// arguments do not read).
     fn refuse(&mut self, decision: Decision, by: &'static str, refusal: Outcome) {
         self.decisions += 1;
-        let running = Running {
-            decision,
-            number: self.decisions,
-            by,
-            procedure: Procedure::Finished(refusal.clone()),
-            refs: HashSet::new(),
-        };
-        self.finish_learning(running, refusal, false);
+        self.settle(decision, self.decisions, by, refusal, false);
     }
 
     /// Answers an owner's plain message in the decisions the owner reads (`GET …/decisions`): a
@@ -1117,16 +1143,13 @@ impl Agent {
             reason: reply.clone(),
             reflex: false,
         };
-        let running = Running {
+        self.settle(
             decision,
-            number: self.decisions,
-            by: if self.llm.is_some() { "llm" } else { "planner" },
-            procedure: Procedure::Finished(Outcome::Accepted {
-                detail: reply.clone(),
-            }),
-            refs: HashSet::new(),
-        };
-        self.finish_learning(running, Outcome::Accepted { detail: reply }, false);
+            self.decisions,
+            if self.llm.is_some() { "llm" } else { "planner" },
+            Outcome::Accepted { detail: reply },
+            false,
+        );
     }
 
     /// The `agent:status` report for the server, with the decisions since the last one.

@@ -330,17 +330,10 @@ pub(crate) fn normalise(
     ctx: &mut Ctx<'_>,
 ) -> Option<Area> {
     let at = |f: &str| format!("{path}.{f}");
-    if !ctx.check_id(&raw.id, &at("id")) {
+    if !ctx.check_keyed_id("area", &raw.id, key, &at("id")) {
         return None;
     }
     let id = raw.id.as_str();
-    if key != raw.id {
-        ctx.invalid(
-            id,
-            &at("id"),
-            format!("area id `{}` differs from its key `{key}`", raw.id),
-        );
-    }
     let b = raw.bounds;
     if b.min_x > b.max_x || b.min_z > b.max_z {
         ctx.invalid(id, &at("bounds"), "bounds have min greater than max");
@@ -399,23 +392,13 @@ pub(crate) fn normalise(
     for (n, s) in raw.resources.iter().enumerate() {
         let field = format!("{}.resourceId", at(&format!("resources[{n}]")));
         inside(ctx, at(&format!("resources[{n}].position")), &s.position);
-        if !ctx.check_ref(
+        if !ctx.check_enabled_ref(
             RefKind::Gathering,
             &s.resource_id,
-            id,
-            &field,
+            enabled_gathering,
+            (id, &field),
             "the spawn is dropped",
         ) {
-            continue;
-        }
-        if !enabled_gathering.contains(&s.resource_id) {
-            ctx.disabled_ref(
-                RefKind::Gathering,
-                &s.resource_id,
-                id,
-                &field,
-                "the spawn is dropped",
-            );
             continue;
         }
         resources.push(ResourceSpawn {
@@ -470,23 +453,13 @@ pub(crate) fn normalise(
         let mut spot_types = Vec::new();
         for (n, spot) in f.spot_types.iter().enumerate() {
             let field = at(&format!("fishing.spotTypes[{n}]"));
-            if !ctx.check_ref(
+            if !ctx.check_enabled_ref(
                 RefKind::Gathering,
                 spot,
-                id,
-                &field,
+                enabled_gathering,
+                (id, &field),
                 "the spot type is not placed",
             ) {
-                continue;
-            }
-            if !enabled_gathering.contains(spot) {
-                ctx.disabled_ref(
-                    RefKind::Gathering,
-                    spot,
-                    id,
-                    &field,
-                    "the spot type is not placed",
-                );
                 continue;
             }
             spot_types.push(spot.clone());

@@ -197,17 +197,8 @@ impl Ctx<'_> {
         if self.known.has(kind, id) {
             return true;
         }
-        self.report.push(
-            Diagnostic::new(
-                Severity::Warning,
-                Code::UnknownReference,
-                self.file,
-                format!("unknown {} `{id}`; {dropped}", kind.noun()),
-            )
-            .entry(entry)
-            .field(field)
-            .missing(id),
-        );
+        let message = format!("unknown {} `{id}`; {dropped}", kind.noun());
+        self.warn_ref(Code::UnknownReference, message, id, entry, field);
         false
     }
 
@@ -220,16 +211,37 @@ impl Ctx<'_> {
         field: &str,
         dropped: &str,
     ) {
+        let message = format!("{} `{id}` is disabled; {dropped}", kind.noun());
+        self.warn_ref(Code::DisabledReference, message, id, entry, field);
+    }
+
+    /// [`Ctx::check_ref`], and the entry named must be among the `enabled` too (else
+    /// [`Ctx::disabled_ref`]).
+    pub fn check_enabled_ref(
+        &mut self,
+        kind: RefKind,
+        id: &str,
+        enabled: &BTreeSet<String>,
+        (entry, field): (&str, &str),
+        dropped: &str,
+    ) -> bool {
+        if !self.check_ref(kind, id, entry, field, dropped) {
+            return false;
+        }
+        if !enabled.contains(id) {
+            self.disabled_ref(kind, id, entry, field, dropped);
+            return false;
+        }
+        true
+    }
+
+    /// A warning about the reference to `id` in `field` of `entry`.
+    fn warn_ref(&mut self, code: Code, message: String, id: &str, entry: &str, field: &str) {
         self.report.push(
-            Diagnostic::new(
-                Severity::Warning,
-                Code::DisabledReference,
-                self.file,
-                format!("{} `{id}` is disabled; {dropped}", kind.noun()),
-            )
-            .entry(entry)
-            .field(field)
-            .missing(id),
+            Diagnostic::new(Severity::Warning, code, self.file, message)
+                .entry(entry)
+                .field(field)
+                .missing(id),
         );
     }
 
@@ -238,6 +250,23 @@ impl Ctx<'_> {
         if id.trim().is_empty() {
             self.invalid(id, field, "empty id");
             return false;
+        }
+        true
+    }
+
+    /// An entry's id (`field`) that must not be empty (false: the entry is dropped) and should
+    /// equal the `key` the file gives the entry under (reported when it differs); `what` names
+    /// the entry's kind in the report.
+    pub fn check_keyed_id(&mut self, what: &str, id: &str, key: &str, field: &str) -> bool {
+        if !self.check_id(id, field) {
+            return false;
+        }
+        if key != id {
+            self.invalid(
+                id,
+                field,
+                format!("{what} id `{id}` differs from its key `{key}`"),
+            );
         }
         true
     }

@@ -74,7 +74,7 @@ pub use music::MusicTrack;
 pub use npcs::{Drop, DropTier, Movement, Npc, NpcCombat, NpcStats};
 pub use prayers::Prayer;
 pub use quests::{InteractTarget, Objective, Quest, QuestStage};
-pub use recipes::{ConsumableUse, Recipe, RecipeDetail, RecipeKind, ALTAR_SUFFIX};
+pub use recipes::{ConsumableUse, Recipe, RecipeDetail, RecipeKind, ALTAR_SUFFIX, SMITHING_HAMMER};
 pub use report::{Code, Diagnostic, Report, Severity};
 pub use skill::Skill;
 pub use skill_unlocks::{SkillUnlock, UNLOCK_TYPES};

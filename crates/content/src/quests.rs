@@ -186,17 +186,10 @@ pub(crate) struct RawRewards {
 /// Normalises one quest; `None` when it has a dangling reference or cannot be run.
 pub(crate) fn normalise(key: &str, raw: &RawQuest, ctx: &mut Ctx<'_>) -> Option<Quest> {
     let at = |f: &str| format!("{key}.{f}");
-    if !ctx.check_id(&raw.id, &at("id")) {
+    if !ctx.check_keyed_id("quest", &raw.id, key, &at("id")) {
         return None;
     }
     let id = raw.id.as_str();
-    if key != raw.id {
-        ctx.invalid(
-            id,
-            &at("id"),
-            format!("quest id `{}` differs from its key `{key}`", raw.id),
-        );
-    }
     const DROP: &str = "the quest is disabled";
     let mut ok = true;
     ok &= ctx.check_ref(RefKind::Npc, &raw.start_npc, id, &at("startNpc"), DROP);

@@ -274,6 +274,23 @@ pub(crate) struct RawRunecrafting {
 /// What a runecrafting altar's station type ends with: `air_altar` binds air runes.
 pub const ALTAR_SUFFIX: &str = "_altar";
 
+/// What every smithing recipe needs held beside its own tools (the game's rule, not a field of the
+/// recipe files).
+pub const SMITHING_HAMMER: &str = "hammer";
+
+impl Recipe {
+    /// The items one make needs in the inventory without using them up, as the server counts
+    /// them: its tools, a hammer for smithing, and its consumables (thread).
+    pub fn held_items(&self) -> impl Iterator<Item = &str> {
+        let hammer = (self.kind == RecipeKind::Smithing).then_some(SMITHING_HAMMER);
+        self.tools
+            .iter()
+            .map(String::as_str)
+            .chain(hammer)
+            .chain(self.consumables.iter().map(|c| c.item_id.as_str()))
+    }
+}
+
 impl RawRunecrafting {
     /// The station type of the altar where these runes are bound: `station` when given, else
     /// `<runeType>_altar`, else the rune's id without `_rune` (`air_rune` → `air_altar`).
@@ -411,9 +428,6 @@ impl RawRecipes {
         match self {
             RawRecipes::Smithing(list) => {
                 let drafts = list.iter().enumerate().map(|(i, r)| Draft {
-                    index: i,
-                    id: r.id.as_deref(),
-                    names: &r.output,
                     output: Some(Amount {
                         item: (&r.output, at(i, "output")),
                         amount: (r.output_quantity, at(i, "outputQuantity")),
@@ -422,15 +436,11 @@ impl RawRecipes {
                         item: (&r.bar, at(i, "bar")),
                         amount: (r.bars_required, at(i, "barsRequired")),
                     }],
-                    tools: Vec::new(),
-                    consumables: Vec::new(),
                     station: Some(("anvil", None)),
                     level: Some((r.level, at(i, "level"))),
                     xp: Some((r.xp, at(i, "xp"))),
-                    ticks: (r.ticks, at(i, "ticks")),
                     category: r.category.as_deref(),
-                    coin_cost: None,
-                    detail: DraftDetail::Plain,
+                    ..Draft::of(i, r.id.as_deref(), &r.output, (r.ticks, at(i, "ticks")))
                 });
                 (RecipeKind::Smithing, drafts.collect())
             }
@@ -450,9 +460,6 @@ impl RawRecipes {
                         _ => DraftDetail::Plain,
                     };
                     Draft {
-                        index: i,
-                        id: r.id.as_deref(),
-                        names: &r.output,
                         output: Some(Amount {
                             item: (&r.output, at(i, "output")),
                             amount: (r.output_quantity, at(i, "outputQuantity")),
@@ -473,74 +480,48 @@ impl RawRecipes {
                         station,
                         level: Some((r.level, at(i, "level"))),
                         xp: Some((r.xp, at(i, "xp"))),
-                        ticks: (r.ticks, at(i, "ticks")),
                         category: r.category.as_deref(),
-                        coin_cost: None,
                         detail,
+                        ..Draft::of(i, r.id.as_deref(), &r.output, (r.ticks, at(i, "ticks")))
                     }
                 });
                 (*kind, drafts.collect())
             }
             RawRecipes::Cooking(list) => {
                 let drafts = list.iter().enumerate().map(|(i, r)| Draft {
-                    index: i,
-                    id: r.id.as_deref(),
-                    names: &r.output,
                     output: Some(one(&r.output, i, "output")),
                     inputs: vec![one(&r.input, i, "input")],
-                    tools: Vec::new(),
-                    consumables: Vec::new(),
                     station: r.station.as_deref().map(|s| (s, Some(at(i, "station")))),
                     level: Some((r.level, at(i, "level"))),
                     xp: Some((r.xp, at(i, "xp"))),
-                    ticks: (r.ticks, at(i, "ticks")),
-                    category: None,
-                    coin_cost: None,
                     detail: DraftDetail::Cooking {
                         burnt: r.burnt.as_deref().map(|b| (b, at(i, "burnt"))),
                         stop_burn_level: r.stop_burn_level.map(|l| (l, at(i, "stopBurnLevel"))),
                         allow_fire: r.allow_fire,
                     },
+                    ..Draft::of(i, r.id.as_deref(), &r.output, (r.ticks, at(i, "ticks")))
                 });
                 (RecipeKind::Cooking, drafts.collect())
             }
             RawRecipes::Firemaking(list) => {
                 let drafts = list.iter().enumerate().map(|(i, r)| Draft {
-                    index: i,
-                    id: r.id.as_deref(),
-                    names: &r.input,
-                    output: None,
                     inputs: vec![one(&r.input, i, "input")],
                     tools: tools(&r.tools, i),
-                    consumables: Vec::new(),
-                    station: None,
                     level: Some((r.level, at(i, "level"))),
                     xp: Some((r.xp, at(i, "xp"))),
-                    ticks: (r.ticks, at(i, "ticks")),
-                    category: None,
-                    coin_cost: None,
                     detail: DraftDetail::Firemaking {
                         fire_ticks: (r.fire_ticks.unwrap_or(100), at(i, "fireTicks")),
                     },
+                    ..Draft::of(i, r.id.as_deref(), &r.input, (r.ticks, at(i, "ticks")))
                 });
                 (RecipeKind::Firemaking, drafts.collect())
             }
             RawRecipes::Runecrafting(list) => {
                 let drafts = list.iter().enumerate().map(|(i, r)| Draft {
-                    index: i,
-                    id: r.id.as_deref(),
-                    names: &r.rune_item_id,
                     output: Some(one(&r.rune_item_id, i, "runeItemId")),
-                    inputs: Vec::new(),
-                    tools: Vec::new(),
-                    consumables: Vec::new(),
-                    // The altar is the detail's: its type is built, not borrowed.
-                    station: None,
                     level: Some((r.level_required, at(i, "levelRequired"))),
                     xp: Some((r.xp_per_essence, at(i, "xpPerEssence"))),
-                    ticks: (r.ticks.unwrap_or(1), at(i, "ticks")),
-                    category: None,
-                    coin_cost: None,
+                    // No station: the altar is the detail's (its type is built, not borrowed).
                     detail: DraftDetail::Runecrafting {
                         essence_types: r
                             .essence_types
@@ -556,25 +537,21 @@ impl RawRecipes {
                             .collect(),
                         altar: r.altar(),
                     },
+                    ..Draft::of(
+                        i,
+                        r.id.as_deref(),
+                        &r.rune_item_id,
+                        (r.ticks.unwrap_or(1), at(i, "ticks")),
+                    )
                 });
                 (RecipeKind::Runecrafting, drafts.collect())
             }
             RawRecipes::Tanning(list) => {
                 let drafts = list.iter().enumerate().map(|(i, r)| Draft {
-                    index: i,
-                    id: r.id.as_deref(),
-                    names: &r.output,
                     output: Some(one(&r.output, i, "output")),
                     inputs: vec![one(&r.input, i, "input")],
-                    tools: Vec::new(),
-                    consumables: Vec::new(),
-                    station: None,
-                    level: None,
-                    xp: None,
-                    ticks: (1, at(i, "ticks")),
-                    category: None,
                     coin_cost: Some((r.cost, at(i, "cost"))),
-                    detail: DraftDetail::Plain,
+                    ..Draft::of(i, r.id.as_deref(), &r.output, (1, at(i, "ticks")))
                 });
                 (RecipeKind::Tanning, drafts.collect())
             }
@@ -582,7 +559,28 @@ impl RawRecipes {
     }
 }
 
-impl Draft<'_> {
+impl<'r> Draft<'r> {
+    /// Recipe `index` of its file, with its own `id`, what a generated id `names` and its
+    /// `ticks`, and nothing else: each kind fills in what it has.
+    fn of(index: usize, id: Option<&'r str>, names: &'r str, ticks: (i64, String)) -> Draft<'r> {
+        Draft {
+            index,
+            id,
+            names,
+            output: None,
+            inputs: Vec::new(),
+            tools: Vec::new(),
+            consumables: Vec::new(),
+            station: None,
+            level: None,
+            xp: None,
+            ticks,
+            category: None,
+            coin_cost: None,
+            detail: DraftDetail::Plain,
+        }
+    }
+
     /// The item a generated id adds to tell apart two recipes of one output: the first input
     /// (runecrafting: the first essence).
     fn first_input(&self) -> &str {

@@ -747,6 +747,28 @@ pub struct Entity {
     pub worn: Option<std::sync::Arc<Worn>>,
 }
 
+impl Entity {
+    /// An entity of `kind` on tile (`x`, `z`) with nothing else set: a maker adds what its kind
+    /// shows (`Entity { name, health, ..Entity::at(id, kind, x, z) }`).
+    pub fn at(id: impl Into<String>, kind: EntityKind, x: i32, z: i32) -> Entity {
+        Entity {
+            id: id.into(),
+            kind,
+            x,
+            z,
+            name: None,
+            health: None,
+            max_health: None,
+            item_id: None,
+            quantity: None,
+            resource_type: None,
+            depleted: None,
+            type_id: None,
+            worn: None,
+        }
+    }
+}
+
 /// What others see a player wear: item ids by slot name, only the slots drawn on a figure
 /// ([`WORN_SLOTS`]). Built once in the tick a player's equipment changed and shared by every
 /// entity and change that carries it.

@@ -18,7 +18,8 @@
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use serde_json::json;
 use wayfarer_content::Skill;
-use wayfarer_protocol::ws::{ServerMessage, TilePos};
+use wayfarer_protocol::ws::TilePos;
+use wayfarer_sim::exchange::Notice;
 use wayfarer_sim::inventory::Inventory;
 use wayfarer_sim::skills::{xp_for_level, Xp};
 use wayfarer_sim::{Action, Command, DuelCommand, DuelCommit, Event, Joining, World};
@@ -139,8 +140,13 @@ fn assert_finished(world: &World, plan: &DuelCommit, events: &[Event]) {
     let results = events
         .iter()
         .filter(|e| {
-            matches!(e, Event::Duel { message, .. }
-                if matches!(**message, ServerMessage::DuelResult(_)))
+            matches!(
+                e,
+                Event::Exchange {
+                    notice: Notice::Decided { .. },
+                    ..
+                }
+            )
         })
         .count();
     assert_eq!(results, 2, "duel:result to both");

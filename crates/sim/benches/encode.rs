@@ -25,21 +25,12 @@ use wayfarer_protocol::Skill;
 
 /// An entity of each kind in turn, with the fields the server fills for that kind.
 fn entity(i: usize) -> Entity {
-    let bare = Entity {
-        id: String::new(),
-        kind: EntityKind::Player,
-        x: 3_200 + (i as i32 * 7) % 64,
-        z: 3_100 + (i as i32 * 13) % 64,
-        name: None,
-        health: None,
-        max_health: None,
-        item_id: None,
-        quantity: None,
-        resource_type: None,
-        depleted: None,
-        type_id: None,
-        worn: None,
-    };
+    let bare = Entity::at(
+        String::new(),
+        EntityKind::Player,
+        3_200 + (i as i32 * 7) % 64,
+        3_100 + (i as i32 * 13) % 64,
+    );
     match i % 4 {
         0 => Entity {
             id: format!("0190f3a2-7c1e-7b3a-9d4e-{i:012x}"),

@@ -17,8 +17,8 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use serde_json::json;
-use wayfarer_protocol::trade::ReceivedItem;
-use wayfarer_protocol::ws::{ServerMessage, TilePos};
+use wayfarer_protocol::ws::TilePos;
+use wayfarer_sim::exchange::Notice;
 use wayfarer_sim::inventory::{Inventory, Stack};
 use wayfarer_sim::{Command, Event, Joining, TradeCommand, TradeCommit, World};
 
@@ -107,10 +107,11 @@ fn trade_round(world: &mut World, pairs: &[(String, String)]) -> Round {
     let trade_ids: Vec<String> = events
         .into_iter()
         .filter_map(|e| match e {
-            Event::Trade { message, .. } => match *message {
-                ServerMessage::TradeIncoming(incoming) => Some(incoming.trade_id),
-                _ => None,
-            },
+            Event::Exchange {
+                id,
+                notice: Notice::Asked { .. },
+                ..
+            } => id,
             _ => None,
         })
         .collect();
@@ -178,27 +179,23 @@ fn assert_traded(world: &World, pairs: &[(String, String)], round: &Round) {
         item_id: "coins".into(),
         quantity: 1,
     }];
-    let received = vec![ReceivedItem {
-        item_id: "coins".to_owned(),
-        quantity: 1,
-    }];
     assert_eq!(round.commits.len(), pairs.len());
     for ((a, b), commit) in pairs.iter().zip(&round.commits) {
         assert_eq!(commit.players, [a.clone(), b.clone()]);
         assert_eq!(commit.gives, [one_coin.clone(), one_coin.clone()]);
         for (side, (player, coins)) in [(a, A_COINS), (b, B_COINS)].into_iter().enumerate() {
-            let completed: Vec<&ServerMessage> = round
+            let completed: Vec<(&Option<String>, &Notice)> = round
                 .completed
                 .iter()
                 .filter_map(|e| match e {
-                    Event::Trade { to, message } if to == player => Some(&**message),
+                    Event::Exchange { to, id, notice, .. } if to == player => Some((id, notice)),
                     _ => None,
                 })
                 .collect();
             match completed.as_slice() {
-                [ServerMessage::TradeCompleted(c)] => {
-                    assert_eq!(c.trade_id, commit.trade_id);
-                    assert_eq!(c.received_items, received);
+                [(Some(id), Notice::Traded { received })] => {
+                    assert_eq!(*id, commit.trade_id);
+                    assert_eq!(*received, one_coin);
                 }
                 other => panic!("expected one tradeCompleted for {player}, got {other:?}"),
             }

@@ -304,12 +304,9 @@ impl World {
         reference: Option<u64>,
         events: &mut Vec<Event>,
     ) {
-        let Some(&index) = self.player_index.get(id) else {
+        let Some(index) = self.living_player(id, reference, events) else {
             return;
         };
-        if self.is_dead(index) {
-            return Self::reject(id, codes::CANNOT_DO, "you are dead", reference, events);
-        }
         match action {
             Action::Stop => self.stop_everything(id),
             Action::CombatStyle(style) => self.set_style(index, style),

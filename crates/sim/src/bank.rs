@@ -193,12 +193,9 @@ impl World {
         reference: Option<u64>,
         events: &mut Vec<Event>,
     ) {
-        let Some(&index) = self.player_index.get(id) else {
+        let Some(index) = self.living_player(id, reference, events) else {
             return;
         };
-        if self.is_dead(index) {
-            return Self::reject(id, codes::CANNOT_DO, "you are dead", reference, events);
-        }
         if !self.near_bank(index) {
             return Self::reject(
                 id,

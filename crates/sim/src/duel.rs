@@ -1,6 +1,8 @@
 //! Duels with stakes (CONTRACT.md section 11): a challenge, two screens of rules and stakes as a
 //! trade's, the fight in the duel arena under the rules, and a two-phase completion like the
-//! trade's.
+//! trade's. The challenge, the screens and the commit are the shared two-screen exchange
+//! (`crate::exchange`); this module is its [`Kind`] for duels (rules on the screens, the fight
+//! between settling and the commit) and the fight's own rules.
 //!
 //! - `duel:challenge` needs both players online, within [`DUEL_DISTANCE_TILES`] (Chebyshev),
 //!   neither trading nor in a duel, neither standing in a PvP area (`not_here`: a duel there was a
@@ -33,24 +35,15 @@
 //!
 //! [`Command::DuelCommitted`]: crate::Command::DuelCommitted
 
-use std::collections::{BTreeMap, HashMap};
-use wayfarer_protocol::text::quoted;
-
-use serde_json::Value;
 use wayfarer_content::AttackStyle;
-use wayfarer_protocol::duel::{
-    codes as duel_codes, reasons as duel_reasons, rules as rule_names, DuelCancelled, DuelError,
-    DuelIncoming, DuelResult, DuelRules, DuelStake, DuelStart, StakeItem,
-};
-use wayfarer_protocol::trade::{codes, reasons, ReceivedItem};
-use wayfarer_protocol::ws::{ServerMessage, TilePos};
+use wayfarer_protocol::duel::{codes as duel_codes, rules as rule_names};
+use wayfarer_protocol::text::quoted;
+use wayfarer_protocol::ws::TilePos;
 
 use crate::commands::{Action, Command};
 use crate::events::Event;
-use crate::flows::FlowKind;
+use crate::exchange::{refused, tell, Book, Ending, Exchange, Kind, Notice, Said, Stage, Word};
 use crate::inventory::{Inventory, Stack};
-use crate::map::chebyshev;
-use crate::offers::OfferedSlots;
 use crate::world::World;
 
 /// Farthest apart (Chebyshev tiles) two players may be to challenge.
@@ -126,7 +119,8 @@ impl Rules {
         self.0 & rule.bit() != 0
     }
 
-    fn set(&mut self, rule: Rule, on: bool) {
+    /// Switches `rule` on or off.
+    pub fn set(&mut self, rule: Rule, on: bool) {
         if on {
             self.0 |= rule.bit();
         } else {
@@ -222,104 +216,120 @@ pub struct DuelCommit {
     pub after: [Inventory; 2],
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Stage {
-    Challenged,
-    Screen1,
-    Screen2,
-    Fighting,
-    Committing,
-}
-
+/// What a duel carries besides the stakes.
 #[derive(Debug)]
-struct Duel {
-    id: String,
-    /// Challenger, challenged.
-    players: [String; 2],
-    stage: Stage,
+pub(crate) struct Terms {
     rules: Rules,
-    stakes: [OfferedSlots; 2],
-    accepted: [bool; 2],
-    deadline: u64,
     /// Where each stood before the fight (they go back there).
     returns: [TilePos; 2],
-    /// While committing: the winner's and loser's inventories before the result, and the plan.
-    before: Option<[Inventory; 2]>,
-    plan: Option<DuelCommit>,
-    /// A challenge the target never saw (they ignore the challenger): it can only expire.
-    silenced: bool,
 }
 
-impl Duel {
-    fn side(&self, id: &str) -> Option<usize> {
-        self.players.iter().position(|p| p == id)
-    }
-
-    fn on_screens(&self) -> bool {
-        matches!(self.stage, Stage::Screen1 | Stage::Screen2)
-    }
-}
-
-/// Every open duel and challenge of a world.
-#[derive(Debug, Default)]
-pub(crate) struct Duels {
-    next: u64,
-    by_id: BTreeMap<String, Duel>,
-    /// Player → their active duel (screens, fight, committing).
-    active: HashMap<String, String>,
-    /// Challenger → their pending challenge.
-    outgoing: HashMap<String, String>,
-}
-
-fn message_for(to: &str, message: ServerMessage) -> Event {
-    Event::Duel {
-        to: to.to_owned(),
-        message: Box::new(message),
-    }
-}
-
-fn duel_error(
-    to: &str,
-    code: &str,
-    message: impl Into<String>,
-    duel_id: Option<&str>,
-    reference: Option<u64>,
-) -> Event {
-    message_for(
-        to,
-        ServerMessage::DuelError(DuelError {
-            duel_id: duel_id.map(str::to_owned),
-            code: code.to_owned(),
-            message: message.into(),
-            reference: reference.map(Value::from),
-        }),
-    )
-}
-
-fn cancelled(to: &str, duel_id: &str, reason: &str, by: Option<&str>) -> Event {
-    message_for(
-        to,
-        ServerMessage::DuelCancelled(DuelCancelled {
-            duel_id: duel_id.to_owned(),
-            reason: reason.to_owned(),
-            by_player_id: by.map(str::to_owned),
-        }),
-    )
-}
-
-/// Stacks of the same item added together, in first-seen order.
-fn merged(stacks: &[Stack]) -> Vec<ReceivedItem> {
-    let mut out: Vec<ReceivedItem> = Vec::new();
-    for stack in stacks {
-        match out.iter_mut().find(|r| r.item_id == stack.item_id) {
-            Some(r) => r.quantity += i64::from(stack.quantity),
-            None => out.push(ReceivedItem {
-                item_id: stack.item_id.clone(),
-                quantity: i64::from(stack.quantity),
-            }),
+impl Default for Terms {
+    fn default() -> Self {
+        let nowhere = TilePos { x: 0, z: 0 };
+        Terms {
+            rules: Rules::default(),
+            returns: [nowhere; 2],
         }
     }
-    out
+}
+
+/// The duel as a kind of two-screen exchange: the stakes' screens carry rules too, and settling
+/// starts the fight; the fight's end commits the loser's stake to the winner.
+#[derive(Debug)]
+pub(crate) struct Duel;
+
+impl Kind for Duel {
+    type Terms = Terms;
+    type Plan = DuelCommit;
+    const KIND: crate::exchange::ExchangeKind = crate::exchange::ExchangeKind::Duel;
+    const PREFIX: &'static str = "duel";
+    const REACH_TILES: u32 = DUEL_DISTANCE_TILES;
+    const ASK_TIMEOUT_TICKS: u64 = CHALLENGE_TIMEOUT_TICKS;
+    const SCREEN_TIMEOUT_TICKS: u64 = SCREEN_TIMEOUT_TICKS;
+    // A change that put the end off let a pair keep the duel's shield for as long as they liked.
+    const ACTIVITY_EXTENDS: bool = false;
+    const UNDERWAY_TIMEOUT: Ending = Ending::Draw;
+    const NOUN: &'static str = "duel";
+    const VERB: &'static str = "staked";
+    const ENTRIES: &'static str = "stake";
+
+    fn words(word: Word) -> &'static str {
+        match word {
+            Word::AskYourself => "you cannot duel yourself",
+            Word::AlreadyBusy => "you are already in a duel or a trade",
+            Word::TargetBusy => "that player is busy",
+            Word::OneBusy => "one of you is busy",
+            Word::NothingToAnswer => "there is no challenge of this duel for you to answer",
+            Word::NotStarted | Word::PastScreens => {
+                "the duel is not on its rules and stakes screens"
+            }
+            Word::TooLateToCancel => "a duel cannot be cancelled once the fight has begun",
+            Word::NoRoom => "one of you could not hold the other's stake",
+        }
+    }
+
+    fn book(world: &World) -> &Book<Self> {
+        &world.duels
+    }
+
+    fn book_mut(world: &mut World) -> &mut Book<Self> {
+        &mut world.duels
+    }
+
+    fn start_refusal(world: &World, id: &str, other: &str) -> Option<(&'static str, &'static str)> {
+        world.duel_start_refusal(id, other)
+    }
+
+    fn rules(terms: &Terms) -> Rules {
+        terms.rules
+    }
+
+    /// A duel opens on its first screen.
+    fn opened(world: &mut World, duel_id: &str, events: &mut Vec<Event>) {
+        world.show_screens::<Duel>(duel_id, events);
+    }
+
+    /// Into the arena, when each side could hold the other's stake.
+    fn settle(world: &mut World, duel_id: &str, events: &mut Vec<Event>) -> bool {
+        if !world.stakes_fit(duel_id) {
+            return false;
+        }
+        world.begin_fight(duel_id, events);
+        true
+    }
+
+    fn abandon(world: &mut World, duel_id: &str) {
+        world.leave_arena(duel_id);
+    }
+
+    fn commit_event(plan: &DuelCommit) -> Event {
+        Event::DuelCommit(Box::new(plan.clone()))
+    }
+
+    fn parties(plan: &DuelCommit) -> &[String; 2] {
+        &plan.players
+    }
+
+    fn after(plan: &DuelCommit) -> &[Inventory; 2] {
+        &plan.after
+    }
+
+    fn completed(plan: &DuelCommit, side: usize) -> Notice {
+        Notice::Decided {
+            winner: plan.players[0].clone(),
+            loser: plan.players[1].clone(),
+            received: if side == 0 {
+                plan.won.clone()
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    fn moved(plan: &DuelCommit) -> (&'static str, Vec<Stack>) {
+        ("staked", plan.won.clone())
+    }
 }
 
 /// How a duel's attack check answers (see [`World::duel_attack_refusal`]).
@@ -345,7 +355,7 @@ impl World {
 
     /// Whether the player is fighting a duel now.
     pub fn duel_fighting(&self, player: &str) -> bool {
-        self.stage_of(player) == Some(Stage::Fighting)
+        self.stage_of(player) == Some(Stage::Underway)
     }
 
     /// Whether the player's duel is waiting for its database transaction.
@@ -359,16 +369,7 @@ impl World {
     }
 
     fn stage_of(&self, player: &str) -> Option<Stage> {
-        let id = self.duels.active.get(player)?;
-        self.duels.by_id.get(id).map(|d| d.stage)
-    }
-
-    fn fight_of(&self, player: &str) -> Option<&Duel> {
-        let id = self.duels.active.get(player)?;
-        self.duels
-            .by_id
-            .get(id)
-            .filter(|d| d.stage == Stage::Fighting)
+        self.duels.of(player).map(|d| d.stage)
     }
 
     /// The first area flagged `duelArena`, if the content has one.
@@ -391,33 +392,17 @@ impl World {
         }
     }
 
-    fn near_for_duel(&self, a: &str, b: &str) -> bool {
-        match (self.player_tile(a), self.player_tile(b)) {
-            (Some(x), Some(y)) => chebyshev(x, y) <= DUEL_DISTANCE_TILES,
-            _ => false,
-        }
-    }
-
-    fn duel_name(&self, id: &str) -> String {
-        self.player_index
-            .get(id)
-            .and_then(|&i| self.entities.get(self.players[i].handle))
-            .and_then(|b| b.wire.name.clone())
-            .unwrap_or_default()
-    }
-
     /// Whether player `a` may attack player `b` as far as duels go.
     pub(crate) fn duel_attack_refusal(&self, a: usize, b: usize) -> DuelAttack {
         let (ida, idb) = (&self.players[a].id, &self.players[b].id);
         match (self.duels.active.get(ida), self.duels.active.get(idb)) {
             (None, None) => DuelAttack::NotDuelling,
-            (Some(x), Some(y)) if x == y && self.fight_of(ida).is_some() => DuelAttack::Allowed,
+            (Some(x), Some(y)) if x == y && self.duel_fighting(ida) => DuelAttack::Allowed,
             // The attacker is in no duel: the target's duel is what stands in the way.
             (None, Some(_)) => DuelAttack::Refused("that player is in a duel"),
             _ => DuelAttack::Refused("you can only fight your duel opponent"),
         }
     }
-
     /// Refuses what a duelling player may not do now; `true` when refused. On the screens and
     /// while committing: moving, acting, using items, banking, shopping, trading, rubbing lamps
     /// and answering dialogues (`in_duel`). In the fight: what the rules forbid (`rule_broken`),
@@ -437,15 +422,10 @@ impl World {
             Command::Give { id, .. } => (id, None),
             _ => return false,
         };
-        let Some(duel) = self
-            .duels
-            .active
-            .get(id)
-            .and_then(|d| self.duels.by_id.get(d))
-        else {
+        let Some(duel) = self.duels.of(id) else {
             return false;
         };
-        let refusal = if duel.stage == Stage::Fighting {
+        let refusal = if duel.stage == Stage::Underway {
             self.fight_refusal(duel, id, command)
         } else if matches!(command, Command::Prayer { .. }) {
             None
@@ -455,20 +435,26 @@ impl World {
         let Some((code, message)) = refusal else {
             return false;
         };
-        events.push(duel_error(id, code, message, Some(&duel.id), reference));
+        events.push(refused::<Duel>(
+            id,
+            code,
+            message,
+            Some(&duel.id),
+            reference,
+        ));
         true
     }
 
     /// Why a fighter may not do `command`, if they may not.
     fn fight_refusal(
         &self,
-        duel: &Duel,
+        duel: &Exchange<Duel>,
         id: &str,
         command: &Command,
     ) -> Option<(&'static str, &'static str)> {
         let broken = |message| Some((duel_codes::RULE_BROKEN, message));
         let in_duel = |message| Some((duel_codes::IN_DUEL, message));
-        let rules = duel.rules;
+        let rules = duel.terms.rules;
         let side = duel.side(id)?;
         let index = *self.player_index.get(id)?;
         match command {
@@ -541,7 +527,7 @@ impl World {
                     in_duel("only food may be used in a duel")
                 } else if rules.has(Rule::NoFood) {
                     broken("food is not allowed in this duel")
-                } else if duel.stakes[side].holds_slot(*slot) {
+                } else if duel.offers[side].holds_slot(*slot) {
                     in_duel("staked items are locked until the duel ends")
                 } else {
                     None
@@ -568,197 +554,31 @@ impl World {
             return;
         }
         match command {
-            DuelCommand::Challenge { target } => {
-                self.duel_challenge(id, &target, reference, events)
-            }
+            DuelCommand::Challenge { target } => self.ask::<Duel>(id, &target, reference, events),
             DuelCommand::Respond { duel_id, accept } => {
-                self.duel_respond(id, &duel_id, accept, reference, events)
+                self.answer::<Duel>(Said::new(id, &duel_id, reference), accept, events)
             }
             DuelCommand::SetRule { duel_id, rule, on } => {
-                self.duel_set_rule(id, &duel_id, &rule, on, reference, events)
+                self.duel_set_rule(Said::new(id, &duel_id, reference), &rule, on, events)
             }
             DuelCommand::Stake {
                 duel_id,
                 slot,
                 quantity,
-            } => self.duel_stake(id, &duel_id, slot, quantity, reference, events),
+            } => {
+                let said = Said::new(id, &duel_id, reference);
+                self.put_up::<Duel>(said, slot, quantity, events)
+            }
             DuelCommand::Unstake { duel_id, slot } => {
-                self.duel_unstake(id, &duel_id, slot, reference, events)
+                self.take_back::<Duel>(Said::new(id, &duel_id, reference), slot, events)
             }
-            DuelCommand::Accept { duel_id } => self.duel_accept(id, &duel_id, reference, events),
-            DuelCommand::Cancel { duel_id } => self.duel_cancel(id, &duel_id, reference, events),
-        }
-    }
-
-    fn busy(&self, id: &str) -> bool {
-        self.in_duel(id) || self.in_trade(id)
-    }
-
-    fn duel_challenge(
-        &mut self,
-        id: &str,
-        target: &str,
-        reference: Option<u64>,
-        events: &mut Vec<Event>,
-    ) {
-        let refuse = |code: &str, message: &str, events: &mut Vec<Event>| {
-            events.push(duel_error(id, code, message, None, reference));
-        };
-        if target == id {
-            return refuse(codes::SELF_TRADE, "you cannot duel yourself", events);
-        }
-        if !self.is_online(target) {
-            return refuse(codes::PLAYER_OFFLINE, "that player is not online", events);
-        }
-        if self.busy(id) {
-            return refuse(
-                codes::PLAYER_BUSY,
-                "you are already in a duel or a trade",
-                events,
-            );
-        }
-        if self.busy(target) {
-            return refuse(codes::PLAYER_BUSY, "that player is busy", events);
-        }
-        if !self.near_for_duel(id, target) {
-            return refuse(
-                codes::TOO_FAR,
-                "you must stand within 2 tiles of the other player",
-                events,
-            );
-        }
-        if let Some((code, message)) = self.duel_start_refusal(id, target) {
-            return refuse(code, message, events);
-        }
-        // They challenged us first: this challenge accepts theirs.
-        if let Some(theirs) = self.duels.outgoing.get(target).cloned() {
-            if self
-                .duels
-                .by_id
-                .get(&theirs)
-                .is_some_and(|d| d.players[1] == id && !d.silenced)
-            {
-                if let Some(mine) = self.duels.outgoing.remove(id) {
-                    self.duels.by_id.remove(&mine);
-                }
-                return self.duel_start_screens(&theirs, events);
+            DuelCommand::Accept { duel_id } => {
+                self.accept_screen::<Duel>(Said::new(id, &duel_id, reference), events)
+            }
+            DuelCommand::Cancel { duel_id } => {
+                self.cancel_exchange::<Duel>(Said::new(id, &duel_id, reference), events)
             }
         }
-        if let Some(earlier) = self.duels.outgoing.remove(id) {
-            self.duels.by_id.remove(&earlier);
-        }
-        let silenced = self.ignores(target, id);
-        self.duels.next += 1;
-        let duel_id = format!("duel-{}", self.duels.next);
-        let now = self.now();
-        let here = self.player_tile(id).unwrap_or(self.layout.spawn);
-        self.duels.by_id.insert(
-            duel_id.clone(),
-            Duel {
-                id: duel_id.clone(),
-                players: [id.to_owned(), target.to_owned()],
-                stage: Stage::Challenged,
-                rules: Rules::default(),
-                stakes: Default::default(),
-                accepted: [false; 2],
-                deadline: now + CHALLENGE_TIMEOUT_TICKS,
-                returns: [here, here],
-                before: None,
-                plan: None,
-                silenced,
-            },
-        );
-        self.duels.outgoing.insert(id.to_owned(), duel_id.clone());
-        if silenced {
-            return;
-        }
-        let from_player_name = self.duel_name(id);
-        events.push(message_for(
-            target,
-            ServerMessage::DuelIncoming(DuelIncoming {
-                duel_id,
-                from_player_id: id.to_owned(),
-                from_player_name,
-            }),
-        ));
-    }
-
-    /// The duel `duel_id` with `id` as a participant (its side), or `duelError invalid_trade`.
-    fn duelist(
-        &self,
-        id: &str,
-        duel_id: &str,
-        reference: Option<u64>,
-        events: &mut Vec<Event>,
-    ) -> Option<usize> {
-        let side = self.duels.by_id.get(duel_id).and_then(|d| d.side(id));
-        if side.is_none() {
-            events.push(duel_error(
-                id,
-                codes::INVALID_TRADE,
-                "no such duel of yours",
-                Some(duel_id),
-                reference,
-            ));
-        }
-        side
-    }
-
-    fn duel_respond(
-        &mut self,
-        id: &str,
-        duel_id: &str,
-        accept: bool,
-        reference: Option<u64>,
-        events: &mut Vec<Event>,
-    ) {
-        let Some(side) = self.duelist(id, duel_id, reference, events) else {
-            return;
-        };
-        let (stage, challenger) = {
-            let d = &self.duels.by_id[duel_id];
-            (d.stage, d.players[0].clone())
-        };
-        if stage != Stage::Challenged || side != 1 {
-            events.push(duel_error(
-                id,
-                codes::NOT_ON_SCREEN,
-                "there is no challenge of this duel for you to answer",
-                Some(duel_id),
-                reference,
-            ));
-            return;
-        }
-        if !accept {
-            self.end_duel(duel_id);
-            events.push(cancelled(&challenger, duel_id, reasons::DECLINED, None));
-            return;
-        }
-        if self.busy(id) || self.busy(&challenger) {
-            events.push(duel_error(
-                id,
-                codes::PLAYER_BUSY,
-                "one of you is busy",
-                Some(duel_id),
-                reference,
-            ));
-            return;
-        }
-        if !self.near_for_duel(id, &challenger) {
-            events.push(duel_error(
-                id,
-                codes::TOO_FAR,
-                "you must stand within 2 tiles of the other player",
-                Some(duel_id),
-                reference,
-            ));
-            return;
-        }
-        if let Some((code, message)) = self.duel_start_refusal(id, &challenger) {
-            events.push(duel_error(id, code, message, Some(duel_id), reference));
-            return;
-        }
-        self.duel_start_screens(duel_id, events);
     }
 
     /// Why `id` (challenging or accepting) and `other` may not start a duel where and when they
@@ -793,250 +613,42 @@ impl World {
         None
     }
 
-    /// A challenge becomes an active duel on Screen 1.
-    fn duel_start_screens(&mut self, duel_id: &str, events: &mut Vec<Event>) {
-        let now = self.now();
-        let Some(duel) = self.duels.by_id.get_mut(duel_id) else {
-            return;
-        };
-        duel.stage = Stage::Screen1;
-        duel.deadline = now + SCREEN_TIMEOUT_TICKS;
-        let players = duel.players.clone();
-        for p in &players {
-            if let Some(pending) = self.duels.outgoing.remove(p) {
-                if pending != duel_id {
-                    self.duels.by_id.remove(&pending);
-                }
-            }
-            self.duels.active.insert(p.clone(), duel_id.to_owned());
-            self.stop_everything(p);
-        }
-        self.show_duel(duel_id, events);
-    }
-
-    fn stake_view(&self, duel: &Duel, side: usize) -> DuelStake {
-        let mut stake = DuelStake {
-            items: Vec::new(),
-            value: 0,
-            accepted: duel.accepted[side],
-        };
-        for s in &duel.stakes[side] {
-            let item = self.content.items.get(s.item_id.as_str());
-            let value = item
-                .map_or(0, |i| i.value)
-                .saturating_mul(u64::from(s.quantity));
-            let value = i64::try_from(value).unwrap_or(i64::MAX);
-            stake.value = stake.value.saturating_add(value);
-            stake.items.push(StakeItem {
-                inventory_slot: s.slot as u8,
-                item_id: s.item_id.clone(),
-                name: item.map_or_else(|| s.item_id.clone(), |i| i.name.clone()),
-                quantity: i64::from(s.quantity),
-                value,
-            });
-        }
-        stake
-    }
-
-    /// `duel:rules` to both, each from their side.
-    fn show_duel(&self, duel_id: &str, events: &mut Vec<Event>) {
-        let Some(duel) = self.duels.by_id.get(duel_id) else {
-            return;
-        };
-        for (me, other) in [(0, 1), (1, 0)] {
-            let message = ServerMessage::DuelRules(DuelRules {
-                duel_id: duel.id.clone(),
-                opponent_id: duel.players[other].clone(),
-                opponent_name: self.duel_name(&duel.players[other]),
-                screen: if duel.stage == Stage::Screen2 { 2 } else { 1 },
-                rules: duel.rules.names(),
-                my_stake: self.stake_view(duel, me),
-                their_stake: self.stake_view(duel, other),
-            });
-            events.push(message_for(&duel.players[me], message));
-        }
-    }
-
-    /// After any change: both accepts reset, back to Screen 1, both told. The screens' end stays
-    /// where their opening put it ([`SCREEN_TIMEOUT_TICKS`]).
-    fn duel_changed(&mut self, duel_id: &str, events: &mut Vec<Event>) {
-        if let Some(duel) = self.duels.by_id.get_mut(duel_id) {
-            duel.accepted = [false; 2];
-            duel.stage = Stage::Screen1;
-        }
-        self.show_duel(duel_id, events);
-    }
-
-    /// The side of `id` when the duel is on a screen, else `not_on_screen`.
-    fn on_duel_screen(
-        &self,
-        id: &str,
-        duel_id: &str,
-        reference: Option<u64>,
-        events: &mut Vec<Event>,
-    ) -> Option<usize> {
-        let side = self.duelist(id, duel_id, reference, events)?;
-        if self.duels.by_id[duel_id].on_screens() {
-            return Some(side);
-        }
-        events.push(duel_error(
-            id,
-            codes::NOT_ON_SCREEN,
-            "the duel is not on its rules and stakes screens",
-            Some(duel_id),
-            reference,
-        ));
-        None
-    }
-
-    fn duel_set_rule(
-        &mut self,
-        id: &str,
-        duel_id: &str,
-        rule: &str,
-        on: bool,
-        reference: Option<u64>,
-        events: &mut Vec<Event>,
-    ) {
-        if self
-            .on_duel_screen(id, duel_id, reference, events)
-            .is_none()
-        {
+    fn duel_set_rule(&mut self, said: Said, rule: &str, on: bool, events: &mut Vec<Event>) {
+        if self.screen_side::<Duel>(said, events).is_none() {
             return;
         }
-        let Some(rule) = Rule::parse(rule) else {
-            events.push(duel_error(
+        let (id, duel_id, reference) = said.parts();
+        let refuse = |message: String, events: &mut Vec<Event>| {
+            events.push(refused::<Duel>(
                 id,
                 duel_codes::INVALID_RULE,
-                format!("there is no rule {}", quoted(rule)),
+                message,
                 Some(duel_id),
                 reference,
             ));
-            return;
+        };
+        let Some(rule) = Rule::parse(rule) else {
+            return refuse(format!("there is no rule {}", quoted(rule)), events);
         };
         let Some(duel) = self.duels.by_id.get_mut(duel_id) else {
             return;
         };
-        let mut rules = duel.rules;
+        let mut rules = duel.terms.rules;
         rules.set(rule, on);
         let all_attacks = [Rule::NoMelee, Rule::NoRanged, Rule::NoMagic]
             .into_iter()
             .all(|r| rules.has(r));
         if all_attacks {
-            events.push(duel_error(
-                id,
-                duel_codes::INVALID_RULE,
-                "at least one way of attacking must stay allowed",
-                Some(duel_id),
-                reference,
-            ));
+            return refuse(
+                "at least one way of attacking must stay allowed".into(),
+                events,
+            );
+        }
+        if rules == duel.terms.rules {
             return;
         }
-        if rules == duel.rules {
-            return;
-        }
-        duel.rules = rules;
-        self.duel_changed(duel_id, events);
-    }
-
-    fn duel_stake(
-        &mut self,
-        id: &str,
-        duel_id: &str,
-        slot: i64,
-        quantity: Option<i64>,
-        reference: Option<u64>,
-        events: &mut Vec<Event>,
-    ) {
-        let Some(side) = self.on_duel_screen(id, duel_id, reference, events) else {
-            return;
-        };
-        let refuse = |code: &str, message: String, events: &mut Vec<Event>| {
-            events.push(duel_error(id, code, message, Some(duel_id), reference));
-        };
-        let Some(&index) = self.player_index.get(id) else {
-            return;
-        };
-        let staked = match self.offer_from_slot(index, slot, quantity, "staked") {
-            Ok(staked) => staked,
-            Err((code, message)) => return refuse(code, message, events),
-        };
-        let Some(duel) = self.duels.by_id.get_mut(duel_id) else {
-            return;
-        };
-        duel.stakes[side].put(staked);
-        self.duel_changed(duel_id, events);
-    }
-
-    fn duel_unstake(
-        &mut self,
-        id: &str,
-        duel_id: &str,
-        slot: i64,
-        reference: Option<u64>,
-        events: &mut Vec<Event>,
-    ) {
-        let Some(side) = self.on_duel_screen(id, duel_id, reference, events) else {
-            return;
-        };
-        let Some(duel) = self.duels.by_id.get_mut(duel_id) else {
-            return;
-        };
-        if !duel.stakes[side].take_back(slot) {
-            events.push(duel_error(
-                id,
-                codes::INVALID_SLOT,
-                format!("inventory slot {slot} is not in your stake"),
-                Some(duel_id),
-                reference,
-            ));
-            return;
-        }
-        self.duel_changed(duel_id, events);
-    }
-
-    fn duel_accept(
-        &mut self,
-        id: &str,
-        duel_id: &str,
-        reference: Option<u64>,
-        events: &mut Vec<Event>,
-    ) {
-        let Some(side) = self.on_duel_screen(id, duel_id, reference, events) else {
-            return;
-        };
-        if self.check_stakes(duel_id, events) {
-            return;
-        }
-        let Some(duel) = self.duels.by_id.get_mut(duel_id) else {
-            return;
-        };
-        duel.accepted[side] = true;
-        if duel.accepted != [true, true] {
-            return self.show_duel(duel_id, events);
-        }
-        if duel.stage == Stage::Screen1 {
-            duel.stage = Stage::Screen2;
-            duel.accepted = [false; 2];
-            return self.show_duel(duel_id, events);
-        }
-        if !self.stakes_fit(duel_id) {
-            let Some(duel) = self.duels.by_id.get_mut(duel_id) else {
-                return;
-            };
-            duel.accepted = [false; 2];
-            for p in duel.players.clone() {
-                events.push(duel_error(
-                    &p,
-                    codes::INVENTORY_FULL,
-                    "one of you could not hold the other's stake",
-                    Some(duel_id),
-                    if p == id { reference } else { None },
-                ));
-            }
-            return;
-        }
-        self.begin_fight(duel_id, events);
+        duel.terms.rules = rules;
+        self.exchange_changed::<Duel>(duel_id, events);
     }
 
     /// Whether each side could hold the other's stake on top of everything it has now (the
@@ -1050,34 +662,11 @@ impl World {
                 return false;
             };
             let mut copy = self.players[index].inventory.clone();
-            duel.stakes[other].stacks().iter().all(|s| {
+            duel.offers[other].stacks().iter().all(|s| {
                 copy.add(&s.item_id, s.quantity, self.stacking(&s.item_id))
                     .is_ok()
             })
         })
-    }
-
-    /// Drops or caps staked entries whose slot no longer holds what was staked; `true` (and a
-    /// change) when any did.
-    fn check_stakes(&mut self, duel_id: &str, events: &mut Vec<Event>) -> bool {
-        let Some(duel) = self.duels.by_id.get(duel_id) else {
-            return false;
-        };
-        let mut fixed = duel.stakes.clone();
-        let mut changed = false;
-        for (side, stake) in fixed.iter_mut().enumerate() {
-            let Some(&index) = self.player_index.get(&duel.players[side]) else {
-                continue;
-            };
-            changed |= stake.follow(&self.players[index].inventory);
-        }
-        if changed {
-            if let Some(duel) = self.duels.by_id.get_mut(duel_id) {
-                duel.stakes = fixed;
-            }
-            self.duel_changed(duel_id, events);
-        }
-        changed
     }
 
     /// Both accepted Screen 2: into the arena.
@@ -1087,7 +676,7 @@ impl World {
             return;
         };
         let players = duel.players.clone();
-        let rules = duel.rules;
+        let rules = duel.terms.rules;
         let (Some(a), Some(b)) = (
             self.player_index.get(&players[0]).copied(),
             self.player_index.get(&players[1]).copied(),
@@ -1121,10 +710,10 @@ impl World {
             }),
         ];
         if let Some(duel) = self.duels.by_id.get_mut(duel_id) {
-            duel.stage = Stage::Fighting;
+            duel.stage = Stage::Underway;
             duel.accepted = [false; 2];
             duel.deadline = now + FIGHT_TIMEOUT_TICKS;
-            duel.returns = [tile_a, tile_b];
+            duel.terms.returns = [tile_a, tile_b];
         }
         for (side, index) in [(0usize, a), (1, b)] {
             let player = &mut self.players[index];
@@ -1136,15 +725,15 @@ impl World {
             }
             self.close_dialogue(index, crate::dialogue::CloseReason::Combat, events);
             self.place_player(index, spots[side]);
-            events.push(message_for(
+            events.push(tell::<Duel>(
                 &players[side],
-                ServerMessage::DuelStart(DuelStart {
-                    duel_id: duel_id.to_owned(),
-                    opponent_id: players[1 - side].clone(),
-                    rules: rules.names(),
+                Some(duel_id),
+                Notice::Fight {
+                    opponent: players[1 - side].clone(),
+                    rules,
                     arena_id: arena_id.clone(),
                     tile: spots[side],
-                }),
+                },
             ));
         }
     }
@@ -1154,7 +743,7 @@ impl World {
         let Some(duel) = self.duels.by_id.get(duel_id) else {
             return;
         };
-        let (players, returns) = (duel.players.clone(), duel.returns);
+        let (players, returns) = (duel.players.clone(), duel.terms.returns);
         for (side, player) in players.iter().enumerate() {
             let Some(&index) = self.player_index.get(player) else {
                 continue;
@@ -1183,7 +772,7 @@ impl World {
             return false;
         };
         match stage {
-            Stage::Fighting => {
+            Stage::Underway => {
                 self.fight_lost(&duel_id, &id, events);
                 true
             }
@@ -1192,18 +781,14 @@ impl World {
                 true
             }
             _ => {
-                if let Some(duel) = self.end_duel(&duel_id) {
-                    for p in &duel.players {
-                        events.push(cancelled(p, &duel_id, reasons::PLAYER_DIED, None));
-                    }
-                }
+                self.end_for_both::<Duel>(&duel_id, Ending::PlayerDied, events);
                 false
             }
         }
     }
 
     /// The loser is known: the duel commits (the loser's stake to the winner).
-    fn fight_lost(&mut self, duel_id: &str, loser: &str, events: &mut Vec<Event>) {
+    pub(crate) fn fight_lost(&mut self, duel_id: &str, loser: &str, events: &mut Vec<Event>) {
         self.leave_arena(duel_id);
         let Some(duel) = self.duels.by_id.get(duel_id) else {
             return;
@@ -1216,10 +801,10 @@ impl World {
             duel.players[winner_side].clone(),
             duel.players[loser_side].clone(),
         ];
-        let won = duel.stakes[loser_side].stacks();
-        let kept = duel.stakes[winner_side].stacks();
-        let loser_stake = duel.stakes[loser_side].clone();
-        let rules = duel.rules.names();
+        let won = duel.offers[loser_side].stacks();
+        let kept = duel.offers[winner_side].stacks();
+        let loser_stake = duel.offers[loser_side].clone();
+        let rules = duel.terms.rules.names();
         let index = |p: &str| self.player_index.get(p).copied();
         let (Some(w), Some(l)) = (index(&players[0]), index(&players[1])) else {
             return;
@@ -1247,12 +832,7 @@ impl World {
             });
         if planned.is_err() {
             // Cannot happen (checked at the accept, and the fight only frees room): no result.
-            if let Some(duel) = self.end_duel(duel_id) {
-                for p in &duel.players {
-                    events.push(cancelled(p, duel_id, reasons::SERVER_ERROR, None));
-                }
-            }
-            return;
+            return self.end_for_both::<Duel>(duel_id, Ending::ServerError, events);
         }
         let plan = DuelCommit {
             duel_id: duel_id.to_owned(),
@@ -1262,173 +842,30 @@ impl World {
             rules,
             after,
         };
-        if let Some(duel) = self.duels.by_id.get_mut(duel_id) {
-            duel.stage = Stage::Committing;
-            duel.before = Some(before);
-            duel.plan = Some(plan.clone());
-        }
-        events.push(Event::DuelCommit(Box::new(plan)));
-    }
-
-    fn end_duel(&mut self, duel_id: &str) -> Option<Duel> {
-        let duel = self.duels.by_id.remove(duel_id)?;
-        for p in &duel.players {
-            if self.duels.active.get(p).map(String::as_str) == Some(duel_id) {
-                self.duels.active.remove(p);
-            }
-            if self.duels.outgoing.get(p).map(String::as_str) == Some(duel_id) {
-                self.duels.outgoing.remove(p);
-            }
-        }
-        Some(duel)
-    }
-
-    fn duel_cancel(
-        &mut self,
-        id: &str,
-        duel_id: &str,
-        reference: Option<u64>,
-        events: &mut Vec<Event>,
-    ) {
-        if self.duelist(id, duel_id, reference, events).is_none() {
-            return;
-        }
-        let stage = self.duels.by_id[duel_id].stage;
-        if matches!(stage, Stage::Fighting | Stage::Committing) {
-            events.push(duel_error(
-                id,
-                codes::NOT_ON_SCREEN,
-                "a duel cannot be cancelled once the fight has begun",
-                Some(duel_id),
-                reference,
-            ));
-            return;
-        }
-        if let Some(duel) = self.end_duel(duel_id) {
-            for p in &duel.players {
-                events.push(cancelled(p, duel_id, reasons::CANCELLED, Some(id)));
-            }
-        }
+        self.commit_exchange::<Duel>(duel_id, before, plan, events);
     }
 
     /// The database's answer for a committing duel.
     pub(crate) fn duel_committed(&mut self, duel_id: &str, ok: bool, events: &mut Vec<Event>) {
-        if self
-            .duels
-            .by_id
-            .get(duel_id)
-            .is_none_or(|d| d.stage != Stage::Committing)
-        {
-            return;
-        }
-        let Some(duel) = self.end_duel(duel_id) else {
-            return;
-        };
-        let (Some(before), Some(plan)) = (duel.before, duel.plan) else {
-            return;
-        };
-        for (side, planned_on) in before.iter().enumerate() {
-            let player = &plan.players[side];
-            let Some(&index) = self.player_index.get(player) else {
-                continue;
-            };
-            if !ok {
-                events.push(cancelled(player, duel_id, reasons::SERVER_ERROR, None));
-                continue;
-            }
-            // Only the inventory the result was planned on becomes the one written.
-            if self.players[index].inventory == *planned_on {
-                self.players[index].inventory = plan.after[side].clone();
-                self.players[index].dirty.inventory = true;
-            }
-            events.push(message_for(
-                player,
-                ServerMessage::DuelResult(DuelResult {
-                    duel_id: duel_id.to_owned(),
-                    winner_id: plan.players[0].clone(),
-                    loser_id: plan.players[1].clone(),
-                    received_items: if side == 0 {
-                        merged(&plan.won)
-                    } else {
-                        Vec::new()
-                    },
-                }),
-            ));
-        }
-        if ok {
-            for stack in &plan.won {
-                self.flow(FlowKind::Moved, "staked", &stack.item_id, stack.quantity);
-            }
-        }
+        self.exchange_committed::<Duel>(duel_id, ok, events);
     }
 
     /// A player leaves the world: their challenge ends; a duel on the screens or in the fight
     /// ends with `disconnected`, both back outside the arena (a committing duel waits for its
     /// outcome).
     pub(crate) fn duel_player_left(&mut self, id: &str, events: &mut Vec<Event>) {
-        let involved: Vec<(String, Stage)> = self
-            .duels
-            .by_id
-            .values()
-            .filter(|d| d.side(id).is_some() && d.stage != Stage::Committing)
-            .map(|d| (d.id.clone(), d.stage))
-            .collect();
-        for (duel_id, stage) in involved {
-            if stage == Stage::Fighting {
-                self.leave_arena(&duel_id);
-            }
-            if let Some(duel) = self.end_duel(&duel_id) {
-                for p in duel.players.iter().filter(|p| *p != id) {
-                    events.push(cancelled(p, &duel_id, reasons::DISCONNECTED, None));
-                }
-            }
-        }
+        self.exchange_party_left::<Duel>(id, events);
     }
 
-    /// Each tick: expired challenges, idle screens and overlong fights end; stakes are checked
-    /// against inventories; fighters under `no_movement` stay put.
+    /// Each tick: expired challenges, idle screens and overlong fights end (a fight as a draw);
+    /// stakes are checked against inventories; fighters under `no_movement` stay put.
     pub(crate) fn advance_duels(&mut self, events: &mut Vec<Event>) {
-        if self.duels.by_id.is_empty() {
-            return;
-        }
-        let now = self.now();
-        let due: Vec<(String, Stage)> = self
-            .duels
-            .by_id
-            .values()
-            .filter(|d| d.stage != Stage::Committing && d.deadline <= now)
-            .map(|d| (d.id.clone(), d.stage))
-            .collect();
-        for (duel_id, stage) in due {
-            if stage == Stage::Fighting {
-                self.leave_arena(&duel_id);
-            }
-            if let Some(duel) = self.end_duel(&duel_id) {
-                let (told, reason): (&[String], &str) = match stage {
-                    Stage::Challenged => (&duel.players[..1], reasons::TIMEOUT),
-                    Stage::Fighting => (&duel.players[..], duel_reasons::DRAW),
-                    _ => (&duel.players[..], reasons::TIMEOUT),
-                };
-                for p in told {
-                    events.push(cancelled(p, &duel_id, reason, None));
-                }
-            }
-        }
-        let open: Vec<String> = self
-            .duels
-            .by_id
-            .values()
-            .filter(|d| d.on_screens())
-            .map(|d| d.id.clone())
-            .collect();
-        for duel_id in open {
-            self.check_stakes(&duel_id, events);
-        }
+        self.advance_exchanges::<Duel>(events);
         let still: Vec<String> = self
             .duels
             .by_id
             .values()
-            .filter(|d| d.stage == Stage::Fighting && d.rules.has(Rule::NoMovement))
+            .filter(|d| d.stage == Stage::Underway && d.terms.rules.has(Rule::NoMovement))
             .flat_map(|d| d.players.clone())
             .collect();
         for p in still {

@@ -302,21 +302,7 @@ impl Entities {
 /// A bare NPC named `id` at the origin, for the crate's unit tests.
 #[cfg(test)]
 pub(crate) fn test_npc(id: &str) -> Entity {
-    Entity {
-        id: id.into(),
-        kind: wayfarer_protocol::ws::EntityKind::Npc,
-        x: 0,
-        z: 0,
-        name: None,
-        health: None,
-        max_health: None,
-        item_id: None,
-        quantity: None,
-        resource_type: None,
-        depleted: None,
-        type_id: None,
-        worn: None,
-    }
+    Entity::at(id, wayfarer_protocol::ws::EntityKind::Npc, 0, 0)
 }
 
 #[cfg(test)]

@@ -179,25 +179,23 @@ pub enum Event {
         /// What vanished.
         stack: Stack,
     },
-    /// A trade message for one player (`tradeIncoming`, `tradeStarted`, `tradeUpdated`,
-    /// `tradeConfirmScreen`, `tradeCompleted`, `tradeCancelled`, `tradeError`).
-    Trade {
+    /// What one party of a trade or a duel is told (the server words it as the kind's wire
+    /// message: `tradeIncoming`, `tradeStarted`, `tradeUpdated`, `tradeConfirmScreen`,
+    /// `tradeCompleted`, `tradeCancelled`, `tradeError`; `duelIncoming`, `duel:rules`,
+    /// `duel:start`, `duel:result`, `duel:cancelled`, `duelError`).
+    Exchange {
         /// Receiving character id.
         to: String,
-        /// The message.
-        message: Box<wayfarer_protocol::ws::ServerMessage>,
+        /// A trade or a duel.
+        kind: crate::exchange::ExchangeKind,
+        /// The trade's or duel's id (`None` only for a refused request or challenge).
+        id: Option<String>,
+        /// What happened.
+        notice: crate::exchange::Notice,
     },
     /// Both accepted on Screen 2: write the swap and its audit row in one transaction, then answer
     /// with `Command::TradeCommitted`.
     TradeCommit(Box<crate::trade::TradeCommit>),
-    /// A duel message for one player (`duelIncoming`, `duel:rules`, `duel:start`, `duel:result`,
-    /// `duel:cancelled`, `duelError`).
-    Duel {
-        /// Character id.
-        to: String,
-        /// The message.
-        message: Box<wayfarer_protocol::ws::ServerMessage>,
-    },
     /// A duel's fight ended: write the result and its audit row in one transaction, then answer
     /// with `Command::DuelCommitted`.
     DuelCommit(Box<crate::duel::DuelCommit>),

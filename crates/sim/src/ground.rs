@@ -21,19 +21,29 @@ pub const GROUND_PRIVATE_TICKS: u64 = 100;
 /// Ticks after which a dropped item disappears (3 minutes).
 pub const GROUND_LIFETIME_TICKS: u64 = 300;
 
+/// Where ground items come from ([`World::spawn_ground_items`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Spill<'a> {
+    /// A mob's drop, ashes, a pile put back: into the ledger as they are.
+    Appeared,
+    /// A player's drop, private to its owner, whose saved record still holds the items until it
+    /// is written again (see `persistence`).
+    Dropped,
+    /// Spilled by a death (`PlayerDied::death_id`): each pile remembers it, so taking it or its
+    /// expiry is reported.
+    Death(&'a str),
+}
+
 /// One item (or stack) on the ground.
 #[derive(Debug, Clone)]
 pub(crate) struct GroundItem {
     pub handle: Handle,
     /// Its key in the persistence ledger (unique in this world's run).
     pub key: u64,
-    pub stack: Stack,
-    /// Who may take it before `public_at` (`None`: anyone at once).
-    pub owner: Option<String>,
-    /// The tick from which anyone may take it.
-    pub public_at: u64,
-    /// The tick at which it disappears.
-    pub despawn_at: u64,
+    /// What lies where, who may take it before `public_at` (`None`: anyone at once), and when
+    /// it disappears: the ledger's own entry for it (a dropped item's, not a death's, is kept
+    /// there too).
+    pub lot: LedgerItem,
     /// The death it was spilled by (`PlayerDied::death_id`), so taking it or its expiry is reported.
     pub death: Option<String>,
 }
@@ -59,7 +69,9 @@ pub struct GroundItemInfo {
 
 impl World {
     /// Puts items on the ground at `tile`: one entity for a stackable stack, one per item
-    /// otherwise. Private to `owner` for `private_ticks`, gone after `lifetime_ticks`.
+    /// otherwise. Private to `owner` for `private_ticks`, gone after `lifetime_ticks`; `spill`
+    /// says where they came from, for persistence: death piles are the server's (death locks),
+    /// a drop is pending on its dropper, anything else enters the ledger.
     pub(crate) fn spawn_ground_items(
         &mut self,
         tile: TilePos,
@@ -67,73 +79,13 @@ impl World {
         owner: Option<&str>,
         private_ticks: u64,
         lifetime_ticks: u64,
+        spill: Spill<'_>,
     ) {
-        self.spawn_piles(
-            tile,
-            stack,
-            owner,
-            private_ticks,
-            lifetime_ticks,
-            None,
-            false,
-        );
-    }
-
-    /// A player's drop: like [`World::spawn_ground_items`], private to `by`, whose saved record
-    /// still holds the items until it is written again (see `persistence`).
-    pub(crate) fn spawn_dropped_items(
-        &mut self,
-        tile: TilePos,
-        stack: Stack,
-        by: &str,
-        private_ticks: u64,
-        lifetime_ticks: u64,
-    ) {
-        self.spawn_piles(
-            tile,
-            stack,
-            Some(by),
-            private_ticks,
-            lifetime_ticks,
-            None,
-            true,
-        );
-    }
-
-    /// [`World::spawn_ground_items`] for items spilled by a death: each pile remembers `death`.
-    pub(crate) fn spawn_tagged_ground_items(
-        &mut self,
-        tile: TilePos,
-        stack: Stack,
-        owner: Option<&str>,
-        private_ticks: u64,
-        lifetime_ticks: u64,
-        death: Option<&str>,
-    ) {
-        self.spawn_piles(
-            tile,
-            stack,
-            owner,
-            private_ticks,
-            lifetime_ticks,
-            death,
-            false,
-        );
-    }
-
-    /// Puts the piles on the ground and records them for persistence: death piles are the
-    /// server's (death locks), a drop is pending on its dropper, anything else enters the ledger.
-    #[allow(clippy::too_many_arguments)]
-    fn spawn_piles(
-        &mut self,
-        tile: TilePos,
-        stack: Stack,
-        owner: Option<&str>,
-        private_ticks: u64,
-        lifetime_ticks: u64,
-        death: Option<&str>,
-        dropped: bool,
-    ) {
+        let (death, dropped) = match spill {
+            Spill::Appeared => (None, false),
+            Spill::Dropped => (None, true),
+            Spill::Death(id) => (Some(id), false),
+        };
         let stacking = self
             .content
             .items
@@ -157,62 +109,57 @@ impl World {
                 .get(pile.item_id.as_str())
                 .map(|i| i.name.clone());
             let handle = self.entities.insert(Entity {
-                id,
-                kind: EntityKind::GroundItem,
-                x: tile.x,
-                z: tile.z,
                 name,
-                health: None,
-                max_health: None,
                 item_id: Some(pile.item_id.clone()),
                 quantity: Some(i64::from(pile.quantity)),
-                resource_type: None,
-                depleted: None,
-                type_id: None,
-                worn: None,
+                ..Entity::at(id, EntityKind::GroundItem, tile.x, tile.z)
             });
             self.grid.insert(handle, tile, Class::Ground, now);
             let key = self.next_serial;
+            let lot = LedgerItem {
+                stack: pile,
+                tile,
+                owner: owner.map(str::to_owned),
+                public_at: now + private_ticks,
+                despawn_at: now + lifetime_ticks,
+            };
             if death.is_none() {
-                let item = LedgerItem {
-                    stack: pile.clone(),
-                    tile,
-                    owner: owner.map(str::to_owned),
-                    public_at: now + private_ticks,
-                    despawn_at: now + lifetime_ticks,
-                };
                 match owner {
-                    Some(by) if dropped => self.ledger.dropped(by, key, item),
-                    _ => self.ledger.appeared(key, item),
+                    Some(by) if dropped => self.ledger.dropped(by, key, lot.clone()),
+                    _ => self.ledger.appeared(key, lot.clone()),
                 }
             }
             self.ground.push(GroundItem {
                 handle,
                 key,
-                stack: pile,
-                owner: owner.map(str::to_owned),
-                public_at: now + private_ticks,
-                despawn_at: now + lifetime_ticks,
+                lot,
                 death: death.map(str::to_owned),
             });
         }
     }
 
-    /// Removes the ground item at `position` in `self.ground`.
-    fn remove_ground_item(&mut self, position: usize) -> GroundItem {
+    /// Takes the ground item at `position` in `self.ground` out of the world: picked up by
+    /// `taker`, or expired (`None`); the ledger (for a drop, not a death's spill) and the item
+    /// flows are told which.
+    fn remove_ground_item(&mut self, position: usize, taker: Option<&str>) -> GroundItem {
         let item = self.ground.remove(position);
         if let Some(tile) = self.entities.retire(item.handle) {
             let now = self.now();
             self.grid.remove(item.handle, tile, Class::Ground, now);
+            if item.death.is_none() {
+                let owner = item.lot.owner.as_deref();
+                match taker {
+                    Some(by) => self.ledger.taken(item.key, tile, owner, by),
+                    None => self.ledger.vanished(item.key, tile, owner),
+                }
+            }
         }
+        let (kind, why) = match taker {
+            Some(_) => (FlowKind::Moved, "pickedUp"),
+            None => (FlowKind::Left, "expired"),
+        };
+        self.flow(kind, why, &item.lot.stack.item_id, item.lot.stack.quantity);
         item
-    }
-
-    /// Where the ground item at `position` lies.
-    fn ground_tile(&self, position: usize) -> Option<TilePos> {
-        self.entities
-            .get(self.ground[position].handle)
-            .map(|b| b.tile())
     }
 
     /// Makes expired ground items disappear (reporting those a death spilled).
@@ -220,36 +167,25 @@ impl World {
         let now = self.now();
         let mut position = 0;
         while position < self.ground.len() {
-            let due = &self.ground[position];
+            let due = &self.ground[position].lot;
+            let key = self.ground[position].key;
             // A drop about to go public while its dropper's saved record still holds it: ask for
             // that record's save now, so anyone may take it on time (see `persistence`).
-            if due.public_at == now + 1 && due.death.is_none() {
+            if due.public_at == now + 1 && self.ground[position].death.is_none() {
                 if let Some(owner) = due.owner.as_deref() {
-                    if self.ledger.is_pending(due.key, owner) && self.is_online(owner) {
+                    if self.ledger.is_pending(key, owner) && self.is_online(owner) {
                         events.push(Event::SaveNow {
                             id: owner.to_owned(),
                         });
                     }
                 }
             }
-            if self.ground[position].despawn_at <= now {
-                if let Some(tile) = self.ground_tile(position) {
-                    let g = &self.ground[position];
-                    if g.death.is_none() {
-                        self.ledger.vanished(g.key, tile, g.owner.as_deref());
-                    }
-                }
-                let item = self.remove_ground_item(position);
-                self.flow(
-                    FlowKind::Left,
-                    "expired",
-                    &item.stack.item_id,
-                    item.stack.quantity,
-                );
+            if self.ground[position].lot.despawn_at <= now {
+                let item = self.remove_ground_item(position, None);
                 if let Some(death_id) = item.death {
                     events.push(Event::DeathItemExpired {
                         death_id,
-                        stack: item.stack,
+                        stack: item.lot.stack,
                     });
                 }
             } else {
@@ -282,8 +218,10 @@ impl World {
         let item = &self.ground[position];
         // A drop stays its dropper's until their record is saved without it, even past its
         // private minute (one tick before it, the world asked for that save).
-        let held_by_owner = |o: &str| now < item.public_at || self.ledger.is_pending(item.key, o);
+        let held_by_owner =
+            |o: &str| now < item.lot.public_at || self.ledger.is_pending(item.key, o);
         if item
+            .lot
             .owner
             .as_deref()
             .is_some_and(|o| o != id && held_by_owner(o))
@@ -297,7 +235,7 @@ impl World {
             );
             return Flow::Done;
         }
-        let stack = item.stack.clone();
+        let stack = item.lot.stack.clone();
         let stacking = self
             .content
             .items
@@ -319,24 +257,12 @@ impl World {
             return Flow::Done;
         }
         player.dirty.inventory = true;
-        if let Some(tile) = self.ground_tile(position) {
-            let g = &self.ground[position];
-            if g.death.is_none() {
-                self.ledger.taken(g.key, tile, g.owner.as_deref(), &id);
-            }
-        }
-        let item = self.remove_ground_item(position);
-        self.flow(
-            FlowKind::Moved,
-            "pickedUp",
-            &item.stack.item_id,
-            item.stack.quantity,
-        );
+        let item = self.remove_ground_item(position, Some(&id));
         if let Some(death_id) = item.death {
             events.push(Event::DeathItemTaken {
                 death_id,
                 by: id,
-                stack: item.stack,
+                stack: item.lot.stack,
             });
         }
         Flow::Done
@@ -351,10 +277,10 @@ impl World {
                 Some(GroundItemInfo {
                     id: body.wire.id.clone(),
                     tile: body.tile(),
-                    stack: g.stack.clone(),
-                    owner: g.owner.clone(),
-                    public_at: g.public_at,
-                    despawn_at: g.despawn_at,
+                    stack: g.lot.stack.clone(),
+                    owner: g.lot.owner.clone(),
+                    public_at: g.lot.public_at,
+                    despawn_at: g.lot.despawn_at,
                     death: g.death.clone(),
                 })
             })

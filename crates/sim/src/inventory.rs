@@ -320,15 +320,7 @@ impl Inventory {
         &mut self,
         change: impl FnOnce(&mut Transaction<'_>) -> Result<T, InventoryError>,
     ) -> Result<T, InventoryError> {
-        let mut tx = Transaction {
-            inventory: self,
-            journal: Vec::new(),
-        };
-        let outcome = change(&mut tx);
-        if outcome.is_err() {
-            tx.roll_back();
-        }
-        outcome
+        self.transact(change, true)
     }
 
     /// Runs changes as [`Inventory::apply`] would and says how they would end, then undoes them
@@ -337,12 +329,23 @@ impl Inventory {
         &mut self,
         change: impl FnOnce(&mut Transaction<'_>) -> Result<T, InventoryError>,
     ) -> Result<T, InventoryError> {
+        self.transact(change, false)
+    }
+
+    /// Runs `change` in a transaction, undone when it fails or when it is not to be `kept`.
+    fn transact<T>(
+        &mut self,
+        change: impl FnOnce(&mut Transaction<'_>) -> Result<T, InventoryError>,
+        kept: bool,
+    ) -> Result<T, InventoryError> {
         let mut tx = Transaction {
             inventory: self,
             journal: Vec::new(),
         };
         let outcome = change(&mut tx);
-        tx.roll_back();
+        if outcome.is_err() || !kept {
+            tx.roll_back();
+        }
         outcome
     }
 

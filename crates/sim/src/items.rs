@@ -14,7 +14,7 @@ use crate::equipment::{slot_name, storage_slot};
 use crate::events::{Event, PlayerStats};
 use crate::flows::FlowKind;
 use crate::game_messages;
-use crate::ground::{GROUND_LIFETIME_TICKS, GROUND_PRIVATE_TICKS};
+use crate::ground::{Spill, GROUND_LIFETIME_TICKS, GROUND_PRIVATE_TICKS};
 use crate::inventory::{Stack, Stacking};
 use crate::skills::Xp;
 use crate::world::World;
@@ -32,7 +32,7 @@ impl World {
     }
 
     /// The stack in a player's slot, or a rejection naming the empty slot.
-    fn stack_in(
+    pub(crate) fn stack_in(
         &self,
         index: usize,
         slot: usize,
@@ -73,12 +73,13 @@ impl World {
         let Some(tile) = self.entities.get(player.handle).map(|b| b.tile()) else {
             return;
         };
-        self.spawn_dropped_items(
+        self.spawn_ground_items(
             tile,
             taken,
-            &owner,
+            Some(&owner),
             GROUND_PRIVATE_TICKS,
             GROUND_LIFETIME_TICKS,
+            Spill::Dropped,
         );
     }
 
@@ -259,12 +260,9 @@ impl World {
         reference: Option<u64>,
         events: &mut Vec<Event>,
     ) {
-        let Some(&index) = self.player_index.get(id) else {
+        let Some(index) = self.living_player(id, reference, events) else {
             return;
         };
-        if self.is_dead(index) {
-            return Self::reject(id, codes::CANNOT_DO, "you are dead", reference, events);
-        }
         let Some(stack) = self.stack_in(index, slot, reference, events) else {
             return;
         };

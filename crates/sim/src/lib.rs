@@ -63,6 +63,7 @@ mod duel;
 mod entities;
 pub mod equipment;
 mod events;
+pub mod exchange;
 mod fires;
 pub mod flows;
 mod game_messages;
@@ -78,7 +79,6 @@ mod movement;
 mod narration;
 mod nearby;
 mod npcs;
-mod offers;
 mod pathfinding;
 mod persistence;
 mod prayer;
@@ -155,3 +155,52 @@ pub use view::{
     VIEWS_PER_THREAD, VIEW_RADIUS_TILES,
 };
 pub use world::World;
+
+/// The rules that keep the sim apart from the wire (docs/architecture.md, "Layering").
+#[cfg(test)]
+mod layering {
+    use std::path::{Path, PathBuf};
+
+    /// Every Rust source file under `dir`.
+    fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("a readable source folder") {
+            let path = entry.expect("a folder entry").path();
+            if path.is_dir() {
+                sources(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+
+    /// Events carry data; the server's `world_thread/messages.rs` makes every wire message. A sim
+    /// that built a wire message of its own (or glob-imported the socket messages, which would
+    /// hide one) would make a protocol change a sim change.
+    #[test]
+    fn the_sim_builds_no_server_message() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        sources(&root, &mut files);
+        // The scan sees the sources (else it would pass on anything): the tick, and a wire type
+        // the sim does carry as data.
+        assert!(files.iter().any(|f| f.ends_with("world.rs")), "{files:?}");
+        let events = std::fs::read_to_string(root.join("events.rs")).expect("events.rs");
+        assert!(events.contains("WorldUpdate"));
+        // Spelt in two halves so that this file does not name it either.
+        let forbidden = [concat!("Server", "Message"), concat!("ws::", "*")];
+        let mut found = Vec::new();
+        for file in &files {
+            let text = std::fs::read_to_string(file).expect("a readable source");
+            for (n, line) in text.lines().enumerate() {
+                if forbidden.iter().any(|word| line.contains(word)) {
+                    found.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+                }
+            }
+        }
+        assert!(
+            found.is_empty(),
+            "the sim names the wire's messages:\n{}",
+            found.join("\n")
+        );
+    }
+}

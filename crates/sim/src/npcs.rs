@@ -76,35 +76,19 @@ pub(crate) fn npc_entity(
     tile: TilePos,
 ) -> Entity {
     Entity {
-        id,
-        kind: EntityKind::Npc,
-        x: tile.x,
-        z: tile.z,
         name: Some(name.to_owned()),
         health: Some(health),
         max_health: Some(health),
-        item_id: None,
-        quantity: None,
-        resource_type: None,
-        depleted: None,
         type_id: Some(npc_id.to_owned()),
-        worn: None,
+        ..Entity::at(id, EntityKind::Npc, tile.x, tile.z)
     }
 }
 
 impl World {
     /// Spawns a fixed NPC.
     pub(crate) fn spawn_static_npc(&mut self, placement: &NpcPlacement) {
-        let now = self.now();
-        let id = self.next_id("npc");
-        let handle = self.entities.insert(npc_entity(
-            id,
-            &placement.npc_id,
-            &placement.name,
-            placement.health,
-            placement.tile,
-        ));
-        self.grid.insert(handle, placement.tile, Class::Npc, now);
+        let (npc_id, name, health) = (&placement.npc_id, &placement.name, placement.health);
+        let handle = self.insert_npc(npc_id, name, health, placement.tile);
         self.npcs.push(NpcState {
             handle,
             origin: Origin::Fixed(placement.clone()),
@@ -116,20 +100,29 @@ impl World {
         });
     }
 
+    /// A new NPC entity of `npc_id` on `tile`, in the world's entities and grid.
+    pub(crate) fn insert_npc(
+        &mut self,
+        npc_id: &str,
+        name: &str,
+        health: i64,
+        tile: TilePos,
+    ) -> Handle {
+        let now = self.now();
+        let id = self.next_id("npc");
+        let handle = self
+            .entities
+            .insert(npc_entity(id, npc_id, name, health, tile));
+        self.grid.insert(handle, tile, Class::Npc, now);
+        handle
+    }
+
     /// Spawns every mob of a spawner on random walkable tiles within its radius.
     pub(crate) fn spawn_mobs(&mut self, placement: &MobPlacement) {
-        let now = self.now();
         for _ in 0..placement.count {
             let tile = self.mob_tile(placement);
-            let id = self.next_id("npc");
-            let handle = self.entities.insert(npc_entity(
-                id,
-                &placement.npc_id,
-                &placement.name,
-                placement.health,
-                tile,
-            ));
-            self.grid.insert(handle, tile, Class::Npc, now);
+            let handle =
+                self.insert_npc(&placement.npc_id, &placement.name, placement.health, tile);
             self.npcs.push(NpcState {
                 handle,
                 origin: Origin::Mob(placement.clone()),

@@ -378,6 +378,7 @@ impl World {
                     item.owner.as_deref(),
                     item.private_ticks_left,
                     item.ticks_left.max(1),
+                    crate::ground::Spill::Appeared,
                 );
                 report.ground_items += 1;
             }

@@ -12,7 +12,7 @@ use crate::entities::Handle;
 use crate::events::Event;
 use crate::flows::FlowKind;
 use crate::grid::Class;
-use crate::ground::GROUND_LIFETIME_TICKS;
+use crate::ground::{Spill, GROUND_LIFETIME_TICKS};
 use crate::inventory::Stack;
 use crate::layout::Placed;
 use crate::world::World;
@@ -251,7 +251,14 @@ impl World {
                     &ashes.item_id,
                     ashes.quantity,
                 );
-                self.spawn_ground_items(tile, ashes, None, 0, GROUND_LIFETIME_TICKS);
+                self.spawn_ground_items(
+                    tile,
+                    ashes,
+                    None,
+                    0,
+                    GROUND_LIFETIME_TICKS,
+                    Spill::Appeared,
+                );
             }
         }
     }

@@ -176,9 +176,9 @@ pub struct World {
     /// Footprints of entities larger than one tile (resources), for reach checks.
     pub(crate) extents: HashMap<Handle, (TilePos, TilePos)>,
     /// Open trades and trade requests (`trade`).
-    pub(crate) trades: crate::trade::Trades,
+    pub(crate) trades: crate::exchange::Book<crate::trade::Trade>,
     /// Open duels and challenges (`duel`).
-    pub(crate) duels: crate::duel::Duels,
+    pub(crate) duels: crate::exchange::Book<crate::duel::Duel>,
     /// Live stock of limited shop lines (`shops`).
     pub(crate) shop_stocks: crate::shops::ShopStocks,
     /// Players who entered this tick: their prayer and quest list follow their first view.
@@ -236,8 +236,8 @@ impl World {
             ground: Vec::new(),
             flows: Vec::new(),
             extents: HashMap::new(),
-            trades: crate::trade::Trades::default(),
-            duels: crate::duel::Duels::default(),
+            trades: crate::exchange::Book::default(),
+            duels: crate::exchange::Book::default(),
             shop_stocks: Default::default(),
             entering: Vec::new(),
             ledger: Default::default(),
@@ -561,19 +561,11 @@ impl World {
             return;
         }
         let handle = self.entities.insert(Entity {
-            id: id.clone(),
-            kind: EntityKind::Player,
-            x: placed.x,
-            z: placed.z,
             name: Some(name),
             health: Some(health),
             max_health: Some(max_health),
-            item_id: None,
-            quantity: None,
-            resource_type: None,
-            depleted: None,
-            type_id: None,
             worn: crate::worn::worn_of(&equipment),
+            ..Entity::at(id.clone(), EntityKind::Player, placed.x, placed.z)
         });
         self.grid.insert(handle, placed, Class::Player, now);
         self.fresh_viewers.push(handle);

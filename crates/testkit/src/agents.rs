@@ -1,22 +1,88 @@
 //! Agents playing against a test server: spawning them, steering them with owner's commands,
-//! watching their status, and stepping a manual world in time with one.
+//! watching their status, all in lockstep with the manual world: the test steps the world one
+//! tick at a time, and after each tick every agent of the server reads that tick's messages,
+//! decides and sends before the next one runs ([`TestAgent::run_until`]). Nothing depends on the
+//! machine's speed: a wait is counted in the game's ticks.
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use tokio::sync::oneshot;
+use tokio::sync::{mpsc, oneshot};
 use wayfarer_agent::runtime::{DecisionRecord, Host};
 use wayfarer_agent::{AgentConfig, AgentHandle, AgentStatus, Brain, Control, Goal, Login, Outcome};
+use wayfarer_host::world_thread::TickClock;
 
 use crate::app::{TestApp, ADMIN_CODE};
 
-/// An agent's own tick on a manual world: its steps set the pace of [`TestApp::lockstep`], one
-/// server tick each (the agent reads the server's tick length from `/api/config` otherwise).
-const LOCKSTEP_AGENT_TICK_MS: u64 = 20;
+/// Ticks an owner's command may run: the longest, a walk of some 260 tiles and back, takes a
+/// few hundred.
+pub const COMMAND_TICKS: u64 = 1_500;
+/// Ticks a gift or a teleport takes to show (one, then the agent's step reads it).
+pub const ADMIN_TICKS: u64 = 20;
+/// Ticks until something looked for comes into view (a mob's respawn included).
+pub const VIEW_TICKS: u64 = 500;
+/// The longest an agent's step or fence may take: a model call to a mock server is the slowest.
+const STEP_WAIT: Duration = Duration::from_secs(60);
+/// The longest an agent may take to enter the world (logging in and connecting: no tick needed).
+const ENTER_WAIT: Duration = Duration::from_secs(30);
+
+/// The agents of one test server, stepped together with its world: one tick at a time however
+/// many waits run at once, each agent in the order it was made.
+#[derive(Clone, Default)]
+pub(crate) struct Crowd {
+    members: Arc<Mutex<Vec<mpsc::Sender<Control>>>>,
+    turn: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl Crowd {
+    fn join(&self, control: mpsc::Sender<Control>) {
+        self.members.lock().expect("not poisoned").push(control);
+    }
+
+    /// Asks every agent still running for `ask` and waits for each answer in turn.
+    async fn each(&self, ask: fn(oneshot::Sender<()>) -> Control) {
+        let members: Vec<_> = {
+            let mut members = self.members.lock().expect("not poisoned");
+            members.retain(|m| !m.is_closed());
+            members.clone()
+        };
+        for member in members {
+            let (reply, answered) = oneshot::channel();
+            if member.send(ask(reply)).await.is_err() {
+                continue; // it has shut down
+            }
+            match tokio::time::timeout(STEP_WAIT, answered).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) if member.is_closed() => {}
+                Ok(Err(_)) => panic!("an agent lost its connection mid-step"),
+                Err(_) => panic!("an agent did not answer its step within {STEP_WAIT:?}"),
+            }
+        }
+    }
+
+    /// Every agent has read what the world sent, and the world holds what each sent.
+    async fn sync(&self) {
+        let _turn = self.turn.lock().await;
+        self.each(Control::Sync).await;
+    }
+
+    /// One tick: the world takes what the agents sent (an owner's command since their last
+    /// step included), runs the tick, and each agent takes its step for it.
+    async fn tick(&self, clock: &TickClock) {
+        let _turn = self.turn.lock().await;
+        self.each(Control::Sync).await;
+        clock
+            .step(1)
+            .await
+            .unwrap_or_else(|err| panic!("stepping the world: {err}"));
+        self.each(Control::Step).await;
+    }
+}
 
 impl TestApp {
-    /// An agent of its own guest account and character `name`, playing with `brain`. On a
-    /// manual world its own tick is short, for [`TestApp::lockstep`].
+    /// An agent of its own guest account and character `name`, playing with `brain` in lockstep
+    /// with the manual world.
     pub fn agent(
         &self,
         name: &str,
@@ -24,7 +90,7 @@ impl TestApp {
         brain: Brain,
         template: Option<&str>,
     ) -> TestAgent {
-        let config = AgentConfig {
+        self.agent_with(AgentConfig {
             server: self.base.clone(),
             login: Login::Name {
                 name: name.to_owned(),
@@ -34,20 +100,33 @@ impl TestApp {
             goal,
             brain,
             label: name.to_owned(),
-        };
+        })
+    }
+
+    /// An agent as `config` says (a registered agent's token, say), in lockstep with the manual
+    /// world: it steps only when the test runs a tick ([`TestAgent::run_until`]).
+    pub fn agent_with(&self, config: AgentConfig) -> TestAgent {
+        assert!(
+            self.is_manual(),
+            "agents in tests step with the world: start it on the manual clock"
+        );
         let host = Host {
-            tick_ms: self.is_manual().then_some(LOCKSTEP_AGENT_TICK_MS),
+            lockstep: true,
             ..Host::default()
         };
+        let handle = wayfarer_agent::runtime::spawn_hosted(config, host);
+        self.crowd.join(handle.control.clone());
         TestAgent {
-            handle: wayfarer_agent::runtime::spawn_hosted(config, host),
+            handle,
+            clock: self.clock(),
+            crowd: self.crowd.clone(),
         }
     }
 
     /// An agent that only does what the test commands (an idle goal, on the planner), once it is
     /// in the world; `template` is its character template (`None` for a starter).
     pub async fn idle_agent(&self, name: &str, template: Option<&str>) -> TestAgent {
-        let mut agent = self.agent(
+        let agent = self.agent(
             name,
             Some(goal(json!({"kind": "idle"}))),
             Brain::Planner,
@@ -60,52 +139,23 @@ impl TestApp {
     /// [`TestApp::idle_agent`], then made admin for `/tp` and `/give` (needs [`ADMIN_CODE`]:
     /// [`TestApp::for_agents`]).
     pub async fn idle_admin(&self, name: &str, template: Option<&str>) -> TestAgent {
-        let mut agent = self.idle_agent(name, template).await;
+        let agent = self.idle_agent(name, template).await;
         agent.become_admin().await;
         agent
     }
 
-    /// Steps a manual world one tick at a time in time with `agent`, until its status satisfies
-    /// `until`: after each tick the agent runs a step of its own (having read that tick's
-    /// messages, which were on its socket before the tick was answered) and sends what it
-    /// decided, and only then does the next tick run. So the agent is never behind the world,
-    /// however busy the machine. Returns the status and the ticks run; panics when `until` does
-    /// not hold within `max_ticks`, or the agent stops stepping.
-    pub async fn lockstep(
-        &self,
-        agent: &mut TestAgent,
-        max_ticks: u64,
-        what: &str,
-        until: impl Fn(&AgentStatus) -> bool,
-    ) -> (AgentStatus, u64) {
-        let mut ticks = 0;
-        loop {
-            {
-                let status = agent.handle.status.borrow_and_update();
-                if until(&status) {
-                    return (status.clone(), ticks);
-                }
-            }
-            assert!(
-                ticks < max_ticks,
-                "{what}: not within {max_ticks} ticks; last decisions {:#?}",
-                agent.status().recent_decisions
-            );
-            self.step(1).await;
-            ticks += 1;
-            let answered = agent.status().steps + 1;
-            agent
-                .wait_for(Duration::from_secs(30), "the agent's step", |s| {
-                    s.steps >= answered
-                })
-                .await;
-        }
+    /// Runs one tick of the manual world in lockstep with its agents (for a test that watches
+    /// something other than an agent's status between ticks: a REST route, say).
+    pub async fn tick_with_agents(&self) {
+        self.crowd.tick(&self.clock()).await;
     }
 }
 
-/// A running agent with helpers to steer and watch it.
+/// A running agent with helpers to steer and watch it, stepped with the world.
 pub struct TestAgent {
     pub handle: AgentHandle,
+    clock: TickClock,
+    crowd: Crowd,
 }
 
 impl TestAgent {
@@ -114,47 +164,69 @@ impl TestAgent {
         self.handle.status.borrow().clone()
     }
 
-    /// Waits until `check` holds for the status, or panics after `limit`.
-    pub async fn wait_for(
-        &mut self,
-        limit: Duration,
+    /// Steps the world one tick at a time in lockstep with its agents until this agent's status
+    /// satisfies `until`: before each tick the world holds what every agent sent, and after it
+    /// each agent has read the tick's messages, decided, sent what it decided and published its
+    /// status. Returns the status and the ticks run; panics when `until` does not hold within
+    /// `max_ticks`.
+    pub async fn run_until(
+        &self,
+        max_ticks: u64,
         what: &str,
-        check: impl Fn(&AgentStatus) -> bool,
-    ) -> AgentStatus {
-        let deadline = tokio::time::Instant::now() + limit;
+        until: impl Fn(&AgentStatus) -> bool,
+    ) -> (AgentStatus, u64) {
+        self.crowd.sync().await;
+        let mut ticks = 0;
         loop {
             {
-                let status = self.handle.status.borrow_and_update();
-                if check(&status) {
-                    return status.clone();
+                let status = self.handle.status.borrow();
+                if until(&status) {
+                    return (status.clone(), ticks);
                 }
             }
-            if tokio::time::timeout_at(deadline, self.handle.status.changed())
-                .await
-                .is_err()
-            {
+            if ticks >= max_ticks {
                 let status = self.status();
                 panic!(
-                    "{what}: not within {limit:?}; last decisions {:#?}; state {}",
+                    "{what}: not within {max_ticks} ticks; last decisions {:#?}; state {}",
                     status.recent_decisions, status.state
                 );
             }
+            self.crowd.tick(&self.clock).await;
+            ticks += 1;
         }
     }
 
-    /// Waits until the agent is in the world.
-    pub async fn entered(&mut self) -> AgentStatus {
-        self.wait_for(Duration::from_secs(30), "entering", |s| {
-            s.character_id.is_some() && s.state["gameState"]["maxHealth"].as_i64().unwrap_or(0) > 0
-        })
-        .await
+    /// [`TestAgent::run_until`], for the status alone.
+    pub async fn wait_for(
+        &self,
+        max_ticks: u64,
+        what: &str,
+        until: impl Fn(&AgentStatus) -> bool,
+    ) -> AgentStatus {
+        self.run_until(max_ticks, what, until).await.0
     }
 
-    /// Runs `action` with `params` as an owner's command and returns its outcome.
+    /// Waits until the agent is in the world (logging in and entering need no tick: the world
+    /// takes a join between ticks).
+    pub async fn entered(&self) -> AgentStatus {
+        let mut status = self.handle.status.clone();
+        let entered = |s: &AgentStatus| {
+            s.character_id.is_some() && s.state["gameState"]["maxHealth"].as_i64().unwrap_or(0) > 0
+        };
+        let waited = tokio::time::timeout(ENTER_WAIT, status.wait_for(entered)).await;
+        match waited {
+            Ok(Ok(status)) => status.clone(),
+            _ => panic!(
+                "entering: not within {ENTER_WAIT:?}; last decisions {:#?}",
+                self.status().recent_decisions
+            ),
+        }
+    }
+
     /// Runs each `(action, params, code)` and checks the agent's own check refused it with `code`
     /// (before anything was sent).
     pub async fn refused_by_agent<'a>(
-        &mut self,
+        &self,
         refused: impl IntoIterator<Item = (&'a str, Value, &'a str)>,
     ) {
         for (action, params, expected) in refused {
@@ -167,7 +239,9 @@ impl TestAgent {
         }
     }
 
-    pub async fn command(&mut self, action: &str, params: Value) -> Outcome {
+    /// Runs `action` with `params` as an owner's command, stepping the world until it ends, and
+    /// returns its outcome.
+    pub async fn command(&self, action: &str, params: Value) -> Outcome {
         let before = self
             .status()
             .recent_decisions
@@ -179,11 +253,9 @@ impl TestAgent {
             .await
             .expect("the agent runs");
         let status = self
-            .wait_for(
-                Duration::from_secs(60),
-                &format!("{action} to finish"),
-                |s| owner_decision(s, action, before).is_some(),
-            )
+            .wait_for(COMMAND_TICKS, &format!("{action} to finish"), |s| {
+                owner_decision(s, action, before).is_some()
+            })
             .await;
         owner_decision(&status, action, before)
             .and_then(|d| d.outcome.clone())
@@ -193,11 +265,7 @@ impl TestAgent {
     /// Runs an owner's command again when a reflex preempted it (a mob met on a long walk makes the
     /// agent eat or flee first, as it should), at most a few times; the last outcome and how many
     /// times it was sent.
-    pub async fn command_through_reflexes(
-        &mut self,
-        action: &str,
-        params: Value,
-    ) -> (Outcome, usize) {
+    pub async fn command_through_reflexes(&self, action: &str, params: Value) -> (Outcome, usize) {
         let mut outcome = self.command(action, params.clone()).await;
         let mut sent = 1;
         while sent < 5 {
@@ -213,7 +281,7 @@ impl TestAgent {
     }
 
     /// Grants admin for this session (`/admin`), so `/tp` and `/give` work.
-    pub async fn become_admin(&mut self) {
+    pub async fn become_admin(&self) {
         let outcome = self
             .command(
                 "chatMessage",
@@ -224,30 +292,26 @@ impl TestAgent {
     }
 
     /// `/give item quantity` and waits until the inventory holds it.
-    pub async fn give(&mut self, item: &str, quantity: i64) {
+    pub async fn give(&self, item: &str, quantity: i64) {
         self.command(
             "chatMessage",
             serde_json::json!({"text": format!("/give {item} {quantity}")}),
         )
         .await;
         let item = item.to_owned();
-        self.wait_for(Duration::from_secs(10), "the gift", move |s| {
-            holds(s, &item) > 0
-        })
-        .await;
+        self.wait_for(ADMIN_TICKS, "the gift", move |s| holds(s, &item) > 0)
+            .await;
     }
 
     /// `/tp x z` and waits until the agent stands there.
-    pub async fn teleport(&mut self, x: i64, z: i64) {
+    pub async fn teleport(&self, x: i64, z: i64) {
         self.command(
             "chatMessage",
             serde_json::json!({"text": format!("/tp {x} {z}")}),
         )
         .await;
-        self.wait_for(Duration::from_secs(10), "the teleport", move |s| {
-            position(s) == (x, z)
-        })
-        .await;
+        self.wait_for(ADMIN_TICKS, "the teleport", move |s| position(s) == (x, z))
+            .await;
     }
 
     /// Sends an owner's command without waiting for its outcome (to act while it runs).
@@ -262,7 +326,7 @@ impl TestAgent {
     /// Runs `action` again while it fails (a chance-based action can stall with no result: a
     /// gathering roll that keeps missing), at most `tries` times; the last outcome.
     pub async fn command_until_success(
-        &mut self,
+        &self,
         action: &str,
         params: Value,
         tries: usize,
@@ -288,44 +352,44 @@ impl TestAgent {
         rx.await.expect("an answer")
     }
 
-    /// Polls the providers until `check` finds what it looks for, or panics after `limit`.
+    /// Steps the world in lockstep with its agents until `check` finds what it looks for in
+    /// the providers' state; panics after `max_ticks`.
     pub async fn wait_state<T>(
         &self,
-        limit: Duration,
+        max_ticks: u64,
         what: &str,
         check: impl Fn(&Value) -> Option<T>,
     ) -> T {
-        match self.poll_state(limit, &check).await {
+        match self.poll_state(max_ticks, &check).await {
             Some(found) => found,
             None => panic!(
-                "{what}: not within {limit:?}; state {:#}",
+                "{what}: not within {max_ticks} ticks; state {:#}",
                 self.inspect().await
             ),
         }
     }
 
-    /// Polls the providers until `check` finds what it looks for; `None` after `limit`.
+    /// Steps the world in lockstep with its agents until `check` finds what it looks for in the
+    /// providers' state; `None` after `max_ticks`.
     pub async fn poll_state<T>(
         &self,
-        limit: Duration,
+        max_ticks: u64,
         check: impl Fn(&Value) -> Option<T>,
     ) -> Option<T> {
-        let deadline = tokio::time::Instant::now() + limit;
-        loop {
+        self.crowd.sync().await;
+        for _ in 0..max_ticks {
             if let Some(found) = check(&self.inspect().await) {
                 return Some(found);
             }
-            if tokio::time::Instant::now() >= deadline {
-                return None;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
+            self.crowd.tick(&self.clock).await;
         }
+        check(&self.inspect().await)
     }
 
     /// The id of the nearest entity in view of `kind` (players, npcs, resources, groundItems)
     /// for which `keep` holds, waiting for one to come into view.
     pub async fn nearest_id(&self, kind: &str, keep: impl Fn(&Value) -> bool) -> String {
-        self.wait_state(Duration::from_secs(20), &format!("a {kind} in view"), |s| {
+        self.wait_state(VIEW_TICKS, &format!("a {kind} in view"), |s| {
             s["nearbyEntities"][kind]
                 .as_array()?
                 .iter()

@@ -9,6 +9,7 @@ use wayfarer_host::world_thread::{live_snapshot, TickClock};
 use wayfarer_server::{Config, RunningServer};
 use wayfarer_store::testing::FreshDatabase;
 
+use crate::agents::Crowd;
 use crate::socket::{WsClient, WAIT};
 
 /// The layout seed of every test server (`WORLD_SEED`): one map for every test, since a random
@@ -27,7 +28,7 @@ pub const TEST_TICK_MS: u64 = 50;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Clock {
     /// Every this many milliseconds (`TICK_MS`): for a test whose subject is wall time (rate
-    /// limits, time-outs, the agents' own timers) and which says so in its name.
+    /// limits, time-outs) and which says so in its name.
     Every(u64),
     /// Only when the test steps it (`TICK_MS=manual`): [`TestApp::step`], and
     /// [`WsClient::expect`](crate::WsClient::expect) steps it while it waits. The default: a
@@ -68,6 +69,8 @@ pub struct TestApp {
     pub database_url: String,
     server: Option<RunningServer>,
     clock_kind: Clock,
+    /// The agents stepped with the world ([`TestApp::agent`]).
+    pub(crate) crowd: Crowd,
     _world: Option<tempfile::TempDir>,
     _db: Option<FreshDatabase>,
 }
@@ -179,6 +182,7 @@ impl TestApp {
             database_url,
             server: Some(server),
             clock_kind: clock,
+            crowd: Crowd::default(),
             _world: world,
             _db: db,
         }

@@ -7,7 +7,8 @@
 //! - accounts ([`player`], [`admin_token`]), game sockets ([`WsClient`]: `send` of a typed
 //!   `ClientMessage`, `next`, `expect`; [`messages`] for chat lines), agents ([`TestAgent`]);
 //! - the test clock: with [`Clock::Manual`] the world ticks only when the test steps it
-//!   ([`TestApp::step`]), and [`TestApp::lockstep`] steps it in time with an agent;
+//!   ([`TestApp::step`]); agents step in lockstep with it ([`TestAgent::run_until`]: after each
+//!   tick every agent reads it, decides and sends before the next);
 //! - both databases ([`both_databases!`]) and skips ([`skip`]), whose rules live in
 //!   `wayfarer_store::testing` so the store's own tests share them.
 
@@ -20,7 +21,9 @@ pub mod messages;
 mod process;
 pub mod socket;
 
-pub use agents::{code, goal, holds, level, position, slot_of, TestAgent};
+pub use agents::{
+    code, goal, holds, level, position, slot_of, TestAgent, ADMIN_TICKS, COMMAND_TICKS, VIEW_TICKS,
+};
 pub use app::{
     admin_token, assert_error, economy_report, economy_report_as, enter, player, player_on,
     AppOptions, Clock, StoppedApp, TestApp, ADMIN_CODE, TEST_TICK_MS, TEST_WORLD_SEED,

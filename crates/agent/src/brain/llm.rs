@@ -332,26 +332,13 @@ pub fn read_openai(answer: &Value) -> Result<(ToolCall, Usage), LlmFailure> {
         Some(other) => other.clone(),
         None => json!({}),
     };
-    if !arguments.is_object() {
-        return Err(LlmFailure::Malformed("arguments are not an object".into()));
-    }
-    let usage = Usage {
-        input: answer
-            .pointer("/usage/prompt_tokens")
-            .and_then(Value::as_u64)
-            .unwrap_or(0),
-        output: answer
-            .pointer("/usage/completion_tokens")
-            .and_then(Value::as_u64)
-            .unwrap_or(0),
-    };
-    Ok((
-        ToolCall {
-            name: name.to_owned(),
-            arguments,
-        },
-        usage,
-    ))
+    called(
+        answer,
+        name,
+        arguments,
+        "arguments are not an object",
+        ["/usage/prompt_tokens", "/usage/completion_tokens"],
+    )
 }
 
 /// The tool use of an Anthropic messages answer.
@@ -368,25 +355,37 @@ pub fn read_anthropic(answer: &Value) -> Result<(ToolCall, Usage), LlmFailure> {
         .and_then(Value::as_str)
         .ok_or_else(|| LlmFailure::Malformed("a tool_use without a name".into()))?;
     let arguments = block.get("input").cloned().unwrap_or_else(|| json!({}));
+    called(
+        answer,
+        name,
+        arguments,
+        "input is not an object",
+        ["/usage/input_tokens", "/usage/output_tokens"],
+    )
+}
+
+/// The call a reader found, checked (its arguments must be an object, else `not_object`), with
+/// the answer's token counts at the provider's two `tokens` pointers (input, output).
+fn called(
+    answer: &Value,
+    name: &str,
+    arguments: Value,
+    not_object: &str,
+    tokens: [&str; 2],
+) -> Result<(ToolCall, Usage), LlmFailure> {
     if !arguments.is_object() {
-        return Err(LlmFailure::Malformed("input is not an object".into()));
+        return Err(LlmFailure::Malformed(not_object.into()));
     }
-    let usage = Usage {
-        input: answer
-            .pointer("/usage/input_tokens")
-            .and_then(Value::as_u64)
-            .unwrap_or(0),
-        output: answer
-            .pointer("/usage/output_tokens")
-            .and_then(Value::as_u64)
-            .unwrap_or(0),
-    };
+    let count = |pointer: &str| answer.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
     Ok((
         ToolCall {
             name: name.to_owned(),
             arguments,
         },
-        usage,
+        Usage {
+            input: count(tokens[0]),
+            output: count(tokens[1]),
+        },
     ))
 }
 

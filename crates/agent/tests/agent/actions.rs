@@ -1,16 +1,14 @@
 //! Actions against the real server: success, the agent's own refusals, and the server's.
 
-use std::time::Duration;
-
 use serde_json::json;
 use wayfarer_agent::Outcome;
 
-use crate::{code, holds, position, ticking};
+use crate::{code, holds, position, stepped};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn navigate_and_pickup_cross_more_than_200_tiles_in_legs() {
-    let server = ticking(20).await;
-    let mut agent = server.idle_admin("Strider", None).await;
+    let server = stepped().await;
+    let agent = server.idle_admin("Strider", None).await;
     // moveTo refuses what one move cannot reach; navigateTo walks it in legs.
     agent.teleport(-130, 0).await;
     let far = agent.command("moveTo", json!({"x": 130, "z": 0})).await;
@@ -52,8 +50,8 @@ async fn navigate_and_pickup_cross_more_than_200_tiles_in_legs() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn drop_item_drops_one_stack_one_type_or_everything() {
-    let server = ticking(20).await;
-    let mut agent = server.idle_admin("Dropper", None).await;
+    let server = stepped().await;
+    let agent = server.idle_admin("Dropper", None).await;
     agent.give("logs", 4).await;
     agent.give("bones", 2).await;
     let by_type = agent.command("dropItem", json!({"itemId": "logs"})).await;
@@ -74,7 +72,7 @@ async fn drop_item_drops_one_stack_one_type_or_everything() {
     let all = agent.command("dropItem", json!({"all": true})).await;
     assert!(all.is_success(), "{all}");
     let empty = agent
-        .wait_for(Duration::from_secs(5), "an empty inventory", |s| {
+        .wait_for(250, "an empty inventory", |s| {
             s.state["inventory"]["items"]
                 .as_array()
                 .is_some_and(|i| i.is_empty())
@@ -89,8 +87,8 @@ async fn drop_item_drops_one_stack_one_type_or_everything() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn actions_succeed_and_are_refused_with_reason_codes() {
-    let server = ticking(20).await;
-    let mut agent = server.idle_agent("Tester", None).await;
+    let server = stepped().await;
+    let agent = server.idle_agent("Tester", None).await;
     let entered = agent.status();
     // Refused by the agent's own check, before sending.
     let cases = [
@@ -180,8 +178,8 @@ async fn actions_succeed_and_are_refused_with_reason_codes() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stamina_drains_running_and_comes_back_resting() {
-    let server = ticking(20).await;
-    let mut agent = server.idle_agent("Runner", None).await;
+    let server = stepped().await;
+    let agent = server.idle_agent("Runner", None).await;
     let start = agent.status();
     assert_eq!(start.state["gameState"]["stamina"], 100);
     agent
@@ -192,7 +190,7 @@ async fn stamina_drains_running_and_comes_back_resting() {
         .unwrap_or(100);
     assert!(tired < 100, "running drained energy: {tired}");
     agent
-        .wait_for(Duration::from_secs(30), "energy coming back", move |s| {
+        .wait_for(1500, "energy coming back", move |s| {
             s.state["gameState"]["stamina"].as_u64().unwrap_or(0) > tired
         })
         .await;
@@ -202,10 +200,10 @@ async fn stamina_drains_running_and_comes_back_resting() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pickup_in_range_succeeds_and_is_refused_with_reason_codes() {
-    // A drop is its dropper's for 100 ticks: at 150 ms that leaves the other player 15 s to be
-    // refused it by the server.
-    let server = ticking(150).await;
-    let (mut owner, mut other) = tokio::join!(
+    // A drop is its dropper's for 100 ticks: the other player asks for it a few ticks after the
+    // drop, and is refused by the server.
+    let server = stepped().await;
+    let (owner, other) = tokio::join!(
         server.idle_admin("Keeper", None),
         server.idle_agent("Grabber", None)
     );
@@ -249,7 +247,7 @@ async fn pickup_in_range_succeeds_and_is_refused_with_reason_codes() {
         .unwrap_or(0);
     owner.give("bones", free).await;
     owner
-        .wait_for(Duration::from_secs(10), "a full inventory", |s| {
+        .wait_for(500, "a full inventory", |s| {
             s.state["inventory"]["freeSlots"] == 0
         })
         .await;
@@ -269,14 +267,14 @@ async fn pickup_in_range_succeeds_and_is_refused_with_reason_codes() {
 /// `procedure::a_drop_run_stops_at_50_items_even_when_the_inventory_refills`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_inventory_is_dropped_in_one_command_under_the_cap() {
-    let server = ticking(20).await;
-    let mut agent = server.idle_admin("Emptier", None).await;
+    let server = stepped().await;
+    let agent = server.idle_admin("Emptier", None).await;
     let free = agent.status().state["inventory"]["freeSlots"]
         .as_i64()
         .unwrap_or(0);
     agent.give("logs", free).await;
     agent
-        .wait_for(Duration::from_secs(10), "a full inventory", |s| {
+        .wait_for(500, "a full inventory", |s| {
             s.state["inventory"]["freeSlots"] == 0
         })
         .await;

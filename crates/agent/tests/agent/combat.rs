@@ -1,21 +1,19 @@
 //! Combat against the real server: attackEntity on a mob until it dies, flee while fighting,
 //! and their refusals (the agent's own and the server's).
 
-use std::time::Duration;
-
 use serde_json::json;
 use wayfarer_agent::Outcome;
 
-use crate::{code, ticking};
+use crate::{code, stepped};
 
 /// Tries before giving up on catching a fight in progress (a mob may die between two looks).
 const FLEE_TRIES: usize = 10;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn attack_defeats_a_mob_and_flee_breaks_off_a_fight() {
-    let server = ticking(20).await;
+    let server = stepped().await;
     // The fighter: a sword, armour, food, melee skills at 10.
-    let mut agent = server.idle_admin("Brawler", Some("fighter")).await;
+    let agent = server.idle_admin("Brawler", Some("fighter")).await;
     // Refusals before any fight, in town: nobody to attack, nothing to flee from.
     let marta = agent
         .nearest_id("npcs", |e| e["typeId"] == "old_marta")
@@ -69,9 +67,7 @@ async fn attack_defeats_a_mob_and_flee_breaks_off_a_fight() {
             .send("attackEntity", json!({"targetId": goblin}))
             .await;
         let fighting = agent
-            .poll_state(Duration::from_secs(15), |s| {
-                (s["gameState"]["inCombat"] == true).then_some(())
-            })
+            .poll_state(750, |s| (s["gameState"]["inCombat"] == true).then_some(()))
             .await;
         if fighting.is_none() {
             continue;
@@ -94,8 +90,8 @@ async fn attack_defeats_a_mob_and_flee_breaks_off_a_fight() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cast_spell_strikes_a_chicken_with_runes_and_is_refused_without_them() {
-    let server = ticking(20).await;
-    let mut agent = server.idle_admin("Conjurer", None).await;
+    let server = stepped().await;
+    let agent = server.idle_admin("Conjurer", None).await;
     agent.teleport(52, 20).await;
     let chicken = agent
         .nearest_id("npcs", |e| {
@@ -133,14 +129,10 @@ async fn cast_spell_strikes_a_chicken_with_runes_and_is_refused_without_them() {
     assert!(cast.is_success(), "{cast}");
     // One cast's runes gone, and its Magic XP (5.5 at least) arrived.
     agent
-        .wait_for(
-            Duration::from_secs(10),
-            "the runes and XP of one cast",
-            |s| {
-                crate::holds(s, "air_rune") == 4
-                    && crate::holds(s, "mind_rune") == 4
-                    && s.state["skills"]["skills"]["magic"]["xp"].as_f64() >= Some(5.0)
-            },
-        )
+        .wait_for(500, "the runes and XP of one cast", |s| {
+            crate::holds(s, "air_rune") == 4
+                && crate::holds(s, "mind_rune") == 4
+                && s.state["skills"]["skills"]["magic"]["xp"].as_f64() >= Some(5.0)
+        })
         .await;
 }

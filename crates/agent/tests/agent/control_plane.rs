@@ -2,12 +2,10 @@
 //! `agent:stop`, `agent:resume` and `agent:message` on its own socket and reports `agent:status`,
 //! which the owner's routes show (docs/agent-control.md).
 
-use std::time::Duration;
-
 use serde_json::{json, Value};
 use wayfarer_agent::{AgentConfig, Brain, Login};
 
-use crate::{ticking, TestAgent};
+use crate::{stepped, TestAgent};
 
 async fn call(
     method: reqwest::Method,
@@ -25,9 +23,12 @@ async fn call(
     (status, response.json().await.unwrap_or(Value::Null))
 }
 
+/// Ticks until the agent's first status report shows in its owner's routes (one every 5 steps).
+const REPORT_TICKS: u64 = 50;
+
 #[tokio::test]
 async fn the_owner_steers_a_registered_agent_over_rest() {
-    let server = ticking(20).await;
+    let server = stepped().await;
     let base = server.base.clone();
     let (status, guest) = call(
         reqwest::Method::POST,
@@ -47,14 +48,13 @@ async fn the_owner_steers_a_registered_agent_over_rest() {
     .await;
     assert_eq!(status, 201, "{registered}");
     let agent_id = registered["agentId"].as_str().unwrap().to_owned();
-    let handle = wayfarer_agent::spawn(AgentConfig {
+    let agent = server.agent_with(AgentConfig {
         server: base.clone(),
         login: Login::Token(registered["token"].as_str().unwrap().to_owned()),
         goal: None,
         brain: Brain::Planner,
         label: "Steered".into(),
     });
-    let mut agent = TestAgent { handle };
     agent.entered().await;
 
     // The owner's goal reaches the agent, and the agent's report reaches the owner's routes.
@@ -67,13 +67,13 @@ async fn the_owner_steers_a_registered_agent_over_rest() {
     .await;
     assert_eq!(status, 200, "{body}");
     agent
-        .wait_for(Duration::from_secs(10), "the owner's goal", |s| {
+        .wait_for(20, "the owner's goal", |s| {
             s.goal
                 .as_ref()
                 .is_some_and(|g| g["kind"] == "skill" && g["target"]["level"] == 3)
         })
         .await;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let mut ticks = 0;
     loop {
         let (_, list) = call(
             reqwest::Method::GET,
@@ -91,11 +91,9 @@ async fn the_owner_steers_a_registered_agent_over_rest() {
         {
             break;
         }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "no status report: {list}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(ticks < REPORT_TICKS, "no status report: {list}");
+        server.tick_with_agents().await;
+        ticks += 1;
     }
 
     // Stop: the agent pauses, a new goal is refused until resume.
@@ -107,9 +105,7 @@ async fn the_owner_steers_a_registered_agent_over_rest() {
     )
     .await;
     assert_eq!(status, 200);
-    agent
-        .wait_for(Duration::from_secs(10), "paused", |s| s.paused)
-        .await;
+    agent.wait_for(20, "paused", |s| s.paused).await;
     let (status, _) = call(
         reqwest::Method::POST,
         format!("{base}/api/agents/{agent_id}/goal"),
@@ -128,7 +124,7 @@ async fn the_owner_steers_a_registered_agent_over_rest() {
     .await;
     assert_eq!(status, 202);
     agent
-        .wait_for(Duration::from_secs(10), "the owner's command", |s| {
+        .wait_for(20, "the owner's command", |s| {
             s.recent_decisions
                 .iter()
                 .any(|d| d.by == "owner" && d.action == "idle")
@@ -142,9 +138,7 @@ async fn the_owner_steers_a_registered_agent_over_rest() {
     )
     .await;
     assert_eq!(status, 200);
-    agent
-        .wait_for(Duration::from_secs(10), "resumed", |s| !s.paused)
-        .await;
+    agent.wait_for(20, "resumed", |s| !s.paused).await;
     agent.handle.shutdown().await;
     server.stop().await;
 }
@@ -176,20 +170,13 @@ async fn registered(server: &crate::TestApp, name: &str) -> Registered {
     .await;
     assert_eq!(status, 201, "{body}");
     let token = body["token"].as_str().unwrap().to_owned();
-    let handle = wayfarer_agent::spawn_hosted(
-        AgentConfig {
-            server: base,
-            login: Login::Token(token.clone()),
-            goal: None,
-            brain: Brain::Planner,
-            label: name.into(),
-        },
-        wayfarer_agent::Host {
-            tick_ms: Some(20),
-            ..Default::default()
-        },
-    );
-    let mut agent = TestAgent { handle };
+    let agent = server.agent_with(AgentConfig {
+        server: base,
+        login: Login::Token(token.clone()),
+        goal: None,
+        brain: Brain::Planner,
+        label: name.into(),
+    });
     agent.entered().await;
     Registered {
         agent,
@@ -206,7 +193,7 @@ const QUICK_ACTION_TICKS: usize = 20;
 /// and returns the parameters and outcome the agent ran it with.
 async fn run_quick_action(
     server: &crate::TestApp,
-    r: &mut Registered,
+    r: &Registered,
     prefix: &str,
 ) -> (Value, wayfarer_agent::Outcome) {
     let url = |path: &str| format!("{}/api/agents/{}/{path}", server.base, r.agent_id);
@@ -216,7 +203,7 @@ async fn run_quick_action(
     let mut offered = Value::Null;
     let mut command = None;
     for _ in 0..QUICK_ACTION_TICKS {
-        server.step(1).await;
+        server.tick_with_agents().await;
         let (status, body) = call(reqwest::Method::GET, url("quick-actions"), &r.owner, None).await;
         assert_eq!(status, 200, "{body}");
         command = body["actions"]
@@ -255,8 +242,9 @@ async fn run_quick_action(
             })
             .cloned()
     };
-    let (ran, _) = server
-        .lockstep(&mut r.agent, 300, &command, |s| mine(s).is_some())
+    let (ran, _) = r
+        .agent
+        .run_until(300, &command, |s| mine(s).is_some())
         .await;
     let run = mine(&ran).unwrap();
     let params: Value = serde_json::from_str(run.params.get()).unwrap();
@@ -267,7 +255,7 @@ async fn run_quick_action(
 async fn goals_record_who_set_them_and_progress_is_xp_towards_the_level() {
     let server = crate::TestApp::for_agents(crate::Clock::Manual).await;
     let base = server.base.clone();
-    let mut r = registered(&server, "Setter").await;
+    let r = registered(&server, "Setter").await;
     let url = format!("{base}/api/agents/{}/goal", r.agent_id);
     let goal = json!({"kind": "skill", "target": {"skill": "woodcutting", "level": 10}});
     let (status, body) = call(
@@ -288,8 +276,9 @@ async fn goals_record_who_set_them_and_progress_is_xp_towards_the_level() {
     let (_, state) = call(reqwest::Method::GET, url, &r.owner, None).await;
     assert_eq!(state["goal"]["setBy"], "owner", "{state}");
     // Woodcutting level 1 of 10 with no XP is no progress (a ratio of levels said 10%).
-    let (status, _) = server
-        .lockstep(&mut r.agent, 20, "the owner's goal", |s| {
+    let (status, _) = r
+        .agent
+        .run_until(20, "the owner's goal", |s| {
             s.goal.as_ref().is_some_and(|g| g["target"]["level"] == 10)
         })
         .await;
@@ -302,11 +291,11 @@ async fn goals_record_who_set_them_and_progress_is_xp_towards_the_level() {
 async fn quick_actions_run_with_their_arguments_and_resume_returns_to_the_target() {
     let server = crate::TestApp::for_agents(crate::Clock::Manual).await;
     let base = server.base.clone();
-    let mut r = registered(&server, "Lumber").await;
+    let r = registered(&server, "Lumber").await;
     let agent_id = r.agent_id.clone();
     let agent_url = |path: &str| format!("{base}/api/agents/{agent_id}/{path}");
     // A quick action, sent as offered (`talkToNpc npc-6`), runs with its argument.
-    let (params, outcome) = run_quick_action(&server, &mut r, "talkToNpc ").await;
+    let (params, outcome) = run_quick_action(&server, &r, "talkToNpc ").await;
     assert!(
         params["targetId"]
             .as_str()
@@ -323,8 +312,8 @@ async fn quick_actions_run_with_their_arguments_and_resume_returns_to_the_target
     .await;
     assert_eq!(status, 200);
     // The planner walks to the trees and chops one.
-    server
-        .lockstep(&mut r.agent, 600, "chopping", |s| {
+    r.agent
+        .run_until(600, "chopping", |s| {
             s.current_action.as_deref() == Some("chopTree")
         })
         .await;
@@ -336,9 +325,7 @@ async fn quick_actions_run_with_their_arguments_and_resume_returns_to_the_target
     )
     .await;
     assert_eq!(status, 200);
-    let (stopped, _) = server
-        .lockstep(&mut r.agent, 20, "paused", |s| s.paused)
-        .await;
+    let (stopped, _) = r.agent.run_until(20, "paused", |s| s.paused).await;
     let interrupted = stopped
         .recent_decisions
         .iter()
@@ -357,8 +344,9 @@ async fn quick_actions_run_with_their_arguments_and_resume_returns_to_the_target
     )
     .await;
     assert_eq!(status, 202);
-    let (answered, _) = server
-        .lockstep(&mut r.agent, 20, "the answer", |s| {
+    let (answered, _) = r
+        .agent
+        .run_until(20, "the answer", |s| {
             s.recent_decisions.iter().any(|d| d.action == "reply")
         })
         .await;
@@ -378,8 +366,9 @@ async fn quick_actions_run_with_their_arguments_and_resume_returns_to_the_target
     )
     .await;
     assert_eq!(status, 200);
-    let (done, _) = server
-        .lockstep(&mut r.agent, 400, "the resumed chop", |s| {
+    let (done, _) = r
+        .agent
+        .run_until(400, "the resumed chop", |s| {
             s.recent_decisions
                 .iter()
                 .any(|d| d.reason.starts_with("resumed") && d.outcome.is_some())
@@ -393,7 +382,7 @@ async fn quick_actions_run_with_their_arguments_and_resume_returns_to_the_target
     let params: Value = serde_json::from_str(again.params.get()).unwrap();
     assert_eq!(params["targetId"], tree.as_str(), "{again:?}");
     // `bankDeposit all` runs as "everything", not as an argument-less deposit.
-    let (params, outcome) = run_quick_action(&server, &mut r, "bankDeposit").await;
+    let (params, outcome) = run_quick_action(&server, &r, "bankDeposit").await;
     assert_eq!(params, json!({"all": true}));
     assert!(outcome.is_success(), "{outcome}");
     r.agent.handle.shutdown().await;

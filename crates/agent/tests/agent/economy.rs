@@ -2,12 +2,10 @@
 //! agents through to completion with every item accounted for, dropItem stopping after three
 //! refused drops, and depositing everything; with the agent's refusals and the server's.
 
-use std::time::Duration;
-
 use serde_json::{json, Value};
 use wayfarer_agent::{AgentStatus, Outcome};
 
-use crate::{code, holds, slot_of, ticking, TestAgent};
+use crate::{code, holds, slot_of, stepped, TestAgent};
 
 /// Logs and coins held, the two things the trade moves.
 fn goods(status: &AgentStatus) -> (i64, i64) {
@@ -21,19 +19,17 @@ fn stage(state: &Value) -> Option<String> {
 
 async fn wait_stage(agent: &TestAgent, want: Option<&str>) {
     agent
-        .wait_state(
-            Duration::from_secs(20),
-            &format!("trade stage {want:?}"),
-            |s| (stage(s).as_deref() == want).then_some(()),
-        )
+        .wait_state(1000, &format!("trade stage {want:?}"), |s| {
+            (stage(s).as_deref() == want).then_some(())
+        })
         .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shop_buys_and_sells_and_refuses_with_reason_codes() {
-    let server = ticking(20).await;
+    let server = stepped().await;
     // The merchant: 500 coins, 10 logs, 5 bronze bars and a hammer (11 slots free).
-    let mut agent = server.idle_agent("Shopper", Some("merchant")).await;
+    let agent = server.idle_agent("Shopper", Some("merchant")).await;
     let tobin = agent
         .nearest_id("npcs", |e| e["typeId"] == "merchant_tobin")
         .await;
@@ -43,7 +39,7 @@ async fn shop_buys_and_sells_and_refuses_with_reason_codes() {
     let wares = agent.command("respondDialogue", json!({"index": 0})).await;
     assert!(wares.is_success(), "{wares}");
     agent
-        .wait_state(Duration::from_secs(10), "the open store", |s| {
+        .wait_state(500, "the open store", |s| {
             s["shop"]["shop"]["storeId"].as_str().map(str::to_owned)
         })
         .await;
@@ -103,8 +99,8 @@ async fn shop_buys_and_sells_and_refuses_with_reason_codes() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_trade_between_two_agents_completes_with_items_conserved() {
-    let server = ticking(20).await;
-    let (mut seller, mut buyer) = tokio::join!(
+    let server = stepped().await;
+    let (seller, buyer) = tokio::join!(
         server.idle_admin("Seller", Some("merchant")),
         server.idle_admin("Buyer", None)
     );
@@ -113,7 +109,7 @@ async fn a_trade_between_two_agents_completes_with_items_conserved() {
     seller.teleport(10, 10).await;
     buyer.teleport(-10, 10).await;
     let far = buyer.nearest_id("players", |e| e["name"] == "Seller").await;
-    let asked_far = request_trade(&mut buyer, &far).await;
+    let asked_far = request_trade(&buyer, &far).await;
     assert_eq!(
         code(&asked_far),
         ("agent", "too_far".to_owned()),
@@ -134,7 +130,7 @@ async fn a_trade_between_two_agents_completes_with_items_conserved() {
     buyer.teleport(5, 4).await;
     let before = (goods(&seller.status()), goods(&buyer.status()));
     let seller_id = buyer.nearest_id("players", |e| e["name"] == "Seller").await;
-    let asked = request_trade(&mut buyer, &seller_id).await;
+    let asked = request_trade(&buyer, &seller_id).await;
     assert!(asked.is_success(), "{asked}");
     wait_stage(&seller, Some("requested")).await;
     let answered = seller
@@ -175,24 +171,24 @@ async fn a_trade_between_two_agents_completes_with_items_conserved() {
     assert!(paid.is_success(), "{paid}");
     // Both offers must be seen before accepting (an offer change resets acceptance).
     buyer
-        .wait_state(Duration::from_secs(10), "the seller's offer", |s| {
+        .wait_state(500, "the seller's offer", |s| {
             let theirs = &s["trade"]["trade"]["theirs"];
             (!theirs.is_null() && theirs.to_string().contains("logs")).then_some(())
         })
         .await;
     seller
-        .wait_state(Duration::from_secs(10), "the buyer's offer", |s| {
+        .wait_state(500, "the buyer's offer", |s| {
             let theirs = &s["trade"]["trade"]["theirs"];
             (!theirs.is_null() && theirs.to_string().contains("coins")).then_some(())
         })
         .await;
-    for agent in [&mut seller, &mut buyer] {
+    for agent in [&seller, &buyer] {
         let accepted = agent.command("acceptTrade", json!({})).await;
         assert!(accepted.is_success(), "{accepted}");
     }
     wait_stage(&seller, Some("confirm")).await;
     wait_stage(&buyer, Some("confirm")).await;
-    for agent in [&mut seller, &mut buyer] {
+    for agent in [&seller, &buyer] {
         let accepted = agent.command("acceptTrade", json!({})).await;
         assert!(accepted.is_success(), "{accepted}");
     }
@@ -200,12 +196,12 @@ async fn a_trade_between_two_agents_completes_with_items_conserved() {
     wait_stage(&buyer, None).await;
     let ((seller_logs, seller_coins), (buyer_logs, buyer_coins)) = before;
     let after_seller = seller
-        .wait_for(Duration::from_secs(10), "the seller paid", move |s| {
+        .wait_for(500, "the seller paid", move |s| {
             goods(s) == (seller_logs - 1, seller_coins + 60)
         })
         .await;
     let after_buyer = buyer
-        .wait_for(Duration::from_secs(10), "the buyer's logs", move |s| {
+        .wait_for(500, "the buyer's logs", move |s| {
             goods(s) == (buyer_logs + 1, buyer_coins - 60)
         })
         .await;
@@ -216,7 +212,7 @@ async fn a_trade_between_two_agents_completes_with_items_conserved() {
     let deposited = seller.command("bankDeposit", json!({"all": true})).await;
     assert!(deposited.is_success(), "{deposited}");
     seller
-        .wait_for(Duration::from_secs(10), "an empty inventory", |s| {
+        .wait_for(500, "an empty inventory", |s| {
             s.state["inventory"]["freeSlots"] == 28
         })
         .await;
@@ -239,16 +235,14 @@ async fn a_trade_between_two_agents_completes_with_items_conserved() {
         .await;
     assert!(withdrawn.is_success(), "{withdrawn}");
     seller
-        .wait_for(Duration::from_secs(10), "two logs back", |s| {
-            holds(s, "logs") == 2
-        })
+        .wait_for(500, "two logs back", |s| holds(s, "logs") == 2)
         .await;
     seller.handle.shutdown().await;
     buyer.handle.shutdown().await;
     server.stop().await;
 }
 
-async fn request_trade(agent: &mut TestAgent, target: &str) -> Outcome {
+async fn request_trade(agent: &TestAgent, target: &str) -> Outcome {
     agent
         .command("requestTrade", json!({"targetId": target}))
         .await
@@ -266,18 +260,16 @@ fn duel_stage(state: &Value) -> Option<String> {
 
 async fn wait_duel(agent: &TestAgent, want: &str) {
     agent
-        .wait_state(
-            Duration::from_secs(20),
-            &format!("duel stage {want}"),
-            |s| (duel_stage(s).as_deref() == Some(want)).then_some(()),
-        )
+        .wait_state(1000, &format!("duel stage {want}"), |s| {
+            (duel_stage(s).as_deref() == Some(want)).then_some(())
+        })
         .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_agents_duel_through_the_duel_action_to_the_fight() {
-    let server = ticking(20).await;
-    let (mut a, mut b) = tokio::join!(
+    let server = stepped().await;
+    let (a, b) = tokio::join!(
         server.idle_agent("Gallant", None),
         server.idle_agent("Bold", None)
     );
@@ -302,7 +294,7 @@ async fn two_agents_duel_through_the_duel_action_to_the_fight() {
     assert!(answered.is_success(), "{answered}");
     wait_duel(&a, "rules").await;
     for screen in ["confirm", "fighting"] {
-        for agent in [&mut a, &mut b] {
+        for agent in [&a, &b] {
             let accepted = agent.command("duel", json!({"step": "accept"})).await;
             assert!(accepted.is_success(), "{accepted}");
         }

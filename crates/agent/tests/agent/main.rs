@@ -1,5 +1,7 @@
 //! Agents against the real server, started in-process on port 0 by the shared harness
-//! (`wayfarer-testkit`; one test binary for the crate, to keep link time low).
+//! (`wayfarer-testkit`; one test binary for the crate, to keep link time low). Every test steps
+//! the world in lockstep with its agents (`TestAgent::run_until`): a wait is counted in the
+//! game's ticks, never in the machine's time.
 
 mod actions;
 mod combat;
@@ -14,7 +16,8 @@ pub use wayfarer_testkit::{
     code, goal, holds, level, position, slot_of, Clock, TestAgent, TestApp,
 };
 
-/// A server ticking every `tick_ms`, with the admin code agents use.
-pub async fn ticking(tick_ms: u64) -> TestApp {
-    TestApp::for_agents(Clock::Every(tick_ms)).await
+/// A server on the manual clock, with the admin code agents use: it ticks when a test's agent
+/// waits for something, one tick at a time in lockstep with its agents.
+pub async fn stepped() -> TestApp {
+    TestApp::for_agents(Clock::Manual).await
 }

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use wayfarer_agent::brain::{LlmConfig, Provider};
 use wayfarer_agent::Brain;
 
-use crate::{goal, ticking};
+use crate::{goal, stepped};
 
 /// How the mock answers its n-th call: a valid tool call, a text answer with no tool call, a
 /// 500, then nothing until the client gives up. Later calls are answered validly.
@@ -95,15 +95,18 @@ async fn mock_server(provider: Provider) -> (String, Arc<AtomicUsize>) {
 }
 
 async fn backend_falls_back_and_counts(provider: Provider, name: &str) {
-    let server = ticking(20).await;
+    let server = stepped().await;
     let (base_url, calls) = mock_server(provider).await;
     let config = LlmConfig {
         provider,
         api_key: "test-key".into(),
         base_url,
         model: "mock-model".into(),
-        timeout: Duration::from_millis(500),
-        // Five calls a minute: the sixth step finds the budget spent.
+        // Wall time (the mock's fourth answer takes 5 s): the step waits for the model, so only
+        // the timeout itself depends on the clock, and a second is ample for the other answers.
+        timeout: Duration::from_secs(1),
+        // Five calls a minute of game time (100 ticks, which the lockstep agent counts): the
+        // sixth call finds the budget spent.
         calls_per_minute: 5,
         tokens_per_hour: 1_000_000,
         // High enough that these failures do not open the breaker before the budget runs out.
@@ -111,7 +114,7 @@ async fn backend_falls_back_and_counts(provider: Provider, name: &str) {
         breaker_open: Duration::from_secs(60),
         tape: None,
     };
-    let mut agent = server.agent(
+    let agent = server.agent(
         name,
         Some(goal(json!({"kind": "idle"}))),
         Brain::Llm(config),
@@ -119,7 +122,7 @@ async fn backend_falls_back_and_counts(provider: Provider, name: &str) {
     );
     agent.entered().await;
     let status = agent
-        .wait_for(Duration::from_secs(60), "every kind of fallback", |s| {
+        .wait_for(3000, "every kind of fallback", |s| {
             let f = &s.model.fallbacks;
             ["malformed", "http_error", "timeout", "budget_exhausted"]
                 .iter()

@@ -20,7 +20,7 @@ async fn the_planner_takes_a_fresh_character_from_woodcutting_1_to_5_then_banks_
     // last, so the ticks counted are the game's, not the machine's speed.
     let server = TestApp::for_agents(Clock::Manual).await;
     // Level 7 needs more logs than a starter's free slots hold: the agent must bank on the way.
-    let mut agent = server.agent(
+    let agent = server.agent(
         "Woody",
         Some(goal(
             json!({"kind": "skill", "target": {"skill": "woodcutting", "level": 7}}),
@@ -30,15 +30,15 @@ async fn the_planner_takes_a_fresh_character_from_woodcutting_1_to_5_then_banks_
     );
     let start = agent.entered().await;
     assert_eq!(level(&start, "woodcutting"), 1);
-    let (at_5, ticks) = server
-        .lockstep(&mut agent, TICKS_TO_LEVEL_5, "woodcutting level 5", |s| {
+    let (at_5, ticks) = agent
+        .run_until(TICKS_TO_LEVEL_5, "woodcutting level 5", |s| {
             level(s, "woodcutting") >= 5
         })
         .await;
     assert!(level(&at_5, "woodcutting") >= 5, "after {ticks} ticks");
     println!("woodcutting 1 to 5 in {ticks} ticks");
-    let (banked, ticks) = server
-        .lockstep(&mut agent, TICKS_TO_BANK, "a bank deposit of logs", |s| {
+    let (banked, ticks) = agent
+        .run_until(TICKS_TO_BANK, "a bank deposit of logs", |s| {
             s.recent_decisions.iter().any(|d| {
                 d.action == "bankDeposit" && d.outcome.as_ref().is_some_and(|o| o.is_success())
             })

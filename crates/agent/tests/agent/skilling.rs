@@ -3,11 +3,9 @@
 //! recipe the agent chose) and makeItem; each one's success, the agent's own refusals and the
 //! server's, matched by `ref`.
 
-use std::time::Duration;
-
 use serde_json::{json, Value};
 
-use crate::{code, goal, holds, slot_of, ticking};
+use crate::{code, goal, holds, slot_of, stepped};
 
 /// A resource in view whose content type is `type_id`.
 fn of_type(type_id: &'static str) -> impl Fn(&Value) -> bool {
@@ -16,11 +14,11 @@ fn of_type(type_id: &'static str) -> impl Fn(&Value) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gathering_actions_succeed_and_are_refused() {
-    // A copper rock is back 5 ticks after it is mined: ticks long enough for the agent to see it
-    // depleted.
-    let server = ticking(50).await;
+    // A copper rock is back 5 ticks after it is mined: the agent reads every tick, so it sees the
+    // rock depleted.
+    let server = stepped().await;
     // The skiller starts with a pickaxe and a net, Mining 5 and Fishing 10.
-    let mut agent = server.idle_admin("Gatherer", Some("skiller")).await;
+    let agent = server.idle_admin("Gatherer", Some("skiller")).await;
     // By the rocks north-west of the spawn.
     agent.teleport(-14, -25).await;
     let copper = agent.nearest_id("resources", of_type("rock_copper")).await;
@@ -69,8 +67,8 @@ async fn gathering_actions_succeed_and_are_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn processing_actions_succeed_and_are_refused() {
-    let server = ticking(20).await;
-    let mut agent = server.idle_admin("Cook", Some("skiller")).await;
+    let server = stepped().await;
+    let agent = server.idle_admin("Cook", Some("skiller")).await;
     // Nothing to process yet: refused by the agent's own checks.
     let refused = [
         ("cookFood", json!({}), "not_available"),
@@ -107,9 +105,7 @@ async fn processing_actions_succeed_and_are_refused() {
     let lit = agent.command("lightFire", json!({})).await;
     assert!(lit.is_success(), "{lit}");
     let status = agent
-        .wait_for(Duration::from_secs(10), "one log burnt", |s| {
-            holds(s, "logs") == 1
-        })
+        .wait_for(500, "one log burnt", |s| holds(s, "logs") == 1)
         .await;
     let (tinderbox, logs) = (
         slot_of(&status, "tinderbox").expect("a tinderbox"),
@@ -122,9 +118,7 @@ async fn processing_actions_succeed_and_are_refused() {
         .await;
     assert!(used.is_success(), "{used}");
     agent
-        .wait_for(Duration::from_secs(10), "the other log burnt", |s| {
-            holds(s, "logs") == 0
-        })
+        .wait_for(500, "the other log burnt", |s| holds(s, "logs") == 0)
         .await;
     // Two items with no recipe together: the server says nothing interesting happens.
     let status = agent.status();
@@ -163,9 +157,7 @@ async fn processing_actions_succeed_and_are_refused() {
     let cooked = agent.command("cookFood", json!({})).await;
     assert!(cooked.is_success(), "{cooked}");
     let status = agent
-        .wait_for(Duration::from_secs(20), "both shrimp cooked", |s| {
-            holds(s, "raw_shrimp") == 0
-        })
+        .wait_for(1000, "both shrimp cooked", |s| holds(s, "raw_shrimp") == 0)
         .await;
     // Cooking 5 burns some: each raw shrimp became one shrimp or one burnt fish.
     assert_eq!(
@@ -199,9 +191,7 @@ async fn processing_actions_succeed_and_are_refused() {
         .await;
     assert!(smelted.is_success(), "{smelted}");
     let status = agent
-        .wait_for(Duration::from_secs(20), "a bronze bar", |s| {
-            holds(s, "bronze_bar") == 1
-        })
+        .wait_for(1000, "a bronze bar", |s| holds(s, "bronze_bar") == 1)
         .await;
     assert_eq!(holds(&status, "copper_ore"), 0);
     assert_eq!(holds(&status, "tin_ore"), 0);
@@ -226,9 +216,7 @@ async fn processing_actions_succeed_and_are_refused() {
         .await;
     assert!(one.is_success(), "{one}");
     let status = agent
-        .wait_for(Duration::from_secs(20), "a second bronze bar", |s| {
-            holds(s, "bronze_bar") == 2
-        })
+        .wait_for(1000, "a second bronze bar", |s| holds(s, "bronze_bar") == 2)
         .await;
     assert_eq!(holds(&status, "copper_ore"), 1, "{:#}", status.state);
     assert_eq!(holds(&status, "tin_ore"), 1, "{:#}", status.state);
@@ -253,8 +241,8 @@ async fn processing_actions_succeed_and_are_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_planner_smiths_all_of_the_best_recipe_its_level_allows_at_the_anvil() {
-    let server = ticking(20).await;
-    let mut agent = server.idle_admin("Smith", Some("skiller")).await;
+    let server = stepped().await;
+    let agent = server.idle_admin("Smith", Some("skiller")).await;
     // By the furnace and anvil, with a hammer and three bars; Smithing 1 makes daggers first
     // (three give 37.5 XP, short of level 2: the choice cannot change on the way).
     agent.teleport(-14, -17).await;
@@ -267,7 +255,7 @@ async fn the_planner_smiths_all_of_the_best_recipe_its_level_allows_at_the_anvil
         .await
         .expect("the goal is taken");
     let status = agent
-        .wait_for(Duration::from_secs(30), "three bronze daggers", |s| {
+        .wait_for(1500, "three bronze daggers", |s| {
             holds(s, "bronze_dagger") == 3
         })
         .await;

@@ -2,16 +2,14 @@
 //! explore, an NPC's dialogue that starts a quest, the quest log, prayers and private chat;
 //! each one's success and refusals (the agent's own and the server's).
 
-use std::time::Duration;
-
 use serde_json::json;
 
-use crate::{code, holds, position, ticking};
+use crate::{code, holds, position, stepped};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn follow_approach_and_explore_move_the_agent() {
-    let server = ticking(20).await;
-    let (mut leader, mut follower) = tokio::join!(
+    let server = stepped().await;
+    let (leader, follower) = tokio::join!(
         server.idle_agent("Leader", None),
         server.idle_agent("Follower", None)
     );
@@ -41,14 +39,10 @@ async fn follow_approach_and_explore_move_the_agent() {
     let walked = leader.command("moveTo", json!({"x": 12, "z": 8})).await;
     assert!(walked.is_success(), "{walked}");
     follower
-        .wait_for(
-            Duration::from_secs(20),
-            "the follower beside the leader",
-            |s| {
-                let (x, z) = position(s);
-                (x - 12).abs() <= 2 && (z - 8).abs() <= 2
-            },
-        )
+        .wait_for(1000, "the follower beside the leader", |s| {
+            let (x, z) = position(s);
+            (x - 12).abs() <= 2 && (z - 8).abs() <= 2
+        })
         .await;
     // Approaching Old Marta ends next to her.
     let approached = follower
@@ -75,8 +69,8 @@ async fn follow_approach_and_explore_move_the_agent() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dialogue_starts_a_quest_and_prayers_and_chat_answer_with_reason_codes() {
-    let server = ticking(20).await;
-    let mut agent = server.idle_agent("Pilgrim", None).await;
+    let server = stepped().await;
+    let agent = server.idle_agent("Pilgrim", None).await;
     let marta = agent
         .nearest_id("npcs", |e| e["typeId"] == "old_marta")
         .await;
@@ -106,14 +100,14 @@ async fn dialogue_starts_a_quest_and_prayers_and_chat_answer_with_reason_codes()
         assert!(answered.is_success(), "{step}: {answered}");
     }
     agent
-        .wait_for(Duration::from_secs(10), "Marta's net", move |s| {
+        .wait_for(500, "Marta's net", move |s| {
             holds(s, "small_fishing_net") == nets + 1
         })
         .await;
     let listed = agent.command("listQuests", json!({})).await;
     assert!(listed.is_success(), "{listed}");
     let status = agent
-        .wait_state(Duration::from_secs(10), "first_catch in the log", |s| {
+        .wait_state(500, "first_catch in the log", |s| {
             s["quests"]["quests"]
                 .as_array()?
                 .iter()
@@ -137,7 +131,7 @@ async fn dialogue_starts_a_quest_and_prayers_and_chat_answer_with_reason_codes()
     assert!(prayed.is_success(), "{prayed}");
     // Either seen active or already draining the points.
     agent
-        .wait_state(Duration::from_secs(10), "stone skin at work", |s| {
+        .wait_state(500, "stone skin at work", |s| {
             let prayer = &s["prayer"]["prayer"];
             let on = prayer["active"]
                 .as_array()

@@ -71,10 +71,8 @@ fn main() -> ExitCode {
     options.key = key;
     options.json_out = json.clone();
     options.chat_every = chat_every;
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    // The multi-threaded runtime with I/O and timers.
+    let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
         Err(err) => {
             eprintln!("error: cannot start the async runtime: {err}");

@@ -229,19 +229,16 @@ mod tests {
     }
 
     fn entity(rng: &mut Rng) -> Entity {
+        let at = Entity::at(
+            id(rng, "p"),
+            EntityKind::Player,
+            rng.between(-50, 50),
+            rng.between(-50, 50),
+        );
         let mut e = Entity {
-            id: id(rng, "p"),
-            kind: EntityKind::Player,
-            x: rng.between(-50, 50),
-            z: rng.between(-50, 50),
             name: Some(["bob", "a\"b", "depleted", "tree\\"][rng.below(4) as usize].to_owned()),
             health: Some(10),
             max_health: Some(10),
-            item_id: None,
-            quantity: None,
-            resource_type: None,
-            depleted: None,
-            type_id: None,
             worn: rng.one_in(3).then(|| {
                 Arc::new(
                     [("weapon".to_owned(), "bronze_axe".to_owned())]
@@ -249,6 +246,7 @@ mod tests {
                         .collect(),
                 )
             }),
+            ..at
         };
         match rng.below(4) {
             0 => {}

@@ -165,9 +165,8 @@ impl Runner {
             | Event::ShopOpened { .. }
             | Event::ShopUpdated { .. }
             | Event::ShopClosed { .. }
-            | Event::Trade { .. }
-            | Event::Zone { .. }
-            | Event::Duel { .. } => {}
+            | Event::Exchange { .. }
+            | Event::Zone { .. } => {}
         }
     }
 

@@ -8,6 +8,14 @@
 use std::sync::Arc;
 
 use wayfarer_content::Content;
+use wayfarer_protocol::duel::{
+    reasons as duel_reasons, DuelCancelled, DuelError, DuelIncoming, DuelResult, DuelRules,
+    DuelStake, DuelStart, StakeItem,
+};
+use wayfarer_protocol::trade::{
+    reasons, Offer, OfferItem, ReceivedItem, TradeCancelled, TradeCompleted, TradeConfirmScreen,
+    TradeError, TradeIncoming, TradeStarted, TradeUpdated, TradeValues,
+};
 use wayfarer_protocol::ws::{
     BankItem, BankUpdate, ChatChannel, ChatMessage, DeathItem, DialogueClose, EquipmentUpdate,
     EquippedItem, Gravestone, InventorySlot, InventoryUpdate, PlayerDeath, PrayerUpdate,
@@ -15,6 +23,8 @@ use wayfarer_protocol::ws::{
     ShopClosed, SkillXp,
 };
 use wayfarer_sim::equipment::slot_name;
+use wayfarer_sim::exchange::{Ending, ExchangeKind, Notice, Offered, Side};
+use wayfarer_sim::inventory::Stack;
 use wayfarer_sim::{Event, Heard};
 
 use crate::character_state::item_name;
@@ -254,7 +264,12 @@ pub fn messages(event: Event, reading: &Reading) -> Delivery {
         Event::ShopClosed { to, store_id } => {
             one(to, ServerMessage::ShopClose(ShopClosed { store_id }))
         }
-        Event::Trade { to, message } | Event::Duel { to, message } => one(to, *message),
+        Event::Exchange {
+            to,
+            kind,
+            id,
+            notice,
+        } => one(to, exchange_message(kind, id, notice, reading.content)),
         Event::Zone { to, zone } => one(to, ServerMessage::ZoneEnter(zone)),
         Event::PlayerDied {
             id,
@@ -328,6 +343,211 @@ pub fn stamped(mut line: ChatMessage, reading: &Reading) -> ChatMessage {
 pub fn to_relay(line: &ChatMessage, reading: &Reading) -> Option<ChatMessage> {
     let said_here = line.channel == ChatChannel::Global && line.world.is_none();
     (said_here && reading.world_id.is_some()).then(|| stamped(line.clone(), reading))
+}
+
+/// A trade's or a duel's message: what the exchange's [`Notice`] says, in the kind's words, with
+/// item names and values from content.
+fn exchange_message(
+    kind: ExchangeKind,
+    id: Option<String>,
+    notice: Notice,
+    content: &Content,
+) -> ServerMessage {
+    let refused = id.clone();
+    let id = id.unwrap_or_default();
+    let duel = kind == ExchangeKind::Duel;
+    match notice {
+        Notice::Asked { from, from_name } if duel => ServerMessage::DuelIncoming(DuelIncoming {
+            duel_id: id,
+            from_player_id: from,
+            from_player_name: from_name,
+        }),
+        Notice::Asked { from, from_name } => ServerMessage::TradeIncoming(TradeIncoming {
+            trade_id: id,
+            from_player_id: from,
+            from_player_name: from_name,
+        }),
+        Notice::Opened {
+            partner,
+            partner_name,
+        } => ServerMessage::TradeStarted(TradeStarted {
+            trade_id: id,
+            partner_id: partner,
+            partner_name,
+        }),
+        Notice::Screen(screen) if duel => ServerMessage::DuelRules(DuelRules {
+            duel_id: id,
+            opponent_id: screen.partner,
+            opponent_name: screen.partner_name,
+            screen: screen.number,
+            rules: screen.rules.names(),
+            my_stake: stake(content, &screen.mine),
+            their_stake: stake(content, &screen.theirs),
+        }),
+        Notice::Screen(screen) if screen.number == 2 => {
+            ServerMessage::TradeConfirmScreen(TradeConfirmScreen {
+                trade_id: id,
+                values: TradeValues {
+                    mine: offer_value(content, &screen.mine),
+                    theirs: offer_value(content, &screen.theirs),
+                },
+                my_offer: offer(content, &screen.mine),
+                their_offer: offer(content, &screen.theirs),
+            })
+        }
+        Notice::Screen(screen) => ServerMessage::TradeUpdated(TradeUpdated {
+            trade_id: id,
+            my_offer: offer(content, &screen.mine),
+            their_offer: offer(content, &screen.theirs),
+        }),
+        Notice::Fight {
+            opponent,
+            rules,
+            arena_id,
+            tile,
+        } => ServerMessage::DuelStart(DuelStart {
+            duel_id: id,
+            opponent_id: opponent,
+            rules: rules.names(),
+            arena_id,
+            tile,
+        }),
+        Notice::Traded { received } => ServerMessage::TradeCompleted(TradeCompleted {
+            trade_id: id,
+            received_items: received_items(&received),
+        }),
+        Notice::Decided {
+            winner,
+            loser,
+            received,
+        } => ServerMessage::DuelResult(DuelResult {
+            duel_id: id,
+            winner_id: winner,
+            loser_id: loser,
+            received_items: received_items(&received),
+        }),
+        Notice::Cancelled { reason, by } => {
+            let reason = ending_name(reason).to_owned();
+            if duel {
+                ServerMessage::DuelCancelled(DuelCancelled {
+                    duel_id: id,
+                    reason,
+                    by_player_id: by,
+                })
+            } else {
+                ServerMessage::TradeCancelled(TradeCancelled {
+                    trade_id: id,
+                    reason,
+                    by_player_id: by,
+                })
+            }
+        }
+        Notice::Refused {
+            code,
+            message,
+            reference,
+        } => {
+            let (code, reference) = (code.to_owned(), reference.map(serde_json::Value::from));
+            if duel {
+                ServerMessage::DuelError(DuelError {
+                    duel_id: refused,
+                    code,
+                    message,
+                    reference,
+                })
+            } else {
+                ServerMessage::TradeError(TradeError {
+                    code,
+                    message,
+                    trade_id: refused,
+                    reference,
+                })
+            }
+        }
+    }
+}
+
+/// The wire reason of an ending (`tradeCancelled`, `duel:cancelled`).
+fn ending_name(ending: Ending) -> &'static str {
+    match ending {
+        Ending::Declined => reasons::DECLINED,
+        Ending::Cancelled => reasons::CANCELLED,
+        Ending::Timeout => reasons::TIMEOUT,
+        Ending::Disconnected => reasons::DISCONNECTED,
+        Ending::PlayerDied => reasons::PLAYER_DIED,
+        Ending::ServerError => reasons::SERVER_ERROR,
+        Ending::Draw => duel_reasons::DRAW,
+    }
+}
+
+/// What an entry is worth at content's value (saturating).
+fn worth(content: &Content, entry: &Offered) -> i64 {
+    let each = content
+        .items
+        .get(entry.item_id.as_str())
+        .map_or(0, |i| i.value);
+    i64::try_from(each.saturating_mul(u64::from(entry.quantity))).unwrap_or(i64::MAX)
+}
+
+/// A trade side as `tradeUpdated` and `tradeConfirmScreen` show it.
+fn offer(content: &Content, side: &Side) -> Offer {
+    Offer {
+        items: side
+            .items
+            .iter()
+            .map(|o| OfferItem {
+                inventory_slot: slot_number(o),
+                item_id: o.item_id.clone(),
+                name: item_name(content, &o.item_id),
+                quantity: i64::from(o.quantity),
+            })
+            .collect(),
+        accepted: side.accepted,
+    }
+}
+
+/// What a trade side is worth in all (`tradeConfirmScreen`'s values).
+fn offer_value(content: &Content, side: &Side) -> i64 {
+    side.items
+        .iter()
+        .map(|o| worth(content, o))
+        .fold(0, i64::saturating_add)
+}
+
+/// A duel side as `duel:rules` shows it: a trade side's lines with each entry's value, and the
+/// stake's.
+fn stake(content: &Content, side: &Side) -> DuelStake {
+    let lines = offer(content, side).items.into_iter().zip(&side.items);
+    let items: Vec<StakeItem> = lines
+        .map(|(line, entry)| StakeItem {
+            value: worth(content, entry),
+            inventory_slot: line.inventory_slot,
+            item_id: line.item_id,
+            name: line.name,
+            quantity: line.quantity,
+        })
+        .collect();
+    DuelStake {
+        value: items.iter().map(|i| i.value).fold(0, i64::saturating_add),
+        items,
+        accepted: side.accepted,
+    }
+}
+
+/// An entry's inventory slot (below `INVENTORY_SLOTS`: it was put up from one).
+fn slot_number(entry: &Offered) -> u8 {
+    u8::try_from(entry.slot).unwrap_or(u8::MAX)
+}
+
+/// What was received, stacks of the same item added together in first-seen order.
+fn received_items(stacks: &[Stack]) -> Vec<ReceivedItem> {
+    crate::deaths::merge(stacks)
+        .into_iter()
+        .map(|i| ReceivedItem {
+            item_id: i.item_id,
+            quantity: i.quantity,
+        })
+        .collect()
 }
 
 /// `inventory:update` of the occupied slots (in slot order), with item names and the coins held.

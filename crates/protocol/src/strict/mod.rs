@@ -445,10 +445,7 @@ impl<'de> Deserializer<'de> for Strict {
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, ShapeError> {
-        match self.0 {
-            Value::Object(map) => visit_object(map, visitor),
-            other => Err(invalid_type(&other, &visitor)),
-        }
+        self.deserialize_map(visitor)
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ShapeError> {
@@ -683,10 +680,7 @@ impl<'de> VariantAccess<'de> for Strict {
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, ShapeError> {
-        match self.0 {
-            Value::Object(map) => visit_object(map, visitor),
-            other => Err(invalid_type(&other, &visitor)),
-        }
+        self.deserialize_map(visitor)
     }
 }
 

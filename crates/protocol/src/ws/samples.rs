@@ -359,37 +359,21 @@ fn server_samples() -> Vec<ServerMessage> {
             tick: 42,
             added: vec![
                 Arc::new(Entity {
-                    id: "n1".into(),
-                    kind: EntityKind::Npc,
-                    x: 4,
-                    z: -7,
                     name: Some("Goblin".into()),
                     health: Some(5),
                     max_health: Some(5),
-                    item_id: None,
-                    quantity: None,
-                    resource_type: None,
-                    depleted: None,
                     type_id: Some("goblin".into()),
-                    worn: None,
+                    ..Entity::at("n1", EntityKind::Npc, 4, -7)
                 }),
                 Arc::new(Entity {
-                    id: "p2".into(),
-                    kind: EntityKind::Player,
-                    x: 1,
-                    z: 1,
                     name: Some("Wren".into()),
                     health: Some(10),
                     max_health: Some(10),
-                    item_id: None,
-                    quantity: None,
-                    resource_type: None,
-                    depleted: None,
-                    type_id: None,
                     worn: Some(Arc::new(Worn::from([
                         ("weapon".into(), "bronze_sword".into()),
                         ("shield".into(), "wooden_shield".into()),
                     ]))),
+                    ..Entity::at("p2", EntityKind::Player, 1, 1)
                 }),
                 Arc::new(Entity {
                     id: "g1".into(),

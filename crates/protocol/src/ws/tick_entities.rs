@@ -347,19 +347,10 @@ mod tests {
 
     fn player(id: &str, x: i32) -> Entity {
         Entity {
-            id: id.into(),
-            kind: EntityKind::Player,
-            x,
-            z: -x,
             name: Some(format!("N\"{id}")),
             health: Some(10),
             max_health: Some(10),
-            item_id: None,
-            quantity: None,
-            resource_type: None,
-            depleted: None,
-            type_id: None,
-            worn: None,
+            ..Entity::at(id, EntityKind::Player, x, -x)
         }
     }
 

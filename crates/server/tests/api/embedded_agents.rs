@@ -16,8 +16,10 @@ fn options(world_dir: Option<PathBuf>, database_url: Option<String>) -> AppOptio
     AppOptions {
         env: vec![
             ("EMBEDDED_AGENTS", AGENTS.to_string()),
-            // Fast enough that walking to trees, rocks, spots and chickens takes seconds, slow
-            // enough that 20 agents and the server share a busy CI machine.
+            // The wall clock: the server runs its embedded agents on their own timer (they are not
+            // in lockstep with a manual world, which has no one to step them). Fast enough that
+            // walking to trees, rocks, spots and chickens takes seconds, slow enough that 20
+            // agents and the server share a busy CI machine.
             ("TICK_MS", "100".into()),
         ],
         world_dir,

@@ -12,7 +12,7 @@ use wayfarer_protocol::ws::TilePos;
 
 use crate::events::Event;
 use crate::flows::FlowKind;
-use crate::ground::{GROUND_LIFETIME_TICKS, GROUND_PRIVATE_TICKS};
+use crate::ground::{Spill, GROUND_LIFETIME_TICKS, GROUND_PRIVATE_TICKS};
 use crate::inventory::Stack;
 use crate::world::World;
 
@@ -152,13 +152,13 @@ impl World {
                 &stack.item_id,
                 stack.quantity,
             );
-            self.spawn_tagged_ground_items(
+            self.spawn_ground_items(
                 tile,
                 stack.clone(),
                 owner,
                 private_ticks,
                 lifetime_ticks,
-                Some(&death_id),
+                Spill::Death(&death_id),
             );
         }
         let spawn = self.layout.spawn;
@@ -228,13 +228,13 @@ impl World {
                 });
                 continue;
             }
-            self.spawn_tagged_ground_items(
+            self.spawn_ground_items(
                 tile,
                 stack,
                 Some(owner),
                 private_ticks,
                 private_ticks + GROUND_LIFETIME_TICKS,
-                Some(death_id),
+                Spill::Death(death_id),
             );
         }
     }

@@ -13,7 +13,7 @@ use wayfarer_content::{DropTier, Npc};
 use crate::events::Event;
 use crate::flows::FlowKind;
 use crate::grid::Class;
-use crate::ground::{GROUND_LIFETIME_TICKS, GROUND_PRIVATE_TICKS};
+use crate::ground::{Spill, GROUND_LIFETIME_TICKS, GROUND_PRIVATE_TICKS};
 use crate::inventory::Stack;
 use crate::world::World;
 
@@ -85,6 +85,7 @@ impl World {
                 owner.as_deref(),
                 GROUND_PRIVATE_TICKS,
                 GROUND_LIFETIME_TICKS,
+                Spill::Appeared,
             );
         }
         if let Some(k) = killer {

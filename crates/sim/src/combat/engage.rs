@@ -57,6 +57,22 @@ impl World {
         self.player_health(index).0 <= 0
     }
 
+    /// The index of online player `id` for a command of theirs, or `None`: offline, or dead (the
+    /// command is refused, answering `reference`).
+    pub(crate) fn living_player(
+        &self,
+        id: &str,
+        reference: Option<u64>,
+        events: &mut Vec<Event>,
+    ) -> Option<usize> {
+        let &index = self.player_index.get(id)?;
+        if self.is_dead(index) {
+            Self::reject(id, codes::CANNOT_DO, "you are dead", reference, events);
+            return None;
+        }
+        Some(index)
+    }
+
     /// How player `index` fights now: levels, worn bonuses, the style (accurate when the chosen one
     /// does not suit the weapon) and the weapon's speed.
     pub(crate) fn loadout(&self, index: usize) -> Loadout {

@@ -16,7 +16,7 @@ use crate::entities::Handle;
 use crate::events::Event;
 use crate::grid::Class;
 use crate::map::chebyshev;
-use crate::npcs::{naive_step, npc_entity, Origin};
+use crate::npcs::{naive_step, Origin};
 use crate::view::VIEW_RADIUS_TILES;
 use crate::world::World;
 
@@ -317,17 +317,12 @@ impl World {
 
     /// Brings dead NPC `n` back at its home tile with full health and a fresh entity id.
     fn respawn_npc(&mut self, n: usize) {
-        let now = self.now();
         let (npc_id, name, health) = match &self.npcs[n].origin {
             Origin::Fixed(p) => (p.npc_id.clone(), p.name.clone(), p.health),
             Origin::Mob(p) => (p.npc_id.clone(), p.name.clone(), p.health),
         };
         let tile = self.walkable_near(self.npcs[n].home);
-        let id = self.next_id("npc");
-        let handle = self
-            .entities
-            .insert(npc_entity(id, &npc_id, &name, health, tile));
-        self.grid.insert(handle, tile, Class::Npc, now);
+        let handle = self.insert_npc(&npc_id, &name, health, tile);
         let npc = &mut self.npcs[n];
         npc.handle = handle;
         npc.home = tile;

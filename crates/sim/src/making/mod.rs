@@ -32,7 +32,7 @@ pub(crate) use craft::Outcome;
 pub use runes::runes_per_essence;
 
 /// The tool smithing needs in the inventory (content's smithing recipes name none).
-pub const HAMMER: &str = "hammer";
+pub const HAMMER: &str = wayfarer_content::SMITHING_HAMMER;
 /// The most times one `make` may ask for; `"all"` is bounded by the inputs alone.
 pub const MAX_MAKE_QUANTITY: u32 = 10_000;
 /// How far `make` without `targetId` looks for the station its recipe needs (the view's reach,
@@ -158,17 +158,6 @@ impl World {
         tans.then(|| TANNER.into())
     }
 
-    /// The tools a recipe needs held: its own, a hammer for smithing, its consumables (thread).
-    pub(crate) fn tools_of(recipe: &Recipe) -> impl Iterator<Item = &str> {
-        let hammer = (recipe.kind == RecipeKind::Smithing).then_some(HAMMER);
-        recipe
-            .tools
-            .iter()
-            .map(String::as_str)
-            .chain(hammer)
-            .chain(recipe.consumables.iter().map(|c| c.item_id.as_str()))
-    }
-
     /// Why player `index` cannot make `recipe` once now (level, then tools, then inputs and
     /// coins), if they cannot.
     pub(crate) fn unmet(&self, index: usize, recipe: &Recipe) -> Option<Unmet> {
@@ -181,7 +170,7 @@ impl World {
                 });
             }
         }
-        if let Some(tool) = Self::tools_of(recipe).find(|t| !player.inventory.contains(t)) {
+        if let Some(tool) = recipe.held_items().find(|t| !player.inventory.contains(t)) {
             return Some(Unmet::Tool(tool.to_owned()));
         }
         if let Some(unmet) = self.essence_unmet(index, recipe) {
@@ -570,18 +559,11 @@ impl World {
         events: &mut Vec<Event>,
     ) {
         let id = self.players[index].id.clone();
-        let Some(item_id) = self.players[index]
-            .inventory
-            .get(slot)
-            .map(|s| s.item_id.clone())
+        let Some(item_id) = self
+            .stack_in(index, slot, reference, events)
+            .map(|s| s.item_id)
         else {
-            return Self::reject(
-                &id,
-                codes::INVALID_SLOT,
-                format!("inventory slot {slot} is empty"),
-                reference,
-                events,
-            );
+            return;
         };
         let Some(recipe_id) = self.recipe_from(kind, &item_id).map(|r| r.id.clone()) else {
             let message = match kind {

@@ -20,8 +20,7 @@ const NOTHING: &str = "Nothing interesting happens.";
 /// Whether `recipe` takes `item_id` in any way: as an input, a tool (a smithing hammer too) or a
 /// consumable.
 fn uses(recipe: &Recipe, item_id: &str) -> bool {
-    recipe.inputs.iter().any(|i| i.item_id == item_id)
-        || World::tools_of(recipe).any(|t| t == item_id)
+    recipe.inputs.iter().any(|i| i.item_id == item_id) || recipe.held_items().any(|t| t == item_id)
 }
 
 impl World {
@@ -167,18 +166,10 @@ impl World {
         events: &mut Vec<Event>,
     ) -> Flow {
         let id = self.players[index].id.clone();
-        let Some(item_id) = self.players[index]
-            .inventory
-            .get(slot)
-            .map(|s| s.item_id.clone())
+        let Some(item_id) = self
+            .stack_in(index, slot, intent.reference, events)
+            .map(|s| s.item_id)
         else {
-            Self::reject(
-                &id,
-                codes::INVALID_SLOT,
-                format!("inventory slot {slot} is empty"),
-                intent.reference,
-                events,
-            );
             return Flow::Done;
         };
         let kind = self.station_kind(intent.target);

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use serde_json::json;
 use wayfarer_content::{Content, EquipSlot, ManifestSet, Skill};
-use wayfarer_protocol::duel::{DuelRules, DuelStart};
-use wayfarer_protocol::ws::{ServerMessage, TilePos};
+use wayfarer_protocol::ws::TilePos;
+use wayfarer_sim::exchange::{Ending, ExchangeKind, Notice, Screen};
 use wayfarer_sim::inventory::Stack;
 use wayfarer_sim::{Action, Command, DuelCommand, DuelCommit, Event, World};
 
@@ -143,12 +143,17 @@ fn stake(id: &str, slot: i64, quantity: Option<i64>) -> Command {
     )
 }
 
-/// The duel messages `to` got.
-fn duel_messages(events: &[Event], to: &str) -> Vec<ServerMessage> {
+/// The duel notices `to` got.
+fn duel_messages(events: &[Event], to: &str) -> Vec<Notice> {
     events
         .iter()
         .filter_map(|e| match e {
-            Event::Duel { to: t, message } if t == to => Some((**message).clone()),
+            Event::Exchange {
+                to: t,
+                kind: ExchangeKind::Duel,
+                notice,
+                ..
+            } if t == to => Some(notice.clone()),
             _ => None,
         })
         .collect()
@@ -158,20 +163,20 @@ fn errors(events: &[Event], to: &str) -> Vec<String> {
     duel_messages(events, to)
         .into_iter()
         .filter_map(|m| match m {
-            ServerMessage::DuelError(e) => Some(e.code),
+            Notice::Refused { code, .. } => Some(code.to_owned()),
             _ => None,
         })
         .collect()
 }
 
-fn last_rules(events: &[Event], to: &str) -> DuelRules {
+fn last_rules(events: &[Event], to: &str) -> Screen {
     duel_messages(events, to)
         .into_iter()
         .filter_map(|m| match m {
-            ServerMessage::DuelRules(r) => Some(r),
+            Notice::Screen(r) => Some(*r),
             _ => None,
         })
-        .last()
+        .next_back()
         .unwrap_or_else(|| panic!("no duel:rules for {to} in {events:?}"))
 }
 
@@ -211,7 +216,7 @@ fn a_challenge_reaches_two_tiles_and_no_farther() {
     let events = world.tick(vec![challenge("a", "b")]);
     assert!(matches!(
         duel_messages(&events, "b").as_slice(),
-        [ServerMessage::DuelIncoming(i)] if i.from_player_id == "a" && i.from_player_name == "A"
+        [Notice::Asked { from, from_name }] if from == "a" && from_name == "A"
     ));
     // c is 3 tiles from a (Chebyshev): the first distance refused.
     let events = world.tick(vec![challenge("c", "a")]);
@@ -227,7 +232,7 @@ fn any_change_resets_both_accepts_and_returns_to_the_first_screen() {
     let mut world = world_of(vec![a, b], true);
     world.tick(vec![challenge("a", "b")]);
     let events = world.tick(vec![respond("b", true)]);
-    assert_eq!(last_rules(&events, "a").screen, 1);
+    assert_eq!(last_rules(&events, "a").number, 1);
     assert!(world.in_duel("a") && world.in_duel("b"));
 
     let changes: Vec<(&str, Command)> = vec![
@@ -248,31 +253,26 @@ fn any_change_resets_both_accepts_and_returns_to_the_first_screen() {
     for (what, change) in changes {
         // Both accept Screen 1: Screen 2, neither accepted yet; one accepts Screen 2.
         let events = world.tick(vec![accept("a"), accept("b")]);
-        assert_eq!(last_rules(&events, "a").screen, 2, "{what}");
+        assert_eq!(last_rules(&events, "a").number, 2, "{what}");
         let events = world.tick(vec![accept("a")]);
         let seen = last_rules(&events, "b");
-        assert!(
-            seen.their_stake.accepted && !seen.my_stake.accepted,
-            "{what}"
-        );
+        assert!(seen.theirs.accepted && !seen.mine.accepted, "{what}");
         // The change: back to Screen 1, nobody accepted, both told.
         let events = world.tick(vec![change]);
         for p in ["a", "b"] {
             let rules = last_rules(&events, p);
-            assert_eq!(rules.screen, 1, "{what}");
-            assert!(
-                !rules.my_stake.accepted && !rules.their_stake.accepted,
-                "{what}"
-            );
+            assert_eq!(rules.number, 1, "{what}");
+            assert!(!rules.mine.accepted && !rules.theirs.accepted, "{what}");
         }
     }
-    // The stake shows to the other side with its name and value.
+    // The stake shows to the other side (its name and value are the wire's:
+    // world_thread/messages.rs).
     let events = world.tick(vec![stake("a", 1, None)]);
     let seen = last_rules(&events, "b");
-    assert_eq!(seen.their_stake.items.len(), 1);
-    assert_eq!(seen.their_stake.items[0].name, "Bronze Sword");
-    assert_eq!(seen.their_stake.value, 20);
-    assert_eq!(seen.rules, ["no_food"]);
+    assert_eq!(seen.theirs.items.len(), 1);
+    assert_eq!(seen.theirs.items[0].item_id, "bronze_sword");
+    assert_eq!(seen.theirs.items[0].quantity, 1);
+    assert_eq!(seen.rules.names(), ["no_food"]);
 }
 
 #[test]
@@ -330,15 +330,15 @@ fn the_second_accept_places_both_in_the_arena_side_by_side() {
     let (a, b) = pair();
     let mut world = world_of(vec![a, b], true);
     let events = to_fight(&mut world, &[], vec![]);
-    let start: Vec<DuelStart> = duel_messages(&events, "a")
+    let start: Vec<Option<String>> = duel_messages(&events, "a")
         .into_iter()
         .filter_map(|m| match m {
-            ServerMessage::DuelStart(s) => Some(s),
+            Notice::Fight { arena_id, .. } => Some(arena_id),
             _ => None,
         })
         .collect();
     assert_eq!(start.len(), 1);
-    assert_eq!(start[0].arena_id.as_deref(), Some("duel_arena"));
+    assert_eq!(start[0].as_deref(), Some("duel_arena"));
     let centre = t(ARENA_CENTRE.0, ARENA_CENTRE.1);
     assert_eq!(world.player_tile("a"), Some(centre));
     assert_eq!(world.player_tile("b"), Some(t(centre.x + 1, centre.z)));
@@ -575,15 +575,16 @@ fn a_fight_to_the_end_moves_the_losers_stake_to_the_winner_and_nobody_dies() {
         let result = duel_messages(&events, p)
             .into_iter()
             .find_map(|m| match m {
-                ServerMessage::DuelResult(r) => Some(r),
+                Notice::Decided {
+                    winner,
+                    loser,
+                    received,
+                } => Some((winner, loser, received)),
                 _ => None,
             })
             .expect("duel:result");
-        assert_eq!(
-            (result.winner_id.as_str(), result.loser_id.as_str()),
-            ("a", "b")
-        );
-        assert_eq!(result.received_items.is_empty(), p == "b");
+        assert_eq!((result.0.as_str(), result.1.as_str()), ("a", "b"));
+        assert_eq!(result.2.is_empty(), p == "b");
     }
     assert!(!world.in_duel("a") && !world.in_duel("b"));
     assert_eq!(world.open_duels(), 0);
@@ -624,9 +625,13 @@ fn a_failed_commit_and_a_disconnect_mid_fight_keep_every_stake_with_its_owner() 
         },
     ]);
     assert_eq!(errors(&events, "b"), ["not_on_screen"]);
-    assert!(duel_messages(&events, "a")
-        .iter()
-        .any(|m| matches!(m, ServerMessage::DuelCancelled(c) if c.reason == "server_error")));
+    assert!(duel_messages(&events, "a").iter().any(|m| matches!(
+        m,
+        Notice::Cancelled {
+            reason: Ending::ServerError,
+            ..
+        }
+    )));
     assert_eq!(world.player_inventory("a").unwrap().count("coins"), 100);
     assert_eq!(world.player_inventory("b").unwrap().count("coins"), 50);
 
@@ -638,9 +643,13 @@ fn a_failed_commit_and_a_disconnect_mid_fight_keep_every_stake_with_its_owner() 
         vec![stake("a", 0, None), stake("b", 0, None)],
     );
     let events = world.tick(vec![Command::Leave { id: "b".into() }]);
-    assert!(duel_messages(&events, "a")
-        .iter()
-        .any(|m| matches!(m, ServerMessage::DuelCancelled(c) if c.reason == "disconnected")));
+    assert!(duel_messages(&events, "a").iter().any(|m| matches!(
+        m,
+        Notice::Cancelled {
+            reason: Ending::Disconnected,
+            ..
+        }
+    )));
     assert!(events
         .iter()
         .any(|e| matches!(e, Event::Left { id, tile } if id == "b" && *tile == t(6, 5))));
@@ -660,7 +669,7 @@ fn error_words(events: &[Event], to: &str) -> Vec<(String, String)> {
     duel_messages(events, to)
         .into_iter()
         .filter_map(|m| match m {
-            ServerMessage::DuelError(e) => Some((e.code, e.message)),
+            Notice::Refused { code, message, .. } => Some((code.to_owned(), message)),
             _ => None,
         })
         .collect()
@@ -778,9 +787,15 @@ fn the_screens_end_five_minutes_after_opening_whatever_changes() {
             vec![]
         };
         let events = world.tick(commands);
-        let cancelled = duel_messages(&events, "a")
-            .into_iter()
-            .any(|m| matches!(m, ServerMessage::DuelCancelled(c) if c.reason == "timeout"));
+        let cancelled = duel_messages(&events, "a").into_iter().any(|m| {
+            matches!(
+                m,
+                Notice::Cancelled {
+                    reason: Ending::Timeout,
+                    ..
+                }
+            )
+        });
         if cancelled {
             ended_after = Some(tick);
             break;

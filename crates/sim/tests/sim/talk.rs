@@ -713,10 +713,12 @@ fn accepting_a_trade_closes_the_dialogue() {
     let trade_id = events
         .iter()
         .find_map(|e| match e {
-            Event::Trade { to, message } if to == "a" => match message.as_ref() {
-                wayfarer_protocol::ws::ServerMessage::TradeIncoming(m) => Some(m.trade_id.clone()),
-                _ => None,
-            },
+            Event::Exchange {
+                to,
+                id,
+                notice: wayfarer_sim::exchange::Notice::Asked { .. },
+                ..
+            } if to == "a" => id.clone(),
             _ => None,
         })
         .expect("tradeIncoming");

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use wayfarer_content::{Content, ManifestSet};
-use wayfarer_protocol::trade::Offer;
-use wayfarer_protocol::ws::{codes as ws_codes, ServerMessage};
+use wayfarer_protocol::ws::codes as ws_codes;
+use wayfarer_sim::exchange::{Ending, ExchangeKind, Notice, Side};
 use wayfarer_sim::inventory::Inventory;
 use wayfarer_sim::{
     Action, Command, Event, Joining, TradeCommand, TradeCommit, World, INACTIVITY_TIMEOUT_TICKS,
@@ -116,32 +116,53 @@ fn cancel(id: &str, trade: &str) -> Command {
     )
 }
 
-/// Every trade message for `to`.
-fn messages(events: &[Event], to: &str) -> Vec<ServerMessage> {
+/// Every trade notice for `to`.
+fn messages(events: &[Event], to: &str) -> Vec<Notice> {
     events
         .iter()
         .filter_map(|e| match e {
-            Event::Trade { to: t, message } if t == to => Some((**message).clone()),
+            Event::Exchange {
+                to: t,
+                kind: ExchangeKind::Trade,
+                notice,
+                ..
+            } if t == to => Some(notice.clone()),
             _ => None,
         })
         .collect()
+}
+
+/// The trade id of the first trade notice for `to`.
+fn trade_id(events: &[Event], to: &str) -> String {
+    events
+        .iter()
+        .find_map(|e| match e {
+            Event::Exchange {
+                to: t,
+                kind: ExchangeKind::Trade,
+                id,
+                ..
+            } if t == to => id.clone(),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no trade notice with an id for {to}: {events:?}"))
 }
 
 fn error_codes(events: &[Event], to: &str) -> Vec<String> {
     messages(events, to)
         .into_iter()
         .filter_map(|m| match m {
-            ServerMessage::TradeError(e) => Some(e.code),
+            Notice::Refused { code, .. } => Some(code.to_owned()),
             _ => None,
         })
         .collect()
 }
 
-fn cancels(events: &[Event], to: &str) -> Vec<(String, Option<String>)> {
+fn cancels(events: &[Event], to: &str) -> Vec<(Ending, Option<String>)> {
     messages(events, to)
         .into_iter()
         .filter_map(|m| match m {
-            ServerMessage::TradeCancelled(c) => Some((c.reason, c.by_player_id)),
+            Notice::Cancelled { reason, by } => Some((reason, by)),
             _ => None,
         })
         .collect()
@@ -157,20 +178,20 @@ fn commit_of(events: &[Event]) -> Option<TradeCommit> {
 /// Requests and accepts; returns the trade id.
 fn started(world: &mut World) -> String {
     let events = world.tick(vec![request("a", "b")]);
-    let id = match messages(&events, "b").as_slice() {
-        [ServerMessage::TradeIncoming(i)] => {
-            assert_eq!(i.from_player_id, "a");
-            assert_eq!(i.from_player_name, "A");
-            i.trade_id.clone()
+    match messages(&events, "b").as_slice() {
+        [Notice::Asked { from, from_name }] => {
+            assert_eq!(from, "a");
+            assert_eq!(from_name, "A");
         }
         other => panic!("expected tradeIncoming, got {other:?}"),
-    };
+    }
+    let id = trade_id(&events, "b");
     let events = world.tick(vec![respond("b", &id, true)]);
     for (me, partner) in [("a", "b"), ("b", "a")] {
         match messages(&events, me).as_slice() {
-            [ServerMessage::TradeStarted(s)] => {
-                assert_eq!(s.trade_id, id);
-                assert_eq!(s.partner_id, partner);
+            [Notice::Opened { partner: p, .. }] => {
+                assert_eq!(trade_id(&events, me), id);
+                assert_eq!(p, partner);
             }
             other => panic!("expected tradeStarted for {me}, got {other:?}"),
         }
@@ -198,27 +219,34 @@ fn a_whole_trade_commits_only_when_the_database_says_so() {
     ]);
     let last = messages(&events, "b").pop();
     match last {
-        Some(ServerMessage::TradeUpdated(u)) => {
-            assert_eq!(u.my_offer.items.len(), 1);
-            assert_eq!(u.their_offer.items.len(), 2);
-            assert_eq!(u.their_offer.items[0].quantity, 60);
-            assert_eq!(u.their_offer.items[0].name, "Coins");
+        Some(Notice::Screen(u)) if u.number == 1 => {
+            assert_eq!(u.mine.items.len(), 1);
+            assert_eq!(u.theirs.items.len(), 2);
+            assert_eq!(u.theirs.items[0].quantity, 60);
+            assert_eq!(u.theirs.items[0].item_id, "coins");
         }
         other => panic!("expected tradeUpdated, got {other:?}"),
     }
     let events = world.tick(vec![accept("a", &id)]);
     match messages(&events, "b").as_slice() {
-        [ServerMessage::TradeUpdated(u)] => {
-            assert!(u.their_offer.accepted && !u.my_offer.accepted)
+        [Notice::Screen(u)] if u.number == 1 => {
+            assert!(u.theirs.accepted && !u.mine.accepted)
         }
         other => panic!("{other:?}"),
     }
     let events = world.tick(vec![accept("b", &id)]);
     match messages(&events, "a").as_slice() {
-        [ServerMessage::TradeConfirmScreen(c)] => {
-            assert_eq!(c.values.mine, 160);
-            assert_eq!(c.values.theirs, 4);
-            assert!(!c.my_offer.accepted && !c.their_offer.accepted);
+        [Notice::Screen(c)] if c.number == 2 => {
+            // What the sides are worth (160 and 4) is the wire's: world_thread/messages.rs.
+            let mine: Vec<_> = c
+                .mine
+                .items
+                .iter()
+                .map(|o| (o.item_id.as_str(), o.quantity))
+                .collect();
+            assert_eq!(mine, [("coins", 60), ("sword", 1)]);
+            assert_eq!(c.theirs.items[0].item_id, "log");
+            assert!(!c.mine.accepted && !c.theirs.accepted);
         }
         other => panic!("expected tradeConfirmScreen, got {other:?}"),
     }
@@ -244,9 +272,8 @@ fn a_whole_trade_commits_only_when_the_database_says_so() {
     }]);
     for (who, item, n) in [("a", "log", 1), ("b", "coins", 60)] {
         match messages(&events, who).as_slice() {
-            [ServerMessage::TradeCompleted(c)] => {
-                assert!(c
-                    .received_items
+            [Notice::Traded { received }] => {
+                assert!(received
                     .iter()
                     .any(|r| r.item_id == item && r.quantity == n));
             }
@@ -302,10 +329,7 @@ fn a_failed_transaction_changes_nothing_and_cancels_with_server_error() {
         ok: false,
     }]);
     for p in ["a", "b"] {
-        assert_eq!(
-            cancels(&events, p),
-            vec![("server_error".to_string(), None)]
-        );
+        assert_eq!(cancels(&events, p), vec![(Ending::ServerError, None)]);
     }
     assert_eq!(world.player_inventory("a").unwrap(), &before_a);
     assert_eq!(world.player_inventory("b").unwrap(), &before_b);
@@ -352,14 +376,14 @@ fn a_decline_tells_the_requester_and_a_counter_request_accepts() {
     let mut world = world();
     let events = world.tick(vec![request("a", "b")]);
     let id = match messages(&events, "b").as_slice() {
-        [ServerMessage::TradeIncoming(i)] => i.trade_id.clone(),
+        [Notice::Asked { .. }] => trade_id(&events, "b"),
         other => panic!("{other:?}"),
     };
     // The requester cannot answer its own request.
     let events = world.tick(vec![respond("a", &id, true)]);
     assert_eq!(error_codes(&events, "a"), vec!["not_on_screen"]);
     let events = world.tick(vec![respond("b", &id, false)]);
-    assert_eq!(cancels(&events, "a"), vec![("declined".to_string(), None)]);
+    assert_eq!(cancels(&events, "a"), vec![(Ending::Declined, None)]);
     assert!(cancels(&events, "b").is_empty());
     assert_eq!(world.open_trades(), 0);
     // b asks a; a asking b back starts the trade.
@@ -367,7 +391,7 @@ fn a_decline_tells_the_requester_and_a_counter_request_accepts() {
     let events = world.tick(vec![request("a", "b")]);
     assert!(matches!(
         messages(&events, "a").as_slice(),
-        [ServerMessage::TradeStarted(_)]
+        [Notice::Opened { .. }]
     ));
     assert!(world.in_trade("a") && world.in_trade("b"));
     assert_eq!(world.open_trades(), 1);
@@ -382,7 +406,7 @@ fn a_new_request_replaces_the_old_and_requests_expire() {
     }]);
     let first = world.tick(vec![request("a", "b")]);
     let first_id = match messages(&first, "b").as_slice() {
-        [ServerMessage::TradeIncoming(i)] => i.trade_id.clone(),
+        [Notice::Asked { .. }] => trade_id(&first, "b"),
         other => panic!("{other:?}"),
     };
     world.tick(vec![request("a", "c")]);
@@ -390,7 +414,7 @@ fn a_new_request_replaces_the_old_and_requests_expire() {
     let events = world.tick(vec![respond("b", &first_id, true)]);
     assert_eq!(error_codes(&events, "b"), vec!["invalid_trade"]);
     let events = crate::idle(&mut world, REQUEST_TIMEOUT_TICKS as usize);
-    assert_eq!(cancels(&events, "a"), vec![("timeout".to_string(), None)]);
+    assert_eq!(cancels(&events, "a"), vec![(Ending::Timeout, None)]);
     assert!(cancels(&events, "c").is_empty());
     assert_eq!(world.open_trades(), 0);
 }
@@ -401,18 +425,18 @@ fn cancel_from_every_state_tells_each_participant_once() {
     let mut world = world();
     let events = world.tick(vec![request("a", "b")]);
     let id = match messages(&events, "b").as_slice() {
-        [ServerMessage::TradeIncoming(i)] => i.trade_id.clone(),
+        [Notice::Asked { .. }] => trade_id(&events, "b"),
         other => panic!("{other:?}"),
     };
     let events = world.tick(vec![cancel("b", &id), cancel("a", &id)]);
-    let by_b = vec![("cancelled".to_string(), Some("b".to_string()))];
+    let by_b = vec![(Ending::Cancelled, Some("b".to_string()))];
     assert_eq!(cancels(&events, "a"), by_b);
     assert_eq!(cancels(&events, "b"), by_b);
     assert_eq!(error_codes(&events, "a"), vec!["invalid_trade"]);
     // Screen 1.
     let id = started(&mut world);
     let events = world.tick(vec![cancel("a", &id)]);
-    let by_a = vec![("cancelled".to_string(), Some("a".to_string()))];
+    let by_a = vec![(Ending::Cancelled, Some("a".to_string()))];
     assert_eq!(cancels(&events, "a"), by_a);
     assert_eq!(cancels(&events, "b"), by_a);
     assert!(!world.in_trade("a") && !world.in_trade("b"));
@@ -434,8 +458,8 @@ fn offer_changes_reset_acceptance_and_return_to_screen_one() {
     let events = world.tick(vec![add("b", &id, 0, Some(5))]);
     for p in ["a", "b"] {
         match messages(&events, p).as_slice() {
-            [ServerMessage::TradeUpdated(u)] => {
-                assert!(!u.my_offer.accepted && !u.their_offer.accepted)
+            [Notice::Screen(u)] if u.number == 1 => {
+                assert!(!u.mine.accepted && !u.theirs.accepted)
             }
             other => panic!("expected tradeUpdated (Screen 1), got {other:?}"),
         }
@@ -444,7 +468,7 @@ fn offer_changes_reset_acceptance_and_return_to_screen_one() {
     let events = world.tick(vec![accept("a", &id), accept("b", &id)]);
     assert!(messages(&events, "a")
         .iter()
-        .any(|m| matches!(m, ServerMessage::TradeConfirmScreen(_))));
+        .any(|m| matches!(m, Notice::Screen(s) if s.number == 2)));
     assert!(commit_of(&events).is_none());
     // Removing an item not offered, and the other errors of an add.
     let events = world.tick(vec![
@@ -477,7 +501,7 @@ fn offer_changes_reset_acceptance_and_return_to_screen_one() {
     // A quantity above the stack is capped; removal works.
     let events = world.tick(vec![add("a", &id, 0, Some(1_000_000))]);
     match messages(&events, "a").last() {
-        Some(ServerMessage::TradeUpdated(u)) => assert_eq!(u.my_offer.items[0].quantity, 100),
+        Some(Notice::Screen(u)) => assert_eq!(u.mine.items[0].quantity, 100),
         other => panic!("{other:?}"),
     }
     let events = world.tick(vec![cmd(
@@ -488,7 +512,7 @@ fn offer_changes_reset_acceptance_and_return_to_screen_one() {
         },
     )]);
     match messages(&events, "b").last() {
-        Some(ServerMessage::TradeUpdated(u)) => assert_eq!(u.their_offer, Offer::default()),
+        Some(Notice::Screen(u)) => assert_eq!(u.theirs, Side::default()),
         other => panic!("{other:?}"),
     }
 }
@@ -506,7 +530,7 @@ fn final_acceptance_is_refused_when_an_inventory_is_full() {
     world.tick(vec![request("a", "c")]);
     let events = world.tick(vec![request("c", "a")]);
     let id = match messages(&events, "c").as_slice() {
-        [ServerMessage::TradeStarted(s)] => s.trade_id.clone(),
+        [Notice::Opened { .. }] => trade_id(&events, "c"),
         other => panic!("{other:?}"),
     };
     // a offers a sword (c has no room); c offers nothing.
@@ -563,10 +587,7 @@ fn disconnect_death_and_inactivity_end_a_trade() {
     let mut world = world();
     let id = started(&mut world);
     let events = world.tick(vec![Command::Leave { id: "a".into() }]);
-    assert_eq!(
-        cancels(&events, "b"),
-        vec![("disconnected".to_string(), None)]
-    );
+    assert_eq!(cancels(&events, "b"), vec![(Ending::Disconnected, None)]);
     assert!(!world.in_trade("b"));
     let _ = id;
     // Inactivity.
@@ -574,7 +595,7 @@ fn disconnect_death_and_inactivity_end_a_trade() {
     let _id = started(&mut world);
     let events = crate::idle(&mut world, INACTIVITY_TIMEOUT_TICKS as usize);
     for p in ["a", "b"] {
-        assert_eq!(cancels(&events, p), vec![("timeout".to_string(), None)]);
+        assert_eq!(cancels(&events, p), vec![(Ending::Timeout, None)]);
     }
     assert!(!world.in_trade("a"));
 }
@@ -595,7 +616,7 @@ fn a_participant_leaving_while_committing_does_not_stop_the_commit() {
     }]);
     assert!(matches!(
         messages(&events, "b").as_slice(),
-        [ServerMessage::TradeCompleted(_)]
+        [Notice::Traded { .. }]
     ));
     assert_eq!(world.player_inventory("b").unwrap(), &commit.after[1]);
     assert!(!world.in_trade("b"));
@@ -622,9 +643,9 @@ fn an_offered_slot_whose_item_changed_is_dropped_from_the_offer() {
         ..Joining::new("a", "A", t(5, 5))
     }))]);
     match messages(&events, "b").last() {
-        Some(ServerMessage::TradeUpdated(u)) => {
-            assert_eq!(u.their_offer.items.len(), 1);
-            assert_eq!(u.their_offer.items[0].quantity, 30);
+        Some(Notice::Screen(u)) if u.number == 1 => {
+            assert_eq!(u.theirs.items.len(), 1);
+            assert_eq!(u.theirs.items[0].quantity, 30);
         }
         other => panic!("expected the offer refreshed, got {other:?}"),
     }
@@ -644,7 +665,7 @@ fn a_death_ends_the_trade_with_player_died() {
     w.tick(vec![ada.join(), bob.join()]);
     let events = w.tick(vec![request("ada", "bob")]);
     let id = match messages(&events, "bob").as_slice() {
-        [ServerMessage::TradeIncoming(i)] => i.trade_id.clone(),
+        [Notice::Asked { .. }] => trade_id(&events, "bob"),
         other => panic!("{other:?}"),
     };
     w.tick(vec![respond("bob", &id, true)]);
@@ -662,7 +683,7 @@ fn a_death_ends_the_trade_with_player_died() {
     }
     assert!(!ended.is_empty(), "ada never died");
     for p in ["ada", "bob"] {
-        assert_eq!(cancels(&ended, p), vec![("player_died".to_string(), None)]);
+        assert_eq!(cancels(&ended, p), vec![(Ending::PlayerDied, None)]);
     }
     assert!(!w.in_trade("ada") && !w.in_trade("bob"));
 }
@@ -723,20 +744,24 @@ fn a_trade_request_from_someone_ignored_goes_nowhere_and_times_out() {
     assert!(
         messages(&events, "a")
             .iter()
-            .all(|m| !matches!(m, ServerMessage::TradeError(_))),
+            .all(|m| !matches!(m, Notice::Refused { .. })),
         "A is not told why"
     );
     // B asking A in turn is a new request, not an acceptance of the one B never saw.
     let events = world.tick(vec![request("b", "a")]);
     assert!(messages(&events, "b")
         .iter()
-        .all(|m| !matches!(m, ServerMessage::TradeStarted(_))));
+        .all(|m| !matches!(m, Notice::Opened { .. })));
     assert!(messages(&events, "a")
         .iter()
-        .any(|m| matches!(m, ServerMessage::TradeIncoming(_))));
+        .any(|m| matches!(m, Notice::Asked { .. })));
     // A's silenced request expires like any other.
     let events = crate::idle(&mut world, REQUEST_TIMEOUT_TICKS as usize);
-    assert!(messages(&events, "a")
-        .iter()
-        .any(|m| matches!(m, ServerMessage::TradeCancelled(c) if c.reason == "timeout")));
+    assert!(messages(&events, "a").iter().any(|m| matches!(
+        m,
+        Notice::Cancelled {
+            reason: Ending::Timeout,
+            ..
+        }
+    )));
 }

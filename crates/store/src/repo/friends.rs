@@ -29,6 +29,16 @@ pub struct Contact {
     pub name: String,
 }
 
+impl Contact {
+    /// A contact from a row's `id` and `name`.
+    pub(crate) fn read(row: &sqlx::any::AnyRow) -> Result<Contact, sqlx::Error> {
+        Ok(Contact {
+            id: row.try_get("id")?,
+            name: row.try_get("name")?,
+        })
+    }
+}
+
 /// A character's four lists at once (`Friends::lists`): its friends, the requests waiting for
 /// its answer, those it sent, and whom it ignores, each by name.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -287,18 +297,7 @@ impl<'a> Friends<'a> {
     }
 
     async fn contacts(&self, sql: &'static str, id: &str) -> Result<Vec<Contact>, StoreError> {
-        let rows = sqlx::query(sql)
-            .bind(id)
-            .fetch_all(self.store.pool())
-            .await?;
-        rows.iter()
-            .map(|r| {
-                Ok(Contact {
-                    id: r.try_get("id")?,
-                    name: r.try_get("name")?,
-                })
-            })
-            .collect()
+        crate::repo::rows_of(self.store.pool(), sql, id, Contact::read).await
     }
 }
 

@@ -3,6 +3,7 @@
 use sqlx::Row;
 
 use crate::repo::friends::Contact;
+use crate::repo::rows_of;
 use crate::{now_ms, Store, StoreError};
 
 /// The most characters one may ignore.
@@ -57,21 +58,9 @@ impl<'a> Ignores<'a> {
 
     /// The characters `character_id` ignores, by name.
     pub async fn list(&self, character_id: &str) -> Result<Vec<Contact>, StoreError> {
-        let rows = sqlx::query(
-            r#"SELECT c.id, c.name FROM ignore_lists i JOIN characters c ON c.id = i."ignoredId"
-               WHERE i."characterId" = $1 ORDER BY c.name"#,
-        )
-        .bind(character_id)
-        .fetch_all(self.store.pool())
-        .await?;
-        rows.iter()
-            .map(|r| {
-                Ok(Contact {
-                    id: r.try_get("id")?,
-                    name: r.try_get("name")?,
-                })
-            })
-            .collect()
+        let sql = r#"SELECT c.id, c.name FROM ignore_lists i JOIN characters c ON c.id = i."ignoredId"
+               WHERE i."characterId" = $1 ORDER BY c.name"#;
+        rows_of(self.store.pool(), sql, character_id, Contact::read).await
     }
 
     /// Whether `character_id` ignores `other_id`.
@@ -88,16 +77,11 @@ impl<'a> Ignores<'a> {
 
     /// The lower-cased names of the characters `character_id` ignores.
     pub async fn names(&self, character_id: &str) -> Result<Vec<String>, StoreError> {
-        let rows = sqlx::query(
-            r#"SELECT c.name FROM ignore_lists i JOIN characters c ON c.id = i."ignoredId"
-               WHERE i."characterId" = $1 ORDER BY c.name"#,
-        )
-        .bind(character_id)
-        .fetch_all(self.store.pool())
-        .await?;
-        rows.iter()
-            .map(|r| r.try_get::<String, _>(0).map(|n| n.to_lowercase()))
-            .collect::<Result<_, _>>()
-            .map_err(Into::into)
+        let sql = r#"SELECT c.name FROM ignore_lists i JOIN characters c ON c.id = i."ignoredId"
+               WHERE i."characterId" = $1 ORDER BY c.name"#;
+        rows_of(self.store.pool(), sql, character_id, |r| {
+            r.try_get::<String, _>(0).map(|n| n.to_lowercase())
+        })
+        .await
     }
 }

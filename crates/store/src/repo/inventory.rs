@@ -1,12 +1,14 @@
 //! Inventory (28 slots) and equipment rows, and the batched save of whole characters: every write of a
 //! character's items happens in one transaction with its record, so a save is all or nothing.
 
-use sqlx::{Any, Row, Transaction};
+use sqlx::any::AnyRow;
+use sqlx::{Any, FromRow, Row, Transaction};
 
 use crate::repo::characters::Character;
 use crate::repo::deaths::{self, DeathLock, DeathTake, NpcKill};
 use crate::repo::snapshot_writes;
 use crate::repo::trades::{self, TradeAudit};
+use crate::repo::{character_rows, PerCharacter};
 use crate::{Store, StoreError};
 
 /// Slots in an inventory.
@@ -21,16 +23,19 @@ pub struct StoredSlot {
 }
 
 /// One worn item.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct StoredEquipment {
+    #[sqlx(rename = "slotType")]
     pub slot_type: String,
+    #[sqlx(rename = "itemId")]
     pub item_id: String,
     pub quantity: i64,
 }
 
 /// One banked item (`bank` rows; `position` is the bank order).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct StoredBankItem {
+    #[sqlx(rename = "itemId")]
     pub item_id: String,
     pub quantity: i64,
 }
@@ -98,17 +103,17 @@ impl<'a> Inventories<'a> {
 
     /// A character's occupied slots, by slot.
     pub async fn get(&self, character_id: &str) -> Result<Vec<StoredSlot>, StoreError> {
-        slots_on(self.store.pool(), character_id).await
+        character_rows(self.store.pool(), character_id).await
     }
 
     /// A character's worn items.
     pub async fn equipment(&self, character_id: &str) -> Result<Vec<StoredEquipment>, StoreError> {
-        equipment_on(self.store.pool(), character_id).await
+        character_rows(self.store.pool(), character_id).await
     }
 
     /// A character's bank, in bank order.
     pub async fn bank(&self, character_id: &str) -> Result<Vec<StoredBankItem>, StoreError> {
-        bank_on(self.store.pool(), character_id).await
+        character_rows(self.store.pool(), character_id).await
     }
 
     /// Units of every item held by all characters: `(item id, in inventories, worn, banked)`, by
@@ -215,80 +220,31 @@ pub(crate) async fn replace_items(
     snapshot_writes::replace_items(tx, &[snapshot], crate::now_ms()).await
 }
 
-/// A character's occupied slots, by slot, read on `executor` (the pool, or one connection or
-/// transaction for a whole record: [`crate::repo::snapshot_reads`]).
-pub(crate) async fn slots_on<'e, E>(
-    executor: E,
-    character_id: &str,
-) -> Result<Vec<StoredSlot>, StoreError>
-where
-    E: sqlx::Executor<'e, Database = sqlx::Any>,
-{
-    let rows = sqlx::query(
-        r#"SELECT slot, "itemId", quantity FROM inventory WHERE "characterId" = $1 ORDER BY slot"#,
-    )
-    .bind(character_id)
-    .fetch_all(executor)
-    .await?;
-    rows.iter()
-        .map(|r| {
-            Ok(StoredSlot {
-                slot: u8::try_from(r.try_get::<i64, _>("slot")?).unwrap_or(u8::MAX),
-                item_id: r.try_get("itemId")?,
-                quantity: r.try_get("quantity")?,
-            })
+impl PerCharacter for StoredSlot {
+    const SQL: &'static str =
+        r#"SELECT slot, "itemId", quantity FROM inventory WHERE "characterId" = $1 ORDER BY slot"#;
+
+    fn read(row: &AnyRow) -> Result<StoredSlot, sqlx::Error> {
+        Ok(StoredSlot {
+            slot: u8::try_from(row.try_get::<i64, _>("slot")?).unwrap_or(u8::MAX),
+            item_id: row.try_get("itemId")?,
+            quantity: row.try_get("quantity")?,
         })
-        .collect::<Result<_, sqlx::Error>>()
-        .map_err(Into::into)
+    }
 }
 
-/// A character's worn items, read on `executor`.
-pub(crate) async fn equipment_on<'e, E>(
-    executor: E,
-    character_id: &str,
-) -> Result<Vec<StoredEquipment>, StoreError>
-where
-    E: sqlx::Executor<'e, Database = sqlx::Any>,
-{
-    let rows = sqlx::query(
-            r#"SELECT "slotType", "itemId", quantity FROM equipment WHERE "characterId" = $1 ORDER BY "slotType""#,
-        )
-        .bind(character_id)
-        .fetch_all(executor)
-        .await?;
-    rows.iter()
-        .map(|r| {
-            Ok(StoredEquipment {
-                slot_type: r.try_get("slotType")?,
-                item_id: r.try_get("itemId")?,
-                quantity: r.try_get("quantity")?,
-            })
-        })
-        .collect::<Result<_, sqlx::Error>>()
-        .map_err(Into::into)
+impl PerCharacter for StoredEquipment {
+    const SQL: &'static str = r#"SELECT "slotType", "itemId", quantity FROM equipment WHERE "characterId" = $1 ORDER BY "slotType""#;
+
+    fn read(row: &AnyRow) -> Result<StoredEquipment, sqlx::Error> {
+        StoredEquipment::from_row(row)
+    }
 }
 
-/// A character's bank, in bank order, read on `executor`.
-pub(crate) async fn bank_on<'e, E>(
-    executor: E,
-    character_id: &str,
-) -> Result<Vec<StoredBankItem>, StoreError>
-where
-    E: sqlx::Executor<'e, Database = sqlx::Any>,
-{
-    let rows = sqlx::query(
-            r#"SELECT "itemId", quantity FROM bank WHERE "characterId" = $1 ORDER BY position, "itemId""#,
-        )
-        .bind(character_id)
-        .fetch_all(executor)
-        .await?;
-    rows.iter()
-        .map(|r| {
-            Ok(StoredBankItem {
-                item_id: r.try_get("itemId")?,
-                quantity: r.try_get("quantity")?,
-            })
-        })
-        .collect::<Result<_, sqlx::Error>>()
-        .map_err(Into::into)
+impl PerCharacter for StoredBankItem {
+    const SQL: &'static str = r#"SELECT "itemId", quantity FROM bank WHERE "characterId" = $1 ORDER BY position, "itemId""#;
+
+    fn read(row: &AnyRow) -> Result<StoredBankItem, sqlx::Error> {
+        StoredBankItem::from_row(row)
+    }
 }

@@ -41,37 +41,23 @@ impl<'a> Quests<'a> {
 
     /// A character's quests, by quest id.
     pub async fn list(&self, character_id: &str) -> Result<Vec<StoredQuest>, StoreError> {
-        list_on(self.store.pool(), character_id).await
+        crate::repo::character_rows(self.store.pool(), character_id).await
     }
 }
 
-/// A character's quests, read on `executor`.
-pub(crate) async fn list_on<'e, E>(
-    executor: E,
-    character_id: &str,
-) -> Result<Vec<StoredQuest>, StoreError>
-where
-    E: sqlx::Executor<'e, Database = sqlx::Any>,
-{
-    let rows = sqlx::query(
-            r#"SELECT "questId", status, stage, data FROM quest_progress WHERE "characterId" = $1 ORDER BY "questId""#,
-        )
-        .bind(character_id)
-        .fetch_all(executor)
-        .await?;
-    rows.iter()
-        .map(|r| {
-            let data: String = r.try_get("data")?;
-            // A row whose data cannot be read keeps its status; its counts start over.
-            let data: Data = serde_json::from_str(&data).unwrap_or_default();
-            Ok(StoredQuest {
-                quest_id: r.try_get("questId")?,
-                status: r.try_get("status")?,
-                stage: r.try_get("stage")?,
-                progress: data.progress,
-                completions: data.completions,
-            })
+impl crate::repo::PerCharacter for StoredQuest {
+    const SQL: &'static str = r#"SELECT "questId", status, stage, data FROM quest_progress WHERE "characterId" = $1 ORDER BY "questId""#;
+
+    fn read(row: &sqlx::any::AnyRow) -> Result<StoredQuest, sqlx::Error> {
+        let data: String = row.try_get("data")?;
+        // A row whose data cannot be read keeps its status; its counts start over.
+        let data: Data = serde_json::from_str(&data).unwrap_or_default();
+        Ok(StoredQuest {
+            quest_id: row.try_get("questId")?,
+            status: row.try_get("status")?,
+            stage: row.try_get("stage")?,
+            progress: data.progress,
+            completions: data.completions,
         })
-        .collect::<Result<_, sqlx::Error>>()
-        .map_err(Into::into)
+    }
 }

@@ -8,9 +8,9 @@
 //! (a save landing between two of them can no longer give a join the old inventory with the new
 //! bank).
 
+use crate::repo::character_rows;
 use crate::repo::characters::get_on;
-use crate::repo::inventory::{bank_on, equipment_on, slots_on, CharacterSnapshot};
-use crate::repo::quests::list_on;
+use crate::repo::inventory::CharacterSnapshot;
 use crate::{Backend, Store, StoreError};
 
 impl Store {
@@ -36,10 +36,10 @@ impl Store {
             tx.rollback().await?;
             return Ok(None);
         };
-        let inventory = slots_on(&mut *tx, id).await?;
-        let equipment = equipment_on(&mut *tx, id).await?;
-        let bank = bank_on(&mut *tx, id).await?;
-        let quests = list_on(&mut *tx, id).await?;
+        let inventory = character_rows(&mut *tx, id).await?;
+        let equipment = character_rows(&mut *tx, id).await?;
+        let bank = character_rows(&mut *tx, id).await?;
+        let quests = character_rows(&mut *tx, id).await?;
         // Nothing was written: ending it either way releases the snapshot.
         tx.commit().await?;
         Ok(Some(CharacterSnapshot {

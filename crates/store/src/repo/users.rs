@@ -114,15 +114,8 @@ impl<'a> Users<'a> {
 
     /// Replaces the account's stored roles.
     pub async fn set_roles(&self, id: &str, roles: &[String]) -> Result<(), StoreError> {
-        let done = sqlx::query("UPDATE users SET roles = $1 WHERE id = $2")
-            .bind(roles.join(","))
-            .bind(id)
-            .execute(self.store.writer())
-            .await?;
-        if done.rows_affected() == 0 {
-            return Err(StoreError::NotFound(format!("user {id}")));
-        }
-        Ok(())
+        let query = sqlx::query("UPDATE users SET roles = $1 WHERE id = $2").bind(roles.join(","));
+        self.update(query, id).await
     }
 
     /// Makes `character_id` the account's active character (or clears it).
@@ -131,11 +124,19 @@ impl<'a> Users<'a> {
         id: &str,
         character_id: Option<&str>,
     ) -> Result<(), StoreError> {
-        let done = sqlx::query(r#"UPDATE users SET "activeCharacterId" = $1 WHERE id = $2"#)
-            .bind(character_id)
-            .bind(id)
-            .execute(self.store.writer())
-            .await?;
+        let query = sqlx::query(r#"UPDATE users SET "activeCharacterId" = $1 WHERE id = $2"#)
+            .bind(character_id);
+        self.update(query, id).await
+    }
+
+    /// Runs `query`, an update of account `id` with its value bound (the id is `$2`); `NotFound`
+    /// when no account has that id.
+    async fn update<'q>(
+        &self,
+        query: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
+        id: &'q str,
+    ) -> Result<(), StoreError> {
+        let done = query.bind(id).execute(self.store.writer()).await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound(format!("user {id}")));
         }

@@ -4,10 +4,10 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::json;
 use wayfarer_content::{EquipSlot, QuestStatus, Skill};
-use wayfarer_protocol::trade::{TradeCancelled, TradeStarted};
 use wayfarer_protocol::ws::{
     CombatHit, DialogueChoice, DialogueOpen, ShopItem, ShopView, TilePos, WorldUpdate, ZoneEnter,
 };
+use wayfarer_sim::exchange::Screen;
 use wayfarer_sim::inventory::Stack;
 use wayfarer_sim::skills::{add_xp, Xp};
 use wayfarer_sim::{CloseReason, PlayerStats, QuestRecord};
@@ -406,26 +406,216 @@ fn inventory_equipment_bank_and_shops_show_what_the_sim_holds() {
     }
 }
 
+fn exchange(kind: ExchangeKind, id: Option<&str>, notice: Notice) -> Vec<(String, String)> {
+    of(Event::Exchange {
+        to: "ada".into(),
+        kind,
+        id: id.map(str::to_owned),
+        notice,
+    })
+    .into_iter()
+    .map(|(to, message)| (to, message.to_json()))
+    .collect()
+}
+
+fn entry(slot: usize, item_id: &str, quantity: u32) -> Offered {
+    Offered {
+        slot,
+        item_id: item_id.into(),
+        quantity,
+    }
+}
+
+fn asked_by_bo() -> Notice {
+    Notice::Asked {
+        from: "bo".into(),
+        from_name: "Bo".into(),
+    }
+}
+
+/// Ada's side (500 coins, accepted) and Bo's (2 logs, a bronze sword), on screen `number`.
+fn screen(number: u8, rules: wayfarer_sim::DuelRules) -> Notice {
+    Notice::Screen(Box::new(Screen {
+        number,
+        partner: "bo".into(),
+        partner_name: "Bo".into(),
+        rules,
+        mine: Side {
+            items: vec![entry(0, "coins", 500)],
+            accepted: true,
+        },
+        theirs: Side {
+            items: vec![entry(3, "logs", 2), entry(7, "bronze_sword", 1)],
+            accepted: false,
+        },
+    }))
+}
+
 #[test]
-fn trade_messages_pass_through_to_their_player() {
-    for message in [
-        ServerMessage::TradeStarted(TradeStarted {
-            trade_id: "t1".into(),
-            partner_id: "bo".into(),
-            partner_name: "Bo".into(),
-        }),
-        ServerMessage::TradeCancelled(TradeCancelled {
-            trade_id: "t1".into(),
-            reason: "declined".into(),
-            by_player_id: Some("bo".into()),
-        }),
-    ] {
+fn trade_notices_become_the_trade_messages_of_their_player() {
+    use ExchangeKind::Trade;
+    let id = Some("trade-4");
+    let table: Vec<(Notice, Option<&str>, &str)> = vec![
+        (
+            asked_by_bo(),
+            id,
+            r#"{"type":"tradeIncoming","data":{"tradeId":"trade-4","fromPlayerId":"bo","fromPlayerName":"Bo"}}"#,
+        ),
+        (
+            Notice::Opened {
+                partner: "bo".into(),
+                partner_name: "Bo".into(),
+            },
+            id,
+            r#"{"type":"tradeStarted","data":{"tradeId":"trade-4","partnerId":"bo","partnerName":"Bo"}}"#,
+        ),
+        (
+            screen(1, Default::default()),
+            id,
+            concat!(
+                r#"{"type":"tradeUpdated","data":{"tradeId":"trade-4","#,
+                r#""myOffer":{"items":[{"inventorySlot":0,"itemId":"coins","name":"Coins","quantity":500}],"accepted":true},"#,
+                r#""theirOffer":{"items":[{"inventorySlot":3,"itemId":"logs","name":"Logs","quantity":2},"#,
+                r#"{"inventorySlot":7,"itemId":"bronze_sword","name":"Bronze Sword","quantity":1}],"accepted":false}}}"#
+            ),
+        ),
+        (
+            Notice::Traded {
+                received: vec![stack("logs", 1), stack("coins", 3), stack("logs", 1)],
+            },
+            id,
+            concat!(
+                r#"{"type":"tradeCompleted","data":{"tradeId":"trade-4","receivedItems":"#,
+                r#"[{"itemId":"logs","quantity":2},{"itemId":"coins","quantity":3}]}}"#
+            ),
+        ),
+        (
+            Notice::Cancelled {
+                reason: Ending::Cancelled,
+                by: Some("bo".into()),
+            },
+            id,
+            r#"{"type":"tradeCancelled","data":{"tradeId":"trade-4","reason":"cancelled","byPlayerId":"bo"}}"#,
+        ),
+        (
+            Notice::Cancelled {
+                reason: Ending::Timeout,
+                by: None,
+            },
+            id,
+            r#"{"type":"tradeCancelled","data":{"tradeId":"trade-4","reason":"timeout"}}"#,
+        ),
+        (
+            Notice::Refused {
+                code: "too_far",
+                message: "you must stand within 2 tiles of the other player".into(),
+                reference: Some(9),
+            },
+            None,
+            concat!(
+                r#"{"type":"tradeError","data":{"code":"too_far","#,
+                r#""message":"you must stand within 2 tiles of the other player","ref":9}}"#
+            ),
+        ),
+    ];
+    for (notice, id, wire) in table {
         assert_eq!(
-            of(Event::Trade {
-                to: "ada".into(),
-                message: Box::new(message.clone()),
-            }),
-            vec![("ada".to_owned(), message)]
+            exchange(Trade, id, notice),
+            vec![("ada".to_owned(), wire.to_owned())]
+        );
+    }
+    // Screen 2 is the confirmation, with what each side is worth at content's values.
+    let [(_, confirm)] = &exchange(Trade, id, screen(2, Default::default()))[..] else {
+        panic!("one message");
+    };
+    match serde_json::from_str::<ServerMessage>(confirm) {
+        Ok(ServerMessage::TradeConfirmScreen(c)) => {
+            assert_eq!((c.values.mine, c.values.theirs), (500, 2 * 5 + 60));
+            assert_eq!(c.their_offer.items[1].name, "Bronze Sword");
+            assert!(c.my_offer.accepted && !c.their_offer.accepted);
+        }
+        other => panic!("expected tradeConfirmScreen, got {other:?}"),
+    }
+}
+
+#[test]
+fn duel_notices_become_the_duel_messages_of_their_player() {
+    use ExchangeKind::Duel;
+    let id = Some("duel-2");
+    let mut rules = wayfarer_sim::DuelRules::default();
+    for rule in [
+        wayfarer_sim::DuelRule::NoFood,
+        wayfarer_sim::DuelRule::NoMovement,
+    ] {
+        rules.set(rule, true);
+    }
+    let table: Vec<(Notice, Option<&str>, &str)> = vec![
+        (
+            asked_by_bo(),
+            id,
+            r#"{"type":"duelIncoming","data":{"duelId":"duel-2","fromPlayerId":"bo","fromPlayerName":"Bo"}}"#,
+        ),
+        (
+            screen(2, rules),
+            id,
+            concat!(
+                r#"{"type":"duel:rules","data":{"duelId":"duel-2","opponentId":"bo","opponentName":"Bo","screen":2,"#,
+                r#""rules":["no_food","no_movement"],"#,
+                r#""myStake":{"items":[{"inventorySlot":0,"itemId":"coins","name":"Coins","quantity":500,"value":500}],"value":500,"accepted":true},"#,
+                r#""theirStake":{"items":[{"inventorySlot":3,"itemId":"logs","name":"Logs","quantity":2,"value":10},"#,
+                r#"{"inventorySlot":7,"itemId":"bronze_sword","name":"Bronze Sword","quantity":1,"value":60}],"value":70,"accepted":false}}}"#
+            ),
+        ),
+        (
+            Notice::Fight {
+                opponent: "bo".into(),
+                rules,
+                arena_id: Some("duel_arena".into()),
+                tile: TilePos { x: 37, z: 7 },
+            },
+            id,
+            concat!(
+                r#"{"type":"duel:start","data":{"duelId":"duel-2","opponentId":"bo","#,
+                r#""rules":["no_food","no_movement"],"arenaId":"duel_arena","tile":{"x":37,"z":7}}}"#
+            ),
+        ),
+        (
+            Notice::Decided {
+                winner: "ada".into(),
+                loser: "bo".into(),
+                received: vec![stack("coins", 50)],
+            },
+            id,
+            concat!(
+                r#"{"type":"duel:result","data":{"duelId":"duel-2","winnerId":"ada","loserId":"bo","#,
+                r#""receivedItems":[{"itemId":"coins","quantity":50}]}}"#
+            ),
+        ),
+        (
+            Notice::Cancelled {
+                reason: Ending::Draw,
+                by: None,
+            },
+            id,
+            r#"{"type":"duel:cancelled","data":{"duelId":"duel-2","reason":"draw"}}"#,
+        ),
+        (
+            Notice::Refused {
+                code: "rule_broken",
+                message: "food is not allowed in this duel".into(),
+                reference: Some(4),
+            },
+            id,
+            concat!(
+                r#"{"type":"duelError","data":{"duelId":"duel-2","code":"rule_broken","#,
+                r#""message":"food is not allowed in this duel","ref":4}}"#
+            ),
+        ),
+    ];
+    for (notice, id, wire) in table {
+        assert_eq!(
+            exchange(Duel, id, notice),
+            vec![("ada".to_owned(), wire.to_owned())]
         );
     }
 }

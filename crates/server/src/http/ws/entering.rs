@@ -35,7 +35,9 @@ impl Connection {
         // wait for the replaced session's save, which needs no turn. (Turns taken before the
         // token's checks instead, in the HTTP request, brought the first players back sooner but
         // the last ones 6 s later, in a 10,000-player reconnect.)
+        let waited_from = std::time::Instant::now();
         let turn = self.state.connections.entry_turn().await;
+        record_entry_phase("turn", waited_from);
         if let Some(entering) = self.entering.as_mut() {
             entering.hold(turn);
         }
@@ -76,11 +78,13 @@ impl Connection {
         snapshot.equipment.shrink_to_fit();
         snapshot.bank.shrink_to_fit();
         let sync = self.initial_sync(&snapshot);
+        let sending = std::time::Instant::now();
         tokio::time::timeout(
             SEND_TIMEOUT,
             socket.send_text(&ServerMessage::PlayerSync(Box::new(sync)).to_json()),
         )
         .await??;
+        record_entry_phase("sync", sending);
         // What the sim needs of the record is built here, off the tick.
         let joining = Box::new(wayfarer_host::character_state::joining(&snapshot, ignored));
         let joined = self.state.world_sender.send(WorldInput::Join {
@@ -112,10 +116,13 @@ impl Connection {
         session_id: &mut Option<String>,
     ) -> Result<(CharacterSnapshot, String, ContactLists), StoreError> {
         let store = &self.state.store;
+        let reading = std::time::Instant::now();
         let snapshot = store
             .character_snapshot(&self.character_id)
             .await?
             .ok_or_else(|| StoreError::NotFound("the character vanished".into()))?;
+        record_entry_phase("record", reading);
+        let opening = std::time::Instant::now();
         let session = match session_id {
             Some(open) => open.clone(),
             None => {
@@ -128,7 +135,10 @@ impl Connection {
                 session
             }
         };
+        record_entry_phase("session", opening);
+        let reading = std::time::Instant::now();
         let contacts = store.friends().lists(&self.character_id).await?;
+        record_entry_phase("contacts", reading);
         Ok((snapshot, session, contacts))
     }
 
@@ -146,4 +156,12 @@ impl Connection {
             true,
         )
     }
+}
+
+/// How long an entry spent in one of its steps (`ws_entry_phase_seconds`, by `phase`: the turn,
+/// the record's read, the session row, the contacts' read, the first `player:sync`'s send): where
+/// a join wave's entries wait shows here first (issue 52).
+fn record_entry_phase(phase: &'static str, since: std::time::Instant) {
+    metrics::histogram!("ws_entry_phase_seconds", "phase" => phase)
+        .record(since.elapsed().as_secs_f64());
 }

@@ -1,7 +1,7 @@
 //! What each side puts up on a two-screen exchange, a trade's offers and a duel's stakes alike:
 //! entries by inventory slot, what putting one up and taking it back mean, and how the list
-//! follows the inventory it was made from. The screens, acceptance and the commit stay with
-//! `trade.rs` and `duel.rs`; the rules of a single entry live here, once.
+//! follows the inventory it was made from. The screens, the accepts and the commit are the
+//! exchange's (`exchange/mod.rs`).
 
 use wayfarer_protocol::trade::codes;
 
@@ -10,10 +10,13 @@ use crate::world::World;
 
 /// One inventory slot put up (all or part of its stack).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Offered {
-    pub(crate) slot: usize,
-    pub(crate) item_id: String,
-    pub(crate) quantity: u32,
+pub struct Offered {
+    /// The inventory slot (its item stays there, locked, until the commit).
+    pub slot: usize,
+    /// The item.
+    pub item_id: String,
+    /// How many of the slot's stack.
+    pub quantity: u32,
 }
 
 /// One side's entries, in slot order, at most one per slot.
