@@ -171,3 +171,22 @@ pub struct SyncReplyStatus {
 
 /// How many recent `player:sync` replies [`SyncReplyStatus`] covers.
 pub const SYNC_REPLY_WINDOW: usize = 20_000;
+
+/// What one address's character creations received in a window (`address_grants`): the counts
+/// of `GET /api/admin/economy`'s `grantsByAddress` rows, as the store sums them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct GrantCounts {
+    /// Distinct accounts whose characters received starting grants.
+    pub accounts: i64,
+    /// Characters that received starting grants.
+    pub grants: i64,
+    /// Starting coins those grants carried.
+    pub coins: i64,
+    /// Characters created without their grant (the account's or the address's rule).
+    pub withheld: i64,
+    /// Of `grants`, those the per-address rule did not apply to (rate limits off, load-test bots).
+    pub exempt: i64,
+}

@@ -13,13 +13,13 @@ use wayfarer_store::Store;
 
 use crate::auth::AuthService;
 use crate::config::{Config, NodeEnv};
-use crate::connections::Connections;
 use crate::content_state::ContentHolder;
 use crate::http::route_table::RouteTable;
 use crate::http::{self, cors::OriginPolicy};
-use crate::online::OnlinePlayers;
 use crate::rate_limit::Limits;
-use crate::world_thread::{TickSnapshot, TickStats, WorldCounts, WorldSender};
+use wayfarer_host::connections::Connections;
+use wayfarer_host::online::OnlinePlayers;
+use wayfarer_host::world_thread::{TickSnapshot, TickStats, WorldCounts, WorldSender};
 
 /// Request bodies above this size are refused with 413.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -61,7 +61,7 @@ pub struct AppShared {
     /// CPU use between `/status` reads.
     pub cpu: Arc<crate::process_stats::CpuMeter>,
     /// Items entering and leaving players' hands since start (`GET /api/admin/economy`).
-    pub economy: Arc<crate::economy::EconomyCounters>,
+    pub economy: Arc<wayfarer_host::economy::EconomyCounters>,
     /// The browser client's files (embedded, or `WEB_DIR`).
     pub web: http::web_assets::WebAssets,
     /// The terrain clients draw, built from the current content when first asked for.
@@ -69,13 +69,16 @@ pub struct AppShared {
     /// Connected agents, their reports and decisions (`crate::agents`).
     pub agents: Arc<crate::agents::AgentHub>,
     /// Several worlds (`NATS_URL` set): this world's link to the others; `None` for a single world.
-    pub cluster: Option<Arc<crate::cluster::Cluster>>,
+    pub cluster: Option<Arc<wayfarer_host::cluster::Cluster>>,
 }
 
 impl AppState {
     /// The world's clock (`TICK_MS=manual` in tests: stepped; otherwise it refuses to step).
-    pub fn clock(&self) -> crate::world_thread::TickClock {
-        crate::world_thread::TickClock::new(self.world_sender.clone(), self.config.manual_clock)
+    pub fn clock(&self) -> wayfarer_host::world_thread::TickClock {
+        wayfarer_host::world_thread::TickClock::new(
+            self.world_sender.clone(),
+            self.config.manual_clock,
+        )
     }
 }
 
@@ -171,27 +174,23 @@ async fn fallback(
 /// Every route of the server, each registered once, with its OpenAPI description, through the route
 /// table (`http::route_table`): the path and methods come from the handler's `#[utoipa::path]`.
 fn route_table(state: &AppState) -> RouteTable<AppState> {
-    let RouteGroups {
-        auth,
-        api,
-        probe,
-        open,
-    } = route_groups();
-    let auth = auth.route_layer(axum::middleware::from_fn_with_state(
-        state.clone(),
-        http::limits::limit_auth,
-    ));
-    let probe = probe.route_layer(axum::middleware::from_fn_with_state(
-        state.clone(),
-        http::limits::limit_status,
-    ));
-    let api = api
-        .merge(auth)
-        .route_layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            http::limits::limit_rest,
-        ));
-    let table = open.merge(probe).merge(api);
+    let table = route_groups().merge(|limit, routes| {
+        let state = state.clone();
+        match limit {
+            Limit::Auth => routes.route_layer(axum::middleware::from_fn_with_state(
+                state,
+                http::limits::limit_auth,
+            )),
+            Limit::Status => routes.route_layer(axum::middleware::from_fn_with_state(
+                state,
+                http::limits::limit_status,
+            )),
+            Limit::Rest => routes.route_layer(axum::middleware::from_fn_with_state(
+                state,
+                http::limits::limit_rest,
+            )),
+        }
+    });
     if state.config.node_env == NodeEnv::Test {
         http::test_hooks::add_routes(table)
     } else {
@@ -199,7 +198,7 @@ fn route_table(state: &AppState) -> RouteTable<AppState> {
     }
 }
 
-/// The documented routes by the rate limits around them (added by [`route_table`]): `auth` (the
+/// The documented routes by the rate limits around them (see [`RouteGroups::merge`]): `auth` (the
 /// auth limit, then the REST limit), `api` (the REST limit), `probe` (`/status`: its own limit
 /// per address) and `open` (none).
 struct RouteGroups {
@@ -207,6 +206,25 @@ struct RouteGroups {
     api: RouteTable<AppState>,
     probe: RouteTable<AppState>,
     open: RouteTable<AppState>,
+}
+
+/// A rate limit around a group of routes (`http::limits`).
+enum Limit {
+    Auth,
+    Rest,
+    Status,
+}
+
+impl RouteGroups {
+    /// One table of every group, each wrapped by `limit` in the limits it passes: the router
+    /// applies them, the OpenAPI document needs none.
+    fn merge(
+        self,
+        limit: impl Fn(Limit, RouteTable<AppState>) -> RouteTable<AppState>,
+    ) -> RouteTable<AppState> {
+        let api = limit(Limit::Rest, self.api.merge(limit(Limit::Auth, self.auth)));
+        self.open.merge(limit(Limit::Status, self.probe)).merge(api)
+    }
 }
 
 fn route_groups() -> RouteGroups {
@@ -277,12 +295,6 @@ fn route_groups() -> RouteGroups {
 /// The OpenAPI document `GET /api/openapi.json` serves, built without a server (the checked-in
 /// `docs/openapi.json` is this).
 pub fn openapi_document() -> serde_json::Value {
-    let RouteGroups {
-        auth,
-        api,
-        probe,
-        open,
-    } = route_groups();
-    let (_, document, _) = open.merge(probe).merge(api.merge(auth)).into_parts();
+    let (_, document, _) = route_groups().merge(|_, routes| routes).into_parts();
     http::openapi::finish(serde_json::to_value(document).unwrap_or_default())
 }

@@ -589,6 +589,26 @@ impl Config {
         Ok(self)
     }
 
+    /// What this world says and needs about itself in a group of worlds (the host's
+    /// `cluster::ClusterSettings`); `None` without `NATS_URL` (a single world).
+    pub fn cluster_settings(&self) -> Option<wayfarer_host::cluster::ClusterSettings> {
+        Some(wayfarer_host::cluster::ClusterSettings {
+            nats_url: self.nats_url.clone()?,
+            me: wayfarer_host::cluster::WorldAnnouncement {
+                id: self.world_id,
+                name: self.world_name.clone(),
+                ws_url: self.public_ws_url.clone(),
+                api_url: self.public_api_url.clone(),
+                players: 0,
+                capacity: self.world_capacity,
+                full: false,
+            },
+            lease_ttl_ms: i64::try_from(self.world_lease_secs.saturating_mul(1000))
+                .unwrap_or(i64::MAX),
+            global_chat: self.cross_world_global_chat,
+        })
+    }
+
     /// The database to use: `DATABASE_URL`, else the SQLite file in the world directory.
     pub fn effective_database_url(&self) -> String {
         self.database_url

@@ -156,3 +156,52 @@ pub async fn write_catalog(store: &wayfarer_store::Store, content: &Content) {
         Err(err) => tracing::warn!(error = %err, "could not write the item catalogue"),
     }
 }
+
+/// The content at run time: the holder handlers read, and the CDN refresh that swaps new versions
+/// in and announces them (started by [`start`]).
+pub struct RunningContent {
+    pub holder: Arc<ContentHolder>,
+    /// Each new content, for [`forward`] to hand to the world.
+    pub updates: watch::Receiver<Arc<Content>>,
+    pub refresher: tokio::task::JoinHandle<()>,
+}
+
+/// Loads the content to start with, writes its item catalogue and starts the CDN refresh.
+pub async fn start(config: &Config, store: &wayfarer_store::Store) -> RunningContent {
+    let (active, options, validators) = load(config).await;
+    write_catalog(store, &active.content).await;
+    let (sender, updates) = watch::channel(active.content.clone());
+    let holder = Arc::new(ContentHolder::new(active));
+    let refresher = tokio::spawn(refresh_loop(
+        options,
+        validators,
+        holder.clone(),
+        sender,
+        Duration::from_secs(config.manifest_refresh_secs),
+        config.world_seed,
+    ));
+    RunningContent {
+        holder,
+        updates,
+        refresher,
+    }
+}
+
+/// Hands each new content to the world (at its next tick boundary) and writes its catalogue.
+pub fn forward(
+    mut updates: watch::Receiver<Arc<Content>>,
+    world: wayfarer_host::world_thread::WorldSender,
+    store: wayfarer_store::Store,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        while updates.changed().await.is_ok() {
+            let next = updates.borrow_and_update().clone();
+            write_catalog(&store, &next).await;
+            if !world.send(wayfarer_host::world_thread::WorldInput::ReplaceContent(
+                next,
+            )) {
+                tracing::error!("could not hand new content to the world: its queue is full");
+            }
+        }
+    })
+}

@@ -165,9 +165,7 @@ fn main() -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .on_thread_start(|| {
-            wayfarer_server::priority::lower_current_thread(
-                wayfarer_server::priority::RUNTIME_NICENESS,
-            )
+            wayfarer_host::priority::lower_current_thread(wayfarer_host::priority::RUNTIME_NICENESS)
         })
         .build()
     {

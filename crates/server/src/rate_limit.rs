@@ -206,6 +206,18 @@ pub struct Limits {
 }
 
 impl Limits {
+    /// The limits `config` asks for (`RATE_LIMIT_WINDOW_SECS`; `DISABLE_RATE_LIMIT` only outside
+    /// production).
+    pub fn from_config(config: &crate::config::Config) -> Self {
+        if config.disable_rate_limit && !config.rate_limits_disabled() {
+            tracing::warn!("DISABLE_RATE_LIMIT is refused in production: rate limits stay on");
+        }
+        Self::new(
+            Duration::from_secs(config.rate_limit_window_secs),
+            config.rate_limits_disabled(),
+        )
+    }
+
     /// The limits of specification section 8 over `window`.
     pub fn new(window: Duration, disabled: bool) -> Self {
         Self {

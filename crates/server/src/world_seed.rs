@@ -51,6 +51,22 @@ pub fn dice() -> u64 {
     }
 }
 
+/// The world to start with: `content` laid out by the layout seed, dice from `DICE_SEED` or
+/// fresh, the chat limits on with the other rate limits, and `TICK_THREADS`.
+pub fn world(
+    config: &Config,
+    content: std::sync::Arc<wayfarer_content::Content>,
+) -> anyhow::Result<wayfarer_sim::World> {
+    let mut world = wayfarer_sim::World::with_seeds(
+        content,
+        resolve(config)?,
+        config.dice_seed.unwrap_or_else(dice),
+    );
+    world.set_chat_limits(!config.rate_limits_disabled());
+    world.set_tick_threads(config.tick_threads);
+    Ok(world)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
 use wayfarer_agent::runtime::{DecisionRecord, Host};
 use wayfarer_agent::{AgentConfig, AgentHandle, AgentStatus, Brain, Control, Goal, Login, Outcome};
-use wayfarer_server::world_thread::TickClock;
+use wayfarer_host::world_thread::TickClock;
 
 use crate::app::{TestApp, ADMIN_CODE};
 

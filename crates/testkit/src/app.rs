@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use wayfarer_server::world_thread::{live_snapshot, TickClock};
+use wayfarer_host::world_thread::{live_snapshot, TickClock};
 use wayfarer_server::{Config, RunningServer};
 use wayfarer_store::testing::FreshDatabase;
 

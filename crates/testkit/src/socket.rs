@@ -7,8 +7,8 @@ use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
 
+use wayfarer_host::world_thread::TickClock;
 use wayfarer_protocol::ws::ClientMessage;
-use wayfarer_server::world_thread::TickClock;
 
 use crate::app::TestApp;
 

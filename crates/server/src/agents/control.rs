@@ -17,7 +17,7 @@ use wayfarer_store::{AgentMapping, StoreError};
 
 use crate::app::AppState;
 use crate::service_errors::store_code;
-use crate::world_thread::WorldInput;
+use wayfarer_host::world_thread::WorldInput;
 
 /// Why steering an agent failed.
 #[derive(Debug, thiserror::Error)]

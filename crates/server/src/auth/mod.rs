@@ -183,6 +183,29 @@ impl Subject {
 }
 
 impl AuthService {
+    /// The service at start-up: the signing secret (`auth::secret`), the identity provider when
+    /// configured, and the revocations of tokens not yet expired (logged-out tokens stay refused
+    /// across a restart; rows of expired ones go).
+    pub async fn start(
+        config: &crate::config::Config,
+        store: &Store,
+    ) -> anyhow::Result<AuthService> {
+        let secret = secret::resolve(config)?;
+        let now = wayfarer_store::now_ms();
+        let purged = store.revoked_tokens().purge_expired(now).await?;
+        let revoked = Revocations::load(store, now).await?;
+        tracing::info!(
+            revoked_tokens = revoked.len(),
+            expired_purged = purged,
+            "token revocations loaded"
+        );
+        Ok(AuthService {
+            tokens: ServerTokens::new(&secret),
+            idp: IdpVerifier::from_config(config)?,
+            revoked,
+        })
+    }
+
     /// Checks a token's signature and claims; the algorithm comes from our side, never the header
     /// alone (HS256 for our tokens, ES256 for the provider's), which defeats `alg:none` and
     /// algorithm confusion.

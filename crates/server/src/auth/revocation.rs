@@ -9,7 +9,7 @@
 //!
 //! With several worlds, a world that revokes tells the others over NATS at once
 //! (`cluster::revocations`), and every world also reads what was revoked since it last looked every
-//! [`crate::cluster::revocations::CATCH_UP_EVERY`], so one that missed the message (NATS down) is
+//! [`wayfarer_host::cluster::revocations::CATCH_UP_EVERY`], so one that missed the message (NATS down) is
 //! late by at most that long.
 
 use std::collections::HashMap;
@@ -18,8 +18,10 @@ use std::sync::RwLock;
 use sha2::{Digest, Sha256};
 use wayfarer_store::{Store, StoreError};
 
+use wayfarer_host::cluster::revocations::ApplyRevocation;
+use wayfarer_host::connections::Revoked;
+
 use crate::app::AppState;
-use crate::connections::Revoked;
 
 /// What revocation needs to know of one token.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,42 +112,26 @@ impl Revocations {
     }
 }
 
-/// One revocation, as applied on each world.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(
-    tag = "kind",
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase"
-)]
-pub enum Revocation {
-    /// One token, until it expires.
-    Token {
-        token_id: String,
-        expires_at_ms: i64,
-    },
-    /// Every token of an account issued before `before_ms`.
-    Account { account_id: String, before_ms: i64 },
-}
+/// One revocation, as applied on each world (defined beside the cluster glue that carries it
+/// between worlds).
+pub use wayfarer_host::cluster::revocations::Revocation;
 
-impl Revocation {
-    /// Applies it on this world: remembers a revoked token, and closes the game sockets the
-    /// revoked tokens opened (4002); how many were asked to close. Applying it twice is harmless.
-    pub fn apply_here(&self, state: &AppState) -> usize {
-        match self {
+/// Applies a revocation on this world: remembers a revoked token, and closes the game sockets
+/// the revoked tokens opened (4002); how many were asked to close. Applying it twice is harmless.
+impl wayfarer_host::cluster::revocations::ApplyRevocation for AppState {
+    fn apply(&self, revocation: &Revocation) -> usize {
+        match revocation {
             Revocation::Token {
                 token_id,
                 expires_at_ms,
             } => {
-                state
-                    .auth
-                    .revoked
-                    .remember(token_id.clone(), *expires_at_ms);
-                state.connections.close_revoked(Revoked::Token(token_id))
+                self.auth.revoked.remember(token_id.clone(), *expires_at_ms);
+                self.connections.close_revoked(Revoked::Token(token_id))
             }
             Revocation::Account {
                 account_id,
                 before_ms,
-            } => state
+            } => self
                 .connections
                 .close_revoked(Revoked::AccountBefore(account_id, *before_ms)),
         }
@@ -199,9 +185,9 @@ pub async fn revoke_account(
 }
 
 async fn announce(state: &AppState, revocation: Revocation) -> usize {
-    let closed = revocation.apply_here(state);
+    let closed = state.apply(&revocation);
     if let Some(cluster) = &state.cluster {
-        crate::cluster::revocations::publish(cluster, &revocation).await;
+        wayfarer_host::cluster::revocations::publish(cluster, &revocation).await;
     }
     closed
 }

@@ -35,9 +35,9 @@ use crate::characters::creation;
 use crate::characters::{CharacterName, Namer};
 use crate::config::Config;
 use crate::server::RunningServer;
-use crate::world_thread::{live_snapshot, tally};
 use score::{Run, TaskScore};
 use tasks::{Check, ControlWatch, Duels, Manifest, Observed, Start, Task};
+use wayfarer_host::world_thread::{live_snapshot, tally};
 
 /// Ticks between two checks of a task (and at its last tick).
 pub const CHECK_EVERY: u64 = 5;

@@ -8,7 +8,7 @@ use serde_json::Value;
 use wayfarer_protocol::Skill;
 use wayfarer_store::CharacterSnapshot;
 
-use crate::world_thread::Tally;
+use wayfarer_host::world_thread::Tally;
 
 /// The task manifest.
 #[derive(Debug, Clone, Deserialize)]

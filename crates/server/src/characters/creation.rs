@@ -30,8 +30,8 @@ use wayfarer_store::{
 
 use super::CharacterName;
 use crate::app::AppState;
-use crate::player_view::coins_in;
 use crate::service_errors::store_code;
+use wayfarer_host::player_view::coins_in;
 
 /// Characters one account may hold at once.
 pub const MAX_CHARACTERS_PER_ACCOUNT: i64 = 3;
@@ -241,7 +241,7 @@ pub async fn create_from(
             grant,
             |character| {
                 if let Some(template) = &template {
-                    crate::character_state::apply_levels(character, &template.skills);
+                    wayfarer_host::character_state::apply_levels(character, &template.skills);
                 }
             },
         )

@@ -14,7 +14,7 @@ use crate::characters::creation::CreationError;
 use crate::characters::deletion::DeletionError;
 use crate::characters::NameError;
 use crate::service_errors::{store_code, BUSY_RETRY_AFTER_SECS};
-use crate::world_thread::NoAnswer;
+use wayfarer_host::world_thread::NoAnswer;
 
 /// A REST failure: a contract code and a human message.
 #[derive(Debug, Clone)]

@@ -18,7 +18,7 @@ use wayfarer_protocol::rest::{
 
 use crate::app::AppState;
 use crate::process_stats;
-use crate::tick_stats::PHASES;
+use wayfarer_host::tick_stats::PHASES;
 
 /// How long `/status` waits for the database before reporting it degraded; well inside the
 /// platform's 3-second deadline.

@@ -34,6 +34,45 @@ const ACCEPT_ERROR_LOG_EVERY: Duration = Duration::from_secs(10);
 /// `connections_refused_total`).
 const REFUSAL_LOG_EVERY: Duration = Duration::from_secs(10);
 
+/// The main listener, bound, with the connection caps it admits against.
+pub struct Bound {
+    pub listener: TcpListener,
+    pub addr: SocketAddr,
+    pub tracker: Arc<ConnectionTracker>,
+    pub settings: ConnectionSettings,
+}
+
+impl Bound {
+    /// Binds `HOST:PORT`. Connections are capped below the open-file limit (raised first), so
+    /// `accept` never runs out of files and `/health` keeps answering whatever one address holds
+    /// open.
+    pub async fn bind(config: &crate::config::Config) -> anyhow::Result<Bound> {
+        use anyhow::Context;
+        let listener = TcpListener::bind((config.host.as_str(), config.port))
+            .await
+            .with_context(|| format!("cannot listen on {}:{}", config.host, config.port))?;
+        let addr = listener.local_addr()?;
+        let open_file_limit = super::connection_limits::raise_open_file_limit();
+        let settings = config.connections.clone();
+        let tracker = Arc::new(ConnectionTracker::new(
+            &settings,
+            settings.global_cap(open_file_limit, config.embedded_agents),
+            config.trusted_proxies.clone(),
+        ));
+        Ok(Bound {
+            listener,
+            addr,
+            tracker,
+            settings,
+        })
+    }
+
+    /// Serves `router` until `shutdown` completes (see [`serve`]).
+    pub async fn serve(self, router: Router, shutdown: impl Future<Output = ()>) {
+        serve(self.listener, router, self.tracker, self.settings, shutdown).await;
+    }
+}
+
 /// Serves `router` on `listener` until `shutdown` completes; then stops accepting, asks every
 /// HTTP connection to finish the request it is on, and returns once they have. (Game sockets have
 /// left hyper by then: the server tells them itself.)

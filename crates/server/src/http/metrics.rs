@@ -146,6 +146,30 @@ pub fn apart_router(state: AppState) -> axum::Router {
         .with_state(state)
 }
 
+/// Production's figures on a listener of their own (`METRICS_ADDR`), when set: the address it
+/// bound (the real port when its port is 0) and its task. A taken address stops start-up like a
+/// taken main port.
+pub async fn serve_apart(
+    state: &AppState,
+) -> anyhow::Result<Option<(std::net::SocketAddr, tokio::task::JoinHandle<()>)>> {
+    use anyhow::Context;
+    let Some(wanted) = state.config.metrics_addr else {
+        return Ok(None);
+    };
+    let listener = tokio::net::TcpListener::bind(wanted)
+        .await
+        .with_context(|| format!("cannot listen on METRICS_ADDR {wanted} (set another, or off)"))?;
+    let bound = listener.local_addr()?;
+    let router = apart_router(state.clone());
+    let task = tokio::spawn(async move {
+        if let Err(err) = axum::serve(listener, router).await {
+            tracing::error!(error = %err, "the metrics listener stopped");
+        }
+    });
+    tracing::info!(addr = %bound, "serving /metrics apart");
+    Ok(Some((bound, task)))
+}
+
 /// The figures in the Prometheus text format, gauges brought up to date first.
 fn exposition(state: &AppState) -> impl IntoResponse {
     let (size, idle) = state.store.pool_stats();
@@ -157,7 +181,7 @@ fn exposition(state: &AppState) -> impl IntoResponse {
         metrics::gauge!("process_cpu_seconds_total").set(process.cpu_seconds);
     }
     let tick = state.world.stats();
-    for (name, p) in crate::tick_stats::PHASES.iter().zip(tick.phases) {
+    for (name, p) in wayfarer_host::tick_stats::PHASES.iter().zip(tick.phases) {
         metrics::gauge!("tick_phase_p99_ms", "phase" => *name).set(p.p99_ms);
     }
     metrics::gauge!("tick_p99_ms").set(tick.p99_ms);

@@ -16,7 +16,7 @@ use wayfarer_sim::Command;
 use wayfarer_store::{Character, Contact, ContactLists, RequestOutcome, StoreError};
 
 use crate::app::AppState;
-use crate::world_thread::WorldInput;
+use wayfarer_host::world_thread::WorldInput;
 
 /// A social request from a player.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -261,7 +261,11 @@ pub async fn entered(state: &AppState, id: &str, name: &str, lists: ContactLists
 /// whichever world they are on.
 async fn notify(state: &AppState, to: Vec<String>, message: ServerMessage) {
     match &state.cluster {
-        Some(cluster) => cluster.notify_everywhere(state, to, message).await,
+        Some(cluster) => {
+            cluster
+                .notify_everywhere(&state.world_sender, to, message)
+                .await
+        }
         None => {
             state.world_sender.send(WorldInput::Notify {
                 to,

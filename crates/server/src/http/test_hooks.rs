@@ -19,7 +19,7 @@ use crate::app::AppState;
 use crate::http::error::ApiError;
 use crate::http::json::ApiJson;
 use crate::http::route_table::{RegisteredRoute, RouteTable};
-use crate::world_thread::{StepError, MAX_TICKS_PER_STEP};
+use wayfarer_host::world_thread::{StepError, MAX_TICKS_PER_STEP};
 
 /// The prefix of every test-only route.
 pub const PREFIX: &str = "/__test/";

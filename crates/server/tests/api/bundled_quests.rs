@@ -16,7 +16,7 @@ use wayfarer_protocol::ws::{
 
 use crate::support::messages::{act, act_on, chat, to_id, to_slot};
 use crate::support::{player, AppOptions, Clock, TestApp, WsClient};
-use wayfarer_server::world_thread::TickClock;
+use wayfarer_host::world_thread::TickClock;
 
 /// Ticks an `expect` waits for its message (20 s of the timed test clock's 50 ms ticks).
 const EXPECT_TICKS: u64 = 400;

@@ -3,7 +3,7 @@
 //! steps.
 
 use serde_json::{json, Value};
-use wayfarer_server::world_thread::{StepError, MAX_TICKS_PER_STEP};
+use wayfarer_host::world_thread::{StepError, MAX_TICKS_PER_STEP};
 
 use crate::support::messages::walk_to;
 use crate::support::{assert_error, enter, player, TestApp, WsClient};

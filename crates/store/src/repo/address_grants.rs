@@ -6,6 +6,7 @@
 use std::collections::BTreeSet;
 
 use sqlx::{Any, Row, Transaction};
+use wayfarer_protocol::rest::GrantCounts;
 
 use crate::repo::characters::GrantOrigin;
 use crate::{Store, StoreError};
@@ -15,16 +16,7 @@ use crate::{Store, StoreError};
 pub struct AddressGrantSummary {
     /// The limit key: an IPv4 address, or an IPv6 address's /64 network.
     pub address: String,
-    /// Distinct accounts that received a grant (exempt creations included).
-    pub accounts: i64,
-    /// Characters that received a grant.
-    pub grants: i64,
-    /// Starting coins those grants carried.
-    pub coins: i64,
-    /// Characters created without a grant (the account's or the address's rule).
-    pub withheld: i64,
-    /// Grants to requests the rule did not apply to (rate limits off, load-test bots).
-    pub exempt: i64,
+    pub counts: GrantCounts,
     /// The latest creation from the address (epoch milliseconds).
     pub last_at_ms: i64,
 }
@@ -125,11 +117,13 @@ impl<'a> AddressGrants<'a> {
             .map(|row| {
                 Ok(AddressGrantSummary {
                     address: row.try_get("address")?,
-                    accounts: row.try_get("accounts")?,
-                    grants: row.try_get("grants")?,
-                    coins: row.try_get("coins")?,
-                    withheld: row.try_get("withheld")?,
-                    exempt: row.try_get("exempt")?,
+                    counts: GrantCounts {
+                        accounts: row.try_get("accounts")?,
+                        grants: row.try_get("grants")?,
+                        coins: row.try_get("coins")?,
+                        withheld: row.try_get("withheld")?,
+                        exempt: row.try_get("exempt")?,
+                    },
                     last_at_ms: row.try_get("last_at")?,
                 })
             })

@@ -129,7 +129,7 @@ test_both_backends!(
             .top_since(NOW - DAY_MS, 10)
             .await
             .unwrap();
-        let of = |address: &str| top.iter().find(|s| s.address == address).unwrap().clone();
+        let of = |address: &str| top.iter().find(|s| s.address == address).unwrap().counts;
         let busy = of("203.0.113.9");
         assert_eq!(
             (busy.accounts, busy.grants, busy.coins, busy.withheld),

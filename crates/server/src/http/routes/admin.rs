@@ -14,6 +14,7 @@ use crate::http::error::ApiError;
 use crate::http::json::ApiJson;
 use crate::http::openapi::tags;
 use crate::timestamps::iso8601_from_ms;
+use wayfarer_protocol::rest::GrantCounts;
 use wayfarer_protocol::ErrorBody;
 
 /// Units of one item by reason (`gathered`, `sold`, …).
@@ -139,10 +140,10 @@ pub async fn ban(
         .list_for_account(&ban.account_id)
         .await?
     {
-        if state
-            .connections
-            .close(&character.id, crate::connections::CloseRequest::BANNED)
-        {
+        if state.connections.close(
+            &character.id,
+            wayfarer_host::connections::CloseRequest::BANNED,
+        ) {
             closed += 1;
         } else {
             // The ban is in the shared database already, so a world that cannot be told now
@@ -342,7 +343,7 @@ pub struct ItemTotals {
 
 /// `GET /api/admin/economy`: per item, the units held in inventories, equipment, banks and open
 /// death locks (from the store: the last saved state), and the counters of items entering and
-/// leaving players' hands since the server started (`crate::economy`).
+/// leaving players' hands since the server started (`wayfarer_host::economy`).
 #[utoipa::path(
     get,
     path = "/api/admin/economy",
@@ -372,7 +373,7 @@ pub async fn economy(
             items.entry(item.item_id.clone()).or_default().death_locks += item.quantity;
         }
     }
-    for (item, units) in crate::world_thread::ground_totals(&state.world_sender).await? {
+    for (item, units) in wayfarer_host::world_thread::ground_totals(&state.world_sender).await? {
         items.entry(item).or_default().ground += units;
     }
     for totals in items.values_mut() {
@@ -391,11 +392,7 @@ pub async fn economy(
         .into_iter()
         .map(|s| AddressGrants {
             address: s.address,
-            accounts: s.accounts,
-            grants: s.grants,
-            coins: s.coins,
-            withheld: s.withheld,
-            exempt: s.exempt,
+            counts: s.counts,
             last_at: iso8601_from_ms(s.last_at_ms),
         })
         .collect();
@@ -421,16 +418,8 @@ const GRANT_ADDRESSES_SHOWN: i64 = 20;
 pub struct AddressGrants {
     /// An IPv4 address, or an IPv6 /64 network (`2001:db8:1:2::`).
     pub address: String,
-    /// Distinct accounts whose characters received starting grants.
-    pub accounts: i64,
-    /// Characters that received starting grants.
-    pub grants: i64,
-    /// Starting coins those grants carried.
-    pub coins: i64,
-    /// Characters created without their grant (the account's or the address's rule).
-    pub withheld: i64,
-    /// Of `grants`, those the per-address rule did not apply to (rate limits off, load-test bots).
-    pub exempt: i64,
+    #[serde(flatten)]
+    pub counts: GrantCounts,
     /// ISO 8601 UTC: the address's latest creation.
     pub last_at: String,
 }

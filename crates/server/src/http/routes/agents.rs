@@ -354,7 +354,7 @@ pub async fn quick_actions(
 ) -> Result<Json<QuickActions>, ApiError> {
     let mapping = owned_agent(&state, &caller, &id).await?;
     let around = if state.online.is_online(&mapping.character_id) {
-        crate::world_thread::surroundings(
+        wayfarer_host::world_thread::surroundings(
             &state.world_sender,
             &mapping.character_id,
             quick_actions::QUICK_ACTION_RADIUS_TILES,

@@ -11,9 +11,9 @@ use wayfarer_protocol::ws::{Player, SkillState, WorldPos};
 use wayfarer_protocol::{ErrorBody, ErrorCode};
 use wayfarer_store::{Character, CharacterSnapshot};
 
-use crate::character_state::stored_quest_status;
-use crate::player_view::centre_of;
-pub use crate::player_view::{coins_in, tile_of, COINS_ITEM};
+use wayfarer_host::character_state::stored_quest_status;
+use wayfarer_host::player_view::centre_of;
+pub use wayfarer_host::player_view::{coins_in, tile_of, COINS_ITEM};
 
 use crate::app::AppState;
 use crate::characters::{creation, CharacterName, Namer};
@@ -64,7 +64,7 @@ pub async fn current_state(
 ) -> Result<(CharacterSnapshot, bool), ApiError> {
     if state.online.is_online(&character.id) {
         if let Some(live) =
-            crate::world_thread::live_snapshot(&state.world_sender, &character.id).await?
+            wayfarer_host::world_thread::live_snapshot(&state.world_sender, &character.id).await?
         {
             let mut live = *live;
             // A rename is refused while online, but the store's name is the one of record.
@@ -97,7 +97,7 @@ pub async fn player_view(state: &AppState, character: &Character) -> Result<Play
             z: snapshot.character.position[2],
         },
     };
-    Ok(crate::player_view::player(
+    Ok(wayfarer_host::player_view::player(
         &content.content,
         &snapshot,
         position,

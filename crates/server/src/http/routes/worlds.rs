@@ -6,8 +6,8 @@ use axum::Json;
 use serde::Serialize;
 
 use crate::app::AppState;
-use crate::cluster::WorldAnnouncement;
 use crate::http::openapi::tags;
+use wayfarer_host::cluster::WorldAnnouncement;
 
 /// `GET /api/worlds`'s answer.
 #[derive(Debug, Serialize, utoipa::ToSchema)]

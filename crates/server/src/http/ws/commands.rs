@@ -10,7 +10,7 @@ use wayfarer_protocol::ws::codes;
 
 use crate::http::social::{self, SocialRequest};
 use crate::http::ws_transport::Socket;
-use crate::world_thread::WorldInput;
+use wayfarer_host::world_thread::WorldInput;
 
 use super::input::{self, Context, Verdict};
 use super::{Connection, Flow};

@@ -11,12 +11,12 @@ use wayfarer_protocol::ws::{codes, ServerMessage};
 use wayfarer_store::User;
 
 use crate::app::AppState;
-use crate::connections::{wait_saved, CloseRequest, FINAL_SAVE_WAIT};
 use crate::http::social;
 use crate::http::ws_transport::{Frames, Incoming, Socket};
-use crate::outbound_queue::{self, OutboundReceiver};
 use crate::rate_limit::WS_PER_SECOND;
-use crate::world_thread::{Outbound, WorldInput, TOO_SLOW};
+use wayfarer_host::connections::{wait_saved, CloseRequest, FINAL_SAVE_WAIT};
+use wayfarer_host::outbound_queue::{self, OutboundReceiver};
+use wayfarer_host::world_thread::{Outbound, WorldInput, TOO_SLOW};
 
 use super::input::{Admission, Refs};
 use super::{Connection, Flow, ABUSE_LIMIT, CLOSE_TIMEOUT, PING_TIMEOUT, SEND_TIMEOUT};
@@ -47,7 +47,7 @@ impl Connection {
         name: String,
         address: String,
         agent_id: Option<Box<str>>,
-        entering: crate::connections::PendingEntry,
+        entering: wayfarer_host::connections::PendingEntry,
     ) -> Self {
         Connection {
             // The account's admin role is not lent to its agents: an agent token cannot act as
@@ -83,7 +83,7 @@ impl Connection {
     pub(super) fn run(
         mut self: Box<Self>,
         mut socket: Socket,
-        opener: crate::connections::Opener,
+        opener: wayfarer_host::connections::Opener,
     ) -> impl std::future::Future<Output = ()> + Send {
         async move {
             // The registry keeps who opened it: revoking that token closes this connection.
@@ -101,7 +101,7 @@ impl Connection {
                     metrics::counter!("ws_joins_refused_total").increment(1);
                     Box::pin(close_socket(
                         &mut socket,
-                        crate::world_thread::CLOSE_TRY_AGAIN,
+                        wayfarer_host::world_thread::CLOSE_TRY_AGAIN,
                         "the previous session is still being saved; try again",
                     ))
                     .await;
@@ -120,7 +120,8 @@ impl Connection {
                 None => None,
                 // Boxed, as `enter` below: its database calls would size every connection's task.
                 Some(cluster) => {
-                    match Box::pin(cluster.take_lease(&self.state, &self.character_id)).await {
+                    match Box::pin(cluster.take_lease(&self.state.store, &self.character_id)).await
+                    {
                         Ok(token) => Some((cluster, token)),
                         Err(err) => {
                             tracing::warn!(character = %self.character_id, code = err.code(), error = %err, "entry refused: the character's lease is not free");
@@ -135,7 +136,7 @@ impl Connection {
                                         .await;
                                 close_socket(
                                     &mut socket,
-                                    crate::world_thread::CLOSE_TRY_AGAIN,
+                                    wayfarer_host::world_thread::CLOSE_TRY_AGAIN,
                                     "the character is online in another world; try again",
                                 )
                                 .await;
@@ -226,8 +227,12 @@ impl Connection {
                 // After the final save: the next world to take the lease loads what was saved. A
                 // save that failed releases it too: the database's last state is what a retry here
                 // would load as well.
-                Box::pin(cluster.release_lease(&connection.state, &connection.character_id, token))
-                    .await;
+                Box::pin(cluster.release_lease(
+                    &connection.state.store,
+                    &connection.character_id,
+                    token,
+                ))
+                .await;
             }
             if saved {
                 let _ = registration.saved.send(());
@@ -329,9 +334,9 @@ impl Connection {
                 if let Flow::Close(code, reason) = flow {
                     Box::pin(close_socket(socket, code, reason)).await;
                     return match code {
-                        crate::connections::CLOSE_REPLACED => "replaced",
-                        crate::connections::CLOSE_KICKED => "kicked",
-                        crate::connections::CLOSE_BANNED => "banned",
+                        wayfarer_host::connections::CLOSE_REPLACED => "replaced",
+                        wayfarer_host::connections::CLOSE_KICKED => "kicked",
+                        wayfarer_host::connections::CLOSE_BANNED => "banned",
                         1001 => "shutdown",
                         1008 if reason == TOO_SLOW => "slow_client",
                         1008 if reason == PING_TIMEOUT => "ping_timeout",

@@ -7,7 +7,7 @@ use serde_json::Value;
 use wayfarer_protocol::ws::{codes, ChatChannel, ChatMessage, ServerMessage};
 
 use crate::http::ws_transport::Socket;
-use crate::world_thread::WorldInput;
+use wayfarer_host::world_thread::WorldInput;
 
 use super::{Connection, Flow};
 
@@ -32,7 +32,7 @@ impl Connection {
         if name.is_empty() || self.state.connections.find_by_name(name).is_some() {
             return None;
         }
-        let admitted = crate::world_thread::admit_private_elsewhere(
+        let admitted = wayfarer_host::world_thread::admit_private_elsewhere(
             &self.state.world_sender,
             &self.character_id,
             name,

@@ -8,8 +8,8 @@ use wayfarer_store::{CharacterSnapshot, ContactLists, StoreError};
 
 use crate::http::social;
 use crate::http::ws_transport::Socket;
-use crate::outbound_queue::OutboundSender;
-use crate::world_thread::WorldInput;
+use wayfarer_host::outbound_queue::OutboundSender;
+use wayfarer_host::world_thread::WorldInput;
 
 use super::{Connection, SEND_TIMEOUT};
 
@@ -86,7 +86,7 @@ impl Connection {
         .await??;
         record_entry_phase("sync", sending);
         // What the sim needs of the record is built here, off the tick.
-        let joining = Box::new(crate::character_state::joining(&snapshot, ignored));
+        let joining = Box::new(wayfarer_host::character_state::joining(&snapshot, ignored));
         let joined = self.state.world_sender.send(WorldInput::Join {
             snapshot: Box::new(snapshot),
             joining,
@@ -144,7 +144,7 @@ impl Connection {
 
     pub(super) fn initial_sync(&self, snapshot: &CharacterSnapshot) -> Player {
         let c = &snapshot.character;
-        crate::player_view::player(
+        wayfarer_host::player_view::player(
             &self.state.content.get().content,
             snapshot,
             wayfarer_protocol::ws::WorldPos {
@@ -152,7 +152,7 @@ impl Connection {
                 y: c.position[1],
                 z: c.position[2],
             },
-            Some(crate::player_view::tile_of(c.position)),
+            Some(wayfarer_host::player_view::tile_of(c.position)),
             true,
         )
     }

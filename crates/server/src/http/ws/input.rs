@@ -191,19 +191,22 @@ fn message_verdict(
             }
             Err(err) => refuse(err.code, err.message, reference.clone()),
         };
-    let trade = |command, refs: &mut Refs| {
-        Verdict::World(Command::Trade {
+    // A trade or duel command, or the refusal its slot earned (`Exchange::refuse`).
+    let trade = |command: Result<TradeCommand, Verdict>, refs: &mut Refs| match command {
+        Ok(command) => Verdict::World(Command::Trade {
             id: id.clone(),
             command,
             reference: refs.remember(reference.clone()),
-        })
+        }),
+        Err(refusal) => refusal,
     };
-    let duel = |command, refs: &mut Refs| {
-        Verdict::World(Command::Duel {
+    let duel = |command: Result<DuelCommand, Verdict>, refs: &mut Refs| match command {
+        Ok(command) => Verdict::World(Command::Duel {
             id: id.clone(),
             command,
             reference: refs.remember(reference.clone()),
-        })
+        }),
+        Err(refusal) => refusal,
     };
     match message {
         ClientMessage::Move(m) => Verdict::World(Command::Move {
@@ -312,49 +315,49 @@ fn message_verdict(
         ClientMessage::FriendList => social(SocialRequest::List),
         ClientMessage::Sync => Verdict::Sync,
         ClientMessage::TradeRequest(m) => trade(
-            TradeCommand::Request {
+            Ok(TradeCommand::Request {
                 target: m.target_player_id,
-            },
+            }),
             refs,
         ),
         ClientMessage::TradeRequestRespond(m) => trade(
-            TradeCommand::Respond {
+            Ok(TradeCommand::Respond {
                 trade_id: m.trade_id,
                 accept: m.accept,
-            },
+            }),
             refs,
         ),
-        ClientMessage::TradeAddItem(m) => match m.inventory_slot.index() {
-            Ok(slot) => trade(
-                TradeCommand::AddItem {
+        ClientMessage::TradeAddItem(m) => trade(
+            m.inventory_slot
+                .index()
+                .map_err(|err| Exchange::Trade(&m.trade_id).refuse(err, &reference))
+                .map(|slot| TradeCommand::AddItem {
                     trade_id: m.trade_id,
                     slot: slot as i64,
                     quantity: m.quantity,
-                },
-                refs,
-            ),
-            Err(err) => trade_error(err, m.trade_id, reference),
-        },
-        ClientMessage::TradeRemoveItem(m) => match m.inventory_slot.index() {
-            Ok(slot) => trade(
-                TradeCommand::RemoveItem {
+                }),
+            refs,
+        ),
+        ClientMessage::TradeRemoveItem(m) => trade(
+            m.inventory_slot
+                .index()
+                .map_err(|err| Exchange::Trade(&m.trade_id).refuse(err, &reference))
+                .map(|slot| TradeCommand::RemoveItem {
                     trade_id: m.trade_id,
                     slot: slot as i64,
-                },
-                refs,
-            ),
-            Err(err) => trade_error(err, m.trade_id, reference),
-        },
+                }),
+            refs,
+        ),
         ClientMessage::TradeAccept(m) => trade(
-            TradeCommand::Accept {
+            Ok(TradeCommand::Accept {
                 trade_id: m.trade_id,
-            },
+            }),
             refs,
         ),
         ClientMessage::TradeCancel(m) => trade(
-            TradeCommand::Cancel {
+            Ok(TradeCommand::Cancel {
                 trade_id: m.trade_id,
-            },
+            }),
             refs,
         ),
         ClientMessage::BankOpen => bank_or_shop(Ok(Request::Bank(BankRequest::Open)), refs),
@@ -383,70 +386,79 @@ fn message_verdict(
         ClientMessage::QuestList => Verdict::World(Command::QuestList { id }),
         ClientMessage::AgentStatus(status) => Verdict::AgentStatus { status, reference },
         ClientMessage::DuelChallenge(m) => duel(
-            DuelCommand::Challenge {
+            Ok(DuelCommand::Challenge {
                 target: m.target_player_id,
-            },
+            }),
             refs,
         ),
         ClientMessage::DuelRespond(m) => duel(
-            DuelCommand::Respond {
+            Ok(DuelCommand::Respond {
                 duel_id: m.duel_id,
                 accept: m.accept,
-            },
+            }),
             refs,
         ),
         ClientMessage::DuelSetRule(m) => duel(
-            DuelCommand::SetRule {
+            Ok(DuelCommand::SetRule {
                 duel_id: m.duel_id,
                 rule: m.rule,
                 on: m.on,
-            },
+            }),
             refs,
         ),
-        ClientMessage::DuelStake(m) => match m.inventory_slot.index() {
-            Ok(slot) => duel(
-                DuelCommand::Stake {
+        ClientMessage::DuelStake(m) => duel(
+            m.inventory_slot
+                .index()
+                .map_err(|err| Exchange::Duel(&m.duel_id).refuse(err, &reference))
+                .map(|slot| DuelCommand::Stake {
                     duel_id: m.duel_id,
                     slot: slot as i64,
                     quantity: m.quantity,
-                },
-                refs,
-            ),
-            Err(err) => duel_error(err, m.duel_id, reference),
-        },
-        ClientMessage::DuelUnstake(m) => match m.inventory_slot.index() {
-            Ok(slot) => duel(
-                DuelCommand::Unstake {
+                }),
+            refs,
+        ),
+        ClientMessage::DuelUnstake(m) => duel(
+            m.inventory_slot
+                .index()
+                .map_err(|err| Exchange::Duel(&m.duel_id).refuse(err, &reference))
+                .map(|slot| DuelCommand::Unstake {
                     duel_id: m.duel_id,
                     slot: slot as i64,
-                },
-                refs,
-            ),
-            Err(err) => duel_error(err, m.duel_id, reference),
-        },
-        ClientMessage::DuelAccept(m) => duel(DuelCommand::Accept { duel_id: m.duel_id }, refs),
-        ClientMessage::DuelCancel(m) => duel(DuelCommand::Cancel { duel_id: m.duel_id }, refs),
+                }),
+            refs,
+        ),
+        ClientMessage::DuelAccept(m) => duel(Ok(DuelCommand::Accept { duel_id: m.duel_id }), refs),
+        ClientMessage::DuelCancel(m) => duel(Ok(DuelCommand::Cancel { duel_id: m.duel_id }), refs),
     }
 }
 
-/// A trade message's slot out of range: a `tradeError`, like the trade's other errors.
-fn trade_error(err: ParseError, trade_id: String, reference: Option<Value>) -> Verdict {
-    Verdict::Refuse(ServerMessage::TradeError(TradeError {
-        code: err.code.to_owned(),
-        message: err.message,
-        trade_id: Some(trade_id),
-        reference,
-    }))
+/// The exchange a message belongs to, and its id: its refusals are the exchange's own errors.
+#[derive(Debug, Clone, Copy)]
+enum Exchange<'a> {
+    Trade(&'a str),
+    Duel(&'a str),
 }
 
-/// A duel message's slot out of range: a `duelError`, like the duel's other errors.
-fn duel_error(err: ParseError, duel_id: String, reference: Option<Value>) -> Verdict {
-    Verdict::Refuse(ServerMessage::DuelError(DuelError {
-        duel_id: Some(duel_id),
-        code: err.code.to_owned(),
-        message: err.message,
-        reference,
-    }))
+impl Exchange<'_> {
+    /// A message of this exchange refused for `err` (a slot out of range): a `tradeError` or
+    /// `duelError` with the exchange's id, like the exchange's other errors.
+    fn refuse(self, err: ParseError, reference: &Option<Value>) -> Verdict {
+        let (code, message, reference) = (err.code.to_owned(), err.message, reference.clone());
+        Verdict::Refuse(match self {
+            Exchange::Trade(id) => ServerMessage::TradeError(TradeError {
+                code,
+                message,
+                trade_id: Some(id.to_owned()),
+                reference,
+            }),
+            Exchange::Duel(id) => ServerMessage::DuelError(DuelError {
+                duel_id: Some(id.to_owned()),
+                code,
+                message,
+                reference,
+            }),
+        })
+    }
 }
 
 #[cfg(test)]

@@ -77,7 +77,7 @@ pub async fn upgrade(
         crate::auth::Subject::Agent { claim, .. } => Some(claim.clone()),
         _ => None,
     };
-    let opener = crate::connections::Opener {
+    let opener = wayfarer_host::connections::Opener {
         account_id: caller.user.id.as_str().into(),
         token_id: caller.stamp.id.as_str().into(),
         token_issued_at_ms: caller.stamp.issued_at_ms,
@@ -178,7 +178,7 @@ struct Connection {
     agent_id: Option<Box<str>>,
     limiter: DefaultDirectRateLimiter,
     /// Held until this connection is in the world (or gave up): see `Connections::begin_entry`.
-    entering: Option<crate::connections::PendingEntry>,
+    entering: Option<wayfarer_host::connections::PendingEntry>,
     last_limited_notice: Option<Instant>,
     abuse_started: Option<Instant>,
     last_drop: Option<Instant>,

@@ -6,7 +6,7 @@ use wayfarer_protocol::ws::codes;
 use wayfarer_sim::Command;
 
 use crate::http::ws_transport::Socket;
-use crate::world_thread::WorldInput;
+use wayfarer_host::world_thread::WorldInput;
 
 use super::{Connection, Flow};
 

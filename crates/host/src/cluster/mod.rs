@@ -35,12 +35,11 @@ use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use tokio::task::JoinHandle;
 use wayfarer_protocol::ws::{codes, ServerMessage};
-use wayfarer_store::LeaseOutcome;
+use wayfarer_store::{LeaseOutcome, Store};
 
-use crate::app::AppState;
-use crate::config::Config;
-use crate::connections::{CloseRequest, CLOSE_BANNED, CLOSE_KICKED, CLOSE_REPLACED};
-use crate::world_thread::WorldInput;
+use crate::connections::{CloseRequest, Connections, CLOSE_BANNED, CLOSE_KICKED, CLOSE_REPLACED};
+use crate::online::OnlinePlayers;
+use crate::world_thread::{WorldInput, WorldSender};
 
 /// How often a world announces itself.
 pub const ANNOUNCE_EVERY: Duration = Duration::from_secs(2);
@@ -130,6 +129,32 @@ impl ClusterError {
     }
 }
 
+/// What a world of a group needs to join it: the server's `NATS_URL`, the announcement made of
+/// `WORLD_ID`, `WORLD_NAME`, `PUBLIC_WS_URL`, `PUBLIC_API_URL` and `WORLD_CAPACITY`,
+/// `WORLD_LEASE_SECS` and `CROSS_WORLD_GLOBAL_CHAT` (`Config::cluster_settings` in the server).
+#[derive(Debug, Clone)]
+pub struct ClusterSettings {
+    pub nats_url: String,
+    /// This world as it announces itself (`players` and `full` are filled in at each announcement).
+    pub me: WorldAnnouncement,
+    pub lease_ttl_ms: i64,
+    /// Whether global chat lines go to the other worlds ([`global_chat`]).
+    pub global_chat: bool,
+}
+
+/// The parts of this world the cluster's tasks act on: the database (leases, revocations), the
+/// world's queue (deliveries, relayed lines), the online count (announcements), the live
+/// connections (kicks, releases) and what applies a revocation heard from another world (the
+/// server's token service: [`revocations::ApplyRevocation`]).
+#[derive(Clone)]
+pub struct HostHandles {
+    pub store: Store,
+    pub world: WorldSender,
+    pub online: Arc<OnlinePlayers>,
+    pub connections: Arc<Connections>,
+    pub revocations: Arc<dyn revocations::ApplyRevocation>,
+}
+
 /// This world's part in a group of worlds.
 pub struct Cluster {
     pub world_id: i64,
@@ -154,13 +179,12 @@ struct Leases {
 impl Cluster {
     /// Connects to NATS in the background (a world starts and plays while NATS is away) and
     /// returns at once.
-    pub async fn connect(config: &Config) -> anyhow::Result<Option<Arc<Cluster>>> {
-        let Some(url) = &config.nats_url else {
-            return Ok(None);
-        };
+    pub async fn connect(
+        settings: &ClusterSettings,
+    ) -> Result<Arc<Cluster>, async_nats::ConnectError> {
         let connected = Arc::new(AtomicBool::new(false));
         let flag = connected.clone();
-        let world_id = config.world_id;
+        let world_id = settings.me.id;
         metrics::gauge!("nats_connected").set(0.0);
         let client = async_nats::ConnectOptions::new()
             .name(format!("wayfarer-world-{world_id}"))
@@ -193,26 +217,17 @@ impl Cluster {
                     }
                 }
             })
-            .connect(url.as_str())
+            .connect(settings.nats_url.as_str())
             .await?;
-        Ok(Some(Arc::new(Cluster {
+        Ok(Arc::new(Cluster {
             world_id,
-            me: WorldAnnouncement {
-                id: world_id,
-                name: config.world_name.clone(),
-                ws_url: config.public_ws_url.clone(),
-                api_url: config.public_api_url.clone(),
-                players: 0,
-                capacity: config.world_capacity,
-                full: false,
-                // The live count is filled in when announced.
-            },
-            lease_ttl_ms: (config.world_lease_secs * 1000) as i64,
+            me: settings.me.clone(),
+            lease_ttl_ms: settings.lease_ttl_ms,
             client,
             connected,
             worlds: Mutex::default(),
             leases: Mutex::default(),
-        })))
+        }))
     }
 
     /// Whether NATS is reachable now.
@@ -291,12 +306,12 @@ impl Cluster {
     /// it go (it saves the character first). Returns the lease's holder token, to release with.
     pub async fn take_lease(
         &self,
-        state: &AppState,
+        store: &Store,
         character_id: &str,
     ) -> Result<String, ClusterError> {
         let token = uuid::Uuid::now_v7().to_string();
         lock(&self.leases).taking.insert(character_id.to_owned());
-        let taken = self.take_lease_as(state, character_id, &token).await;
+        let taken = self.take_lease_as(store, character_id, &token).await;
         let mut leases = lock(&self.leases);
         leases.taking.remove(character_id);
         if taken.is_ok() {
@@ -307,15 +322,14 @@ impl Cluster {
 
     async fn take_lease_as(
         &self,
-        state: &AppState,
+        store: &Store,
         character_id: &str,
         token: &str,
     ) -> Result<(), ClusterError> {
         let deadline = Instant::now() + RELEASE_WAIT;
         let mut asked = None;
         loop {
-            let outcome = state
-                .store
+            let outcome = store
                 .leases()
                 .acquire(character_id, self.world_id, token, self.lease_ttl_ms)
                 .await
@@ -361,7 +375,7 @@ impl Cluster {
     }
 
     /// Releases a lease taken with [`Cluster::take_lease`], after the character's final save.
-    pub async fn release_lease(&self, state: &AppState, character_id: &str, token: &str) {
+    pub async fn release_lease(&self, store: &Store, character_id: &str, token: &str) {
         {
             // Out of `held` first: a heartbeat between the delete and this must not see it as lost.
             let mut leases = lock(&self.leases);
@@ -369,7 +383,7 @@ impl Cluster {
                 leases.held.remove(character_id);
             }
         }
-        if let Err(err) = state.store.leases().release(character_id, token).await {
+        if let Err(err) = store.leases().release(character_id, token).await {
             // It expires by itself once the heartbeat stops renewing it... but the heartbeat
             // renews every row of this world, so say so loudly: the next start clears it.
             tracing::error!(character = character_id, error = %err, "releasing a character lease failed");
@@ -380,7 +394,7 @@ impl Cluster {
     /// published for the others. A world that cannot reach NATS still delivers its own.
     pub async fn notify_everywhere(
         &self,
-        state: &AppState,
+        world: &WorldSender,
         to: Vec<String>,
         message: ServerMessage,
     ) {
@@ -389,7 +403,7 @@ impl Cluster {
             to: to.clone(),
             message: message.clone(),
         });
-        state.world_sender.send(WorldInput::Notify {
+        world.send(WorldInput::Notify {
             to,
             message: Arc::new(message),
         });
@@ -462,12 +476,12 @@ impl ClusterTasks {
 /// and, with `CROSS_WORLD_GLOBAL_CHAT`, the global chat relay.
 pub fn spawn(
     cluster: Arc<Cluster>,
-    state: AppState,
+    host: HostHandles,
     global_lines: Option<global_chat::RelayLines>,
 ) -> ClusterTasks {
     let mut tasks = vec![
-        tokio::spawn(heartbeat_loop(cluster.clone(), state.clone())),
-        tokio::spawn(revocations::catch_up_loop(cluster.clone(), state.clone())),
+        tokio::spawn(heartbeat_loop(cluster.clone(), host.clone())),
+        tokio::spawn(revocations::catch_up_loop(cluster.clone(), host.clone())),
     ];
     let mut listeners = vec![
         (SUBJECT_WORLDS.to_owned(), Listener::Worlds),
@@ -493,7 +507,7 @@ pub fn spawn(
         ));
         tasks.push(tokio::spawn(global_chat::relay_loop(
             cluster.clone(),
-            state.clone(),
+            host.clone(),
             lines,
         )));
     }
@@ -503,19 +517,19 @@ pub fn spawn(
         subscribed.push(is_ready);
         tasks.push(tokio::spawn(listen(
             cluster.clone(),
-            state.clone(),
+            host.clone(),
             subject,
             kind,
             ready,
         )));
     }
-    tasks.push(tokio::spawn(announce_loop(cluster, state, subscribed)));
+    tasks.push(tokio::spawn(announce_loop(cluster, host, subscribed)));
     ClusterTasks(tasks)
 }
 
 async fn announce_loop(
     cluster: Arc<Cluster>,
-    state: AppState,
+    host: HostHandles,
     subscribed: Vec<tokio::sync::oneshot::Receiver<()>>,
 ) {
     // The subscriptions go out on the same connection before the first announcement, so NATS
@@ -527,7 +541,7 @@ async fn announce_loop(
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         every.tick().await;
-        let me = cluster.announcement(state.online.count() as u64);
+        let me = cluster.announcement(host.online.count() as u64);
         if let Ok(payload) = serde_json::to_vec(&me) {
             // Unavailable NATS is logged by the connection events; the next tick tries again.
             let _ = cluster.publish(SUBJECT_WORLDS.to_owned(), payload).await;
@@ -539,7 +553,7 @@ async fn announce_loop(
 /// Renews this world's leases every third of their time. A character this world believes it
 /// holds and the renewal did not find was taken by another world (this one could not renew for
 /// longer than a lease): its connection is closed as replaced, and its save will be refused.
-async fn heartbeat_loop(cluster: Arc<Cluster>, state: AppState) {
+async fn heartbeat_loop(cluster: Arc<Cluster>, host: HostHandles) {
     let period = Duration::from_millis((cluster.lease_ttl_ms / 3).max(100) as u64);
     let mut every = tokio::time::interval(period);
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -550,7 +564,7 @@ async fn heartbeat_loop(cluster: Arc<Cluster>, state: AppState) {
             .iter()
             .map(|(id, token)| (id.clone(), token.clone()))
             .collect();
-        match state
+        match host
             .store
             .leases()
             .renew(cluster.world_id, cluster.lease_ttl_ms)
@@ -571,7 +585,7 @@ async fn heartbeat_loop(cluster: Arc<Cluster>, state: AppState) {
                     }
                     tracing::error!(character = %lost, world = cluster.world_id, "character lease lost to another world: closing its connection");
                     metrics::counter!("character_leases_lost_total").increment(1);
-                    state.connections.close(
+                    host.connections.close(
                         lost,
                         CloseRequest {
                             code: CLOSE_REPLACED,
@@ -601,7 +615,7 @@ enum Listener {
 /// One subscription, kept for the life of the server (the client resubscribes after a reconnect).
 async fn listen(
     cluster: Arc<Cluster>,
-    state: AppState,
+    host: HostHandles,
     subject: String,
     kind: Listener,
     ready: tokio::sync::oneshot::Sender<()>,
@@ -618,8 +632,8 @@ async fn listen(
     let _ = ready.send(());
     while let Some(message) = subscription.next().await {
         match kind {
-            Listener::GlobalChat => global_chat::heard(&cluster, &state, &message.payload),
-            Listener::Revocations => revocations::heard(&cluster, &state, &message.payload),
+            Listener::GlobalChat => global_chat::heard(&cluster, &host, &message.payload),
+            Listener::Revocations => revocations::heard(&cluster, &host, &message.payload),
             Listener::Worlds => {
                 if let Ok(world) = serde_json::from_slice::<WorldAnnouncement>(&message.payload) {
                     if world.id != cluster.world_id {
@@ -635,10 +649,10 @@ async fn listen(
                     let local: Vec<String> = delivery
                         .to
                         .into_iter()
-                        .filter(|id| state.connections.is_connected(id))
+                        .filter(|id| host.connections.is_connected(id))
                         .collect();
                     if !local.is_empty() {
-                        state.world_sender.send(WorldInput::Notify {
+                        host.world.send(WorldInput::Notify {
                             to: local,
                             message: Arc::new(delivery.message),
                         });
@@ -658,15 +672,15 @@ async fn listen(
                     continue;
                 };
                 let cluster = cluster.clone();
-                let state = state.clone();
+                let host = host.clone();
                 // A release waits for a final save: answered on its own task, so requests for
                 // other characters are not held up behind it.
                 tokio::spawn(async move {
                     let done = match kind {
                         Listener::Release => {
-                            release_for(&cluster, &state, &request.character_id).await
+                            release_for(&cluster, &host, &request.character_id).await
                         }
-                        _ => state.connections.close(
+                        _ => host.connections.close(
                             &request.character_id,
                             if request.banned {
                                 CloseRequest {
@@ -692,8 +706,8 @@ async fn listen(
 
 /// Another world wants `character_id`: close its connection here (4000), and answer once its
 /// final save is written and its lease released.
-async fn release_for(cluster: &Cluster, state: &AppState, character_id: &str) -> bool {
-    let closing = state.connections.close(
+async fn release_for(cluster: &Cluster, host: &HostHandles, character_id: &str) -> bool {
+    let closing = host.connections.close(
         character_id,
         CloseRequest {
             code: CLOSE_REPLACED,
@@ -714,9 +728,9 @@ async fn release_for(cluster: &Cluster, state: &AppState, character_id: &str) ->
         if !ours {
             // Nothing here holds it: a row of this world with no connection behind it (the
             // connection's release failed) is an orphan, and letting it go loses nothing.
-            if let Ok(Some(holder)) = state.store.leases().holder(character_id).await {
+            if let Ok(Some(holder)) = host.store.leases().holder(character_id).await {
                 if holder.world_id == cluster.world_id {
-                    let _ = state
+                    let _ = host
                         .store
                         .leases()
                         .release(character_id, &holder.holder)

@@ -19,9 +19,7 @@ use tokio::sync::mpsc;
 use wayfarer_protocol::ws::{codes, ChatMessage, ServerMessage};
 use wayfarer_sim::Command;
 
-use super::Cluster;
-use crate::app::AppState;
-use crate::config::Config;
+use super::{Cluster, ClusterSettings, HostHandles};
 use crate::world_thread::WorldInput;
 
 /// Where every world publishes its global lines and hears the others'.
@@ -41,14 +39,14 @@ pub struct GlobalChatRelay {
 pub struct RelayLines(mpsc::Receiver<ChatMessage>);
 
 /// The relay's two ends when `CROSS_WORLD_GLOBAL_CHAT` is on, else `None`.
-pub fn relay(config: &Config) -> Option<(GlobalChatRelay, RelayLines)> {
-    if !config.cross_world_global_chat || config.nats_url.is_none() {
+pub fn relay(settings: &ClusterSettings) -> Option<(GlobalChatRelay, RelayLines)> {
+    if !settings.global_chat {
         return None;
     }
     let (lines, receiver) = mpsc::channel(RELAY_QUEUE);
     Some((
         GlobalChatRelay {
-            world_id: config.world_id,
+            world_id: settings.me.id,
             lines,
         },
         RelayLines(receiver),
@@ -86,7 +84,7 @@ struct RelayedLine {
 
 /// Publishes each queued line; a line NATS does not take earns its sender one
 /// `cross_world_unavailable`.
-pub(super) async fn relay_loop(cluster: Arc<Cluster>, state: AppState, mut lines: RelayLines) {
+pub(super) async fn relay_loop(cluster: Arc<Cluster>, host: HostHandles, mut lines: RelayLines) {
     while let Some(message) = lines.0.recv().await {
         let sender = message.from_id.clone();
         let published = match serde_json::to_vec(&RelayedLine {
@@ -109,7 +107,7 @@ pub(super) async fn relay_loop(cluster: Arc<Cluster>, state: AppState, mut lines
                 character = %sender,
                 "global line kept to this world: NATS unavailable"
             );
-            state.world_sender.send(WorldInput::Notify {
+            host.world.send(WorldInput::Notify {
                 to: vec![sender],
                 message: unrelayed(),
             });
@@ -119,7 +117,7 @@ pub(super) async fn relay_loop(cluster: Arc<Cluster>, state: AppState, mut lines
 
 /// A line heard from NATS: another world's goes to this world's game; this world's own echo is
 /// dropped (it was delivered here when said).
-pub(super) fn heard(cluster: &Cluster, state: &AppState, payload: &[u8]) {
+pub(super) fn heard(cluster: &Cluster, host: &HostHandles, payload: &[u8]) {
     let line = match serde_json::from_slice::<RelayedLine>(payload) {
         Ok(line) => line,
         Err(err) => {
@@ -134,8 +132,8 @@ pub(super) fn heard(cluster: &Cluster, state: &AppState, payload: &[u8]) {
         world: Some(line.from_world),
         ..line.message
     };
-    if !state
-        .world_sender
+    if !host
+        .world
         .send(WorldInput::Sim(Command::RelayedGlobalChat { message }))
     {
         tracing::warn!(

@@ -15,9 +15,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::Cluster;
-use crate::app::AppState;
-use crate::auth::revocation::Revocation;
+use super::{Cluster, HostHandles};
 
 /// The subject revocations are published on.
 pub const SUBJECT_REVOCATIONS: &str = "wayfarer.tokens.revoked";
@@ -28,6 +26,30 @@ pub const CATCH_UP_EVERY: Duration = Duration::from_secs(10);
 /// world's clock and written by transactions that may commit late, so the windows overlap by
 /// this much (applying one twice is harmless).
 const CATCH_UP_OVERLAP_MS: i64 = 60_000;
+
+/// One revocation, as applied on each world.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum Revocation {
+    /// One token, until it expires.
+    Token {
+        token_id: String,
+        expires_at_ms: i64,
+    },
+    /// Every token of an account issued before `before_ms`.
+    Account { account_id: String, before_ms: i64 },
+}
+
+/// What applies a revocation on this world: remembers a revoked token and closes the game
+/// sockets the revoked tokens opened (4002), returning how many were asked to close. The
+/// server's token service implements it (`auth::revocation`); applying one twice is harmless.
+pub trait ApplyRevocation: Send + Sync {
+    fn apply(&self, revocation: &Revocation) -> usize;
+}
 
 /// A revocation as published.
 #[derive(Debug, Serialize, Deserialize)]
@@ -60,10 +82,10 @@ pub async fn publish(cluster: &Cluster, revocation: &Revocation) {
 }
 
 /// A revocation another world published.
-pub fn heard(cluster: &Cluster, state: &AppState, payload: &[u8]) {
+pub fn heard(cluster: &Cluster, host: &HostHandles, payload: &[u8]) {
     match serde_json::from_slice::<Published>(payload) {
         Ok(published) if published.from_world != cluster.world_id => {
-            let closed = published.revocation.apply_here(state);
+            let closed = host.revocations.apply(&published.revocation);
             tracing::info!(
                 from_world = published.from_world,
                 sockets_closed = closed,
@@ -76,7 +98,7 @@ pub fn heard(cluster: &Cluster, state: &AppState, payload: &[u8]) {
 }
 
 /// Reads the recent revocations from the database every [`CATCH_UP_EVERY`] and applies them.
-pub async fn catch_up_loop(cluster: Arc<Cluster>, state: AppState) {
+pub async fn catch_up_loop(cluster: Arc<Cluster>, host: HostHandles) {
     let mut last_read_ms = wayfarer_store::now_ms();
     let mut every = tokio::time::interval(CATCH_UP_EVERY);
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -85,9 +107,9 @@ pub async fn catch_up_loop(cluster: Arc<Cluster>, state: AppState) {
         every.tick().await;
         let reading_at = wayfarer_store::now_ms();
         let since = last_read_ms - CATCH_UP_OVERLAP_MS;
-        match read_since(&state, since).await {
+        match read_since(&host.store, since).await {
             Ok(revocations) => {
-                let closed: usize = revocations.iter().map(|r| r.apply_here(&state)).sum();
+                let closed: usize = revocations.iter().map(|r| host.revocations.apply(r)).sum();
                 if closed > 0 {
                     tracing::info!(
                         world = cluster.world_id,
@@ -104,11 +126,11 @@ pub async fn catch_up_loop(cluster: Arc<Cluster>, state: AppState) {
 }
 
 async fn read_since(
-    state: &AppState,
+    store: &wayfarer_store::Store,
     since_ms: i64,
 ) -> Result<Vec<Revocation>, wayfarer_store::StoreError> {
-    let tokens = state.store.revoked_tokens().revoked_since(since_ms).await?;
-    let accounts = state.store.users().tokens_revoked_since(since_ms).await?;
+    let tokens = store.revoked_tokens().revoked_since(since_ms).await?;
+    let accounts = store.users().tokens_revoked_since(since_ms).await?;
     Ok(tokens
         .into_iter()
         .map(|t| Revocation::Token {
