@@ -156,7 +156,11 @@ impl World {
                     Some(by) => self.ledger.taken(item.key, tile, owner, by),
                     None => {
                         let pending = self.ledger.vanished(item.key, tile, owner);
-                        owed_by = Some(if pending { item.lot.owner.clone() } else { None });
+                        owed_by = Some(if pending {
+                            item.lot.owner.clone()
+                        } else {
+                            None
+                        });
                     }
                 }
             }
