@@ -67,6 +67,19 @@ pub struct PoolSettings {
 }
 
 impl PoolSettings {
+    /// How long start-up's work (the migrations) waits for a connection at the least.
+    pub const START_UP_WAIT: Duration = Duration::from_secs(30);
+
+    /// These settings with every wait at least [`Self::START_UP_WAIT`].
+    pub fn for_start_up(self) -> PoolSettings {
+        PoolSettings {
+            rest_acquire: self.rest_acquire.max(Self::START_UP_WAIT),
+            entry_acquire: self.entry_acquire.max(Self::START_UP_WAIT),
+            write_acquire: self.write_acquire.max(Self::START_UP_WAIT),
+            ..self
+        }
+    }
+
     /// The defaults for `backend` (docs/operations.md, "The database's connections").
     pub fn defaults(backend: Backend) -> PoolSettings {
         let (rest, entry, write) = match backend {
@@ -259,9 +272,14 @@ impl Store {
         url: &str,
         pools: PoolSettings,
     ) -> Result<(Store, Vec<i64>), StoreError> {
-        let store = Store::connect_with(url, pools).await?;
+        // Migrations wait as long as start-up may, not as a request under back-pressure does:
+        // with short request waits (`DB_*_WAIT_MS`) on a loaded machine, a start failed with
+        // "no connection came free in time" before it served anyone. The store the caller gets
+        // has the waits it asked for.
+        let migrating = pools.for_start_up();
+        let store = Store::connect_with(url, migrating).await?;
         let applied = store.migrate().await?;
-        if applied.is_empty() || store.backend != Backend::Sqlite {
+        if migrating == pools && (applied.is_empty() || store.backend != Backend::Sqlite) {
             return Ok((store, applied));
         }
         store.close().await;
@@ -593,6 +611,37 @@ pub fn redact_url(url: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Start-up waits like start-up, whatever a request may wait (the store_busy tests' 200 ms
+    /// waits failed migrations on a loaded machine); the sizes stay what was asked.
+    #[test]
+    fn start_up_waits_at_least_its_own_time_with_the_same_pools() {
+        let short = PoolSettings {
+            rest_connections: 1,
+            rest_acquire: Duration::from_millis(200),
+            entry_connections: 1,
+            entry_acquire: Duration::from_millis(200),
+            write_connections: 1,
+            write_acquire: Duration::from_millis(200),
+        };
+        let start_up = short.for_start_up();
+        assert_eq!(start_up.rest_acquire, PoolSettings::START_UP_WAIT);
+        assert_eq!(start_up.entry_acquire, PoolSettings::START_UP_WAIT);
+        assert_eq!(start_up.write_acquire, PoolSettings::START_UP_WAIT);
+        assert_eq!(
+            (
+                start_up.rest_connections,
+                start_up.entry_connections,
+                start_up.write_connections
+            ),
+            (1, 1, 1)
+        );
+        let long = PoolSettings {
+            write_acquire: Duration::from_secs(90),
+            ..short
+        };
+        assert_eq!(long.for_start_up().write_acquire, Duration::from_secs(90));
+    }
 
     #[test]
     fn backend_is_chosen_by_scheme() {
