@@ -3,6 +3,8 @@
 # and `wayfarer-load` with 50 bots for 10 seconds; fails when any bot saw an error, a failed
 # connect or a disconnect (the load command's exit code).
 set -euo pipefail
+# shellcheck source=../scripts/lib.sh
+. "$(dirname "$0")/../scripts/lib.sh"
 cd "$(dirname "$0")/.."
 
 # .ci/run passes the binaries its build stage made (the server's tests and crates/bench/tests/cli.rs
@@ -20,12 +22,9 @@ key="ci-load-smoke-key"
 
 WORLD="$world" PORT="$port" LOAD_TEST_KEY="$key" RUST_LOG=warn "$bin" serve >"$world/server.log" 2>&1 &
 server=$!
-trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$world"' EXIT
+stop_server_on_exit "$server" "$world"
 
-for _ in $(seq 1 100); do
-  if curl -fsS "http://127.0.0.1:$port/health" >/dev/null 2>&1; then break; fi
-  sleep 0.1
-done
+wait_healthy "http://127.0.0.1:$port" 10 || true
 
 set +e
 "$load" --url "http://127.0.0.1:$port" --bots 50 --seconds 10 --ramp 2 --scenario mixed \

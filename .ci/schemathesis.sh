@@ -9,6 +9,8 @@
 # schemathesis comes from PyPI into a virtual environment this script creates. Without python3's
 # venv or PyPI the run is skipped with the reason, except under CI=true, where that is a failure.
 set -euo pipefail
+# shellcheck source=../scripts/lib.sh
+. "$(dirname "$0")/../scripts/lib.sh"
 cd "$(dirname "$0")/.."
 
 # Pinned so that a new release's checks cannot fail a commit that did not change.
@@ -53,13 +55,9 @@ WORLD="$world" PORT="$port" HOST=127.0.0.1 DISABLE_RATE_LIMIT=true RUST_LOG=warn
   PUBLIC_IDP_APP_ID=schemathesis IDP_APP_SECRET=schemathesis-idp-secret IDP_VERIFICATION_KEY="$world/idp.pem" \
   "$bin" serve >"$world/server.log" 2>&1 &
 server=$!
-trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$world"' EXIT
+stop_server_on_exit "$server" "$world"
 
-for _ in $(seq 1 300); do
-  if curl -fsS "$base/health" >/dev/null 2>&1; then break; fi
-  sleep 0.1
-done
-curl -fsS "$base/health" >/dev/null
+wait_healthy "$base" 30 || { echo "the server did not start"; cat "$world/server.log"; exit 1; }
 
 # A guest account with a character, so the character routes answer 200 as well as their errors,
 # and the admin role, so the admin routes do too. POST /api/admin/ban is left out of the run: the

@@ -55,25 +55,27 @@ impl EconomyCounters {
 
     /// Units of `item_id` came into players' hands for `reason`.
     pub fn entered(&self, item_id: &str, reason: &'static str, units: u64) {
-        if units == 0 {
-            return;
-        }
-        self.with(|f| {
-            *f.entered
-                .entry(item_id.to_owned())
-                .or_default()
-                .entry(reason)
-                .or_default() += units
-        });
+        self.add(|f| &mut f.entered, item_id, reason, units);
     }
 
     /// Units of `item_id` left players' hands (and the world) for `reason`.
     pub fn left(&self, item_id: &str, reason: &'static str, units: u64) {
+        self.add(|f| &mut f.left, item_id, reason, units);
+    }
+
+    /// Adds `units` to one book (entered or left) under `item_id` and `reason`.
+    fn add(
+        &self,
+        book: impl FnOnce(&mut Flows) -> &mut BTreeMap<String, BTreeMap<&'static str, u64>>,
+        item_id: &str,
+        reason: &'static str,
+        units: u64,
+    ) {
         if units == 0 {
             return;
         }
         self.with(|f| {
-            *f.left
+            *book(f)
                 .entry(item_id.to_owned())
                 .or_default()
                 .entry(reason)

@@ -65,10 +65,8 @@ impl World {
         item_id: &str,
         quantity: impl Into<u64>,
     ) {
-        let quantity = quantity.into();
         let holder = self.players[index].id.clone();
-        self.owe(Some(&holder), kind, reason, item_id, quantity);
-        self.flow(kind, reason, item_id, quantity);
+        self.owe_and_flow(Some(&holder), kind, reason, item_id, quantity.into());
     }
 
     /// [`World::flow`] of items appearing on or vanishing from the ground outside death piles:
@@ -80,8 +78,20 @@ impl World {
         item_id: &str,
         quantity: impl Into<u64>,
     ) {
-        let quantity = quantity.into();
-        self.owe(None, kind, reason, item_id, quantity);
+        self.owe_and_flow(None, kind, reason, item_id, quantity.into());
+    }
+
+    /// Owes a movement to the database (with `holder`'s next record, or the next chunks) and
+    /// reports it.
+    fn owe_and_flow(
+        &mut self,
+        holder: Option<&str>,
+        kind: FlowKind,
+        reason: &'static str,
+        item_id: &str,
+        quantity: u64,
+    ) {
+        self.owe(holder, kind, reason, item_id, quantity);
         self.flow(kind, reason, item_id, quantity);
     }
 

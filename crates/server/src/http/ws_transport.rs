@@ -450,15 +450,24 @@ mod tests {
         }
     }
 
-    /// The close code the client receives after sending `frame` to a server socket limited to
-    /// 64 KiB messages.
-    async fn close_code_after(frame: Message) -> Option<u16> {
+    /// A server socket limited to 64 KiB messages and the client at its other end.
+    async fn limited_pair() -> (
+        Socket<tokio::io::DuplexStream>,
+        WebSocketStream<tokio::io::DuplexStream>,
+    ) {
         let (server_end, client_end) = tokio::io::duplex(1 << 20);
         let limited = config()
             .max_message_size(Some(64 * 1024))
             .max_frame_size(Some(64 * 1024));
-        let mut socket = Socket::new(server_end, limited).await;
-        let mut client = WebSocketStream::from_raw_socket(client_end, Role::Client, None).await;
+        let socket = Socket::new(server_end, limited).await;
+        let client = WebSocketStream::from_raw_socket(client_end, Role::Client, None).await;
+        (socket, client)
+    }
+
+    /// The close code the client receives after sending `frame` to a server socket limited to
+    /// 64 KiB messages.
+    async fn close_code_after(frame: Message) -> Option<u16> {
+        let (mut socket, mut client) = limited_pair().await;
         client.send(frame).await.unwrap();
         assert!(matches!(socket.recv().await, Incoming::Error(_)));
         match client.next().await {
@@ -476,12 +485,7 @@ mod tests {
         assert_eq!(close_code_after(big).await, Some(1009));
         // Within the limit, split in fragments whose sum is over it: 1009 as well.
         let first = Frame::message(vec![b'a'; 40_000], OpCode::Data(Data::Text), false);
-        let (server_end, client_end) = tokio::io::duplex(1 << 20);
-        let limited = config()
-            .max_message_size(Some(64 * 1024))
-            .max_frame_size(Some(64 * 1024));
-        let mut socket = Socket::new(server_end, limited).await;
-        let mut client = WebSocketStream::from_raw_socket(client_end, Role::Client, None).await;
+        let (mut socket, mut client) = limited_pair().await;
         client.send(Message::Frame(first)).await.unwrap();
         let rest = Frame::message(vec![b'a'; 40_000], OpCode::Data(Data::Continue), true);
         client.send(Message::Frame(rest)).await.unwrap();

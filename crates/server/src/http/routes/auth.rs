@@ -76,6 +76,16 @@ fn issue(state: &AppState, account_id: &str) -> Result<(String, String), ApiErro
     ))
 }
 
+/// A fresh token for the account, with the account's id: the answer of a sign-up and a login.
+fn account_token(state: &AppState, account_id: String) -> Result<AccountToken, ApiError> {
+    let (token, expires_at) = issue(state, &account_id)?;
+    Ok(AccountToken {
+        token,
+        account_id,
+        expires_at,
+    })
+}
+
 /// `POST /api/auth/guest`: a new persistent guest account and its token.
 #[utoipa::path(
     post,
@@ -106,16 +116,8 @@ pub async fn guest(
             ..NewUser::default()
         })
         .await?;
-    let (token, expires_at) = issue(&state, &user.id)?;
     tracing::info!(account = %user.id, "guest account created");
-    Ok((
-        StatusCode::CREATED,
-        Json(AccountToken {
-            token,
-            account_id: user.id,
-            expires_at,
-        }),
-    ))
+    Ok((StatusCode::CREATED, Json(account_token(&state, user.id)?)))
 }
 
 /// `POST /api/auth/refresh`: a fresh token for the bearer's account.
@@ -164,12 +166,7 @@ pub async fn idp(
     // A provider token logged out here is not exchanged for a fresh one either.
     state.auth.check_not_revoked(&stamp, &user)?;
     state.store.users().touch_login(&user.id).await?;
-    let (token, expires_at) = issue(&state, &user.id)?;
-    Ok(Json(AccountToken {
-        token,
-        account_id: user.id,
-        expires_at,
-    }))
+    Ok(Json(account_token(&state, user.id)?))
 }
 
 /// `POST /api/auth/logout`: revokes the bearer token, or with `{"all": true}` every token of the

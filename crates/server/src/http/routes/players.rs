@@ -133,6 +133,21 @@ pub struct Hiscores {
     pub skills: BTreeMap<Skill, SkillStanding>,
 }
 
+/// The state of the player of that name (any letter case), live while online, as saved otherwise,
+/// and whether it is online: what the public profile and the hiscores read.
+async fn named_player_state(
+    state: &AppState,
+    name: &str,
+) -> Result<(wayfarer_store::CharacterSnapshot, bool), ApiError> {
+    let character = state
+        .store
+        .characters()
+        .find_by_name(name)
+        .await?
+        .ok_or_else(|| ApiError::not_found("no player by that name"))?;
+    super::player::current_state(state, &character).await
+}
+
 /// `GET /api/player/<name>` (any letter case): the public profile.
 #[utoipa::path(
     get,
@@ -150,13 +165,7 @@ pub async fn profile(
     State(state): State<AppState>,
     Path(name): Path<String>,
 ) -> Result<Json<PublicProfile>, ApiError> {
-    let character = state
-        .store
-        .characters()
-        .find_by_name(&name)
-        .await?
-        .ok_or_else(|| ApiError::not_found("no player by that name"))?;
-    let (snapshot, online) = super::player::current_state(&state, &character).await?;
+    let (snapshot, online) = named_player_state(&state, &name).await?;
     let c = &snapshot.character;
     let skills: BTreeMap<_, _> = c
         .skills
@@ -192,13 +201,7 @@ pub async fn hiscores(
     State(state): State<AppState>,
     Path(name): Path<String>,
 ) -> Result<Json<Hiscores>, ApiError> {
-    let character = state
-        .store
-        .characters()
-        .find_by_name(&name)
-        .await?
-        .ok_or_else(|| ApiError::not_found("no player by that name"))?;
-    let (snapshot, online) = super::player::current_state(&state, &character).await?;
+    let (snapshot, online) = named_player_state(&state, &name).await?;
     let skills: BTreeMap<_, _> = snapshot
         .character
         .skills
@@ -208,7 +211,7 @@ pub async fn hiscores(
     let standings = state
         .store
         .hiscores()
-        .standings(&character.id, &skills, &snapshot.xp_reached_at)
+        .standings(&snapshot.character.id, &skills, &snapshot.xp_reached_at)
         .await?;
     let skills = standings
         .into_iter()

@@ -54,18 +54,8 @@ pub async fn token(
         .characters()
         .list_for_account(auth.account_id())
         .await?;
-    let character = auth
-        .user
-        .active_character_id
-        .as_ref()
-        .and_then(|id| characters.iter().find(|c| &c.id == id))
-        .or_else(|| characters.first())
-        .ok_or_else(|| {
-            ApiError::new(
-                ErrorCode::Conflict,
-                "create a character before joining voice chat",
-            )
-        })?;
+    let character =
+        crate::characters::active_or_first(&auth.user, &characters, "joining voice chat")?;
     let token =
         voice::issue(key, secret, &character.id, &character.name).map_err(ApiError::internal)?;
     Ok(Json(VoiceToken {

@@ -105,17 +105,7 @@ pub async fn upgrade(
             .iter()
             .find(|c| &c.id == id)
             .ok_or_else(|| ApiError::not_found("no such character on this account"))?,
-        None => user
-            .active_character_id
-            .as_ref()
-            .and_then(|id| characters.iter().find(|c| &c.id == id))
-            .or_else(|| characters.first())
-            .ok_or_else(|| {
-                ApiError::new(
-                    ErrorCode::Conflict,
-                    "create a character before entering the world",
-                )
-            })?,
+        None => crate::characters::active_or_first(&user, &characters, "entering the world")?,
     };
     // Checked after the token, so a bad token is reported first.
     let upgrade = upgrade?;
