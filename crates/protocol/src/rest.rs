@@ -78,6 +78,14 @@ pub struct ProcessStatus {
     pub cpu_seconds: f64,
     /// CPU use since the previous `/status`, in percent of one core.
     pub cpu_percent: Option<f64>,
+    /// Bytes the allocator has handed out and not had back (glibc's `mallinfo2`, every arena):
+    /// what the server holds live. Resident memory growing while this stays flat is allocator
+    /// slack, not a leak (`scripts/soak.sh` reads both).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heap_in_use_bytes: Option<u64>,
+    /// Bytes the allocator holds free for reuse (in its arenas, not given back to the system).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heap_free_bytes: Option<u64>,
 }
 
 /// `GET /status`: the health probe of the hosting platform.

@@ -111,6 +111,8 @@ pub async fn status(State(state): State<AppState>) -> Response {
             rss_bytes: s.rss_bytes,
             cpu_seconds: s.cpu_seconds,
             cpu_percent: state.cpu.percent(&s),
+            heap_in_use_bytes: s.heap.map(|h| h.in_use_bytes),
+            heap_free_bytes: s.heap.map(|h| h.free_bytes),
         }),
         sync_reply: state.world.sync_replies(),
     };

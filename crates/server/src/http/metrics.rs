@@ -179,6 +179,10 @@ fn exposition(state: &AppState) -> impl IntoResponse {
     if let Some(process) = crate::process_stats::sample() {
         metrics::gauge!("process_resident_memory_bytes").set(process.rss_bytes as f64);
         metrics::gauge!("process_cpu_seconds_total").set(process.cpu_seconds);
+        if let Some(heap) = process.heap {
+            metrics::gauge!("process_heap_in_use_bytes").set(heap.in_use_bytes as f64);
+            metrics::gauge!("process_heap_free_bytes").set(heap.free_bytes as f64);
+        }
     }
     let tick = state.world.stats();
     for (name, p) in wayfarer_host::tick_stats::PHASES.iter().zip(tick.phases) {
