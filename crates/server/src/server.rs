@@ -40,6 +40,8 @@ pub struct RunningServer {
     /// What the handlers reach, for in-process callers such as embedded agents, which register
     /// through `agents::registration` without an HTTP request.
     pub state: AppState,
+    /// The embedded agents in lockstep with a manual world (`EmbeddedAgents::crowd`).
+    embedded_crowd: Option<wayfarer_agent::lockstep::Crowd>,
     stop_tx: Option<oneshot::Sender<()>>,
     task: JoinHandle<anyhow::Result<()>>,
 }
@@ -100,6 +102,7 @@ impl RunningServer {
         let pruner = spawn_pruner(&state);
         // Embedded agents connect to this listener; they wait until it answers.
         let embedded = EmbeddedAgents::start(state.clone(), addr);
+        let embedded_crowd = embedded.as_ref().and_then(EmbeddedAgents::crowd);
         let apart = crate::http::metrics::serve_apart(&state).await?;
         let metrics_addr = apart.as_ref().map(|(bound, _)| *bound);
         let router = app::router(state.clone());
@@ -127,9 +130,16 @@ impl RunningServer {
             metrics_addr,
             store,
             state,
+            embedded_crowd,
             stop_tx: Some(stop_tx),
             task,
         })
+    }
+
+    /// On the manual clock, the embedded agents, to step in lockstep with the world (`None` on a
+    /// timed clock or without embedded agents).
+    pub fn embedded_agents(&self) -> Option<wayfarer_agent::lockstep::Crowd> {
+        self.embedded_crowd.clone()
     }
 
     /// Graceful shutdown: stop accepting, finish requests in flight, stop the world, close the database.

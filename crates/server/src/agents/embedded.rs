@@ -10,6 +10,11 @@
 //! nothing to expire). They start once the listener answers, [`STARTS_PER_TICK`] a tick, and are
 //! stopped before the world is, so their characters get the final save like any player's.
 //!
+//! On the test clock (`TICK_MS=manual`) they play in lockstep with the world
+//! ([`wayfarer_agent::Host::lockstep`]): they step only when whoever steps the world steps them
+//! too, through [`EmbeddedAgents::crowd`] (the test kit's `TestApp::tick_with_agents`), so a test
+//! counts their play in ticks.
+//!
 //! Cost: agents are tasks on the server's runtime sharing one HTTP client and one copy of the
 //! public knowledge (`wayfarer_agent::Host`); each decides once a tick, never in a loop; their
 //! per-agent log lines are at debug, and this module says one line when they are all in and one
@@ -24,6 +29,7 @@ use serde_json::json;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use wayfarer_agent::knowledge::Knowledge;
+use wayfarer_agent::lockstep::Crowd;
 use wayfarer_agent::{AgentConfig, AgentHandle, Brain, Control, Goal, Host, Login, TokenMint};
 use wayfarer_store::{AgentMapping, Character, NewUser, Store, StoreError, User};
 
@@ -59,6 +65,8 @@ pub const SKILL_GOAL_LEVEL: i64 = 30;
 pub struct EmbeddedAgents {
     stop: watch::Sender<bool>,
     task: JoinHandle<()>,
+    /// On the manual clock: the agents, to step with the world.
+    crowd: Option<Crowd>,
 }
 
 impl EmbeddedAgents {
@@ -68,8 +76,15 @@ impl EmbeddedAgents {
             return None;
         }
         let (stop, stopped) = watch::channel(false);
-        let task = tokio::spawn(run(state, base_url(addr), stopped));
-        Some(EmbeddedAgents { stop, task })
+        let crowd = state.config.manual_clock.then(Crowd::default);
+        let task = tokio::spawn(run(state, base_url(addr), crowd.clone(), stopped));
+        Some(EmbeddedAgents { stop, task, crowd })
+    }
+
+    /// On the manual clock, the agents in lockstep with the world, joined as they start: a tick
+    /// run through [`Crowd::tick`] is a step for each of them. `None` on a timed clock.
+    pub fn crowd(&self) -> Option<Crowd> {
+        self.crowd.clone()
     }
 
     /// Asks every agent to leave the world and waits for them (at most [`STOP_GRACE`]).
@@ -102,7 +117,12 @@ struct Tally {
     skipped: u32,
 }
 
-async fn run(state: AppState, base: String, mut stop: watch::Receiver<bool>) {
+async fn run(
+    state: AppState,
+    base: String,
+    crowd: Option<Crowd>,
+    mut stop: watch::Receiver<bool>,
+) {
     let began = Instant::now();
     let count = state.config.embedded_agents;
     let prefix = state.config.embedded_agent_prefix.clone();
@@ -171,6 +191,9 @@ async fn run(state: AppState, base: String, mut stop: watch::Receiver<bool>) {
             },
             shared,
         );
+        if let Some(crowd) = &crowd {
+            crowd.join(control.clone());
+        }
         agents.push(Running { control, task });
         tokio::select! {
             () = tokio::time::sleep(every) => {}
@@ -391,7 +414,7 @@ async fn ready_host(
     mint: &TokenMint,
     stop: &mut watch::Receiver<bool>,
 ) -> Option<Host> {
-    let http = reqwest::Client::new();
+    let http = wayfarer_agent_http::client();
     let token = match Login::Mint(mint.clone()).token(&http, base).await {
         Ok(token) => token,
         Err(err) => {
@@ -407,7 +430,8 @@ async fn ready_host(
                     knowledge: Some(Arc::new(knowledge)),
                     tick_ms: Some(state.config.tick_ms),
                     quiet: true,
-                    lockstep: false,
+                    // On the manual clock: stepped with the world (`EmbeddedAgents::crowd`).
+                    lockstep: state.config.manual_clock,
                     // One table for all: they spread over the nodes rather than crowd the nearest.
                     claims: Some(Default::default()),
                 });
