@@ -110,11 +110,7 @@ fn stored_token(path: &Path) -> Option<String> {
     (!token.is_empty()).then(|| token.to_owned())
 }
 
-async fn has_character(
-    http: &Http,
-    base: &str,
-    token: &str,
-) -> Result<bool, LoginError> {
+async fn has_character(http: &Http, base: &str, token: &str) -> Result<bool, LoginError> {
     let url = format!("{base}/api/v1/player");
     let response = http
         .send(Request::get(&url).bearer_auth(token))
@@ -133,10 +129,13 @@ async fn post(
     if let Some(token) = token {
         request = request.bearer_auth(token);
     }
-    let response = http.send(request).await.map_err(|source| LoginError::Http {
-        url: url.clone(),
-        source,
-    })?;
+    let response = http
+        .send(request)
+        .await
+        .map_err(|source| LoginError::Http {
+            url: url.clone(),
+            source,
+        })?;
     let status = response.status;
     let text = String::from_utf8_lossy(&response.body).into_owned();
     if !response.is_success() {

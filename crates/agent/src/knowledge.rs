@@ -102,11 +102,7 @@ struct WorldAreas {
 impl Knowledge {
     /// Reads the manifests and areas from the server at `base` (`http://host:port`). Files that are
     /// missing are skipped: content may not have them all.
-    pub async fn fetch(
-        http: &Http,
-        base: &str,
-        token: &str,
-    ) -> Result<Knowledge, HttpError> {
+    pub async fn fetch(http: &Http, base: &str, token: &str) -> Result<Knowledge, HttpError> {
         let mut manifests = ManifestSet::new();
         for file in ITEM_MANIFESTS
             .iter()
@@ -270,11 +266,7 @@ impl Knowledge {
 }
 
 /// The body of a successful GET; `None` for any other status.
-async fn get(
-    http: &Http,
-    url: &str,
-    token: Option<&str>,
-) -> Result<Option<Vec<u8>>, HttpError> {
+async fn get(http: &Http, url: &str, token: Option<&str>) -> Result<Option<Vec<u8>>, HttpError> {
     let mut request = Request::get(url);
     if let Some(token) = token {
         request = request.bearer_auth(token);

@@ -270,10 +270,7 @@ async fn request(
 }
 
 /// A chat-completions request: its address, body and authorised builder.
-fn chat_completions_request(
-    config: &LlmConfig,
-    prompt: &Prompt,
-) -> (String, Value, Request) {
+fn chat_completions_request(config: &LlmConfig, prompt: &Prompt) -> (String, Value, Request) {
     let tools = json!([{"type": "function", "function": prompt.tool}]);
     let url = format!("{}/chat/completions", config.base_url);
     let body = json!({
@@ -290,10 +287,7 @@ fn chat_completions_request(
 }
 
 /// An Anthropic messages request: its address, body and authorised builder.
-fn messages_request(
-    config: &LlmConfig,
-    prompt: &Prompt,
-) -> (String, Value, Request) {
+fn messages_request(config: &LlmConfig, prompt: &Prompt) -> (String, Value, Request) {
     let tools = json!([{"name": prompt.tool["name"], "description": prompt.tool["description"], "input_schema": prompt.tool["parameters"]}]);
     let url = format!("{}/v1/messages", config.base_url);
     let body = json!({
