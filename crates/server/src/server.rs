@@ -15,7 +15,7 @@ use wayfarer_host::running::{self, RunningHost};
 use wayfarer_host::world_thread::WorldContext;
 use wayfarer_store::Store;
 
-use crate::agents::embedded::EmbeddedAgents;
+use crate::agents::embedded::{self, EmbeddedAgents};
 use crate::app::{self, AppState, WorldView};
 use crate::auth::AuthService;
 use crate::config::Config;
@@ -79,6 +79,12 @@ impl RunningServer {
             None => None,
         };
         let web = crate::http::web_assets::WebAssets::new(config.web_dir.clone());
+        let agents = crate::agents::AgentPlane {
+            store: store.clone(),
+            world: host.sender(),
+            hub: Arc::default(),
+            tokens: auth.clone(),
+        };
         let state = AppState::new(app::AppShared {
             config: Arc::new(config),
             store: store.clone(),
@@ -94,14 +100,14 @@ impl RunningServer {
             economy,
             web,
             terrain: Arc::default(),
-            agents: Arc::default(),
+            agents,
             cluster: cluster.clone(),
         });
         let cluster_tasks =
             cluster.map(|c| wayfarer_host::cluster::spawn(c, host_handles(&state), global_lines));
         let pruner = spawn_pruner(&state);
         // Embedded agents connect to this listener; they wait until it answers.
-        let embedded = EmbeddedAgents::start(state.clone(), addr);
+        let embedded = embedded::start(&state, addr);
         let embedded_crowd = embedded.as_ref().and_then(EmbeddedAgents::crowd);
         let apart = crate::http::metrics::serve_apart(&state).await?;
         let metrics_addr = apart.as_ref().map(|(bound, _)| *bound);
