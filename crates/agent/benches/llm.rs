@@ -125,7 +125,7 @@ fn recent() -> VecDeque<DecisionRecord> {
 
 /// One model step: the prompt, the call, and the runtime's check of the answer (`on_answer`).
 async fn step(
-    http: &reqwest::Client,
+    http: &wayfarer_agent::Http,
     config: &LlmConfig,
     ctx: Ctx<'_>,
     goal: &Goal,
@@ -161,7 +161,7 @@ fn llm(c: &mut Criterion) {
         .build()
         .expect("a tokio runtime");
     let base = rt.block_on(mock_model());
-    let http = reqwest::Client::new();
+    let http = wayfarer_agent_http::client();
     let openai = |ms: u64| config("OPENAI_API_KEY", "OPENAI_BASE_URL", format!("{base}/{ms}"));
     let anthropic = |ms: u64| {
         config(

@@ -7,6 +7,8 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use crate::http::{Http, HttpError, Request};
+
 /// How the agent logs in.
 #[derive(Debug, Clone)]
 pub enum Login {
@@ -50,7 +52,7 @@ pub enum LoginError {
     Http {
         url: String,
         #[source]
-        source: reqwest::Error,
+        source: HttpError,
     },
     #[error("{url} answered {status}: {body}")]
     Refused {
@@ -77,7 +79,7 @@ pub fn default_token_file(name: &str) -> PathBuf {
 impl Login {
     /// A token for the socket: the given one, the stored one when it still works, or a new
     /// guest account with a character of that name.
-    pub async fn token(&self, http: &reqwest::Client, base: &str) -> Result<String, LoginError> {
+    pub async fn token(&self, http: &Http, base: &str) -> Result<String, LoginError> {
         match self {
             Login::Token(token) => Ok(token.clone()),
             Login::Mint(mint) => (mint.0)().map_err(LoginError::Mint),
@@ -108,38 +110,35 @@ fn stored_token(path: &Path) -> Option<String> {
     (!token.is_empty()).then(|| token.to_owned())
 }
 
-async fn has_character(
-    http: &reqwest::Client,
-    base: &str,
-    token: &str,
-) -> Result<bool, LoginError> {
+async fn has_character(http: &Http, base: &str, token: &str) -> Result<bool, LoginError> {
     let url = format!("{base}/api/v1/player");
     let response = http
-        .get(&url)
-        .bearer_auth(token)
-        .send()
+        .send(Request::get(&url).bearer_auth(token))
         .await
         .map_err(|source| LoginError::Http { url, source })?;
-    Ok(response.status().is_success())
+    Ok(response.is_success())
 }
 
 async fn post(
-    http: &reqwest::Client,
+    http: &Http,
     url: String,
     token: Option<&str>,
     body: Value,
 ) -> Result<Value, LoginError> {
-    let mut request = http.post(&url).json(&body);
+    let mut request = Request::post(&url).json(&body);
     if let Some(token) = token {
         request = request.bearer_auth(token);
     }
-    let response = request.send().await.map_err(|source| LoginError::Http {
-        url: url.clone(),
-        source,
-    })?;
-    let status = response.status().as_u16();
-    let text = response.text().await.unwrap_or_default();
-    if !(200..300).contains(&status) {
+    let response = http
+        .send(request)
+        .await
+        .map_err(|source| LoginError::Http {
+            url: url.clone(),
+            source,
+        })?;
+    let status = response.status;
+    let text = String::from_utf8_lossy(&response.body).into_owned();
+    if !response.is_success() {
         return Err(LoginError::Refused {
             url,
             status,
@@ -150,7 +149,7 @@ async fn post(
 }
 
 async fn create(
-    http: &reqwest::Client,
+    http: &Http,
     base: &str,
     name: &str,
     template: Option<&str>,

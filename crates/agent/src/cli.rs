@@ -8,6 +8,7 @@ use serde_json::json;
 use crate::account::{default_token_file, Login};
 use crate::brain::{Brain, BrainChoice};
 use crate::goals::Goal;
+use crate::http::Http;
 use crate::runtime::{spawn, AgentConfig};
 
 /// The subcommand's options.
@@ -144,10 +145,10 @@ pub fn config_with(
     })
 }
 
-/// Runs one agent until Ctrl-C.
-pub async fn run(config: AgentConfig) {
+/// Runs one agent until Ctrl-C, making its requests through `http`.
+pub async fn run(config: AgentConfig, http: Http) {
     tracing::info!(brain = %config.brain.describe(), "brain");
-    let handle = spawn(config);
+    let handle = spawn(config, http);
     if tokio::signal::ctrl_c().await.is_err() {
         std::future::pending::<()>().await;
     }

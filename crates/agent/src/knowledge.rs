@@ -11,6 +11,9 @@ use wayfarer_content::{
     Area, Content, GatheringNode, Item, ItemId, ManifestSet, Recipe, RecipeKind, ResourceId,
 };
 use wayfarer_protocol::ws::TilePos;
+
+use crate::http::{Http, HttpError, Request};
+
 /// Manifest files read for item facts.
 const ITEM_MANIFESTS: &[&str] = &[
     "items/tools.json",
@@ -99,11 +102,7 @@ struct WorldAreas {
 impl Knowledge {
     /// Reads the manifests and areas from the server at `base` (`http://host:port`). Files that are
     /// missing are skipped: content may not have them all.
-    pub async fn fetch(
-        http: &reqwest::Client,
-        base: &str,
-        token: &str,
-    ) -> Result<Knowledge, reqwest::Error> {
+    pub async fn fetch(http: &Http, base: &str, token: &str) -> Result<Knowledge, HttpError> {
         let mut manifests = ManifestSet::new();
         for file in ITEM_MANIFESTS
             .iter()
@@ -267,20 +266,13 @@ impl Knowledge {
 }
 
 /// The body of a successful GET; `None` for any other status.
-async fn get(
-    http: &reqwest::Client,
-    url: &str,
-    token: Option<&str>,
-) -> Result<Option<Vec<u8>>, reqwest::Error> {
-    let mut request = http.get(url);
+async fn get(http: &Http, url: &str, token: Option<&str>) -> Result<Option<Vec<u8>>, HttpError> {
+    let mut request = Request::get(url);
     if let Some(token) = token {
         request = request.bearer_auth(token);
     }
-    let response = request.send().await?;
-    if !response.status().is_success() {
-        return Ok(None);
-    }
-    Ok(response.bytes().await.ok().map(|body| body.to_vec()))
+    let response = http.send(request).await?;
+    Ok(response.is_success().then_some(response.body))
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@ use crate::brain::llm::{self, LlmFailure, ToolCall, Usage};
 use crate::brain::{Brain, Breaker, Budget, ModelStats};
 use crate::control_plane;
 use crate::goals::{Goal, GoalKind};
+use crate::http::{Http, Request};
 use crate::knowledge::Knowledge;
 use crate::model::{ref_text, Model};
 use crate::outcome::Outcome;
@@ -163,8 +164,10 @@ impl AgentHandle {
 /// rate limit of the account they share), and the tick length.
 #[derive(Debug, Clone, Default)]
 pub struct Host {
-    /// The client for REST and model calls; `None`: the agent makes its own.
-    pub http: Option<reqwest::Client>,
+    /// The client for REST and model calls (`wayfarer-agent-http`); `None`: the agent can make
+    /// no request, so it must be given its token (`Login::Token`, `Login::Mint`), the knowledge
+    /// and the tick length, and play with the planner.
+    pub http: Option<Http>,
     /// The manifests and areas; `None`: the agent reads them at its first connection.
     pub knowledge: Option<Arc<Knowledge>>,
     /// The server's tick length; `None`: asked of `/api/config` at each connection.
@@ -183,9 +186,15 @@ pub struct Host {
     pub claims: Option<crate::planner::claims::Claims>,
 }
 
-/// Starts an agent on the current tokio runtime.
-pub fn spawn(config: AgentConfig) -> AgentHandle {
-    spawn_hosted(config, Host::default())
+/// Starts an agent on the current tokio runtime, making its requests through `http`.
+pub fn spawn(config: AgentConfig, http: Http) -> AgentHandle {
+    spawn_hosted(
+        config,
+        Host {
+            http: Some(http),
+            ..Host::default()
+        },
+    )
 }
 
 /// Starts an agent that uses what its host shares ([`Host`]).
@@ -224,7 +233,7 @@ struct Thinking {
 
 struct Agent {
     config: AgentConfig,
-    http: reqwest::Client,
+    http: Http,
     model: Model,
     /// Shared with the other agents of a [`Host`], else this agent's own.
     knowledge: Arc<Knowledge>,
@@ -612,11 +621,12 @@ impl Agent {
     }
 
     async fn tick_ms(&self, base: &str) -> u64 {
-        let answer = self.http.get(format!("{base}/api/config")).send().await;
+        let answer = self
+            .http
+            .send(Request::get(format!("{base}/api/config")))
+            .await;
         match answer {
-            Ok(response) => response
-                .json::<Value>()
-                .await
+            Ok(response) => serde_json::from_slice::<Value>(&response.body)
                 .ok()
                 .and_then(|v| v.get("tickMs").and_then(Value::as_u64))
                 .unwrap_or(DEFAULT_TICK_MS),

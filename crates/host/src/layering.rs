@@ -1,10 +1,19 @@
-//! The host builds no HTTP crate: the fitness test of docs/architecture.md "Layering".
+//! The host, and the agent runtime it runs, build no HTTP crate: the fitness tests of
+//! docs/architecture.md "Layering".
 
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The crates that make an HTTP server or client. The host reaches the outside through the
-/// database and NATS only; sockets and requests are the server crate's.
-const HTTP_CRATES: [&str; 5] = ["axum", "axum-core", "hyper", "tower-http", "utoipa-axum"];
+/// database and NATS only (its agents through the HTTP client the server gives them); sockets and
+/// requests are the server crate's.
+const HTTP_CRATES: [&str; 6] = [
+    "axum",
+    "axum-core",
+    "hyper",
+    "reqwest",
+    "tower-http",
+    "utoipa-axum",
+];
 
 /// One package of a `Cargo.lock`: its name and the names of what it depends on.
 type Lock = BTreeMap<String, Vec<String>>;
@@ -130,6 +139,23 @@ fn the_host_builds_no_http_crate() {
 }
 
 #[test]
+fn the_agent_builds_no_http_crate() {
+    let members = workspace_members();
+    let lock = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../Cargo.lock"))
+        .expect("the workspace's Cargo.lock");
+    assert!(
+        http_crates_built(&members, &lock, "wayfarer-agent-http").contains(&"reqwest"),
+        "the walk finds the agent's HTTP client's reqwest"
+    );
+    assert_eq!(
+        http_crates_built(&members, &lock, "wayfarer-agent"),
+        Vec::<&str>::new(),
+        "wayfarer-agent must not build an HTTP crate: its requests go through `http::HttpClient`, \
+         which wayfarer-agent-http implements (docs/architecture.md, \"Layering\")"
+    );
+}
+
+#[test]
 fn the_check_sees_an_http_crate_a_dependency_brings_and_skips_dev_dependencies() {
     let host = "[package]\nname = \"host\"\n\n[dependencies]\nstore.workspace = true\nreqwest = \"0.12\"\n\n[dev-dependencies]\naxum = \"0.8\"\n";
     let store = "[package]\nname = \"store\"\n\n[dev-dependencies]\ntower-http = \"0.6\"\n";
@@ -173,6 +199,9 @@ dependencies = [
  "axum-core",
 ]
 "#;
-    assert_eq!(http_crates_built(&members, lock, "host"), vec!["hyper"]);
+    assert_eq!(
+        http_crates_built(&members, lock, "host"),
+        vec!["hyper", "reqwest"]
+    );
     assert_eq!(normal_dependencies(host), vec!["store", "reqwest"]);
 }

@@ -31,6 +31,13 @@ pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 #[derive(Clone)]
 pub struct AppState(Arc<AppShared>);
 
+/// The control plane's functions (`agents::control`) take what holds the plane.
+impl AsRef<crate::agents::AgentPlane> for AppState {
+    fn as_ref(&self) -> &crate::agents::AgentPlane {
+        &self.agents
+    }
+}
+
 impl AppState {
     /// The state of a server made of `shared`.
     pub fn new(shared: AppShared) -> AppState {
@@ -66,8 +73,9 @@ pub struct AppShared {
     pub web: http::web_assets::WebAssets,
     /// The terrain clients draw, built from the current content when first asked for.
     pub terrain: Arc<http::routes::map::TerrainCache>,
-    /// Connected agents, their reports and decisions (`crate::agents`).
-    pub agents: Arc<crate::agents::AgentHub>,
+    /// The agents' control plane: connected agents, their reports and decisions
+    /// (`wayfarer_host::agents`).
+    pub agents: crate::agents::AgentPlane,
     /// Several worlds (`NATS_URL` set): this world's link to the others; `None` for a single world.
     pub cluster: Option<Arc<wayfarer_host::cluster::Cluster>>,
 }

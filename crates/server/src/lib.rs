@@ -23,9 +23,11 @@ pub mod memory_trim;
 pub mod process_stats;
 pub mod rate_limit;
 pub mod server;
-pub mod service_errors;
+/// How services' failures are named: the game host's (`wayfarer_host::service_errors`), shared.
+pub use wayfarer_host::service_errors;
 pub mod telemetry;
-pub mod timestamps;
+/// Contract timestamps: the game host's (`wayfarer_host::timestamps`).
+pub use wayfarer_host::timestamps;
 pub mod world_lock;
 pub mod world_seed;
 

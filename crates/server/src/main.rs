@@ -341,7 +341,10 @@ fn agent(command: Command) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    runtime.block_on(wayfarer_agent::cli::run(config));
+    runtime.block_on(wayfarer_agent::cli::run(
+        config,
+        wayfarer_agent_http::client(),
+    ));
     ExitCode::SUCCESS
 }
 

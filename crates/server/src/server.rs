@@ -15,7 +15,7 @@ use wayfarer_host::running::{self, RunningHost};
 use wayfarer_host::world_thread::WorldContext;
 use wayfarer_store::Store;
 
-use crate::agents::embedded::EmbeddedAgents;
+use crate::agents::embedded::{self, EmbeddedAgents};
 use crate::app::{self, AppState, WorldView};
 use crate::auth::AuthService;
 use crate::config::Config;
@@ -40,6 +40,8 @@ pub struct RunningServer {
     /// What the handlers reach, for in-process callers such as embedded agents, which register
     /// through `agents::registration` without an HTTP request.
     pub state: AppState,
+    /// The embedded agents in lockstep with a manual world (`EmbeddedAgents::crowd`).
+    embedded_crowd: Option<wayfarer_agent::lockstep::Crowd>,
     stop_tx: Option<oneshot::Sender<()>>,
     task: JoinHandle<anyhow::Result<()>>,
 }
@@ -77,6 +79,12 @@ impl RunningServer {
             None => None,
         };
         let web = crate::http::web_assets::WebAssets::new(config.web_dir.clone());
+        let agents = crate::agents::AgentPlane {
+            store: store.clone(),
+            world: host.sender(),
+            hub: Arc::default(),
+            tokens: auth.clone(),
+        };
         let state = AppState::new(app::AppShared {
             config: Arc::new(config),
             store: store.clone(),
@@ -92,14 +100,15 @@ impl RunningServer {
             economy,
             web,
             terrain: Arc::default(),
-            agents: Arc::default(),
+            agents,
             cluster: cluster.clone(),
         });
         let cluster_tasks =
             cluster.map(|c| wayfarer_host::cluster::spawn(c, host_handles(&state), global_lines));
         let pruner = spawn_pruner(&state);
         // Embedded agents connect to this listener; they wait until it answers.
-        let embedded = EmbeddedAgents::start(state.clone(), addr);
+        let embedded = embedded::start(&state, addr);
+        let embedded_crowd = embedded.as_ref().and_then(EmbeddedAgents::crowd);
         let apart = crate::http::metrics::serve_apart(&state).await?;
         let metrics_addr = apart.as_ref().map(|(bound, _)| *bound);
         let router = app::router(state.clone());
@@ -127,9 +136,16 @@ impl RunningServer {
             metrics_addr,
             store,
             state,
+            embedded_crowd,
             stop_tx: Some(stop_tx),
             task,
         })
+    }
+
+    /// On the manual clock, the embedded agents, to step in lockstep with the world (`None` on a
+    /// timed clock or without embedded agents).
+    pub fn embedded_agents(&self) -> Option<wayfarer_agent::lockstep::Crowd> {
+        self.embedded_crowd.clone()
     }
 
     /// Graceful shutdown: stop accepting, finish requests in flight, stop the world, close the database.

@@ -4,11 +4,11 @@
 //! decides and sends before the next one runs ([`TestAgent::run_until`]). Nothing depends on the
 //! machine's speed: a wait is counted in the game's ticks.
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
+use wayfarer_agent::lockstep;
 use wayfarer_agent::runtime::{DecisionRecord, Host};
 use wayfarer_agent::{AgentConfig, AgentHandle, AgentStatus, Brain, Control, Goal, Login, Outcome};
 use wayfarer_host::world_thread::TickClock;
@@ -22,61 +22,35 @@ pub const COMMAND_TICKS: u64 = 1_500;
 pub const ADMIN_TICKS: u64 = 20;
 /// Ticks until something looked for comes into view (a mob's respawn included).
 pub const VIEW_TICKS: u64 = 500;
-/// The longest an agent's step or fence may take: a model call to a mock server is the slowest.
-const STEP_WAIT: Duration = Duration::from_secs(60);
 /// The longest an agent may take to enter the world (logging in and connecting: no tick needed).
 const ENTER_WAIT: Duration = Duration::from_secs(30);
 
-/// The agents of one test server, stepped together with its world: one tick at a time however
-/// many waits run at once, each agent in the order it was made.
+/// The agents of one test server, stepped together with its world
+/// ([`wayfarer_agent::lockstep::Crowd`]; the server's embedded agents among them when it runs
+/// some): one tick at a time however many waits run at once, each agent in the order it joined.
 #[derive(Clone, Default)]
-pub(crate) struct Crowd {
-    members: Arc<Mutex<Vec<mpsc::Sender<Control>>>>,
-    turn: Arc<tokio::sync::Mutex<()>>,
-}
+pub(crate) struct Crowd(pub(crate) lockstep::Crowd);
 
 impl Crowd {
     fn join(&self, control: mpsc::Sender<Control>) {
-        self.members.lock().expect("not poisoned").push(control);
-    }
-
-    /// Asks every agent still running for `ask` and waits for each answer in turn.
-    async fn each(&self, ask: fn(oneshot::Sender<()>) -> Control) {
-        let members: Vec<_> = {
-            let mut members = self.members.lock().expect("not poisoned");
-            members.retain(|m| !m.is_closed());
-            members.clone()
-        };
-        for member in members {
-            let (reply, answered) = oneshot::channel();
-            if member.send(ask(reply)).await.is_err() {
-                continue; // it has shut down
-            }
-            match tokio::time::timeout(STEP_WAIT, answered).await {
-                Ok(Ok(())) => {}
-                Ok(Err(_)) if member.is_closed() => {}
-                Ok(Err(_)) => panic!("an agent lost its connection mid-step"),
-                Err(_) => panic!("an agent did not answer its step within {STEP_WAIT:?}"),
-            }
-        }
+        self.0.join(control);
     }
 
     /// Every agent has read what the world sent, and the world holds what each sent.
     async fn sync(&self) {
-        let _turn = self.turn.lock().await;
-        self.each(Control::Sync).await;
+        self.0
+            .sync()
+            .await
+            .unwrap_or_else(|err| panic!("lockstep: {err}"));
     }
 
     /// One tick: the world takes what the agents sent (an owner's command since their last
     /// step included), runs the tick, and each agent takes its step for it.
-    async fn tick(&self, clock: &TickClock) {
-        let _turn = self.turn.lock().await;
-        self.each(Control::Sync).await;
-        clock
-            .step(1)
+    pub(crate) async fn tick(&self, clock: &TickClock) {
+        self.0
+            .tick(clock.step(1))
             .await
-            .unwrap_or_else(|err| panic!("stepping the world: {err}"));
-        self.each(Control::Step).await;
+            .unwrap_or_else(|err| panic!("lockstep: {err}"));
     }
 }
 
@@ -111,6 +85,7 @@ impl TestApp {
             "agents in tests step with the world: start it on the manual clock"
         );
         let host = Host {
+            http: Some(wayfarer_agent_http::client()),
             lockstep: true,
             ..Host::default()
         };

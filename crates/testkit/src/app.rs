@@ -175,6 +175,8 @@ impl TestApp {
         }
         let config = Config::from_lookup(|k| vars.get(k).cloned()).expect("valid test config");
         let server = RunningServer::start(config).await.expect("server starts");
+        // The server's embedded agents step with the world as the test's own agents do.
+        let crowd = Crowd(server.embedded_agents().unwrap_or_default());
         TestApp {
             base: format!("http://{}", server.addr),
             client: reqwest::Client::new(),
@@ -182,7 +184,7 @@ impl TestApp {
             database_url,
             server: Some(server),
             clock_kind: clock,
-            crowd: Crowd::default(),
+            crowd,
             _world: world,
             _db: db,
         }

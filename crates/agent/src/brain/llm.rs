@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use crate::http::{Http, Request};
+
 /// Which API a key belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Provider {
@@ -206,7 +208,7 @@ pub fn unwrap_act(call: ToolCall) -> Result<ToolCall, LlmFailure> {
 
 /// Asks the model once, within the configured timeout.
 pub async fn ask(
-    http: &reqwest::Client,
+    http: &Http,
     config: &LlmConfig,
     prompt: &Prompt,
 ) -> Result<(ToolCall, Usage), LlmFailure> {
@@ -243,27 +245,23 @@ impl Provider {
 }
 
 async fn request(
-    http: &reqwest::Client,
+    http: &Http,
     config: &LlmConfig,
     prompt: &Prompt,
 ) -> Result<(ToolCall, Usage), LlmFailure> {
     let format = config.provider.format();
     let (url, body, builder) = match format {
-        WireFormat::ChatCompletions => chat_completions_request(http, config, prompt),
-        WireFormat::Messages => messages_request(http, config, prompt),
+        WireFormat::ChatCompletions => chat_completions_request(config, prompt),
+        WireFormat::Messages => messages_request(config, prompt),
     };
-    let response = builder
-        .json(&body)
-        .send()
+    let response = http
+        .send(builder.json(&body))
         .await
         .map_err(|e| LlmFailure::Transport(format!("{url}: {e}")))?;
-    let status = response.status();
-    if !status.is_success() {
-        return Err(LlmFailure::Status(status.as_u16()));
+    if !response.is_success() {
+        return Err(LlmFailure::Status(response.status));
     }
-    let answer: Value = response
-        .json()
-        .await
+    let answer: Value = serde_json::from_slice(&response.body)
         .map_err(|e| LlmFailure::Malformed(format!("not JSON: {e}")))?;
     match format {
         WireFormat::ChatCompletions => read_openai(&answer),
@@ -272,11 +270,7 @@ async fn request(
 }
 
 /// A chat-completions request: its address, body and authorised builder.
-fn chat_completions_request(
-    http: &reqwest::Client,
-    config: &LlmConfig,
-    prompt: &Prompt,
-) -> (String, Value, reqwest::RequestBuilder) {
+fn chat_completions_request(config: &LlmConfig, prompt: &Prompt) -> (String, Value, Request) {
     let tools = json!([{"type": "function", "function": prompt.tool}]);
     let url = format!("{}/chat/completions", config.base_url);
     let body = json!({
@@ -288,16 +282,12 @@ fn chat_completions_request(
         "tools": tools,
         "tool_choice": "required",
     });
-    let builder = http.post(&url).bearer_auth(&config.api_key);
+    let builder = Request::post(&url).bearer_auth(&config.api_key);
     (url, body, builder)
 }
 
 /// An Anthropic messages request: its address, body and authorised builder.
-fn messages_request(
-    http: &reqwest::Client,
-    config: &LlmConfig,
-    prompt: &Prompt,
-) -> (String, Value, reqwest::RequestBuilder) {
+fn messages_request(config: &LlmConfig, prompt: &Prompt) -> (String, Value, Request) {
     let tools = json!([{"name": prompt.tool["name"], "description": prompt.tool["description"], "input_schema": prompt.tool["parameters"]}]);
     let url = format!("{}/v1/messages", config.base_url);
     let body = json!({
@@ -308,8 +298,7 @@ fn messages_request(
         "tools": tools,
         "tool_choice": {"type": "any"},
     });
-    let builder = http
-        .post(&url)
+    let builder = Request::post(&url)
         .header("x-api-key", &config.api_key)
         .header("anthropic-version", "2023-06-01");
     (url, body, builder)

@@ -40,15 +40,8 @@ pub struct Claims {
     pub agent: Option<AgentClaim>,
 }
 
-/// The limit an agent token carries: one agent, playing one character, with the token id that
-/// registration stored (a token whose id is no longer stored is revoked).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct AgentClaim {
-    pub agent_id: String,
-    pub character_id: String,
-    pub token_id: String,
-}
+/// The limit an agent token carries: the game host's, which registers agents.
+pub use wayfarer_host::agents::AgentClaim;
 
 /// What a valid server token stands for.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -301,6 +301,7 @@ async fn run_task(
                 label: name.as_str().to_owned(),
             },
             Host {
+                http: Some(wayfarer_agent_http::client()),
                 quiet: true,
                 lockstep: true,
                 claims: Some(claims.clone()),

@@ -68,6 +68,7 @@ pub async fn enter(
             label: name.as_str().to_owned(),
         },
         Host {
+            http: Some(wayfarer_agent_http::client()),
             quiet: true,
             lockstep: true,
             ..Host::default()

@@ -8,7 +8,7 @@ use wayfarer_protocol::{ErrorBody, ErrorCode};
 use wayfarer_store::StoreError;
 
 use crate::agents::control::ControlError;
-use crate::agents::registration::RegistrationError;
+use crate::agents::registration::{NewAgentError, RegistrationError};
 use crate::auth::{AccountError, AuthError};
 use crate::characters::creation::CreationError;
 use crate::characters::deletion::DeletionError;
@@ -113,8 +113,18 @@ impl From<DeletionError> for ApiError {
 impl From<RegistrationError> for ApiError {
     fn from(err: RegistrationError) -> Self {
         match err {
-            RegistrationError::Creation(err) => err.into(),
             RegistrationError::Store(err) => err.into(),
+            other => ApiError::service(other.code(), other),
+        }
+    }
+}
+
+impl From<NewAgentError> for ApiError {
+    fn from(err: NewAgentError) -> Self {
+        match err {
+            NewAgentError::Creation(err) => err.into(),
+            NewAgentError::Registration(err) => err.into(),
+            NewAgentError::Store(err) => err.into(),
             other => ApiError::service(other.code(), other),
         }
     }
@@ -264,14 +274,14 @@ mod tests {
             (ErrorCode::Conflict, "that name is taken".into())
         );
         assert_eq!(
-            answer(RegistrationError::Creation(CreationError::AccountFull)),
+            answer(NewAgentError::Creation(CreationError::AccountFull)),
             (
                 ErrorCode::Conflict,
                 "an account has at most 3 characters".into()
             )
         );
         assert_eq!(
-            answer(RegistrationError::UnknownAccount),
+            answer(NewAgentError::UnknownAccount),
             (
                 ErrorCode::Unauthorized,
                 "the account no longer exists".into()
@@ -335,7 +345,7 @@ mod tests {
             ErrorCode::Internal
         );
         assert_eq!(
-            RegistrationError::Creation(CreationError::NameTaken).code(),
+            NewAgentError::Creation(CreationError::NameTaken).code(),
             ErrorCode::Conflict
         );
     }

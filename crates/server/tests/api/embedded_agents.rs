@@ -1,5 +1,7 @@
 //! Embedded agents (`EMBEDDED_AGENTS`, `serve --agents N`): the server plays N built-in-planner
-//! agents over sockets to itself; they gain XP, and a restart plays the same characters.
+//! agents over sockets to itself; they gain XP, and a restart plays the same characters. On the
+//! manual clock: the embedded agents step in lockstep with the world
+//! (`TestApp::tick_with_agents`), so their play is counted in ticks.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -11,17 +13,18 @@ use wayfarer_server::agents::embedded::SERVER_IDENTITY;
 use crate::support::{AppOptions, TestApp};
 
 const AGENTS: usize = 20;
+/// Ticks every agent has to gain XP in (walking to trees, rocks, spots and chickens included):
+/// the 150 s the wall-clock version of this test allowed at 100 ms a tick.
+const XP_TICKS: u64 = 1_500;
+/// Ticks between two looks at the agents' XP (a look is a REST request per agent).
+const LOOK_EVERY_TICKS: u64 = 10;
+/// How long the agents may take to log in and enter (wall time: their logins and the ramp of
+/// `STARTS_PER_TICK`, not the game).
+const ENTER_WAIT: Duration = Duration::from_secs(60);
 
 fn options(world_dir: Option<PathBuf>, database_url: Option<String>) -> AppOptions {
     AppOptions {
-        env: vec![
-            ("EMBEDDED_AGENTS", AGENTS.to_string()),
-            // The wall clock: the server runs its embedded agents on their own timer (they are not
-            // in lockstep with a manual world, which has no one to step them). Fast enough that
-            // walking to trees, rocks, spots and chickens takes seconds, slow enough that 20
-            // agents and the server share a busy CI machine.
-            ("TICK_MS", "100".into()),
-        ],
+        env: vec![("EMBEDDED_AGENTS", AGENTS.to_string())],
         world_dir,
         database_url,
         ..AppOptions::default()
@@ -46,9 +49,10 @@ async fn online_names(app: &TestApp) -> Vec<String> {
     names
 }
 
-/// Waits until `/status` shows `AGENTS` players online and returns their names.
+/// Waits until `/status` shows `AGENTS` players online and returns their names, stepping the
+/// world with the agents meanwhile (the online list is booked by a tick).
 async fn all_in(app: &TestApp) -> Vec<String> {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    let deadline = tokio::time::Instant::now() + ENTER_WAIT;
     loop {
         let status: Value = app.get("/status").await.json().await.unwrap();
         if status["playersOnline"] == AGENTS {
@@ -56,9 +60,10 @@ async fn all_in(app: &TestApp) -> Vec<String> {
         }
         assert!(
             tokio::time::Instant::now() < deadline,
-            "not all {AGENTS} embedded agents entered within 60 s: {status}"
+            "not all {AGENTS} embedded agents entered within {ENTER_WAIT:?}: {status}"
         );
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        app.tick_with_agents().await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
 
@@ -100,7 +105,7 @@ async fn twenty_embedded_agents_gain_xp_and_play_the_same_characters_after_a_res
     // Every agent works at something (woodcutting, fishing, mining, fighting, firemaking) and
     // so gains XP.
     let start = xp_of(&app, &names).await;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(150);
+    let mut ticks = 0;
     let mut last = loop {
         let now = xp_of(&app, &names).await;
         let idle: Vec<&String> = names.iter().filter(|n| now[*n] <= start[*n]).collect();
@@ -108,10 +113,13 @@ async fn twenty_embedded_agents_gain_xp_and_play_the_same_characters_after_a_res
             break now;
         }
         assert!(
-            tokio::time::Instant::now() < deadline,
-            "embedded agents without XP after 150 s: {idle:?} (XP at start {start:?}, now {now:?})"
+            ticks < XP_TICKS,
+            "embedded agents without XP after {ticks} ticks: {idle:?} (XP at start {start:?}, now {now:?})"
         );
-        tokio::time::sleep(Duration::from_secs(1)).await;
+        for _ in 0..LOOK_EVERY_TICKS {
+            app.tick_with_agents().await;
+        }
+        ticks += LOOK_EVERY_TICKS;
     };
     let account = app
         .store()

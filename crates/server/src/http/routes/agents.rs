@@ -111,10 +111,10 @@ fn summary(state: &AppState, mapping: &AgentMapping) -> AgentSummary {
         agent_id: mapping.agent_id.clone(),
         character_id: mapping.character_id.clone(),
         name: mapping.name.clone(),
-        connected: state.agents.live_character(&mapping.agent_id).is_some(),
+        connected: state.agents.hub.live_character(&mapping.agent_id).is_some(),
         goal: goal.goal,
         paused: goal.paused,
-        status: state.agents.last_report(&mapping.agent_id),
+        status: state.agents.hub.last_report(&mapping.agent_id),
         created_at: crate::timestamps::iso8601_from_ms(mapping.created_at_ms),
     }
 }
@@ -176,7 +176,7 @@ pub async fn decisions(
 ) -> Result<Json<AgentDecisions>, ApiError> {
     let mapping = owned_agent(&state, &caller, &id).await?;
     Ok(Json(AgentDecisions {
-        decisions: state.agents.decisions(&mapping.agent_id),
+        decisions: state.agents.hub.decisions(&mapping.agent_id),
         agent_id: mapping.agent_id,
     }))
 }
@@ -230,7 +230,15 @@ pub async fn set_goal(
     ApiJson(body): ApiJson<GoalRequest>,
 ) -> Result<Json<GoalSet>, ApiError> {
     let mapping = owned_agent(&state, &caller, &id).await?;
-    let goal = control::set_goal(&state, &mapping, &body, set_by(&caller, &mapping)).await?;
+    let content = state.content.get();
+    let goal = control::set_goal(
+        &state,
+        &content.content,
+        &mapping,
+        &body,
+        set_by(&caller, &mapping),
+    )
+    .await?;
     Ok(Json(GoalSet { goal }))
 }
 

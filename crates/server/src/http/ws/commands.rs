@@ -110,7 +110,11 @@ impl Connection {
                 .reply_error(socket, codes::INVALID_MESSAGE, &problem, reference)
                 .await;
         }
-        match crate::agents::control::record_status(&self.state, &agent_id, status).await {
+        let content = self.state.content.get();
+        let recorded =
+            crate::agents::control::record_status(&self.state, &content.content, &agent_id, status)
+                .await;
+        match recorded {
             Ok(()) => Flow::Continue,
             Err(err) => {
                 // Worded as REST words it: a store failure's detail is logged, never sent.

@@ -184,6 +184,7 @@ impl Connection {
                         connection
                             .state
                             .agents
+                            .hub
                             .disconnected(agent_id, registration.connection);
                     }
                     metrics::gauge!("ws_connections").decrement(1.0);

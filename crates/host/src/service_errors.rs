@@ -2,8 +2,9 @@
 //! queries) has its own error enum (thiserror) saying what went wrong in its own words, and a
 //! `code()` naming the contract's code (CONTRACT.md §2) it is answered with. The HTTP layer turns
 //! them into its `ApiError` (`http::error`, one `From` each), the game socket into `error`
-//! messages, and the embedded agents only log them: no service imports `crate::http` (the test in
-//! `http::layering` holds that).
+//! messages, and the embedded agents only log them: no service imports the server's `http` (the
+//! test in its `http::layering` holds that). Here, in the game host, so that the host's services
+//! (`agents::control`) and the server's name them alike.
 
 use wayfarer_protocol::ErrorCode;
 use wayfarer_store::StoreError;

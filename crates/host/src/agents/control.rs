@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use wayfarer_content::Content;
 use wayfarer_protocol::agent::{
     AgentGoal, AgentMessage, AgentPause, AgentStatus, Goal, GoalRequest, GoalState, GoalTarget,
 };
@@ -15,9 +16,9 @@ use wayfarer_protocol::ErrorCode;
 use wayfarer_sim::Command;
 use wayfarer_store::{AgentMapping, StoreError};
 
-use crate::app::AppState;
+use super::AgentPlane;
 use crate::service_errors::store_code;
-use wayfarer_host::world_thread::WorldInput;
+use crate::world_thread::WorldInput;
 
 /// Why steering an agent failed.
 #[derive(Debug, thiserror::Error)]
@@ -65,9 +66,10 @@ pub fn stored_goal(mapping: &AgentMapping) -> Option<Goal> {
 }
 
 /// `GET /api/agents/<id>/goal`: the stored goal with the progress the agent last reported for it.
-pub fn goal_state(state: &AppState, mapping: &AgentMapping) -> GoalState {
+pub fn goal_state(plane: &impl AsRef<AgentPlane>, mapping: &AgentMapping) -> GoalState {
+    let plane = plane.as_ref();
     let goal = stored_goal(mapping).map(|mut goal| {
-        goal.progress = state.agents.progress_of(&mapping.agent_id, &goal.id);
+        goal.progress = plane.hub.progress_of(&mapping.agent_id, &goal.id);
         goal
     });
     GoalState {
@@ -78,12 +80,10 @@ pub fn goal_state(state: &AppState, mapping: &AgentMapping) -> GoalState {
     }
 }
 
-/// Checks a goal request (kind, target shape, and that the ids it names exist in the active
-/// content) and makes the goal, set now by `set_by`.
-pub fn make_goal(state: &AppState, request: &GoalRequest, set_by: &str) -> Result<Goal, String> {
+/// Checks a goal request (kind, target shape, and that the ids it names exist in `content`, the
+/// active content) and makes the goal, set now by `set_by`.
+pub fn make_goal(content: &Content, request: &GoalRequest, set_by: &str) -> Result<Goal, String> {
     let target = request.target()?;
-    let content = state.content.get();
-    let content = &content.content;
     let item = |id: &str| {
         content
             .items
@@ -134,9 +134,9 @@ pub fn make_goal(state: &AppState, request: &GoalRequest, set_by: &str) -> Resul
 }
 
 /// Sends `message` to the agent's live connection; `false` when it is not connected.
-fn relay(state: &AppState, agent_id: &str, message: ServerMessage) -> bool {
-    match state.agents.live_character(agent_id) {
-        Some(character) => state.world_sender.send(WorldInput::Notify {
+fn relay(plane: &AgentPlane, agent_id: &str, message: ServerMessage) -> bool {
+    match plane.hub.live_character(agent_id) {
+        Some(character) => plane.world.send(WorldInput::Notify {
             to: vec![character],
             message: Arc::new(message),
         }),
@@ -146,14 +146,16 @@ fn relay(state: &AppState, agent_id: &str, message: ServerMessage) -> bool {
 
 /// `POST /api/agents/<id>/goal`, set by `set_by` (`owner`, `agent` or `admin`): 409 while paused
 /// (the goal is written only if the agent is not paused, in one statement, so a stop racing it
-/// wins).
+/// wins). `content` is the active content the goal's ids are checked against.
 pub async fn set_goal(
-    state: &AppState,
+    plane: &impl AsRef<AgentPlane>,
+    content: &Content,
     mapping: &AgentMapping,
     request: &GoalRequest,
     set_by: &str,
 ) -> Result<Goal, ControlError> {
-    let goal = make_goal(state, request, set_by).map_err(ControlError::InvalidGoal)?;
+    let state = plane.as_ref();
+    let goal = make_goal(content, request, set_by).map_err(ControlError::InvalidGoal)?;
     let text = serde_json::to_string(&goal)?;
     let written = state
         .store
@@ -164,7 +166,7 @@ pub async fn set_goal(
         return Err(ControlError::Paused);
     }
     state
-        .agents
+        .hub
         .set_control(&mapping.agent_id, Some(goal.clone()), false);
     relay(
         state,
@@ -181,10 +183,11 @@ pub async fn set_goal(
 /// `POST …/goal/stop` and `POST …/goal/resume`. Stopping clears the character's walk in the world
 /// by the next tick (the agent may not be connected, or may be slow to hear of it).
 pub async fn set_paused(
-    state: &AppState,
+    plane: &impl AsRef<AgentPlane>,
     mapping: &AgentMapping,
     paused: bool,
 ) -> Result<(), ControlError> {
+    let state = plane.as_ref();
     if !state
         .store
         .agents()
@@ -194,12 +197,12 @@ pub async fn set_paused(
         return Err(ControlError::NoSuchAgent);
     }
     if paused {
-        state.world_sender.send(WorldInput::Sim(Command::Stop {
+        state.world.send(WorldInput::Sim(Command::Stop {
             id: mapping.character_id.clone(),
         }));
     }
     state
-        .agents
+        .hub
         .set_control(&mapping.agent_id, stored_goal(mapping), paused);
     let event = AgentPause {
         agent_id: mapping.agent_id.clone(),
@@ -219,7 +222,8 @@ pub async fn set_paused(
 }
 
 /// `POST …/message`: relayed now to a connected agent, else kept for when it enters.
-pub fn message(state: &AppState, mapping: &AgentMapping, text: &str) {
+pub fn message(plane: &impl AsRef<AgentPlane>, mapping: &AgentMapping, text: &str) {
+    let state = plane.as_ref();
     let message = AgentMessage {
         agent_id: mapping.agent_id.clone(),
         id: wayfarer_store::new_id(),
@@ -232,18 +236,19 @@ pub fn message(state: &AppState, mapping: &AgentMapping, text: &str) {
         &mapping.agent_id,
         ServerMessage::AgentMessage(message.clone()),
     ) {
-        state.agents.hold_message(&mapping.agent_id, message);
+        state.hub.hold_message(&mapping.agent_id, message);
     }
 }
 
 /// An agent connection entered the world: the agent is told its goal and pause as stored, then
 /// the owner messages that waited for it (all after its `player:sync` and first `world:update`).
 pub async fn entered(
-    state: &AppState,
+    plane: &impl AsRef<AgentPlane>,
     agent_id: &str,
     connection: u64,
     character_id: &str,
 ) -> Result<(), ControlError> {
+    let state = plane.as_ref();
     let mapping = state
         .store
         .agents()
@@ -251,7 +256,7 @@ pub async fn entered(
         .await?
         .ok_or(ControlError::NoSuchAgent)?;
     let goal = stored_goal(&mapping);
-    let waiting = state.agents.connected(
+    let waiting = state.hub.connected(
         agent_id,
         connection,
         character_id,
@@ -285,19 +290,22 @@ fn same_goal(stored: &Goal, reported: &wayfarer_protocol::agent::ReportedGoal) -
 
 /// An `agent:status` (already validated). A goal the agent chose itself (it had none, or reports
 /// another) becomes its stored goal, marked `setBy: "agent"` — except while it is paused: a pause
-/// blocks setting goals, the agent's own included, until its owner resumes it.
+/// blocks setting goals, the agent's own included, until its owner resumes it. `content` is the
+/// active content a chosen goal's ids are checked against.
 pub async fn record_status(
-    state: &AppState,
+    plane: &impl AsRef<AgentPlane>,
+    content: &Content,
     agent_id: &str,
     status: AgentStatus,
 ) -> Result<(), ControlError> {
-    let (stored, paused) = state.agents.control(agent_id);
+    let state = plane.as_ref();
+    let (stored, paused) = state.hub.control(agent_id);
     let mut goal_id = stored.as_ref().map(|g| g.id.clone());
     let mut chosen = None;
     if let Some(reported) = &status.goal {
         let known = stored.as_ref().is_some_and(|g| same_goal(g, reported));
         if !known && !paused {
-            let goal = make_goal(state, &reported.request(), "agent")
+            let goal = make_goal(content, &reported.request(), "agent")
                 .map_err(ControlError::InvalidGoal)?;
             goal_id = Some(goal.id.clone());
             chosen = Some(goal);
@@ -307,7 +315,7 @@ pub async fn record_status(
     }
     // The report (progress, decisions) first, then the goal it belongs to: a reader of the
     // owner's routes never sees the agent's new goal without the progress reported with it.
-    state.agents.record(agent_id, status, goal_id);
+    state.hub.record(agent_id, status, goal_id);
     if let Some(goal) = chosen {
         let text = serde_json::to_string(&goal)?;
         if state
@@ -316,7 +324,7 @@ pub async fn record_status(
             .set_goal(agent_id, Some(&text), true)
             .await?
         {
-            state.agents.set_control(agent_id, Some(goal), false);
+            state.hub.set_control(agent_id, Some(goal), false);
         }
     }
     Ok(())

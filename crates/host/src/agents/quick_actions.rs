@@ -10,7 +10,7 @@ use wayfarer_content::{Content, RecipeKind};
 use wayfarer_protocol::agent::QuickAction;
 use wayfarer_protocol::ws::EntityKind;
 
-use wayfarer_host::world_thread::Surroundings;
+use crate::world_thread::Surroundings;
 
 /// How far around the character quick actions look.
 pub const QUICK_ACTION_RADIUS_TILES: i32 = 15;
