@@ -404,15 +404,16 @@ fn task_ids(manifest: &Manifest) -> String {
 /// The table `bench-agents` prints.
 pub fn table(report: &Report) -> String {
     let mut out = format!(
-        "{:<22} {:>8} {:>9} {:>8} {:>7} {:>8} {:>8}\n",
-        "task", "success", "progress", "ticks", "deaths", "refused", "tokens"
+        "{:<22} {:>8} {:>9} {:>7} {:>8} {:>7} {:>8} {:>8}\n",
+        "task", "success", "progress", "credit", "ticks", "deaths", "refused", "tokens"
     );
     for t in &report.tasks {
         out.push_str(&format!(
-            "{:<22} {:>7.0}% {:>9.1} {:>8.0} {:>7} {:>8.1} {:>8.0}\n",
+            "{:<22} {:>7.0}% {:>9.1} {:>7.2} {:>8.0} {:>7} {:>8.1} {:>8.0}\n",
             t.id,
             t.success * 100.0,
             t.progress,
+            t.credit,
             t.ticks,
             t.deaths,
             t.refused,
@@ -612,6 +613,7 @@ async fn run_task(
         seed,
         success: verdict.success(),
         progress: (verdict.progress * 1000.0).round() / 10.0,
+        credit: (verdict.credit(&task.check) * 1000.0).round() / 1000.0,
         ticks,
         deaths,
         refused,

@@ -1,6 +1,11 @@
-//! The bench's score: per task over seeds, and overall Crafter's geometric mean of the success
-//! rates (Hafner 2021: `exp(mean ln(1 + sᵢ)) − 1`, sᵢ in percent), with a 95% confidence
-//! interval over seeds.
+//! The bench's score: per task over seeds, and overall Crafter's geometric mean of the tasks'
+//! credit (Hafner 2021: `exp(mean ln(1 + sᵢ)) − 1`, sᵢ in percent), with a 95% confidence
+//! interval over seeds. A task's credit is its success rate where the check is done or not (a
+//! quest, a duel, the owner's control) and its mean progress where the check is a threshold (a
+//! level, XP, items, kills, coins): a run that ends one log short of the line is not scored as one
+//! that never started, so one roll of the dice cannot swing the score (issue 51: shared-trees
+//! alone moved the planner's score between 71.6 and 100). A failed run (a death in a deathless
+//! task) earns nothing.
 
 use std::collections::BTreeMap;
 
@@ -15,6 +20,8 @@ pub struct Run {
     pub success: bool,
     /// 0..=100.
     pub progress: f64,
+    /// What the run earns towards the score, 0..=1 (the module's doc).
+    pub credit: f64,
     pub ticks: u64,
     pub deaths: u64,
     pub refused: u64,
@@ -56,6 +63,8 @@ pub struct TaskScore {
     pub id: String,
     /// The share of seeds that succeeded, 0..=1.
     pub success: f64,
+    /// The mean credit over seeds, 0..=1: what the score takes.
+    pub credit: f64,
     /// Mean progress, 0..=100.
     pub progress: f64,
     /// Mean ticks used (the limit for a run that did not succeed).
@@ -117,6 +126,7 @@ pub fn by_task(tasks: &[String], runs: &[Run]) -> Vec<TaskScore> {
             TaskScore {
                 id: id.clone(),
                 success: mean(&|r| f64::from(u8::from(r.success))),
+                credit: mean(&|r| r.credit),
                 progress: mean(&|r| r.progress),
                 ticks: mean(&|r| r.ticks as f64),
                 deaths: mine.iter().map(|r| r.deaths).sum(),
@@ -148,7 +158,7 @@ pub fn mean_progress(scores: &[TaskScore]) -> f64 {
 /// normal approximation; one seed has no spread, so its interval is the score itself).
 pub fn overall(tasks: &[String], seeds: &[u64], runs: &[Run]) -> (f64, [f64; 2]) {
     let scores = by_task(tasks, runs);
-    let score = crafter(&scores.iter().map(|t| t.success).collect::<Vec<_>>());
+    let score = crafter(&scores.iter().map(|t| t.credit).collect::<Vec<_>>());
     let per_seed: Vec<f64> = seeds
         .iter()
         .map(|seed| {
@@ -157,7 +167,7 @@ pub fn overall(tasks: &[String], seeds: &[u64], runs: &[Run]) -> (f64, [f64; 2])
                 .map(|id| {
                     runs.iter()
                         .find(|r| &r.task == id && r.seed == *seed)
-                        .map_or(0.0, |r| f64::from(u8::from(r.success)))
+                        .map_or(0.0, |r| r.credit)
                 })
                 .collect();
             crafter(&successes)
@@ -192,6 +202,7 @@ mod tests {
             seed,
             success,
             progress: if success { 100.0 } else { 40.0 },
+            credit: if success { 1.0 } else { 0.0 },
             ticks: 10,
             deaths: 0,
             refused: 1,

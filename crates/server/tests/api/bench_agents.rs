@@ -39,7 +39,7 @@ async fn two_runs_of_one_seed_with_the_planner_give_identical_json() {
     let second = serde_json::to_value(run(&options).await.expect("the bench runs")).unwrap();
     assert_eq!(first, second);
     assert_eq!(first["seeds"], serde_json::json!([1]));
-    assert_eq!(first["version"], 3);
+    assert_eq!(first["version"], 4);
     // The planner is a brain of its own: scored, no model.
     assert_eq!(first["benchVersion"], 2);
     assert_eq!(first["scored"], true);
