@@ -94,10 +94,9 @@ async fn mock_server(provider: Provider) -> (String, Arc<AtomicUsize>) {
     (format!("http://{addr}"), calls)
 }
 
-async fn backend_falls_back_and_counts(provider: Provider, name: &str) {
-    let server = stepped().await;
-    let (base_url, calls) = mock_server(provider).await;
-    let config = LlmConfig {
+/// The mock's configuration: live play's (the planner as fallback).
+fn mock_config(provider: Provider, base_url: String) -> LlmConfig {
+    LlmConfig {
         provider,
         api_key: "test-key".into(),
         base_url,
@@ -117,7 +116,13 @@ async fn backend_falls_back_and_counts(provider: Provider, name: &str) {
         max_tokens: None,
         // Live play: the planner stands in for every step the model does not serve.
         fallback: wayfarer_agent::brain::Fallback::Planner,
-    };
+    }
+}
+
+async fn backend_falls_back_and_counts(provider: Provider, name: &str) {
+    let server = stepped().await;
+    let (base_url, calls) = mock_server(provider).await;
+    let config = mock_config(provider, base_url);
     let agent = server.agent(
         name,
         Some(goal(json!({"kind": "idle"}))),
@@ -188,19 +193,11 @@ async fn a_scored_model_waits_on_failures_and_the_planner_never_stands_in() {
     let server = stepped().await;
     let (base_url, calls) = mock_server(Provider::OpenAi).await;
     let config = LlmConfig {
-        provider: Provider::OpenAi,
-        api_key: "test-key".into(),
-        base_url,
-        model: "mock-model".into(),
-        timeout: Duration::from_secs(1),
         calls_per_minute: 1_000,
-        tokens_per_hour: 1_000_000,
-        breaker_failures: 10,
-        breaker_open: Duration::from_secs(60),
-        tape: None,
         temperature: Some(0.0),
         max_tokens: Some(64),
         fallback: wayfarer_agent::brain::Fallback::Wait,
+        ..mock_config(Provider::OpenAi, base_url)
     };
     let agent = server.agent(
         "Scored",

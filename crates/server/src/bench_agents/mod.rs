@@ -404,12 +404,12 @@ fn task_ids(manifest: &Manifest) -> String {
 /// The table `bench-agents` prints.
 pub fn table(report: &Report) -> String {
     let mut out = format!(
-        "{:<22} {:>8} {:>9} {:>7} {:>8} {:>7} {:>8} {:>8}\n",
+        "{:<28} {:>8} {:>9} {:>7} {:>8} {:>7} {:>8} {:>8}\n",
         "task", "success", "progress", "credit", "ticks", "deaths", "refused", "tokens"
     );
     for t in &report.tasks {
         out.push_str(&format!(
-            "{:<22} {:>7.0}% {:>9.1} {:>7.2} {:>8.0} {:>7} {:>8.1} {:>8.0}\n",
+            "{:<28} {:>7.0}% {:>9.1} {:>7.2} {:>8.0} {:>7} {:>8.1} {:>8.0}\n",
             t.id,
             t.success * 100.0,
             t.progress,
@@ -433,14 +433,14 @@ pub fn table(report: &Report) -> String {
     ));
     if report.model.is_some() {
         out.push_str(&format!(
-            "{:<22} {:>9} {:>9} {:>8} {:>9} {:>9} {:>8}\n",
+            "{:<28} {:>9} {:>9} {:>8} {:>9} {:>9} {:>8}\n",
             "task", "decisions", "fallbacks", "invalid", "p50 ms", "p95 ms", "cached"
         ));
         for t in &report.tasks {
             let fallbacks: u64 = t.fallbacks.values().sum();
             let (p50, p95) = t.latency_ms.map_or((0, 0), |l| (l.p50, l.p95));
             out.push_str(&format!(
-                "{:<22} {:>9} {:>9} {:>8} {:>9} {:>9} {:>8}\n",
+                "{:<28} {:>9} {:>9} {:>8} {:>9} {:>9} {:>8}\n",
                 t.id, t.model_decisions, fallbacks, t.invalid, p50, p95, t.cached_tokens
             ));
         }

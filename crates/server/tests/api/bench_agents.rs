@@ -275,6 +275,25 @@ async fn mock_model(policy: Policy) -> (Mock, LlmConfig) {
     (mock, config)
 }
 
+/// Replays the recording in `dir` on `tasks`, seed 1: no request reaches the model that made it.
+async fn replay(
+    dir: &std::path::Path,
+    tasks: &[&str],
+    mock: &Mock,
+    asked: usize,
+) -> wayfarer_server::bench_agents::Report {
+    let (brain, tape) = replay_brain(dir.to_path_buf());
+    let replayed = run(&options(tasks, &[1], brain, Some(tape)))
+        .await
+        .expect("the replayed run");
+    assert_eq!(
+        mock.calls.load(Ordering::SeqCst),
+        asked,
+        "no request on replay"
+    );
+    replayed
+}
+
 /// A score measures the brain named (CONTRACT §16): a model answering garbage every step scores
 /// as a model that idles (nothing), not as the planner (which makes the dagger and cooks the
 /// shrimp: the first test), every unusable answer a wait counted by why; the planner never
@@ -420,15 +439,7 @@ async fn a_recorded_model_run_reports_v2_and_replays_without_a_key_or_a_request(
         "the model's makeItem is in the trajectory"
     );
 
-    let (brain, tape) = replay_brain(dir.path().to_path_buf());
-    let replayed = run(&options(&tasks, &[1], brain, Some(tape)))
-        .await
-        .expect("the replayed run");
-    assert_eq!(
-        mock.calls.load(Ordering::SeqCst),
-        asked,
-        "no request on replay"
-    );
+    let replayed = replay(dir.path(), &tasks, &mock, asked).await;
     assert_eq!(serde_json::to_value(&replayed).unwrap(), json);
 }
 
@@ -468,15 +479,7 @@ async fn a_recorded_duel_with_another_player_replays_byte_for_byte() {
         mock.last.lock().unwrap()["messages"][1]["content"]
     );
 
-    let (brain, tape) = replay_brain(dir.path().to_path_buf());
-    let replayed = run(&options(&tasks, &[1], brain, Some(tape)))
-        .await
-        .expect("the replayed run");
-    assert_eq!(
-        mock.calls.load(Ordering::SeqCst),
-        asked,
-        "no request on replay"
-    );
+    let replayed = replay(dir.path(), &tasks, &mock, asked).await;
     assert!(
         !replayed.tasks[0].fallbacks.contains_key("replay_miss"),
         "{:?}",
