@@ -132,9 +132,10 @@ async fn step(
     recent: &VecDeque<DecisionRecord>,
     notes: &VecDeque<String>,
 ) -> Planned {
-    let prompt = prompt::build(ctx, goal, recent, notes);
+    let prompt = prompt::build(ctx, goal, recent, notes, &mut prompt::Aliases::default());
     let (call, _usage) = llm::ask(http, config, &prompt)
         .await
+        .result
         .expect("the mock's tool call");
     let offered = actions::find(&call.name)
         .is_some_and(|a| a.name == "setGoal" || a.name == "idle" || (a.available)(ctx).is_some());
@@ -178,7 +179,7 @@ fn llm(c: &mut Criterion) {
     ];
 
     // One step of each format first: it checks the mock's answers are taken, and gives the sizes.
-    let sample = prompt::build(ctx, &goal, &recent, &notes);
+    let sample = prompt::build(ctx, &goal, &recent, &notes, &mut prompt::Aliases::default());
     for (_, config) in &cases[..2] {
         rt.block_on(step(&http, config, ctx, &goal, &recent, &notes));
     }
@@ -197,7 +198,15 @@ fn llm(c: &mut Criterion) {
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(2));
     group.bench_function("crowded_view", |b| {
-        b.iter(|| black_box(prompt::build(ctx, &goal, &recent, &notes)))
+        b.iter(|| {
+            black_box(prompt::build(
+                ctx,
+                &goal,
+                &recent,
+                &notes,
+                &mut prompt::Aliases::default(),
+            ))
+        })
     });
     group.finish();
 

@@ -665,8 +665,16 @@ impl Model {
             .filter(|e| keep(e))
             .map(|e| (self.distance_to(e.x, e.z), e))
             .collect();
-        // Ties by id, so the choice does not depend on the map's order.
-        found.sort_unstable_by(|(da, a), (db, b)| da.cmp(db).then_with(|| a.id().cmp(b.id())));
+        // Ties by id, so the choice does not depend on the map's order; players by name first
+        // (their ids are database UUIDs, new every run, and a run must not depend on them).
+        fn key(e: &Seen) -> Option<&str> {
+            (e.kind() == EntityKind::Player).then(|| e.name()).flatten()
+        }
+        found.sort_unstable_by(|(da, a), (db, b)| {
+            da.cmp(db)
+                .then_with(|| key(a).cmp(&key(b)))
+                .then_with(|| a.id().cmp(b.id()))
+        });
         found.into_iter().map(|(_, e)| e).collect()
     }
 }

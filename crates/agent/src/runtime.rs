@@ -20,8 +20,8 @@ use wayfarer_protocol::ws::{ActionRequest, ClientMessage, ServerMessage};
 
 use crate::account::Login;
 use crate::actions::{self, Ctx, Planned};
-use crate::brain::llm::{self, LlmFailure, ToolCall, Usage};
-use crate::brain::{Brain, Breaker, Budget, ModelStats};
+use crate::brain::llm::{self, Answer, LlmFailure, ToolCall, Usage};
+use crate::brain::{Brain, Breaker, Budget, Fallback, ModelStats};
 use crate::control_plane;
 use crate::goals::{Goal, GoalKind};
 use crate::http::{Http, Request};
@@ -226,9 +226,7 @@ struct Running {
 /// A model call in flight.
 struct Thinking {
     number: u64,
-    task: JoinHandle<Result<(ToolCall, Usage), LlmFailure>>,
-    /// When it was asked (its latency, in the status).
-    asked: Instant,
+    task: JoinHandle<Answer>,
 }
 
 struct Agent {
@@ -262,6 +260,8 @@ struct Agent {
     breaker: Breaker,
     stats: ModelStats,
     thinking: Option<Thinking>,
+    /// The entities' names in this agent's prompts (`brain::prompt::Aliases`).
+    aliases: crate::brain::prompt::Aliases,
     owner_notes: VecDeque<String>,
     /// After an owner's command while paused, the agent goes back to idle.
     reconnects: u64,
@@ -343,6 +343,7 @@ impl Agent {
             breaker: Breaker::new(failures, open),
             stats: ModelStats::default(),
             thinking: None,
+            aliases: Default::default(),
             owner_notes: VecDeque::new(),
             reconnects: 0,
             control_plane: false,
@@ -495,12 +496,10 @@ impl Agent {
                     self.count_step();
                 }
                 answer = async { (&mut self.thinking.as_mut().expect("guarded").task).await }, if self.thinking.is_some() => {
-                    let (number, asked) = self.thinking.take().map_or((0, None), |t| (t.number, Some(t.asked)));
-                    if let Some(asked) = asked {
-                        self.stats.record_latency(u64::try_from(asked.elapsed().as_millis()).unwrap_or(u64::MAX));
-                    }
-                    let answer = answer.unwrap_or_else(|e| Err(LlmFailure::Transport(e.to_string())));
-                    let mut frames = self.on_answer(number, answer);
+                    let number = self.thinking.take().map_or(0, |t| t.number);
+                    let answer = answer.unwrap_or_else(|e| Answer { result: Err(LlmFailure::Transport(e.to_string())), latency_ms: 0 });
+                    self.stats.record_latency(answer.latency_ms);
+                    let mut frames = self.on_answer(number, answer.result);
                     if let Some((phase @ Fence::Think, _)) = self.stepping.as_mut() {
                         *phase = Fence::Sent;
                         frames.push(self.fence());
@@ -782,7 +781,13 @@ impl Agent {
             model: &self.model,
             knowledge: &self.knowledge,
         };
-        let prompt = crate::brain::prompt::build(ctx, &self.goal, &self.recent, &self.owner_notes);
+        let prompt = crate::brain::prompt::build(
+            ctx,
+            &self.goal,
+            &self.recent,
+            &self.owner_notes,
+            &mut self.aliases,
+        );
         tracing::debug!(agent = %self.config.label, tokens = crate::brain::prompt::prompt_tokens(&prompt), user_bytes = prompt.user.len(), "model prompt");
         self.owner_notes.clear();
         self.decisions += 1;
@@ -790,11 +795,7 @@ impl Agent {
         self.stats.calls += 1;
         let http = self.http.clone();
         let task = tokio::spawn(async move { llm::ask(&http, &config, &prompt).await });
-        self.thinking = Some(Thinking {
-            number,
-            task,
-            asked: Instant::now(),
-        });
+        self.thinking = Some(Thinking { number, task });
         None
     }
 
@@ -808,6 +809,7 @@ impl Agent {
         if let Ok((_, usage)) = &answer {
             self.stats.input_tokens += usage.input;
             self.stats.output_tokens += usage.output;
+            self.stats.cached_tokens += usage.cached;
             self.budget.spend(now, usage.input + usage.output);
         }
         // A late answer (the goal changed, a reflex took over, the agent paused) is dropped.
@@ -815,13 +817,14 @@ impl Agent {
             tracing::debug!(agent = %self.config.label, number, "a stale model answer dropped");
             return Vec::new();
         }
-        let call = match answer {
+        let mut call = match answer {
             Ok((call, _)) => call,
             Err(failure) => {
                 self.breaker.record(false, now);
                 return self.fall_back(failure);
             }
         };
+        self.aliases.resolve(&mut call.arguments);
         let ctx = Ctx {
             model: &self.model,
             knowledge: &self.knowledge,
@@ -829,18 +832,34 @@ impl Agent {
         let offered = actions::find(&call.name).is_some_and(|a| {
             a.name == "setGoal" || a.name == "idle" || (a.available)(ctx).is_some()
         });
-        if !offered {
-            self.breaker.record(false, now);
-            return self.fall_back(LlmFailure::Refused(format!(
-                "{} was not offered",
-                call.name
-            )));
-        }
-        if let Err(refusal) = actions::plan(ctx, &call.name, &call.arguments) {
-            self.breaker.record(false, now);
-            return self.fall_back(LlmFailure::Refused(refusal.to_string()));
-        }
+        let refusal = if !offered {
+            Some(Outcome::refused(
+                "not_offered",
+                format!("{} is not possible now", call.name),
+            ))
+        } else {
+            actions::plan(ctx, &call.name, &call.arguments).err()
+        };
+        // The model answered: the breaker, which guards against a model that cannot answer (an
+        // outage, garbage), hears a success even when the table refuses the action; a refusal is
+        // the model's mistake, counted among its invalid answers, and must not shut it out.
         self.breaker.record(true, now);
+        if let Some(refusal) = refusal {
+            let failure = LlmFailure::Refused(refusal.to_string());
+            if self.fallback() == Fallback::Wait {
+                // The model's choice is its decision, refused: counted among the refusals and
+                // shown in its next prompt, as any refused action is.
+                let action = actions::find(&call.name).map_or("invalid", |a| a.name);
+                let decision = Decision {
+                    action,
+                    params: call.arguments,
+                    reason: "the model's choice".into(),
+                    reflex: false,
+                };
+                self.settle(decision, number, "llm", refusal, false);
+            }
+            return self.fall_back(failure);
+        }
         self.stats.decisions += 1;
         let name = actions::find(&call.name).map_or("idle", |a| a.name);
         let decision = Decision {
@@ -854,13 +873,23 @@ impl Agent {
         out
     }
 
+    /// A step the model did not serve, counted by why, played by the configured [`Fallback`]:
+    /// the planner's decision, or nothing (the agent waits; the next step asks again).
     fn fall_back(&mut self, failure: LlmFailure) -> Vec<String> {
         *self.stats.fallbacks.entry(failure.kind()).or_default() += 1;
         self.stats.breaker_opened = self.breaker.opened;
-        chatty!(self.quiet, agent = %self.config.label, why = failure.kind(), detail = ?failure, "model step fell back to the planner");
+        let fallback = self.fallback();
+        chatty!(self.quiet, agent = %self.config.label, why = failure.kind(), detail = ?failure, fallback = fallback.name(), "the model's step fell back");
         let mut out = Vec::new();
-        self.plan_next(&mut out);
+        if fallback == Fallback::Planner {
+            self.plan_next(&mut out);
+        }
         out
+    }
+
+    /// The model's [`Fallback`] (the planner's own steps never fall back).
+    fn fallback(&self) -> Fallback {
+        self.llm.as_ref().map_or(Fallback::Planner, |c| c.fallback)
     }
 
     /// Plans `decision` with the table and starts it (or records its refusal).

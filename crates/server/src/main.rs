@@ -114,9 +114,27 @@ enum Command {
         /// Keep the model's answers in this directory, by prompt hash.
         #[arg(long, conflicts_with = "replay")]
         record: Option<std::path::PathBuf>,
-        /// Play the answers kept in this directory back (no key, no request).
+        /// Play the answers kept in this directory back (no key, no request), as the model
+        /// recorded there.
         #[arg(long)]
         replay: Option<std::path::PathBuf>,
+        /// What plays a step the model does not serve: wait (scored: the planner never plays
+        /// for the model) or planner (play only: the report says "scored": false).
+        #[arg(long, default_value = "wait")]
+        fallback: wayfarer_agent::brain::Fallback,
+        /// The model's sampling temperature, sent to the provider (default: the provider's).
+        #[arg(long)]
+        temperature: Option<f64>,
+        /// The most tokens a model answer may take, sent to the provider.
+        #[arg(long)]
+        max_tokens: Option<u32>,
+        /// The seeds' split: dev (the seeds as given) or test (each mixed with the secret
+        /// BENCH_TEST_SALT; the report keeps only its hash).
+        #[arg(long, default_value = "dev", value_parser = ["dev", "test"])]
+        split: String,
+        /// Write each episode's steps here, one JSONL file an episode.
+        #[arg(long)]
+        trajectories: Option<std::path::PathBuf>,
     },
 }
 
@@ -360,9 +378,28 @@ fn bench_agents(command: Command) -> ExitCode {
         json,
         record,
         replay,
+        fallback,
+        temperature,
+        max_tokens,
+        split,
+        trajectories,
     } = command
     else {
         return ExitCode::FAILURE;
+    };
+    let split = if split == "test" {
+        match std::env::var(wayfarer_server::bench_agents::TEST_SALT_VARIABLE) {
+            Ok(salt) if !salt.is_empty() => wayfarer_server::bench_agents::Split::Test { salt },
+            _ => {
+                eprintln!(
+                    "error: --split test needs {}",
+                    wayfarer_server::bench_agents::TEST_SALT_VARIABLE
+                );
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        wayfarer_server::bench_agents::Split::Dev
     };
     use wayfarer_agent::brain::tape::{Tape, TapeMode};
     let (brain, tape) = match replay {
@@ -373,6 +410,14 @@ fn bench_agents(command: Command) -> ExitCode {
         None => {
             let brain = match wayfarer_agent::Brain::select(brain, |k| std::env::var(k).ok(), model)
             {
+                Ok(wayfarer_agent::Brain::Llm(config)) => {
+                    wayfarer_agent::Brain::Llm(wayfarer_agent::brain::LlmConfig {
+                        fallback,
+                        temperature,
+                        max_tokens,
+                        ..config
+                    })
+                }
                 Ok(brain) => brain,
                 Err(err) => {
                     eprintln!("error: {err}");
@@ -414,6 +459,8 @@ fn bench_agents(command: Command) -> ExitCode {
         seeds,
         brain,
         tape,
+        split,
+        trajectories,
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

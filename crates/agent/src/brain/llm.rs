@@ -71,6 +71,12 @@ pub struct LlmConfig {
     pub breaker_open: Duration,
     /// Answers recorded or played back by prompt hash (`brain::tape`); `None`: always ask.
     pub tape: Option<super::tape::Tape>,
+    /// Sampling sent to the provider; `None`: the provider's default (Anthropic's `max_tokens`,
+    /// which it requires, is then [`DEFAULT_ANTHROPIC_MAX_TOKENS`]).
+    pub temperature: Option<f64>,
+    pub max_tokens: Option<u32>,
+    /// What plays a step the model could not serve.
+    pub fallback: super::Fallback,
 }
 
 /// Default longest wait for an answer.
@@ -83,6 +89,8 @@ pub const DEFAULT_TOKENS_PER_HOUR: u64 = 200_000;
 pub const DEFAULT_BREAKER_FAILURES: u32 = 3;
 /// Default time the breaker stays open.
 pub const DEFAULT_BREAKER_OPEN: Duration = Duration::from_secs(60);
+/// Anthropic's `max_tokens` when none is set (its API requires one).
+pub const DEFAULT_ANTHROPIC_MAX_TOKENS: u32 = 512;
 
 impl LlmConfig {
     /// The first provider whose key is set in `lookup` (OpenAI, then Anthropic, then OpenRouter),
@@ -111,6 +119,9 @@ impl LlmConfig {
                     breaker_failures: DEFAULT_BREAKER_FAILURES,
                     breaker_open: DEFAULT_BREAKER_OPEN,
                     tape: None,
+                    temperature: None,
+                    max_tokens: None,
+                    fallback: super::Fallback::Planner,
                 })
             })
     }
@@ -133,6 +144,16 @@ pub struct ToolCall {
 pub struct Usage {
     pub input: u64,
     pub output: u64,
+    /// Of `input`, read from the provider's prompt cache.
+    pub cached: u64,
+}
+
+/// One call's result and how long it took (recorded with it on a tape, so a replay reports the
+/// recorded run's latency).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    pub result: Result<(ToolCall, Usage), LlmFailure>,
+    pub latency_ms: u64,
 }
 
 /// Why a call gave no usable action (each is counted as a fallback to the planner).
@@ -151,6 +172,34 @@ pub enum LlmFailure {
     CircuitOpen,
     /// Playing back a recording that has no answer for this prompt.
     ReplayMiss,
+}
+
+impl LlmFailure {
+    /// Its detail text ("" for the kinds that have none).
+    pub fn detail(&self) -> String {
+        match self {
+            LlmFailure::Status(code) => code.to_string(),
+            LlmFailure::Malformed(d) | LlmFailure::Refused(d) | LlmFailure::Transport(d) => {
+                d.clone()
+            }
+            _ => String::new(),
+        }
+    }
+
+    /// The failure of this [`LlmFailure::kind`] and detail (as a tape keeps it).
+    pub fn from_kind(kind: &str, detail: &str) -> Option<LlmFailure> {
+        Some(match kind {
+            "timeout" => LlmFailure::Timeout,
+            "http_error" => LlmFailure::Status(detail.parse().ok()?),
+            "malformed" => LlmFailure::Malformed(detail.to_owned()),
+            "refused" => LlmFailure::Refused(detail.to_owned()),
+            "transport" => LlmFailure::Transport(detail.to_owned()),
+            "budget_exhausted" => LlmFailure::BudgetExhausted,
+            "circuit_open" => LlmFailure::CircuitOpen,
+            "replay_miss" => LlmFailure::ReplayMiss,
+            _ => return None,
+        })
+    }
 }
 
 impl LlmFailure {
@@ -206,22 +255,27 @@ pub fn unwrap_act(call: ToolCall) -> Result<ToolCall, LlmFailure> {
     })
 }
 
-/// Asks the model once, within the configured timeout.
-pub async fn ask(
-    http: &Http,
-    config: &LlmConfig,
-    prompt: &Prompt,
-) -> Result<(ToolCall, Usage), LlmFailure> {
+/// Asks the model once, within the configured timeout. A tape records every answer, a failure
+/// included, with its latency, and plays them back so: a replay is the recorded run.
+pub async fn ask(http: &Http, config: &LlmConfig, prompt: &Prompt) -> Answer {
     use super::tape::TapeMode;
     if let Some(tape) = config.tape.as_ref().filter(|t| t.mode == TapeMode::Replay) {
-        return tape.load(prompt).ok_or(LlmFailure::ReplayMiss);
+        return tape.load(prompt).unwrap_or(Answer {
+            result: Err(LlmFailure::ReplayMiss),
+            latency_ms: 0,
+        });
     }
-    let answer = match tokio::time::timeout(config.timeout, request(http, config, prompt)).await {
+    let asked = std::time::Instant::now();
+    let result = match tokio::time::timeout(config.timeout, request(http, config, prompt)).await {
         Ok(result) => result.and_then(|(call, usage)| Ok((unwrap_act(call)?, usage))),
         Err(_) => Err(LlmFailure::Timeout),
     };
-    if let (Some(tape), Ok((call, usage))) = (&config.tape, &answer) {
-        tape.save(prompt, call, *usage);
+    let answer = Answer {
+        result,
+        latency_ms: u64::try_from(asked.elapsed().as_millis()).unwrap_or(u64::MAX),
+    };
+    if let Some(tape) = &config.tape {
+        tape.save(prompt, &answer);
     }
     answer
 }
@@ -282,6 +336,13 @@ fn chat_completions_request(config: &LlmConfig, prompt: &Prompt) -> (String, Val
         "tools": tools,
         "tool_choice": "required",
     });
+    let mut body = body;
+    if let Some(t) = config.temperature {
+        body["temperature"] = json!(t);
+    }
+    if let Some(n) = config.max_tokens {
+        body["max_tokens"] = json!(n);
+    }
     let builder = Request::post(&url).bearer_auth(&config.api_key);
     (url, body, builder)
 }
@@ -292,12 +353,16 @@ fn messages_request(config: &LlmConfig, prompt: &Prompt) -> (String, Value, Requ
     let url = format!("{}/v1/messages", config.base_url);
     let body = json!({
         "model": config.model,
-        "max_tokens": 512,
+        "max_tokens": config.max_tokens.unwrap_or(DEFAULT_ANTHROPIC_MAX_TOKENS),
         "system": prompt.system,
         "messages": [{"role": "user", "content": prompt.user}],
         "tools": tools,
         "tool_choice": {"type": "any"},
     });
+    let mut body = body;
+    if let Some(t) = config.temperature {
+        body["temperature"] = json!(t);
+    }
     let builder = Request::post(&url)
         .header("x-api-key", &config.api_key)
         .header("anthropic-version", "2023-06-01");
@@ -326,7 +391,11 @@ pub fn read_openai(answer: &Value) -> Result<(ToolCall, Usage), LlmFailure> {
         name,
         arguments,
         "arguments are not an object",
-        ["/usage/prompt_tokens", "/usage/completion_tokens"],
+        [
+            "/usage/prompt_tokens",
+            "/usage/completion_tokens",
+            "/usage/prompt_tokens_details/cached_tokens",
+        ],
     )
 }
 
@@ -344,23 +413,34 @@ pub fn read_anthropic(answer: &Value) -> Result<(ToolCall, Usage), LlmFailure> {
         .and_then(Value::as_str)
         .ok_or_else(|| LlmFailure::Malformed("a tool_use without a name".into()))?;
     let arguments = block.get("input").cloned().unwrap_or_else(|| json!({}));
-    called(
+    let (call, mut usage) = called(
         answer,
         name,
         arguments,
         "input is not an object",
-        ["/usage/input_tokens", "/usage/output_tokens"],
-    )
+        [
+            "/usage/input_tokens",
+            "/usage/output_tokens",
+            "/usage/cache_read_input_tokens",
+        ],
+    )?;
+    // Anthropic counts the tokens read from and written to its cache apart from input_tokens.
+    let written = answer
+        .pointer("/usage/cache_creation_input_tokens")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    usage.input += usage.cached + written;
+    Ok((call, usage))
 }
 
 /// The call a reader found, checked (its arguments must be an object, else `not_object`), with
-/// the answer's token counts at the provider's two `tokens` pointers (input, output).
+/// the answer's token counts at the provider's `tokens` pointers (input, output, cached).
 fn called(
     answer: &Value,
     name: &str,
     arguments: Value,
     not_object: &str,
-    tokens: [&str; 2],
+    tokens: [&str; 3],
 ) -> Result<(ToolCall, Usage), LlmFailure> {
     if !arguments.is_object() {
         return Err(LlmFailure::Malformed(not_object.into()));
@@ -374,6 +454,7 @@ fn called(
         Usage {
             input: count(tokens[0]),
             output: count(tokens[1]),
+            cached: count(tokens[2]),
         },
     ))
 }
@@ -424,7 +505,8 @@ mod tests {
             usage,
             Usage {
                 input: 10,
-                output: 2
+                output: 2,
+                cached: 0
             }
         );
         let text_only = json!({"choices": [{"message": {"content": "I would chop a tree"}}]});

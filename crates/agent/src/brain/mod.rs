@@ -1,5 +1,7 @@
-//! Which brain picks the next action: the built-in planner, or a language model with the planner
-//! as its fallback for every step the model cannot serve (and alone while the breaker is open).
+//! Which brain picks the next action: the built-in planner, or a language model. A step the model
+//! cannot serve (a failed, invalid or refused answer, the breaker open) is played by the
+//! [`Fallback`] its configuration names: the planner (live play), or a wait (a scored benchmark:
+//! the planner never plays for the model, CONTRACT §16).
 
 pub mod llm;
 pub mod prompt;
@@ -40,6 +42,41 @@ pub enum Brain {
     Llm(LlmConfig),
 }
 
+/// What plays a step the model could not serve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Fallback {
+    /// The planner plays the step (live play: an agent keeps working through a model's outage).
+    #[default]
+    Planner,
+    /// The agent waits that step (the benchmark's scored runs: the score is the model's alone).
+    Wait,
+}
+
+impl Fallback {
+    /// Its name in the report and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Fallback::Planner => "planner",
+            Fallback::Wait => "wait",
+        }
+    }
+}
+
+impl std::str::FromStr for Fallback {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "planner" => Ok(Fallback::Planner),
+            "wait" | "none" => Ok(Fallback::Wait),
+            other => Err(format!("--fallback must be planner or wait, not {other}")),
+        }
+    }
+}
+
+/// Answers that were no valid action: fallbacks of these kinds (the model's own mistakes, not an
+/// outage or a budget).
+pub const INVALID_KINDS: [&str; 2] = ["malformed", "refused"];
+
 /// `--brain llm` with none of the three keys set.
 #[derive(Debug, thiserror::Error)]
 #[error("--brain llm needs one of OPENAI_API_KEY, ANTHROPIC_API_KEY or OPENROUTER_API_KEY")]
@@ -66,10 +103,14 @@ impl Brain {
         match self {
             Brain::Planner => "the built-in planner (no model key set, or --brain planner)".into(),
             Brain::Llm(c) => format!(
-                "{} model {} at {}, the planner as fallback",
+                "{} model {} at {}, {}",
                 c.provider.name(),
                 c.model,
-                c.base_url
+                c.base_url,
+                match c.fallback {
+                    Fallback::Planner => "the planner as fallback",
+                    Fallback::Wait => "a wait for an unusable answer",
+                }
             ),
         }
     }
@@ -190,7 +231,9 @@ pub struct ModelStats {
     pub decisions: u64,
     pub input_tokens: u64,
     pub output_tokens: u64,
-    /// Steps the planner took instead, by why.
+    /// Input tokens the provider read from its prompt cache (part of `input_tokens`).
+    pub cached_tokens: u64,
+    /// Steps the model did not serve, by why (played by the [`Fallback`]).
     pub fallbacks: BTreeMap<&'static str, u64>,
     pub breaker_opened: u64,
     /// Answers received (a failure included) and their summed wait, for the mean latency.
@@ -208,6 +251,14 @@ impl ModelStats {
     /// Total fallbacks.
     pub fn fallback_total(&self) -> u64 {
         self.fallbacks.values().sum()
+    }
+
+    /// Answers that were no valid action ([`INVALID_KINDS`]).
+    pub fn invalid(&self) -> u64 {
+        INVALID_KINDS
+            .iter()
+            .filter_map(|k| self.fallbacks.get(k))
+            .sum()
     }
 
     /// Mean milliseconds from a call to its answer.

@@ -8,7 +8,13 @@
 //!   holds and wears, only the nearest entities of each kind (non-combat NPCs marked as such, never
 //!   among the attack targets), the actions available now with the ids they take, an open
 //!   dialogue or shop, the last decisions and the owner's messages, each section cut to its share
-//!   of [`USER_BYTES`].
+//!   of [`USER_BYTES`];
+//! - entities are named by short aliases ([`Aliases`]: `p1` a player, `n3` an NPC, `r2` a
+//!   resource, `g1` a ground item, `o1` an obstacle), given in order of first mention and kept for
+//!   the agent's life, never by database ids (a player's is a UUID, new every run): the same
+//!   episode gives the same prompts byte for byte, so a recording replays (`brain::tape`), and
+//!   the ids cost no tokens. The model's answer names aliases; [`Aliases::resolve`] turns them
+//!   back into ids before the action table reads them.
 //!
 //! Tokens are counted as [`tokens`] does (a byte count over three, rounded up): BPE tokenizers
 //! average three and a half to four bytes a token on English and JSON, so this overcounts, and a
@@ -16,7 +22,7 @@
 //!
 //! A function of its own so the runtime and the benchmark (`benches/llm.rs`) build the same one.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
 use std::sync::OnceLock;
 
@@ -107,18 +113,112 @@ pub fn system_text() -> &'static str {
     })
 }
 
+/// Short names for the entities the prompts of one agent show, stable for its life (an episode):
+/// an entity keeps the alias it was first shown with.
+#[derive(Debug, Clone, Default)]
+pub struct Aliases {
+    by_id: HashMap<String, String>,
+    by_alias: HashMap<String, String>,
+    /// Aliases given so far, by kind letter.
+    given: HashMap<char, u32>,
+}
+
+impl Aliases {
+    /// The alias of entity `id` of `kind`, given now when it has none.
+    pub fn of(&mut self, id: &str, kind: Option<EntityKind>) -> String {
+        if let Some(alias) = self.by_id.get(id) {
+            return alias.clone();
+        }
+        let letter = match kind {
+            Some(EntityKind::Player) => 'p',
+            Some(EntityKind::Npc) => 'n',
+            Some(EntityKind::Resource) => 'r',
+            Some(EntityKind::GroundItem) => 'g',
+            Some(EntityKind::Obstacle) => 'o',
+            None => 'e',
+        };
+        let n = self.given.entry(letter).or_default();
+        *n += 1;
+        let alias = format!("{letter}{n}");
+        self.by_id.insert(id.to_owned(), alias.clone());
+        self.by_alias.insert(alias.clone(), id.to_owned());
+        alias
+    }
+
+    /// `text` as the prompt shows it: the alias of an entity the model knows of (in view,
+    /// remembered, or aliased before), else the text itself (an item, a recipe, a slot).
+    fn show(&mut self, m: &crate::model::Model, text: &str) -> String {
+        if let Some(alias) = self.by_id.get(text) {
+            return alias.clone();
+        }
+        match m.entities.get(text).or_else(|| m.remembered.get(text)) {
+            Some(e) => self.of(text, Some(e.kind())),
+            None => text.to_owned(),
+        }
+    }
+
+    /// `text` (an outcome's words) with every entity id in it shown as its alias.
+    fn show_text(&mut self, m: &crate::model::Model, text: &str) -> String {
+        let is_id = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(start) = rest.find(is_id) {
+            out.push_str(&rest[..start]);
+            let word = &rest[start..];
+            let end = word.find(|c: char| !is_id(c)).unwrap_or(word.len());
+            out.push_str(&self.show(m, &word[..end]));
+            rest = &word[end..];
+        }
+        out.push_str(rest);
+        out
+    }
+
+    /// `value` with every entity id in it shown as its alias ([`Aliases::show`]).
+    fn show_value(&mut self, m: &crate::model::Model, value: &Value) -> Value {
+        match value {
+            Value::String(s) => Value::String(self.show(m, s)),
+            Value::Array(list) => {
+                Value::Array(list.iter().map(|v| self.show_value(m, v)).collect())
+            }
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .map(|(k, v)| (k.clone(), self.show_value(m, v)))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+
+    /// The model's arguments with every alias turned back into its entity's id (a text that is
+    /// no alias is left as it is: an unknown name is the action table's to refuse).
+    pub fn resolve(&self, value: &mut Value) {
+        match value {
+            Value::String(s) => {
+                if let Some(id) = self.by_alias.get(s.as_str()) {
+                    *s = id.clone();
+                }
+            }
+            Value::Array(list) => list.iter_mut().for_each(|v| self.resolve(v)),
+            Value::Object(map) => map.values_mut().for_each(|v| self.resolve(v)),
+            _ => {}
+        }
+    }
+}
+
 /// The prompt for this step: `ctx`'s character and state, towards `goal`, with the last
 /// [`RECENT_IN_PROMPT`] of `recent` (oldest first there, latest first in the prompt) and the
-/// owner's messages not yet shown. The caller clears `owner_notes` once the prompt is sent.
+/// owner's messages not yet shown, entities named by `aliases` (given new ones as needed). The
+/// caller clears `owner_notes` once the prompt is sent.
 pub fn build(
     ctx: Ctx<'_>,
     goal: &Goal,
     recent: &VecDeque<DecisionRecord>,
     owner_notes: &VecDeque<String>,
+    aliases: &mut Aliases,
 ) -> Prompt {
     Prompt {
         system: system_text().to_owned(),
-        user: user_text(ctx, goal, recent, owner_notes),
+        user: user_text(ctx, goal, recent, owner_notes, aliases),
         tool: act_tool(),
     }
 }
@@ -129,6 +229,7 @@ fn user_text(
     goal: &Goal,
     recent: &VecDeque<DecisionRecord>,
     owner_notes: &VecDeque<String>,
+    aliases: &mut Aliases,
 ) -> String {
     let m = ctx.model;
     let me = &m.me;
@@ -146,10 +247,11 @@ fn user_text(
         .map(|a| a.name.as_str())
         .unwrap_or("?");
     let fighting = if m.in_combat() {
-        format!(
-            ", in combat with {}",
-            m.last_attacker.as_deref().unwrap_or("someone")
-        )
+        let with = match m.last_attacker.as_deref() {
+            Some(id) => aliases.show(m, id),
+            None => "someone".to_owned(),
+        };
+        format!(", in combat with {with}")
     } else {
         String::new()
     };
@@ -201,12 +303,12 @@ fn user_text(
     if !worn.is_empty() {
         out.line(&format!("Worn: {}", worn.join(" ")));
     }
-    out.line(&near(ctx));
+    out.line(&near(ctx, aliases));
     let now: Vec<String> = ACTIONS
         .iter()
         .filter_map(|a| {
             let hint = (a.available)(ctx)?;
-            let ids = ids_in(&hint);
+            let ids: Vec<String> = ids_in(&hint).iter().map(|i| aliases.show(m, i)).collect();
             Some(if ids.is_empty() {
                 a.name.to_owned()
             } else {
@@ -265,12 +367,15 @@ fn user_text(
         let outcome = d
             .outcome
             .as_ref()
-            .map(|o| cut(&o.to_string(), 60))
+            .map(|o| cut(&aliases.show_text(m, &o.to_string()), 60))
             .unwrap_or_else(|| "running".into());
+        let params = serde_json::from_str::<Value>(d.params.get())
+            .map(|p| aliases.show_value(m, &p).to_string())
+            .unwrap_or_else(|_| d.params.get().to_owned());
         out.line(&format!(
             "Did: {} {} -> {outcome}",
             d.action,
-            cut(d.params.get(), 60)
+            cut(&params, 60)
         ));
     }
     for note in owner_notes.iter().rev().take(3) {
@@ -281,7 +386,7 @@ fn user_text(
 
 /// The nearest entities of each kind: players, NPCs (fightable ones with their health, the others
 /// marked `talk`), resources and ground items.
-fn near(ctx: Ctx<'_>) -> String {
+fn near(ctx: Ctx<'_>, aliases: &mut Aliases) -> String {
     let m = ctx.model;
     let mut parts = Vec::new();
     for (kind, label) in [
@@ -299,7 +404,7 @@ fn near(ctx: Ctx<'_>) -> String {
                 .to_owned();
             let mut s = format!(
                 "{label} {} {} d{}",
-                e.id(),
+                aliases.of(e.id(), Some(kind)),
                 cut(&what, 24),
                 m.distance_to(e.x, e.z)
             );
@@ -429,7 +534,7 @@ mod tests {
         };
         let goal = Goal::from_request(&json!({"kind": "idle"})).unwrap();
         let notes = VecDeque::from(["go north".to_owned()]);
-        let prompt = build(ctx, &goal, &recent(7), &notes);
+        let prompt = build(ctx, &goal, &recent(7), &notes, &mut Aliases::default());
         assert!(prompt.user.contains("Me: Ada "), "{}", prompt.user);
         let did: Vec<&str> = prompt
             .user
@@ -470,7 +575,7 @@ mod tests {
                 model: &model,
                 knowledge: &knowledge,
             };
-            let prompt = build(ctx, &goal, &recent, &notes);
+            let prompt = build(ctx, &goal, &recent, &notes, &mut Aliases::default());
             prompt
                 .user
                 .lines()
@@ -581,7 +686,8 @@ mod tests {
         let goal =
             Goal::from_request(&json!({"kind": "combat", "target": {"npcId": "goblin"}})).unwrap();
         let notes: VecDeque<String> = (0..10).map(|_| "x".repeat(500)).collect();
-        let prompt = build(ctx, &goal, &recent(50), &notes);
+        let mut aliases = Aliases::default();
+        let prompt = build(ctx, &goal, &recent(50), &notes, &mut aliases);
         let total = prompt_tokens(&prompt);
         println!(
             "crowded prompt: {total} tokens (system {}, tool {}, user {})",
@@ -596,8 +702,17 @@ mod tests {
             prompt.user
         );
         assert!(prompt.user.len() <= USER_BYTES);
+        // No database id is shown: entities go by their aliases.
+        for id in ["npc-", "svc-", "res-", "gi-", "p-"] {
+            assert!(
+                !prompt.user.contains(&format!(" {id}")),
+                "{id}: {}",
+                prompt.user
+            );
+        }
+        let id_of = |alias: &str| aliases.by_alias.get(alias).cloned().unwrap_or_default();
         // The goblins are there with their health, the banker only to talk to, never to attack.
-        assert!(prompt.user.contains("npc npc-"), "{}", prompt.user);
+        assert!(prompt.user.contains("npc n1 "), "{}", prompt.user);
         let now = prompt
             .user
             .lines()
@@ -607,13 +722,22 @@ mod tests {
             .split(' ')
             .find(|a| a.starts_with("attackEntity["))
             .expect("goblins to attack");
+        let targets: Vec<String> = attack["attackEntity[".len()..]
+            .trim_end_matches(']')
+            .split(',')
+            .filter(|a| !a.ends_with('…'))
+            .map(id_of)
+            .collect();
         assert!(
-            attack.contains("npc-") && !attack.contains("svc-"),
-            "{attack}"
+            !targets.is_empty() && targets.iter().all(|t| t.starts_with("npc-")),
+            "{attack}: {targets:?}"
         );
         for line in prompt.user.lines().filter(|l| l.starts_with("Near: ")) {
-            for part in line.split("; ").filter(|p| p.contains("svc-")) {
-                assert!(part.ends_with(" talk"), "{part}");
+            for part in line.split("; ") {
+                let alias = part.split(' ').nth(1).unwrap_or_default();
+                if id_of(alias).starts_with("svc-") {
+                    assert!(part.ends_with(" talk"), "{part}");
+                }
             }
         }
         // Another step, another scene: the same system text and tool, byte for byte.
@@ -626,10 +750,34 @@ mod tests {
             &goal,
             &VecDeque::new(),
             &VecDeque::new(),
+            &mut Aliases::default(),
         );
         assert_ne!(other.user, prompt.user);
         assert_eq!(other.system, prompt.system);
         assert_eq!(other.tool.to_string(), prompt.tool.to_string());
         assert!(prompt_tokens(&other) < total);
+    }
+
+    #[test]
+    fn aliases_are_given_in_order_kept_for_the_episode_and_resolved_back_to_ids() {
+        let mut aliases = Aliases::default();
+        let player = "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b";
+        assert_eq!(aliases.of(player, Some(EntityKind::Player)), "p1");
+        assert_eq!(aliases.of("npc-17", Some(EntityKind::Npc)), "n1");
+        assert_eq!(aliases.of("res-3", Some(EntityKind::Resource)), "r1");
+        assert_eq!(aliases.of("npc-4", Some(EntityKind::Npc)), "n2");
+        // The same entity keeps its alias.
+        assert_eq!(aliases.of(player, Some(EntityKind::Player)), "p1");
+        let mut answer = json!({"targetId": "p1", "targetIds": ["n2", "r1"], "itemId": "logs", "slot": 3, "x": "r9"});
+        aliases.resolve(&mut answer);
+        let model = crate::model::Model::default();
+        assert_eq!(
+            aliases.show_text(&model, &format!("defeated Sparrer ({player}), res-3 npc-9")),
+            "defeated Sparrer (p1), r1 npc-9"
+        );
+        assert_eq!(
+            answer,
+            json!({"targetId": player, "targetIds": ["npc-4", "res-3"], "itemId": "logs", "slot": 3, "x": "r9"})
+        );
     }
 }

@@ -1,13 +1,18 @@
 //! Recording a model's answers and playing them back (`wayfarer bench-agents --record DIR` /
 //! `--replay DIR`): each answer is kept in `DIR/<hash>.json` under a hash of the prompt that got
 //! it, so a recorded run plays again without a key, a network or a bill, and gives the same
-//! result while the prompts are the same (the bench is deterministic: same seed, same prompts).
+//! result while the prompts are the same (the bench is deterministic: same seed, same prompts,
+//! and prompts name entities by aliases stable within an episode, never by database ids).
+//! Failures are kept too (a malformed answer, an HTTP error, a timeout), and every answer's
+//! latency, so a replay counts the same fallbacks and reports the same latencies; `model.json`
+//! keeps the model that answered (provider, name, address, sampling, fallback), which a replay
+//! reports as its own.
 
 use std::path::PathBuf;
 
 use serde_json::{json, Value};
 
-use super::llm::{Prompt, ToolCall, Usage};
+use super::llm::{Answer, LlmFailure, Prompt, ToolCall, Usage};
 
 /// Whether answers are written or read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,9 +55,17 @@ impl Tape {
     }
 
     /// The kept answer to `prompt`, if any.
-    pub fn load(&self, prompt: &Prompt) -> Option<(ToolCall, Usage)> {
+    pub fn load(&self, prompt: &Prompt) -> Option<Answer> {
         let text = std::fs::read_to_string(self.path(&prompt_hash(prompt))).ok()?;
         let value: Value = serde_json::from_str(&text).ok()?;
+        let latency_ms = value["latencyMs"].as_u64().unwrap_or(0);
+        if let Some(kind) = value["failure"].as_str() {
+            let detail = value["detail"].as_str().unwrap_or_default();
+            return Some(Answer {
+                result: Err(LlmFailure::from_kind(kind, detail)?),
+                latency_ms,
+            });
+        }
         let call = ToolCall {
             name: value["name"].as_str()?.to_owned(),
             arguments: value["arguments"].clone(),
@@ -60,25 +73,56 @@ impl Tape {
         let usage = Usage {
             input: value["inputTokens"].as_u64().unwrap_or(0),
             output: value["outputTokens"].as_u64().unwrap_or(0),
+            cached: value["cachedTokens"].as_u64().unwrap_or(0),
         };
-        Some((call, usage))
+        Some(Answer {
+            result: Ok((call, usage)),
+            latency_ms,
+        })
     }
 
     /// Keeps the answer to `prompt` (a failure to write is logged: the run goes on).
-    pub fn save(&self, prompt: &Prompt, call: &ToolCall, usage: Usage) {
-        let value = json!({
-            "name": call.name,
-            "arguments": call.arguments,
-            "inputTokens": usage.input,
-            "outputTokens": usage.output,
-        });
+    pub fn save(&self, prompt: &Prompt, answer: &Answer) {
+        let value = match &answer.result {
+            Ok((call, usage)) => json!({
+                "name": call.name,
+                "arguments": call.arguments,
+                "inputTokens": usage.input,
+                "outputTokens": usage.output,
+                "cachedTokens": usage.cached,
+                "latencyMs": answer.latency_ms,
+            }),
+            Err(failure) => json!({
+                "failure": failure.kind(),
+                "detail": failure.detail(),
+                "latencyMs": answer.latency_ms,
+            }),
+        };
+        self.write(&format!("{}.json", prompt_hash(prompt)), &value);
+    }
+
+    /// Keeps the model's description (`MODEL_FILE`) for the replay to report.
+    pub fn save_model(&self, model: &Value) {
+        self.write(MODEL_FILE, model);
+    }
+
+    /// The model's description kept with the recording, if any.
+    pub fn load_model(&self) -> Option<Value> {
+        let text = std::fs::read_to_string(self.dir.join(MODEL_FILE)).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    fn write(&self, file: &str, value: &Value) {
         let written = std::fs::create_dir_all(&self.dir)
-            .and_then(|()| std::fs::write(self.path(&prompt_hash(prompt)), value.to_string()));
+            .and_then(|()| std::fs::write(self.dir.join(file), value.to_string()));
         if let Err(e) = written {
             tracing::warn!(dir = %self.dir.display(), error = %e, "a model answer was not recorded");
         }
     }
 }
+
+/// The file of a recording that describes the model which answered.
+pub const MODEL_FILE: &str = "model.json";
 
 #[cfg(test)]
 mod tests {
@@ -103,25 +147,31 @@ mod tests {
             name: "idle".into(),
             arguments: json!({"ticks": 5}),
         };
-        tape.save(
-            &prompt("a"),
-            &call,
-            Usage {
-                input: 120,
-                output: 7,
-            },
-        );
-        let (again, usage) = tape.load(&prompt("a")).expect("kept");
-        assert_eq!(again.name, "idle");
-        assert_eq!(again.arguments, json!({"ticks": 5}));
-        assert_eq!(
-            usage,
-            Usage {
-                input: 120,
-                output: 7
-            }
-        );
+        let usage = Usage {
+            input: 120,
+            output: 7,
+            cached: 100,
+        };
+        let answer = Answer {
+            result: Ok((call, usage)),
+            latency_ms: 42,
+        };
+        tape.save(&prompt("a"), &answer);
+        assert_eq!(tape.load(&prompt("a")), Some(answer));
         assert!(tape.load(&prompt("b")).is_none());
+        // A failure plays back as the same failure, with its latency.
+        let failed = Answer {
+            result: Err(LlmFailure::Malformed("no tool call in the answer".into())),
+            latency_ms: 7,
+        };
+        tape.save(&prompt("c"), &failed);
+        assert_eq!(tape.load(&prompt("c")), Some(failed));
+        let status = Answer {
+            result: Err(LlmFailure::Status(503)),
+            latency_ms: 1,
+        };
+        tape.save(&prompt("d"), &status);
+        assert_eq!(tape.load(&prompt("d")), Some(status));
         assert_eq!(prompt_hash(&prompt("a")), prompt_hash(&prompt("a")));
         assert_ne!(prompt_hash(&prompt("a")), prompt_hash(&prompt("b")));
     }

@@ -94,10 +94,9 @@ async fn mock_server(provider: Provider) -> (String, Arc<AtomicUsize>) {
     (format!("http://{addr}"), calls)
 }
 
-async fn backend_falls_back_and_counts(provider: Provider, name: &str) {
-    let server = stepped().await;
-    let (base_url, calls) = mock_server(provider).await;
-    let config = LlmConfig {
+/// The mock's configuration: live play's (the planner as fallback).
+fn mock_config(provider: Provider, base_url: String) -> LlmConfig {
+    LlmConfig {
         provider,
         api_key: "test-key".into(),
         base_url,
@@ -113,7 +112,17 @@ async fn backend_falls_back_and_counts(provider: Provider, name: &str) {
         breaker_failures: 10,
         breaker_open: Duration::from_secs(60),
         tape: None,
-    };
+        temperature: None,
+        max_tokens: None,
+        // Live play: the planner stands in for every step the model does not serve.
+        fallback: wayfarer_agent::brain::Fallback::Planner,
+    }
+}
+
+async fn backend_falls_back_and_counts(provider: Provider, name: &str) {
+    let server = stepped().await;
+    let (base_url, calls) = mock_server(provider).await;
+    let config = mock_config(provider, base_url);
     let agent = server.agent(
         name,
         Some(goal(json!({"kind": "idle"}))),
@@ -174,4 +183,55 @@ async fn anthropic_backend_plays_tool_calls_and_falls_back_on_failures() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn openrouter_backend_plays_tool_calls_and_falls_back_on_failures() {
     backend_falls_back_and_counts(Provider::OpenRouter, "Router").await;
+}
+
+/// A scored model (`Fallback::Wait`, the benchmark's rule): the same malformed answer, 500 and
+/// timeout are counted by why, but the planner never plays a step for the model; the valid
+/// answers after them are played.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scored_model_waits_on_failures_and_the_planner_never_stands_in() {
+    let server = stepped().await;
+    let (base_url, calls) = mock_server(Provider::OpenAi).await;
+    let config = LlmConfig {
+        calls_per_minute: 1_000,
+        temperature: Some(0.0),
+        max_tokens: Some(64),
+        fallback: wayfarer_agent::brain::Fallback::Wait,
+        ..mock_config(Provider::OpenAi, base_url)
+    };
+    let agent = server.agent(
+        "Scored",
+        Some(goal(
+            json!({"kind": "skill", "target": {"skill": "woodcutting", "level": 5}}),
+        )),
+        Brain::Llm(config),
+        None,
+    );
+    agent.entered().await;
+    let status = agent
+        .wait_for(3000, "the failures counted and a choice played", |s| {
+            let f = &s.model.fallbacks;
+            ["malformed", "http_error", "timeout"]
+                .iter()
+                .all(|k| f.contains_key(k))
+                && s.model.decisions >= 2
+        })
+        .await;
+    assert!(calls.load(Ordering::SeqCst) >= 5);
+    assert_eq!(status.model.invalid(), 1, "{:?}", status.model);
+    assert!(
+        status.recent_decisions.iter().all(|d| d.by != "planner"),
+        "the planner played for the model: {:#?}",
+        status.recent_decisions
+    );
+    assert!(
+        status
+            .recent_decisions
+            .iter()
+            .any(|d| d.by == "llm" && d.action == "chatMessage"),
+        "{:#?}",
+        status.recent_decisions
+    );
+    agent.handle.shutdown().await;
+    server.stop().await;
 }

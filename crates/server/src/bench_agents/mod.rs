@@ -11,21 +11,31 @@
 //! kills and deaths of the manual world). A run ends at success, at a failure for good, or at the
 //! tick limit. Nothing waits on the wall clock but the agents' entry, so the same seed and the
 //! planner give the same result every run.
+//!
+//! A score measures the brain named (CONTRACT §16): with a model, a step it does not serve (a
+//! failed, malformed or refused answer, the breaker open) is a wait, counted by why, and the
+//! planner never plays for it, unless the model's `fallback` is the planner (`--fallback
+//! planner`), which marks the report `"scored": false`. The planner is a brain of its own, the
+//! baseline row. The report (v2) carries what a leaderboard needs: the commit, the hashes of the
+//! content, the task set and each seed's layout, the split, the model and its sampling, and per
+//! task the model's decisions, fallbacks, invalid answers, latency and tokens.
 
 mod opponent;
 pub mod score;
 pub mod tasks;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context};
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
 use tokio::sync::oneshot;
 use wayfarer_agent::brain::tape::{Tape, TapeMode};
-use wayfarer_agent::brain::{LlmConfig, Provider};
+use wayfarer_agent::brain::{Fallback, LlmConfig, Provider};
 use wayfarer_agent::{AgentConfig, AgentHandle, Brain, Control, Goal, Host, Login};
 use wayfarer_store::{CharacterSnapshot, NewUser, StoredBankItem, StoredSlot};
 
@@ -46,6 +56,53 @@ pub const CHECK_EVERY: u64 = 5;
 const AGENT_WAIT: Duration = Duration::from_secs(120);
 /// The inventory's size.
 const INVENTORY_SLOTS: u8 = 28;
+/// The report's version (CONTRACT §16).
+pub const BENCH_VERSION: u32 = 2;
+/// The variable holding the secret of the held-out split (`--split test`).
+pub const TEST_SALT_VARIABLE: &str = "BENCH_TEST_SALT";
+
+/// The seeds a report plays: the public dev split (the seeds as given), or the held-out test
+/// split (each seed mixed with a secret salt, of which the report keeps only a hash).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Split {
+    #[default]
+    Dev,
+    Test {
+        salt: String,
+    },
+}
+
+impl Split {
+    fn name(&self) -> &'static str {
+        match self {
+            Split::Dev => "dev",
+            Split::Test { .. } => "test",
+        }
+    }
+
+    /// The seed a run's world plays for the seed named.
+    fn world_seed(&self, seed: u64) -> u64 {
+        match self {
+            Split::Dev => seed,
+            Split::Test { salt } => {
+                let digest = Sha256::new()
+                    .chain_update(salt.as_bytes())
+                    .chain_update(seed.to_le_bytes())
+                    .finalize();
+                let mut first = [0u8; 8];
+                first.copy_from_slice(&digest[..8]);
+                u64::from_le_bytes(first)
+            }
+        }
+    }
+
+    fn salt_hash(&self) -> Option<String> {
+        match self {
+            Split::Dev => None,
+            Split::Test { salt } => Some(short_hash([salt.as_bytes()])),
+        }
+    }
+}
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -57,20 +114,40 @@ pub struct BenchOptions {
     /// with `tape`.
     pub brain: Brain,
     pub tape: Option<Tape>,
+    pub split: Split,
+    /// `--trajectories DIR`: one JSONL file an episode.
+    pub trajectories: Option<PathBuf>,
 }
 
 /// The brain that plays a recording back (`--replay DIR`): no key, no request; each prompt's
-/// recorded answer, or the planner for a prompt the recording lacks (`replay_miss`).
+/// recorded answer (a prompt the recording lacks is a `replay_miss`), as the model the recording
+/// names (its `model.json`: provider, name, address, sampling and fallback), so the replay's report
+/// is the recorded one.
 pub fn replay_brain(dir: PathBuf) -> (Brain, Tape) {
     let tape = Tape {
         dir,
         mode: TapeMode::Replay,
     };
+    let kept = tape.load_model().unwrap_or(Value::Null);
+    let text = |key: &str, default: &str| kept[key].as_str().unwrap_or(default).to_owned();
+    let provider = match kept["provider"].as_str() {
+        Some("anthropic") => Provider::Anthropic,
+        Some("openrouter") => Provider::OpenRouter,
+        _ => Provider::OpenAi,
+    };
     let config = LlmConfig {
-        provider: Provider::OpenAi,
+        provider,
         api_key: String::new(),
-        base_url: "replay".into(),
-        model: "replayed".into(),
+        base_url: text("baseUrl", "replay"),
+        model: text("name", "replayed"),
+        temperature: kept["temperature"].as_f64(),
+        max_tokens: kept["maxTokens"]
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok()),
+        fallback: match kept["fallback"].as_str() {
+            Some("planner") => Fallback::Planner,
+            _ => Fallback::Wait,
+        },
         timeout: wayfarer_agent::brain::llm::DEFAULT_TIMEOUT,
         calls_per_minute: u32::MAX,
         tokens_per_hour: u64::MAX,
@@ -96,18 +173,71 @@ fn bench_brain(brain: &Brain, tape: Option<&Tape>) -> Brain {
     }
 }
 
-/// The result, as `--json` writes it.
+/// The model a report measured.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelInfo {
+    pub provider: &'static str,
+    pub name: String,
+    pub temperature: Option<f64>,
+    pub max_tokens: Option<u32>,
+}
+
+impl ModelInfo {
+    fn of(config: &LlmConfig) -> ModelInfo {
+        ModelInfo {
+            provider: config.provider.name(),
+            name: config.model.clone(),
+            temperature: config.temperature,
+            max_tokens: config.max_tokens,
+        }
+    }
+}
+
+/// What a recording keeps of its model (`brain::tape::MODEL_FILE`), read by [`replay_brain`].
+fn kept_model(config: &LlmConfig) -> Value {
+    json!({
+        "provider": config.provider.name(),
+        "name": config.model,
+        "baseUrl": config.base_url,
+        "temperature": config.temperature,
+        "maxTokens": config.max_tokens,
+        "fallback": config.fallback.name(),
+    })
+}
+
+/// The result, as `--json` writes it (CONTRACT §§12 and 16).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Report {
+    /// The report's shape ([`BENCH_VERSION`]).
+    pub bench_version: u32,
     /// The manifest's version.
     pub version: u32,
+    /// The build's commit (`COMMIT_HASH`, else the checkout's `git rev-parse HEAD`, else
+    /// "unknown").
+    pub commit: String,
+    /// Hashes of the bundled content and of the task manifest.
+    pub content_hash: String,
+    pub task_set_hash: String,
+    /// `dev` or `test`; for `test`, the hash of its salt (never the salt).
+    pub split: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub salt_hash: Option<String>,
+    /// Whether the score is the named brain's alone (false: a model with the planner as its
+    /// fallback).
+    pub scored: bool,
     pub brain: String,
+    /// The model and its sampling; absent for the planner.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<ModelInfo>,
     pub seeds: Vec<u64>,
     /// Crafter's score over the tasks (0..=100).
     pub score: f64,
     /// Its 95% interval over seeds.
     pub score_interval: [f64; 2],
+    /// Mean progress over the tasks (0..=100).
+    pub mean_progress: f64,
     pub tasks: Vec<TaskScore>,
     /// Every run, task by seed.
     pub runs: Vec<Run>,
@@ -161,10 +291,18 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Report> {
                 .collect::<anyhow::Result<_>>()?
         };
     let brain = bench_brain(&options.brain, options.tape.as_ref());
+    if let Brain::Llm(config) = &brain {
+        if let Some(tape) = config.tape.as_ref().filter(|t| t.mode == TapeMode::Record) {
+            tape.save_model(&kept_model(config));
+        }
+    }
+    if let Some(dir) = &options.trajectories {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
     let mut runs = Vec::new();
     for task in &chosen {
         for seed in &options.seeds {
-            let run = run_task(&manifest, task, *seed, &brain)
+            let run = run_task(&manifest, task, *seed, &brain, options)
                 .await
                 .with_context(|| format!("task {} seed {seed}", task.id))?;
             tracing::info!(task = %run.task, seed, success = run.success, progress = run.progress, ticks = run.ticks, "bench run");
@@ -173,15 +311,85 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Report> {
     }
     let ids: Vec<String> = chosen.iter().map(|t| t.id.clone()).collect();
     let (score, score_interval) = score::overall(&ids, &options.seeds, &runs);
+    let tasks = score::by_task(&ids, &runs);
+    let (scored, model) = match &brain {
+        Brain::Planner => (true, None),
+        Brain::Llm(c) => (c.fallback == Fallback::Wait, Some(ModelInfo::of(c))),
+    };
     Ok(Report {
+        bench_version: BENCH_VERSION,
         version: manifest.version,
+        commit: commit(),
+        content_hash: content_hash(),
+        task_set_hash: short_hash([wayfarer_content::AGENT_BENCH.as_bytes()]),
+        split: options.split.name(),
+        salt_hash: options.split.salt_hash(),
+        scored,
         brain: brain.describe(),
+        model,
         seeds: options.seeds.clone(),
         score,
         score_interval,
-        tasks: score::by_task(&ids, &runs),
+        mean_progress: score::mean_progress(&tasks),
+        tasks,
         runs,
     })
+}
+
+/// The first 16 hex digits of the SHA-256 of `parts`, each length-prefixed.
+fn short_hash<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> String {
+    let mut hasher = Sha256::new();
+    for part in parts {
+        hasher.update((part.len() as u64).to_le_bytes());
+        hasher.update(part);
+    }
+    let digest = hasher.finalize();
+    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The hash of the bundled content the bench's worlds load (every file, by path).
+fn content_hash() -> String {
+    let set = wayfarer_content::bundled();
+    let mut paths: Vec<&str> = set.paths().collect();
+    paths.sort_unstable();
+    short_hash(
+        paths
+            .iter()
+            .flat_map(|p| [p.as_bytes(), set.get(p).unwrap_or_default()]),
+    )
+}
+
+/// The hash of the layout a run plays on: the layout seed and the files the map is made from
+/// (the world's generator and its bundled areas), so two runs with one hash share a map. Each
+/// task's layout is fixed by the manifest's `layoutSeed` today: every seed has the same hash.
+fn layout_hash(layout_seed: u64) -> String {
+    let set = wayfarer_content::bundled();
+    let file = |p: &str| set.get(p).unwrap_or_default().to_vec();
+    let (config, areas) = (file("world-config.json"), file("world-areas.json"));
+    short_hash([
+        layout_seed.to_le_bytes().as_slice(),
+        config.as_slice(),
+        areas.as_slice(),
+    ])
+}
+
+/// The commit the report names: `COMMIT_HASH` as a server reports it, else the checkout's.
+fn commit() -> String {
+    if let Some(hash) = std::env::var("COMMIT_HASH")
+        .ok()
+        .filter(|h| !h.trim().is_empty())
+    {
+        return hash.trim().to_owned();
+    }
+    std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "unknown".to_owned())
 }
 
 fn task_ids(manifest: &Manifest) -> String {
@@ -196,15 +404,16 @@ fn task_ids(manifest: &Manifest) -> String {
 /// The table `bench-agents` prints.
 pub fn table(report: &Report) -> String {
     let mut out = format!(
-        "{:<22} {:>8} {:>9} {:>8} {:>7} {:>8} {:>8}\n",
-        "task", "success", "progress", "ticks", "deaths", "refused", "tokens"
+        "{:<28} {:>8} {:>9} {:>7} {:>8} {:>7} {:>8} {:>8}\n",
+        "task", "success", "progress", "credit", "ticks", "deaths", "refused", "tokens"
     );
     for t in &report.tasks {
         out.push_str(&format!(
-            "{:<22} {:>7.0}% {:>9.1} {:>8.0} {:>7} {:>8.1} {:>8.0}\n",
+            "{:<28} {:>7.0}% {:>9.1} {:>7.2} {:>8.0} {:>7} {:>8.1} {:>8.0}\n",
             t.id,
             t.success * 100.0,
             t.progress,
+            t.credit,
             t.ticks,
             t.deaths,
             t.refused,
@@ -212,13 +421,30 @@ pub fn table(report: &Report) -> String {
         ));
     }
     out.push_str(&format!(
-        "score {:.1} (95% {:.1}–{:.1}) over {} seed(s), brain {}\n",
+        "score {:.1} (95% {:.1}–{:.1}), mean progress {:.1}, over {} seed(s) of the {} split, brain {}{}\n",
         report.score,
         report.score_interval[0],
         report.score_interval[1],
+        report.mean_progress,
         report.seeds.len(),
-        report.brain
+        report.split,
+        report.brain,
+        if report.scored { "" } else { " (not scored: the planner played for the model)" }
     ));
+    if report.model.is_some() {
+        out.push_str(&format!(
+            "{:<28} {:>9} {:>9} {:>8} {:>9} {:>9} {:>8}\n",
+            "task", "decisions", "fallbacks", "invalid", "p50 ms", "p95 ms", "cached"
+        ));
+        for t in &report.tasks {
+            let fallbacks: u64 = t.fallbacks.values().sum();
+            let (p50, p95) = t.latency_ms.map_or((0, 0), |l| (l.p50, l.p95));
+            out.push_str(&format!(
+                "{:<28} {:>9} {:>9} {:>8} {:>9} {:>9} {:>8}\n",
+                t.id, t.model_decisions, fallbacks, t.invalid, p50, p95, t.cached_tokens
+            ));
+        }
+    }
     out
 }
 
@@ -261,9 +487,11 @@ async fn run_task(
     task: &Task,
     seed: u64,
     brain: &Brain,
+    options: &BenchOptions,
 ) -> anyhow::Result<Run> {
     let dir = tempfile::tempdir().context("a temporary directory")?;
-    let server = server(dir.path(), manifest.layout_seed, seed).await?;
+    let world_seed = options.split.world_seed(seed);
+    let server = server(dir.path(), manifest.layout_seed, world_seed).await?;
     let state = server.state.clone();
     let base = format!("http://{}", server.addr);
     let goal = goal_of(&task.agent_goal).map_err(|e| anyhow!("agentGoal: {e}"))?;
@@ -325,6 +553,10 @@ async fn run_task(
         Some(o) => Some(opponent::enter(&state, &account.id, &base, o).await?),
         None => None,
     };
+    let mut trajectory = match &options.trajectories {
+        Some(dir) => Some(Trajectory::create(dir, &task.id, seed, players.len())?),
+        None => None,
+    };
     let clock = server.clock();
     let mut watch = ControlWatch::default();
     let mut verdict = tasks::Verdict {
@@ -337,6 +569,9 @@ async fn run_task(
         ticks += 1;
         owner_script(&task.check, ticks, &players, &state, &mut watch).await?;
         step_all(&players).await?;
+        if let Some(t) = trajectory.as_mut() {
+            t.write_step(ticks, &players)?;
+        }
         if let Some(o) = opponent.as_mut() {
             o.step().await?;
         }
@@ -352,11 +587,23 @@ async fn run_task(
     let observed = observe(&state, &players, &task.check).await?;
     let deaths = observed.iter().map(|o| o.tally.deaths).sum();
     let mut refused = 0;
-    let mut tokens = 0;
+    let mut model = wayfarer_agent::brain::ModelStats::default();
+    let mut latencies_ms = Vec::new();
     for player in &players {
         let status = player.handle.status.borrow();
         refused += status.outcomes.get("rejected").copied().unwrap_or(0);
-        tokens += status.model.input_tokens + status.model.output_tokens;
+        let m = &status.model;
+        model.decisions += m.decisions;
+        model.input_tokens += m.input_tokens;
+        model.output_tokens += m.output_tokens;
+        model.cached_tokens += m.cached_tokens;
+        for (why, n) in &m.fallbacks {
+            *model.fallbacks.entry(why).or_default() += n;
+        }
+        latencies_ms.extend(m.latencies.iter().copied());
+    }
+    if let Some(t) = trajectory.take() {
+        t.finish()?;
     }
     for player in players.into_iter().chain(opponent.map(|o| o.player)) {
         player.handle.shutdown().await;
@@ -367,11 +614,91 @@ async fn run_task(
         seed,
         success: verdict.success(),
         progress: (verdict.progress * 1000.0).round() / 10.0,
+        credit: (verdict.credit(&task.check) * 1000.0).round() / 1000.0,
         ticks,
         deaths,
         refused,
-        tokens,
+        tokens: model.input_tokens + model.output_tokens,
+        model_decisions: model.decisions,
+        fallbacks: model
+            .fallbacks
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), *v))
+            .collect(),
+        invalid: model.invalid(),
+        tokens_in: model.input_tokens,
+        tokens_out: model.output_tokens,
+        cached_tokens: model.cached_tokens,
+        layout_hash: layout_hash(manifest.layout_seed),
+        latencies_ms,
     })
+}
+
+/// `--trajectories`: an episode's steps, one JSON line each per agent: `{tick, agent,
+/// observation, action, outcome}`. The observation is the agent's view after its step (its
+/// game state, bag and skills); the action is a decision that ended at that step (an agent
+/// records a decision when it ends: a step where none ended has `action` and `outcome` null),
+/// with who chose it (`by`: llm, planner, reflex, owner).
+struct Trajectory {
+    file: std::io::BufWriter<std::fs::File>,
+    /// The number of each agent's last decision written.
+    written: Vec<u64>,
+}
+
+impl Trajectory {
+    fn create(dir: &Path, task: &str, seed: u64, agents: usize) -> anyhow::Result<Trajectory> {
+        let path = dir.join(format!("{task}-seed{seed}.jsonl"));
+        let file =
+            std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+        Ok(Trajectory {
+            file: std::io::BufWriter::new(file),
+            written: vec![0; agents],
+        })
+    }
+
+    fn write_step(&mut self, tick: u64, players: &[Player]) -> anyhow::Result<()> {
+        for (n, player) in players.iter().enumerate() {
+            let status = player.handle.status.borrow();
+            let ended: Vec<_> = status
+                .recent_decisions
+                .iter()
+                .filter(|d| d.number > self.written[n])
+                .collect();
+            let mut lines = Vec::new();
+            for d in &ended {
+                lines.push(json!({
+                    "tick": tick,
+                    "agent": status.label,
+                    "observation": status.state,
+                    "action": {"by": d.by, "action": d.action, "params": d.params, "reason": d.reason},
+                    "outcome": d.outcome,
+                }));
+            }
+            if lines.is_empty() {
+                lines.push(json!({
+                    "tick": tick,
+                    "agent": status.label,
+                    "observation": status.state,
+                    "action": null,
+                    "outcome": null,
+                }));
+            }
+            if let Some(last) = ended.iter().map(|d| d.number).max() {
+                self.written[n] = last;
+            }
+            drop(status);
+            for line in lines {
+                serde_json::to_writer(&mut self.file, &line)?;
+                self.file.write_all(b"\n")?;
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> anyhow::Result<()> {
+        self.file.flush()?;
+        Ok(())
+    }
 }
 
 /// Gives the created character a task's start in the store, before it enters: items (after

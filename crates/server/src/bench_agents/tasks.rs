@@ -122,6 +122,8 @@ pub enum Check {
     /// A duel won (the `duels` audit of the store: its winner is the agent); a duel fought and
     /// lost is half way.
     DuelWon,
+    /// Combat level `level` (progress: levels gained from a fresh character's 3).
+    CombatLevel { level: i64 },
     /// The owner's stop, command and resume are followed: no XP in the skill while stopped, the
     /// command run, XP again after the resume.
     #[serde(rename_all = "camelCase")]
@@ -204,7 +206,22 @@ impl Verdict {
     pub fn success(self) -> bool {
         !self.failed && self.progress >= 1.0
     }
+
+    /// What the run earns towards the score under `check` (`score`'s doc): its progress for a
+    /// threshold, 1 or 0 otherwise, 0 when it failed for good.
+    pub fn credit(self, check: &Check) -> f64 {
+        if self.failed {
+            0.0
+        } else if check.is_threshold() {
+            self.progress.clamp(0.0, 1.0)
+        } else {
+            f64::from(u8::from(self.success()))
+        }
+    }
 }
+
+/// A fresh character's combat level.
+const FRESH_COMBAT_LEVEL: i64 = 3;
 
 fn ratio(have: f64, want: f64) -> f64 {
     if want <= 0.0 {
@@ -215,6 +232,15 @@ fn ratio(have: f64, want: f64) -> f64 {
 }
 
 impl Check {
+    /// Whether the check is a line on a quantity (a level, XP, items, kills, coins), so that its
+    /// progress is credit; the others are done or not.
+    pub fn is_threshold(&self) -> bool {
+        !matches!(
+            self,
+            Check::Quest { .. } | Check::DuelWon | Check::Control { .. }
+        )
+    }
+
     /// The verdict on `observed` (one entry per agent) at `tick`.
     pub fn judge(&self, observed: &[Observed], tick: u64, watch: &ControlWatch) -> Verdict {
         let first = observed.first().cloned().unwrap_or_default();
@@ -235,6 +261,16 @@ impl Check {
                 *count as f64,
             ),
             Check::Coins { coins } => ratio(first.coins() as f64, *coins as f64),
+            Check::CombatLevel { level } => {
+                let now = first
+                    .snapshot
+                    .as_ref()
+                    .map_or(FRESH_COMBAT_LEVEL, |s| s.character.combat_level);
+                ratio(
+                    (now - FRESH_COMBAT_LEVEL) as f64,
+                    (level - FRESH_COMBAT_LEVEL) as f64,
+                )
+            }
             Check::Quest { quest_id } => {
                 let quest = first
                     .snapshot
@@ -346,7 +382,14 @@ mod tests {
     fn the_bundled_manifest_reads_and_names_only_what_content_has() {
         let manifest = bundled();
         let content = wayfarer_content::load_bundled();
-        assert!(manifest.tasks.len() >= 12);
+        assert!(manifest.tasks.len() >= 20);
+        // At least six tasks of several stages whose recipe the goal does not hand in.
+        let untold = manifest
+            .tasks
+            .iter()
+            .filter(|t| t.description.starts_with("Multi-stage, no recipe given"))
+            .count();
+        assert!(untold >= 6, "{untold}");
         let mut ids = std::collections::HashSet::new();
         for task in &manifest.tasks {
             assert!(ids.insert(&task.id), "{} twice", task.id);
@@ -435,6 +478,16 @@ mod tests {
         assert!(!judge(&kills, killed(9, 0)).success());
         let died = judge(&kills, killed(10, 1));
         assert!(died.failed && !died.success());
+        // A threshold earns its progress, a failure nothing.
+        assert_eq!(judge(&kills, killed(5, 0)).credit(&kills), 0.5);
+        assert_eq!(died.credit(&kills), 0.0);
+
+        let combat = Check::CombatLevel { level: 10 };
+        let at_level = |level| observed(move |s, _| s.character.combat_level = level);
+        assert!(judge(&combat, at_level(10)).success());
+        assert!(!judge(&combat, at_level(9)).success());
+        assert_eq!(judge(&combat, at_level(3)).progress, 0.0);
+        assert!(combat.is_threshold());
 
         let coins = Check::Coins { coins: 100 };
         assert!(judge(
@@ -482,6 +535,8 @@ mod tests {
         let lost = judge(&duel, fought(0, 1));
         assert!(!lost.success() && !lost.failed);
         assert_eq!(lost.progress, 0.5);
+        // A duel is won or not: a lost one earns nothing towards the score.
+        assert_eq!(lost.credit(&duel), 0.0);
         assert_eq!(judge(&duel, fought(0, 0)).progress, 0.0);
 
         let control = Check::Control {
