@@ -954,6 +954,10 @@ pub struct CombatHit {
     pub damage: i64,
     pub target_health: i64,
     pub target_max_health: i64,
+    /// What flew, for a hit from range (CONTRACT.md section 14): `"arrow"`, or the spell's id
+    /// (`"magic"` for a caster whose spell the content lacks); absent for melee.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub projectile: Option<String>,
 }
 
 /// `inventory:use`.

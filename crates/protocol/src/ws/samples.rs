@@ -475,6 +475,7 @@ fn server_samples() -> Vec<ServerMessage> {
             damage: 0,
             target_health: 5,
             target_max_health: 5,
+            projectile: Some("arrow".into()),
         }),
         S::FriendList(FriendList {
             friends: vec![
