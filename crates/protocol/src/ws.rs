@@ -98,6 +98,8 @@ pub mod codes {
     pub const UNKNOWN_SPELL: &str = "unknown_spell";
     /// Fewer runes held than a cast takes (a staff's runes are not counted as missing).
     pub const MISSING_RUNES: &str = "missing_runes";
+    /// Too soon after the last of the same thing (a bite of food: `eat_delay`; home teleport).
+    pub const COOLDOWN: &str = "cooldown";
 }
 
 /// A tile on the ground plane.

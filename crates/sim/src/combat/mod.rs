@@ -25,7 +25,7 @@ mod retaliate;
 mod spells;
 
 pub(crate) use death::Killer;
-pub use death::{GRAVESTONE_TICKS, KEPT_ON_PVP_DEATH};
+pub use death::{GRAVESTONE_TICKS, KEPT_ON_DEATH};
 pub use drops::roll_drops;
 pub(crate) use engage::Shown;
 pub use engage::UNARMED_ATTACK_SPEED_TICKS;
