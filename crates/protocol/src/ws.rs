@@ -397,6 +397,16 @@ pub struct QuestList {
     pub quest_points: u32,
 }
 
+/// `quest:abandon`: give up a quest in progress (CONTRACT.md section 14, issue 54): it is back to
+/// not started (a replayable quest done before: back to completed), and the items its start gave
+/// are taken back as far as they are held.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct QuestAbandon {
+    pub quest_id: String,
+}
+
 /// `quest:update`: progress in one quest.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

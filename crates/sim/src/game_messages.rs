@@ -223,6 +223,11 @@ pub(crate) fn quest_started(quest: &str) -> String {
     format!("You have started a new quest: {quest}.")
 }
 
+/// A quest abandoned.
+pub(crate) fn quest_abandoned(quest: &str) -> String {
+    format!("You abandon {quest}.")
+}
+
 /// A quest completed.
 pub(crate) fn quest_completed(quest: &str) -> String {
     format!("Congratulations! You have completed {quest}.")

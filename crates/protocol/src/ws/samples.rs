@@ -176,6 +176,9 @@ fn client_samples() -> Vec<ClientMessage> {
         }),
         C::DialogueClose(DialogueCloseRequest { npc_id: None }),
         C::QuestList,
+        C::QuestAbandon(QuestAbandon {
+            quest_id: "goblin_slayer".into(),
+        }),
         C::AgentStatus(Box::new(AgentStatus {
             goal: Some(ReportedGoal {
                 id: Some("g1".into()),

@@ -278,7 +278,7 @@ mod tests {
             stack("amulet", 1),
             stack("rune_sword", 1),
         ];
-        let (kept, lost) = keep_most_valuable(items, KEPT_ON_PVP_DEATH, value);
+        let (kept, lost) = keep_most_valuable(items, KEPT_ON_DEATH, value);
         assert_eq!(
             kept,
             vec![
@@ -294,7 +294,7 @@ mod tests {
         // Ties keep the earlier stack; a stack counts item by item.
         let (kept, lost) = keep_most_valuable(
             vec![stack("logs", 2), stack("ore", 5)],
-            KEPT_ON_PVP_DEATH,
+            KEPT_ON_DEATH,
             value,
         );
         assert_eq!(kept, vec![stack("logs", 2), stack("ore", 1)]);
