@@ -489,3 +489,95 @@ fn the_dark_ranger_shoots_from_three_tiles_or_more() {
     assert!(apart >= 3, "it shot from {apart} tiles");
     assert_eq!(projectile.as_deref(), Some("arrow"));
 }
+
+#[test]
+fn a_new_character_catches_a_fish_with_only_the_starter_kit() {
+    let Some(content) = load(None) else {
+        return;
+    };
+    let content = Arc::new(content);
+    let mut world = World::new(content.clone(), 1);
+    // The starter kit, as a new character gets it.
+    let mut joining = wayfarer_sim::Joining::new("ada", "Ada", world.spawn_tile());
+    for line in content.starter_kit() {
+        let item = &content.items[&line.item_id];
+        joining
+            .inventory
+            .add(
+                &line.item_id,
+                line.quantity,
+                wayfarer_sim::inventory::Stacking::of(item),
+            )
+            .expect("the kit fits");
+    }
+    let kit: BTreeSet<&str> = content
+        .starter_kit()
+        .iter()
+        .map(|l| l.item_id.as_str())
+        .collect();
+    // A placed spot a level-1 fisher can use with what the kit holds.
+    let fits = |id: &str| {
+        let node = &content.gathering[id];
+        node.level <= 1
+            && node.consumes.is_none()
+            && match &node.tool {
+                ToolRequirement::Item(tool) => kit.contains(tool.as_str()),
+                ToolRequirement::AnyForSkill(skill) => kit.iter().any(|k| {
+                    content.items[*k]
+                        .tool
+                        .as_ref()
+                        .is_some_and(|t| t.skill == *skill)
+                }),
+                ToolRequirement::None => true,
+            }
+    };
+    let reach = reachable(&world);
+    let spot = world
+        .resources()
+        .into_iter()
+        .filter(|e| {
+            e.resource_type.as_deref() == Some("fishing_spot")
+                || e.type_id
+                    .as_deref()
+                    .is_some_and(|t| t.starts_with("fishing_spot"))
+        })
+        .filter(|e| e.type_id.as_deref().is_some_and(fits))
+        .find_map(|e| {
+            // Beside it on land.
+            let stand = [(1, 0), (-1, 0), (0, 1), (0, -1)]
+                .into_iter()
+                .map(|(dx, dz)| TilePos {
+                    x: e.x + dx,
+                    z: e.z + dz,
+                })
+                .find(|t| reach.contains(&(t.x, t.z)))?;
+            Some((e, stand))
+        });
+    let (spot, stand) = spot.expect("a spot the kit fishes, beside walkable land");
+    joining.tile = stand;
+    world.tick(vec![wayfarer_sim::Command::Join(Box::new(joining))]);
+    world.tick(vec![wayfarer_sim::Command::Action {
+        id: "ada".into(),
+        action: wayfarer_sim::Action::Gather {
+            target: spot.id.clone(),
+        },
+        reference: Some(1),
+    }]);
+    let mut caught = false;
+    for _ in 0..200 {
+        let events = world.tick(vec![]);
+        assert!(
+            !events
+                .iter()
+                .any(|e| matches!(e, wayfarer_sim::Event::Rejected { to, .. } if to == "ada")),
+            "{events:?}"
+        );
+        if events.iter().any(|e| {
+            matches!(e, wayfarer_sim::Event::Xp { to, skill: wayfarer_content::Skill::Fishing, .. } if to == "ada")
+        }) {
+            caught = true;
+            break;
+        }
+    }
+    assert!(caught, "a fish caught at {:?}", spot.type_id);
+}
