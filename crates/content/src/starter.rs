@@ -4,7 +4,8 @@
 //! - A world config without `starterKit` (the reference files have none) gives
 //!   [`DEFAULT_STARTER_KIT`]: the tools of the first gathering skills, a sword and some food, as
 //!   the classic games (and the reference game's new characters) start — those of its items the
-//!   content defines. An explicit empty `starterKit` gives nothing.
+//!   content defines, its fishing tool the one a level-1 spot without bait takes (the net when
+//!   one takes it). An explicit empty `starterKit` gives nothing.
 //! - Content in which nothing heals (the reference items have raw and burnt fish but no cooked
 //!   food) gets the bundled food definitions for the food ids it lacks, and for those ids alone
 //!   (as CONTRACT §11 does for runes): its stores' `shrimp` and the kit's `bread` then exist.
