@@ -108,6 +108,19 @@ async fn make(app: &TestApp, ws: &mut WsClient, recipe: &str, target: Option<&st
     assert!(holds(&got, output) > 0, "{recipe} made {output}");
 }
 
+/// `GET /api/v1/world/areas`.
+async fn world_areas(app: &TestApp, token: &str) -> Value {
+    app.client
+        .get(app.url("/api/v1/world/areas"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
 fn station<'a>(town: &'a Value, kind: &str) -> &'a Value {
     town["stations"]
         .as_array()
@@ -124,16 +137,7 @@ async fn the_reference_world_lists_its_towns_and_a_player_makes_things_at_their_
         return;
     };
     let (token, _) = player(&app, "Wanderer").await;
-    let body: Value = app
-        .client
-        .get(app.url("/api/v1/world/areas"))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let body = world_areas(&app, &token).await;
     assert!(body["areas"].is_array(), "{body}");
     let towns: Vec<&Value> = body["areas"]
         .as_array()
@@ -261,16 +265,7 @@ async fn a_new_character_has_its_constitution_health_then_cooks_on_the_spawn_ran
         "{sync}"
     );
     // The spawn town's range, placed by the world (the reference places none near the spawn).
-    let body: Value = app
-        .client
-        .get(app.url("/api/v1/world/areas"))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let body = world_areas(&app, &token).await;
     let haven = body["areas"]
         .as_array()
         .unwrap()
