@@ -83,6 +83,9 @@ pub struct Content {
     /// Files and fields the server reads but does not act on, one line each (`file field: why`),
     /// named at start-up and by `check-content`.
     pub ignored: Vec<String>,
+    /// What the bundled content filled in where the served content lacks it (recipe files,
+    /// fishing spot types), one line each, named at start-up and by `check-content`.
+    pub filled_in: Vec<String>,
     /// The world generated from `world-config.json` (set by the simulation's world generator, not
     /// by loading; `None` for a world of hand-placed areas only).
     #[serde(skip)]
@@ -109,6 +112,7 @@ impl Content {
     ) -> Result<(Content, Report), Report> {
         let (content, mut report) = load(set);
         report.ignored = content.ignored.clone();
+        report.filled_in = content.filled_in.clone();
         if options.strict {
             report.make_strict();
         }
@@ -647,38 +651,70 @@ fn node_key(file: &str) -> &'static str {
     }
 }
 
-/// Content with smithing but no `recipes/smelting.json` (the reference files) could never make a bar:
-/// it gets the bundled smelting recipes whose output and inputs it defines, as §11 falls back to
-/// our runes. Content with its own smelting file keeps it alone.
-fn fallback_smelting(raw: &mut RawSet, known: &Known) {
-    let has_smelting = raw
-        .recipes
+/// What the bundled content fills in where the served content lacks it (docs/content.md,
+/// Fallbacks): the bundled items of the same id for store lines naming items it lacks, the
+/// smelting, cooking and firemaking recipes whose items it defines when it has no file of them,
+/// and the fishing spot types its areas place without defining. One line each.
+fn fill_in(raw: &mut RawSet, report: &mut Report) -> Vec<String> {
+    let mut lines = Vec::new();
+    let defined_items = |raw: &RawSet| -> std::collections::BTreeSet<String> {
+        item_files(raw)
+            .iter()
+            .flat_map(|(_, list)| list.iter().map(|(_, i)| i.id.clone()))
+            .collect()
+    };
+    // Store lines for items the content lacks: the bundled item of the same id where there is
+    // one (the rest stay unknown references, their lines dropped).
+    let items = defined_items(raw);
+    let unsold: std::collections::BTreeSet<String> = raw
+        .stores
         .iter()
-        .any(|(path, _)| path == "recipes/smelting.json");
-    if has_smelting || known.items.is_empty() {
-        return;
-    }
-    let Some(bytes) = crate::bundled::file("recipes/smelting.json") else {
-        return;
-    };
-    let Ok(file) = serde_json::from_slice::<RawRecipeFile<RawCrafting>>(bytes) else {
-        return;
-    };
-    let usable: Vec<RawCrafting> = file
-        .recipes
-        .into_iter()
-        .filter(|r| {
-            known.items.contains(&r.output)
-                && r.inputs.iter().all(|i| known.items.contains(&i.item))
-                && r.tools.iter().all(|t| known.items.contains(t))
-        })
+        .flatten()
+        .flat_map(|s| s.items.iter().map(|l| l.item_id.clone()))
+        .filter(|id| !items.contains(id))
         .collect();
-    if !usable.is_empty() {
-        raw.recipes.push((
-            "recipes/smelting.json".to_owned(),
-            RawRecipes::Crafting(RecipeKind::Smelting, usable),
+    let found = crate::fallback::bundled_items(&unsold);
+    if !found.is_empty() {
+        let ids: Vec<&str> = found.iter().map(|i| i.id.as_str()).collect();
+        lines.push(format!(
+            "stores.json items the content does not define: the bundled {}",
+            ids.join(", ")
+        ));
+        raw.fallback_items.extend(found);
+    }
+    let items = defined_items(raw);
+    let stations: std::collections::BTreeSet<String> = raw
+        .stations
+        .iter()
+        .flat_map(|f| f.stations.iter().map(|s| s.kind.clone()))
+        .collect();
+    let defined = crate::fallback::Defined {
+        items: &items,
+        stations: &stations,
+    };
+    lines.extend(crate::fallback::recipes(&mut raw.recipes, &defined));
+    // Only beside served gathering files, as the essence rock: a set on the legacy
+    // `resources.json` keeps it whole.
+    if raw.gathering.is_empty() {
+        return lines;
+    }
+    let nodes: Vec<&gathering::RawNode> = gathering_files(raw)
+        .into_iter()
+        .flat_map(|(_, list)| list.into_iter().map(|(_, n)| n))
+        .collect();
+    // The nodes are borrowed from `raw`; the areas are changed: clone the few nodes needed.
+    let nodes: Vec<gathering::RawNode> = nodes.into_iter().cloned().collect();
+    let refs: Vec<&gathering::RawNode> = nodes.iter().collect();
+    let (spots, spot_lines) =
+        crate::fallback::fishing_spots(&refs, raw.areas.as_mut(), &items, report);
+    lines.extend(spot_lines);
+    if !spots.is_empty() {
+        raw.gathering.push((
+            crate::fallback::FALLBACK_SPOTS.to_string(),
+            RawGatheringFile { nodes: spots },
         ));
     }
+    lines
 }
 
 /// What the server reads but does not act on, for the files present (docs/content.md lists each).
@@ -834,8 +870,8 @@ fn load(set: &ManifestSet) -> (Content, Report) {
     let mut raw = parse_all(set, &mut report);
     crate::starter::add_fallback_food(&mut raw.split_items, &mut raw.legacy_items, &mut report);
     fall_back_for_magic(&mut raw);
+    let filled_in = fill_in(&mut raw, &mut report);
     let known = known_ids(&raw, &mut report);
-    fallback_smelting(&mut raw, &known);
     let mut content = Content::default();
 
     let tool_skills: BTreeMap<String, Skill> = item_files(&raw)
@@ -1065,7 +1101,8 @@ fn load(set: &ManifestSet) -> (Content, Report) {
         .as_ref()
         .is_some_and(|(config, _)| config.starter_kit.is_some());
     if !has_kit {
-        content.world_config.starter_kit = crate::starter::default_kit(&content.items);
+        content.world_config.starter_kit =
+            crate::starter::default_kit(&content.items, &content.gathering);
     }
 
     if let Some(file) = &raw.agility {
@@ -1148,5 +1185,6 @@ fn load(set: &ManifestSet) -> (Content, Report) {
         zones: raw.zones.clone().unwrap_or_default(),
     };
     content.ignored = ignored(set, &raw);
+    content.filled_in = filled_in;
     (content, report)
 }

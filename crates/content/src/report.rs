@@ -137,6 +137,8 @@ pub struct Report {
     pub diagnostics: Vec<Diagnostic>,
     /// Files and fields read but not acted on (`Content::ignored`), printed as `ignored: …`.
     pub ignored: Vec<String>,
+    /// What the bundled content filled in (`Content::filled_in`), printed as `filled in: …`.
+    pub filled_in: Vec<String>,
 }
 
 impl Report {
@@ -222,6 +224,9 @@ impl fmt::Display for Report {
         }
         for line in &self.ignored {
             writeln!(f, "ignored: {line}")?;
+        }
+        for line in &self.filled_in {
+            writeln!(f, "filled in: {line}")?;
         }
         let errors = self.error_count();
         let warnings = self.warning_count();

@@ -4,16 +4,19 @@
 //! - A world config without `starterKit` (the reference files have none) gives
 //!   [`DEFAULT_STARTER_KIT`]: the tools of the first gathering skills, a sword and some food, as
 //!   the classic games (and the reference game's new characters) start — those of its items the
-//!   content defines. An explicit empty `starterKit` gives nothing.
+//!   content defines, its fishing tool the one a level-1 spot without bait takes (the net when
+//!   one takes it). An explicit empty `starterKit` gives nothing.
 //! - Content in which nothing heals (the reference items have raw and burnt fish but no cooked
 //!   food) gets the bundled food definitions for the food ids it lacks, and for those ids alone
 //!   (as CONTRACT §11 does for runes): its stores' `shrimp` and the kit's `bread` then exist.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::common::{ItemAmount, ItemId};
+use crate::common::{ItemAmount, ItemId, ResourceId};
+use crate::gathering::{GatheringNode, ToolRequirement};
 use crate::items::{Item, RawItem};
 use crate::report::Report;
+use crate::skill::Skill;
 
 /// The kit of content without a `starterKit`, in inventory order: (item id, quantity).
 pub const DEFAULT_STARTER_KIT: &[(&str, u32)] = &[
@@ -32,16 +35,66 @@ pub const FALLBACK_FOOD_FILE: &str = "items/fallback-food.json";
 /// The bundled file holding the food definitions used as the fallback.
 const BUNDLED_FOOD: &[u8] = include_bytes!("../bundled/items/misc.json");
 
-/// [`DEFAULT_STARTER_KIT`] without the items `items` lacks.
-pub(crate) fn default_kit(items: &BTreeMap<ItemId, Item>) -> Vec<ItemAmount> {
+/// The kit's fishing tool when a first spot takes it.
+const KIT_FISHING_TOOL: &str = "small_fishing_net";
+
+/// [`DEFAULT_STARTER_KIT`] without the items `items` lacks, its fishing tool the one a first
+/// fishing spot takes ([`fishing_tool`]).
+pub(crate) fn default_kit(
+    items: &BTreeMap<ItemId, Item>,
+    gathering: &BTreeMap<ResourceId, GatheringNode>,
+) -> Vec<ItemAmount> {
+    let fishing = fishing_tool(items, gathering).unwrap_or(KIT_FISHING_TOOL);
     DEFAULT_STARTER_KIT
         .iter()
+        .map(|(id, quantity)| {
+            let id = if *id == KIT_FISHING_TOOL { fishing } else { id };
+            (id, *quantity)
+        })
         .filter(|(id, _)| items.contains_key(*id))
         .map(|(id, quantity)| ItemAmount {
-            item_id: (*id).to_string(),
-            quantity: *quantity,
+            item_id: id.to_string(),
+            quantity,
         })
         .collect()
+}
+
+/// The tool that fishes at the spots a new character can use (the lowest level, no bait): the
+/// kit's net when one of them takes it, else what the first of them needs (the reference's only
+/// spot of its own takes a rod). `None` when nothing is fished.
+fn fishing_tool<'a>(
+    items: &'a BTreeMap<ItemId, Item>,
+    gathering: &'a BTreeMap<ResourceId, GatheringNode>,
+) -> Option<&'a str> {
+    let mut first: Vec<&GatheringNode> = gathering
+        .values()
+        .filter(|n| n.skill == Skill::Fishing && n.consumes.is_none())
+        .collect();
+    let lowest = first.iter().map(|n| n.level).min()?;
+    first.retain(|n| n.level == lowest);
+    let tool_of = |node: &GatheringNode| -> Option<&'a str> {
+        match &node.tool {
+            ToolRequirement::Item(id) => items.get(id).map(|i| i.id.as_str()),
+            ToolRequirement::AnyForSkill(skill) => items
+                .values()
+                .filter(|i| i.tool.as_ref().is_some_and(|t| t.skill == *skill))
+                .min_by_key(|i| (i.tool.as_ref().map(|t| t.priority), i.id.clone()))
+                .map(|i| i.id.as_str()),
+            ToolRequirement::None => None,
+        }
+    };
+    let takes_net = |node: &&GatheringNode| match &node.tool {
+        ToolRequirement::Item(id) => id == KIT_FISHING_TOOL,
+        ToolRequirement::AnyForSkill(skill) => items
+            .get(KIT_FISHING_TOOL)
+            .and_then(|net| net.tool.as_ref())
+            .is_some_and(|t| t.skill == *skill),
+        ToolRequirement::None => false,
+    };
+    if first.iter().any(takes_net) && items.contains_key(KIT_FISHING_TOOL) {
+        return Some(KIT_FISHING_TOOL);
+    }
+    first.iter().find_map(|n| tool_of(n))
 }
 
 /// Whether an item as written heals.

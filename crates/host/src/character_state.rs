@@ -203,6 +203,11 @@ pub fn mirror_tile(snapshot: &mut CharacterSnapshot, tile: TilePos) {
 
 /// The record's quests after an `Event::QuestUpdated`.
 pub fn mirror_quest(snapshot: &mut CharacterSnapshot, record: &QuestRecord) {
+    if record.status == wayfarer_content::QuestStatus::NotStarted {
+        // Abandoned before it was ever done: no row, as for a quest never started.
+        snapshot.quests.retain(|q| q.quest_id != record.quest_id);
+        return;
+    }
     let stored = StoredQuest {
         quest_id: record.quest_id.clone(),
         status: record.status.as_str().to_owned(),

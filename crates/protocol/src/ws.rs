@@ -98,6 +98,8 @@ pub mod codes {
     pub const UNKNOWN_SPELL: &str = "unknown_spell";
     /// Fewer runes held than a cast takes (a staff's runes are not counted as missing).
     pub const MISSING_RUNES: &str = "missing_runes";
+    /// Too soon after the last of the same thing (a bite of food: `eat_delay`; home teleport).
+    pub const COOLDOWN: &str = "cooldown";
 }
 
 /// A tile on the ground plane.
@@ -393,6 +395,16 @@ pub struct QuestSummary {
 pub struct QuestList {
     pub quests: Vec<QuestSummary>,
     pub quest_points: u32,
+}
+
+/// `quest:abandon`: give up a quest in progress (CONTRACT.md section 14, issue 54): it is back to
+/// not started (a replayable quest done before: back to completed), and the items its start gave
+/// are taken back as far as they are held.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct QuestAbandon {
+    pub quest_id: String,
 }
 
 /// `quest:update`: progress in one quest.
@@ -954,6 +966,10 @@ pub struct CombatHit {
     pub damage: i64,
     pub target_health: i64,
     pub target_max_health: i64,
+    /// What flew, for a hit from range (CONTRACT.md section 14): `"arrow"`, or the spell's id
+    /// (`"magic"` for a caster whose spell the content lacks); absent for melee.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub projectile: Option<String>,
 }
 
 /// `inventory:use`.

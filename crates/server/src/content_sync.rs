@@ -38,6 +38,9 @@ pub async fn load(config: &Config) -> (ActiveContent, StartupOptions, crate::cdn
     for line in &loaded.content.ignored {
         tracing::warn!(ignored = %line, "content the server reads but does not use");
     }
+    for line in &loaded.content.filled_in {
+        tracing::warn!(filled_in = %line, "content the bundled game fills in");
+    }
     let content = generate(loaded.content, config.world_seed).await;
     let active = ActiveContent::new(&loaded.set, content, loaded.origin);
     (active, options, loaded.validators)

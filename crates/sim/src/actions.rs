@@ -473,7 +473,15 @@ impl World {
         let Some(distance) = self.distance_from(index, target) else {
             return Approach::Stuck;
         };
-        if distance <= reach {
+        let in_sight = || {
+            reach <= 1
+                || self
+                    .entities
+                    .get(self.players[index].handle)
+                    .zip(self.entities.get(target))
+                    .is_some_and(|(me, it)| self.in_line_of_sight(me.tile(), it.tile()))
+        };
+        if distance <= reach && in_sight() {
             return Approach::InReach;
         }
         let Some(goal) = self.entities.get(target).map(|b| b.tile()) else {

@@ -171,7 +171,13 @@ impl World {
                     .map(|b| b.wire.id.clone())
                     .unwrap_or_default();
                 let handle = self.players[index].handle;
-                self.show_hit(&obstacle_id, handle, rolled, left, max_health, events);
+                let shown = crate::combat::Shown {
+                    damage: rolled,
+                    health: left,
+                    max_health,
+                    projectile: None,
+                };
+                self.show_hit(&obstacle_id, handle, shown, events);
                 if left <= 0 {
                     self.player_died(index, crate::combat::Killer::Nothing, events);
                 }

@@ -402,6 +402,15 @@ pub enum Command {
         /// Character id.
         id: String,
     },
+    /// `quest:abandon` from the client.
+    QuestAbandon {
+        /// Character id.
+        id: String,
+        /// The quest.
+        quest_id: String,
+        /// Echoed in a rejection.
+        reference: Option<u64>,
+    },
     /// The outcome of a committing trade's database transaction (`Event::TradeCommit`).
     TradeCommitted {
         /// The trade.
@@ -449,7 +458,8 @@ impl Command {
             | Command::DialogueRespond { id, .. }
             | Command::DialogueClose { id, .. }
             | Command::RubLamp { id, .. }
-            | Command::QuestList { id } => Some(id),
+            | Command::QuestList { id }
+            | Command::QuestAbandon { id, .. } => Some(id),
             Command::SystemMessage { to, .. } => to.as_deref(),
             // The sender is in another world.
             Command::RelayedGlobalChat { .. } => None,

@@ -418,6 +418,7 @@ impl World {
             | Command::Prayer { id, reference, .. }
             | Command::RubLamp { id, reference, .. }
             | Command::DialogueRespond { id, reference, .. }
+            | Command::QuestAbandon { id, reference, .. }
             | Command::Trade { id, reference, .. } => (id, *reference),
             Command::Give { id, .. } => (id, None),
             _ => return false,

@@ -202,6 +202,17 @@ pub(crate) fn died() -> String {
     "Oh dear, you are dead!".to_owned()
 }
 
+/// What a player kept on dying (the death screen's line), each item in words: "You keep a staff
+/// of air, a holy symbol and 2 coins." `None` when nothing was kept.
+pub(crate) fn kept_on_death(kept: &[String]) -> Option<String> {
+    let (last, rest) = kept.split_last()?;
+    Some(if rest.is_empty() {
+        format!("You keep {last}.")
+    } else {
+        format!("You keep {} and {last}.", rest.join(", "))
+    })
+}
+
 /// A ranged attack stops: the quiver is empty.
 pub(crate) fn out_of_arrows() -> String {
     "You have no arrows left in your quiver.".to_owned()
@@ -210,6 +221,11 @@ pub(crate) fn out_of_arrows() -> String {
 /// A quest started.
 pub(crate) fn quest_started(quest: &str) -> String {
     format!("You have started a new quest: {quest}.")
+}
+
+/// A quest abandoned.
+pub(crate) fn quest_abandoned(quest: &str) -> String {
+    format!("You abandon {quest}.")
 }
 
 /// A quest completed.

@@ -22,6 +22,9 @@ use crate::world::World;
 /// The item used to light fires.
 pub const TINDERBOX: &str = "tinderbox";
 
+/// Ticks from one bite of food to the next (CONTRACT.md section 14, `eat_delay`; the genre's 1.8 s).
+pub const EAT_DELAY_TICKS: u64 = 3;
+
 impl World {
     /// How `item_id` stacks (an item content no longer has stacks, so it can always be held).
     pub(crate) fn stacking(&self, item_id: &str) -> Stacking {
@@ -375,7 +378,8 @@ impl World {
         );
     }
 
-    /// Eats one of the food in `slot`: heals up to the maximum; one bite a tick.
+    /// Eats one of the food in `slot`: heals up to the maximum; one bite every
+    /// [`EAT_DELAY_TICKS`], a bite sooner refused with `cooldown`.
     fn eat(
         &mut self,
         index: usize,
@@ -390,7 +394,7 @@ impl World {
             let id = player.id.clone();
             return Self::reject(
                 &id,
-                codes::CANNOT_DO,
+                codes::COOLDOWN,
                 "you are already eating",
                 reference,
                 events,
@@ -400,7 +404,7 @@ impl World {
             return;
         };
         player.dirty.inventory = true;
-        player.eat_ready_at = now + 1;
+        player.eat_ready_at = now + EAT_DELAY_TICKS;
         self.flow_by(index, FlowKind::Left, "eaten", &eaten.item_id, 1u32);
         let player = &mut self.players[index];
         // Eating costs the player's next swing a moment, as in the genre.

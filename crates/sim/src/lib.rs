@@ -106,7 +106,7 @@ pub use chat::{
     clean_chat_text, invalid_chat_text, line_rate, LineRate, Refusal, GLOBAL_LINE_RATE,
     LOCAL_LINE_RATE, NOTICE_GAP_DECIS, PRIVATE_LINE_RATE, SYSTEM_SENDER_ID, SYSTEM_SENDER_NAME,
 };
-pub use combat::{GRAVESTONE_TICKS, KEPT_ON_PVP_DEATH};
+pub use combat::{GRAVESTONE_TICKS, KEPT_ON_DEATH};
 pub use commands::{Action, BankRequest, Command, Joining, MakeCount, ShopRequest};
 pub use dialogue::{CloseReason, DIALOGUE_RANGE_TILES};
 pub use duel::{
@@ -117,7 +117,7 @@ pub use events::{EntityCounts, Event, Heard, Phase, PlayerStats};
 pub use fires::STEP_ASIDE_ORDER;
 pub use grid::CELL_TILES;
 pub use ground::{GroundItemInfo, GROUND_LIFETIME_TICKS, GROUND_PRIVATE_TICKS};
-pub use items::TINDERBOX;
+pub use items::{EAT_DELAY_TICKS, TINDERBOX};
 pub use layout::{
     content_map, COORDINATE_LIMIT_TILES, FISHING_PLACEMENT_ATTEMPTS, MAX_FISHING_SPOTS_PER_AREA,
     MAX_NPC_TILES_PER_TICK, MAX_ROAM_RADIUS_TILES,

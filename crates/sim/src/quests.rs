@@ -363,6 +363,79 @@ impl World {
         true
     }
 
+    /// `quest:abandon`: player `id` gives up quest `quest_id` in progress (refused with
+    /// `invalid_action` when it is not in progress).
+    pub(crate) fn abandon_quest(
+        &mut self,
+        id: &str,
+        quest_id: &str,
+        reference: Option<u64>,
+        events: &mut Vec<Event>,
+    ) {
+        let Some(&index) = self.player_index.get(id) else {
+            return;
+        };
+        let started = self.players[index]
+            .quests
+            .get(quest_id)
+            .is_some_and(|e| e.stage.is_some());
+        if !started {
+            return Self::reject(
+                id,
+                wayfarer_protocol::ws::codes::INVALID_ACTION,
+                "you have not started that quest",
+                reference,
+                events,
+            );
+        }
+        let content = self.content.clone();
+        // The start's items, as far as they are held (a stack taken from wherever it lies).
+        for item in content
+            .quests
+            .get(quest_id)
+            .map_or(&[][..], |q| q.start_items.as_slice())
+        {
+            let held = self.players[index].inventory.count(&item.item_id);
+            let take = u32::try_from(held.min(u64::from(item.quantity))).unwrap_or(0);
+            if take == 0 {
+                continue;
+            }
+            let player = &mut self.players[index];
+            if player.inventory.remove_item(&item.item_id, take).is_ok() {
+                player.dirty.inventory = true;
+                self.flow_by(index, FlowKind::Left, "questAbandoned", &item.item_id, take);
+            }
+        }
+        let player = &mut self.players[index];
+        let completions = player.quests.get(quest_id).map_or(0, |e| e.completions);
+        if completions == 0 {
+            player.quests.remove(quest_id);
+        } else if let Some(entry) = player.quests.get_mut(quest_id) {
+            entry.stage = None;
+            entry.progress = 0;
+        }
+        player.dirty.save_now = true;
+        let name = content
+            .quests
+            .get(quest_id)
+            .map_or(quest_id, |q| q.name.as_str());
+        self.narrate(index, crate::game_messages::quest_abandoned(name), events);
+        let record = self
+            .quest_record(index, quest_id)
+            .unwrap_or_else(|| QuestRecord {
+                quest_id: quest_id.to_owned(),
+                status: QuestStatus::NotStarted,
+                stage_id: None,
+                progress: 0,
+                completions: 0,
+            });
+        events.push(Event::QuestUpdated {
+            to: self.players[index].id.clone(),
+            record,
+            count: 0,
+        });
+    }
+
     /// Adds every `(item, quantity)` to player `index`'s inventory in one transaction: all or
     /// nothing. Counted as entering the world under `reason`.
     pub(crate) fn give_items(

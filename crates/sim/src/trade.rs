@@ -216,7 +216,9 @@ impl World {
             | Command::Action { id, reference, .. }
             | Command::UseItem { id, reference, .. }
             | Command::Bank { id, reference, .. }
-            | Command::Shop { id, reference, .. } => (id, *reference),
+            | Command::Shop { id, reference, .. }
+            // Abandoning takes the quest's items back: not from under an open trade.
+            | Command::QuestAbandon { id, reference, .. } => (id, *reference),
             Command::Give { id, .. } => (id, None),
             _ => return false,
         };

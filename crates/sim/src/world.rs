@@ -453,6 +453,11 @@ impl World {
                     self.players[index].dirty.quest_list = true;
                 }
             }
+            Command::QuestAbandon {
+                id,
+                quest_id,
+                reference,
+            } => self.abandon_quest(&id, &quest_id, reference, events),
         }
     }
 

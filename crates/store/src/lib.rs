@@ -23,7 +23,7 @@ pub use repo::bans::Ban;
 pub use repo::catalog::CatalogItem;
 pub use repo::characters::{
     AccountLimits, Character, Creation, CreationGrant, GrantOrigin, NewCharacter, SkillLevel,
-    Withheld,
+    Withheld, NEW_CHARACTER_HEALTH,
 };
 pub use repo::deaths::{DeathLock, DeathTake, LockedItem, NpcKill};
 pub use repo::duels::DuelAudit;

@@ -85,6 +85,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "economy_books",
         sql: include_str!("../migrations/0014_economy_books.sql"),
     },
+    Migration {
+        version: 15,
+        name: "health_from_constitution",
+        sql: include_str!("../migrations/0015_health_from_constitution.sql"),
+    },
 ];
 
 /// Any constant works; it only has to be the same in every server process sharing a database.

@@ -46,12 +46,14 @@ pub fn bandit_tile() -> (i64, i64) {
 }
 
 /// Makes the player admin (`/admin admin_code`), takes it to a bandit outside PvP areas and picks
-/// a fight it cannot win; returns once its inventory is empty (the death was dispatched).
+/// a fight it cannot win; returns once the `inventory:update` after its `player:death` came (the
+/// death was dispatched; the 3 most valuable items are kept).
 pub async fn die_to_a_bandit(stream: &mut Stream, admin_code: &str) {
     send_message(stream, &chat(format!("/admin {admin_code}"))).await;
     let (x, z) = bandit_tile();
     send_message(stream, &chat(format!("/tp {x} {z}"))).await;
     let mut attacked = false;
+    let mut died = false;
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
@@ -71,7 +73,12 @@ pub async fn die_to_a_bandit(stream: &mut Stream, admin_code: &str) {
                 attacked = true;
             }
         }
-        if m["type"] == "inventory:update" && m["data"]["inventory"] == json!([]) {
+        // The death, then the inventory it left (the 3 most valuable items are kept: it is not
+        // empty).
+        if m["type"] == "player:death" {
+            died = true;
+        }
+        if died && m["type"] == "inventory:update" {
             return;
         }
     }

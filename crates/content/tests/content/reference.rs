@@ -367,42 +367,6 @@ const EXPECTED_DANGLING: &[(&str, &str, &str, &str)] = &[
         "monkfish",
     ),
     ("stores.json", "central_store", "items[71].itemId", "shark"),
-    (
-        "world-areas.json",
-        "central_haven",
-        "starterTowns.central_haven.fishing.spotTypes[0]",
-        "fishing_spot_net",
-    ),
-    (
-        "world-areas.json",
-        "central_haven",
-        "starterTowns.central_haven.fishing.spotTypes[1]",
-        "fishing_spot_bait",
-    ),
-    (
-        "world-areas.json",
-        "central_haven",
-        "starterTowns.central_haven.fishing.spotTypes[2]",
-        "fishing_spot_fly",
-    ),
-    (
-        "world-areas.json",
-        "central_haven",
-        "starterTowns.central_haven.fishing.spotTypes[3]",
-        "fishing_spot_cage",
-    ),
-    (
-        "world-areas.json",
-        "central_haven",
-        "starterTowns.central_haven.fishing.spotTypes[4]",
-        "fishing_spot_harpoon",
-    ),
-    (
-        "world-areas.json",
-        "wilderness_test",
-        "level1Areas.wilderness_test.fishing.spotTypes[0]",
-        "fishing_spot_fly",
-    ),
 ];
 
 fn load_reference() -> Option<(ManifestSet, Content, wayfarer_content::Report)> {
@@ -543,10 +507,21 @@ fn reference_is_normalised() {
     );
     assert_eq!(content.gathering["ore_runite"].respawn_ticks, 1200);
     assert_eq!(content.gathering["tree_magic"].yields[0].xp, 250.0);
-    // 15 from gathering/*.json, the legacy resources.json's fishing spot they lack, and the
+    // 15 from gathering/*.json, the legacy resources.json's fishing spot they lack, the
     // bundled essence rock: no reference rock yields the essence its rune recipes take
-    // (CONTRACT.md section 11).
-    assert_eq!(content.gathering.len(), 15 + 1 + 1);
+    // (CONTRACT.md section 11), and the five fishing spot types world-areas.json places without
+    // defining, filled in from the bundled ones (CONTRACT.md section 14).
+    assert_eq!(content.gathering.len(), 15 + 1 + 1 + 5);
+    for spot in ["net", "bait", "fly", "cage", "harpoon"] {
+        let id = format!("fishing_spot_{spot}");
+        assert!(
+            content.areas["central_haven"]
+                .fishing
+                .as_ref()
+                .is_some_and(|f| f.spot_types.contains(&id)),
+            "{id} placed"
+        );
+    }
     assert_eq!(
         content.gathering["fishing_spot_normal"].yields[0].item_id,
         "raw_shrimp"
@@ -632,7 +607,7 @@ fn reference_is_normalised() {
     assert!(content.areas["central_haven"]
         .fishing
         .as_ref()
-        .is_some_and(|f| f.spot_types.is_empty()));
+        .is_some_and(|f| f.spot_types.len() == 5));
     assert_eq!(
         content.spawn_point(),
         wayfarer_content::Position {
@@ -752,4 +727,70 @@ fn reference_mobs_json_mobs_are_npcs_and_the_bundled_smelting_fills_in() {
             "{file} named in:\n{text}"
         );
     }
+}
+
+#[test]
+fn reference_gets_the_bundled_cooking_and_firemaking_and_a_kit_that_fishes() {
+    let Some((_, content, report)) = load_reference() else {
+        return;
+    };
+    // No recipes/cooking.json or firemaking.json: the bundled ones for the reference's own items.
+    // Its shrimp burns into its own burnt_shrimp (our burnt_fish it lacks).
+    let shrimp = content
+        .recipes
+        .iter()
+        .find(|r| r.kind == RecipeKind::Cooking && r.inputs[0].item_id == "raw_shrimp")
+        .expect("a shrimp can be cooked");
+    assert_eq!(
+        shrimp.output.as_ref().map(|o| o.item_id.as_str()),
+        Some("shrimp")
+    );
+    match &shrimp.detail {
+        wayfarer_content::RecipeDetail::Cooking { burnt, .. } => {
+            assert_eq!(burnt.as_deref(), Some("burnt_shrimp"));
+        }
+        other => panic!("{other:?}"),
+    }
+    let logs = content
+        .recipes
+        .iter()
+        .find(|r| r.kind == RecipeKind::Firemaking && r.inputs[0].item_id == "logs")
+        .expect("logs can be lit");
+    assert!(logs.tools.iter().any(|t| t == "tinderbox"), "{logs:?}");
+    // Named at start-up and by check-content, one line a file.
+    let text = report.to_string();
+    for line in [
+        "filled in: recipes/smelting.json",
+        "filled in: recipes/cooking.json",
+        "filled in: recipes/firemaking.json",
+        "filled in: world-areas.json fishing spot type `fishing_spot_net`",
+    ] {
+        assert!(
+            text.lines().any(|l| l.starts_with(line)),
+            "{line} in:\n{text}"
+        );
+    }
+    // The kit's fishing tool fishes a level 1 spot without bait that the content defines.
+    let kit: Vec<&str> = content
+        .starter_kit()
+        .iter()
+        .map(|a| a.item_id.as_str())
+        .collect();
+    assert!(kit.contains(&"tinderbox"), "{kit:?}");
+    let fits = content.gathering.values().any(|n| {
+        n.skill == Skill::Fishing
+            && n.level == 1
+            && n.consumes.is_none()
+            && match &n.tool {
+                ToolRequirement::Item(id) => kit.contains(&id.as_str()),
+                ToolRequirement::AnyForSkill(skill) => kit.iter().any(|k| {
+                    content.items[*k]
+                        .tool
+                        .as_ref()
+                        .is_some_and(|t| t.skill == *skill)
+                }),
+                ToolRequirement::None => true,
+            }
+    });
+    assert!(fits, "{kit:?}");
 }

@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::{
     codes, ActionRequest, BankDepositRequest, BankWithdrawRequest, ChatRequest,
     DialogueCloseRequest, DialogueRespond, FriendRespond, MoveRequest, NameRequest, PrayerToggle,
-    ShopBuyRequest, ShopSellRequest, UseRequest,
+    QuestAbandon, ShopBuyRequest, ShopSellRequest, UseRequest,
 };
 use crate::agent::AgentStatus;
 use crate::duel::{
@@ -152,6 +152,8 @@ client_messages! {
     "dialogue:close" => DialogueClose(DialogueCloseRequest),
     /// `quest:list` with empty data: the client asks for its quests.
     "quest:list" => QuestList,
+    /// `quest:abandon`: back to not started, the start's items taken back.
+    "quest:abandon" => QuestAbandon(QuestAbandon),
     /// `agent:status`: an agent's report (agent connections only).
     "agent:status" => AgentStatus(Box<AgentStatus>),
     "duel:challenge" => DuelChallenge(DuelChallenge),

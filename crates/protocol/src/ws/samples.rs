@@ -176,6 +176,9 @@ fn client_samples() -> Vec<ClientMessage> {
         }),
         C::DialogueClose(DialogueCloseRequest { npc_id: None }),
         C::QuestList,
+        C::QuestAbandon(QuestAbandon {
+            quest_id: "goblin_slayer".into(),
+        }),
         C::AgentStatus(Box::new(AgentStatus {
             goal: Some(ReportedGoal {
                 id: Some("g1".into()),
@@ -475,6 +478,7 @@ fn server_samples() -> Vec<ServerMessage> {
             damage: 0,
             target_health: 5,
             target_max_health: 5,
+            projectile: Some("arrow".into()),
         }),
         S::FriendList(FriendList {
             friends: vec![

@@ -50,7 +50,9 @@ async fn a_new_character_has_the_record_defaults_the_starter_kit_and_the_spawn_p
     }
     assert_eq!(p["name"], "Rowan");
     assert_eq!(p["combatLevel"], 3);
-    assert_eq!(p["health"], 100);
+    // Health from Constitution (level 10), not the schema's old default of 100.
+    assert_eq!(p["health"], 10);
+    assert_eq!(p["maxHealth"], 10);
     assert_eq!(p["online"], false);
     assert_eq!(p["skills"]["constitution"]["level"], 10);
     assert_eq!(p["skills"]["woodcutting"], json!({"level": 1, "xp": 0}));

@@ -407,13 +407,16 @@ async fn make_move(
             let bandit = find_npc(ws, Some(view), "bandit").await;
             ws.send(act_on("attack", &bandit), None).await;
             let deadline = std::time::Instant::now() + Duration::from_secs(60);
+            let mut died = false;
             loop {
                 assert!(
                     std::time::Instant::now() < deadline,
                     "the player never died"
                 );
                 let m = ws.next().await.expect("connected while fighting");
-                if m["type"] == "inventory:update" && m["data"]["inventory"] == json!([]) {
+                // The death, then the inventory it left (the 3 most valuable items are kept).
+                died |= m["type"] == "player:death";
+                if died && m["type"] == "inventory:update" {
                     return;
                 }
             }

@@ -108,6 +108,19 @@ async fn make(app: &TestApp, ws: &mut WsClient, recipe: &str, target: Option<&st
     assert!(holds(&got, output) > 0, "{recipe} made {output}");
 }
 
+/// `GET /api/v1/world/areas`.
+async fn world_areas(app: &TestApp, token: &str) -> Value {
+    app.client
+        .get(app.url("/api/v1/world/areas"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
 fn station<'a>(town: &'a Value, kind: &str) -> &'a Value {
     town["stations"]
         .as_array()
@@ -124,16 +137,7 @@ async fn the_reference_world_lists_its_towns_and_a_player_makes_things_at_their_
         return;
     };
     let (token, _) = player(&app, "Wanderer").await;
-    let body: Value = app
-        .client
-        .get(app.url("/api/v1/world/areas"))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let body = world_areas(&app, &token).await;
     assert!(body["areas"].is_array(), "{body}");
     let towns: Vec<&Value> = body["areas"]
         .as_array()
@@ -222,4 +226,66 @@ async fn the_reference_world_lists_its_towns_and_a_player_makes_things_at_their_
         "leather_gloves",
     )
     .await;
+}
+
+/// Steps until a `skill:xp` of `skill` comes; returns its XP gained.
+async fn xp_in(app: &TestApp, ws: &mut WsClient, skill: &str) -> f64 {
+    let got = ws
+        .expect_within_ticks(app, 3 * STEP_TICKS, skill, |m| {
+            assert_ne!(m["type"], "error", "{skill}: {m}");
+            m["type"] == "skill:xp" && m["data"]["skill"] == skill
+        })
+        .await;
+    got["data"]["xpGained"].as_f64().unwrap_or(0.0)
+}
+
+#[tokio::test]
+async fn a_new_character_has_its_constitution_health_then_cooks_on_the_spawn_range_and_lights_logs()
+{
+    let Some(app) = reference_app().await else {
+        return;
+    };
+    let (token, _) = player(&app, "Cook").await;
+    let (mut ws, sync) = enter(&app, &token).await;
+    // The first player:sync: health is the maximum that Constitution gives (level 10), not 100.
+    let constitution = sync["skills"]["constitution"]["level"].as_i64().unwrap();
+    assert_eq!(constitution, 10, "{sync}");
+    assert_eq!(
+        (sync["health"].as_i64(), sync["maxHealth"].as_i64()),
+        (Some(constitution), Some(constitution)),
+        "{sync}"
+    );
+    // The starter kit's tinderbox.
+    assert!(
+        sync["inventory"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["itemId"] == "tinderbox"),
+        "{sync}"
+    );
+    // The spawn town's range, placed by the world (the reference places none near the spawn).
+    let body = world_areas(&app, &token).await;
+    let haven = body["areas"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["id"] == "central_haven")
+        .expect("Central Haven");
+    let range = station(haven, "range").clone();
+
+    ws.send(chat(format!("/admin {ADMIN_CODE}")), None).await;
+    // Enough shrimp that one is cooked, not burnt, at level 1.
+    give(&app, &mut ws, "raw_shrimp", 10).await;
+    give(&app, &mut ws, "logs", 1).await;
+    let range_id = go_to(&app, &mut ws, &range, "range").await;
+    let request =
+        ActionRequest::make("cooking:shrimp", Quantity::All).with_target(to_id(&range_id));
+    ws.send(ClientMessage::Action(request), Some(json!("cook")))
+        .await;
+    assert!(xp_in(&app, &mut ws, "cooking").await > 0.0);
+    let request = ActionRequest::make("firemaking:logs", Quantity::Count(1));
+    ws.send(ClientMessage::Action(request), Some(json!("light")))
+        .await;
+    assert!(xp_in(&app, &mut ws, "firemaking").await > 0.0);
 }

@@ -1,6 +1,7 @@
 //! A player's death: everything held and worn falls at the death tile, tagged with the death's id,
-//! but for the [`KEPT_ON_PVP_DEATH`] most valuable items in a PvP area (back in the inventory),
-//! and the player is back at the spawn with full health in the same tick. Outside PvP areas the
+//! but for the [`KEPT_ON_DEATH`] most valuable items (back in the inventory, in PvP areas and
+//! elsewhere alike: CONTRACT.md section 14), and the player is back at the spawn with full health
+//! in the same tick. Outside PvP areas the
 //! pile is the dead player's alone for [`GRAVESTONE_TICKS`] (a gravestone), then anyone's for
 //! [`GROUND_LIFETIME_TICKS`] before it vanishes; in a PvP area it falls for the killer (a player)
 //! for [`GROUND_PRIVATE_TICKS`], or for anyone at once when no player killed. The server persists
@@ -20,9 +21,9 @@ use crate::world::World;
 /// gravestone: OSRS Wiki, *Gravestone*).
 pub const GRAVESTONE_TICKS: u64 = 1_500;
 
-/// Items a player keeps on dying in a PvP area: the most valuable ones (OSRS Wiki, *Items Kept on
-/// Death*: "the 3 most valuable items").
-pub const KEPT_ON_PVP_DEATH: u32 = 3;
+/// Items a player keeps on dying, anywhere: the most valuable ones (OSRS Wiki, *Items Kept on
+/// Death*: "the 3 most valuable items"; CONTRACT.md section 14 for deaths outside PvP).
+pub const KEPT_ON_DEATH: u32 = 3;
 
 /// Who dealt a fatal blow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,8 +116,7 @@ impl World {
         let player = &mut self.players[index];
         let mut items = player.inventory.take_all();
         items.extend(player.equipment.take_all());
-        let keep = if pvp { KEPT_ON_PVP_DEATH } else { 0 };
-        let (kept, items) = keep_most_valuable(items, keep, |item| {
+        let (kept, items) = keep_most_valuable(items, KEPT_ON_DEATH, |item| {
             content.item(item).map_or(0, |i| i.value)
         });
         for stack in &kept {
@@ -163,6 +163,10 @@ impl World {
         }
         let spawn = self.layout.spawn;
         let gravestone_ticks = (!pvp && !items.is_empty()).then_some(GRAVESTONE_TICKS);
+        let kept_named: Vec<(String, u32)> = kept
+            .iter()
+            .map(|s| (s.item_id.clone(), s.quantity))
+            .collect();
         events.push(Event::PlayerDied {
             id: id.clone(),
             death_id,
@@ -197,6 +201,13 @@ impl World {
             }
         }
         self.narrate(index, crate::game_messages::died(), events);
+        let named: Vec<String> = kept_named
+            .iter()
+            .map(|(id, n)| self.how_many(u64::from(*n), id))
+            .collect();
+        if let Some(text) = crate::game_messages::kept_on_death(&named) {
+            self.narrate(index, text, events);
+        }
         if let Some(k) = killer_player {
             let text = crate::game_messages::defeated(self.player_called(index));
             self.narrate(k, text, events);
@@ -267,7 +278,7 @@ mod tests {
             stack("amulet", 1),
             stack("rune_sword", 1),
         ];
-        let (kept, lost) = keep_most_valuable(items, KEPT_ON_PVP_DEATH, value);
+        let (kept, lost) = keep_most_valuable(items, KEPT_ON_DEATH, value);
         assert_eq!(
             kept,
             vec![
@@ -283,7 +294,7 @@ mod tests {
         // Ties keep the earlier stack; a stack counts item by item.
         let (kept, lost) = keep_most_valuable(
             vec![stack("logs", 2), stack("ore", 5)],
-            KEPT_ON_PVP_DEATH,
+            KEPT_ON_DEATH,
             value,
         );
         assert_eq!(kept, vec![stack("logs", 2), stack("ore", 1)]);

@@ -15,6 +15,7 @@ use crate::combat::magic::{
     magic_attack_roll, magic_xp, npc_magic_defence_roll, player_magic_defence_roll, spell_max_hit,
     CASTING_RANGE_TILES,
 };
+use crate::combat::NPC_ARROW;
 use crate::duel::DuelAttack;
 use crate::entities::Handle;
 use crate::events::Event;
@@ -307,7 +308,17 @@ impl World {
                 self.attacked(p, self.players[index].handle, events);
             }
         }
-        self.show_hit(&id, intent.target, damage, left, max_health, events);
+        let projectile = match &spell {
+            Some(spell) => Some(spell.id.clone()),
+            None => loadout.is_ranged().then(|| NPC_ARROW.to_owned()),
+        };
+        let shown = Shown {
+            damage,
+            health: left,
+            max_health,
+            projectile,
+        };
+        self.show_hit(&id, intent.target, shown, events);
         match &spell {
             Some(spell) => {
                 let (magic, constitution) = magic_xp(spell, damage);
@@ -350,11 +361,15 @@ impl World {
         &self,
         attacker_id: &str,
         target: Handle,
-        damage: u32,
-        health: i64,
-        max_health: i64,
+        shown: Shown,
         events: &mut Vec<Event>,
     ) {
+        let Shown {
+            damage,
+            health,
+            max_health,
+            projectile,
+        } = shown;
         let Some(body) = self.entities.get(target) else {
             return;
         };
@@ -374,7 +389,29 @@ impl World {
                 damage: i64::from(damage),
                 target_health: health,
                 target_max_health: max_health,
+                projectile,
             },
         });
     }
+
+    /// Whether an attack from `from` may reach `to` past what stands between: the one rule for
+    /// players' and NPCs' ranged attacks and spells.
+    pub(crate) fn in_line_of_sight(&self, from: TilePos, to: TilePos) -> bool {
+        // TODO(h3): walls. Until the world model has walls and doors, nothing between two tiles
+        // blocks sight: reach (Chebyshev distance) is the whole rule, for players as for NPCs.
+        let _ = (from, to);
+        true
+    }
+}
+
+/// One hit as `combat:hit` shows it.
+pub(crate) struct Shown {
+    /// Damage dealt (0: a miss or a blocked hit).
+    pub damage: u32,
+    /// The target's health after it.
+    pub health: i64,
+    /// The target's maximum health.
+    pub max_health: i64,
+    /// What flew (an arrow, a spell's id), for a hit from range.
+    pub projectile: Option<String>,
 }

@@ -506,6 +506,16 @@ pub fn npc_max_hit(stats: &NpcStats) -> u32 {
     max_hit(npc_effective_level(stats.strength), 0)
 }
 
+/// An NPC's ranged attack roll from its ranged level (no bonus), as its melee one from attack.
+pub fn npc_ranged_attack_roll(stats: &NpcStats) -> u64 {
+    max_roll(npc_effective_level(stats.ranged), 0)
+}
+
+/// An NPC's ranged max hit from its ranged level (content gives NPCs no ranged strength).
+pub fn npc_ranged_max_hit(stats: &NpcStats) -> u32 {
+    max_hit(npc_effective_level(stats.ranged), 0)
+}
+
 /// An NPC's maximum defence roll against any attack: `(defence + 9) × (defence bonus + 64)`.
 pub fn npc_defence_roll(stats: &NpcStats) -> u64 {
     max_roll(npc_effective_level(stats.defense), stats.defense_bonus)

@@ -1,6 +1,7 @@
 //! NPCs in a fight, run in the NPC phase of every tick: a dead NPC waits for its respawn; one
 //! walking home after a leash keeps walking; one with a target chases it (naive steps, as
-//! wandering) and swings in melee whenever its attack speed allows; an idle aggressive one looks
+//! wandering) and, whenever its attack speed allows, swings in melee, or shoots or casts from its
+//! `combatRange` when the target is in sight; an idle aggressive one looks
 //! for a player within its aggro range. An NPC pulled farther than its leash range from home drops
 //! the fight, heals and walks home (as does one whose target went out of sight); wandering resumes
 //! once it is there.
@@ -8,7 +9,10 @@
 use wayfarer_content::Npc;
 use wayfarer_protocol::ws::TilePos;
 
-use crate::combat::formulas::{npc_attack_roll, npc_max_hit, roll_attack, NPC_MELEE_ATTACK_TYPE};
+use crate::combat::formulas::{
+    npc_attack_roll, npc_max_hit, npc_ranged_attack_roll, npc_ranged_max_hit, roll_attack,
+    AttackType, NPC_MELEE_ATTACK_TYPE,
+};
 use crate::combat::magic::{
     npc_magic_attack_roll, npc_magic_max_hit, player_magic_defence_roll, CASTING_RANGE_TILES,
 };
@@ -20,18 +24,51 @@ use crate::npcs::{naive_step, Origin};
 use crate::view::VIEW_RADIUS_TILES;
 use crate::world::World;
 
-/// NPCs fighting in melee hit from an adjacent tile (content's `combatRange` is used by casters
-/// alone).
+/// NPCs fighting in melee hit from an adjacent tile.
 pub const NPC_MELEE_REACH_TILES: u32 = 1;
 
-/// How far NPC `npc` hits from: its `combatRange` (whole tiles, 1 to the casting range) when it
-/// casts, else an adjacent tile.
+/// The farthest an NPC shoots or casts from, in tiles, whatever its `combatRange` (a player's
+/// casting range: nothing fights from beyond what a player could answer from).
+pub const NPC_MAX_REACH_TILES: u32 = CASTING_RANGE_TILES;
+
+/// How NPC `npc` attacks (CONTRACT.md section 14): a caster casts, an NPC whose `combatRange` is
+/// above 1 shoots, any other swings.
+pub fn npc_attack_style(npc: &Npc) -> NpcAttackStyle {
+    let range = npc.combat.combat_range;
+    if npc.combat.casts {
+        NpcAttackStyle::Magic
+    } else if range.is_finite() && range >= 2.0 {
+        NpcAttackStyle::Ranged
+    } else {
+        NpcAttackStyle::Melee
+    }
+}
+
+/// How an NPC attacks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NpcAttackStyle {
+    /// From an adjacent tile.
+    Melee,
+    /// From its `combatRange`, an arrow in flight (`combat:hit` `projectile: "arrow"`).
+    Ranged,
+    /// From its `combatRange`, its spell in flight (`projectile`: the spell, or `"magic"`).
+    Magic,
+}
+
+/// The `projectile` of a ranged NPC's hit.
+pub const NPC_ARROW: &str = "arrow";
+
+/// The `projectile` of a caster's hit whose spell the content lacks.
+pub const NPC_MAGIC: &str = "magic";
+
+/// How far NPC `npc` hits from: its `combatRange` (whole tiles, 1 to [`NPC_MAX_REACH_TILES`])
+/// when it shoots or casts, else an adjacent tile.
 pub fn npc_reach_tiles(npc: &Npc) -> u32 {
     let range = npc.combat.combat_range;
-    if !npc.combat.casts || !range.is_finite() {
+    if npc_attack_style(npc) == NpcAttackStyle::Melee || !range.is_finite() {
         return NPC_MELEE_REACH_TILES;
     }
-    (range.floor().clamp(1.0, f64::from(CASTING_RANGE_TILES))) as u32
+    (range.floor().clamp(1.0, f64::from(NPC_MAX_REACH_TILES))) as u32
 }
 
 /// An aggressive NPC ignores players whose combat level is more than this many times its own
@@ -231,29 +268,41 @@ impl World {
         if chebyshev(at, goal) > reach || now < self.npcs[n].fight.attack_ready_at {
             return;
         }
+        if reach > NPC_MELEE_REACH_TILES && !self.in_line_of_sight(at, goal) {
+            return;
+        }
         let Some(npc) = self.npc_def(n).cloned() else {
             return;
         };
         self.npcs[n].fight.attack_ready_at = now + u64::from(npc.combat.attack_speed_ticks.max(1));
         let combatant = self.loadout(p).combatant;
-        let (attack, defence, max_hit) = if npc.combat.casts {
-            // A caster's spell is content's; its runes are its own business.
-            let spell = npc
-                .combat
-                .spell
-                .as_ref()
-                .and_then(|s| self.content.spells.get(s));
-            (
-                npc_magic_attack_roll(&npc.stats),
-                player_magic_defence_roll(self.magic_level(p), &combatant),
-                npc_magic_max_hit(&npc.stats, spell),
-            )
-        } else {
-            (
+        let (attack, defence, max_hit, projectile) = match npc_attack_style(&npc) {
+            NpcAttackStyle::Magic => {
+                // A caster's spell is content's; its runes are its own business.
+                let spell = npc
+                    .combat
+                    .spell
+                    .as_ref()
+                    .and_then(|s| self.content.spells.get(s));
+                (
+                    npc_magic_attack_roll(&npc.stats),
+                    player_magic_defence_roll(self.magic_level(p), &combatant),
+                    npc_magic_max_hit(&npc.stats, spell),
+                    Some(spell.map_or(NPC_MAGIC, |s| s.id.as_str()).to_owned()),
+                )
+            }
+            NpcAttackStyle::Ranged => (
+                npc_ranged_attack_roll(&npc.stats),
+                combatant.defence_roll(AttackType::Ranged),
+                npc_ranged_max_hit(&npc.stats),
+                Some(NPC_ARROW.to_owned()),
+            ),
+            NpcAttackStyle::Melee => (
                 npc_attack_roll(&npc.stats),
                 combatant.defence_roll(NPC_MELEE_ATTACK_TYPE),
                 npc_max_hit(&npc.stats),
-            )
+                None,
+            ),
         };
         let (health, max) = self.player_health(p);
         let rolled = roll_attack(&mut self.rng, attack, defence, max_hit);
@@ -266,7 +315,13 @@ impl World {
             .get(self.npcs[n].handle)
             .map(|b| b.wire.id.clone())
             .unwrap_or_default();
-        self.show_hit(&attacker, target, damage, left, max, events);
+        let hit = crate::combat::Shown {
+            damage,
+            health: left,
+            max_health: max,
+            projectile,
+        };
+        self.show_hit(&attacker, target, hit, events);
         if left <= 0 {
             self.player_died(p, crate::combat::Killer::Npc(n), events);
         }

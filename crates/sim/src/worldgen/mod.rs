@@ -60,6 +60,7 @@ pub fn apply(content: &mut Content, world_seed: Option<u64>) -> bool {
         return false;
     };
     add_banks(content);
+    add_spawn_stations(content);
     add_tanner(content);
     let spawn = content.spawn_point().tile();
     let hand: Vec<Area> = content.areas.values().cloned().collect();
@@ -460,6 +461,78 @@ fn add_banks(content: &mut Content) {
                     });
                 }
             }
+        }
+    }
+}
+
+/// The stations a new character first makes things at, which the spawn town has (as the
+/// reference game's starter area does): the reference's Central Haven places none, and the
+/// nearest were some 250 tiles away.
+const SPAWN_STATIONS: [&str; 3] = ["furnace", "anvil", "range"];
+
+/// Within how many tiles of the spawn a spawn station must stand to count as the town's.
+pub const SPAWN_STATION_TILES: f64 = 30.0;
+
+/// Where the spawn stations go, as offsets from the spawn in tiles, tried in order: a row west of
+/// the spawn and one east, three tiles apart so no footprint (at most 3 × 3) overlaps another.
+const SPAWN_STATION_OFFSETS: [(f64, f64); 8] = [
+    (-10.0, 0.0),
+    (-10.0, 4.0),
+    (10.0, 0.0),
+    (10.0, 4.0),
+    (-10.0, -4.0),
+    (10.0, -4.0),
+    (-14.0, 0.0),
+    (14.0, 0.0),
+];
+
+/// Adds each of [`SPAWN_STATIONS`] the content defines to the area holding the spawn when that
+/// area has none of its kind within [`SPAWN_STATION_TILES`] of the spawn, on the first free tile
+/// of [`SPAWN_STATION_OFFSETS`] (free: no station, NPC, resource or mob spawn within 2 tiles).
+fn add_spawn_stations(content: &mut Content) {
+    let spawn = content.spawn_point();
+    let Some(id) = content.area_at(spawn.x, spawn.z).map(|a| a.id.clone()) else {
+        return;
+    };
+    let kinds: Vec<&str> = SPAWN_STATIONS
+        .into_iter()
+        .filter(|k| content.stations.contains_key(*k))
+        .collect();
+    let Some(area) = content.areas.get_mut(&id) else {
+        return;
+    };
+    let near = |p: &Position, q: &Position, tiles: f64| {
+        (p.x - q.x).abs() <= tiles && (p.z - q.z).abs() <= tiles
+    };
+    for kind in kinds {
+        let has = area
+            .stations
+            .iter()
+            .any(|s| s.station == kind && near(&s.position, &spawn, SPAWN_STATION_TILES));
+        if has {
+            continue;
+        }
+        let taken: Vec<Position> = area
+            .stations
+            .iter()
+            .map(|s| s.position)
+            .chain(area.npcs.iter().map(|n| n.position))
+            .chain(area.resources.iter().map(|r| r.position))
+            .chain(area.mob_spawns.iter().map(|m| m.position))
+            .collect();
+        let free = SPAWN_STATION_OFFSETS
+            .iter()
+            .map(|(dx, dz)| Position {
+                x: spawn.x + dx,
+                y: spawn.y,
+                z: spawn.z + dz,
+            })
+            .find(|p| area.bounds.contains(p.x, p.z) && !taken.iter().any(|t| near(t, p, 2.0)));
+        if let Some(position) = free {
+            area.stations.push(StationSpawn {
+                station: kind.to_owned(),
+                position,
+            });
         }
     }
 }

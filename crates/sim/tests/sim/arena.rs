@@ -83,17 +83,17 @@ fn items() -> Value {
          "maxStackSize": 2147483647},
         {"id": "bones", "name": "Bones", "value": 1, "type": "resource", "stackable": false, "prayerXp": 4.5},
         {"id": "shrimp", "name": "Shrimp", "value": 1, "type": "food", "healAmount": 3},
-        {"id": "holy_symbol", "name": "Holy Symbol", "value": 1, "type": "armor", "equipSlot": "amulet",
+        {"id": "holy_symbol", "name": "Holy Symbol", "value": 300, "type": "armor", "equipSlot": "amulet",
          "bonuses": {"prayer": 8}},
         {"id": "monk_robe", "name": "Monk Robe", "value": 1, "type": "armor", "equipSlot": "body",
          "bonuses": {"prayer": 6}},
         {"id": "apprentice_staff", "name": "Apprentice Staff", "value": 1, "type": "weapon",
          "equipSlot": "weapon", "weaponType": "STAFF", "attackType": "MAGIC", "attackSpeed": 5,
          "attackRange": 10, "bonuses": {"attackMagic": 6, "defenseMagic": 2}},
-        {"id": "staff_of_air", "name": "Staff of Air", "value": 1, "type": "weapon",
+        {"id": "staff_of_air", "name": "Staff of Air", "value": 1500, "type": "weapon",
          "equipSlot": "weapon", "weaponType": "STAFF", "attackType": "MAGIC", "attackSpeed": 5,
          "attackRange": 10, "bonuses": {"attackMagic": 10}, "providesInfiniteRunes": ["air_rune"]},
-        {"id": "wizard_hat", "name": "Wizard Hat", "value": 1, "type": "armor", "equipSlot": "helmet",
+        {"id": "wizard_hat", "name": "Wizard Hat", "value": 150, "type": "armor", "equipSlot": "helmet",
          "bonuses": {"attackMagic": 4, "magicDamage": 10, "magicDefense": 3}}
     ])
 }

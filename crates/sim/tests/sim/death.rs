@@ -1,5 +1,5 @@
-//! Dying: everything held and worn falls at the death tile tagged with the death's id, the player
-//! is back at the spawn whole; a gravestone keeps the pile private for 15 minutes outside PvP, a
+//! Dying: everything held and worn but the 3 most valuable items falls at the death tile tagged
+//! with the death's id, the player is back at the spawn whole; a gravestone keeps the pile private for 15 minutes outside PvP, a
 //! PvP death drops it for the killer or everyone; pickups and expiry of death items are reported,
 //! piles can be restored after a restart, and no item is ever made or lost.
 
@@ -101,17 +101,22 @@ fn a_death_in_a_safe_area_leaves_a_gravestone_private_for_fifteen_minutes_then_p
     assert_eq!(id, "ada");
     assert_eq!(death_id, format!("ada-{now}"));
     assert!(!pvp);
+    // Every item here is worth 1: the three kept are the first three single items, 3 of the
+    // coins (ties go to the earlier stack).
+    let kept = Counts::from([("coins".to_owned(), 3)]);
+    let mut lost = before.clone();
+    *lost.get_mut("coins").unwrap() -= 3;
     let mut dropped = Counts::new();
     items.iter().for_each(|s| add(&mut dropped, s));
-    assert_eq!(dropped, before, "everything held and worn, nothing more");
-    // Back at the spawn, whole, with nothing; told so.
+    assert_eq!(dropped, lost, "everything held and worn but the three kept");
+    // Back at the spawn, whole, with the three kept; told so.
     assert_eq!(w.player_tile("ada"), Some(w.spawn_tile()));
     assert_eq!(w.player_health_of("ada"), Some((99, 99)));
-    assert!(carried(&w, "ada").is_empty());
+    assert_eq!(carried(&w, "ada"), kept);
     assert!(!w.player_is_busy("ada"));
     assert!(events
         .iter()
-        .any(|e| matches!(e, Event::Inventory { to, slots } if to == "ada" && slots.is_empty())));
+        .any(|e| matches!(e, Event::Inventory { to, slots } if to == "ada" && slots.len() == 1)));
     assert!(events
         .iter()
         .any(|e| matches!(e, Event::Equipment { to, worn } if to == "ada" && worn.is_empty())));
@@ -119,7 +124,7 @@ fn a_death_in_a_safe_area_leaves_a_gravestone_private_for_fifteen_minutes_then_p
     let grave = pile(&w, &death_id);
     let mut on_ground = Counts::new();
     grave.iter().for_each(|g| add(&mut on_ground, &g.stack));
-    assert_eq!(on_ground, before);
+    assert_eq!(on_ground, lost);
     for g in &grave {
         assert_eq!(g.tile, tile);
         assert_eq!(g.owner.as_deref(), Some("ada"));
@@ -146,7 +151,7 @@ fn a_death_in_a_safe_area_leaves_a_gravestone_private_for_fifteen_minutes_then_p
     assert!(events.contains(&Event::DeathItemTaken {
         death_id: death_id.clone(),
         by: "ada".into(),
-        stack: stack("coins", 100),
+        stack: stack("coins", 97),
     }));
     // After 15 minutes Bob may take the rest.
     let wait = (now + GRAVESTONE_TICKS).saturating_sub(w.tick_number());
@@ -186,6 +191,72 @@ fn a_death_in_a_safe_area_leaves_a_gravestone_private_for_fifteen_minutes_then_p
 }
 
 #[test]
+fn a_death_outside_pvp_keeps_the_three_most_valuable_items_and_says_which() {
+    let mut w = world(&[mob("reaper", 5, 5)], 33);
+    let reaper = npc_of(&w, "reaper").expect("reaper");
+    // Worth 1,500, 300 and 150 worn; 1 each held.
+    let ada = Fighter::hero("ada", t(5, 6))
+        .wear(EquipSlot::Weapon, "staff_of_air", 1)
+        .wear(EquipSlot::Amulet, "holy_symbol", 1)
+        .wear(EquipSlot::Helmet, "wizard_hat", 1)
+        .hold(&[("coins", 50), ("bones", 1)]);
+    w.tick(vec![ada.join()]);
+    let before = carried(&w, "ada");
+    w.tick(vec![attack("ada", &reaper)]);
+    let events = tick_until(&mut w, 200, |_, e| died(e).is_some());
+    let kept = events
+        .iter()
+        .find_map(|e| match e {
+            Event::PlayerDied { kept, pvp, .. } => {
+                assert!(!pvp);
+                Some(kept.clone())
+            }
+            _ => None,
+        })
+        .expect("ada died");
+    assert_eq!(
+        kept,
+        vec![
+            stack("staff_of_air", 1),
+            stack("wizard_hat", 1),
+            stack("holy_symbol", 1)
+        ],
+        "the three worth most, in the order they were carried"
+    );
+    let (_, death_id, ..) = died(&events).unwrap();
+    // The three are back in the inventory (not worn); the rest lies in the gravestone.
+    let mut now_held = carried(&w, "ada");
+    assert_eq!(
+        now_held,
+        Counts::from([
+            ("holy_symbol".to_owned(), 1),
+            ("staff_of_air".to_owned(), 1),
+            ("wizard_hat".to_owned(), 1)
+        ])
+    );
+    assert!(w.player_equipment("ada").unwrap().iter().next().is_none());
+    for g in pile(&w, &death_id) {
+        assert_eq!(g.owner.as_deref(), Some("ada"));
+        add(&mut now_held, &g.stack);
+    }
+    assert_eq!(now_held, before, "every item exactly once");
+    // The death screen's line.
+    let told: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Chat { to, message } if to.iter().any(|t| t.as_ref() == "ada") => {
+                Some(message.text.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    assert!(
+        told.contains(&"You keep a staff of air, a wizard hat and a holy symbol."),
+        "{told:?}"
+    );
+}
+
+#[test]
 fn a_pvp_death_drops_for_the_killer_first_and_an_npc_kill_in_pvp_drops_for_everyone() {
     let mut w = world(&[], 32);
     let killer = Fighter::hero("ada", t(ARENA_X + 2, 5)).wear(EquipSlot::Weapon, "bronze_sword", 1);
@@ -199,7 +270,7 @@ fn a_pvp_death_drops_for_the_killer_first_and_an_npc_kill_in_pvp_drops_for_every
     assert_eq!(id, "cy");
     assert!(pvp);
     assert!(events.iter().any(|e| matches!(e, Event::CombatHit { hit, .. } if hit.target_id == "cy" && hit.target_health == 0)));
-    // The 3 most valuable items are kept (every arena item is worth 1: the first three, coins).
+    // The 3 most valuable items are kept (every item here is worth 1: the first three, coins).
     assert_eq!(items, vec![stack("coins", 47), stack("bronze_helmet", 1)]);
     let drop = pile(&w, &death_id);
     assert_eq!(drop.len(), 2);
@@ -232,7 +303,8 @@ fn a_second_death_drops_only_what_the_player_holds_then() {
     let victim = Fighter::new("cy", t(8, 9)).hold(&[("coins", 30), ("shrimp", 1)]);
     w.tick(vec![victim.join()]);
     let (_, (_, first, tile1, items1, _)) = until_death(&mut w, 200);
-    assert_eq!(items1, vec![stack("coins", 30), stack("shrimp", 1)]);
+    // The 3 kept (all worth 1: the first three single items, coins) are back in hand.
+    assert_eq!(items1, vec![stack("coins", 27), stack("shrimp", 1)]);
     // Given a little, back to the reaper, dead again.
     w.tick(vec![Command::Give {
         id: "cy".into(),
@@ -242,6 +314,7 @@ fn a_second_death_drops_only_what_the_player_holds_then() {
     w.tick(vec![walk("cy", t(8, 10))]);
     let (_, (_, second, _, items2, _)) = until_death(&mut w, 200);
     assert_ne!(first, second);
+    // 3 kept and 4 given make 7: 3 kept again, 4 fall.
     assert_eq!(items2, vec![stack("coins", 4)]);
     let first_pile = pile(&w, &first);
     let second_pile = pile(&w, &second);
@@ -255,8 +328,8 @@ fn a_second_death_drops_only_what_the_player_holds_then() {
         .filter(|g| g.stack.item_id == "coins")
         .map(|g| u64::from(g.stack.quantity))
         .sum();
-    assert_eq!(total, 34, "nothing duplicated");
-    assert!(carried(&w, "cy").is_empty());
+    assert_eq!(total, 27 + 4, "nothing duplicated");
+    assert_eq!(carried(&w, "cy"), Counts::from([("coins".to_owned(), 3)]));
 }
 
 #[test]

@@ -362,7 +362,7 @@ fn equipping_checks_levels_and_swaps_both_hands_for_a_two_handed_weapon() {
 }
 
 #[test]
-fn eating_heals_once_a_tick_and_burying_bones_trains_prayer() {
+fn eating_takes_one_bite_every_three_ticks_and_burying_bones_trains_prayer() {
     let mut w = world();
     let spawn = w.spawn_tile();
     w.tick(vec![
@@ -386,13 +386,24 @@ fn eating_heals_once_a_tick_and_burying_bones_trains_prayer() {
     let events = w.tick(vec![use_slot(first), use_slot(first + 1)]);
     assert_eq!(w.player_health_of("ada"), Some((7, 10)));
     assert_eq!(count(&w, "ada", "shrimp"), 1, "one bite a tick");
+    assert_eq!(rejections(&events, "ada")[0].0, codes::COOLDOWN);
     assert!(rejections(&events, "ada")[0].1.contains("eating"));
     assert!(events
         .iter()
         .any(|e| matches!(e, Event::Stats { id, stats } if id == "ada" && stats.health == 7)));
-    // Healing stops at the maximum.
+    // Two bites within 3 ticks (`eat_delay`): the second, a tick and two ticks later, refused.
+    assert_eq!(wayfarer_sim::EAT_DELAY_TICKS, 3);
+    let second = slot_of(&w, "ada", "shrimp");
+    for _ in 1..wayfarer_sim::EAT_DELAY_TICKS {
+        let events = w.tick(vec![use_slot(second)]);
+        assert_eq!(rejections(&events, "ada")[0].0, codes::COOLDOWN);
+        assert_eq!(count(&w, "ada", "shrimp"), 1, "nothing eaten");
+        assert_eq!(w.player_health_of("ada"), Some((7, 10)));
+    }
+    // Three ticks after the first bite, the next; healing stops at the maximum.
     let salmon = slot_of(&w, "ada", "salmon");
-    w.tick(vec![use_slot(salmon)]);
+    let events = w.tick(vec![use_slot(salmon)]);
+    assert!(rejections(&events, "ada").is_empty());
     assert_eq!(w.player_health_of("ada"), Some((10, 10)));
 
     let bones = slot_of(&w, "ada", "bones");

@@ -196,7 +196,10 @@ fn eat(world: &mut World) -> Vec<Event> {
     let mut events = world.tick(vec![join(actor), join(joining(BYSTANDER, t(1, 2), &[]))]);
     for slot in 0..3 {
         events.extend(world.tick(vec![use_slot(slot)]));
-        events.extend(world.tick(vec![]));
+        // The next bite waits `eat_delay`.
+        for _ in 1..wayfarer_sim::EAT_DELAY_TICKS {
+            events.extend(world.tick(vec![]));
+        }
     }
     events
 }

@@ -732,3 +732,52 @@ fn accepting_a_trade_closes_the_dialogue() {
     }]);
     assert_eq!(closed(&events, "a"), Some(CloseReason::Trade));
 }
+
+#[test]
+fn abandoning_a_quest_puts_it_back_to_not_started_and_takes_its_items_back() {
+    let mut world = world();
+    world.tick(vec![join("a", t(4, 4), &[], 1)]);
+    let abandon = |quest: &str| Command::QuestAbandon {
+        id: "a".into(),
+        quest_id: quest.into(),
+        reference: Some(8),
+    };
+    // Not started: nothing to abandon.
+    let events = world.tick(vec![abandon("rat_trouble")]);
+    assert!(events.iter().any(|e| matches!(e,
+        Event::Rejected { to, code, .. } if to == "a" && *code == codes::INVALID_ACTION)));
+    talk(&mut world, "a");
+    respond(&mut world, "a", 0);
+    respond(&mut world, "a", 0);
+    assert_eq!(held(&world, "a", "charm"), 1, "started, the charm given");
+    let events = world.tick(vec![abandon("rat_trouble")]);
+    let update = events
+        .iter()
+        .find_map(|e| match e {
+            Event::QuestUpdated { to, record, .. } if to == "a" => Some(record.clone()),
+            _ => None,
+        })
+        .expect("quest:update");
+    assert_eq!(update.status, QuestStatus::NotStarted);
+    assert_eq!(update.stage_id, None);
+    assert_eq!(
+        held(&world, "a", "charm"),
+        0,
+        "the quest's charm taken back"
+    );
+    assert_eq!(world.player_quests("a"), Some(vec![]));
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, Event::SaveNow { id } if id == "a")));
+    // It can be started again, from the start.
+    talk(&mut world, "a");
+    respond(&mut world, "a", 0);
+    let events = respond(&mut world, "a", 0);
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::QuestUpdated { record, .. }
+        if record.status == QuestStatus::InProgress && record.stage_id.as_deref() == Some("rats")))
+    );
+    assert_eq!(held(&world, "a", "charm"), 1);
+}

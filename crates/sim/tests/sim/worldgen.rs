@@ -418,3 +418,166 @@ fn compass_names_of_every_kind_agree_with_where_their_towns_lie_on_other_islands
         assert!(named >= 3, "seed {seed}: {named} compass towns placed");
     }
 }
+
+#[test]
+fn the_spawn_town_has_a_furnace_an_anvil_and_a_range_within_30_tiles_of_the_spawn() {
+    let Some((_, world)) = reference() else {
+        return;
+    };
+    let spawn = world.spawn_tile();
+    for kind in ["furnace", "anvil", "range"] {
+        let nearest = world
+            .resources()
+            .into_iter()
+            .filter(|e| e.resource_type.as_deref() == Some(kind))
+            .map(|e| (e.x - spawn.x).abs().max((e.z - spawn.z).abs()))
+            .min();
+        assert!(
+            nearest.is_some_and(|d| f64::from(d) <= worldgen::SPAWN_STATION_TILES),
+            "the nearest {kind} is {nearest:?} tiles from the spawn"
+        );
+    }
+}
+
+#[test]
+fn the_dark_ranger_shoots_from_three_tiles_or_more() {
+    // A world of its own: the test adds a player.
+    let Some(content) = load(None) else {
+        return;
+    };
+    let mut world = World::new(Arc::new(content), 1);
+    let ranger = world
+        .npcs()
+        .into_iter()
+        .find(|n| n.type_id.as_deref() == Some("dark_ranger"))
+        .expect("a dark ranger is placed");
+    // A walkable tile 6 tiles from it (well inside its 8-tile combatRange and 12-tile aggro).
+    let at = (-6..=6)
+        .flat_map(|dz| [(6, dz), (-6, dz), (dz, 6), (dz, -6)])
+        .map(|(dx, dz)| TilePos {
+            x: ranger.x + dx,
+            z: ranger.z + dz,
+        })
+        .find(|t| world.is_walkable(*t))
+        .expect("open ground around the ranger");
+    let mut joining = wayfarer_sim::Joining::new("ada", "Ada", at);
+    // Standing still: auto-retaliate would walk the player up to whoever shot.
+    joining.auto_retaliate = false;
+    let mut commands = vec![wayfarer_sim::Command::Join(Box::new(joining))];
+    let mut shot = None;
+    for _ in 0..40 {
+        for event in world.tick(std::mem::take(&mut commands)) {
+            if let wayfarer_sim::Event::CombatHit { hit, .. } = event {
+                if world
+                    .entity(&hit.attacker_id)
+                    .and_then(|e| e.type_id)
+                    .as_deref()
+                    == Some("dark_ranger")
+                {
+                    let me = world.entity("ada").expect("in the world");
+                    let it = world.entity(&hit.attacker_id).expect("alive");
+                    let apart = (me.x - it.x).abs().max((me.z - it.z).abs());
+                    shot = Some((apart, hit.projectile.clone()));
+                }
+            }
+        }
+        if shot.is_some() {
+            break;
+        }
+    }
+    let (apart, projectile) = shot.expect("the ranger attacked");
+    assert!(apart >= 3, "it shot from {apart} tiles");
+    assert_eq!(projectile.as_deref(), Some("arrow"));
+}
+
+#[test]
+fn a_new_character_catches_a_fish_with_only_the_starter_kit() {
+    let Some(content) = load(None) else {
+        return;
+    };
+    let content = Arc::new(content);
+    let mut world = World::new(content.clone(), 1);
+    // The starter kit, as a new character gets it.
+    let mut joining = wayfarer_sim::Joining::new("ada", "Ada", world.spawn_tile());
+    for line in content.starter_kit() {
+        let item = &content.items[&line.item_id];
+        joining
+            .inventory
+            .add(
+                &line.item_id,
+                line.quantity,
+                wayfarer_sim::inventory::Stacking::of(item),
+            )
+            .expect("the kit fits");
+    }
+    let kit: BTreeSet<&str> = content
+        .starter_kit()
+        .iter()
+        .map(|l| l.item_id.as_str())
+        .collect();
+    // A placed spot a level-1 fisher can use with what the kit holds.
+    let fits = |id: &str| {
+        let node = &content.gathering[id];
+        node.level <= 1
+            && node.consumes.is_none()
+            && match &node.tool {
+                ToolRequirement::Item(tool) => kit.contains(tool.as_str()),
+                ToolRequirement::AnyForSkill(skill) => kit.iter().any(|k| {
+                    content.items[*k]
+                        .tool
+                        .as_ref()
+                        .is_some_and(|t| t.skill == *skill)
+                }),
+                ToolRequirement::None => true,
+            }
+    };
+    let reach = reachable(&world);
+    let spot = world
+        .resources()
+        .into_iter()
+        .filter(|e| {
+            e.resource_type.as_deref() == Some("fishing_spot")
+                || e.type_id
+                    .as_deref()
+                    .is_some_and(|t| t.starts_with("fishing_spot"))
+        })
+        .filter(|e| e.type_id.as_deref().is_some_and(fits))
+        .find_map(|e| {
+            // Beside it on land.
+            let stand = [(1, 0), (-1, 0), (0, 1), (0, -1)]
+                .into_iter()
+                .map(|(dx, dz)| TilePos {
+                    x: e.x + dx,
+                    z: e.z + dz,
+                })
+                .find(|t| reach.contains(&(t.x, t.z)))?;
+            Some((e, stand))
+        });
+    let (spot, stand) = spot.expect("a spot the kit fishes, beside walkable land");
+    joining.tile = stand;
+    world.tick(vec![wayfarer_sim::Command::Join(Box::new(joining))]);
+    world.tick(vec![wayfarer_sim::Command::Action {
+        id: "ada".into(),
+        action: wayfarer_sim::Action::Gather {
+            target: spot.id.clone(),
+        },
+        reference: Some(1),
+    }]);
+    let mut caught = false;
+    for _ in 0..200 {
+        let events = world.tick(vec![]);
+        assert!(
+            !events
+                .iter()
+                .any(|e| matches!(e, wayfarer_sim::Event::Rejected { to, .. } if to == "ada")),
+            "{events:?}"
+        );
+        if events.iter().any(|e| {
+            matches!(e, wayfarer_sim::Event::Xp { to, skill: wayfarer_content::Skill::Fishing, .. } if to == "ada")
+        }) {
+            caught = true;
+            break;
+        }
+    }
+    assert!(caught, "a fish caught at {:?}", spot.type_id);
+}

@@ -11,7 +11,7 @@ use wayfarer_protocol::ws::{codes, TilePos, ZoneEnter};
 use wayfarer_sim::inventory::Stack;
 use wayfarer_sim::{
     Action, Command, Event, World, AGILITY_TILES_PER_GRANT, AGILITY_XP_PER_GRANT, GRAVESTONE_TICKS,
-    KEPT_ON_PVP_DEATH, REGEN_COOLDOWN_TICKS, REGEN_INTERVAL_TICKS,
+    KEPT_ON_DEATH, REGEN_COOLDOWN_TICKS, REGEN_INTERVAL_TICKS,
 };
 
 use crate::arena::{
@@ -157,7 +157,7 @@ fn total(stacks: &[Stack]) -> u32 {
 }
 
 #[test]
-fn a_death_outside_pvp_keeps_nothing_and_leaves_a_gravestone_naming_the_killer() {
+fn a_death_outside_pvp_keeps_three_items_and_leaves_a_gravestone_naming_the_killer() {
     let mut w = world(&[mob("reaper", 5, 5)], 31);
     let reaper = npc_of(&w, "reaper").expect("reaper");
     let ada = Fighter::new("ada", t(5, 6))
@@ -169,11 +169,18 @@ fn a_death_outside_pvp_keeps_nothing_and_leaves_a_gravestone_naming_the_killer()
     events.extend(tick_until(&mut w, 100, |_, e| death_in(e).is_some()));
     let death = death_in(&events).expect("ada died");
     assert!(!death.pvp);
-    assert!(death.kept.is_empty());
-    assert_eq!(total(&death.items), 102);
+    // Every item here is worth 1: the first three single items, coins, are kept.
+    assert_eq!(
+        death.kept,
+        vec![Stack {
+            item_id: "coins".into(),
+            quantity: 3
+        }]
+    );
+    assert_eq!(total(&death.items), 102 - KEPT_ON_DEATH);
     assert_eq!(death.gravestone_ticks, Some(GRAVESTONE_TICKS));
     assert_eq!(death.killer, Some((reaper, "Reaper".to_owned())));
-    assert!(w.player_inventory("ada").unwrap().is_empty());
+    assert_eq!(w.player_inventory("ada").unwrap().count("coins"), 3);
 }
 
 #[test]
@@ -192,7 +199,7 @@ fn a_pvp_death_keeps_the_three_most_valuable_items_and_drops_the_rest_for_the_ki
     events.extend(tick_until(&mut w, 200, |_, e| death_in(e).is_some()));
     let death = death_in(&events).expect("vic died");
     assert!(death.pvp);
-    assert_eq!(total(&death.kept), KEPT_ON_PVP_DEATH);
+    assert_eq!(total(&death.kept), KEPT_ON_DEATH);
     assert_eq!(
         death.kept,
         vec![
@@ -216,7 +223,7 @@ fn a_pvp_death_keeps_the_three_most_valuable_items_and_drops_the_rest_for_the_ki
         .map(|(_, s)| s.quantity)
         .sum();
     assert_eq!(
-        held, KEPT_ON_PVP_DEATH,
+        held, KEPT_ON_DEATH,
         "what was kept is back in the inventory"
     );
 }

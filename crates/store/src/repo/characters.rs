@@ -50,6 +50,12 @@ pub struct NewCharacter {
     pub position: Option<[f64; 3]>,
 }
 
+/// A new character's health and maximum health: the Constitution level of the schema's default
+/// Constitution XP (1,154 is level 10; `wayfarer_sim::skills::NEW_CHARACTER_CONSTITUTION_LEVEL`,
+/// which a host test holds equal). The schema's own defaults (100) are older than this and
+/// unchangeable in SQLite; migration 15 corrected the characters they made.
+pub const NEW_CHARACTER_HEALTH: i64 = 10;
+
 /// The limits a character is created under: how many characters its account may hold at once, and
 /// for how many characters over the account's life it receives a [`CreationGrant`]. `None` is no
 /// limit.
@@ -475,23 +481,27 @@ async fn insert_in(
     let id = new_id();
     let query = match new.position {
         Some([x, y, z]) => sqlx::query(
-            r#"INSERT INTO characters (id, "accountId", name, "createdAt", "positionX", "positionY", "positionZ")
-               VALUES ($1, $2, $3, $4, $5, $6, $7)"#,
+            r#"INSERT INTO characters (id, "accountId", name, "createdAt", health, "maxHealth", "positionX", "positionY", "positionZ")
+               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"#,
         )
         .bind(&id)
         .bind(&new.account_id)
         .bind(&new.name)
         .bind(now_ms())
+        .bind(NEW_CHARACTER_HEALTH)
+        .bind(NEW_CHARACTER_HEALTH)
         .bind(x)
         .bind(y)
         .bind(z),
         None => sqlx::query(
-            r#"INSERT INTO characters (id, "accountId", name, "createdAt") VALUES ($1, $2, $3, $4)"#,
+            r#"INSERT INTO characters (id, "accountId", name, "createdAt", health, "maxHealth") VALUES ($1, $2, $3, $4, $5, $6)"#,
         )
         .bind(&id)
         .bind(&new.account_id)
         .bind(&new.name)
-        .bind(now_ms()),
+        .bind(now_ms())
+        .bind(NEW_CHARACTER_HEALTH)
+        .bind(NEW_CHARACTER_HEALTH),
     };
     query.execute(&mut **tx).await?;
     Ok(id)

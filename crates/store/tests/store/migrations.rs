@@ -93,3 +93,59 @@ async fn concurrent_migrations_on_postgres_apply_each_version_once() {
         MIGRATIONS.iter().map(|m| m.version).collect::<Vec<_>>()
     );
 }
+
+wayfarer_store::both_databases!(
+    a_new_character_has_its_constitution_health_and_old_ones_are_corrected_once,
+    |db| async move {
+        let store = Store::connect(&db.url).await.unwrap();
+        store.migrate().await.unwrap();
+        let fresh = crate::new_character(&store, "Fresh").await;
+        let read = store.characters().get(&fresh).await.unwrap().unwrap();
+        assert_eq!(
+            (read.health, read.max_health),
+            (
+                wayfarer_store::NEW_CHARACTER_HEALTH,
+                wayfarer_store::NEW_CHARACTER_HEALTH
+            )
+        );
+        // As the schema's defaults left characters before migration 15: one new (Constitution
+        // XP 1,154, level 10), one trained to level 40 (37,224 XP) and hurt, and one whose 100
+        // is not touched because it is not 100.
+        let old = crate::new_character(&store, "Old").await;
+        let trained = crate::new_character(&store, "Trained").await;
+        let by_hand = sqlx::AnyPool::connect(&db.url).await.unwrap();
+        for (id, xp, health, max) in [
+            (&old, 1_154, 100, 100),
+            (&trained, 37_224, 35, 100),
+            (&fresh, 1_154, 7, 10),
+        ] {
+            sqlx::query(
+                r#"UPDATE characters SET "constitutionXp" = $1, health = $2, "maxHealth" = $3 WHERE id = $4"#,
+            )
+            .bind(xp)
+            .bind(health)
+            .bind(max)
+            .bind(id.as_str())
+            .execute(&by_hand)
+            .await
+            .unwrap();
+        }
+        sqlx::query("DELETE FROM schema_migrations WHERE version = 15")
+            .execute(&by_hand)
+            .await
+            .unwrap();
+        by_hand.close().await;
+        assert_eq!(store.migrate().await.unwrap(), vec![15]);
+        let health = |id: String| {
+            let store = &store;
+            async move {
+                let c = store.characters().get(&id).await.unwrap().unwrap();
+                (c.health, c.max_health)
+            }
+        };
+        assert_eq!(health(old).await, (10, 10));
+        assert_eq!(health(trained).await, (35, 40));
+        assert_eq!(health(fresh).await, (7, 10), "a right maximum is kept");
+        store.close().await;
+    }
+);

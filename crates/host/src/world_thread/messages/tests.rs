@@ -628,6 +628,7 @@ fn hits_reach_every_onlooker_and_a_death_is_for_the_books() {
         damage: 3,
         target_health: 2,
         target_max_health: 5,
+        projectile: None,
     };
     assert_eq!(
         of(Event::CombatHit {

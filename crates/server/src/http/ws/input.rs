@@ -384,6 +384,11 @@ fn message_verdict(
             reference: refs.remember(reference),
         }),
         ClientMessage::QuestList => Verdict::World(Command::QuestList { id }),
+        ClientMessage::QuestAbandon(m) => Verdict::World(Command::QuestAbandon {
+            id,
+            quest_id: m.quest_id,
+            reference: refs.remember(reference),
+        }),
         ClientMessage::AgentStatus(status) => Verdict::AgentStatus { status, reference },
         ClientMessage::DuelChallenge(m) => duel(
             Ok(DuelCommand::Challenge {

@@ -443,6 +443,14 @@ fn table() -> Vec<(&'static str, Verdict)> {
             Verdict::World(Command::QuestList { id: ADA.into() }),
         ),
         (
+            r#"{"type":"quest:abandon","data":{"questId":"goblin_slayer"},"ref":"r"}"#,
+            Verdict::World(Command::QuestAbandon {
+                id: ADA.into(),
+                quest_id: "goblin_slayer".into(),
+                reference: Some(0),
+            }),
+        ),
+        (
             r#"{"type":"agent:status","data":{"progress":0.5},"ref":"r"}"#,
             Verdict::AgentStatus {
                 status: Box::new(AgentStatus {
