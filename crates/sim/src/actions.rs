@@ -463,6 +463,21 @@ impl World {
         Some(distance_to(at, self.extent_of(target)?))
     }
 
+    /// Whether player `index` stands next to a tile of entity `target` with no wall or closed
+    /// door between them: what is next to a wall's other side is out of reach.
+    fn touches_across_walls(&self, index: usize, target: Handle) -> bool {
+        let (Some(at), Some((a, b))) = (
+            self.entities
+                .get(self.players[index].handle)
+                .map(|p| p.tile()),
+            self.extent_of(target),
+        ) else {
+            return false;
+        };
+        let map = &self.layout.map;
+        (a.z..=b.z).any(|z| (a.x..=b.x).any(|x| map.touches(at, TilePos { x, z })))
+    }
+
     /// Keeps player `index` walking towards its intent's target while out of reach: a new path when
     /// the target has moved since the last one, or when the walk ended short of it.
     fn approach(&mut self, index: usize) -> Approach {
@@ -473,7 +488,7 @@ impl World {
         let Some(distance) = self.distance_from(index, target) else {
             return Approach::Stuck;
         };
-        if distance <= reach {
+        if distance <= reach && (reach > 1 || self.touches_across_walls(index, target)) {
             return Approach::InReach;
         }
         let Some(goal) = self.entities.get(target).map(|b| b.tile()) else {

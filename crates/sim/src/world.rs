@@ -19,7 +19,7 @@ use crate::events::{EntityCounts, Event, Phase};
 use crate::grid::{Class, SpatialGrid, CELL_TILES};
 use crate::ground::GroundItem;
 use crate::inventory::Inventory;
-use crate::layout::{Layout, ResourcePlacement};
+use crate::layout::{Layout, Placed, ResourcePlacement};
 use crate::movement::Walk;
 use crate::npcs::NpcState;
 use crate::skills::Skills;
@@ -189,6 +189,8 @@ pub struct World {
     pub(crate) zones: crate::zones::ZoneIndex,
     /// Agility obstacles by entity handle (`agility`).
     pub(crate) obstacles: crate::agility::Obstacles,
+    /// The doors a walker went through in its step of the movement phase (`doors`).
+    pub(crate) doors_crossed: Vec<(TilePos, u8)>,
 }
 
 impl World {
@@ -243,6 +245,7 @@ impl World {
             ledger: Default::default(),
             zones,
             obstacles: Default::default(),
+            doors_crossed: Vec::new(),
         };
         let layout = world.layout.clone();
         for placement in &layout.npcs {
@@ -832,9 +835,12 @@ impl World {
             item_id: None,
             quantity: None,
             resource_type: Some(placement.resource_type.clone()),
-            depleted: Some(false),
+            depleted: (placement.what != Placed::Door).then_some(false),
             type_id: Some(placement.resource_id.clone()),
             worn: None,
+            open: (placement.what == Placed::Door).then_some(false),
+            side: (placement.what == Placed::Door).then_some(placement.side),
+            quest: None,
         });
         self.grid.insert(handle, placement.tile, Class::Static, now);
         if placement.extent.0 != placement.extent.1 {
@@ -897,6 +903,11 @@ impl World {
     /// True when the tile can be stood on.
     pub fn is_walkable(&self, tile: TilePos) -> bool {
         self.layout.map.is_walkable(tile)
+    }
+
+    /// Whether a tile is water (never walked on; fishing spots stand there).
+    pub fn is_water(&self, tile: TilePos) -> bool {
+        self.layout.map.is_water(tile)
     }
 
     /// The remaining steps of a player's current walk, next step first (empty when standing).
