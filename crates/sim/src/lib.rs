@@ -81,6 +81,7 @@ mod movement;
 mod narration;
 mod nearby;
 mod npcs;
+mod onboarding;
 mod pathfinding;
 mod persistence;
 mod prayer;

@@ -191,6 +191,8 @@ pub struct World {
     pub(crate) obstacles: crate::agility::Obstacles,
     /// The doors a walker went through in its step of the movement phase (`doors`).
     pub(crate) doors_crossed: Vec<(TilePos, u8)>,
+    /// The quest markers each player was last shown on each NPC (`onboarding`).
+    pub(crate) shown_markers: crate::onboarding::ShownMarkers,
 }
 
 impl World {
@@ -246,6 +248,7 @@ impl World {
             zones,
             obstacles: Default::default(),
             doors_crossed: Vec::new(),
+            shown_markers: Default::default(),
         };
         let layout = world.layout.clone();
         for placement in &layout.npcs {
@@ -338,6 +341,7 @@ impl World {
         phase(Phase::View);
         self.push_views(&mut events);
         self.report_entries(&mut events);
+        self.mark_quest_givers(&mut events);
         self.entities.release_retired();
         self.to_all.settle(&mut events);
         self.completed += 1;
@@ -655,6 +659,7 @@ impl World {
             let now = self.now();
             self.grid.remove(player.handle, tile, Class::Player, now);
         }
+        self.forget_markers(player.handle);
         self.keep_chat_limits(&player.id, player.chat_limits);
     }
 
@@ -688,6 +693,10 @@ impl World {
                 player.dirty.prayer = true;
                 player.dirty.quest_list = true;
                 self.report_changes_of(index, events);
+                if self.is_newcomer(index) {
+                    let welcome = self.welcome_line();
+                    self.narrate(index, welcome, events);
+                }
             }
         }
     }

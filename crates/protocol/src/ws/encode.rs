@@ -246,6 +246,16 @@ mod tests {
                         .into(),
                 )
             }),
+            open: (i % 6 < 2).then_some(i % 2 == 1),
+            side: (i % 6 == 1).then_some(1u8 << i.rem_euclid(4)),
+            quest: (i % 8 < 4).then_some(
+                [
+                    super::super::QuestMarker::Available,
+                    super::super::QuestMarker::Active,
+                    super::super::QuestMarker::Ready,
+                    super::super::QuestMarker::None,
+                ][i.rem_euclid(4) as usize],
+            ),
         })
     }
 
