@@ -121,6 +121,9 @@ mod tests {
             depleted: Some(false),
             type_id: Some("rock_copper".into()),
             worn: None,
+            open: None,
+            side: None,
+            quest: None,
         })
     }
 

@@ -362,6 +362,9 @@ pub(crate) mod tests {
             depleted: None,
             type_id: Some(type_id.into()),
             worn: None,
+            open: None,
+            side: None,
+            quest: None,
         }
     }
 

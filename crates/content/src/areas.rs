@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::common::{AreaId, Ctx, NpcId, Position, RefKind, ResourceId, StationType, StoreId};
+use crate::features::AreaFeatures;
 
 /// Which group of `world-areas.json` an area is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -101,6 +102,9 @@ pub struct Area {
     /// A generated town's size class (`town`, `village`, `hamlet`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub town_size: Option<String>,
+    /// Map features: grounds, walls, buildings, props, points of interest (`features`).
+    #[serde(default, skip_serializing_if = "AreaFeatures::is_empty")]
+    pub features: AreaFeatures,
 }
 
 /// A disc on the ground plane (inclusive of its edge).
@@ -264,6 +268,8 @@ pub(crate) struct RawArea {
     pub stations: Vec<RawStationSpawn>,
     #[serde(default)]
     pub fishing: Option<RawFishing>,
+    #[serde(default)]
+    pub features: AreaFeatures,
 }
 
 /// `npcs[]` as written.
@@ -493,6 +499,7 @@ pub(crate) fn normalise(
         circle: None,
         duel_arena: raw.duel_arena.unwrap_or(false),
         town_size: None,
+        features: crate::features::normalise(&raw.features, id, path, ctx),
     })
 }
 

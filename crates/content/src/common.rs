@@ -39,7 +39,8 @@ pub struct Position {
 }
 
 /// An integer tile coordinate on the ground plane.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Tile {
     /// Tile column (floor of world x).
     pub x: i32,

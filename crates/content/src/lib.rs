@@ -22,6 +22,7 @@ pub mod compass;
 mod content;
 mod dialogue;
 mod fallback;
+pub mod features;
 mod gathering;
 pub mod generated;
 pub mod gltf;

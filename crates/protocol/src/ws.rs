@@ -52,6 +52,8 @@ pub mod codes {
     pub const CANNOT_DO: &str = "cannot_do";
     /// An attack on a player where players may not fight (a safe area; CONTRACT §10).
     pub const SAFE_ZONE: &str = "safe_zone";
+    /// A ranged attack or a spell with a wall or a closed door in the way (CONTRACT §13).
+    pub const NO_LINE_OF_SIGHT: &str = "no_line_of_sight";
     /// A slot that is out of range or empty.
     pub const INVALID_SLOT: &str = "invalid_slot";
     /// An action name or style that does not exist.
@@ -757,6 +759,40 @@ pub struct Entity {
     /// other kind).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worn: Option<std::sync::Arc<Worn>>,
+    /// A door's or gate's state (CONTRACT §13): closed, it blocks like a wall.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open: Option<bool>,
+    /// The side of its tile a door or gate stands on, as a chunk's wall bit (1 north, 2 east,
+    /// 4 south, 8 west).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side: Option<u8>,
+    /// An NPC's quest marker for the receiving player (CONTRACT §13); absent when it has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quest: Option<QuestMarker>,
+}
+
+/// An NPC's quest marker for one player (CONTRACT §13): a quest can be started with it, is under
+/// way with it, or can be handed in to it. `none` only in a `changed` entry: the marker is gone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum QuestMarker {
+    Available,
+    Active,
+    Ready,
+    None,
+}
+
+impl QuestMarker {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            QuestMarker::Available => "available",
+            QuestMarker::Active => "active",
+            QuestMarker::Ready => "ready",
+            QuestMarker::None => "none",
+        }
+    }
 }
 
 impl Entity {
@@ -777,6 +813,9 @@ impl Entity {
             depleted: None,
             type_id: None,
             worn: None,
+            open: None,
+            side: None,
+            quest: None,
         }
     }
 }
@@ -822,6 +861,12 @@ pub struct Changed {
     /// any more). Shared by every viewer's update of that tick.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worn: Option<std::sync::Arc<Worn>>,
+    /// A door or gate opened (`true`) or closed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open: Option<bool>,
+    /// An NPC's quest marker for the receiving player changed (`none`: it has none any more).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quest: Option<QuestMarker>,
 }
 
 /// `world:update`: what changed within the receiver's view this tick.

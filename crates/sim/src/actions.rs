@@ -463,6 +463,21 @@ impl World {
         Some(distance_to(at, self.extent_of(target)?))
     }
 
+    /// Whether player `index` stands next to a tile of entity `target` with no wall or closed
+    /// door between them: what is next to a wall's other side is out of reach.
+    fn touches_across_walls(&self, index: usize, target: Handle) -> bool {
+        let (Some(at), Some((a, b))) = (
+            self.entities
+                .get(self.players[index].handle)
+                .map(|p| p.tile()),
+            self.extent_of(target),
+        ) else {
+            return false;
+        };
+        let map = &self.layout.map;
+        (a.z..=b.z).any(|z| (a.x..=b.x).any(|x| map.touches(at, TilePos { x, z })))
+    }
+
     /// Keeps player `index` walking towards its intent's target while out of reach: a new path when
     /// the target has moved since the last one, or when the walk ended short of it.
     fn approach(&mut self, index: usize) -> Approach {
@@ -473,15 +488,18 @@ impl World {
         let Some(distance) = self.distance_from(index, target) else {
             return Approach::Stuck;
         };
-        let in_sight = || {
-            reach <= 1
-                || self
-                    .entities
-                    .get(self.players[index].handle)
-                    .zip(self.entities.get(target))
-                    .is_some_and(|(me, it)| self.in_line_of_sight(me.tile(), it.tile()))
+        // Melee touches the target with no wall between; a ranged attack or spell needs a clear
+        // line (`line_of_sight`), else the walk goes on towards the target.
+        let in_reach = || {
+            if reach <= 1 {
+                return self.touches_across_walls(index, target);
+            }
+            self.entities
+                .get(self.players[index].handle)
+                .zip(self.entities.get(target))
+                .is_some_and(|(me, it)| self.line_of_sight(me.tile(), it.tile()))
         };
-        if distance <= reach && in_sight() {
+        if distance <= reach && in_reach() {
             return Approach::InReach;
         }
         let Some(goal) = self.entities.get(target).map(|b| b.tile()) else {

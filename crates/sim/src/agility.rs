@@ -80,6 +80,9 @@ impl World {
                     depleted: None,
                     type_id: Some(obstacle.id.clone()),
                     worn: None,
+                    open: None,
+                    side: None,
+                    quest: None,
                 });
                 self.grid.insert(handle, tile, Class::Static, now);
                 self.obstacles.by_handle.insert(handle, (c, o));

@@ -70,7 +70,7 @@ pub(crate) struct MobPlacement {
     pub tiles_per_tick: u32,
 }
 
-/// What a resource entity is: all three are entities of kind `resource` so clients can target them.
+/// What a resource entity is: all four are entities of kind `resource` so clients can target them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Placed {
     /// A gathering node (`resource_id` is its gathering id).
@@ -79,6 +79,8 @@ pub(crate) enum Placed {
     Station,
     /// A fire a player lit (`resource_id` is `fire`); not part of any layout.
     Fire,
+    /// A door or gate on a tile's side (`resource_id` is `door` or `gate`; `side` says which).
+    Door,
 }
 
 /// A resource entity: a gathering node (tree, rock, fishing spot), a station, or a lit fire.
@@ -94,6 +96,8 @@ pub(crate) struct ResourcePlacement {
     /// The blocked rectangle (min and max corners, inclusive): a player is next to the resource
     /// when within one tile of it.
     pub extent: (TilePos, TilePos),
+    /// A door's side of `tile` (a wall bit, `map::NORTH` …); 0 for everything else.
+    pub side: u8,
 }
 
 impl ResourcePlacement {
@@ -118,6 +122,8 @@ pub(crate) struct Layout {
     pub npcs: Vec<NpcPlacement>,
     pub mobs: Vec<MobPlacement>,
     pub resources: Vec<ResourcePlacement>,
+    /// Buildings, grounds, props and points of interest, as `GET /api/map` serves them.
+    pub features: crate::features::MapFeatures,
 }
 
 /// 64-bit FNV-1a, a hash that is the same on every platform and Rust release.
@@ -234,8 +240,10 @@ impl Layout {
         if let Some(world) = generated {
             for z in z0..=z1 {
                 for x in x0..=x1 {
-                    if world.ground_at(x, z).walkable() {
-                        map.set(TilePos { x, z }, true);
+                    match world.ground_at(x, z) {
+                        Ground::Water => map.set_water(TilePos { x, z }),
+                        g if g.walkable() => map.set(TilePos { x, z }, true),
+                        _ => {}
                     }
                 }
             }
@@ -248,6 +256,7 @@ impl Layout {
             // Content without areas still needs somewhere to stand: the spawn tile.
             map.set(spawn_hint, true);
         }
+        let (doors, mut features) = crate::features::lay(content, &mut map);
 
         let block = |map: &mut TileMap, centre: TilePos, (w, d): (u32, u32)| {
             let (a, b) = footprint(centre, w, d);
@@ -278,6 +287,7 @@ impl Layout {
                     resource_type: spawn.station.clone(),
                     tile,
                     extent: footprint(tile, size.0, size.1),
+                    side: 0,
                 });
             }
             for (i, spawn) in area.resources.iter().enumerate() {
@@ -341,14 +351,17 @@ impl Layout {
                 continue;
             }
             let mut rng = ChaCha8Rng::seed_from_u64(seed ^ fnv1a(&area.id));
-            // On a generated island the spots stand on the area's shores (anywhere free when it
-            // has none).
-            let shores: Vec<TilePos> = generated.map_or_else(Vec::new, |world| {
+            // Where the area has water the spots stand on it, next to a walkable tile (CONTRACT
+            // §13); an area without water has them anywhere free, as content without water
+            // always had.
+            let shores: Vec<TilePos> = if map.has_water() {
                 (a.z..=b.z)
                     .flat_map(|z| (a.x..=b.x).map(move |x| TilePos { x, z }))
-                    .filter(|t| world.ground_at(t.x, t.z) == Ground::Shore)
+                    .filter(|t| map.is_shore_water(*t))
                     .collect()
-            });
+            } else {
+                Vec::new()
+            };
             for n in 0..fishing.spot_count.min(MAX_FISHING_SPOTS_PER_AREA) {
                 let spot_id = &fishing.spot_types[n as usize % fishing.spot_types.len()];
                 let Some(node) = content.gathering.get(spot_id) else {
@@ -365,7 +378,14 @@ impl Layout {
                             shores[rng.random_range(0..shores.len())]
                         }
                     })
-                    .find(|t| map.is_walkable(*t) && *t != spawn_hint);
+                    .find(|t| {
+                        let taken = resources.iter().any(|r: &ResourcePlacement| r.tile == *t);
+                        if shores.is_empty() {
+                            map.is_walkable(*t) && *t != spawn_hint
+                        } else {
+                            !taken
+                        }
+                    });
                 if let Some(tile) = found {
                     map.set(tile, false);
                     resources.push(ResourcePlacement {
@@ -376,10 +396,32 @@ impl Layout {
                         resource_type: node.kind.clone(),
                         tile,
                         extent: (tile, tile),
+                        side: 0,
                     });
                 }
             }
         }
+        let fishing: Vec<TilePos> = resources
+            .iter()
+            .filter(|r| {
+                r.what == Placed::Node
+                    && content
+                        .gathering
+                        .get(&r.resource_id)
+                        .is_some_and(|n| n.skill == wayfarer_content::Skill::Fishing)
+            })
+            .map(|r| r.tile)
+            .collect();
+        resources.extend(doors.into_iter().map(|d| ResourcePlacement {
+            what: Placed::Door,
+            key: d.key,
+            resource_id: d.kind.into(),
+            name: if d.kind == "gate" { "Gate" } else { "Door" }.into(),
+            resource_type: d.kind.into(),
+            tile: d.tile,
+            extent: (d.tile, d.tile),
+            side: d.side,
+        }));
         let spawn = match map.nearest_walkable(spawn_hint) {
             Some(tile) => tile,
             None => {
@@ -390,12 +432,14 @@ impl Layout {
                 tile
             }
         };
+        crate::features::points_of_interest(content, spawn, &fishing, &mut features);
         Layout {
             map,
             spawn,
             npcs,
             mobs,
             resources,
+            features,
         }
     }
 }
@@ -422,6 +466,7 @@ fn node_placement(
         },
         tile,
         extent: footprint(tile, size.0, size.1),
+        side: 0,
     };
     Some((placement, size))
 }
@@ -453,11 +498,19 @@ fn mob_placement(content: &Content, key: String, spawn: &MobSpawn) -> Option<Mob
 /// seeds from the clock), and clients see those spots as entities anyway; reopening them gives the
 /// same map whatever the seed, so HTTP can build it from content without asking the world thread.
 pub fn content_map(content: &Content) -> TileMap {
+    content_layout(content).0
+}
+
+/// [`content_map`] and the map's features (buildings, grounds, props, points of interest; a
+/// procedural fishing spot's point is where seed 0 puts it).
+pub fn content_layout(content: &Content) -> (TileMap, crate::features::MapFeatures) {
     let mut layout = Layout::build(content, 0);
     for spot in layout.resources.iter().filter(|r| r.is_procedural_spot()) {
-        layout.map.set(spot.tile, true);
+        if !layout.map.is_water(spot.tile) {
+            layout.map.set(spot.tile, true);
+        }
     }
-    layout.map
+    (layout.map, layout.features)
 }
 
 #[cfg(test)]
@@ -472,7 +525,9 @@ mod tests {
         for seed in [1, 7, 99] {
             let layout = Layout::build(&content, seed);
             for r in &layout.resources {
-                if r.is_procedural_spot() {
+                if r.what == Placed::Door {
+                    // A door stands on an edge and blocks no tile.
+                } else if r.is_procedural_spot() && !map.is_water(r.tile) {
                     assert!(map.is_walkable(r.tile), "a fishing spot's tile stays open");
                 } else {
                     assert!(!map.is_walkable(r.tile), "{} blocks its tile", r.key);
@@ -481,7 +536,7 @@ mod tests {
             let spots = layout
                 .resources
                 .iter()
-                .filter(|r| r.is_procedural_spot())
+                .filter(|r| r.is_procedural_spot() && !map.is_water(r.tile))
                 .count();
             assert_eq!(map.walkable_count(), layout.map.walkable_count() + spots);
         }
@@ -517,8 +572,42 @@ mod tests {
             .filter(|r| r.key.contains("/fishing/"))
             .count();
         assert_eq!(fishing, 5, "3 in millbrook, 2 in whispering_woods");
-        for r in &layout.resources {
+        for r in layout.resources.iter().filter(|r| r.what != Placed::Door) {
             assert!(!layout.map.is_walkable(r.tile), "{r:?}");
+        }
+        // The town is a place: the bank has walls and a door, the lake is water, the pier not.
+        let bank = layout
+            .features
+            .buildings
+            .iter()
+            .find(|b| b.id == "millbrook_bank")
+            .expect("the bank building");
+        assert_eq!(bank.doors, vec![TilePos { x: 9, z: -3 }]);
+        assert_ne!(layout.map.walls_at(TilePos { x: 5, z: -6 }), 0);
+        assert!(layout.map.is_water(TilePos { x: 28, z: 25 }));
+        assert!(layout.map.is_walkable(TilePos { x: 31, z: 24 }), "the pier");
+        let kinds: std::collections::BTreeSet<&str> = layout
+            .features
+            .pois
+            .iter()
+            .map(|p| p.kind.as_str())
+            .collect();
+        for kind in [
+            "bank",
+            "shop",
+            "furnace",
+            "anvil",
+            "range",
+            "altar",
+            "runeAltar",
+            "fishing",
+            "tanner",
+            "quest",
+            "agility",
+            "arena",
+            "spawn",
+        ] {
+            assert!(kinds.contains(kind), "{kind} in {kinds:?}");
         }
     }
 

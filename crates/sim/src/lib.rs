@@ -59,11 +59,13 @@ mod chat;
 pub mod combat;
 mod commands;
 mod dialogue;
+mod doors;
 mod duel;
 mod entities;
 pub mod equipment;
 mod events;
 pub mod exchange;
+mod features;
 mod fires;
 pub mod flows;
 mod game_messages;
@@ -79,6 +81,7 @@ mod movement;
 mod narration;
 mod nearby;
 mod npcs;
+mod onboarding;
 mod pathfinding;
 mod persistence;
 mod prayer;
@@ -109,21 +112,26 @@ pub use chat::{
 pub use combat::{GRAVESTONE_TICKS, KEPT_ON_DEATH};
 pub use commands::{Action, BankRequest, Command, Joining, MakeCount, ShopRequest};
 pub use dialogue::{CloseReason, DIALOGUE_RANGE_TILES};
+pub use doors::DOOR_CLOSE_TICKS;
 pub use duel::{
     DuelCommand, DuelCommit, Rule as DuelRule, Rules as DuelRules, CHALLENGE_TIMEOUT_TICKS,
     COMBAT_LOCK_TICKS, DUEL_DISTANCE_TILES, FIGHT_TIMEOUT_TICKS, SCREEN_TIMEOUT_TICKS,
 };
 pub use events::{EntityCounts, Event, Heard, Phase, PlayerStats};
+pub use features::{MapFeatures, PlacedBuilding, PlacedPoi, PlacedProp};
 pub use fires::STEP_ASIDE_ORDER;
 pub use grid::CELL_TILES;
 pub use ground::{GroundItemInfo, GROUND_LIFETIME_TICKS, GROUND_PRIVATE_TICKS};
 pub use items::{EAT_DELAY_TICKS, TINDERBOX};
 pub use layout::{
-    content_map, COORDINATE_LIMIT_TILES, FISHING_PLACEMENT_ATTEMPTS, MAX_FISHING_SPOTS_PER_AREA,
-    MAX_NPC_TILES_PER_TICK, MAX_ROAM_RADIUS_TILES,
+    content_layout, content_map, COORDINATE_LIMIT_TILES, FISHING_PLACEMENT_ATTEMPTS,
+    MAX_FISHING_SPOTS_PER_AREA, MAX_NPC_TILES_PER_TICK, MAX_ROAM_RADIUS_TILES,
 };
 pub use making::{runes_per_essence, HAMMER, MAX_MAKE_QUANTITY, STATION_SEARCH_TILES, TANNER};
-pub use map::{chebyshev, TileMap, MAX_MAP_SIDE_TILES, NEAREST_WALKABLE_SEARCH_TILES};
+pub use map::{
+    across, chebyshev, side_towards, TileMap, EAST, MAX_MAP_SIDE_TILES,
+    NEAREST_WALKABLE_SEARCH_TILES, NORTH, SOUTH, WEST,
+};
 pub use movement::{RUN_TILES_PER_TICK, WALK_TILES_PER_TICK};
 pub use npcs::{MOB_PLACEMENT_ATTEMPTS, WANDER_ODDS};
 pub use pathfinding::{MAX_PATH_EXPANSIONS, PATH_WINDOW_MARGIN_TILES};

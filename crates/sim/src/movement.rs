@@ -187,7 +187,10 @@ impl World {
             let Some(&next) = walk.path.last() else {
                 break;
             };
-            if self.layout.map.can_step(at, next) {
+            if self.layout.map.can_walk(at, next) {
+                if let Some(side) = self.layout.map.door_crossed(at, next) {
+                    self.doors_crossed.push((at, side));
+                }
                 at = next;
                 walk.path.pop();
                 taken += 1;
@@ -212,6 +215,9 @@ impl World {
         }
         if at != start {
             self.place_player(index, at);
+        }
+        for (tile, side) in std::mem::take(&mut self.doors_crossed) {
+            self.door_passed(tile, side);
         }
         (taken > WALK_TILES_PER_TICK, taken as u32)
     }

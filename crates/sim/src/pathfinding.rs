@@ -1,5 +1,6 @@
-//! A* over the tile map: 8-directional steps, no corner cutting, a bounded search window and a cap on
-//! expanded nodes, and a partial path to the closest reachable tile when the goal cannot be reached.
+//! A* over the tile map: 8-directional steps, no corner cutting, walls on tile edges respected and
+//! doors walked through (the walker opens them), a bounded search window and a cap on expanded
+//! nodes, and a partial path to the closest reachable tile when the goal cannot be reached.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -50,22 +51,25 @@ fn octile(a: TilePos, b: TilePos) -> u32 {
 }
 
 /// The walkable tile from which to approach a blocked `goal`: on the nearest ring of tiles around it
-/// that has any walkable tile, the one closest to `start` (then smallest z, then x).
+/// that has any walkable tile, one with no wall between it and the goal first (a station against
+/// a building's wall is used from inside), then the one closest to `start` (then smallest z, then
+/// x).
 fn approach_tile(map: &TileMap, goal: TilePos, start: TilePos) -> Option<TilePos> {
     let centre = map.clamp(goal);
     // Off the map, the box tile nearest the goal is itself a candidate.
     let first = if centre == goal { 1 } else { 0 };
     for radius in first..=NEAREST_WALKABLE_SEARCH_TILES {
-        let mut best: Option<(u32, i32, i32)> = None;
+        let mut best: Option<(bool, u32, i32, i32)> = None;
         for_each_on_ring(centre, radius, |tile| {
             if map.is_walkable(tile) {
-                let key = (octile(tile, start), tile.z, tile.x);
+                let walled = radius == 1 && !map.touches(tile, goal);
+                let key = (walled, octile(tile, start), tile.z, tile.x);
                 if best.is_none_or(|b| key < b) {
                     best = Some(key);
                 }
             }
         });
-        if let Some((_, z, x)) = best {
+        if let Some((_, _, z, x)) = best {
             return Some(TilePos { x, z });
         }
     }
@@ -151,7 +155,7 @@ impl Pathfinder {
                     continue;
                 };
                 let n = next_index as usize;
-                if self.closed[n] == generation || !map.can_step(tile, next) {
+                if self.closed[n] == generation || !map.can_walk(tile, next) {
                     continue;
                 }
                 let step = if *dx != 0 && *dz != 0 {
@@ -303,7 +307,7 @@ mod tests {
     fn assert_steps_legal(map: &TileMap, start: TilePos, path: &[TilePos]) {
         let mut at = start;
         for &next in path {
-            assert!(map.can_step(at, next), "illegal step {at:?} -> {next:?}");
+            assert!(map.can_walk(at, next), "illegal step {at:?} -> {next:?}");
             at = next;
         }
     }
@@ -333,6 +337,38 @@ mod tests {
         assert!(reached);
         assert!(path.contains(&t(5, 2)), "goes through the gap: {path:?}");
         assert_steps_legal(&map, t(0, 0), &path);
+    }
+
+    #[test]
+    fn a_wall_blocks_a_step_and_the_path_goes_through_the_door() {
+        use crate::map::{EAST, NORTH, SOUTH, WEST};
+        // A 3×3 room (x 3..=5, z 2..=4) walled all round, with a door on its west side at z 3.
+        let mut map = from_ascii(&[".........."; 8]);
+        for x in 3..=5 {
+            map.add_wall(t(x, 2), NORTH);
+            map.add_wall(t(x, 4), SOUTH);
+        }
+        for z in 2..=4 {
+            map.add_wall(t(5, z), EAST);
+            if z != 3 {
+                map.add_wall(t(3, z), WEST);
+            }
+        }
+        map.add_door(t(3, 3), WEST);
+        assert!(
+            !map.can_walk(t(4, 1), t(4, 2)),
+            "the north wall blocks the step"
+        );
+        let (reached, path) = walk(&map, t(4, 0), t(4, 3));
+        assert!(reached);
+        assert!(
+            path.windows(2).any(|w| w[0] == t(2, 3) && w[1] == t(3, 3)),
+            "in through the door: {path:?}"
+        );
+        assert_steps_legal(&map, t(4, 0), &path);
+        // Out of the east side: round by the door again.
+        let (reached, path) = walk(&map, t(4, 3), t(7, 3));
+        assert!(reached && path.contains(&t(2, 3)), "{path:?}");
     }
 
     #[test]

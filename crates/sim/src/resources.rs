@@ -39,6 +39,8 @@ pub(crate) struct ResourceLife {
     pub expires_at: Option<u64>,
     /// How many times a fishing spot has moved (feeds its move schedule).
     pub moves: u64,
+    /// A door stands open until this tick (`doors`); `None`: closed.
+    pub closes_at: Option<u64>,
 }
 
 /// SplitMix64: a fixed, platform-independent mix, so spot schedules depend only on the world seed,
@@ -120,6 +122,11 @@ impl World {
         let now = self.now();
         let mut position = 0;
         while position < self.resources.len() {
+            if self.resources[position].placement.what == Placed::Door {
+                self.advance_door(position);
+                position += 1;
+                continue;
+            }
             let life = self.resources[position].life.clone();
             if life.expires_at.is_some_and(|at| at <= now) {
                 self.put_out_fire(position);
@@ -160,6 +167,7 @@ impl World {
         let Some(from) = self.entities.get(handle).map(|b| b.tile()) else {
             return;
         };
+        let on_water = self.layout.map.is_water(from);
         let occupied: Vec<TilePos> = self
             .players
             .iter()
@@ -177,6 +185,15 @@ impl World {
                 }
             })
             .find(|t| {
+                if on_water {
+                    // A spot on water moves along the shore, onto water beside walkable ground.
+                    return *t != from
+                        && self.layout.map.is_shore_water(*t)
+                        && self
+                            .resources
+                            .iter()
+                            .all(|r| self.entities.get(r.handle).is_none_or(|b| b.tile() != *t));
+                }
                 *t != from
                     && *t != self.layout.spawn
                     && self.layout.map.is_walkable(*t)
@@ -188,8 +205,10 @@ impl World {
         let Some(to) = to else {
             return;
         };
-        self.layout.map.set(from, true);
-        self.layout.map.set(to, false);
+        if !on_water {
+            self.layout.map.set(from, true);
+            self.layout.map.set(to, false);
+        }
         if let Some(old) = self.entities.set_tile(handle, to, now) {
             self.grid.relocate(handle, old, to, Class::Static, now);
         }
@@ -216,6 +235,7 @@ impl World {
             resource_type: "fire".into(),
             tile,
             extent: (tile, tile),
+            side: 0,
         };
         self.spawn_resource(&placement);
         if let Some(fire) = self.resources.last_mut() {
@@ -265,6 +285,7 @@ impl World {
 
     /// After a content reload: fishing spots go back home (the new map blocks their home tile).
     pub(crate) fn resources_reloaded(&mut self, now: u64) {
+        self.doors_reloaded();
         for position in 0..self.resources.len() {
             let resource = &mut self.resources[position];
             if resource.placement.what == Placed::Node {

@@ -19,7 +19,7 @@ use crate::events::{EntityCounts, Event, Phase};
 use crate::grid::{Class, SpatialGrid, CELL_TILES};
 use crate::ground::GroundItem;
 use crate::inventory::Inventory;
-use crate::layout::{Layout, ResourcePlacement};
+use crate::layout::{Layout, Placed, ResourcePlacement};
 use crate::movement::Walk;
 use crate::npcs::NpcState;
 use crate::skills::Skills;
@@ -189,6 +189,10 @@ pub struct World {
     pub(crate) zones: crate::zones::ZoneIndex,
     /// Agility obstacles by entity handle (`agility`).
     pub(crate) obstacles: crate::agility::Obstacles,
+    /// The doors a walker went through in its step of the movement phase (`doors`).
+    pub(crate) doors_crossed: Vec<(TilePos, u8)>,
+    /// The quest markers each player was last shown on each NPC (`onboarding`).
+    pub(crate) shown_markers: crate::onboarding::ShownMarkers,
 }
 
 impl World {
@@ -243,6 +247,8 @@ impl World {
             ledger: Default::default(),
             zones,
             obstacles: Default::default(),
+            doors_crossed: Vec::new(),
+            shown_markers: Default::default(),
         };
         let layout = world.layout.clone();
         for placement in &layout.npcs {
@@ -335,6 +341,7 @@ impl World {
         phase(Phase::View);
         self.push_views(&mut events);
         self.report_entries(&mut events);
+        self.mark_quest_givers(&mut events);
         self.entities.release_retired();
         self.to_all.settle(&mut events);
         self.completed += 1;
@@ -657,6 +664,7 @@ impl World {
             let now = self.now();
             self.grid.remove(player.handle, tile, Class::Player, now);
         }
+        self.forget_markers(player.handle);
         self.keep_chat_limits(&player.id, player.chat_limits);
     }
 
@@ -690,6 +698,10 @@ impl World {
                 player.dirty.prayer = true;
                 player.dirty.quest_list = true;
                 self.report_changes_of(index, events);
+                if self.is_newcomer(index) {
+                    let welcome = self.welcome_line();
+                    self.narrate(index, welcome, events);
+                }
             }
         }
     }
@@ -837,9 +849,12 @@ impl World {
             item_id: None,
             quantity: None,
             resource_type: Some(placement.resource_type.clone()),
-            depleted: Some(false),
+            depleted: (placement.what != Placed::Door).then_some(false),
             type_id: Some(placement.resource_id.clone()),
             worn: None,
+            open: (placement.what == Placed::Door).then_some(false),
+            side: (placement.what == Placed::Door).then_some(placement.side),
+            quest: None,
         });
         self.grid.insert(handle, placement.tile, Class::Static, now);
         if placement.extent.0 != placement.extent.1 {
@@ -902,6 +917,11 @@ impl World {
     /// True when the tile can be stood on.
     pub fn is_walkable(&self, tile: TilePos) -> bool {
         self.layout.map.is_walkable(tile)
+    }
+
+    /// Whether a tile is water (never walked on; fishing spots stand there).
+    pub fn is_water(&self, tile: TilePos) -> bool {
+        self.layout.map.is_water(tile)
     }
 
     /// The remaining steps of a player's current walk, next step first (empty when standing).

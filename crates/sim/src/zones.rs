@@ -195,6 +195,7 @@ mod tests {
             stations: Vec::new(),
             duel_arena: false,
             town_size: None,
+            features: Default::default(),
             fishing: None,
             circle,
         }

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use wayfarer_protocol::ws::{ActionRequest, ClientMessage};
 

@@ -29,6 +29,9 @@ fn entity(id: String, kind: EntityKind, x: i32, z: i32) -> Entity {
         depleted: (kind == EntityKind::Resource).then_some(false),
         type_id: (kind == EntityKind::Resource).then(|| "tree_normal".into()),
         worn: None,
+        open: None,
+        side: None,
+        quest: None,
     }
 }
 
@@ -73,6 +76,7 @@ pub fn scene() -> (Model, Knowledge) {
         fishing: None,
         circle: None,
         town_size: None,
+        features: Default::default(),
     }]);
     let mut model = Model::default();
     let player = Player {

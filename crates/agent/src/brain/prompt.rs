@@ -622,6 +622,9 @@ mod tests {
                 depleted: (kind == EntityKind::Resource).then_some(false),
                 type_id: Some(type_id.into()),
                 worn: None,
+                open: None,
+                side: None,
+                quest: None,
             };
         let mut crowd = Vec::new();
         for n in 0..150 {

@@ -784,6 +784,7 @@ mod tests {
                 fishing: None,
                 circle: None,
                 town_size: None,
+                features: Default::default(),
             })
             .collect();
         knowledge.add_areas(&areas);
@@ -815,6 +816,9 @@ mod tests {
             depleted: Some(depleted),
             type_id: Some(type_id.into()),
             worn: None,
+            open: None,
+            side: None,
+            quest: None,
         }
     }
 

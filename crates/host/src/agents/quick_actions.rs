@@ -196,6 +196,9 @@ mod tests {
             depleted: None,
             type_id: Some(type_id.into()),
             worn: None,
+            open: None,
+            side: None,
+            quest: None,
         }
     }
 

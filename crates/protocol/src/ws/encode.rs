@@ -84,6 +84,9 @@ pub(super) fn write_entity(entity: &Entity, out: &mut Vec<u8>) {
         depleted,
         type_id,
         worn,
+        open,
+        side,
+        quest,
     } = entity;
     out.extend_from_slice(br#"{"id":"#);
     write_str(id, out);
@@ -133,6 +136,19 @@ pub(super) fn write_entity(entity: &Entity, out: &mut Vec<u8>) {
             write_str(item, out);
         }
         out.push(b'}');
+    }
+    if let Some(open) = open {
+        out.extend_from_slice(br#","open":"#);
+        out.extend_from_slice(if *open { b"true" } else { b"false" });
+    }
+    if let Some(side) = side {
+        out.extend_from_slice(br#","side":"#);
+        out.extend_from_slice(itoa::Buffer::new().format(*side).as_bytes());
+    }
+    if let Some(quest) = quest {
+        out.extend_from_slice(br#","quest":""#);
+        out.extend_from_slice(quest.as_str().as_bytes());
+        out.push(b'"');
     }
     out.push(b'}');
 }
@@ -230,6 +246,16 @@ mod tests {
                         .into(),
                 )
             }),
+            open: (i % 6 < 2).then_some(i % 2 == 1),
+            side: (i % 6 == 1).then_some(1u8 << i.rem_euclid(4)),
+            quest: (i % 8 < 4).then_some(
+                [
+                    super::super::QuestMarker::Available,
+                    super::super::QuestMarker::Active,
+                    super::super::QuestMarker::Ready,
+                    super::super::QuestMarker::None,
+                ][i.rem_euclid(4) as usize],
+            ),
         })
     }
 
@@ -329,6 +355,9 @@ mod tests {
             odd.health = Some(i64::MAX);
             odd.max_health = Some(i64::MIN);
             odd.quantity = Some(0);
+            odd.open = Some(true);
+            odd.side = Some(8);
+            odd.quest = Some(super::super::QuestMarker::Ready);
             assert_same_as_serde(&WorldUpdate {
                 tick: 5,
                 added: vec![Arc::new(odd), entity(id, 1)].into(),

@@ -392,6 +392,9 @@ fn server_samples() -> Vec<ServerMessage> {
                     depleted: Some(true),
                     type_id: None,
                     worn: None,
+                    open: None,
+                    side: None,
+                    quest: None,
                 }),
             ]
             .into(),
@@ -416,6 +419,8 @@ fn server_samples() -> Vec<ServerMessage> {
                     quantity: Some(1),
                     depleted: Some(false),
                     worn: None,
+                    open: Some(true),
+                    quest: Some(QuestMarker::None),
                 },
                 Changed {
                     id: "p2".into(),

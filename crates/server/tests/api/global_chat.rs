@@ -13,7 +13,9 @@ fn global(m: &Value) -> bool {
 }
 
 fn chat_line(m: &Value) -> bool {
-    m["type"] == "chat:message" && m["data"]["channel"] != "system"
+    // Players' lines: not the world's own (`system`, and `game`: a newcomer's welcome).
+    m["type"] == "chat:message"
+        && !["system", "game"].contains(&m["data"]["channel"].as_str().unwrap_or(""))
 }
 
 /// Says `text` on global and steps the world one tick with it.

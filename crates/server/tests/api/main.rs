@@ -38,6 +38,7 @@ mod magic;
 mod making;
 mod names;
 mod narration;
+mod newcomer;
 mod operations;
 mod players;
 mod prayer;

@@ -138,7 +138,10 @@ async fn chat_reaches_local_global_and_private_listeners() {
 
     a.send(chat("  hello there  "), None).await;
     let heard = b
-        .expect("local chat", |m| m["type"] == "chat:message")
+        .expect("local chat", |m| {
+            // Anything but the game channel (a newcomer's welcome, CONTRACT §13).
+            m["type"] == "chat:message" && m["data"]["channel"] != "game"
+        })
         .await;
     assert_eq!(heard["data"]["channel"], "local");
     assert_eq!(heard["data"]["text"], "hello there");
@@ -147,13 +150,19 @@ async fn chat_reaches_local_global_and_private_listeners() {
 
     a.send(chat_on(ChatChannel::Global, "to all"), None).await;
     let heard = b
-        .expect("global chat", |m| m["type"] == "chat:message")
+        .expect("global chat", |m| {
+            // Anything but the game channel (a newcomer's welcome, CONTRACT §13).
+            m["type"] == "chat:message" && m["data"]["channel"] != "game"
+        })
         .await;
     assert_eq!(heard["data"]["channel"], "global");
 
     a.send(private("listener", "psst"), None).await;
     let heard = b
-        .expect("private chat", |m| m["type"] == "chat:message")
+        .expect("private chat", |m| {
+            // Anything but the game channel (a newcomer's welcome, CONTRACT §13).
+            m["type"] == "chat:message" && m["data"]["channel"] != "game"
+        })
         .await;
     assert_eq!(heard["data"]["channel"], "private");
     assert_eq!(heard["data"]["text"], "psst");
@@ -431,7 +440,10 @@ async fn hears_all(ws: &mut WsClient, said: &[String]) {
     let mut heard = Vec::with_capacity(said.len());
     while heard.len() < said.len() {
         let line = ws
-            .expect("the tick's lines", |m| m["type"] == "chat:message")
+            .expect("the tick's lines", |m| {
+                // Anything but the game channel (a newcomer's welcome, CONTRACT §13).
+                m["type"] == "chat:message" && m["data"]["channel"] != "game"
+            })
             .await;
         heard.push(line["data"]["text"].as_str().unwrap().to_owned());
     }
@@ -531,7 +543,10 @@ async fn private_messages_to_someone_who_ignores_you_are_refused() {
     a.send(chat("can you hear me"), None).await;
     b.send(chat("marker"), None).await;
     let heard = b
-        .expect("own marker", |m| m["type"] == "chat:message")
+        .expect("own marker", |m| {
+            // Anything but the game channel (a newcomer's welcome, CONTRACT §13).
+            m["type"] == "chat:message" && m["data"]["channel"] != "game"
+        })
         .await;
     assert_eq!(
         heard["data"]["text"], "marker",

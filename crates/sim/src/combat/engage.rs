@@ -227,6 +227,23 @@ impl World {
             let text = crate::game_messages::attacked_by(self.player_called(index));
             self.narrate(p, text, events);
         }
+        if self.attack_reach(index, intent.kind) > 1 {
+            let from = self.tile_of(self.players[index].handle);
+            let to = self.tile_of(intent.target);
+            if let (Some(from), Some(to)) = (from, to) {
+                if !self.line_of_sight(from, to) {
+                    let message = "a wall is in the way";
+                    Self::reject(
+                        &id,
+                        codes::NO_LINE_OF_SIGHT,
+                        message,
+                        intent.reference,
+                        events,
+                    );
+                    return Flow::Done;
+                }
+            }
+        }
         if now < self.players[index].attack_ready_at {
             return Flow::Continue;
         }
@@ -392,15 +409,6 @@ impl World {
                 projectile,
             },
         });
-    }
-
-    /// Whether an attack from `from` may reach `to` past what stands between: the one rule for
-    /// players' and NPCs' ranged attacks and spells.
-    pub(crate) fn in_line_of_sight(&self, from: TilePos, to: TilePos) -> bool {
-        // TODO(h3): walls. Until the world model has walls and doors, nothing between two tiles
-        // blocks sight: reach (Chebyshev distance) is the whole rule, for players as for NPCs.
-        let _ = (from, to);
-        true
     }
 }
 

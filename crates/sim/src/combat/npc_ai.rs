@@ -265,10 +265,12 @@ impl World {
             return self.leash(n);
         }
         let now = self.now();
-        if chebyshev(at, goal) > reach || now < self.npcs[n].fight.attack_ready_at {
+        // A melee NPC next to its target across a wall cannot hit it (`TileMap::touches`).
+        let walled = reach <= 1 && !self.layout.map.touches(at, goal);
+        if chebyshev(at, goal) > reach || walled || now < self.npcs[n].fight.attack_ready_at {
             return;
         }
-        if reach > NPC_MELEE_REACH_TILES && !self.in_line_of_sight(at, goal) {
+        if reach > NPC_MELEE_REACH_TILES && !self.line_of_sight(at, goal) {
             return;
         }
         let Some(npc) = self.npc_def(n).cloned() else {

@@ -150,7 +150,7 @@ impl World {
             return match placement.what {
                 Placed::Fire => Some(FIRE.into()),
                 Placed::Station => Some(placement.resource_id.clone()),
-                Placed::Node => None,
+                Placed::Node | Placed::Door => None,
             };
         }
         let npc = self.npcs.iter().position(|n| n.handle == handle)?;
@@ -328,7 +328,7 @@ impl World {
             let kind = match r.placement.what {
                 Placed::Fire => FIRE,
                 Placed::Station => r.placement.resource_id.as_str(),
-                Placed::Node => return None,
+                Placed::Node | Placed::Door => return None,
             };
             kinds.contains(&kind).then(|| (r.handle, kind.to_owned()))
         });

@@ -425,6 +425,7 @@ fn town_area(
             radius: s,
         }),
         town_size: Some(plan.size.clone()),
+        features: Default::default(),
     }
 }
 

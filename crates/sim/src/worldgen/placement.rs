@@ -168,14 +168,20 @@ pub(crate) fn place(
                     && spot_count < MAX_GENERATED_SPOTS
                     && hash01(spot_seed, i64::from(x), i64::from(z)) < SPOT_CHANCE =>
             {
-                // In turn, so every kind of spot is somewhere.
+                // In turn, so every kind of spot is somewhere: on the water beside this shore
+                // tile (CONTRACT §13: spots stand on water next to a walkable tile).
                 let node = spots[spot_count % spots.len()];
-                resources.push(ResourceSpawn {
-                    resource_id: node.id.clone(),
-                    kind: node.kind.clone(),
-                    position: at(x, z),
-                });
-                spot_count += 1;
+                let wet = [(1, 0), (-1, 0), (0, 1), (0, -1)]
+                    .into_iter()
+                    .find(|(dx, dz)| grid.ground_at(x + dx, z + dz) == Ground::Water);
+                if let Some((dx, dz)) = wet {
+                    resources.push(ResourceSpawn {
+                        resource_id: node.id.clone(),
+                        kind: node.kind.clone(),
+                        position: at(x + dx, z + dz),
+                    });
+                    spot_count += 1;
+                }
             }
             _ => {}
         }

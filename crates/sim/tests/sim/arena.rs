@@ -124,6 +124,11 @@ pub struct Placed {
 
 /// The arena's content with `mobs` (one each, exactly at their tiles) and a sage NPC at (1, 1).
 pub fn content(mobs: &[Placed]) -> Arc<Content> {
+    content_with_features(mobs, json!({}))
+}
+
+/// [`content`] with map `features` (CONTRACT §13: walls, buildings, water) in the field.
+pub fn content_with_features(mobs: &[Placed], features: Value) -> Arc<Content> {
     let mut set = ManifestSet::new();
     set.insert("items/arena.json", items().to_string());
     set.insert("npcs.json", npcs().to_string());
@@ -159,7 +164,8 @@ pub fn content(mobs: &[Placed]) -> Arc<Content> {
                 "safeZone": false, "spawnPoint": {"x": 0, "y": 0, "z": 0},
                 "npcs": [{"id": "sage", "type": "talk", "position": {"x": 1, "y": 0, "z": 1}}],
                 "stations": [{"type": "altar", "position": {"x": 27, "y": 0, "z": 27}}],
-                "mobSpawns": spawns(false)
+                "mobSpawns": spawns(false),
+                "features": features
             }},
             "level1Areas": {"arena": {
                 "id": "arena", "name": "Arena",

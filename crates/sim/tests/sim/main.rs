@@ -29,6 +29,7 @@ mod stamina;
 mod talk;
 mod trade;
 mod view;
+mod walls;
 mod worldgen;
 mod worn;
 mod zones;

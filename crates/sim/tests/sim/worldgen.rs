@@ -212,7 +212,7 @@ fn eight_towns_each_with_the_stations_its_size_calls_for() {
 }
 
 #[test]
-fn mobs_of_every_mobs_json_type_and_fishing_spots_on_shores() {
+fn mobs_of_every_mobs_json_type_and_fishing_spots_on_the_water_by_a_shore() {
     let Some((content, world)) = reference() else {
         return;
     };
@@ -231,9 +231,13 @@ fn mobs_of_every_mobs_json_type_and_fishing_spots_on_shores() {
         let t = spot.position.tile();
         assert_eq!(
             gen.ground_at(t.x, t.z),
-            Ground::Shore,
-            "{spot:?} stands on a shore"
+            Ground::Water,
+            "{spot:?} stands on water (CONTRACT §13)"
         );
+        let shore = [(1, 0), (-1, 0), (0, 1), (0, -1)]
+            .iter()
+            .any(|(dx, dz)| gen.ground_at(t.x + dx, t.z + dz) == Ground::Shore);
+        assert!(shore, "{spot:?} is next to a shore");
     }
 }
 

@@ -61,6 +61,48 @@ struct Summary<'a> {
     /// The towns of a generated world (none for a world of hand-placed areas only).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     towns: Vec<TownSummary<'a>>,
+    /// Buildings and fenced pens (CONTRACT §13): floor rectangles, roof, doors.
+    buildings: Vec<BuildingSummary<'a>>,
+    /// Points of interest, the map icons (CONTRACT §13).
+    pois: Vec<PoiSummary<'a>>,
+    /// Props: signposts (with their words), lamps, barrels, stalls, flowers.
+    props: Vec<PropSummary<'a>>,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct BuildingSummary<'a> {
+    id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
+    /// Floor rectangles, each `[north-west, south-east]` (inclusive); walls stand on the
+    /// outline (the chunks' `walls`).
+    tiles: Vec<[TilePos; 2]>,
+    /// The roof's style; `none` for a fenced pen.
+    roof: &'a str,
+    /// The tiles inside the outline its doors (or gates) stand on.
+    doors: Vec<TilePos>,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct PoiSummary<'a> {
+    /// `bank`, `shop`, `furnace`, `anvil`, `range`, `altar`, `runeAltar`, `fishing`, `tanner`,
+    /// `quest`, `agility`, `arena`, `spawn` or `teleport`.
+    kind: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
+    tile: TilePos,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct PropSummary<'a> {
+    kind: &'a str,
+    tile: TilePos,
+    /// A signpost's words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<&'a str>,
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -179,12 +221,19 @@ struct Chunk {
     walkable: String,
     /// The index into `grounds` of each tile, in the same order.
     ground: Vec<u8>,
+    /// One hex digit a tile, in the same order: the sides walled for good (1 north (−z), 2 east
+    /// (+x), 4 south (+z), 8 west (−x); `0` none). A wall blocks both tiles that share it; doors
+    /// and gates are entities of their own (`resourceType` `door`/`gate`, `open`, `side`).
+    walls: String,
     /// A generated world's height of each tile, in the same order, for shading: one character a
     /// tile from the base64url alphabet (`A`…`Z`, `a`…`z`, `0`…`9`, `-`, `_` = 0…63, 63 the
     /// config's `maxHeight`). Absent for a world of hand-placed areas.
     #[serde(skip_serializing_if = "Option::is_none")]
     height: Option<String>,
 }
+
+/// A chunk's wall digits.
+const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// The base64url alphabet: a height level 0–63 as one character.
 const LEVELS: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -239,7 +288,7 @@ fn tile(units: f64) -> i32 {
 impl Terrain {
     /// Lays out `content` and prepares every answer.
     pub fn build(content: &Content) -> Terrain {
-        let map = wayfarer_sim::content_map(content);
+        let (map, features) = wayfarer_sim::content_layout(content);
         let spawn = {
             let p = content.spawn_point();
             let hint = TilePos {
@@ -276,6 +325,39 @@ impl Terrain {
                 )
             })
             .collect();
+        // Grounds content lays over the areas' (water, pier, path, a building's floor).
+        let mut ground_index = |name: &str| -> u8 {
+            let index = grounds.iter().position(|g| g == name).unwrap_or_else(|| {
+                grounds.push(name.to_owned());
+                grounds.len() - 1
+            });
+            u8::try_from(index).unwrap_or(u8::MAX)
+        };
+        let laid: Vec<(u8, TilePos, TilePos)> = features
+            .buildings
+            .iter()
+            .filter(|b| !b.pen)
+            .map(|b| ("floor", b.min, b.max))
+            .chain(
+                features
+                    .grounds
+                    .iter()
+                    .map(|(g, a, b)| (g.as_str(), *a, *b)),
+            )
+            .map(|(g, a, b)| (ground_index(g), a, b))
+            .collect();
+        // Buildings first, then patches in order: the last holding a tile names its ground,
+        // except that a building's floor wins (`MapFeatures::ground_at`).
+        let floors = features.buildings.iter().filter(|b| !b.pen).count();
+        let laid_ground = |x: i32, z: i32| -> Option<u8> {
+            let inside =
+                |(_, a, b): &&(u8, TilePos, TilePos)| x >= a.x && x <= b.x && z >= a.z && z <= b.z;
+            laid[..floors]
+                .iter()
+                .find(inside)
+                .or_else(|| laid[floors..].iter().rev().find(inside))
+                .map(|(g, _, _)| *g)
+        };
         let (lo, hi) = (map.min(), map.max());
         let first = (chunk_of(lo.x), chunk_of(lo.z));
         let last = (chunk_of(hi.x), chunk_of(hi.z));
@@ -287,11 +369,21 @@ impl Terrain {
                 let tiles = (CHUNK_TILES * CHUNK_TILES) as usize;
                 let mut walkable = String::with_capacity(tiles);
                 let mut ground = Vec::with_capacity(tiles);
+                let mut walls = String::with_capacity(tiles);
                 let mut height = generated.map(|_| String::with_capacity(tiles));
                 for z in z0..z0 + CHUNK_TILES {
                     for x in x0..x0 + CHUNK_TILES {
                         let t = TilePos { x, z };
                         walkable.push(if map.is_walkable(t) { '1' } else { '0' });
+                        walls.push(char::from(HEX[usize::from(map.walls_at(t) & 0x0f)]));
+                        if let Some(g) = laid_ground(x, z) {
+                            if let (Some(world), Some(height)) = (generated, height.as_mut()) {
+                                let h = world.index(x, z).map_or(0, |i| world.height[i]);
+                                height.push(char::from(LEVELS[usize::from(h / 4)]));
+                            }
+                            ground.push(g);
+                            continue;
+                        }
                         if let (Some(world), Some(height)) = (generated, height.as_mut()) {
                             let h = world.index(x, z).map_or(0, |i| world.height[i]);
                             height.push(char::from(LEVELS[usize::from(h / 4)]));
@@ -315,6 +407,7 @@ impl Terrain {
                     size: CHUNK_TILES,
                     walkable,
                     ground,
+                    walls,
                     height,
                 };
                 chunks.push(Tagged::new(serde_json::to_vec(&body).unwrap_or_default()));
@@ -386,6 +479,53 @@ impl Terrain {
                         .collect()
                 })
                 .unwrap_or_default(),
+            buildings: features
+                .buildings
+                .iter()
+                .map(|b| BuildingSummary {
+                    id: b.id.clone(),
+                    name: b.name.as_deref(),
+                    tiles: vec![[b.min, b.max]],
+                    roof: b.roof.as_deref().unwrap_or("none"),
+                    doors: b.doors.clone(),
+                })
+                .chain(generated.into_iter().flat_map(|world| {
+                    // A generated town's houses: solid blocks (their ground is `building`).
+                    world.towns.iter().flat_map(|t| {
+                        t.buildings
+                            .iter()
+                            .enumerate()
+                            .map(|(n, (a, b))| BuildingSummary {
+                                id: format!("{}/house/{n}", t.area_id),
+                                name: None,
+                                tiles: vec![[
+                                    TilePos { x: a.x, z: a.z },
+                                    TilePos { x: b.x, z: b.z },
+                                ]],
+                                roof: "thatch",
+                                doors: Vec::new(),
+                            })
+                    })
+                }))
+                .collect(),
+            pois: features
+                .pois
+                .iter()
+                .map(|p| PoiSummary {
+                    kind: &p.kind,
+                    name: p.name.as_deref(),
+                    tile: p.tile,
+                })
+                .collect(),
+            props: features
+                .props
+                .iter()
+                .map(|p| PropSummary {
+                    kind: &p.kind,
+                    tile: p.tile,
+                    text: p.text.as_deref(),
+                })
+                .collect(),
         };
         Terrain {
             summary: Tagged::new(serde_json::to_vec(&summary).unwrap_or_default()),
@@ -535,6 +675,94 @@ mod tests {
         assert!(terrain.chunk(i32::MIN, i32::MAX).is_none());
     }
 
+    /// The chunk JSON holding tile (`x`, `z`) and the tile's index in it.
+    fn chunk_at(terrain: &Terrain, x: i32, z: i32) -> (serde_json::Value, usize) {
+        let body = terrain.chunk(chunk_of(x), chunk_of(z)).expect("chunk");
+        let chunk: serde_json::Value = serde_json::from_slice(&body.body).expect("json");
+        let i = ((z - chunk["z"].as_i64().unwrap() as i32) * CHUNK_TILES
+            + (x - chunk["x"].as_i64().unwrap() as i32)) as usize;
+        (chunk, i)
+    }
+
+    #[test]
+    fn the_bundled_town_serves_its_buildings_points_of_interest_walls_and_water() {
+        let content = wayfarer_content::load_bundled();
+        let terrain = Terrain::build(&content);
+        let summary: serde_json::Value = serde_json::from_slice(&terrain.summary.body).unwrap();
+        let bank = summary["buildings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["id"] == "millbrook_bank")
+            .expect("the bank is a building");
+        assert_eq!(bank["name"], "Millbrook Bank");
+        assert_eq!(bank["tiles"][0][0], serde_json::json!({"x": 5, "z": -9}));
+        assert_eq!(bank["doors"], serde_json::json!([{"x": 9, "z": -3}]));
+        assert_eq!(bank["roof"], "slate");
+        let kinds: std::collections::BTreeSet<&str> = summary["pois"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["kind"].as_str().unwrap())
+            .collect();
+        for kind in [
+            "bank",
+            "shop",
+            "furnace",
+            "anvil",
+            "range",
+            "altar",
+            "runeAltar",
+            "fishing",
+            "tanner",
+            "quest",
+            "agility",
+            "arena",
+            "spawn",
+        ] {
+            assert!(kinds.contains(kind), "{kind} in {kinds:?}");
+        }
+        let sign = summary["props"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["kind"] == "signpost")
+            .expect("a signpost");
+        assert!(sign["text"].as_str().unwrap().contains("Whispering Woods"));
+        // The bank's west wall: one hex digit a tile, 8 (west) on its west column.
+        let (chunk, i) = chunk_at(&terrain, 5, -6);
+        let walls = chunk["walls"].as_str().unwrap();
+        assert_eq!(walls.len(), (CHUNK_TILES * CHUNK_TILES) as usize);
+        assert_eq!(&walls[i..=i], "8");
+        let (chunk, i) = chunk_at(&terrain, 4, -6);
+        assert_eq!(
+            &chunk["walls"].as_str().unwrap()[i..=i],
+            "2",
+            "the tile across"
+        );
+        // The door's side is no wall (the door is an entity).
+        let (chunk, i) = chunk_at(&terrain, 9, -3);
+        assert_eq!(&chunk["walls"].as_str().unwrap()[i..=i], "0");
+        let grounds: Vec<&str> = summary["grounds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g.as_str().unwrap())
+            .collect();
+        let ground_at = |x, z| {
+            let (chunk, i) = chunk_at(&terrain, x, z);
+            let g = chunk["ground"][i].as_u64().unwrap() as usize;
+            (
+                grounds[g].to_owned(),
+                chunk["walkable"].as_str().unwrap().as_bytes()[i],
+            )
+        };
+        assert_eq!(ground_at(28, 25), ("water".to_owned(), b'0'));
+        assert_eq!(ground_at(31, 20), ("pier".to_owned(), b'1'));
+        assert_eq!(ground_at(9, -6), ("floor".to_owned(), b'1'));
+        assert_eq!(ground_at(20, 1), ("path".to_owned(), b'1'));
+    }
+
     #[test]
     fn a_generated_world_serves_its_grounds_heights_towns_and_overview() {
         let mut set = wayfarer_content::bundled();
@@ -561,6 +789,22 @@ mod tests {
         assert!(
             town["name"].is_string() && town["stations"].is_array(),
             "{town}"
+        );
+        // Its points of interest: the spawn, the towns' stations and NPCs, fishing spots.
+        let kinds: std::collections::BTreeSet<&str> = summary["pois"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["kind"].as_str().unwrap())
+            .collect();
+        for kind in ["spawn", "bank", "fishing", "furnace"] {
+            assert!(kinds.contains(kind), "{kind} in {kinds:?}");
+        }
+        assert!(
+            summary["buildings"]
+                .as_array()
+                .is_some_and(|b| !b.is_empty()),
+            "the towns' houses are buildings"
         );
         let width = summary["overview"]["width"].as_i64().unwrap();
         assert_eq!(width, 150);
