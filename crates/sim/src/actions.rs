@@ -488,18 +488,9 @@ impl World {
         let Some(distance) = self.distance_from(index, target) else {
             return Approach::Stuck;
         };
-        // Melee touches the target with no wall between; a ranged attack or spell needs a clear
-        // line (`line_of_sight`), else the walk goes on towards the target.
-        let in_reach = || {
-            if reach <= 1 {
-                return self.touches_across_walls(index, target);
-            }
-            self.entities
-                .get(self.players[index].handle)
-                .zip(self.entities.get(target))
-                .is_some_and(|(me, it)| self.line_of_sight(me.tile(), it.tile()))
-        };
-        if distance <= reach && in_reach() {
+        // Melee touches the target with no wall between; a ranged attack or spell in reach is
+        // engaged, and refused there when a wall is in the way (`no_line_of_sight`).
+        if distance <= reach && (reach > 1 || self.touches_across_walls(index, target)) {
             return Approach::InReach;
         }
         let Some(goal) = self.entities.get(target).map(|b| b.tile()) else {

@@ -7,25 +7,26 @@ pub mod name;
 
 pub use name::{CharacterName, NameError, Namer};
 
-use crate::http::error::ApiError;
-use wayfarer_protocol::ErrorCode;
 use wayfarer_store::{Character, User};
+
+/// An account with no character where one is needed; the reply says for what.
+#[derive(Debug, thiserror::Error)]
+#[error("create a character before {doing}")]
+pub struct NoCharacter {
+    /// What the character was needed for ("entering the world").
+    pub doing: &'static str,
+}
 
 /// The character an account plays when none is named: its active one, else its first; `doing`
 /// words the refusal of an account without any ("create a character before <doing>").
 pub fn active_or_first<'a>(
     user: &User,
     characters: &'a [Character],
-    doing: &str,
-) -> Result<&'a Character, ApiError> {
+    doing: &'static str,
+) -> Result<&'a Character, NoCharacter> {
     user.active_character_id
         .as_ref()
         .and_then(|id| characters.iter().find(|c| &c.id == id))
         .or_else(|| characters.first())
-        .ok_or_else(|| {
-            ApiError::new(
-                ErrorCode::Conflict,
-                format!("create a character before {doing}"),
-            )
-        })
+        .ok_or(NoCharacter { doing })
 }

@@ -12,7 +12,7 @@ use crate::agents::registration::{NewAgentError, RegistrationError};
 use crate::auth::{AccountError, AuthError};
 use crate::characters::creation::CreationError;
 use crate::characters::deletion::DeletionError;
-use crate::characters::NameError;
+use crate::characters::{NameError, NoCharacter};
 use crate::service_errors::{store_code, BUSY_RETRY_AFTER_SECS};
 use wayfarer_host::world_thread::NoAnswer;
 
@@ -107,6 +107,12 @@ impl From<DeletionError> for ApiError {
             DeletionError::Store(err) => err.into(),
             other => ApiError::service(other.code(), other),
         }
+    }
+}
+
+impl From<NoCharacter> for ApiError {
+    fn from(err: NoCharacter) -> Self {
+        ApiError::service(ErrorCode::Conflict, err)
     }
 }
 

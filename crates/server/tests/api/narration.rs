@@ -21,8 +21,12 @@ async fn app() -> TestApp {
     .await
 }
 
+/// A game line other than a newcomer's welcome on entry (CONTRACT §13; `newcomer.rs` tests it).
 fn is_game_line(m: &Value) -> bool {
-    m["type"] == "chat:message" && m["data"]["channel"] == "game"
+    let welcome = m["data"]["text"]
+        .as_str()
+        .is_some_and(|t| t.starts_with("Welcome to "));
+    m["type"] == "chat:message" && m["data"]["channel"] == "game" && !welcome
 }
 
 /// Waits for the game line `text`; every game line before it must be one of `allowed`.
@@ -31,12 +35,7 @@ async fn expect_line(ws: &mut WsClient, text: &str, allowed: &[&str]) -> Value {
         .expect(text, |m| {
             if is_game_line(m) && m["data"]["text"] != text {
                 let other = m["data"]["text"].as_str().unwrap_or_default();
-                // A new character's welcome on entry (CONTRACT §13) comes first.
-                let welcome = other.starts_with("Welcome to ");
-                assert!(
-                    welcome || allowed.contains(&other),
-                    "unexpected game line {m}"
-                );
+                assert!(allowed.contains(&other), "unexpected game line {m}");
             }
             is_game_line(m) && m["data"]["text"] == text
         })

@@ -124,6 +124,8 @@ fn idle_actor(world: &World, _: &[Event]) -> bool {
 }
 
 /// The game lines `id` was told, in order. Every game line is for one player alone.
+/// The game lines `id` was told, but for a newcomer's welcome on entry (CONTRACT §13; the
+/// actors here join with no XP: `api::newcomer` tests the welcome itself).
 fn told(events: &[Event], id: &str) -> Vec<String> {
     events
         .iter()
@@ -131,7 +133,8 @@ fn told(events: &[Event], id: &str) -> Vec<String> {
             Event::Chat { to, message } if message.channel == ChatChannel::Game => {
                 assert_eq!(to.len(), 1, "a game line for several players: {message:?}");
                 assert_eq!(message.from_id, SYSTEM_SENDER_ID);
-                (to[0].as_ref() == id).then(|| message.text.clone())
+                let welcome = message.text.starts_with("Welcome to ");
+                (to[0].as_ref() == id && !welcome).then(|| message.text.clone())
             }
             _ => None,
         })

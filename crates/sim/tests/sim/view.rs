@@ -460,16 +460,20 @@ fn phases_are_observed_in_order() {
     let events = world.tick_observed(vec![join("ada", t(1, 1))], &mut |p| seen.push(p));
     assert_eq!(seen, Phase::ALL.to_vec());
     // A joining player learns their derived stats (for the record), sees the world, then learns
-    // the area they stand in, their prayer points and quests.
-    assert!(matches!(
-        &events[..],
-        [
-            Event::Stats { .. },
-            Event::View { .. },
-            Event::Zone { .. },
-            Event::Prayer { .. },
-            Event::QuestList { .. }
-        ]
-    ));
+    // the area they stand in, their prayer points and quests; a newcomer is welcomed last.
+    assert!(
+        matches!(
+            &events[..],
+            [
+                Event::Stats { .. },
+                Event::View { .. },
+                Event::Zone { .. },
+                Event::Prayer { .. },
+                Event::QuestList { .. },
+                Event::Chat { message, .. },
+            ] if message.text.starts_with("Welcome to ")
+        ),
+        "{events:?}"
+    );
     assert_eq!(world.tick_number(), 1);
 }

@@ -21,7 +21,8 @@ test_both_backends!(new_character_has_the_record_defaults, |store| {
         .unwrap();
     assert_eq!(c.account_id, account_id);
     assert_eq!(c.combat_level, 3);
-    assert_eq!(c.health, 100);
+    // Health from the Constitution level a new character has (10), not the old default of 100.
+    assert_eq!(c.health, 10);
     assert_eq!(c.coins, 0);
     assert_eq!(c.position, [0.0, 10.0, 0.0]);
     for skill in Skill::ALL {
