@@ -5,9 +5,14 @@
 #
 #   scripts/soak.sh [MINUTES]        BIN=dir to use dir/wayfarer and dir/wayfarer-load
 #
-# Writes its reports into a fresh temporary folder (printed): load.json, rss.tsv (seconds, KiB).
+# Writes its reports into a fresh temporary folder (printed): load.json, rss.tsv (seconds, RSS KiB,
+# the allocator's live and free KiB from /status's heapInUseBytes/heapFreeBytes): live memory
+# growing is a leak, free memory growing is the allocator's slack.
+# Growth compares the median of the first five samples after the settling time with the median of
+# the last five, so one sample taken mid-burst does not decide it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 minutes=${1:-60}
 port=${PORT:-5631}
 key=soak
@@ -21,15 +26,15 @@ mkdir -p "$out/world"
 PORT=$port WORLD=$out/world LOAD_TEST_KEY=$key RUST_LOG=warn "$BIN/wayfarer" serve >"$out/server.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true; kill $sampler 2>/dev/null || true' EXIT
-for _ in $(seq 1 150); do
-  curl -fsS "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break
-  sleep 0.2
-done
+wait_healthy "http://127.0.0.1:$port" 30
 started=$SECONDS
 (
   while kill -0 "$server" 2>/dev/null; do
     rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$server/status" 2>/dev/null || true)
-    [ -n "$rss" ] && printf '%d\t%s\n' $((SECONDS - started)) "$rss" >>"$out/rss.tsv"
+    heap=$(curl -fsS "http://127.0.0.1:$port/status" 2>/dev/null |
+      python3 -c 'import json,sys; s=json.load(sys.stdin); p=s.get("process") or s
+print(int(p.get("heapInUseBytes",0))//1024, int(p.get("heapFreeBytes",0))//1024)' 2>/dev/null || echo "0 0")
+    [ -n "$rss" ] && printf '%d\t%s\t%s\n' $((SECONDS - started)) "$rss" "${heap/ /$'\t'}" >>"$out/rss.tsv"
     sleep 30
   done
 ) &
@@ -43,17 +48,26 @@ python3 - "$out" "$minutes" <<'PY'
 import json, sys
 out, minutes = sys.argv[1], int(sys.argv[2])
 report = json.load(open(f"{out}/load.json"))
+import statistics
 rows = [tuple(map(int, line.split())) for line in open(f"{out}/rss.tsv")]
 settle = min(600, minutes * 60 // 6)
-after = [kib for t, kib in rows if t >= settle]
-base, last, peak = after[0], after[-1], max(after)
-growth = 100.0 * (last - base) / base
+after = [r for r in rows if r[0] >= settle]
+def growth_of(col):
+    first = statistics.median(r[col] for r in after[:5])
+    last = statistics.median(r[col] for r in after[-5:])
+    return first, last, (100.0 * (last - first) / first if first else 0.0)
+base, last, growth = growth_of(1)
+peak = max(r[1] for r in after)
 server = report.get("server") or {}
 late = server.get("lateTicks")
 print(f"{report['connected']} connected, {report['failedConnects']} failed, {report['disconnects']} disconnected, "
       f"{report['errors']} errors")
 print(f"RSS at {settle} s {base / 1024:.1f} MiB, at the end {last / 1024:.1f} MiB, peak {peak / 1024:.1f} MiB: "
       f"growth {growth:+.2f} % (target <= 5 %)")
+if len(after[0]) >= 4:
+    for name, col in (("live heap", 2), ("free heap", 3)):
+        a, b, g = growth_of(col)
+        print(f"{name}: {a / 1024:.1f} MiB -> {b / 1024:.1f} MiB ({g:+.2f} %)")
 print(f"late ticks {late} (target 0); tick p99 at the peak {server.get('atPeak', {}).get('tickP99Ms')} ms, "
       f"worst p99 {server.get('worstTickP99Ms')} ms")
 sys.exit(0 if growth <= 5.0 and late == 0 else 1)
