@@ -17,20 +17,25 @@ pub enum Ground {
     Road = 2,
     /// A town's open ground.
     Town = 3,
-    /// Inside a town building (blocked).
+    /// A town building's floor: walkable inside its walls, which the town's features put on its
+    /// outline with a door (`worldgen::furnish`).
     Building = 4,
-    /// Any other land; its biome is in [`GeneratedWorld::biome`].
-    Land = 5,
+    /// A road over water.
+    Bridge = 5,
+    /// Any other land; its biome is in [`GeneratedWorld::biome`]. Last: the codes below it are the
+    /// special grounds (`GET /api/map` counts on it).
+    Land = 6,
 }
 
 impl Ground {
     /// Every ground kind, in code order.
-    pub const ALL: [Ground; 6] = [
+    pub const ALL: [Ground; 7] = [
         Ground::Water,
         Ground::Shore,
         Ground::Road,
         Ground::Town,
         Ground::Building,
+        Ground::Bridge,
         Ground::Land,
     ];
 
@@ -42,13 +47,14 @@ impl Ground {
             Ground::Road => "road",
             Ground::Town => "town",
             Ground::Building => "building",
+            Ground::Bridge => "bridge",
             Ground::Land => "land",
         }
     }
 
     /// Whether a tile of this ground can be stood on (before anything is placed on it).
     pub fn walkable(self) -> bool {
-        !matches!(self, Ground::Water | Ground::Building)
+        self != Ground::Water
     }
 }
 

@@ -4,6 +4,7 @@
 //! `content.generated`, which the layout and the map routes read. Content without a world-config
 //! that asks for generation is left as it is.
 
+mod furnish;
 mod names;
 mod noise;
 mod params;
@@ -24,6 +25,7 @@ use wayfarer_content::{
     Position, StationSpawn, Tile,
 };
 
+pub use furnish::PIER_TILES;
 pub use params::MIN_WORLD_SIDE_TILES;
 pub use placement::{
     MAX_GENERATED_SPAWNERS, MAX_GENERATED_SPOTS, MAX_GENERATED_TREES, MOBS_PER_SPAWNER,
@@ -98,10 +100,36 @@ pub fn apply(content: &mut Content, world_seed: Option<u64>) -> bool {
     let mut generated_towns = Vec::new();
     let mut areas = Vec::new();
     let rune_altars = rune_altars(content, plans.len());
-    for ((plan, name), altars) in plans.iter().zip(names).zip(rune_altars) {
-        let buildings = buildings(&mut grid, plan, &mut rng);
+    // Every town's houses first (one generator, as always), then each town furnished from a
+    // generator of its own, so its walls, pier and props move nothing else of the island.
+    let houses: Vec<Vec<(Tile, Tile)>> = plans
+        .iter()
+        .map(|plan| buildings(&mut grid, plan, &mut rng))
+        .collect();
+    for (n, (((plan, name), altars), buildings)) in plans
+        .iter()
+        .zip(names)
+        .zip(rune_altars)
+        .zip(houses)
+        .enumerate()
+    {
         let id = town_id(content, &name);
-        areas.push(town_area(content, plan, &id, &name, &altars));
+        let mut area = town_area(content, plan, &id, &name, &altars);
+        let standing: Vec<(i32, i32)> = (area.stations.iter().map(|s| &s.position))
+            .chain(area.npcs.iter().map(|n| &n.position))
+            .map(|p| (p.x.floor() as i32, p.z.floor() as i32))
+            .collect();
+        let site = furnish::Site {
+            plan,
+            area_id: &id,
+            name: &name,
+            plaza: plaza(plan.safe_radius),
+            buildings: &buildings,
+            keep_clear: &standing,
+        };
+        let seed = p.town_seed ^ 0xf0_0d ^ (n as u64).wrapping_mul(0x9e37_79b9);
+        area.features = furnish::town_features(&mut grid, &site, seed);
+        areas.push(area);
         generated_towns.push(GeneratedTown {
             area_id: id,
             name,

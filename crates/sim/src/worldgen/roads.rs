@@ -1,6 +1,7 @@
 //! Roads: the towns and hand-placed areas joined by a minimum spanning tree plus the config's share
 //! of extra shortest links, each found by A* over a coarse grid (`pathStepSize` tiles a cell) with
-//! the config's slope and water costs, then drawn `width` wide. A road over water is a bridge.
+//! the config's slope and water costs, then drawn `width` wide. A road over water is a bridge
+//! (`Ground::Bridge`).
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -146,7 +147,10 @@ fn draw(grid: &mut Grid, a: (i32, i32), b: (i32, i32), radius: i32) {
             for ox in -radius..=radius {
                 if ox * ox + oz * oz <= radius * radius + radius {
                     if let Some(i) = grid.index(x + ox, z + oz) {
-                        grid.ground[i] = Ground::Road;
+                        grid.ground[i] = match grid.ground[i] {
+                            Ground::Water | Ground::Bridge => Ground::Bridge,
+                            _ => Ground::Road,
+                        };
                     }
                 }
             }

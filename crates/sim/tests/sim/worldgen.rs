@@ -585,3 +585,132 @@ fn a_new_character_catches_a_fish_with_only_the_starter_kit() {
     }
     assert!(caught, "a fish caught at {:?}", spot.type_id);
 }
+
+/// The generated towns are places (CONTRACT §13, issue 53 point 3): every house walled on its
+/// outline under a roof, with a door onto open ground through which its inside is walked to from
+/// the town's middle; every town has lamps, and the roads leave towns by signposts. (The same
+/// seed gives the same features: `the_same_seed_makes_the_same_world…` compares the areas whole.)
+#[test]
+fn generated_towns_have_walled_houses_with_doors_and_props() {
+    let Some((content, _)) = reference() else {
+        return;
+    };
+    let gen = content.generated.as_ref().unwrap();
+    let (map, _) = wayfarer_sim::content_layout(content);
+    let mut world = World::new(content.clone(), 1);
+    let (mut houses, mut signposts) = (0, 0);
+    for town in &gen.towns {
+        let features = &content.areas[&town.area_id].features;
+        assert_eq!(
+            features.buildings.len(),
+            town.buildings.len(),
+            "{}",
+            town.name
+        );
+        let centre = map
+            .nearest_walkable(TilePos {
+                x: town.centre.x,
+                z: town.centre.z,
+            })
+            .expect("the plaza is walkable");
+        for house in &features.buildings {
+            houses += 1;
+            assert!(house.roof.is_some(), "{} has a roof", house.id);
+            assert_eq!(house.doors.len(), 1, "{} has a door", house.id);
+            let corner = TilePos {
+                x: house.min.x,
+                z: house.min.z,
+            };
+            assert_ne!(map.walls_at(corner), 0, "{} is walled", house.id);
+            let inside = TilePos {
+                x: (house.min.x + house.max.x) / 2,
+                z: (house.min.z + house.max.z) / 2,
+            };
+            let path = world.find_path(centre, inside);
+            assert_eq!(
+                path.last(),
+                Some(&inside),
+                "{}'s inside is walked to from {}'s plaza",
+                house.id,
+                town.name
+            );
+        }
+        let lamps = features.props.iter().filter(|p| p.kind == "lamp").count();
+        assert!(lamps >= 1, "{} has lamps", town.name);
+        signposts += features
+            .props
+            .iter()
+            .filter(|p| p.kind == "signpost" && p.text.as_deref() == Some(town.name.as_str()))
+            .count();
+    }
+    assert!(houses >= 16, "8 towns of houses: {houses}");
+    assert!(
+        signposts >= 4,
+        "roads leave towns by signposts: {signposts}"
+    );
+}
+
+/// Where a town's safe disc meets water it gets a pier, a jetty one walks on over the water;
+/// where a road crosses water it is a bridge one walks on. The reference seed's towns lie inland
+/// and its roads go round the lakes, so this reads `WORLD_SEED` 8's island, which has both.
+#[test]
+fn towns_by_the_water_get_piers_and_roads_over_it_bridges() {
+    let Some(content) = load(Some(8)) else {
+        return;
+    };
+    let gen = content.generated.as_ref().unwrap();
+    let (map, _) = wayfarer_sim::content_layout(&content);
+    let mut piers = 0;
+    for town in &gen.towns {
+        for pier in content.areas[&town.area_id]
+            .features
+            .grounds
+            .iter()
+            .filter(|g| g.ground == "pier")
+        {
+            piers += 1;
+            for x in pier.min.x..=pier.max.x {
+                for z in pier.min.z..=pier.max.z {
+                    let tile = TilePos { x, z };
+                    assert!(
+                        map.is_walkable(tile) && !map.is_water(tile),
+                        "{tile:?} pier"
+                    );
+                }
+            }
+            let (w, d) = (pier.max.x - pier.min.x + 1, pier.max.z - pier.min.z + 1);
+            assert!(
+                w.max(d) >= 2 && w.min(d) == 1,
+                "a pier is a jetty: {pier:?}"
+            );
+            // Out over the water: a water tile beside its far end.
+            let end = if w > 1 {
+                (pier.max.x + 1, pier.min.z)
+            } else {
+                (pier.min.x, pier.max.z + 1)
+            };
+            let start = if w > 1 {
+                (pier.min.x - 1, pier.min.z)
+            } else {
+                (pier.min.x, pier.min.z - 1)
+            };
+            assert!(
+                [end, start]
+                    .iter()
+                    .any(|&(x, z)| gen.ground_at(x, z) == Ground::Water),
+                "{pier:?} reaches over water"
+            );
+        }
+    }
+    assert!(piers >= 1, "a town by the water has a pier");
+    let mut bridges = 0;
+    for z in gen.min.z..gen.min.z + gen.side {
+        for x in gen.min.x..gen.min.x + gen.side {
+            if gen.ground_at(x, z) == Ground::Bridge {
+                bridges += 1;
+                assert!(map.is_walkable(TilePos { x, z }), "the bridge at ({x},{z})");
+            }
+        }
+    }
+    assert!(bridges > 0, "a road crosses water on this island");
+}

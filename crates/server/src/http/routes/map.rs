@@ -128,11 +128,11 @@ fn overview(world: &GeneratedWorld) -> Overview {
     let block = OVERVIEW_BLOCK_TILES;
     let width = (world.side + block - 1) / block;
     let mut rows = String::with_capacity((width * width) as usize);
-    let rank = |g: u8| match g {
-        // Building, road, town first; then whatever is in the middle.
-        4 => 3,
-        2 => 2,
-        3 => 1,
+    let rank = |g: u8| match Ground::ALL.get(usize::from(g)) {
+        // Building, road (or bridge), town first; then whatever is in the middle.
+        Some(Ground::Building) => 3,
+        Some(Ground::Road | Ground::Bridge) => 2,
+        Some(Ground::Town) => 1,
         _ => 0,
     };
     for bz in 0..width {
@@ -262,7 +262,7 @@ fn generated_ground(world: &GeneratedWorld, x: i32, z: i32) -> u8 {
     if code < land {
         code + 1
     } else {
-        // After `void` and the five special grounds.
+        // After `void` and the special grounds (every code below `Land`).
         let biome = world.biome[i];
         (Ground::ALL.len() as u8).saturating_add(biome)
     }
@@ -489,24 +489,6 @@ impl Terrain {
                     roof: b.roof.as_deref().unwrap_or("none"),
                     doors: b.doors.clone(),
                 })
-                .chain(generated.into_iter().flat_map(|world| {
-                    // A generated town's houses: solid blocks (their ground is `building`).
-                    world.towns.iter().flat_map(|t| {
-                        t.buildings
-                            .iter()
-                            .enumerate()
-                            .map(|(n, (a, b))| BuildingSummary {
-                                id: format!("{}/house/{n}", t.area_id),
-                                name: None,
-                                tiles: vec![[
-                                    TilePos { x: a.x, z: a.z },
-                                    TilePos { x: b.x, z: b.z },
-                                ]],
-                                roof: "thatch",
-                                doors: Vec::new(),
-                            })
-                    })
-                }))
                 .collect(),
             pois: features
                 .pois
@@ -790,12 +772,18 @@ mod tests {
         for kind in ["spawn", "bank", "fishing", "furnace"] {
             assert!(kinds.contains(kind), "{kind} in {kinds:?}");
         }
-        assert!(
-            summary["buildings"]
-                .as_array()
-                .is_some_and(|b| !b.is_empty()),
-            "the towns' houses are buildings"
-        );
+        // The towns' houses are buildings with a door and a roof (worldgen::furnish).
+        let houses: Vec<&serde_json::Value> = summary["buildings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|b| b["id"].as_str().is_some_and(|id| id.contains("_house_")))
+            .collect();
+        assert!(!houses.is_empty(), "the towns' houses are buildings");
+        for house in houses {
+            assert_eq!(house["doors"].as_array().map(Vec::len), Some(1), "{house}");
+            assert_ne!(house["roof"], "none", "{house}");
+        }
         let width = summary["overview"]["width"].as_i64().unwrap();
         assert_eq!(width, 150);
         assert_eq!(
