@@ -17,6 +17,7 @@ use crate::entities::Handle;
 use crate::equipment::parse_slot;
 use crate::events::Event;
 use crate::making::MAX_MAKE_QUANTITY;
+use crate::map::chebyshev;
 use crate::world::World;
 
 /// Why a `player:action` could not be read: a wire error code and a message.
@@ -496,6 +497,13 @@ impl World {
         let Some(goal) = self.entities.get(target).map(|b| b.tile()) else {
             return Approach::Stuck;
         };
+        // Within arm's reach the walk ends beside the target, not on its tile (a run's two steps
+        // a tick would otherwise carry the player onto an NPC it talks to).
+        let walk_to = if reach <= 1 {
+            self.beside(index, target).unwrap_or(goal)
+        } else {
+            goal
+        };
         let player = &mut self.players[index];
         let moving = player.walk.is_moving();
         let Some(intent) = player.intent.as_mut() else {
@@ -507,9 +515,38 @@ impl World {
         }
         if intent.approach != Some(goal) || !moving {
             intent.approach = Some(goal);
-            player.walk.request(goal, false);
+            player.walk.request(walk_to, false);
         }
         Approach::Walking
+    }
+
+    /// The walkable tile next to entity `target` that touches it across no wall, nearest player
+    /// `index` (by Chebyshev distance, then straight distance); `None` when none is open.
+    fn beside(&self, index: usize, target: Handle) -> Option<TilePos> {
+        let at = self.entities.get(self.players[index].handle)?.tile();
+        let (a, b) = self.extent_of(target)?;
+        let map = &self.layout.map;
+        let mut best: Option<((u32, i64), TilePos)> = None;
+        for z in a.z - 1..=b.z + 1 {
+            for x in a.x - 1..=b.x + 1 {
+                let tile = TilePos { x, z };
+                let inside = (a.x..=b.x).contains(&x) && (a.z..=b.z).contains(&z);
+                if inside || !map.is_walkable(tile) {
+                    continue;
+                }
+                let touching = (a.z..=b.z)
+                    .any(|tz| (a.x..=b.x).any(|tx| map.touches(tile, TilePos { x: tx, z: tz })));
+                if !touching {
+                    continue;
+                }
+                let straight = i64::from(x - at.x).pow(2) + i64::from(z - at.z).pow(2);
+                let key = (chebyshev(at, tile), straight);
+                if best.is_none_or(|(k, _)| key < k) {
+                    best = Some((key, tile));
+                }
+            }
+        }
+        best.map(|(_, tile)| tile)
     }
 
     /// How close an action needs player `index` to be (attacks reach as far as the weapon does).

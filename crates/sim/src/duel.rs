@@ -261,6 +261,7 @@ impl Kind for Duel {
             Word::TargetBusy => "that player is busy",
             Word::OneBusy => "one of you is busy",
             Word::NothingToAnswer => "there is no challenge of this duel for you to answer",
+            Word::Expired => "that challenge has expired",
             Word::NotStarted | Word::PastScreens => {
                 "the duel is not on its rules and stakes screens"
             }

@@ -33,8 +33,8 @@ fn tool_word(node: &GatheringNode, content: &wayfarer_content::Content) -> Strin
         ToolRequirement::AnyForSkill(Skill::Mining) => "a pickaxe".into(),
         ToolRequirement::AnyForSkill(skill) => format!("a {} tool", skill.as_str()),
         ToolRequirement::Item(item) => match content.items.get(item.as_str()) {
-            Some(known) => format!("a {}", known.name.to_lowercase()),
-            None => format!("a {}", item.replace('_', " ")),
+            Some(known) => crate::narration::with_article(&known.name.to_lowercase()),
+            None => crate::narration::with_article(&item.replace('_', " ")),
         },
         ToolRequirement::None => "nothing".into(),
     }

@@ -35,18 +35,29 @@ impl World {
     pub(crate) fn how_many(&self, quantity: u64, item_id: &str) -> String {
         let name = self.item_words(item_id);
         match quantity {
-            1 => format!("{} {name}", article(&name)),
+            1 => with_article(&name),
             n => format!("{n} {}", plural(&name)),
         }
     }
 }
 
-/// "a" or "an" before `words`.
+/// "a" or "an" before `words`; "some" before a name that reads as a plural ("leather gloves",
+/// "logs", "bronze arrowtips": never "a leather gloves"), which ends in one `s` ("bass", "glass"
+/// and "cactus" are single things).
 pub(crate) fn article(words: &str) -> &'static str {
+    let lower = words.to_lowercase();
+    if lower.ends_with('s') && !lower.ends_with("ss") && !lower.ends_with("us") {
+        return "some";
+    }
     match words.chars().next() {
         Some('a' | 'e' | 'i' | 'o' | 'u' | 'A' | 'E' | 'I' | 'O' | 'U') => "an",
         _ => "a",
     }
+}
+
+/// `words` after their article ("a bronze hatchet", "an iron bar", "some leather gloves").
+pub(crate) fn with_article(words: &str) -> String {
+    format!("{} {words}", article(words))
 }
 
 /// The plural of a name by the plain English rules ("shrimps", "leather bodies", "arrowtips",
@@ -78,5 +89,9 @@ mod tests {
         assert_eq!(plural("torch"), "torches");
         assert_eq!(article("iron bar"), "an");
         assert_eq!(article("bronze dagger"), "a");
+        assert_eq!(article("leather gloves"), "some");
+        assert_eq!(article("Logs"), "some");
+        assert_eq!(article("bass"), "a");
+        assert_eq!(article("cactus"), "a");
     }
 }

@@ -121,6 +121,7 @@ impl Kind for Trade {
             Word::TargetBusy => "that player is busy trading",
             Word::OneBusy => "one of you is already trading",
             Word::NothingToAnswer => "there is no request of this trade for you to answer",
+            Word::Expired => "that trade request has expired",
             Word::NotStarted => "the trade has not started",
             Word::PastScreens | Word::TooLateToCancel => "the trade is being completed",
             Word::NoRoom => "one of you cannot hold what they would receive",

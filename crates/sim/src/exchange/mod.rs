@@ -36,7 +36,7 @@
 
 pub(crate) mod offers;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::fmt::Debug;
 
 use wayfarer_protocol::trade::codes;
@@ -239,6 +239,8 @@ pub(crate) enum Word {
     OneBusy,
     /// Answering what was not asked of you.
     NothingToAnswer,
+    /// Answering an ask that timed out before the answer came.
+    Expired,
     /// A screen message before the screens opened.
     NotStarted,
     /// A screen message once the screens are over.
@@ -354,7 +356,14 @@ pub(crate) struct Book<K: Kind> {
     pub(crate) active: HashMap<String, String>,
     /// Asker → their pending ask.
     outgoing: HashMap<String, String>,
+    /// Asks that timed out unanswered, newest last, with whom they asked and when: an answer that
+    /// comes later is told the ask expired rather than that there is none (at most
+    /// [`EXPIRED_ASKS_KEPT`], none older than ten asks' time-outs).
+    expired: VecDeque<(String, String, u64)>,
 }
+
+/// How many timed-out asks a world remembers, per kind of exchange.
+pub const EXPIRED_ASKS_KEPT: usize = 1_024;
 
 impl<K: Kind> Default for Book<K> {
     fn default() -> Self {
@@ -363,6 +372,7 @@ impl<K: Kind> Default for Book<K> {
             by_id: BTreeMap::new(),
             active: HashMap::new(),
             outgoing: HashMap::new(),
+            expired: VecDeque::new(),
         }
     }
 }
@@ -524,15 +534,19 @@ impl World {
     /// The side of `id` in exchange `exchange_id`, or an `invalid_trade` refusal.
     fn party<K: Kind>(&self, said: Said, events: &mut Vec<Event>) -> Option<usize> {
         let (id, exchange_id, _) = said.parts();
-        let side = K::book(self)
-            .by_id
-            .get(exchange_id)
-            .and_then(|e| e.side(id));
+        let book = K::book(self);
+        let side = book.by_id.get(exchange_id).and_then(|e| e.side(id));
         if side.is_none() {
-            events.push(said.refusal::<K>(
-                codes::INVALID_TRADE,
-                format!("no such {} of yours", K::NOUN),
-            ));
+            let expired = book
+                .expired
+                .iter()
+                .any(|(ask, asked, _)| ask == exchange_id && asked == id);
+            let message = if expired {
+                K::words(Word::Expired).to_owned()
+            } else {
+                format!("no such {} of yours", K::NOUN)
+            };
+            events.push(said.refusal::<K>(codes::INVALID_TRADE, message));
         }
         side
     }
@@ -950,6 +964,17 @@ impl World {
             let Some(exchange) = self.end_early::<K>(&exchange_id, stage) else {
                 continue;
             };
+            if stage == Stage::Asked {
+                let expired = &mut K::book_mut(self).expired;
+                let too_old = now.saturating_sub(K::ASK_TIMEOUT_TICKS * 10);
+                while expired
+                    .front()
+                    .is_some_and(|e| e.2 < too_old || expired.len() >= EXPIRED_ASKS_KEPT)
+                {
+                    expired.pop_front();
+                }
+                expired.push_back((exchange_id.clone(), exchange.players[1].clone(), now));
+            }
             let (told, reason) = match stage {
                 Stage::Asked => (&exchange.players[..1], Ending::Timeout),
                 Stage::Underway => (&exchange.players[..], K::UNDERWAY_TIMEOUT),

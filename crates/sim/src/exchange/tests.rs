@@ -87,6 +87,16 @@ fn refusals(events: &[Event], to: &str) -> Vec<&'static str> {
         .collect()
 }
 
+fn refusal_texts(events: &[Event], to: &str) -> Vec<String> {
+    notices(events, to)
+        .into_iter()
+        .filter_map(|n| match n {
+            Notice::Refused { message, .. } => Some(message.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 fn endings(events: &[Event], to: &str) -> Vec<(Ending, Option<String>)> {
     notices(events, to)
         .into_iter()
@@ -267,6 +277,25 @@ fn a_cancel_a_time_out_or_a_party_leaving_returns_everything() {
             .collect();
         assert_eq!(endings(&events, "a"), [(Ending::Timeout, None)]);
         assert!(endings(&events, "b").is_empty());
+        // The asked player answering it late is told it expired, not that there is none.
+        let stale = events
+            .iter()
+            .find_map(|e| match e {
+                Event::Exchange { to, id, .. } if to == "a" => id.clone(),
+                _ => None,
+            })
+            .expect("the ask's id");
+        let mut late = Vec::new();
+        world.answer::<K>(Said::new("b", &stale, Some(9)), true, &mut late);
+        let said = refusal_texts(&late, "b");
+        assert_eq!(said, [K::words(Word::Expired)], "{late:?}");
+        assert!(said[0].ends_with("expired"));
+        let mut other = Vec::new();
+        world.answer::<K>(Said::new("b", "nope", Some(9)), true, &mut other);
+        assert_eq!(
+            refusal_texts(&other, "b"),
+            [format!("no such {} of yours", K::NOUN)]
+        );
         // A party leaving: the other is told, nothing moved.
         let id = opened::<K>(&mut world);
         world.put_up::<K>(Said::new("b", &id, None), 0, None, &mut Vec::new());

@@ -781,3 +781,32 @@ fn abandoning_a_quest_puts_it_back_to_not_started_and_takes_its_items_back() {
     );
     assert_eq!(held(&world, "a", "charm"), 1);
 }
+
+/// A walk to talk ends beside the NPC, never on its tile, from whatever side and distance (two
+/// tiles a tick from an even distance used to land on it).
+#[test]
+fn talking_stops_beside_the_npc_not_on_its_tile() {
+    for (n, start) in [t(5, 9), t(9, 5), t(1, 1), t(9, 9), t(5, 8)]
+        .into_iter()
+        .enumerate()
+    {
+        let mut world = world();
+        let id = format!("p{n}");
+        world.tick(vec![join(&id, start, &[], 1)]);
+        let sage = world
+            .npcs()
+            .into_iter()
+            .find(|e| e.type_id.as_deref() == Some("sage"))
+            .expect("the sage");
+        let events = talk(&mut world, &id);
+        assert!(opened(&events, &id).is_some(), "from {start:?}");
+        let at = world.player_tile(&id).expect("in the world");
+        assert_eq!(
+            wayfarer_sim::chebyshev(at, t(sage.x, sage.z)),
+            1,
+            "from {start:?} the talk ends at {at:?}, beside the sage at ({}, {})",
+            sage.x,
+            sage.z
+        );
+    }
+}
