@@ -5,9 +5,14 @@
 //! (BENCHMARKS.md, issue 33). Once the joins stop, `malloc_trim(0)` returns every whole free page
 //! of every arena to the system.
 //!
-//! Only after a burst that has settled: trimming during steady play would free pages that the
-//! next ticks allocate again (measured with 1,000 agents: 15 MiB given back returned within 30 s),
-//! and the trim holds each arena's lock while it walks it.
+//! After a burst that has settled, and when the resident slack has grown: steady play slowly
+//! scatters free chunks over glibc's arenas (one per thread that allocates, 11 for 9 threads in
+//! the soak), so resident memory climbed 10 % in 30 minutes of the 2,000 `mixed` crowd while the
+//! live bytes stayed flat (BENCHMARKS.md, the soak of 2026-12-06). Not on a timer alone: trimming
+//! during steady play frees pages that the next ticks allocate again (measured with 1,000 agents:
+//! 15 MiB given back returned within 30 s), and the trim holds each arena's lock while it walks
+//! it; so at most once a [`SLACK_CHECK_EVERY`], and only past [`SLACK_GROWTH_BYTES`] (or a tenth
+//! of the live bytes) more resident slack than the last trim left.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -20,6 +25,13 @@ pub const CHECK_EVERY: Duration = Duration::from_secs(5);
 
 /// The joins since the last trim that make a burst worth trimming after.
 pub const BURST_JOINS: u64 = 500;
+
+/// How often the resident slack is looked at.
+pub const SLACK_CHECK_EVERY: Duration = Duration::from_secs(60);
+
+/// Growth of the resident slack (resident bytes the allocator's live bytes do not explain) since
+/// the last trim that makes a trim worth its arena walk.
+pub const SLACK_GROWTH_BYTES: u64 = 8 << 20;
 
 /// Counts a connection that is entering the world.
 pub fn note_connection() {
@@ -48,32 +60,81 @@ impl BurstWatch {
     }
 }
 
-/// Watches the joins for the life of the process and trims after each settled burst.
+/// When the resident slack calls for a trim: it grew past [`SLACK_GROWTH_BYTES`] (or a tenth of
+/// the live bytes, whichever is more) over what the last trim left, or over the first reading.
+#[derive(Debug, Default)]
+pub struct SlackWatch {
+    baseline: Option<u64>,
+}
+
+impl SlackWatch {
+    /// Given resident and live bytes now, whether to trim.
+    pub fn check(&mut self, rss: u64, live: u64) -> bool {
+        let slack = rss.saturating_sub(live);
+        match self.baseline {
+            None => {
+                self.baseline = Some(slack);
+                false
+            }
+            Some(base) => slack > base + SLACK_GROWTH_BYTES.max(live / 10),
+        }
+    }
+
+    /// A trim left `rss` resident beside `live` bytes: the new baseline.
+    pub fn trimmed(&mut self, rss: u64, live: u64) {
+        self.baseline = Some(rss.saturating_sub(live));
+    }
+}
+
+/// Resident and live bytes now, where the platform says both.
+fn resident_and_live() -> Option<(u64, u64)> {
+    let sample = crate::process_stats::sample()?;
+    Some((sample.rss_bytes, sample.heap?.in_use_bytes))
+}
+
+/// Watches the joins and the resident slack for the life of the process, and trims after each
+/// settled burst and when the slack has grown.
 pub async fn run() {
-    let mut watch = BurstWatch::default();
+    let mut bursts = BurstWatch::default();
+    let mut slack = SlackWatch::default();
     let mut every = tokio::time::interval(CHECK_EVERY);
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
+    let slack_every = (SLACK_CHECK_EVERY.as_secs() / CHECK_EVERY.as_secs()).max(1);
+    for check in 1u64.. {
         every.tick().await;
-        if watch.check(CONNECTIONS.load(Ordering::Relaxed)) {
+        let reason = if bursts.check(CONNECTIONS.load(Ordering::Relaxed)) {
+            Some("after a join burst")
+        } else if check % slack_every == 0
+            && resident_and_live().is_some_and(|(rss, live)| slack.check(rss, live))
+        {
+            Some("resident slack grew")
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
             // Off the runtime's workers: a trim of a large heap takes milliseconds.
-            let _ = tokio::task::spawn_blocking(trim).await;
+            let _ = tokio::task::spawn_blocking(move || trim(reason)).await;
+            if let Some((rss, live)) = resident_and_live() {
+                slack.trimmed(rss, live);
+            }
         }
     }
 }
 
 /// Returns the allocator's free pages to the system and logs what it gave back.
-fn trim() {
+fn trim(reason: &'static str) {
     let before = crate::process_stats::sample().map(|s| s.rss_bytes);
     let started = Instant::now();
     let released = release_free_pages();
     let after = crate::process_stats::sample().map(|s| s.rss_bytes);
+    metrics::counter!("memory_trims_total", "reason" => reason).increment(1);
     tracing::info!(
+        reason,
         released,
         rss_before = before,
         rss_after = after,
         took_ms = started.elapsed().as_secs_f64() * 1000.0,
-        "allocator trimmed after a join burst"
+        "allocator trimmed"
     );
 }
 
@@ -103,6 +164,28 @@ mod tests {
         assert!(watch.check(BURST_JOINS + 10));
         // Still quiet: no second trim.
         assert!(!watch.check(BURST_JOINS + 10));
+    }
+
+    #[test]
+    fn slack_trims_past_its_growth_and_counts_from_the_last_trim() {
+        const MIB: u64 = 1 << 20;
+        let mut watch = SlackWatch::default();
+        // The first reading is the baseline: 20 MiB of slack beside 50 MiB live.
+        assert!(!watch.check(70 * MIB, 50 * MIB));
+        // Up to the growth allowed: no trim; one byte past it: a trim.
+        assert!(!watch.check(70 * MIB + SLACK_GROWTH_BYTES, 50 * MIB));
+        assert!(watch.check(70 * MIB + SLACK_GROWTH_BYTES + 1, 50 * MIB));
+        // The trim left 22 MiB of slack: growth counts from there.
+        watch.trimmed(72 * MIB, 50 * MIB);
+        assert!(!watch.check(72 * MIB + SLACK_GROWTH_BYTES, 50 * MIB));
+        assert!(watch.check(72 * MIB + SLACK_GROWTH_BYTES + 1, 50 * MIB));
+        // A large heap allows a tenth of its live bytes: 20 MiB for 200 MiB live.
+        let mut big = SlackWatch::default();
+        assert!(!big.check(250 * MIB, 200 * MIB));
+        assert!(!big.check(270 * MIB, 200 * MIB));
+        assert!(big.check(270 * MIB + 1, 200 * MIB));
+        // Live bytes growing is not slack.
+        assert!(!big.check(400 * MIB, 350 * MIB));
     }
 
     #[test]
