@@ -19,6 +19,7 @@ import { registerPanelTests } from './panels.js';
 import { registerClientTests } from './client.js';
 import { screenshotTask } from './screenshots.js';
 import { dashboardTests } from './dashboard.js';
+import { registerPlaceTests } from './place.js';
 import { waitUntil } from './wait.js';
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -261,6 +262,7 @@ test('the socket drops and the client reconnects by itself', async ({ base, open
 
 registerPanelTests({ test, enterAs, clickEntity, chatHas, OUT, ADMIN_CODE });
 registerClientTests({ test, enterAs, clickEntity, chatHas, OUT, ADMIN_CODE });
+registerPlaceTests({ test, enterAs, clickEntity, chatHas, OUT, ADMIN_CODE });
 for (const t of dashboardTests) test(t.name, t.fn);
 
 /** Measurements for BENCHMARKS.md: first paint, first drawn world, transferred size, frame time. */

@@ -14,6 +14,8 @@ const DUEL_TYPES = ['duelIncoming', 'duel:rules', 'duel:start', 'duel:result', '
 import { getPref, setPref } from './prefs.js';
 import { items as contentItems } from './content.js';
 import { asSentence, deathSummary, zoneNotice } from './notices.js';
+import { questLine, questName } from './guide.js';
+import { fetchOnce } from './api.js';
 
 /** Actions whose doing is drawn as work (the player swings their tool until it stops). */
 const WORK_ACTIONS = new Set(['gather', 'make', 'cook', 'light_fire']);
@@ -53,6 +55,13 @@ export class Game {
     this.make = null;
     /** @type {{quests: any[], questPoints: number}} */
     this.quests = { quests: [], questPoints: 0 };
+    /** The quest definitions (`/manifests/quests.json`), for the tracker and the quest lines. @type {Record<string, any>} */
+    this.questDefs = {};
+    fetchOnce('/manifests/quests.json').then((d) => { this.questDefs = d ?? {}; this.emit('quests'); }).catch(() => {});
+    /** @type {string|null} the quest last advanced: the one the tracker follows */
+    this.trackedQuest = null;
+    /** @type {{questId: string, name: string, rewards: any}|null} the reward scroll's quest, null while closed */
+    this.reward = null;
     /** @type {{points: number, maxPoints: number, active: string[]}} */
     this.prayer = { points: 0, maxPoints: 0, active: [] };
     /** @type {{friends: any[], incoming: any[], outgoing: any[], ignored: any[]}} */
@@ -460,6 +469,10 @@ const HANDLERS = {
   },
   'quest:update': (g, d) => {
     const q = g.quests.quests.find((x) => x.questId === d.questId);
+    // Each new stage is a line in the Game tab ("Quest updated: …"); the tracker follows this quest.
+    const line = questLine(q ? { ...q } : undefined, { ...q, ...d }, g.questDefs[d.questId]);
+    if (line) g.addChat({ channel: 'game', fromName: '', fromId: '', text: line });
+    if (d.status === 'in_progress' || d.status === 'ready_to_complete') g.trackedQuest = d.questId;
     if (q) Object.assign(q, d);
     else g.quests.quests.push(d);
     g.emit('quests');
@@ -467,8 +480,13 @@ const HANDLERS = {
   'quest:complete': (g, d) => {
     g.quests.questPoints = d.questPoints;
     const q = g.quests.quests.find((x) => x.questId === d.questId);
-    g.system(`Quest complete: ${q?.name ?? d.questId}!`);
-    g.emit('levelup', { text: `Quest complete: ${q?.name ?? d.questId}` });
+    const name = questName(d.questId, g.questDefs[d.questId], q?.name);
+    if (q) q.status = 'completed';
+    if (g.trackedQuest === d.questId) g.trackedQuest = null;
+    // One line, and the reward scroll (what it gave).
+    g.addChat({ channel: 'game', fromName: '', fromId: '', text: `Quest complete: ${name}!` });
+    g.reward = { questId: d.questId, name, rewards: d.rewards };
+    g.emit('reward');
     g.emit('quests');
   },
 };

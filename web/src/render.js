@@ -8,8 +8,9 @@ import { drawnPosition } from './state.js';
 import { Sprites, npcLook, playerLook, figureKey, resourceLook, FIGURE_SCALE, FIGURE_BOX, FIGURE_FEET } from './sprites.js';
 import { Motion } from './anim.js';
 import { itemImage } from './icons.js';
-import { items } from './content.js';
+import { items, npcs } from './content.js';
 import { placeLabel } from './labels.js';
+import { roofImage, insideBuilding, fadeToward, drawDoor, questMarker, drawQuestMarker, overheadLines, overheadText } from './place.js';
 
 /** @typedef {import('./state.js').Entity} Entity */
 
@@ -50,6 +51,25 @@ export class Renderer {
     this.looks = new Map();
     /** Frame durations (ms), newest last, for the benchmark. */
     this.frameMs = [];
+    /** Roofs by building id: the image (at the current tile size) and its opacity, fading out
+     * while the player stands inside. @type {Map<string, {img: HTMLCanvasElement, T: number, alpha: number}>} */
+    this.roofs = new Map();
+    /** Local chat said in view, by speaker id, shown over the speaker's head (place.js OVERHEAD_MS).
+     * @type {Map<string, {text: string, at: number}[]>} */
+    this.said = new Map();
+    /** Screen pixels at the bottom of the view that UI covers (the chat box): overhead text and
+     * markers stay above it. */
+    this.reservedBottom = 0;
+    /** A tile the quest tracker points at, drawn as an arrow over it (or at the view's edge). @type {{x: number, z: number}|null} */
+    this.guide = null;
+    this.lastDraw = 0;
+  }
+
+  /** A local chat line over its speaker's head. @param {string} id @param {string} text @param {number} now */
+  say(id, text, now) {
+    const lines = this.said.get(id) ?? [];
+    lines.push({ text: overheadText(text), at: now });
+    this.said.set(id, lines);
   }
 
   resize() {
@@ -140,6 +160,18 @@ export class Renderer {
           }
           const { sx, sy } = this.toScreen(cx * n - 0.5, cz * n - 0.5);
           g.drawImage(c.image, sx, sy, n * T, n * T);
+          // Ripples drifting on the water (a fixed quarter of its tiles, found when the chunk loaded).
+          const wv = c.water;
+          if (wv.length) {
+            g.fillStyle = 'rgba(220,240,255,0.22)';
+            const drift = (now / 900) % 1;
+            for (let i = 0; i < wv.length; i += 2) {
+              const tx = sx + wv[i] * T, ty = sy + wv[i + 1] * T;
+              if (tx < -T || ty < -T || tx > W || ty > H) continue;
+              const phase = (drift + (wv[i] * 7 + wv[i + 1] * 3) % 10 / 10) % 1;
+              g.fillRect(tx + T * (0.15 + 0.5 * phase), ty + T * (0.3 + ((wv[i] + wv[i + 1]) % 3) * 0.2), T * 0.3, Math.max(1, T / 16));
+            }
+          }
         }
       }
     }
@@ -177,12 +209,20 @@ export class Renderer {
     g.imageSmoothingEnabled = true;
     /** @type {{x: number, y: number}[]} */
     const fires = [];
-    for (const { e, x, y } of shown) {
+    /** @type {{e: Entity, x: number, y: number}[]} */
+    const doors = [];
+    for (const item of shown) {
+      const { e, x, y } = item;
       if (e.kind === 'resource' && e.resourceType === 'fire') fires.push({ x, y });
+      else if (e.kind === 'resource' && (e.resourceType === 'door' || e.resourceType === 'gate')) doors.push(item);
       else this.drawEntity(e, x, y, e.id === selfId, now, tickMs);
     }
     // Fires burn above whoever stands at them: a flame hidden under a player is no use.
     for (const f of fires) drawFire(g, f.x, f.y, T, now);
+    // Roofs over the buildings, faded out over the one the player stands in; then the doors,
+    // seen from outside too.
+    this.drawRoofs(self, now);
+    for (const { e, x, y } of doors) drawDoor(g, x, y, T, e.side ?? 4, !!e.open, e.resourceType === 'gate');
 
     // Names and health bars on top of every body. Names are placed so that none overlaps another
     // (stacked upwards); with a crowd, or names switched off, only one's own and the hovered.
@@ -204,8 +244,12 @@ export class Renderer {
         g.fillRect(x - 14, top, 28 * f, 4);
       }
       const mine = e.id === selfId || e.id === this.hoverId;
+      const mark = e.kind === 'npc' ? questMarker(e.quest) : null;
+      if (mark) drawQuestMarker(g, mark.glyph, mark.colour, x, top - 16, now);
       if (mine || (this.showNames && !crowd)) {
-        const label = e.name ?? e.id;
+        const label = nameLabel(e);
+        g.font = '600 11px system-ui, sans-serif';
+        g.textAlign = 'center';
         const w = g.measureText(label).width + 4;
         // A figure at the view's edge keeps its whole name in view ("…chant" read as nothing).
         const lx = Math.min(Math.max(x, w / 2 + 2), W - w / 2 - 2);
@@ -217,6 +261,9 @@ export class Renderer {
         g.fillText(label, lx, spot.y);
       }
     }
+
+    this.drawOverhead(world, now, tickMs, placed);
+    this.drawGuide(now);
 
     // Hit splats: a red disc with the damage (blue for a miss), for a second.
     this.splats = this.splats.filter((sp) => now - sp.at < 1000);
@@ -236,6 +283,106 @@ export class Renderer {
     }
     this.frameMs.push(performance.now() - t0);
     if (this.frameMs.length > 600) this.frameMs.splice(0, this.frameMs.length - 600);
+  }
+
+  /**
+   * The roofs of the buildings in view (GET /api/map `buildings`, pens have none): each drawn once
+   * into an image at the tile size, its opacity easing to 0 while the player stands inside.
+   * @param {Entity|undefined} self @param {number} now
+   */
+  drawRoofs(self, now) {
+    const list = this.terrain.summary?.buildings;
+    const dt = this.lastDraw ? now - this.lastDraw : 0;
+    this.lastDraw = now;
+    if (!list?.length) return;
+    const g = this.g;
+    const T = this.tile;
+    const W = this.canvas.width / this.dpr, H = this.canvas.height / this.dpr;
+    const px = self ? Math.round(self.x) : NaN, pz = self ? Math.round(self.z) : NaN;
+    const eave = 0.2;
+    for (const b of list) {
+      if (b.roof === 'none' || !b.tiles.length) continue;
+      const [a, c] = b.tiles[0];
+      const p = this.toScreen(a.x - 0.5 - eave, a.z - 0.5 - eave);
+      const w = (c.x - a.x + 1 + 2 * eave) * T, h = (c.z - a.z + 1 + 2 * eave) * T;
+      if (p.sx > W || p.sy > H || p.sx + w < 0 || p.sy + h < 0) continue;
+      let r = this.roofs.get(b.id);
+      if (!r || r.T !== T) {
+        r = { img: roofImage(b.roof, c.x - a.x + 1 + 2 * eave, c.z - a.z + 1 + 2 * eave, T * this.dpr), T, alpha: r?.alpha ?? 1 };
+        this.roofs.set(b.id, r);
+      }
+      r.alpha = fadeToward(r.alpha, insideBuilding(b, px, pz) ? 0 : 1, dt);
+      if (r.alpha <= 0) continue;
+      g.globalAlpha = r.alpha;
+      g.drawImage(r.img, p.sx, p.sy, w, h);
+      g.globalAlpha = 1;
+    }
+  }
+
+  /**
+   * Local chat over the speakers' heads for a few seconds, up to three lines each (the newest
+   * lowest), placed so no line covers a name or another line, and kept above the chat box.
+   * @param {import('./state.js').World} world @param {number} now @param {number} tickMs
+   * @param {{x: number, y: number, w: number, h: number}[]} placed
+   */
+  drawOverhead(world, now, tickMs, placed) {
+    if (!this.said.size) return;
+    const g = this.g;
+    const T = this.tile;
+    const W = this.canvas.width / this.dpr, H = this.canvas.height / this.dpr - this.reservedBottom;
+    g.font = '700 12px system-ui, sans-serif';
+    g.textAlign = 'center';
+    for (const [id, lines] of overheadLines(this.said, now)) {
+      const e = world.entities.get(id);
+      if (!e) continue;
+      const p = drawnPosition(e, now, tickMs);
+      const { sx, sy } = this.toScreen(p.x, p.z);
+      let y = sy - T * 1.2 - 18;
+      for (let i = lines.length - 1; i >= 0; i--) {
+        const text = lines[i].text;
+        const w = g.measureText(text).width + 6;
+        const x = Math.min(Math.max(sx, w / 2 + 2), W - w / 2 - 2);
+        const spot = placeLabel(placed, x, Math.min(Math.max(y, 30), H - 4), w, 14);
+        if (!spot) break;
+        g.fillStyle = 'rgba(0,0,0,0.8)';
+        g.fillText(text, x + 1, spot.y + 1);
+        g.fillStyle = '#ffff3a';
+        g.fillText(text, x, spot.y);
+        y = spot.y - 14;
+      }
+    }
+  }
+
+  /** The quest tracker's target: a bouncing arrow over its tile, or at the view's edge pointing
+   * to it when it is off screen. @param {number} now */
+  drawGuide(now) {
+    if (!this.guide) return;
+    const g = this.g;
+    const T = this.tile;
+    const W = this.canvas.width / this.dpr, H = this.canvas.height / this.dpr - this.reservedBottom;
+    const { sx, sy } = this.toScreen(this.guide.x, this.guide.z);
+    const m = 28;
+    const inView = sx > m && sy > m + 40 && sx < W - m && sy < H - m;
+    g.save();
+    if (inView) {
+      const bob = Math.abs(Math.sin(now / 250)) * 6;
+      g.translate(sx, sy - T * 1.9 - bob);
+      g.rotate(Math.PI / 2);
+    } else {
+      const cx = W / 2, cy = (H + 40) / 2;
+      const a = Math.atan2(sy - cy, sx - cx);
+      const k = Math.min((W / 2 - m) / Math.abs(Math.cos(a) || 1e-6), ((H - 40) / 2 - m) / Math.abs(Math.sin(a) || 1e-6));
+      g.translate(cx + Math.cos(a) * k, cy + Math.sin(a) * k);
+      g.rotate(a);
+    }
+    g.beginPath();
+    g.moveTo(12, 0); g.lineTo(-8, -10); g.lineTo(-3, 0); g.lineTo(-8, 10); g.closePath();
+    g.fillStyle = '#ffd83a';
+    g.fill();
+    g.lineWidth = 2;
+    g.strokeStyle = '#1a1208';
+    g.stroke();
+    g.restore();
   }
 
   /** @param {Entity} e @param {number} x @param {number} y @param {boolean} self @param {number} now @param {number} tickMs */
@@ -312,6 +459,16 @@ export class Renderer {
       g.fillRect(x - T * 0.15, y + T * 0.02, T * 0.3, T * 0.16);
     }
   }
+}
+
+/** A figure's name; a creature that fights shows its combat level ("Chicken (level 1)").
+ * @param {Entity} e */
+export function nameLabel(e) {
+  const name = e.name ?? e.id;
+  if (e.kind !== 'npc') return name;
+  const def = /** @type {any} */ (npcs.get(e.typeId ?? ''));
+  const level = def?.combat?.attackable ? def?.stats?.level : undefined;
+  return level ? `${name} (level ${level})` : name;
 }
 
 /**

@@ -6,10 +6,10 @@
  * @typedef {{id: string, kind: EntityKind, x: number, z: number, name?: string, health?: number,
  *   maxHealth?: number, itemId?: string, quantity?: number, resourceType?: string,
  *   depleted?: boolean, typeId?: string, worn?: Record<string, string>, px?: number, pz?: number,
- *   movedAt?: number}} Entity
+ *   movedAt?: number, open?: boolean, side?: number, quest?: string}} Entity
  * @typedef {{id: string, x: number, z: number}} Moved
  * @typedef {{id: string, health?: number, maxHealth?: number, name?: string, quantity?: number,
- *   depleted?: boolean, worn?: Record<string, string>}} Changed
+ *   depleted?: boolean, worn?: Record<string, string>, open?: boolean, quest?: string}} Changed
  * @typedef {{tick: number, added?: Entity[], moved?: Moved[], changed?: Changed[],
  *   removed?: string[]}} WorldUpdate
  * @typedef {{tick: number, entities: Map<string, Entity>}} World

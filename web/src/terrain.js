@@ -2,6 +2,7 @@
 // PX pixels a tile (static layers drawn once and cached, as BrowserQuest does), then blitted.
 
 import { fetchOnce } from './api.js';
+import { paintGroundDetail, paintWalls, paintProp } from './place.js';
 
 /** Pixels per tile in a cached chunk image; the view scales it. */
 export const PX = 16;
@@ -11,11 +12,15 @@ export const PX = 16;
  *   chunks: {minX:number,maxX:number,minZ:number,maxZ:number}, spawn: {x:number,z:number},
  *   grounds: string[], areas: {id:string,name:string,ground:string,safeZone:boolean,pvp:boolean,
  *   min:{x:number,z:number},max:{x:number,z:number}}[], towns?: Town[],
- *   overview?: {block:number, width:number, min:{x:number,z:number}, rows:string}}} MapSummary
+ *   overview?: {block:number, width:number, min:{x:number,z:number}, rows:string},
+ *   buildings?: Building[], pois?: Poi[], props?: Prop[]}} MapSummary
  * @typedef {{id:string, name:string, size:string, centre:{x:number,z:number}, safeRadius:number,
  *   buildings:{x:number,z:number}[][], stations:{station:string, tile:{x:number,z:number}}[]}} Town
  * @typedef {{cx:number, cz:number, x:number, z:number, size:number, walkable:string, ground:number[],
- *   height?: string}} ChunkData
+ *   height?: string, walls?: string}} ChunkData
+ * @typedef {{id:string, name?:string, tiles:{x:number,z:number}[][], roof:string, doors:{x:number,z:number}[]}} Building
+ * @typedef {{kind:string, name?:string, tile:{x:number,z:number}}} Poi
+ * @typedef {{kind:string, tile:{x:number,z:number}, text?:string}} Prop
  */
 
 /** Colours of each ground type: [base, variation]. Unknown types fall back to grass. A generated
@@ -42,6 +47,14 @@ const PALETTE = /** @type {Record<string, [string, string]>} */ ({
   wastes: ['#6e5a48', '#73604d'],
   // The bundled duel arena's sanded ring (its area's biomeType).
   arena: ['#d8c08c', '#dcc490'],
+  // Grounds content lays over an area's (CONTRACT §13): piers and bridges over water, paths,
+  // a building's floor.
+  pier: ['#9a7850', '#9e7c54'],
+  bridge: ['#8a6a44', '#8e6e48'],
+  path: ['#a38d68', '#a7916c'],
+  floor: ['#97744e', '#9b7852'],
+  sand: ['#d7c48c', '#dbc890'],
+  dirt: ['#84684a', '#886c4e'],
 });
 
 /** The base and variation colours of a ground type (grass when unknown). @param {string} name */
@@ -105,11 +118,28 @@ function noise(x, z) {
   return ((n ^ (n >>> 16)) >>> 0) / 4294967296;
 }
 
+/** Grounds laid by content whose tiles get their own detail (planks, cobbles, grains). */
+const LAID = { pier: 1, bridge: 1, floor: 1, path: 1, sand: 1, dirt: 1 };
+
+/** The water tiles of a chunk that carry a moving ripple (about one in four, fixed per tile), as
+ * x, z pairs in the chunk: the renderer animates only these, no per-frame search.
+ * @param {ChunkData} d @param {string[]} grounds */
+export function ripples(d, grounds) {
+  const out = [];
+  for (let z = 0; z < d.size; z++) {
+    for (let x = 0; x < d.size; x++) {
+      const name = grounds[d.ground[z * d.size + x]];
+      if (name === 'water' && noise(d.x + x + 131, d.z + z + 71) > 0.74) out.push(x, z);
+    }
+  }
+  return Int16Array.from(out);
+}
+
 export class Terrain {
   constructor() {
     /** @type {MapSummary|null} */
     this.summary = null;
-    /** @type {Map<string, {data: ChunkData, image: HTMLCanvasElement, mini: HTMLCanvasElement}>} */
+    /** @type {Map<string, {data: ChunkData, image: HTMLCanvasElement, mini: HTMLCanvasElement, water: Int16Array}>} */
     this.chunks = new Map();
     /** @type {Set<string>} */
     this.loading = new Set();
@@ -140,7 +170,7 @@ export class Terrain {
     fetchOnce(`/api/map/chunk/${cx}/${cz}`)
       .then((data) => {
         const image = this.paint(data);
-        this.chunks.set(key, { data, image, mini: shrink(image, data.size * MINI_PX) });
+        this.chunks.set(key, { data, image, mini: shrink(image, data.size * MINI_PX), water: ripples(data, this.summary?.grounds ?? []) });
         this.onLoaded();
       })
       .catch(() => {})
@@ -177,7 +207,7 @@ export class Terrain {
           }
           // Shore: a sandy rim where the land meets the water.
           g.fillStyle = '#b9a66f';
-          const land = (x2, z2) => at(x2, z2) > 0 && !wet(x2, z2);
+          const land = (x2, z2) => at(x2, z2) > 0 && !wet(x2, z2) && nameAt(x2, z2) !== 'pier' && nameAt(x2, z2) !== 'bridge';
           if (land(x, z - 1)) g.fillRect(x * PX, z * PX, PX, 3);
           if (land(x, z + 1)) g.fillRect(x * PX, z * PX + PX - 3, PX, 3);
           if (land(x - 1, z)) g.fillRect(x * PX, z * PX, 3, PX);
@@ -189,6 +219,8 @@ export class Terrain {
           if (nameAt(x, z + 1) !== 'building') g.fillRect(x * PX, z * PX + PX - 2, PX, 2);
           if (nameAt(x - 1, z) !== 'building') g.fillRect(x * PX, z * PX, 2, PX);
           if (nameAt(x + 1, z) !== 'building') g.fillRect(x * PX + PX - 2, z * PX, 2, PX);
+        } else if (name in LAID) {
+          paintGroundDetail(g, name, x, z, r, (dx, dz) => wet(x + dx, z + dz));
         } else if (name !== 'road' && name !== 'town') {
           // Tufts and pebbles: a little texture, fixed per tile, so the ground does not read as flat paint.
           const r2 = noise(d.x + x + 7919, d.z + z);
@@ -200,6 +232,14 @@ export class Terrain {
           if (r > 0.7) g.fillRect(x * PX + Math.floor(r2 * 12), z * PX + Math.floor(r * 12), 2, 2);
         }
       }
+    }
+    paintWalls(g, d.walls ?? '', d.size, (x, z) => nameAt(x, z) === 'floor');
+    // Props (GET /api/map `props`), each on its tile; one standing by the chunk's edge is painted
+    // into both chunks, each clipped to its own canvas.
+    for (const p of this.summary?.props ?? []) {
+      const px = p.tile.x - d.x, pz = p.tile.z - d.z;
+      if (px < -1 || pz < -1 || px > d.size || pz > d.size) continue;
+      paintProp(g, p.kind, px * PX, pz * PX);
     }
     this.paintTowns(g, d);
     return canvas;

@@ -5,6 +5,7 @@
 // image when first opened; the player's marker is drawn over it each time.
 
 import { HEIGHT_ALPHABET, groundColours, STATION_ICONS } from './terrain.js';
+import { drawPoiIcon, roofColours } from './place.js';
 
 /** The ground index of every block of an overview, rows from the south.
  * @param {{width:number, rows:string}} overview */
@@ -63,6 +64,12 @@ export class WorldMap {
     });
     this.canvas.addEventListener('click', () => this.close());
     document.body.appendChild(this.canvas);
+    /** How many chunks the island image was drawn with (a world without an overview is drawn
+     * from its chunks, loaded when the map first opens). */
+    this.drawnChunks = -1;
+    /** @type {{x:number, z:number}|null} */
+    this.player = null;
+    terrain.onLoaded = ((prev) => () => { prev(); if (this.open && this.player) this.draw(this.player); })(terrain.onLoaded);
   }
 
   get open() {
@@ -77,13 +84,21 @@ export class WorldMap {
   toggle(player) {
     if (this.open) return this.close();
     this.canvas.style.display = 'block';
+    // A world of hand-placed areas is small (15 chunks for the bundled one): all of it is loaded
+    // for the map, so the lake, the paths and the buildings show.
+    const sm = this.terrain.summary;
+    if (sm && !sm.overview) {
+      const n = (sm.chunks.maxX - sm.chunks.minX + 1) * (sm.chunks.maxZ - sm.chunks.minZ + 1);
+      if (n <= 64) for (let cz = sm.chunks.minZ; cz <= sm.chunks.maxZ; cz++) for (let cx = sm.chunks.minX; cx <= sm.chunks.maxX; cx++) this.terrain.want(cx, cz);
+    }
     this.draw(player);
   }
 
   /** The island image, made once per map summary. @param {number} side */
   island(side) {
     const s = this.terrain.summary;
-    if (this.image && this.image.width === side) return this.image;
+    if (this.image && this.image.width === side && (s?.overview || this.drawnChunks === this.terrain.chunks.size)) return this.image;
+    this.drawnChunks = this.terrain.chunks.size;
     const img = document.createElement('canvas');
     img.width = img.height = side;
     const g = /** @type {CanvasRenderingContext2D} */ (img.getContext('2d'));
@@ -138,6 +153,30 @@ export class WorldMap {
         // A name over a small area's box may be wider than the box.
         labels.push({ a, x: (p.mx + q.mx) / 2, y: tall ? p.my + Math.max(20, side / 30) : p.my - 6, w: tall ? q.mx - p.mx : Math.max(q.mx - p.mx, side / 4) });
       }
+      // The chunks as the world draws them (water, paths, walls), then the roofs.
+      for (const { data, image } of this.terrain.chunks.values()) {
+        const p = toMap(f, side, data.x, data.z), q = toMap(f, side, data.x + data.size, data.z + data.size);
+        g.imageSmoothingEnabled = true;
+        g.drawImage(image, p.mx, p.my, q.mx - p.mx, q.my - p.my);
+      }
+      for (const a of s.areas) {
+        if (!a.pvp) continue;
+        const p = toMap(f, side, a.min.x, a.min.z), q = toMap(f, side, a.max.x + 1, a.max.z + 1);
+        g.strokeStyle = '#ff4d3d';
+        g.lineWidth = 3;
+        g.strokeRect(p.mx, p.my, q.mx - p.mx, q.my - p.my);
+      }
+      for (const b of s.buildings ?? []) {
+        if (b.roof === 'none') continue;
+        for (const [a, c] of b.tiles) {
+          const p = toMap(f, side, a.x, a.z), q = toMap(f, side, c.x + 1, c.z + 1);
+          g.fillStyle = roofColours(b.roof)[1];
+          g.fillRect(p.mx, p.my, q.mx - p.mx, q.my - p.my);
+          g.strokeStyle = 'rgba(0,0,0,0.6)';
+          g.lineWidth = 1;
+          g.strokeRect(p.mx, p.my, q.mx - p.mx, q.my - p.my);
+        }
+      }
       g.textAlign = 'center';
       g.lineWidth = 4;
       g.lineJoin = 'round';
@@ -163,12 +202,34 @@ export class WorldMap {
       g.textAlign = 'center';
       g.fillText('No map of this world', side / 2, side / 2);
     }
+    const frame = o ?? (s?.areas?.length ? areaFrame(s) : null);
+    if (frame) {
+      // The points of interest, each its icon; named ones labelled beside (those of one name once).
+      const r = Math.max(6, Math.round(side / 90));
+      const named = new Set();
+      g.font = `600 ${Math.max(10, Math.round(side / 75))}px system-ui, sans-serif`;
+      for (const p of s.pois ?? []) {
+        const { mx, my } = toMap(frame, side, p.tile.x + 0.5, p.tile.z + 0.5);
+        drawPoiIcon(g, p.kind, mx, my, r);
+        if (!p.name || named.has(p.name)) continue;
+        named.add(p.name);
+        g.font = `600 ${Math.max(10, Math.round(side / 75))}px system-ui, sans-serif`;
+        g.textAlign = 'left';
+        g.lineWidth = 3;
+        g.strokeStyle = 'rgba(0,0,0,0.75)';
+        g.fillStyle = '#fff6d5';
+        const tx = Math.min(mx + r + 3, side - g.measureText(p.name).width - 2);
+        g.strokeText(p.name, tx, my + r / 2);
+        g.fillText(p.name, tx, my + r / 2);
+      }
+    }
     this.image = img;
     return img;
   }
 
   /** @param {{x:number, z:number}} player */
   draw(player) {
+    this.player = player;
     const side = Math.min(900, Math.round(this.canvas.getBoundingClientRect().width * (window.devicePixelRatio || 1))) || 600;
     this.canvas.width = this.canvas.height = side;
     const g = /** @type {CanvasRenderingContext2D} */ (this.canvas.getContext('2d'));
@@ -181,9 +242,22 @@ export class WorldMap {
       g.strokeStyle = '#000000';
       g.lineWidth = 2;
       g.beginPath();
-      g.arc(mx, my, 5, 0, Math.PI * 2);
+      g.arc(mx, my, 6, 0, Math.PI * 2);
       g.fill();
       g.stroke();
+      // "You are here", kept inside the map.
+      g.font = `700 ${Math.max(12, Math.round(side / 60))}px system-ui, sans-serif`;
+      g.textAlign = 'center';
+      const label = 'You are here';
+      const half = g.measureText(label).width / 2 + 4;
+      const lx = Math.min(Math.max(mx, half), side - half);
+      const ly = my > 40 ? my - 12 : my + 24;
+      g.lineWidth = 4;
+      g.lineJoin = 'round';
+      g.strokeStyle = '#000';
+      g.strokeText(label, lx, ly);
+      g.fillStyle = '#ffd83a';
+      g.fillText(label, lx, ly);
     }
   }
 }

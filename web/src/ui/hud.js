@@ -6,6 +6,8 @@
 import { h, fill } from '../dom.js';
 import { Renderer } from '../render.js';
 import { MINI_PX, STATION_ICONS } from '../terrain.js';
+import { drawPoiIcon } from '../place.js';
+import { questTracker, rewardScroll, helpWindow } from './guide.js';
 import { WorldMap } from '../worldmap.js';
 import { ContextMenu, optionsAt, entitiesUnder } from './menu.js';
 import { inventoryPanel, equipmentPanel, skillsPanel, questsPanel, prayerPanel, friendsPanel } from './panels.js';
@@ -89,11 +91,16 @@ export function mountHud(root, game, terrain, signOut) {
     h('a.small.agents-link', { href: '/dashboard', target: '_blank', rel: 'noopener', title: 'Your agents: the dashboard, in a new tab' }, 'Agents'),
     h('button.small.logout', { title: 'Log out to the character list', onclick: logOut }, 'Log out'));
   const worldMap = new WorldMap(terrain);
+  const help = helpWindow();
+  const tracker = questTracker(game, renderer, terrain);
+  // Local chat over the speaker's head as well as in the chat box.
+  game.on('chat', (m) => { if (m.channel === 'local' && m.fromId) renderer.say(m.fromId, m.text, performance.now()); });
   const toggleMap = () => worldMap.toggle({ x: Math.round(renderer.cam.x), z: Math.round(renderer.cam.z) });
   // The world map has a button too: a phone has no M key.
   const mapButton = h('button.small.map-open', { title: 'World map (M)', onclick: toggleMap }, 'Map');
-  const side = h('aside.side', null, h('div.map-box', null, minimap, orbs(game), mapButton), h('nav.tabs', { role: 'tablist' }, ...tabButtons), panelHost);
-  const stage = h('div.stage', null, canvas, hover, useHint, effects(game), zoneBanner(game), bankWindow(game, openMenu), shopWindow(game, openMenu), tradeWindow(game), duelWindow(game), dialogueWindow(game), makeWindow(game), deathScreen(game), chat.el);
+  const helpButton = h('button.small.help-open', { title: 'How to play (H)', onclick: help.toggle }, '?');
+  const side = h('aside.side', null, h('div.map-box', null, minimap, orbs(game), mapButton, helpButton), h('nav.tabs', { role: 'tablist' }, ...tabButtons), panelHost);
+  const stage = h('div.stage', null, canvas, hover, tracker, useHint, effects(game), zoneBanner(game), bankWindow(game, openMenu), shopWindow(game, openMenu), tradeWindow(game), duelWindow(game), dialogueWindow(game), makeWindow(game), deathScreen(game), rewardScroll(game), help.el, chat.el);
   root.replaceChildren(h('div.game', null, top, stage, side));
 
   const renderStatus = () => {
@@ -189,6 +196,9 @@ export function mountHud(root, game, terrain, signOut) {
     if (ev.key.toLowerCase() === 'm' || (ev.key === 'Escape' && worldMap.open)) {
       toggleMap();
       ev.preventDefault();
+    } else if (ev.key.toLowerCase() === 'h' || (ev.key === 'Escape' && !help.el.hidden)) {
+      help.toggle();
+      ev.preventDefault();
     } else if (tab) {
       show(tab.id);
       ev.preventDefault();
@@ -216,7 +226,12 @@ export function mountHud(root, game, terrain, signOut) {
   const loop = () => {
     const now = performance.now();
     renderer.draw(game.world, game.selfId, now, game.tickMs);
-    if (frame++ % 4 === 0) drawMinimap(minimap, terrain, game, renderer.cam);
+    if (frame++ % 4 === 0) {
+      drawMinimap(minimap, terrain, game, renderer.cam);
+      // The chat box folds and unfolds: what it covers is read again (layout is clean here).
+      const st = stage.getBoundingClientRect(), ch = chat.el.getBoundingClientRect();
+      renderer.reservedBottom = ch.height ? Math.max(0, st.bottom - ch.top) : 0;
+    }
     requestAnimationFrame(loop);
   };
   requestAnimationFrame(loop);
@@ -258,6 +273,12 @@ function drawMinimap(c, terrain, game, cam) {
       g.fillStyle = '#fff6d5';
       g.fillText(town.name, x, y - town.safeRadius / 3 * S - 4);
     }
+  }
+  // Map icons of the points of interest (bank, shop, furnace, fishing, …).
+  for (const p of s?.pois ?? []) {
+    const x = (p.tile.x - cam.x) * S + W / 2, y = (p.tile.z - cam.z) * S + H / 2;
+    if (x < -6 || y < -6 || x > W + 6 || y > H + 6) continue;
+    drawPoiIcon(g, p.kind, x, y, 6);
   }
   for (const e of game.world.entities.values()) {
     const x = (e.x - cam.x) * S + W / 2, y = (e.z - cam.z) * S + H / 2;

@@ -101,7 +101,8 @@ function describe(e) {
  * @returns {Entity[]}
  */
 export function entitiesUnder(game, x, z) {
-  const here = entitiesAt(game.world, x, z, 0).filter((e) => e.id !== game.selfId);
+  // Doors and gates open when walked through (CONTRACT §13): a click on one walks there.
+  const here = entitiesAt(game.world, x, z, 0).filter((e) => e.id !== game.selfId && e.resourceType !== 'door' && e.resourceType !== 'gate');
   const canopy = entitiesAt(game.world, x, z + 1, 0).filter((e) => e.kind === 'resource' && e.resourceType === 'tree' && !e.depleted);
   return [...here, ...canopy];
 }
