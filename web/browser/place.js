@@ -160,7 +160,7 @@ export function registerPlaceTests({ test, enterAs, clickEntity, chatHas, OUT, A
   test('a roof fades as the player walks into a building and comes back outside; the help window opens on H', async ({ base, open }) => {
     const { page } = await open();
     await page.setViewportSize({ width: 1280, height: 800 });
-    await enterAs(page, base, 'Rhea');
+    await enterAs(page, base, 'Roofwalker');
     const bank = await page.evaluate(async () => (await (await fetch('/api/map')).json()).buildings.find((b) => b.id === 'millbrook_bank'));
     if (!bank) throw new Error('no bank building in /api/map');
     const door = bank.doors[0];
