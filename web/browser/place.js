@@ -97,6 +97,23 @@ export function registerPlaceTests({ test, enterAs, clickEntity, chatHas, OUT, A
     await shot(page, OUT, 'tracker');
   });
 
+  test('a completed quest shows the reward scroll (its message given to the handler table); Enter closes it', async ({ base, open }) => {
+    const { page } = await open();
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await enterAs(page, base, 'Scrollreader');
+    await waitUntil(page, () => Object.keys(window.__wayfarer.game.questDefs).length > 0);
+    await page.evaluate(() => window.__wayfarer.game.dispatch({ type: 'quest:complete', data: {
+      questId: 'first_catch', questPoints: 1,
+      rewards: { questPoints: 1, items: [{ itemId: 'coins', quantity: 50 }, { itemId: 'trout', quantity: 2 }], xp: { fishing: 150, cooking: 150 } } } }));
+    await page.waitForSelector('.reward-scroll:not([hidden]) .scroll-quest:has-text("You have completed First Catch.")');
+    const rows = await page.$$eval('.reward-scroll .reward', (els) => els.map((e) => e.textContent));
+    const want = ['1 Quest Point', '50 × Coins', '2 × Trout', '150 Fishing XP', '150 Cooking XP'];
+    if (JSON.stringify(rows) !== JSON.stringify(want)) throw new Error(`the scroll lists ${JSON.stringify(rows)}`);
+    await shot(page, OUT, 'reward');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('.reward-scroll', { state: 'hidden' });
+  });
+
   test('overhead chat: a local line shows over the speaker to another player, then goes', async ({ base, open }) => {
     const a = await open();
     const b = await open();

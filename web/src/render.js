@@ -370,7 +370,8 @@ export class Renderer {
     const W = this.canvas.width / this.dpr, H = this.canvas.height / this.dpr - this.reservedBottom;
     const { sx, sy } = this.toScreen(this.guide.x, this.guide.z);
     const m = 28;
-    const inView = sx > m && sy > m + 40 && sx < W - m && sy < H - m;
+    // In view while the arrow over the head is (the figure may stand just above the chat box).
+    const inView = sx > m && sy > m + 40 && sx < W - m && sy < H + T;
     g.save();
     if (inView) {
       const bob = Math.abs(Math.sin(now / 250)) * 6;
