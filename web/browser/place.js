@@ -12,6 +12,8 @@ const DOCS = resolve(import.meta.dirname, '..', '..', 'docs', 'screenshots');
 
 /** Writes a screenshot to browser/out, and to docs/screenshots with SCREENSHOTS=1. */
 async function shot(page, OUT, name) {
+  // After the zone banner (3.5 s after entering), which would cover the town.
+  if (process.env.SCREENSHOTS) await page.waitForSelector('.zone-banner', { state: 'hidden', timeout: 8_000 }).catch(() => {});
   await page.screenshot({ path: join(OUT, `${name}.png`) });
   if (process.env.SCREENSHOTS) await page.screenshot({ path: join(DOCS, `client-${name}.png`) });
 }
@@ -83,9 +85,9 @@ export function registerPlaceTests({ test, enterAs, clickEntity, chatHas, OUT, A
       await page.waitForTimeout(400);
     }
     await waitUntil(page, () => window.__wayfarer.game.quests.quests.some((q) => q.status === 'in_progress'), null, { timeout: 15_000 });
-    await chatHas(page, 'Quest started:');
-    const line = await page.$eval('.chat-log .msg:has-text("Quest started:")', (e) => getComputedStyle(e).color);
-    if (!line) throw new Error('no quest line');
+    // The server's line, then the client's naming the first step.
+    await chatHas(page, 'You have started a new quest');
+    await chatHas(page, 'Quest updated:');
     // The tracker follows the quest: its name and the stage under way.
     const q = await page.evaluate(() => window.__wayfarer.game.quests.quests.find((x) => x.status === 'in_progress'));
     await page.waitForSelector(`.tracker[data-quest="${q.questId}"]:not([hidden])`, { timeout: 10_000 });
@@ -93,6 +95,23 @@ export function registerPlaceTests({ test, enterAs, clickEntity, chatHas, OUT, A
     await waitUntil(page, (id) => window.__wayfarer.game.world.entities.get(id)?.quest !== 'available', guide.id, { timeout: 10_000 });
     await page.keyboard.press('Escape');
     await shot(page, OUT, 'tracker');
+  });
+
+  test('a completed quest shows the reward scroll (its message given to the handler table); Enter closes it', async ({ base, open }) => {
+    const { page } = await open();
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await enterAs(page, base, 'Scrollreader');
+    await waitUntil(page, () => Object.keys(window.__wayfarer.game.questDefs).length > 0);
+    await page.evaluate(() => window.__wayfarer.game.dispatch({ type: 'quest:complete', data: {
+      questId: 'first_catch', questPoints: 1,
+      rewards: { questPoints: 1, items: [{ itemId: 'coins', quantity: 50 }, { itemId: 'trout', quantity: 2 }], xp: { fishing: 150, cooking: 150 } } } }));
+    await page.waitForSelector('.reward-scroll:not([hidden]) .scroll-quest:has-text("You have completed First Catch.")');
+    const rows = await page.$$eval('.reward-scroll .reward', (els) => els.map((e) => e.textContent));
+    const want = ['1 Quest Point', '50 × Coins', '2 × Trout', '150 Fishing XP', '150 Cooking XP'];
+    if (JSON.stringify(rows) !== JSON.stringify(want)) throw new Error(`the scroll lists ${JSON.stringify(rows)}`);
+    await shot(page, OUT, 'reward');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('.reward-scroll', { state: 'hidden' });
   });
 
   test('overhead chat: a local line shows over the speaker to another player, then goes', async ({ base, open }) => {
@@ -158,7 +177,7 @@ export function registerPlaceTests({ test, enterAs, clickEntity, chatHas, OUT, A
   test('a roof fades as the player walks into a building and comes back outside; the help window opens on H', async ({ base, open }) => {
     const { page } = await open();
     await page.setViewportSize({ width: 1280, height: 800 });
-    await enterAs(page, base, 'Rhea');
+    await enterAs(page, base, 'Roofwalker');
     const bank = await page.evaluate(async () => (await (await fetch('/api/map')).json()).buildings.find((b) => b.id === 'millbrook_bank'));
     if (!bank) throw new Error('no bank building in /api/map');
     const door = bank.doors[0];

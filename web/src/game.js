@@ -483,8 +483,7 @@ const HANDLERS = {
     const name = questName(d.questId, g.questDefs[d.questId], q?.name);
     if (q) q.status = 'completed';
     if (g.trackedQuest === d.questId) g.trackedQuest = null;
-    // One line, and the reward scroll (what it gave).
-    g.addChat({ channel: 'game', fromName: '', fromId: '', text: `Quest complete: ${name}!` });
+    // The server's line says it ("Congratulations! You have completed …"); the scroll shows what it gave.
     g.reward = { questId: d.questId, name, rewards: d.rewards };
     g.emit('reward');
     g.emit('quests');

@@ -114,8 +114,8 @@ export function stepTarget(step, entities, self, map) {
 
 /**
  * The Game tab's line for a quest's change, or null when nothing worth a line changed (progress
- * within a stage is shown by the tracker): "Quest started: …", "Quest updated: <the new stage>",
- * "Quest ready to hand in: …".
+ * within a stage is shown by the tracker): "Quest updated: <quest>: <the stage now under way>",
+ * at the start (after the server's "You have started a new quest") and at each new stage.
  * @param {QuestState|undefined} before @param {QuestState} after @param {QuestDef|undefined} def
  */
 export function questLine(before, after, def) {
@@ -123,7 +123,8 @@ export function questLine(before, after, def) {
   if (after.status === 'completed') return null;
   const started = !before || before.status === 'not_started' || before.status === 'completed';
   const stage = def?.stages?.find((s) => s.id === after.stageId);
-  if (after.status === 'in_progress' && started) return `Quest started: ${name}.${stage?.description ? ` ${stage.description}.` : ''}`;
+  // The server says "You have started a new quest: …"; this line names the first thing to do.
+  if (after.status === 'in_progress' && started) return stage?.description ? `Quest updated: ${name}: ${stage.description}.` : null;
   if (after.status === 'ready_to_complete' && before?.status !== 'ready_to_complete') {
     const last = def?.stages?.[def.stages.length - 1];
     return `Quest updated: ${name}: ${last?.description ?? 'ready to hand in'}.`;

@@ -245,7 +245,8 @@ export class Renderer {
       }
       const mine = e.id === selfId || e.id === this.hoverId;
       const mark = e.kind === 'npc' ? questMarker(e.quest) : null;
-      if (mark) drawQuestMarker(g, mark.glyph, mark.colour, x, top - 16, now);
+      /** The name's baseline, where a quest marker goes above. */
+      let nameY = top;
       if (mine || (this.showNames && !crowd)) {
         const label = nameLabel(e);
         g.font = '600 11px system-ui, sans-serif';
@@ -254,11 +255,18 @@ export class Renderer {
         // A figure at the view's edge keeps its whole name in view ("…chant" read as nothing).
         const lx = Math.min(Math.max(x, w / 2 + 2), W - w / 2 - 2);
         const spot = placeLabel(placed, lx, top - 4, w, 12);
-        if (!spot) continue;
-        g.fillStyle = 'rgba(0,0,0,0.75)';
-        g.fillText(label, lx + 1, spot.y + 1);
-        g.fillStyle = e.kind === 'npc' ? '#ffe066' : e.id === selfId ? '#ffffff' : '#9fe6ff';
-        g.fillText(label, lx, spot.y);
+        if (spot) {
+          nameY = spot.y;
+          g.fillStyle = 'rgba(0,0,0,0.75)';
+          g.fillText(label, lx + 1, spot.y + 1);
+          g.fillStyle = e.kind === 'npc' ? '#ffe066' : e.id === selfId ? '#ffffff' : '#9fe6ff';
+          g.fillText(label, lx, spot.y);
+        }
+      }
+      if (mark) {
+        // Over the name; overhead chat keeps clear of it.
+        drawQuestMarker(g, mark.glyph, mark.colour, x, nameY - 14, now);
+        placed.push({ x: x - 8, y: nameY - 12, w: 16, h: 22 });
       }
     }
 
@@ -362,11 +370,13 @@ export class Renderer {
     const W = this.canvas.width / this.dpr, H = this.canvas.height / this.dpr - this.reservedBottom;
     const { sx, sy } = this.toScreen(this.guide.x, this.guide.z);
     const m = 28;
-    const inView = sx > m && sy > m + 40 && sx < W - m && sy < H - m;
+    // In view while the arrow over the head is (the figure may stand just above the chat box).
+    const inView = sx > m && sy > m + 40 && sx < W - m && sy < H + T;
     g.save();
     if (inView) {
       const bob = Math.abs(Math.sin(now / 250)) * 6;
-      g.translate(sx, sy - T * 1.9 - bob);
+      // Above the head, its name and a quest marker.
+      g.translate(sx, sy - T * 1.2 - 56 - bob);
       g.rotate(Math.PI / 2);
     } else {
       const cx = W / 2, cy = (H + 40) / 2;

@@ -204,23 +204,35 @@ export class WorldMap {
     }
     const frame = o ?? (s?.areas?.length ? areaFrame(s) : null);
     if (frame) {
-      // The points of interest, each its icon; named ones labelled beside (those of one name once).
+      // The points of interest, each its icon; named ones labelled beside where the name has room
+      // (a town's many names would cover each other: those are read on hover in the world).
       const r = Math.max(6, Math.round(side / 90));
       const named = new Set();
-      g.font = `600 ${Math.max(10, Math.round(side / 75))}px system-ui, sans-serif`;
+      const px = Math.max(10, Math.round(side / 75));
+      /** @type {{x: number, y: number, w: number, h: number}[]} */
+      const taken = [];
+      const free = (x, y, w, h) => !taken.some((t) => x < t.x + t.w && t.x < x + w && y < t.y + t.h && t.y < y + h);
       for (const p of s.pois ?? []) {
         const { mx, my } = toMap(frame, side, p.tile.x + 0.5, p.tile.z + 0.5);
         drawPoiIcon(g, p.kind, mx, my, r);
+        taken.push({ x: mx - r, y: my - r, w: 2 * r, h: 2 * r });
+      }
+      g.font = `600 ${px}px system-ui, sans-serif`;
+      g.textAlign = 'left';
+      g.lineWidth = 3;
+      g.lineJoin = 'round';
+      for (const p of s.pois ?? []) {
         if (!p.name || named.has(p.name)) continue;
+        const { mx, my } = toMap(frame, side, p.tile.x + 0.5, p.tile.z + 0.5);
+        const w = g.measureText(p.name).width;
+        const tx = Math.min(mx + r + 3, side - w - 2);
+        if (!free(tx, my - px / 2, w, px)) continue;
         named.add(p.name);
-        g.font = `600 ${Math.max(10, Math.round(side / 75))}px system-ui, sans-serif`;
-        g.textAlign = 'left';
-        g.lineWidth = 3;
+        taken.push({ x: tx, y: my - px / 2, w, h: px });
         g.strokeStyle = 'rgba(0,0,0,0.75)';
         g.fillStyle = '#fff6d5';
-        const tx = Math.min(mx + r + 3, side - g.measureText(p.name).width - 2);
-        g.strokeText(p.name, tx, my + r / 2);
-        g.fillText(p.name, tx, my + r / 2);
+        g.strokeText(p.name, tx, my + px / 2 - 2);
+        g.fillText(p.name, tx, my + px / 2 - 2);
       }
     }
     this.image = img;
@@ -251,11 +263,14 @@ export class WorldMap {
       const label = 'You are here';
       const half = g.measureText(label).width / 2 + 4;
       const lx = Math.min(Math.max(mx, half), side - half);
-      const ly = my > 40 ? my - 12 : my + 24;
-      g.lineWidth = 4;
-      g.lineJoin = 'round';
-      g.strokeStyle = '#000';
-      g.strokeText(label, lx, ly);
+      const ly = my > 40 ? my - 14 : my + 26;
+      // On a dark plate: a town's icons lie all around the player.
+      const fs = Math.max(12, Math.round(side / 60));
+      g.fillStyle = 'rgba(10,8,5,0.85)';
+      g.fillRect(lx - half, ly - fs, half * 2, fs + 6);
+      g.strokeStyle = '#ffd83a';
+      g.lineWidth = 1;
+      g.strokeRect(lx - half + 0.5, ly - fs + 0.5, half * 2 - 1, fs + 5);
       g.fillStyle = '#ffd83a';
       g.fillText(label, lx, ly);
     }

@@ -56,10 +56,10 @@ test('a travel stage points at the middle of its area', () => {
   assert.deepEqual(stepTarget(step, [], null, { areas: [{ id: 'hills', min: { x: -140, z: -40 }, max: { x: -41, z: 40 } }] }), { x: -90, z: 0 });
 });
 
-test('quest lines in the Game tab: started, each new stage, ready to hand in; not every catch', () => {
+test('quest lines in the Game tab: the first step, each new stage, ready to hand in; not every catch', () => {
   const def = DEFS.first_catch;
   assert.equal(questLine(undefined, { questId: 'first_catch', status: 'in_progress', stageId: 'catch' }, def),
-    'Quest started: First Catch. Catch 5 raw shrimp.');
+    'Quest updated: First Catch: Catch 5 raw shrimp.');
   assert.equal(questLine({ questId: 'first_catch', status: 'in_progress', stageId: 'catch', progress: 1 },
     { questId: 'first_catch', status: 'in_progress', stageId: 'catch', progress: 2 }, def), null);
   assert.equal(questLine({ questId: 'first_catch', status: 'in_progress', stageId: 'catch' },

@@ -51,7 +51,7 @@ export function rewardScroll(game) {
     el.hidden = !r;
     if (!r) return;
     el.dataset.quest = r.questId;
-    fill(body, ...rewardRows(r.rewards, name).map((row) => h(`li.reward.${row.kind}`, null,
+    fill(body, ...rewardRows(r.rewards, name).map((row) => h(`li.reward.r-${row.kind}`, null,
       row.kind === 'item' ? itemPicture(row.itemId) : null, row.text)));
     fill(el, h('h2', null, 'Quest complete!'), h('p.scroll-quest', null, `You have completed ${r.name}.`),
       h('p.scroll-sub', null, 'You are awarded:'), h('ul.rewards', null, body),
