@@ -124,10 +124,7 @@ pub struct BenchOptions {
 /// names (its `model.json`: provider, name, address, sampling and fallback), so the replay's report
 /// is the recorded one.
 pub fn replay_brain(dir: PathBuf) -> (Brain, Tape) {
-    let tape = Tape {
-        dir,
-        mode: TapeMode::Replay,
-    };
+    let tape = Tape::new(dir, TapeMode::Replay);
     let kept = tape.load_model().unwrap_or(Value::Null);
     let text = |key: &str, default: &str| kept[key].as_str().unwrap_or(default).to_owned();
     let provider = match kept["provider"].as_str() {
