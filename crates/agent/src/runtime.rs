@@ -292,8 +292,11 @@ struct Agent {
     /// with the call is answered, so the answer is read after every reply to what the step sent
     /// before it, whatever the model's speed (a replay answers in microseconds, a model in
     /// seconds: read at once, an answer raced those replies and a replay strayed).
-    held_answer: Option<(u64, Result<(ToolCall, Usage), LlmFailure>)>,
+    held_answer: Option<HeldAnswer>,
 }
+
+/// A model's answer waiting for its step's fence: its decision number and the result.
+type HeldAnswer = (u64, Result<(ToolCall, Usage), LlmFailure>);
 
 /// Where a lockstep step is: waiting for the tick's messages, for the model, or for the world
 /// to hold what the step sent; or a fence alone ([`Control::Sync`]).

@@ -546,11 +546,9 @@ mod tests {
     /// 1,024 tokens or more by itself) and carries none.
     #[test]
     fn an_anthropic_request_marks_the_system_text_for_the_cache() {
-        let mut config = LlmConfig::from_lookup(
-            |k| (k == "ANTHROPIC_API_KEY").then(|| "k".to_owned()),
-            None,
-        )
-        .unwrap();
+        let mut config =
+            LlmConfig::from_lookup(|k| (k == "ANTHROPIC_API_KEY").then(|| "k".to_owned()), None)
+                .unwrap();
         let prompt = Prompt {
             system: "the rules".into(),
             user: "the state".into(),

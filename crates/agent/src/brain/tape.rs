@@ -151,7 +151,9 @@ impl Tape {
                     replayed = %replayed,
                     "replay miss: no recorded answer for this prompt; the first line that differs from the nearest recorded prompt"
                 ),
-                None => tracing::warn!(prompt = %hash, dir = %self.dir.display(), "replay miss: no recorded answer for this prompt"),
+                None => {
+                    tracing::warn!(prompt = %hash, dir = %self.dir.display(), "replay miss: no recorded answer for this prompt")
+                }
             }
         }
         answer
@@ -191,7 +193,11 @@ impl Tape {
         let n = (0..ours.len().max(theirs.len()))
             .find(|&i| ours.get(i) != theirs.get(i))
             .unwrap_or(0);
-        let at = |lines: &[&str]| lines.get(n).map_or("<none>".to_owned(), |l| (*l).to_owned());
+        let at = |lines: &[&str]| {
+            lines
+                .get(n)
+                .map_or("<none>".to_owned(), |l| (*l).to_owned())
+        };
         Some((hash, at(&theirs), at(&ours)))
     }
 
@@ -275,7 +281,7 @@ mod tests {
             latency_ms: 42,
         };
         tape.save(&prompt("a"), &answer);
-        assert_eq!(tape.load(&prompt("a")), Some(answer));
+        assert_eq!(tape.load(&prompt("a")), Some(answer.clone()));
         assert!(tape.load(&prompt("b")).is_none());
         // A failure plays back as the same failure, with its latency.
         let failed = Answer {
@@ -295,8 +301,14 @@ mod tests {
         let (nearest, recorded, replayed) = tape
             .nearest_difference(&prompt("Goal: x\nMe: hp 8/10\nNow: idle"))
             .expect("a recorded prompt");
-        assert_eq!(nearest, prompt_hash(&prompt("Goal: x\nMe: hp 9/10\nNow: idle")));
-        assert_eq!((recorded.as_str(), replayed.as_str()), ("Me: hp 9/10", "Me: hp 8/10"));
+        assert_eq!(
+            nearest,
+            prompt_hash(&prompt("Goal: x\nMe: hp 9/10\nNow: idle"))
+        );
+        assert_eq!(
+            (recorded.as_str(), replayed.as_str()),
+            ("Me: hp 9/10", "Me: hp 8/10")
+        );
         assert!(tape
             .load_or_warn(&prompt("Goal: x\nMe: hp 8/10\nNow: idle"), 1)
             .is_none());
@@ -338,7 +350,9 @@ mod tests {
         let n = replay.next_asking(&waiting);
         assert_eq!(replay.load_or_warn(&waiting, n), Some(idle));
         // An asking the recording lacks plays the first answer.
-        assert!(replay.load_nth(&waiting, 3).is_some_and(|a| a.result.is_err()));
+        assert!(replay
+            .load_nth(&waiting, 3)
+            .is_some_and(|a| a.result.is_err()));
         assert_ne!(prompt_hash(&prompt("a")), prompt_hash(&prompt("b")));
     }
 }

@@ -844,7 +844,10 @@ async fn step_one(player: &Player) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// What the world holds of each agent's character now.
+/// What the world holds of each agent's character now. The tally is asked before the store's
+/// duel audit is read: a manual world answers it once the commits in flight are written, so a
+/// duel that ended this tick is seen at this check on any machine (read at once, its row was
+/// there or not by the database's pace, and a loaded machine ended a run a check later).
 async fn observe(
     state: &AppState,
     players: &[Player],
