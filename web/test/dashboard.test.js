@@ -229,15 +229,17 @@ test('the agent list joins each agent with its character: state, goal, skills, i
   assert.deepEqual(agentsView({ agents: [] }, null), []);
 });
 
-test("the model's report: decisions, the planner's take-overs by why, latency and tokens", () => {
+test("the model's report: decisions, fallbacks by why, latency and tokens (cached among them)", () => {
   const m = modelView({ calls: 12, decisions: 9, fallbacks: { timeout: 1, budget_exhausted: 2, refused: 0 },
-    inputTokens: 14000, outputTokens: 300, meanLatencyMs: 850, p50LatencyMs: 700, p95LatencyMs: 2100, tokensPerDecision: 1192 });
+    inputTokens: 14000, outputTokens: 300, cachedTokens: 9000, meanLatencyMs: 850, p50LatencyMs: 700, p95LatencyMs: 2100, tokensPerDecision: 1192 });
   assert.deepEqual(m.fallbacks, [{ why: 'budget_exhausted', count: 2 }, { why: 'timeout', count: 1 }], 'most first, none of zero');
   assert.equal(m.fallbackTotal, 3);
   assert.equal(modelSummary(m),
-    'Model: 9 decisions of 12 calls · planner took over 3 (budget exhausted 2, timeout 1) · latency p50 700 ms / p95 2100 ms · 1,192 tokens per decision');
+    'Model: 9 decisions of 12 calls · fell back 3 (budget exhausted 2, timeout 1) · latency p50 700 ms / p95 2100 ms · '
+    + 'tokens 14,000 in (9,000 cached) / 300 out · 1,192 tokens per decision');
+  assert.equal(m.cachedTokens, 9000);
   const fresh = modelView({ calls: 0, decisions: 0, fallbacks: { circuit_open: 4 } });
-  assert.equal(modelSummary(fresh), 'Model: 0 decisions of 0 calls · planner took over 4 (circuit open 4)');
+  assert.equal(modelSummary(fresh), 'Model: 0 decisions of 0 calls · fell back 4 (circuit open 4)');
   assert.equal(modelView(null), null);
   const [withModel] = agentsView({ agents: [{ ...agentList.agents[0], status: { ...agentList.agents[0].status, model: { calls: 1, decisions: 1 } } }] }, null);
   assert.equal(withModel.model.calls, 1);

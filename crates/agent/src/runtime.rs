@@ -288,7 +288,15 @@ struct Agent {
     fences: u32,
     /// The lockstep step asked for and where it is.
     stepping: Option<(Fence, oneshot::Sender<()>)>,
+    /// Lockstep: the model's answer (its decision number and result), held until the fence sent
+    /// with the call is answered, so the answer is read after every reply to what the step sent
+    /// before it, whatever the model's speed (a replay answers in microseconds, a model in
+    /// seconds: read at once, an answer raced those replies and a replay strayed).
+    held_answer: Option<HeldAnswer>,
 }
+
+/// A model's answer waiting for its step's fence: its decision number and the result.
+type HeldAnswer = (u64, Result<(ToolCall, Usage), LlmFailure>);
 
 /// Where a lockstep step is: waiting for the tick's messages, for the model, or for the world
 /// to hold what the step sent; or a fence alone ([`Control::Sync`]).
@@ -356,6 +364,7 @@ impl Agent {
             epoch: Instant::now(),
             fences: 0,
             stepping: None,
+            held_answer: None,
         }
     }
 
@@ -499,11 +508,13 @@ impl Agent {
                     let number = self.thinking.take().map_or(0, |t| t.number);
                     let answer = answer.unwrap_or_else(|e| Answer { result: Err(LlmFailure::Transport(e.to_string())), latency_ms: 0 });
                     self.stats.record_latency(answer.latency_ms);
-                    let mut frames = self.on_answer(number, answer.result);
-                    if let Some((phase @ Fence::Think, _)) = self.stepping.as_mut() {
-                        *phase = Fence::Sent;
-                        frames.push(self.fence());
-                    }
+                    let frames = if matches!(self.stepping, Some((Fence::Think, _))) {
+                        // Lockstep: read once the step's fence is answered.
+                        self.held_answer = Some((number, answer.result));
+                        self.lockstep_progress()
+                    } else {
+                        self.on_answer(number, answer.result)
+                    };
                     if let Err(reason) = send_all(&mut socket, frames).await {
                         return self.lost(synced_once, reason);
                     }
@@ -531,6 +542,8 @@ impl Agent {
                         Some(event) => {
                             let mut out = Vec::new();
                             self.on_control(event, Some(&mut out));
+                            // An owner's pause may drop the call a lockstep step waits for.
+                            out.extend(self.lockstep_progress());
                             if let Err(reason) = send_all(&mut socket, out).await {
                                 return self.lost(synced_once, reason);
                             }
@@ -587,14 +600,27 @@ impl Agent {
                     }
                 }
                 self.count_step();
+                // A fence either way: thinking, it marks the end of the replies to what the step
+                // sent before the call, which are read before the answer is.
+                out.push(self.fence());
                 let phase = if self.thinking.is_some() {
                     Fence::Think
                 } else {
-                    out.push(self.fence());
                     Fence::Sent
                 };
                 if let Some((p, _)) = self.stepping.as_mut() {
                     *p = phase;
+                }
+            }
+            Some(Fence::Think) if self.held_answer.is_some() || self.thinking.is_none() => {
+                // The answer (or no call any more: the owner dropped it), after every reply the
+                // step's fence stood behind; then the fence for what the answer sent.
+                if let Some((number, result)) = self.held_answer.take() {
+                    out = self.on_answer(number, result);
+                }
+                out.push(self.fence());
+                if let Some((p, _)) = self.stepping.as_mut() {
+                    *p = Fence::Sent;
                 }
             }
             Some(Fence::Sent | Fence::Alone) => {
@@ -612,6 +638,7 @@ impl Agent {
     fn connection_lost(&mut self) {
         self.fences = 0;
         self.stepping = None;
+        self.held_answer = None;
         if let Some(running) = self.running.take() {
             self.finish(running, Outcome::Unknown);
         }

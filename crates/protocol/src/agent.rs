@@ -374,6 +374,10 @@ pub struct ModelReport {
     pub fallbacks: std::collections::BTreeMap<String, u64>,
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// Of `input_tokens`, those the provider read from its prompt cache (OpenAI's
+    /// `cached_tokens`, Anthropic's `cache_read_input_tokens`).
+    #[serde(default)]
+    pub cached_tokens: u64,
     /// Mean milliseconds from a call to its answer (none before the first answer).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mean_latency_ms: Option<u64>,

@@ -428,10 +428,7 @@ fn bench_agents(command: Command) -> ExitCode {
                 eprintln!("error: --record needs a model (--brain llm and a key)");
                 return ExitCode::from(2);
             }
-            let tape = record.map(|dir| Tape {
-                dir,
-                mode: TapeMode::Record,
-            });
+            let tape = record.map(|dir| Tape::new(dir, TapeMode::Record));
             (brain, tape)
         }
     };

@@ -107,13 +107,15 @@ export function messageError(text) {
  *   model: ModelView|null,
  *   lastActions: {action: string, outcome: string, code?: string}[], createdAt: string, character: CharacterView|null}} AgentView
  * @typedef {{calls: number, decisions: number, fallbacks: {why: string, count: number}[], fallbackTotal: number,
+ *   inputTokens: number, outputTokens: number, cachedTokens: number,
  *   p50LatencyMs: number|null, p95LatencyMs: number|null, tokensPerDecision: number|null}} ModelView
  */
 
 /**
  * The language model's report of an agent's status (`status.model`): its calls, the decisions it
- * made, the steps the planner took over and why (most first), latency percentiles and tokens per
- * decision; `null` for an agent that never called a model.
+ * made, the steps it did not serve and why (most first: the fallback played them, the planner in
+ * live play, a wait in a scored run), latency percentiles, tokens in (of which read from the
+ * provider's cache) and out, and tokens per decision; `null` for an agent that never called a model.
  * @param {any} m
  * @returns {ModelView|null}
  */
@@ -129,6 +131,9 @@ export function modelView(m) {
     decisions: num(m.decisions) ?? 0,
     fallbacks,
     fallbackTotal: fallbacks.reduce((n, f) => n + f.count, 0),
+    inputTokens: num(m.inputTokens) ?? 0,
+    outputTokens: num(m.outputTokens) ?? 0,
+    cachedTokens: num(m.cachedTokens) ?? 0,
     p50LatencyMs: num(m.p50LatencyMs),
     p95LatencyMs: num(m.p95LatencyMs),
     tokensPerDecision: num(m.tokensPerDecision),
@@ -140,8 +145,11 @@ export function modelSummary(m) {
   const why = m.fallbacks.map((f) => `${f.why.replace(/_/g, ' ')} ${f.count}`).join(', ');
   return [
     `Model: ${m.decisions.toLocaleString()} decisions of ${m.calls.toLocaleString()} calls`,
-    `planner took over ${m.fallbackTotal.toLocaleString()}${why ? ` (${why})` : ''}`,
+    `fell back ${m.fallbackTotal.toLocaleString()}${why ? ` (${why})` : ''}`,
     m.p50LatencyMs !== null ? `latency p50 ${m.p50LatencyMs} ms / p95 ${m.p95LatencyMs ?? '—'} ms` : null,
+    m.inputTokens + m.outputTokens > 0
+      ? `tokens ${m.inputTokens.toLocaleString()} in (${m.cachedTokens.toLocaleString()} cached) / ${m.outputTokens.toLocaleString()} out`
+      : null,
     m.tokensPerDecision !== null ? `${m.tokensPerDecision.toLocaleString()} tokens per decision` : null,
   ].filter(Boolean).join(' · ');
 }

@@ -259,8 +259,10 @@ pub fn unwrap_act(call: ToolCall) -> Result<ToolCall, LlmFailure> {
 /// included, with its latency, and plays them back so: a replay is the recorded run.
 pub async fn ask(http: &Http, config: &LlmConfig, prompt: &Prompt) -> Answer {
     use super::tape::TapeMode;
+    // Which asking of this prompt this is: a tape keeps each apart (`brain::tape`).
+    let asking = config.tape.as_ref().map_or(1, |t| t.next_asking(prompt));
     if let Some(tape) = config.tape.as_ref().filter(|t| t.mode == TapeMode::Replay) {
-        return tape.load(prompt).unwrap_or(Answer {
+        return tape.load_or_warn(prompt, asking).unwrap_or(Answer {
             result: Err(LlmFailure::ReplayMiss),
             latency_ms: 0,
         });
@@ -275,7 +277,7 @@ pub async fn ask(http: &Http, config: &LlmConfig, prompt: &Prompt) -> Answer {
         latency_ms: u64::try_from(asked.elapsed().as_millis()).unwrap_or(u64::MAX),
     };
     if let Some(tape) = &config.tape {
-        tape.save(prompt, &answer);
+        tape.save_nth(prompt, asking, &answer);
     }
     answer
 }
@@ -347,14 +349,17 @@ fn chat_completions_request(config: &LlmConfig, prompt: &Prompt) -> (String, Val
     (url, body, builder)
 }
 
-/// An Anthropic messages request: its address, body and authorised builder.
+/// An Anthropic messages request: its address, body and authorised builder. Anthropic caches
+/// only what a request marks: the system block carries `cache_control`, which caches the prefix
+/// up to it (the tool, then the system text: the same bytes every step), so each step pays full
+/// price only for the user message (the answer's `cache_read_input_tokens`).
 fn messages_request(config: &LlmConfig, prompt: &Prompt) -> (String, Value, Request) {
     let tools = json!([{"name": prompt.tool["name"], "description": prompt.tool["description"], "input_schema": prompt.tool["parameters"]}]);
     let url = format!("{}/v1/messages", config.base_url);
     let body = json!({
         "model": config.model,
         "max_tokens": config.max_tokens.unwrap_or(DEFAULT_ANTHROPIC_MAX_TOKENS),
-        "system": prompt.system,
+        "system": [{"type": "text", "text": prompt.system, "cache_control": {"type": "ephemeral"}}],
         "messages": [{"role": "user", "content": prompt.user}],
         "tools": tools,
         "tool_choice": {"type": "any"},
@@ -521,5 +526,43 @@ mod tests {
         ));
         let anthropic = json!({"content": [{"type": "text", "text": "ok"}, {"type": "tool_use", "name": "idle", "input": {}}], "usage": {"input_tokens": 5, "output_tokens": 1}});
         assert_eq!(read_anthropic(&anthropic).unwrap().0.name, "idle");
+    }
+
+    /// Both providers' cache figures are read: OpenAI's `prompt_tokens_details.cached_tokens`
+    /// (part of `prompt_tokens`), Anthropic's `cache_read_input_tokens` (apart from its
+    /// `input_tokens`, as are the tokens written to the cache: all three are the input).
+    #[test]
+    fn cached_tokens_are_read_from_both_providers_usage() {
+        let call = |usage: Value| json!({"choices": [{"message": {"tool_calls": [{"function": {"name": "act", "arguments": "{}"}}]}}], "usage": usage});
+        let (_, usage) = read_openai(&call(json!({"prompt_tokens": 1200, "completion_tokens": 9, "prompt_tokens_details": {"cached_tokens": 1024}}))).unwrap();
+        assert_eq!((usage.input, usage.output, usage.cached), (1200, 9, 1024));
+        let anthropic = json!({"content": [{"type": "tool_use", "name": "act", "input": {}}], "usage": {"input_tokens": 180, "output_tokens": 9, "cache_read_input_tokens": 1100, "cache_creation_input_tokens": 0}});
+        let (_, usage) = read_anthropic(&anthropic).unwrap();
+        assert_eq!((usage.input, usage.output, usage.cached), (1280, 9, 1100));
+    }
+
+    /// An Anthropic request marks its stable prefix (the tool and the system text) for the
+    /// provider's cache; a chat-completions request needs no mark (OpenAI caches any prefix of
+    /// 1,024 tokens or more by itself) and carries none.
+    #[test]
+    fn an_anthropic_request_marks_the_system_text_for_the_cache() {
+        let mut config =
+            LlmConfig::from_lookup(|k| (k == "ANTHROPIC_API_KEY").then(|| "k".to_owned()), None)
+                .unwrap();
+        let prompt = Prompt {
+            system: "the rules".into(),
+            user: "the state".into(),
+            tool: crate::brain::prompt::act_tool(),
+        };
+        let (_, body, _) = messages_request(&config, &prompt);
+        assert_eq!(
+            body["system"],
+            json!([{"type": "text", "text": "the rules", "cache_control": {"type": "ephemeral"}}])
+        );
+        assert_eq!(body["messages"][0]["content"], "the state");
+        config.provider = Provider::OpenAi;
+        let (_, body, _) = chat_completions_request(&config, &prompt);
+        assert_eq!(body["messages"][0]["content"], "the rules");
+        assert!(!body.to_string().contains("cache_control"));
     }
 }

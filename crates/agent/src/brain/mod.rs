@@ -306,6 +306,7 @@ impl ModelStats {
                     .collect(),
                 input_tokens: self.input_tokens,
                 output_tokens: self.output_tokens,
+                cached_tokens: self.cached_tokens,
                 mean_latency_ms: self.mean_latency_ms(),
                 p50_latency_ms: self.latency_percentile(50),
                 p95_latency_ms: self.latency_percentile(95),

@@ -22,10 +22,33 @@ use crate::{goal, stepped};
 struct Mock {
     provider: Provider,
     calls: Arc<AtomicUsize>,
+    /// Requests whose stable prefix was marked for the provider's cache as its API asks:
+    /// Anthropic's system block with `cache_control`; for chat completions (cached by the
+    /// provider without a mark), a system message of the same text every call.
+    marked: Arc<AtomicUsize>,
+}
+
+/// Whether `request` marks its prefix for `provider`'s prompt cache (see [`Mock::marked`]).
+fn marks_the_prefix(provider: Provider, request: &Value) -> bool {
+    match provider {
+        Provider::Anthropic => {
+            request["system"][0]["cache_control"] == json!({"type": "ephemeral"})
+                && request["system"][0]["text"]
+                    .as_str()
+                    .is_some_and(|t| !t.is_empty())
+        }
+        _ => {
+            request["messages"][0]["role"] == "system"
+                && !request.to_string().contains("cache_control")
+        }
+    }
 }
 
 async fn answer(State(mock): State<Mock>, Json(request): Json<Value>) -> Response {
     let n = mock.calls.fetch_add(1, Ordering::SeqCst);
+    if marks_the_prefix(mock.provider, &request) {
+        mock.marked.fetch_add(1, Ordering::SeqCst);
+    }
     // One tool, act, whatever is available; the state says what is possible now.
     let tools: Vec<String> = request["tools"]
         .as_array()
@@ -58,10 +81,11 @@ async fn answer(State(mock): State<Mock>, Json(request): Json<Value>) -> Respons
 fn tool_call(provider: Provider, name: &str, arguments: Value) -> Value {
     match provider {
         Provider::Anthropic => {
-            json!({"content": [{"type": "tool_use", "id": "t1", "name": name, "input": arguments}], "usage": {"input_tokens": 100, "output_tokens": 10}})
+            // Anthropic counts the cached prefix apart from input_tokens.
+            json!({"content": [{"type": "tool_use", "id": "t1", "name": name, "input": arguments}], "usage": {"input_tokens": 40, "output_tokens": 10, "cache_read_input_tokens": 60}})
         }
         _ => {
-            json!({"choices": [{"message": {"tool_calls": [{"id": "c1", "type": "function", "function": {"name": name, "arguments": arguments.to_string()}}]}}], "usage": {"prompt_tokens": 100, "completion_tokens": 10}})
+            json!({"choices": [{"message": {"tool_calls": [{"id": "c1", "type": "function", "function": {"name": name, "arguments": arguments.to_string()}}]}}], "usage": {"prompt_tokens": 100, "completion_tokens": 10, "prompt_tokens_details": {"cached_tokens": 60}}})
         }
     }
 }
@@ -78,20 +102,26 @@ fn text_only(provider: Provider) -> Value {
 }
 
 async fn mock_server(provider: Provider) -> (String, Arc<AtomicUsize>) {
-    let calls = Arc::new(AtomicUsize::new(0));
+    let (base_url, mock) = mock_server_counting(provider).await;
+    (base_url, mock.calls)
+}
+
+async fn mock_server_counting(provider: Provider) -> (String, Mock) {
+    let mock = Mock {
+        provider,
+        calls: Arc::new(AtomicUsize::new(0)),
+        marked: Arc::new(AtomicUsize::new(0)),
+    };
     let app = Router::new()
         .route("/chat/completions", post(answer))
         .route("/v1/messages", post(answer))
-        .with_state(Mock {
-            provider,
-            calls: Arc::clone(&calls),
-        });
+        .with_state(mock.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("a port");
     let addr = listener.local_addr().expect("an address");
     tokio::spawn(async move { axum::serve(listener, app).await });
-    (format!("http://{addr}"), calls)
+    (format!("http://{addr}"), mock)
 }
 
 /// The mock's configuration: live play's (the planner as fallback).
@@ -121,7 +151,8 @@ fn mock_config(provider: Provider, base_url: String) -> LlmConfig {
 
 async fn backend_falls_back_and_counts(provider: Provider, name: &str) {
     let server = stepped().await;
-    let (base_url, calls) = mock_server(provider).await;
+    let (base_url, mock) = mock_server_counting(provider).await;
+    let calls = Arc::clone(&mock.calls);
     let config = mock_config(provider, base_url);
     let agent = server.agent(
         name,
@@ -143,6 +174,18 @@ async fn backend_falls_back_and_counts(provider: Provider, name: &str) {
     // Each answer's wait is counted, for the latency the owner's routes show.
     assert!(
         status.model.mean_latency_ms().is_some(),
+        "{:?}",
+        status.model
+    );
+    // Every request marked its stable prefix for the provider's cache, and the tokens the
+    // provider read from it are counted (60 a valid answer, in the mock).
+    assert_eq!(
+        mock.marked.load(Ordering::SeqCst),
+        calls.load(Ordering::SeqCst),
+        "a request without its cache mark"
+    );
+    assert!(
+        status.model.cached_tokens >= 60 && status.model.cached_tokens <= status.model.input_tokens,
         "{:?}",
         status.model
     );

@@ -93,6 +93,15 @@ impl Runner {
                 reply,
             }),
             WorldInput::Tally { id, reply } => {
+                // A manual world answers once its trade and duel commits in flight are written
+                // (the bench reads a duel's audit row from the store right after): a duel that
+                // ended this tick is in the store whatever the database's pace. Their outcomes
+                // take the same place in the next tick's commands as when that tick takes them.
+                if self.context.manual
+                    && !self.await_trade_outcomes(super::trade_commits::MANUAL_COMMIT_WAIT)
+                {
+                    tracing::warn!("tally: commits still in flight");
+                }
                 let tally = self
                     .tally
                     .as_ref()

@@ -170,7 +170,8 @@ pub enum WorldInput {
     /// Run ticks now (the manual clock only, see [`TickClock`]); a timed world refuses it.
     Step(Step),
     /// A character's kills and deaths since the world started (the manual clock only: a timed
-    /// world answers an empty tally). Answered between ticks.
+    /// world answers an empty tally). Answered between ticks, once the trade and duel commits in
+    /// flight are written (so what a caller reads from the store next includes them).
     Tally {
         id: String,
         reply: oneshot::Sender<queries::Tally>,

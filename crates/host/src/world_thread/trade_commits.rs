@@ -22,7 +22,7 @@ use crate::saver::SaveJob;
 use super::trade_book::CommitKind;
 
 /// How long a manual-clock tick waits for the trade and duel commits in flight.
-const MANUAL_COMMIT_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+pub(super) const MANUAL_COMMIT_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 use super::{now_ms, Runner};
 
 impl Runner {

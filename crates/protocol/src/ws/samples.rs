@@ -194,6 +194,7 @@ fn client_samples() -> Vec<ClientMessage> {
                 fallbacks: [("timeout".to_owned(), 2)].into_iter().collect(),
                 input_tokens: 14_000,
                 output_tokens: 300,
+                cached_tokens: 9_000,
                 mean_latency_ms: Some(850),
                 p50_latency_ms: Some(700),
                 p95_latency_ms: Some(2_100),

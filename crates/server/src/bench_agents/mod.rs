@@ -124,10 +124,7 @@ pub struct BenchOptions {
 /// names (its `model.json`: provider, name, address, sampling and fallback), so the replay's report
 /// is the recorded one.
 pub fn replay_brain(dir: PathBuf) -> (Brain, Tape) {
-    let tape = Tape {
-        dir,
-        mode: TapeMode::Replay,
-    };
+    let tape = Tape::new(dir, TapeMode::Replay);
     let kept = tape.load_model().unwrap_or(Value::Null);
     let text = |key: &str, default: &str| kept[key].as_str().unwrap_or(default).to_owned();
     let provider = match kept["provider"].as_str() {
@@ -847,7 +844,10 @@ async fn step_one(player: &Player) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// What the world holds of each agent's character now.
+/// What the world holds of each agent's character now. The tally is asked before the store's
+/// duel audit is read: a manual world answers it once the commits in flight are written, so a
+/// duel that ended this tick is seen at this check on any machine (read at once, its row was
+/// there or not by the database's pace, and a loaded machine ended a run a check later).
 async fn observe(
     state: &AppState,
     players: &[Player],

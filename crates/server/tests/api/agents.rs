@@ -671,6 +671,7 @@ async fn the_status_an_agent_reports_shows_in_its_owners_routes(db: FreshDatabas
             fallbacks: [("timeout".to_owned(), 1)].into_iter().collect(),
             input_tokens: 2_400,
             output_tokens: 40,
+            cached_tokens: 1_200,
             mean_latency_ms: Some(900),
             p50_latency_ms: Some(800),
             p95_latency_ms: Some(1_900),

@@ -262,7 +262,10 @@ async fn mock_model(policy: Policy) -> (Mock, LlmConfig) {
         api_key: "test-key".into(),
         base_url: format!("http://{addr}"),
         model: "mock-model".into(),
-        timeout: std::time::Duration::from_secs(10),
+        // Wall time, the one clock a lockstep run reads: long, so a loaded machine does not
+        // turn the mock's answers into timeouts (a replay would play those back faithfully, but
+        // the recorded run would not be the model's).
+        timeout: std::time::Duration::from_secs(30),
         calls_per_minute: 20,
         tokens_per_hour: 200_000,
         breaker_failures: 3,
@@ -359,10 +362,7 @@ async fn a_recorded_model_run_reports_v2_and_replays_without_a_key_or_a_request(
         &tasks,
         &[1],
         Brain::Llm(model),
-        Some(Tape {
-            dir: dir.path().to_path_buf(),
-            mode: TapeMode::Record,
-        }),
+        Some(Tape::new(dir.path().to_path_buf(), TapeMode::Record)),
     );
     recording.trajectories = Some(trajectories.path().to_path_buf());
     let recorded = run(&recording).await.expect("the recorded run");
@@ -449,13 +449,16 @@ async fn a_recorded_model_run_reports_v2_and_replays_without_a_key_or_a_request(
 /// byte, latencies and all.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_recorded_duel_with_another_player_replays_byte_for_byte() {
+    // A replay's miss is logged with the first line that differs from the nearest recorded
+    // prompt (`Tape::load_or_warn`): shown here should the replay stray.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter("wayfarer_agent=warn")
+        .with_test_writer()
+        .try_init();
     let (mock, model) = mock_model(Policy::Duel).await;
     let dir = tempfile::tempdir().unwrap();
     let tasks = ["win-a-duel"];
-    let tape = |mode| Tape {
-        dir: dir.path().to_path_buf(),
-        mode,
-    };
+    let tape = |mode| Tape::new(dir.path().to_path_buf(), mode);
     let recorded = run(&options(
         &tasks,
         &[1],
