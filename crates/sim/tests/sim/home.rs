@@ -3,7 +3,7 @@
 //! interrupted by a step or a blow; emotes shown to the players in view and nobody else.
 
 use wayfarer_sim::{
-    Action, Command, Event, HomeTeleportStatus, Joining, World, EMOTE_GAP_TICKS, HOME_CAST_TICKS,
+    Action, Command, Event, HomeTeleportStatus, Joining, EMOTE_GAP_TICKS, HOME_CAST_TICKS,
     HOME_COOLDOWN_TICKS,
 };
 
