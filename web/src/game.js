@@ -77,6 +77,8 @@ export class Game {
     this.combatStyle = getPref(STYLE_KEY) ?? 'accurate';
     /** Whether an attack on the idle player is answered: the server keeps it and tells it in `player:sync`. */
     this.autoRetaliate = true;
+    /** When (performance.now()) the home teleport may be cast again (CONTRACT §14). */
+    this.homeReadyAt = 0;
     /** @type {{areaId: string, name: string, safe: boolean, pvp: boolean}|null} the zone last entered */
     this.zone = null;
     /** @type {(x: number, z: number) => string|null} the name of the area at a tile (the HUD gives the map's areas) */
@@ -321,6 +323,8 @@ const HANDLERS = {
     g.skills = d.skills ?? {};
     if (typeof d.stamina === 'number') g.energy = d.stamina;
     if (typeof d.autoRetaliate === 'boolean') g.autoRetaliate = d.autoRetaliate;
+    if (typeof d.homeTeleportCooldown === 'number') g.homeReadyAt = performance.now() + d.homeTeleportCooldown * 1000;
+    g.emit('homeTeleport');
     g.emit('inventory');
     g.emit('equipment');
     g.emit('skills');
@@ -378,6 +382,19 @@ const HANDLERS = {
     g.emit('hit', d);
   },
   error: (g, d) => g.system(asSentence(d.message ?? d.code)),
+  // CONTRACT §14: an emote of a player in view (the figure's name says who), and the home teleport.
+  'player:emote': (g, d) => {
+    const who = g.world.entities.get(d.playerId)?.name ?? 'Someone';
+    g.system(`${who}: *${d.emote}*`);
+    g.emit('emote', d);
+  },
+  'player:homeTeleport': (g, d) => {
+    g.homeReadyAt = performance.now() + (d.cooldownSeconds ?? 0) * 1000;
+    if (d.status === 'casting') g.system('You begin teleporting home…');
+    else if (d.status === 'interrupted') g.system('Your teleport home was interrupted.');
+    else if (d.status === 'arrived') g.system('You arrive home.');
+    g.emit('homeTeleport');
+  },
   'friend:list': (g, d) => {
     g.friends = d;
     g.emit('friends');

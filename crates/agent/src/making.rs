@@ -326,6 +326,7 @@ pub(crate) mod tests {
             tile: Some(TilePos { x: at.0, z: at.1 }),
             stamina: Some(100),
             auto_retaliate: Some(true),
+            home_teleport_cooldown: None,
         })));
         model.apply(&ServerMessage::WorldUpdate(WorldUpdate {
             tick: 1,

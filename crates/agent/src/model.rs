@@ -328,6 +328,8 @@ impl Model {
             ServerMessage::MakeOptions(_) => {}
             // Zones and deaths: what changes (tile, inventory, health) arrives in its own messages.
             ServerMessage::ZoneEnter(_) | ServerMessage::PlayerDeath(_) => {}
+            // Emotes are for people; a home teleport's landing arrives as the player's move.
+            ServerMessage::PlayerEmote(_) | ServerMessage::HomeTeleport(_) => {}
             ServerMessage::PlayerSync(player) => {
                 let me = &mut self.me;
                 me.id.clone_from(&player.id);

@@ -30,6 +30,11 @@ fn sim_skills(character: &wayfarer_store::Character) -> Skills {
 /// quantity out of bounds, an unknown equipment slot) are logged and left out of the world; the
 /// stored rows stay until the next save, so nothing is silently rewritten at login.
 pub fn joining(snapshot: &CharacterSnapshot, ignored: Vec<String>) -> Joining {
+    joining_at(snapshot, ignored, wayfarer_store::now_ms())
+}
+
+/// [`joining`] at wall time `now_ms` (what is left of the home teleport's cooldown).
+pub fn joining_at(snapshot: &CharacterSnapshot, ignored: Vec<String>, now_ms: i64) -> Joining {
     let c = &snapshot.character;
     let skills = sim_skills(c);
     let mut stacks: Vec<(usize, Stack)> = Vec::new();
@@ -90,6 +95,10 @@ pub fn joining(snapshot: &CharacterSnapshot, ignored: Vec<String>) -> Joining {
         equipment,
         style: CombatStyle::parse(&c.combat_style).unwrap_or_default(),
         auto_retaliate: c.auto_retaliate,
+        home_teleport_cooldown_ticks: wayfarer_sim::ticks_for_ms_left(
+            c.home_teleport_ready_at_ms
+                .map_or(0, |at| at.saturating_sub(now_ms)),
+        ),
         prayer_points: c
             .prayer_points
             .map(|p| u32::try_from(p.max(0)).unwrap_or(u32::MAX)),
@@ -278,6 +287,7 @@ mod tests {
                 position: [3.5, 0.0, 4.5],
                 combat_style: "aggressive".into(),
                 prayer_points: None,
+                home_teleport_ready_at_ms: None,
                 auto_retaliate: true,
                 created_at_ms: 0,
                 last_login_at_ms: None,

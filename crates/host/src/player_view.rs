@@ -111,7 +111,18 @@ pub fn player(
         // the world thread puts the live figure into a sync asked for later.
         stamina: tile.map(|_| wayfarer_sim::MAX_RUN_ENERGY / wayfarer_sim::RUN_ENERGY_PER_PERCENT),
         auto_retaliate: tile.map(|_| c.auto_retaliate),
+        // Sync-only: from the record's time the teleport may be cast again (the world thread
+        // reads the live figure of a player online).
+        home_teleport_cooldown: tile.map(|_| {
+            home_teleport_seconds_left(c.home_teleport_ready_at_ms, wayfarer_store::now_ms())
+        }),
     }
+}
+
+/// Whole seconds (rounded up) from `now_ms` until `ready_at_ms`, 0 when it has passed or is unset.
+pub fn home_teleport_seconds_left(ready_at_ms: Option<i64>, now_ms: i64) -> u64 {
+    let left = ready_at_ms.map_or(0, |at| at.saturating_sub(now_ms)).max(0);
+    u64::try_from(left).unwrap_or(0).div_ceil(1000)
 }
 
 #[cfg(test)]

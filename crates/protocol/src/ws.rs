@@ -100,8 +100,49 @@ pub mod codes {
     pub const UNKNOWN_SPELL: &str = "unknown_spell";
     /// Fewer runes held than a cast takes (a staff's runes are not counted as missing).
     pub const MISSING_RUNES: &str = "missing_runes";
-    /// Too soon after the last of the same thing (a bite of food: `eat_delay`; home teleport).
+    /// Too soon after the last of the same thing (a bite of food: `eat_delay`; home teleport,
+    /// whose error carries `remainingSeconds`).
     pub const COOLDOWN: &str = "cooldown";
+    /// Refused while the player fought in the last 10 seconds (home teleport, emotes).
+    pub const IN_COMBAT: &str = "in_combat";
+    /// `player:emote` with an emote not in [`super::EMOTES`].
+    pub const UNKNOWN_EMOTE: &str = "unknown_emote";
+}
+
+/// The emotes a player may do (`player:emote`, CONTRACT.md section 14; `GET /api/v1/emotes`).
+pub const EMOTES: &[&str] = &[
+    "wave", "bow", "yes", "no", "dance", "cheer", "cry", "laugh", "think", "shrug", "clap",
+    "salute",
+];
+
+/// `player:emote` from the client: do emote `emote` (one of [`EMOTES`]).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct EmoteRequest {
+    pub emote: String,
+}
+
+/// `player:emote` to every player in view of `playerId` (the emoter included).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PlayerEmote {
+    pub player_id: String,
+    pub emote: String,
+}
+
+/// `player:homeTeleport`: how the player's home teleport goes (CONTRACT.md section 14).
+/// `status` is `casting` (it began: `castTicks` until it lands), `arrived` (the player is at the
+/// home town's spawn) or `interrupted` (moved, attacked or did something else). `cooldownSeconds`
+/// is how long until it may be cast again (0 when it may).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct HomeTeleportNotice {
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cast_ticks: Option<u32>,
+    pub cooldown_seconds: u64,
 }
 
 /// A tile on the ground plane.
@@ -955,6 +996,10 @@ pub struct Player {
     /// only, like `tile`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto_retaliate: Option<bool>,
+    /// Seconds until the home teleport may be cast again, 0 when it may (CONTRACT.md section 14):
+    /// `player:sync` only, like `tile`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub home_teleport_cooldown: Option<u64>,
 }
 
 /// `chat:message`.
@@ -1115,6 +1160,13 @@ pub struct ErrorMessage {
     pub message: String,
     #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
     pub reference: Option<Value>,
+    /// `cooldown` of the home teleport: seconds until it may be cast again.
+    #[serde(
+        default,
+        rename = "remainingSeconds",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub remaining_seconds: Option<u64>,
 }
 
 #[cfg(test)]

@@ -282,7 +282,8 @@ fn route_groups() -> RouteGroups {
         .documented(routes!(routes::agents::quick_actions))
         .documented(routes!(routes::agents::mapping))
         .documented(routes!(routes::content::skill_unlocks))
-        .documented(routes!(routes::content::world_areas));
+        .documented(routes!(routes::content::world_areas))
+        .documented(routes!(routes::content::emotes));
     let probe = RouteTable::new(http::openapi::base()).documented(routes!(http::health::status));
     let open = RouteTable::new(http::openapi::base())
         .documented(routes!(http::health::health))

@@ -150,6 +150,7 @@ fn full_sync() -> ServerMessage {
         tile: Some(TilePos { x: 3_222, z: 3_218 }),
         stamina: Some(87),
         auto_retaliate: Some(true),
+        home_teleport_cooldown: Some(0),
     }))
 }
 

@@ -149,6 +149,7 @@ impl Action {
             "autocast" => Action::Autocast {
                 spell: request.spell_id.clone().filter(|s| !s.is_empty()),
             },
+            "homeTeleport" | "home_teleport" => Action::HomeTeleport,
             "auto_retaliate" => Action::AutoRetaliate(request.enabled.ok_or_else(|| {
                 bad(
                     codes::INVALID_MESSAGE,
@@ -309,7 +310,10 @@ impl World {
             return;
         };
         match action {
-            Action::Stop => self.stop_everything(id),
+            Action::Stop => {
+                self.stop_everything(id);
+                self.interrupt_home_teleport(index, events);
+            }
             Action::CombatStyle(style) => self.set_style(index, style),
             Action::Drop { slot } => self.drop_item(index, slot, reference, events),
             Action::Equip { slot } => self.equip(index, slot, reference, events),
@@ -348,6 +352,7 @@ impl World {
                 self.set_autocast(index, spell.as_deref(), reference, events)
             }
             Action::AutoRetaliate(on) => self.set_auto_retaliate(index, on),
+            Action::HomeTeleport => self.begin_home_teleport(index, reference, events),
             Action::Follow { target } => {
                 if target == id {
                     return Self::reject(

@@ -38,6 +38,8 @@ pub struct Joining {
     pub prayer_points: Option<u32>,
     /// Quests started or done.
     pub quests: Vec<crate::quests::QuestRecord>,
+    /// Ticks until the home teleport may be cast again (0: now), from what the record keeps.
+    pub home_teleport_cooldown_ticks: u64,
 }
 
 impl Joining {
@@ -59,6 +61,7 @@ impl Joining {
             bank: Vec::new(),
             prayer_points: None,
             quests: Vec::new(),
+            home_teleport_cooldown_ticks: 0,
         }
     }
 }
@@ -147,6 +150,8 @@ pub enum Action {
     },
     /// Switch auto-retaliate on or off.
     AutoRetaliate(bool),
+    /// Cast the home teleport (CONTRACT.md section 14).
+    HomeTeleport,
 }
 
 /// How many times `make` makes its recipe.
@@ -402,6 +407,15 @@ pub enum Command {
         /// Character id.
         id: String,
     },
+    /// `player:emote` from the client.
+    Emote {
+        /// Character id.
+        id: String,
+        /// The emote asked for (checked against `wayfarer_protocol::ws::EMOTES`).
+        emote: String,
+        /// Echoed in a rejection.
+        reference: Option<u64>,
+    },
     /// `quest:abandon` from the client.
     QuestAbandon {
         /// Character id.
@@ -459,7 +473,8 @@ impl Command {
             | Command::DialogueClose { id, .. }
             | Command::RubLamp { id, .. }
             | Command::QuestList { id }
-            | Command::QuestAbandon { id, .. } => Some(id),
+            | Command::QuestAbandon { id, .. }
+            | Command::Emote { id, .. } => Some(id),
             Command::SystemMessage { to, .. } => to.as_deref(),
             // The sender is in another world.
             Command::RelayedGlobalChat { .. } => None,

@@ -69,6 +69,39 @@ pub enum Event {
         /// The command's reference, echoed.
         reference: Option<u64>,
     },
+    /// A command refused for a while (`cooldown` of the home teleport): an `error` that carries
+    /// `remainingSeconds`.
+    RejectedWait {
+        /// The sender's character id.
+        to: String,
+        /// Wire error code.
+        code: &'static str,
+        /// Human-readable reason.
+        message: String,
+        /// Seconds until it would be accepted.
+        remaining_seconds: u64,
+        /// The command's reference, echoed.
+        reference: Option<u64>,
+    },
+    /// How a player's home teleport goes (`player:homeTeleport`); on `Arrived` the server keeps
+    /// when the cooldown ends in the character's record.
+    HomeTeleport {
+        /// The caster's character id.
+        to: String,
+        /// Casting, arrived or interrupted.
+        status: crate::home::HomeTeleportStatus,
+        /// Ticks until it may be cast again (the whole cooldown on `Arrived`, else 0).
+        cooldown_ticks: u64,
+    },
+    /// A player's emote (`player:emote`), for every player within view distance of them.
+    Emote {
+        /// Receiving character ids (the emoter among them).
+        to: Vec<String>,
+        /// The emoter's character id.
+        player_id: String,
+        /// One of `wayfarer_protocol::ws::EMOTES`.
+        emote: &'static str,
+    },
     /// A player's inventory changed this tick (at most one per player per tick): every occupied
     /// slot, in slot order.
     Inventory {

@@ -72,6 +72,7 @@ mod game_messages;
 mod gathering;
 mod grid;
 mod ground;
+mod home;
 pub mod inventory;
 mod items;
 mod layout;
@@ -122,6 +123,9 @@ pub use features::{MapFeatures, PlacedBuilding, PlacedPoi, PlacedProp};
 pub use fires::STEP_ASIDE_ORDER;
 pub use grid::CELL_TILES;
 pub use ground::{GroundItemInfo, GROUND_LIFETIME_TICKS, GROUND_PRIVATE_TICKS};
+pub use home::{
+    ticks_for_ms_left, HomeTeleportStatus, EMOTE_GAP_TICKS, HOME_CAST_TICKS, HOME_COOLDOWN_TICKS,
+};
 pub use items::{EAT_DELAY_TICKS, TINDERBOX};
 pub use layout::{
     content_layout, content_map, COORDINATE_LIMIT_TILES, FISHING_PLACEMENT_ATTEMPTS,

@@ -59,6 +59,12 @@ pub(crate) struct PlayerState {
     pub making: Option<Box<crate::making::MakeJob>>,
     /// The tick before which the player may not eat again.
     pub eat_ready_at: u64,
+    /// The tick before which the player may not cast the home teleport (`home`).
+    pub home_ready_at: u64,
+    /// The home teleport being cast (`home`).
+    pub home_cast: Option<crate::home::HomeCast>,
+    /// The tick before which the player's next emote is refused (`home`).
+    pub emote_ready_at: u64,
     /// The tick before which the player may not attack again (the weapon's speed).
     pub attack_ready_at: u64,
     /// The tick of the player's last swing, given or taken (a miss counts); 0: none since entering
@@ -193,6 +199,8 @@ pub struct World {
     pub(crate) doors_crossed: Vec<(TilePos, u8)>,
     /// The quest markers each player was last shown on each NPC (`onboarding`).
     pub(crate) shown_markers: crate::onboarding::ShownMarkers,
+    /// The players casting the home teleport (`home`), so a tick looks at them alone.
+    pub(crate) home_casters: Vec<Arc<str>>,
 }
 
 impl World {
@@ -249,6 +257,7 @@ impl World {
             obstacles: Default::default(),
             doors_crossed: Vec::new(),
             shown_markers: Default::default(),
+            home_casters: Vec::new(),
         };
         let layout = world.layout.clone();
         for placement in &layout.npcs {
@@ -336,6 +345,7 @@ impl World {
         self.advance_prayers(&mut events);
         self.advance_dialogues(&mut events);
         self.advance_travel(&mut events);
+        self.advance_home_teleports(&mut events);
         self.advance_regeneration();
         self.report_player_changes(&mut events);
         phase(Phase::View);
@@ -465,6 +475,11 @@ impl World {
                 quest_id,
                 reference,
             } => self.abandon_quest(&id, &quest_id, reference, events),
+            Command::Emote {
+                id,
+                emote,
+                reference,
+            } => self.emote(&id, &emote, reference, events),
         }
     }
 
@@ -491,6 +506,7 @@ impl World {
             bank,
             prayer_points,
             quests,
+            home_teleport_cooldown_ticks,
         } = joining;
         // It enters as the database has it: anything an earlier session owed and never wrote
         // (taken out unsaved) is not owed.
@@ -533,6 +549,8 @@ impl World {
             player.equipment = equipment;
             player.style = style;
             player.auto_retaliate = auto_retaliate;
+            player.home_ready_at = now + home_teleport_cooldown_ticks;
+            player.home_cast = None;
             player.bank = bank;
             player.shop = None;
             player.prayer = prayer;
@@ -610,6 +628,9 @@ impl World {
             making: None,
             magic: Default::default(),
             eat_ready_at: 0,
+            home_ready_at: now + home_teleport_cooldown_ticks,
+            home_cast: None,
+            emote_ready_at: 0,
             attack_ready_at: 0,
             fought_at: 0,
             // The record learns the derived figures (maximum health, combat level) at once.

@@ -90,6 +90,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "health_from_constitution",
         sql: include_str!("../migrations/0015_health_from_constitution.sql"),
     },
+    Migration {
+        version: 16,
+        name: "home_teleport",
+        sql: include_str!("../migrations/0016_home_teleport.sql"),
+    },
 ];
 
 /// Any constant works; it only has to be the same in every server process sharing a database.

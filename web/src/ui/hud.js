@@ -19,6 +19,7 @@ import { combatPanel, settingsPanel, orbs } from './controls.js';
 import { zoneBanner, deathScreen } from './notices.js';
 import { hoverLine } from './hover.js';
 import { spellbookPanel } from './spellbook.js';
+import { emotesPanel } from './emotes.js';
 import { duelWindow } from './duel.js';
 import { getPref } from '../prefs.js';
 import { areaAt } from '../notices.js';
@@ -32,6 +33,7 @@ const TABS = [
   { id: 'friends', key: 'f', label: 'Friends' },
   { id: 'combat', key: 'c', label: 'Combat' },
   { id: 'spellbook', key: 'b', label: 'Magic' },
+  { id: 'emotes', key: 'y', label: 'Emotes' },
   { id: 'settings', key: 'o', label: 'Settings' },
 ];
 
@@ -70,6 +72,7 @@ export function mountHud(root, game, terrain, signOut) {
     friends: friendsPanel(game, chat.whisper),
     combat: combatPanel(game),
     spellbook: spellbookPanel(game),
+    emotes: emotesPanel(game),
     settings: settingsPanel(game, { renderer, signOut, logOut, collapseChat: chat.collapse }),
   };
   let current = 'inventory';

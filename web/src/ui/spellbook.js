@@ -60,5 +60,18 @@ export function spellbookPanel(game) {
   };
   for (const ev of ['inventory', 'equipment', 'skills', 'autocast']) game.on(ev, render);
   load();
-  return h('section.panel#panel-spellbook', null, h('h2', null, 'Spellbook'), status, list);
+  // Home teleport (CONTRACT §14): always in the book, greyed with the minutes left while cooling down.
+  const home = h('div.spell.home-teleport');
+  const renderHome = () => {
+    const left = Math.max(0, Math.ceil(((game.homeReadyAt ?? 0) - performance.now()) / 1000));
+    fill(home, h('button.spell-cast', {
+      title: left ? `Ready in ${Math.ceil(left / 60)} min` : 'Teleport to your home town (10 s)',
+      'aria-disabled': left ? 'true' : null,
+      onclick: () => !left && game.send('player:action', { action: 'homeTeleport' }),
+    }, h('span.spell-name', null, 'Home Teleport', h('small', null, left ? ` ready in ${Math.ceil(left / 60)} min` : ' 10 s cast'))));
+  };
+  game.on('homeTeleport', renderHome);
+  setInterval(renderHome, 15000);
+  renderHome();
+  return h('section.panel#panel-spellbook', null, h('h2', null, 'Spellbook'), home, status, list);
 }

@@ -104,6 +104,7 @@ pub fn scene() -> (Model, Knowledge) {
         tile: Some(TilePos { x: 0, z: 0 }),
         stamina: Some(100),
         auto_retaliate: Some(true),
+        home_teleport_cooldown: None,
     };
     model.apply(&ServerMessage::PlayerSync(Box::new(player)));
     let mut added: Vec<std::sync::Arc<Entity>> = Vec::new();

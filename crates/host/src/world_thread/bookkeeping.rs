@@ -153,8 +153,27 @@ impl Runner {
                     record.tile.set(*tile);
                 }
             }
+            Event::HomeTeleport {
+                to,
+                status: wayfarer_sim::HomeTeleportStatus::Arrived,
+                cooldown_ticks,
+            } => {
+                if let Some(record) = self.players.get_mut(to) {
+                    // Game time (ticks of `TICK_MS`), which `character_state::joining` turns
+                    // back into ticks: 30 minutes wherever the server's tick is 600 ms.
+                    let ms = i64::try_from(*cooldown_ticks)
+                        .unwrap_or(i64::MAX)
+                        .saturating_mul(wayfarer_content::ticks::TICK_MS as i64);
+                    record.snapshot.character.home_teleport_ready_at_ms =
+                        Some(reading.now_ms.saturating_add(ms));
+                    record.dirty = true;
+                }
+            }
             // Messages only (`messages.rs`).
-            Event::View { .. }
+            Event::HomeTeleport { .. }
+            | Event::RejectedWait { .. }
+            | Event::Emote { .. }
+            | Event::View { .. }
             | Event::LocalChat { .. }
             | Event::Rejected { .. }
             | Event::CombatHit { .. }

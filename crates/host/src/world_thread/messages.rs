@@ -18,14 +18,14 @@ use wayfarer_protocol::trade::{
 };
 use wayfarer_protocol::ws::{
     BankItem, BankUpdate, ChatChannel, ChatMessage, DeathItem, DialogueClose, EquipmentUpdate,
-    EquippedItem, Gravestone, InventorySlot, InventoryUpdate, PlayerDeath, PrayerUpdate,
-    QuestComplete, QuestList, QuestRewards, QuestSummary, QuestUpdate, RewardItem, ServerMessage,
-    ShopClosed, SkillXp,
+    EquippedItem, ErrorMessage, Gravestone, HomeTeleportNotice, InventorySlot, InventoryUpdate,
+    PlayerDeath, PlayerEmote, PrayerUpdate, QuestComplete, QuestList, QuestRewards, QuestSummary,
+    QuestUpdate, RewardItem, ServerMessage, ShopClosed, SkillXp,
 };
 use wayfarer_sim::equipment::slot_name;
 use wayfarer_sim::exchange::{Ending, ExchangeKind, Notice, Offered, Side};
 use wayfarer_sim::inventory::Stack;
-use wayfarer_sim::{Event, Heard};
+use wayfarer_sim::{Event, Heard, HomeTeleportStatus};
 
 use crate::character_state::item_name;
 use crate::player_view::COINS_ITEM;
@@ -128,6 +128,49 @@ pub fn messages(event: Event, reading: &Reading) -> Delivery {
             to,
             ServerMessage::error(code, message, reference.map(serde_json::Value::from)),
         ),
+        Event::RejectedWait {
+            to,
+            code,
+            message,
+            remaining_seconds,
+            reference,
+        } => one(
+            to,
+            ServerMessage::Error(ErrorMessage {
+                code: code.to_owned(),
+                message,
+                reference: reference.map(serde_json::Value::from),
+                remaining_seconds: Some(remaining_seconds),
+            }),
+        ),
+        Event::HomeTeleport {
+            to,
+            status,
+            cooldown_ticks,
+        } => {
+            // Game time (ticks of `TICK_MS`), as the sim and the record count the cooldown.
+            let cooldown_ms = cooldown_ticks.saturating_mul(wayfarer_content::ticks::TICK_MS);
+            one(
+                to,
+                ServerMessage::HomeTeleport(HomeTeleportNotice {
+                    status: status.as_str().to_owned(),
+                    cast_ticks: (status == HomeTeleportStatus::Casting)
+                        .then_some(wayfarer_sim::HOME_CAST_TICKS as u32),
+                    cooldown_seconds: cooldown_ms.div_ceil(1000),
+                }),
+            )
+        }
+        Event::Emote {
+            to,
+            player_id,
+            emote,
+        } => Delivery::Many {
+            to: Recipients::Ids(to),
+            message: ServerMessage::PlayerEmote(PlayerEmote {
+                player_id,
+                emote: emote.to_owned(),
+            }),
+        },
         Event::Inventory { to, slots } => {
             let update = inventory_update(reading.content, &slots);
             one(to, ServerMessage::InventoryUpdate(update))

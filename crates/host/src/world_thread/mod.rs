@@ -622,6 +622,11 @@ impl Runner {
         );
         // Run energy lives only in the sim (it is not saved): a sync asked for later reads it there.
         sync.stamina = live.map(|(_, energy)| energy).or(sync.stamina);
+        // The home teleport's cooldown as the sim counts it, for a player online.
+        if let Some(ticks) = self.world.home_teleport_cooldown_ticks(&c.id) {
+            let ms = ticks.saturating_mul(wayfarer_content::ticks::TICK_MS);
+            sync.home_teleport_cooldown = Some(ms.div_ceil(1000));
+        }
         sync
     }
 
@@ -801,6 +806,7 @@ mod tests {
                 position: [0.5, 10.0, 0.5],
                 combat_style: "accurate".into(),
                 prayer_points: None,
+                home_teleport_ready_at_ms: None,
                 auto_retaliate: true,
                 created_at_ms: 0,
                 last_login_at_ms: None,

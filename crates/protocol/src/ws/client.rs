@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use super::{
     codes, ActionRequest, BankDepositRequest, BankWithdrawRequest, ChatRequest,
-    DialogueCloseRequest, DialogueRespond, FriendRespond, MoveRequest, NameRequest, PrayerToggle,
-    QuestAbandon, ShopBuyRequest, ShopSellRequest, UseRequest,
+    DialogueCloseRequest, DialogueRespond, EmoteRequest, FriendRespond, MoveRequest, NameRequest,
+    PrayerToggle, QuestAbandon, ShopBuyRequest, ShopSellRequest, UseRequest,
 };
 use crate::agent::AgentStatus;
 use crate::duel::{
@@ -163,6 +163,8 @@ client_messages! {
     "duel:unstake" => DuelUnstake(DuelUnstake),
     "duel:accept" => DuelAccept(DuelIdOnly),
     "duel:cancel" => DuelCancel(DuelIdOnly),
+    /// `player:emote`: one of [`super::EMOTES`], shown to everyone in view.
+    "player:emote" => Emote(EmoteRequest),
 }
 
 /// Every event name a client may send ([`ClientMessage::TYPES`]).

@@ -179,6 +179,9 @@ fn client_samples() -> Vec<ClientMessage> {
         C::QuestAbandon(QuestAbandon {
             quest_id: "goblin_slayer".into(),
         }),
+        C::Emote(EmoteRequest {
+            emote: "wave".into(),
+        }),
         C::AgentStatus(Box::new(AgentStatus {
             goal: Some(ReportedGoal {
                 id: Some("g1".into()),
@@ -293,6 +296,7 @@ fn player() -> Player {
         tile: Some(TilePos { x: 3, z: -3 }),
         stamina: Some(80),
         auto_retaliate: Some(true),
+        home_teleport_cooldown: Some(0),
     }
 }
 
@@ -524,6 +528,27 @@ fn server_samples() -> Vec<ServerMessage> {
             code: codes::MOVE_TOO_FAR.into(),
             message: "too far".into(),
             reference: Some(json!("a7")),
+            remaining_seconds: None,
+        }),
+        S::Error(ErrorMessage {
+            code: codes::COOLDOWN.into(),
+            message: "not yet".into(),
+            reference: None,
+            remaining_seconds: Some(1_790),
+        }),
+        S::PlayerEmote(PlayerEmote {
+            player_id: "c1".into(),
+            emote: "dance".into(),
+        }),
+        S::HomeTeleport(HomeTeleportNotice {
+            status: "casting".into(),
+            cast_ticks: Some(17),
+            cooldown_seconds: 0,
+        }),
+        S::HomeTeleport(HomeTeleportNotice {
+            status: "arrived".into(),
+            cast_ticks: None,
+            cooldown_seconds: 1_800,
         }),
         S::error(codes::RATE_LIMITED, "slow down", None),
         S::error(codes::INVALID_MESSAGE, "bad", Some(json!(12))),

@@ -8,9 +8,9 @@ use serde_json::Value;
 
 use super::{
     encode, BankUpdate, ChatMessage, CombatHit, DialogueClose, DialogueOpen, EquipmentUpdate,
-    ErrorMessage, FriendIncoming, FriendList, FriendStatus, InventoryUpdate, MakeOptions, Player,
-    PrayerUpdate, QuestComplete, QuestList, QuestUpdate, ShopClosed, ShopView, SkillXp,
-    WorldUpdate,
+    ErrorMessage, FriendIncoming, FriendList, FriendStatus, HomeTeleportNotice, InventoryUpdate,
+    MakeOptions, Player, PlayerEmote, PrayerUpdate, QuestComplete, QuestList, QuestUpdate,
+    ShopClosed, ShopView, SkillXp, WorldUpdate,
 };
 use super::{PlayerDeath, ZoneEnter};
 use crate::agent::{AgentGoal, AgentMessage, AgentPause};
@@ -95,6 +95,8 @@ server_messages! {
     "duel:result" => DuelResult(DuelResult),
     "duel:cancelled" => DuelCancelled(DuelCancelled),
     "duelError" => DuelError(DuelError),
+    "player:emote" => PlayerEmote(PlayerEmote),
+    "player:homeTeleport" => HomeTeleport(HomeTeleportNotice),
 }
 
 impl ServerMessage {
@@ -104,6 +106,7 @@ impl ServerMessage {
             code: code.to_owned(),
             message: message.into(),
             reference,
+            remaining_seconds: None,
         })
     }
 

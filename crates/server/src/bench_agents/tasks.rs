@@ -350,6 +350,7 @@ mod tests {
             position: [0.0, 10.0, 0.0],
             combat_style: "accurate".into(),
             prayer_points: None,
+            home_teleport_ready_at_ms: None,
             auto_retaliate: true,
             created_at_ms: 0,
             last_login_at_ms: None,

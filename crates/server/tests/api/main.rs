@@ -28,6 +28,7 @@ mod friends;
 mod global_chat;
 mod group_commit;
 mod health;
+mod home;
 mod immediate_saves;
 mod items;
 mod join_storm;

@@ -10,6 +10,7 @@ mod determinism;
 mod duel;
 mod fighting;
 mod gathering;
+mod home;
 mod inventory;
 mod items;
 mod magic;

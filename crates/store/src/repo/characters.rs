@@ -37,6 +37,8 @@ pub struct Character {
     pub auto_retaliate: bool,
     /// Prayer points left; `None` is full (the Prayer level).
     pub prayer_points: Option<i64>,
+    /// When the home teleport may be cast again (Unix milliseconds); `None`: ready.
+    pub home_teleport_ready_at_ms: Option<i64>,
     pub created_at_ms: i64,
     pub last_login_at_ms: Option<i64>,
 }
@@ -145,7 +147,7 @@ fn select_columns() -> &'static str {
     static COLUMNS: OnceLock<String> = OnceLock::new();
     COLUMNS.get_or_init(|| {
         let mut cols = String::from(
-            r#"id, "accountId", name, "combatLevel", health, "maxHealth", coins, "positionX", "positionY", "positionZ", "combatStyle", "prayerPoints", "autoRetaliate", "createdAt", "lastLoginAt""#,
+            r#"id, "accountId", name, "combatLevel", health, "maxHealth", coins, "positionX", "positionY", "positionZ", "combatStyle", "prayerPoints", "autoRetaliate", "homeTeleportReadyAt", "createdAt", "lastLoginAt""#,
         );
         for skill in Skill::ALL {
             cols.push_str(&format!(r#", "{s}Level", "{s}Xp""#, s = skill.as_str()));
@@ -181,6 +183,7 @@ fn from_row(row: &AnyRow) -> Result<Character, sqlx::Error> {
         prayer_points: row.try_get("prayerPoints")?,
         // Stored as 0 or 1 (one column type for both engines).
         auto_retaliate: row.try_get::<i64, _>("autoRetaliate")? != 0,
+        home_teleport_ready_at_ms: row.try_get("homeTeleportReadyAt")?,
         created_at_ms: row.try_get("createdAt")?,
         last_login_at_ms: row.try_get("lastLoginAt")?,
     })

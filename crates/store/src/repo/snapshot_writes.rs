@@ -94,6 +94,7 @@ fn record_values(character: &Character) -> Vec<Value<'_>> {
         Value::Text(&character.combat_style),
         Value::MaybeInt(character.prayer_points),
         Value::Int(i64::from(character.auto_retaliate)),
+        Value::MaybeInt(character.home_teleport_ready_at_ms),
     ];
     for skill in Skill::ALL {
         let s = character.skills.get(&skill).copied().unwrap_or(SkillLevel {
@@ -119,6 +120,7 @@ fn record_columns() -> Vec<String> {
         "\"combatStyle\"",
         "\"prayerPoints\"",
         "\"autoRetaliate\"",
+        "\"homeTeleportReadyAt\"",
     ]
     .map(String::from)
     .into();

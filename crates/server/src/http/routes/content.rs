@@ -217,3 +217,27 @@ mod tests {
         assert!(!matches(&HeaderMap::new(), etag));
     }
 }
+
+/// `GET /api/v1/emotes`'s answer.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct EmoteList {
+    /// Every emote `player:emote` accepts, in the order a client lists them.
+    pub emotes: Vec<&'static str>,
+}
+
+/// `GET /api/v1/emotes` (public): the emotes of `player:emote` (CONTRACT §14).
+#[utoipa::path(
+    get,
+    path = "/api/v1/emotes",
+    tag = tags::CONTENT,
+    summary = "The emotes a player may do",
+    description = "The ids `player:emote {emote}` accepts; everyone in view of the player gets `player:emote {playerId, emote}`.",
+    responses(
+        (status = 200, description = "Every emote id", body = EmoteList)
+    )
+)]
+pub async fn emotes() -> axum::Json<EmoteList> {
+    axum::Json(EmoteList {
+        emotes: wayfarer_protocol::ws::EMOTES.to_vec(),
+    })
+}

@@ -389,6 +389,11 @@ fn message_verdict(
             quest_id: m.quest_id,
             reference: refs.remember(reference),
         }),
+        ClientMessage::Emote(m) => Verdict::World(Command::Emote {
+            id,
+            emote: m.emote,
+            reference: refs.remember(reference),
+        }),
         ClientMessage::AgentStatus(status) => Verdict::AgentStatus { status, reference },
         ClientMessage::DuelChallenge(m) => duel(
             Ok(DuelCommand::Challenge {

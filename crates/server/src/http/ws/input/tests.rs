@@ -451,6 +451,14 @@ fn table() -> Vec<(&'static str, Verdict)> {
             }),
         ),
         (
+            r#"{"type":"player:emote","data":{"emote":"wave"},"ref":"r"}"#,
+            Verdict::World(Command::Emote {
+                id: ADA.into(),
+                emote: "wave".into(),
+                reference: Some(0),
+            }),
+        ),
+        (
             r#"{"type":"agent:status","data":{"progress":0.5},"ref":"r"}"#,
             Verdict::AgentStatus {
                 status: Box::new(AgentStatus {
