@@ -90,6 +90,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "health_from_constitution",
         sql: include_str!("../migrations/0015_health_from_constitution.sql"),
     },
+    Migration {
+        version: 17,
+        name: "arena",
+        sql: include_str!("../migrations/0017_arena.sql"),
+    },
 ];
 
 /// Any constant works; it only has to be the same in every server process sharing a database.
