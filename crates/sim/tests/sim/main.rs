@@ -12,6 +12,7 @@ mod fighting;
 mod gathering;
 mod inventory;
 mod items;
+mod ladder;
 mod magic;
 mod making;
 mod movement;
