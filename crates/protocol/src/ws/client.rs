@@ -163,6 +163,10 @@ client_messages! {
     "duel:unstake" => DuelUnstake(DuelUnstake),
     "duel:accept" => DuelAccept(DuelIdOnly),
     "duel:cancel" => DuelCancel(DuelIdOnly),
+    /// `arena:join` with empty data: onto the ladder's queue.
+    "arena:join" => ArenaJoin,
+    /// `arena:leave` with empty data: off the ladder (a scheduled fight of yours is cancelled).
+    "arena:leave" => ArenaLeave,
 }
 
 /// Every event name a client may send ([`ClientMessage::TYPES`]).

@@ -14,6 +14,7 @@ use super::{
 };
 use super::{PlayerDeath, ZoneEnter};
 use crate::agent::{AgentGoal, AgentMessage, AgentPause};
+use crate::arena::{ArenaCancelled, ArenaLeft, ArenaMatch, ArenaQueued, ArenaResult};
 use crate::duel::{DuelCancelled, DuelError, DuelIncoming, DuelResult, DuelRules, DuelStart};
 use crate::trade::{
     TradeCancelled, TradeCompleted, TradeConfirmScreen, TradeError, TradeIncoming, TradeStarted,
@@ -95,6 +96,11 @@ server_messages! {
     "duel:result" => DuelResult(DuelResult),
     "duel:cancelled" => DuelCancelled(DuelCancelled),
     "duelError" => DuelError(DuelError),
+    "arena:queued" => ArenaQueued(ArenaQueued),
+    "arena:match" => ArenaMatch(ArenaMatch),
+    "arena:cancelled" => ArenaCancelled(ArenaCancelled),
+    "arena:left" => ArenaLeft(ArenaLeft),
+    "arena:result" => ArenaResult(ArenaResult),
 }
 
 impl ServerMessage {
