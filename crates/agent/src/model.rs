@@ -328,6 +328,13 @@ impl Model {
             ServerMessage::MakeOptions(_) => {}
             // Zones and deaths: what changes (tile, inventory, health) arrives in its own messages.
             ServerMessage::ZoneEnter(_) | ServerMessage::PlayerDeath(_) => {}
+            // The ladder (issue 55): agents join it in a later round; the fight itself arrives as
+            // the duel's messages.
+            ServerMessage::ArenaQueued(_)
+            | ServerMessage::ArenaMatch(_)
+            | ServerMessage::ArenaCancelled(_)
+            | ServerMessage::ArenaLeft(_)
+            | ServerMessage::ArenaResult(_) => {}
             ServerMessage::PlayerSync(player) => {
                 let me = &mut self.me;
                 me.id.clone_from(&player.id);

@@ -151,6 +151,8 @@ pub struct ArenaOutcome {
     pub pit: usize,
     /// The tick the fight started at.
     pub started_tick: u64,
+    /// How many ticks it lasted.
+    pub fight_ticks: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -216,6 +218,8 @@ pub enum ArenaNotice {
         opponent_rating: Rating,
         /// The tick the fight starts at.
         starts_at_tick: u64,
+        /// How many ticks from the one this notice is told in.
+        starts_in_ticks: u64,
     },
     /// `arena:cancelled`: the fight will not be fought (or ended without a result).
     Cancelled {
@@ -612,6 +616,7 @@ impl World {
                     opponent_name: fight.names[other].clone(),
                     opponent_rating: fight.ratings[other],
                     starts_at_tick: starts_at,
+                    starts_in_ticks: self.arena.settings.countdown_ticks,
                 },
             ));
         }
@@ -637,6 +642,7 @@ impl World {
             loser: fight.players[l].clone(),
             pit: fight.pit,
             started_tick: fight.starts_at,
+            fight_ticks: self.now().saturating_sub(fight.starts_at),
         };
         self.arena.outcomes.insert(fight_id, outcome.clone());
         Some(outcome)
