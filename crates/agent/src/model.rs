@@ -330,6 +330,13 @@ impl Model {
             ServerMessage::ZoneEnter(_) | ServerMessage::PlayerDeath(_) => {}
             // Emotes are for people; a home teleport's landing arrives as the player's move.
             ServerMessage::PlayerEmote(_) | ServerMessage::HomeTeleport(_) => {}
+            // The ladder (issue 55): agents join it in a later round; the fight itself arrives as
+            // the duel's messages.
+            ServerMessage::ArenaQueued(_)
+            | ServerMessage::ArenaMatch(_)
+            | ServerMessage::ArenaCancelled(_)
+            | ServerMessage::ArenaLeft(_)
+            | ServerMessage::ArenaResult(_) => {}
             ServerMessage::PlayerSync(player) => {
                 let me = &mut self.me;
                 me.id.clone_from(&player.id);

@@ -2,6 +2,7 @@
 //! the REST API and the WebSocket channel is defined here once (see docs/protocol.md).
 
 pub mod agent;
+pub mod arena;
 pub mod duel;
 pub mod error;
 pub mod rest;

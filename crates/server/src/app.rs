@@ -249,6 +249,8 @@ fn route_groups() -> RouteGroups {
         .documented(routes!(routes::players::online))
         .documented(routes!(routes::players::profile))
         .documented(routes!(routes::players::hiscores))
+        .documented(routes!(routes::arena::leaderboard))
+        .documented(routes!(routes::arena::fights))
         .documented(routes!(routes::templates::list))
         .documented(routes!(routes::templates::get))
         .documented(routes!(routes::admin::ban))

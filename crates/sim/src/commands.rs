@@ -448,6 +448,15 @@ pub enum Command {
         /// Whether the transaction committed.
         ok: bool,
     },
+    /// A ladder message (`arena:join`, `arena:leave`; see `arena`).
+    Arena {
+        /// Sender's character id.
+        id: String,
+        /// The message.
+        command: crate::arena::ArenaCommand,
+        /// Echoed in an `error`.
+        reference: Option<u64>,
+    },
 }
 
 impl Command {
@@ -466,6 +475,7 @@ impl Command {
             | Command::Chat { id, .. }
             | Command::Trade { id, .. }
             | Command::Duel { id, .. }
+            | Command::Arena { id, .. }
             | Command::Bank { id, .. }
             | Command::Shop { id, .. }
             | Command::Prayer { id, .. }

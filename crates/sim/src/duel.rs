@@ -214,6 +214,8 @@ pub struct DuelCommit {
     pub rules: Vec<String>,
     /// Winner's and loser's inventories after the result (not yet applied in the world).
     pub after: [Inventory; 2],
+    /// A ladder fight's result (both ratings before and after), written in the same transaction.
+    pub arena: Option<crate::arena::ArenaOutcome>,
 }
 
 /// What a duel carries besides the stakes.
@@ -222,6 +224,8 @@ pub(crate) struct Terms {
     rules: Rules,
     /// Where each stood before the fight (they go back there).
     returns: [TilePos; 2],
+    /// A ladder fight's pit (its centre): fought there, not at the arena's centre.
+    pit: Option<TilePos>,
 }
 
 impl Default for Terms {
@@ -230,6 +234,18 @@ impl Default for Terms {
         Terms {
             rules: Rules::default(),
             returns: [nowhere; 2],
+            pit: None,
+        }
+    }
+}
+
+impl Terms {
+    /// A ladder fight's terms: its fixed rules, fought in the pit at `pit`.
+    pub(crate) fn ladder(rules: Rules, _fight_id: &str, pit: TilePos) -> Terms {
+        Terms {
+            rules,
+            pit: Some(pit),
+            ..Terms::default()
         }
     }
 }
@@ -679,6 +695,7 @@ impl World {
         };
         let players = duel.players.clone();
         let rules = duel.terms.rules;
+        let pit = duel.terms.pit;
         let (Some(a), Some(b)) = (
             self.player_index.get(&players[0]).copied(),
             self.player_index.get(&players[1]).copied(),
@@ -691,6 +708,7 @@ impl World {
             return;
         };
         let (arena_id, centre) = match self.arena() {
+            Some(area) if pit.is_some() => (Some(area.id.to_string()), pit.unwrap_or(tile_b)),
             Some(area) => {
                 let c = area.bounds.centre();
                 (
@@ -836,6 +854,7 @@ impl World {
             // Cannot happen (checked at the accept, and the fight only frees room): no result.
             return self.end_for_both::<Duel>(duel_id, Ending::ServerError, events);
         }
+        let arena = self.arena_outcome(duel_id, &players[0]);
         let plan = DuelCommit {
             duel_id: duel_id.to_owned(),
             players,
@@ -843,6 +862,7 @@ impl World {
             kept,
             rules,
             after,
+            arena,
         };
         self.commit_exchange::<Duel>(duel_id, before, plan, events);
     }
@@ -850,6 +870,7 @@ impl World {
     /// The database's answer for a committing duel.
     pub(crate) fn duel_committed(&mut self, duel_id: &str, ok: bool, events: &mut Vec<Event>) {
         self.exchange_committed::<Duel>(duel_id, ok, events);
+        self.arena_committed(duel_id, ok, events);
     }
 
     /// A player leaves the world: their challenge ends; a duel on the screens or in the fight

@@ -229,6 +229,14 @@ pub enum Event {
     /// Both accepted on Screen 2: write the swap and its audit row in one transaction, then answer
     /// with `Command::TradeCommitted`.
     TradeCommit(Box<crate::trade::TradeCommit>),
+    /// A ladder notice for one player (`arena:queued`, `arena:match`, `arena:cancelled`,
+    /// `arena:left`, `arena:result`).
+    Arena {
+        /// Receiving character id.
+        to: String,
+        /// What happened.
+        notice: crate::arena::ArenaNotice,
+    },
     /// A duel's fight ended: write the result and its audit row in one transaction, then answer
     /// with `Command::DuelCommitted`.
     DuelCommit(Box<crate::duel::DuelCommit>),

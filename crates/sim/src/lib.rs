@@ -54,6 +54,7 @@
 
 mod actions;
 mod agility;
+pub mod arena;
 mod bank;
 mod chat;
 pub mod combat;
@@ -104,6 +105,10 @@ mod zones;
 pub use actions::{inventory_slot, ActionError};
 pub use agility::{
     crossing_chance, AGILITY_TILES_PER_GRANT, AGILITY_XP_PER_GRANT, SUCCESS_PER_LEVEL,
+};
+pub use arena::{
+    ArenaCommand, ArenaNotice, ArenaOutcome, ArenaSettings, Fight as ArenaFight, FightState,
+    Rating as ArenaRating,
 };
 pub use bank::{Bank, BankFull, BANK_CAPACITY, BANK_REACH_TILES};
 pub use chat::{

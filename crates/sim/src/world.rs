@@ -185,6 +185,8 @@ pub struct World {
     pub(crate) trades: crate::exchange::Book<crate::trade::Trade>,
     /// Open duels and challenges (`duel`).
     pub(crate) duels: crate::exchange::Book<crate::duel::Duel>,
+    /// The arena's ladder (`arena`).
+    pub(crate) arena: crate::arena::Arena,
     /// Live stock of limited shop lines (`shops`).
     pub(crate) shop_stocks: crate::shops::ShopStocks,
     /// Players who entered this tick: their prayer and quest list follow their first view.
@@ -250,6 +252,7 @@ impl World {
             extents: HashMap::new(),
             trades: crate::exchange::Book::default(),
             duels: crate::exchange::Book::default(),
+            arena: Default::default(),
             shop_stocks: Default::default(),
             entering: Vec::new(),
             ledger: Default::default(),
@@ -331,6 +334,7 @@ impl World {
         self.open_local_chat(&mut events);
         self.advance_trades(&mut events);
         self.advance_duels(&mut events);
+        self.advance_arena(&mut events);
         phase(Phase::Npcs);
         self.advance_npcs();
         self.advance_npc_fights(&mut events);
@@ -367,6 +371,7 @@ impl World {
             Command::Join(joining) => self.join(*joining),
             Command::Leave { id } => {
                 self.trade_player_left(&id, events);
+                self.arena_player_left(&id, events);
                 self.duel_player_left(&id, events);
                 self.leave(&id, events)
             }
@@ -442,6 +447,11 @@ impl World {
                 reference,
             } => self.duel_command(&id, command, reference, events),
             Command::DuelCommitted { duel_id, ok } => self.duel_committed(&duel_id, ok, events),
+            Command::Arena {
+                id,
+                command,
+                reference,
+            } => self.arena_command(&id, command, reference, events),
             Command::Prayer {
                 id,
                 prayer_id,

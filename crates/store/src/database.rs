@@ -543,6 +543,11 @@ impl Store {
         crate::repo::trades::Trades::new(self)
     }
 
+    /// The arena's ladder: ratings and finished fights.
+    pub fn arena(&self) -> crate::repo::arena::Arena<'_> {
+        crate::repo::arena::Arena::new(self)
+    }
+
     /// The audit of finished duels.
     pub fn duels(&self) -> crate::repo::duels::Duels<'_> {
         crate::repo::duels::Duels::new(self)

@@ -19,6 +19,7 @@ pub use error::StoreError;
 pub use migrations::{Migration, MIGRATIONS};
 pub use repo::address_grants::AddressGrantSummary;
 pub use repo::agents::AgentMapping;
+pub use repo::arena::{ArenaFighter, ArenaResult, LadderEntry, StoredRating};
 pub use repo::bans::Ban;
 pub use repo::catalog::CatalogItem;
 pub use repo::characters::{

@@ -95,6 +95,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "home_teleport",
         sql: include_str!("../migrations/0016_home_teleport.sql"),
     },
+    Migration {
+        version: 17,
+        name: "arena",
+        sql: include_str!("../migrations/0017_arena.sql"),
+    },
 ];
 
 /// Any constant works; it only has to be the same in every server process sharing a database.

@@ -185,6 +185,7 @@ impl Runner {
             | Event::ShopUpdated { .. }
             | Event::ShopClosed { .. }
             | Event::Exchange { .. }
+            | Event::Arena { .. }
             | Event::Zone { .. } => {}
         }
     }

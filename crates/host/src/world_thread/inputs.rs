@@ -137,6 +137,21 @@ impl Runner {
                 });
                 let _ = reply.send(around);
             }
+            WorldInput::ArenaFights { reply } => {
+                let tick_ms = self.context.tick.as_millis() as i64;
+                let next = self.world.tick_number() + 1;
+                let now = super::now_ms();
+                let fights = self
+                    .world
+                    .arena_fights()
+                    .into_iter()
+                    .map(|f| {
+                        let ahead = f.starts_at as i64 - next as i64;
+                        (f, now.saturating_add(ahead.saturating_mul(tick_ms)))
+                    })
+                    .collect();
+                let _ = reply.send(fights);
+            }
             WorldInput::GroundTotals { reply } => {
                 let mut totals: HashMap<String, i64> = HashMap::new();
                 for item in self.world.ground_items() {

@@ -314,6 +314,7 @@ pub fn messages(event: Event, reading: &Reading) -> Delivery {
             notice,
         } => one(to, exchange_message(kind, id, notice, reading.content)),
         Event::Zone { to, zone } => one(to, ServerMessage::ZoneEnter(zone)),
+        Event::Arena { to, notice } => one(to, arena_message(notice, reading)),
         Event::PlayerDied {
             id,
             tile,
@@ -651,3 +652,54 @@ impl Delivery {
 
 #[cfg(test)]
 mod tests;
+
+/// A ladder notice as its `arena:*` message.
+fn arena_message(notice: wayfarer_sim::ArenaNotice, reading: &Reading) -> ServerMessage {
+    use wayfarer_protocol::arena as wire;
+    use wayfarer_sim::ArenaNotice as N;
+    match notice {
+        N::Queued { position, rating } => ServerMessage::ArenaQueued(wire::ArenaQueued {
+            position: u32::try_from(position).unwrap_or(u32::MAX),
+            rating: rating.rating,
+        }),
+        N::Matched {
+            fight_id,
+            opponent_id,
+            opponent_name,
+            opponent_rating,
+            starts_in_ticks,
+            ..
+        } => ServerMessage::ArenaMatch(wire::ArenaMatch {
+            fight_id,
+            opponent_id,
+            opponent_name,
+            opponent_rating: opponent_rating.rating,
+            starts_at: reading.now_ms.saturating_add(
+                i64::try_from(starts_in_ticks)
+                    .unwrap_or(i64::MAX)
+                    .saturating_mul(reading.tick_ms),
+            ),
+        }),
+        N::Cancelled { fight_id, reason } => ServerMessage::ArenaCancelled(wire::ArenaCancelled {
+            fight_id,
+            reason: reason.to_owned(),
+        }),
+        N::Left => ServerMessage::ArenaLeft(wire::ArenaLeft {}),
+        N::Result(outcome) => ServerMessage::ArenaResult(wire::ArenaResult {
+            fight_id: outcome.fight_id.clone(),
+            winner_id: outcome.winner.clone(),
+            loser_id: outcome.loser.clone(),
+            ratings: (0..2)
+                .map(|side| {
+                    (
+                        outcome.players[side].clone(),
+                        wire::RatingChange {
+                            before: outcome.before[side].rating,
+                            after: outcome.after[side].rating,
+                        },
+                    )
+                })
+                .collect(),
+        }),
+    }
+}

@@ -45,8 +45,8 @@ mod trade_commits;
 pub use clock::{Step, StepError, TickClock, MAX_TICKS_PER_STEP};
 pub use immediate_saves::{ImmediateOutcome, ImmediateWaiters};
 pub use queries::{
-    admit_private_elsewhere, ground_totals, live_snapshot, surroundings, tally, NoAnswer,
-    Surroundings, Tally,
+    admit_private_elsewhere, arena_fights, ground_totals, live_snapshot, surroundings, tally,
+    NoAnswer, Surroundings, Tally,
 };
 use sessions::{DeferredLeave, PendingLeave};
 use trade_book::TradeBook;
@@ -144,6 +144,11 @@ pub enum WorldInput {
     /// counts in their death locks), for the economy audit; answered between ticks.
     GroundTotals {
         reply: oneshot::Sender<Vec<(String, i64)>>,
+    },
+    /// The arena's fights not yet finished, each with its start time (ms since the epoch), for
+    /// `GET /api/v1/arena/fights`; answered between ticks.
+    ArenaFights {
+        reply: oneshot::Sender<Vec<(wayfarer_sim::ArenaFight, i64)>>,
     },
     /// What is around an online player (its tile, inventory and the entities within a radius),
     /// for an agent's quick actions; `None` when it is not in the world. Answered between ticks.
@@ -362,7 +367,10 @@ struct Runner {
 }
 
 impl Runner {
-    fn new(world: World, context: WorldContext, stats: Arc<TickStats>) -> Self {
+    fn new(mut world: World, context: WorldContext, stats: Arc<TickStats>) -> Self {
+        // Fight ids must never repeat across restarts (the store keys finished fights, and later
+        // wagers, by them): the process's start time, in base 36, prefixes them.
+        world.set_arena_prefix(format!("fight-{}", base36(now_ms().max(0) as u64)));
         Self {
             world,
             stats,
@@ -1201,4 +1209,19 @@ mod tests {
             );
         }
     }
+}
+
+/// `n` in base 36 (lower case).
+fn base36(mut n: u64) -> String {
+    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut out = Vec::new();
+    loop {
+        out.push(DIGITS[(n % 36) as usize]);
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap_or_default()
 }

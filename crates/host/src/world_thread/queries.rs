@@ -63,6 +63,14 @@ pub async fn tally(world: &WorldSender, id: &str) -> Result<Tally, NoAnswer> {
     ask(world, |reply| WorldInput::Tally { id, reply }).await
 }
 
+/// The arena's fights not yet finished (scheduled or live), each with its start (ms since the
+/// epoch).
+pub async fn arena_fights(
+    world: &WorldSender,
+) -> Result<Vec<(wayfarer_sim::ArenaFight, i64)>, NoAnswer> {
+    ask(world, |reply| WorldInput::ArenaFights { reply }).await
+}
+
 /// Asks the world thread for the units of each item on the ground outside death piles.
 pub async fn ground_totals(world: &WorldSender) -> Result<Vec<(String, i64)>, NoAnswer> {
     ask(world, |reply| WorldInput::GroundTotals { reply }).await

@@ -73,7 +73,7 @@ impl TradeBook {
     }
 
     /// Records a committing duel (winner, loser); returns the audit row to write with its records.
-    pub fn begin_duel(&mut self, commit: &DuelCommit, now_ms: i64) -> DuelAudit {
+    pub fn begin_duel(&mut self, commit: &DuelCommit, now_ms: i64, tick_ms: i64) -> DuelAudit {
         self.hold(
             &commit.duel_id,
             &commit.players,
@@ -88,6 +88,10 @@ impl TradeBook {
             winner_stake: merge(&commit.kept),
             rules: commit.rules.clone(),
             completed_at_ms: now_ms,
+            arena: commit
+                .arena
+                .as_ref()
+                .map(|outcome| arena_result(&commit.duel_id, outcome, tick_ms, now_ms)),
         }
     }
 
@@ -145,4 +149,39 @@ pub fn rows<'a>(stacks: impl Iterator<Item = (usize, &'a Stack)>) -> Vec<StoredS
             quantity: i64::from(stack.quantity),
         })
         .collect()
+}
+
+/// A ladder fight's outcome as the store writes it with the duel's result. Its start is reckoned
+/// back from now by the ticks it lasted.
+fn arena_result(
+    duel_id: &str,
+    outcome: &wayfarer_sim::ArenaOutcome,
+    tick_ms: i64,
+    now_ms: i64,
+) -> wayfarer_store::ArenaResult {
+    let stored = |r: wayfarer_sim::ArenaRating| wayfarer_store::StoredRating {
+        rating: r.rating,
+        deviation: r.deviation,
+        volatility: r.volatility,
+    };
+    let fighter = |side: usize| wayfarer_store::ArenaFighter {
+        id: outcome.players[side].clone(),
+        name: outcome.names[side].clone(),
+        before: stored(outcome.before[side]),
+        after: stored(outcome.after[side]),
+    };
+    wayfarer_store::ArenaResult {
+        fight_id: outcome.fight_id.clone(),
+        duel_id: duel_id.to_owned(),
+        fighters: [fighter(0), fighter(1)],
+        winner_id: outcome.winner.clone(),
+        loser_id: outcome.loser.clone(),
+        pit: i64::try_from(outcome.pit).unwrap_or(0),
+        started_at_ms: now_ms.saturating_sub(
+            i64::try_from(outcome.fight_ticks)
+                .unwrap_or(0)
+                .saturating_mul(tick_ms),
+        ),
+        ended_at_ms: now_ms,
+    }
 }

@@ -120,7 +120,9 @@ impl Runner {
     /// the winner) and the `duels` audit row, exactly as a trade's swap; the records stay held
     /// until the outcome, which comes back as `Command::DuelCommitted`.
     pub(super) fn commit_duel(&mut self, commit: &wayfarer_sim::DuelCommit) {
-        let audit = self.trades.begin_duel(commit, now_ms());
+        let audit = self
+            .trades
+            .begin_duel(commit, now_ms(), self.context.tick.as_millis() as i64);
         let job = SaveJob {
             duel: Some(audit),
             trade_outcome: Some((commit.duel_id.clone(), self.trades.outcomes_tx.clone())),

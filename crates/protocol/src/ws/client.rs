@@ -165,6 +165,10 @@ client_messages! {
     "duel:cancel" => DuelCancel(DuelIdOnly),
     /// `player:emote`: one of [`super::EMOTES`], shown to everyone in view.
     "player:emote" => Emote(EmoteRequest),
+    /// `arena:join` with empty data: onto the ladder's queue.
+    "arena:join" => ArenaJoin,
+    /// `arena:leave` with empty data: off the ladder (a scheduled fight of yours is cancelled).
+    "arena:leave" => ArenaLeave,
 }
 
 /// Every event name a client may send ([`ClientMessage::TYPES`]).

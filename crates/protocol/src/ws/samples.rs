@@ -249,6 +249,8 @@ fn client_samples() -> Vec<ClientMessage> {
         C::DuelAccept(DuelIdOnly {
             duel_id: "duel-1".into(),
         }),
+        C::ArenaJoin,
+        C::ArenaLeave,
         C::DuelCancel(DuelIdOnly {
             duel_id: "duel-1".into(),
         }),
@@ -807,6 +809,45 @@ fn server_samples() -> Vec<ServerMessage> {
             rules: vec!["no_magic".into()],
             arena_id: None,
             tile: TilePos { x: 3, z: 4 },
+        }),
+        S::ArenaQueued(crate::arena::ArenaQueued {
+            position: 1,
+            rating: 1500.0,
+        }),
+        S::ArenaMatch(crate::arena::ArenaMatch {
+            fight_id: "fight-1".into(),
+            opponent_id: "c2".into(),
+            opponent_name: "Bea".into(),
+            opponent_rating: 1523.5,
+            starts_at: 1_700_000_030_000,
+        }),
+        S::ArenaCancelled(crate::arena::ArenaCancelled {
+            fight_id: "fight-1".into(),
+            reason: "disconnected".into(),
+        }),
+        S::ArenaLeft(crate::arena::ArenaLeft {}),
+        S::ArenaResult(crate::arena::ArenaResult {
+            fight_id: "fight-1".into(),
+            winner_id: "c1".into(),
+            loser_id: "c2".into(),
+            ratings: [
+                (
+                    "c1".to_string(),
+                    crate::arena::RatingChange {
+                        before: 1500.0,
+                        after: 1662.3,
+                    },
+                ),
+                (
+                    "c2".to_string(),
+                    crate::arena::RatingChange {
+                        before: 1500.0,
+                        after: 1337.7,
+                    },
+                ),
+            ]
+            .into_iter()
+            .collect(),
         }),
         S::DuelResult(DuelResult {
             duel_id: "duel-1".into(),

@@ -14,6 +14,7 @@ use super::{
 };
 use super::{PlayerDeath, ZoneEnter};
 use crate::agent::{AgentGoal, AgentMessage, AgentPause};
+use crate::arena::{ArenaCancelled, ArenaLeft, ArenaMatch, ArenaQueued, ArenaResult};
 use crate::duel::{DuelCancelled, DuelError, DuelIncoming, DuelResult, DuelRules, DuelStart};
 use crate::trade::{
     TradeCancelled, TradeCompleted, TradeConfirmScreen, TradeError, TradeIncoming, TradeStarted,
@@ -97,6 +98,11 @@ server_messages! {
     "duelError" => DuelError(DuelError),
     "player:emote" => PlayerEmote(PlayerEmote),
     "player:homeTeleport" => HomeTeleport(HomeTeleportNotice),
+    "arena:queued" => ArenaQueued(ArenaQueued),
+    "arena:match" => ArenaMatch(ArenaMatch),
+    "arena:cancelled" => ArenaCancelled(ArenaCancelled),
+    "arena:left" => ArenaLeft(ArenaLeft),
+    "arena:result" => ArenaResult(ArenaResult),
 }
 
 impl ServerMessage {

@@ -4,6 +4,7 @@ mod support;
 
 mod address_grants;
 mod agents;
+mod arena;
 mod auth;
 mod backups;
 mod bank;

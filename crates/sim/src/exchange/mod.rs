@@ -618,6 +618,49 @@ impl World {
         K::opened(self, exchange_id, events);
     }
 
+    /// An exchange between `players` that skips the ask and the screens (a ladder fight): opened
+    /// on Screen 2 with nothing put up and settled at once. Its id, or `None` when settling was
+    /// refused (nothing is left open then).
+    pub(crate) fn open_settled<K: Kind>(
+        &mut self,
+        players: [String; 2],
+        terms: K::Terms,
+        events: &mut Vec<Event>,
+    ) -> Option<String> {
+        let deadline = self.now() + K::SCREEN_TIMEOUT_TICKS;
+        let book = K::book_mut(self);
+        book.next += 1;
+        let exchange_id = format!("{}-{}", K::PREFIX, book.next);
+        for p in &players {
+            if let Some(pending) = book.outgoing.remove(p) {
+                book.by_id.remove(&pending);
+            }
+            book.active.insert(p.clone(), exchange_id.clone());
+        }
+        book.by_id.insert(
+            exchange_id.clone(),
+            Exchange {
+                id: exchange_id.clone(),
+                players: players.clone(),
+                stage: Stage::Screen2,
+                offers: Default::default(),
+                accepted: [true; 2],
+                deadline,
+                terms,
+                committing: None,
+                silenced: false,
+            },
+        );
+        for p in &players {
+            self.stop_everything(p);
+        }
+        if K::settle(self, &exchange_id, events) {
+            return Some(exchange_id);
+        }
+        self.end_exchange::<K>(&exchange_id);
+        None
+    }
+
     /// The side of `id` and the stage when `id` may change the screens or accept, else a
     /// `not_on_screen` refusal.
     fn on_screen<K: Kind>(&self, said: Said, events: &mut Vec<Event>) -> Option<(usize, Stage)> {

@@ -13,6 +13,7 @@ mod gathering;
 mod home;
 mod inventory;
 mod items;
+mod ladder;
 mod magic;
 mod making;
 mod movement;

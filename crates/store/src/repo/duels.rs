@@ -8,7 +8,7 @@ use crate::repo::deaths::LockedItem;
 use crate::{Store, StoreError};
 
 /// One finished duel.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DuelAudit {
     /// Unique id of the row.
     pub id: String,
@@ -21,6 +21,9 @@ pub struct DuelAudit {
     /// The rules fought under.
     pub rules: Vec<String>,
     pub completed_at_ms: i64,
+    /// A ladder fight's result (issue 55), written with the duel's row in its transaction. Not
+    /// read back here (`Store::arena` reads it).
+    pub arena: Option<crate::repo::arena::ArenaResult>,
 }
 
 /// The `duels` reader.
@@ -67,6 +70,7 @@ fn read(r: &sqlx::any::AnyRow) -> Result<DuelAudit, StoreError> {
         winner_stake: parse(r.try_get("winnerStake")?)?,
         rules: parse(r.try_get("rules")?)?,
         completed_at_ms: r.try_get("completedAt")?,
+        arena: None,
     })
 }
 
@@ -91,5 +95,8 @@ pub(crate) async fn insert_in(
     .bind(duel.completed_at_ms)
     .execute(&mut **tx)
     .await?;
+    if let Some(fight) = &duel.arena {
+        crate::repo::arena::insert_in(tx, fight).await?;
+    }
     Ok(())
 }

@@ -2,6 +2,7 @@
 
 pub mod address_grants;
 pub mod agents;
+pub mod arena;
 pub mod bans;
 pub mod catalog;
 pub mod characters;

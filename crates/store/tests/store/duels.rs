@@ -23,6 +23,7 @@ test_both_backends!(
                 winner_stake: vec![locked("coins", 10)],
                 rules: vec!["no_food".into()],
                 completed_at_ms: 1_000,
+                arena: None,
             }),
             ..SaveBatch::default()
         };

@@ -2,6 +2,7 @@
 
 mod address_grants;
 mod agents;
+mod arena;
 mod bans;
 mod catalog;
 mod characters;

@@ -3,6 +3,7 @@
 pub mod admin;
 pub mod agent_bodies;
 pub mod agents;
+pub mod arena;
 pub mod auth;
 pub mod character_bodies;
 pub mod config;

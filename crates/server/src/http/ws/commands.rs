@@ -37,6 +37,7 @@ impl Connection {
                     .await
             }
             Verdict::Social { request, reference } => self.social(socket, request, reference).await,
+            Verdict::ArenaJoin { reference } => self.arena_join(socket, reference).await,
             Verdict::AgentStatus { status, reference } => {
                 Box::pin(self.agent_status(socket, *status, reference)).await
             }
@@ -57,6 +58,35 @@ impl Connection {
                 self.forward(socket, WorldInput::Sim(command)).await
             }
         }
+    }
+
+    /// `arena:join`: the stored rating is read here, off the tick, and travels with the join (the
+    /// world prefers the rating it wrote itself since it started, which is never older).
+    async fn arena_join(&self, socket: &mut Socket, reference: Option<u64>) -> Flow {
+        let stored = match self.state.store.arena().rating(&self.character_id).await {
+            Ok(stored) => stored.map(|r| wayfarer_sim::ArenaRating {
+                rating: r.rating,
+                deviation: r.deviation,
+                volatility: r.volatility,
+            }),
+            Err(err) => {
+                tracing::warn!(error = %err, "arena:join: the rating could not be read");
+                return self
+                    .reply_error(
+                        socket,
+                        "server_busy",
+                        "the ladder could not be joined; try again",
+                        None,
+                    )
+                    .await;
+            }
+        };
+        let command = wayfarer_sim::Command::Arena {
+            id: self.character_id.clone(),
+            command: wayfarer_sim::ArenaCommand::Join { stored },
+            reference,
+        };
+        self.forward(socket, WorldInput::Sim(command)).await
     }
 
     /// Hands `input` to the world thread; `server_busy` when its queue is full.

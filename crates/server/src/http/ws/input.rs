@@ -58,6 +58,9 @@ pub(super) enum Verdict {
     World(Command),
     /// `player:sync`: the player's full state (the connection stamps when it was asked).
     Sync,
+    /// `arena:join`: the connection reads the character's stored rating, then sends the world
+    /// the join (its client `ref` remembered as `reference`).
+    ArenaJoin { reference: Option<u64> },
     /// A friend or ignore-list request, answered by `http::social` (a refusal echoes `reference`).
     Social {
         request: SocialRequest,
@@ -384,6 +387,14 @@ fn message_verdict(
             reference: refs.remember(reference),
         }),
         ClientMessage::QuestList => Verdict::World(Command::QuestList { id }),
+        ClientMessage::ArenaJoin => Verdict::ArenaJoin {
+            reference: refs.remember(reference),
+        },
+        ClientMessage::ArenaLeave => Verdict::World(Command::Arena {
+            id,
+            command: wayfarer_sim::ArenaCommand::Leave,
+            reference: refs.remember(reference),
+        }),
         ClientMessage::QuestAbandon(m) => Verdict::World(Command::QuestAbandon {
             id,
             quest_id: m.quest_id,

@@ -437,6 +437,18 @@ fn table() -> Vec<(&'static str, Verdict)> {
                 reference: Some(0),
             }),
         ),
+        (
+            r#"{"type":"arena:join","data":{},"ref":"r"}"#,
+            Verdict::ArenaJoin { reference: Some(0) },
+        ),
+        (
+            r#"{"type":"arena:leave","data":{},"ref":"r"}"#,
+            Verdict::World(Command::Arena {
+                id: ADA.into(),
+                command: wayfarer_sim::ArenaCommand::Leave,
+                reference: Some(0),
+            }),
+        ),
         // The quest list carries no `ref` to the world: none is remembered.
         (
             r#"{"type":"quest:list","data":{},"ref":"r"}"#,
