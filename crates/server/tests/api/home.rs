@@ -23,11 +23,14 @@ async fn home_teleport_cooldown_survives_a_relog(db: FreshDatabase) {
         None,
     )
     .await;
+    ws.barrier().await;
     let casting = ws
         .expect_within_ticks(&app, 2, "the cast", |m| m["type"] == "player:homeTeleport")
         .await;
     assert_eq!(casting["data"]["status"], "casting", "{casting}");
     assert_eq!(casting["data"]["castTicks"], 17, "{casting}");
+    // The sync asked for in the tick that told it: read, so none is outstanding.
+    ws.expect_type("player:sync").await;
     let arrived = ws
         .expect_within_ticks(&app, 18, "the landing", |m| {
             m["type"] == "player:homeTeleport" && m["data"]["status"] != "casting"
@@ -36,14 +39,15 @@ async fn home_teleport_cooldown_survives_a_relog(db: FreshDatabase) {
     assert_eq!(arrived["data"]["status"], "arrived", "{arrived}");
     assert_eq!(arrived["data"]["cooldownSeconds"], 1_800, "{arrived}");
     // The rest of that tick's messages and the sync asked for with it, read before going on.
-    ws.barrier().await;
-    ws.barrier().await;
+    ws.expect_type("player:sync").await;
 
     ws.send(
         ClientMessage::Action(ActionRequest::new("homeTeleport")),
         None,
     )
     .await;
+    // In the world's queue before the next step (and no sync reply outstanding).
+    ws.barrier().await;
     let refused = ws
         .expect_within_ticks(&app, 3, "the refusal", |m| m["type"] == "error")
         .await;
@@ -74,6 +78,8 @@ async fn home_teleport_cooldown_survives_a_relog(db: FreshDatabase) {
         None,
     )
     .await;
+    // In the world's queue before the next step (and no sync reply outstanding).
+    ws.barrier().await;
     let refused = ws
         .expect_within_ticks(&app, 2, "the refusal after the relog", |m| {
             m["type"] == "error"
@@ -118,6 +124,7 @@ async fn an_emote_reaches_a_watcher() {
         None,
     )
     .await;
+    a.barrier().await;
     let refused = a
         .expect_within_ticks(&app, 3, "the refusal", |m| m["type"] == "error")
         .await;
