@@ -79,6 +79,8 @@ export class Game {
     this.autoRetaliate = true;
     /** When (performance.now()) the home teleport may be cast again (CONTRACT §14). */
     this.homeReadyAt = 0;
+    /** The arena ladder as this player stands on it (`null`: not on it). @type {{queued?: boolean, rating?: number, fightId?: string} | null} */
+    this.arena = null;
     /** @type {{areaId: string, name: string, safe: boolean, pvp: boolean}|null} the zone last entered */
     this.zone = null;
     /** @type {(x: number, z: number) => string|null} the name of the area at a tile (the HUD gives the map's areas) */
@@ -395,6 +397,29 @@ const HANDLERS = {
     else if (d.status === 'arrived') g.system('You arrive home.');
     g.emit('homeTeleport');
   },
+  // CONTRACT §15: the arena ladder, told in the chat box until the arena page (issue 55) draws it;
+  // the fight itself comes as the duel's messages.
+  'arena:queued': (g, d) => {
+    g.arena = { queued: true, rating: d.rating };
+    g.system(`You are on the arena ladder (rating ${Math.round(d.rating)}, ${ordinal(d.position)} in the queue).`);
+  },
+  'arena:match': (g, d) => {
+    g.arena = { ...g.arena, fightId: d.fightId };
+    const secs = Math.max(0, Math.round((d.startsAt - Date.now()) / 1000));
+    g.system(`Arena match: ${d.opponentName} (rating ${Math.round(d.opponentRating)}), the fight starts in ${secs} s.`);
+  },
+  'arena:cancelled': (g, d) => g.system(`The arena fight was cancelled (${String(d.reason).replace(/_/g, ' ')}).`),
+  'arena:left': (g) => {
+    g.arena = null;
+    g.system('You left the arena ladder.');
+  },
+  'arena:result': (g, d) => {
+    const mine = d.ratings?.[g.selfId];
+    const won = d.winnerId === g.selfId;
+    g.arena = null;
+    const change = mine ? ` Rating ${Math.round(mine.before)} → ${Math.round(mine.after)}.` : '';
+    g.system(`${won ? 'You won' : 'You lost'} the arena fight.${change}`);
+  },
   'friend:list': (g, d) => {
     g.friends = d;
     g.emit('friends');
@@ -545,4 +570,11 @@ function nameOfItem(g, id) {
 export const ANNOUNCED_TYPES = ['zone:enter', 'player:death', ...DUEL_TYPES];
 
 /** The message types this client handles (checked against docs/protocol.md by a unit test). */
+/** 1st, 2nd, 3rd, 4th … */
+function ordinal(n) {
+  const tens = n % 100;
+  if (tens >= 11 && tens <= 13) return `${n}th`;
+  return `${n}${['th', 'st', 'nd', 'rd'][n % 10] ?? 'th'}`;
+}
+
 export const HANDLED_TYPES = Object.keys(HANDLERS);
