@@ -139,7 +139,7 @@ impl World {
         // The cast is the player's whole occupation: standing still, doing nothing else.
         player.walk.clear();
         player.intent = None;
-        player.home_cast = Some(HomeCast { started: now, from });
+        player.home_cast = Some(Box::new(HomeCast { started: now, from }));
         self.home_casters.push(Arc::clone(&player.shared_id));
         events.push(Event::HomeTeleport {
             to: id,
@@ -170,7 +170,7 @@ impl World {
             let Some(&index) = self.player_index.get(&*id) else {
                 continue;
             };
-            let Some(cast) = self.players[index].home_cast else {
+            let Some(cast) = self.players[index].home_cast.as_deref().copied() else {
                 continue;
             };
             let player = &self.players[index];

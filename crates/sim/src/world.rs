@@ -62,7 +62,8 @@ pub(crate) struct PlayerState {
     /// The tick before which the player may not cast the home teleport (`home`).
     pub home_ready_at: u64,
     /// The home teleport being cast (`home`).
-    pub home_cast: Option<crate::home::HomeCast>,
+    /// Boxed: a cast is rare and every online player holds the field (`a_player_state_stays_small`).
+    pub home_cast: Option<Box<crate::home::HomeCast>>,
     /// The tick before which the player's next emote is refused (`home`).
     pub emote_ready_at: u64,
     /// The tick before which the player may not attack again (the weapon's speed).
@@ -1041,10 +1042,11 @@ mod tests {
     #[test]
     fn a_player_state_stays_small() {
         // Issue 33: every online player holds one; 1,752 bytes before the inventory was kept
-        // sparse and the dialogue and making job boxed.
+        // sparse and the dialogue and making job boxed. 736 until the home teleport's cooldown and
+        // the emote's pace (two ticks, 16 bytes) and its boxed cast (8) came (issue 54).
         let size = std::mem::size_of::<PlayerState>();
         eprintln!("PlayerState: {size} bytes");
-        assert!(size <= 736, "{size} bytes");
+        assert!(size <= 760, "{size} bytes");
     }
 
     #[test]

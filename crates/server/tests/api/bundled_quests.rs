@@ -494,6 +494,19 @@ async fn first_catch_is_played_to_its_reward() {
     assert!(p.count("raw_shrimp") >= 5);
     // Cook on the range: some burn, so more raw shrimp are given (the catch stage is done).
     p.chat("/give raw_shrimp 20").await;
+    // The gift is in before cooking starts (without this wait a loaded machine cooked the five
+    // caught ones alone, some burned, and no raw shrimp was left for the stage).
+    p.expect("the raw shrimp given", |m| {
+        let held: i64 = m["data"]["inventory"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|s| s["itemId"] == "raw_shrimp")
+            .map(|s| s["quantity"].as_i64().unwrap_or(0))
+            .sum();
+        m["type"] == "inventory:update" && held >= 20
+    })
+    .await;
     p.tp(6, -12).await;
     p.until_stage_done("first_catch", "cook", 80, |p| {
         let range = p.nearest("range", (6, -14));
