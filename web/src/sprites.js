@@ -42,6 +42,7 @@ const NPCS = /** @type {Record<string, Partial<FigureLook>>} */ ({
   old_marta: { body: 'human', skin: HUMAN, shirt: '#7a4a6a', legs: '#5a3a4a', hat: '#d0d0d0', hatShape: 'hair', size: 0.9 },
   foreman_garrick: { body: 'human', skin: HUMAN, shirt: '#c87a2a', legs: '#3a3a4a', hat: '#e8c030', hatShape: 'hardhat', size: 1.05 },
   captain_holt: { body: 'human', skin: HUMAN, shirt: '#a02020', legs: '#2a2a3a', hat: MATERIALS.steel, hatShape: 'helm', weapon: MATERIALS.steel, weaponShape: 'sword', size: 1.05 },
+  guide_rowan: { body: 'human', skin: HUMAN, shirt: '#2a6a9a', legs: '#4a3a2a', hat: '#3a6a2a', hatShape: 'hood', size: 1 },
 });
 
 /** @param {string} typeId @param {string} [name] @returns {FigureLook} */

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use wayfarer_protocol::ws::{
-    ActionRequest, ClientMessage, DialogueCloseRequest, DialogueRespond, Quantity, UseRequest,
+    ActionRequest, BankDepositRequest, ClientMessage, DepositSlot, DialogueCloseRequest,
+    DialogueRespond, Quantity, UseRequest,
 };
 
 use crate::support::messages::{act, act_on, chat, to_id, to_slot};
@@ -145,6 +146,9 @@ impl Script {
                     if let Some(known) = self.entities.get_mut(c["id"].as_str().unwrap()) {
                         if let Some(d) = c.get("depleted") {
                             known["depleted"] = d.clone();
+                        }
+                        if let Some(q) = c.get("quest") {
+                            known["quest"] = q.clone();
                         }
                     }
                 }
@@ -567,6 +571,146 @@ async fn first_catch_is_played_to_its_reward() {
     .await;
     let refused = p.expect("refused", |m| m["type"] == "error").await;
     assert_eq!(refused["data"]["code"], "invalid_message");
+}
+
+impl Script {
+    /// The quest marker the nearest NPC of type `npc` shows this player (`None`: no marker).
+    fn marker(&self, npc: &str) -> Option<String> {
+        let id = self.nearest(npc, (0, 0));
+        self.entities[&id]["quest"]
+            .as_str()
+            .filter(|q| *q != "none")
+            .map(str::to_owned)
+    }
+
+    /// Reads what comes until `quest` is at `stage` (the update may precede the dialogue that
+    /// caused it).
+    async fn until_stage(&mut self, quest: &str, stage: &str) {
+        let deadline = self.ticks + EXPECT_TICKS;
+        while self.stage(quest).as_deref() != Some(stage) {
+            assert!(self.ticks < deadline, "{quest} never reached {stage}");
+            self.next_this_tick().await;
+        }
+    }
+}
+
+#[tokio::test]
+async fn first_steps_the_guided_quest_at_the_spawn_is_played_to_its_reward() {
+    let app = app().await;
+    let (mut p, _) = Script::enter(&app, "Newcomer").await;
+    // The guide stands a few steps from the spawn: no teleport to reach it.
+    assert_eq!(p.marker("guide_rowan").as_deref(), Some("available"));
+    assert_eq!(p.marker("banker_elsie"), None);
+    let open = p.talk("guide_rowan").await;
+    assert_eq!(open["nodeId"], "greeting");
+    p.answer("Yes, show me around.").await;
+    p.expect("the tour", |m| {
+        m["type"] == "dialogue:open" && m["data"]["nodeId"] == "tour"
+    })
+    .await;
+    p.answer("I'm ready.").await;
+    let open = p.expect("accepted", |m| m["type"] == "dialogue:open").await;
+    assert_eq!(open["data"]["nodeId"], "quest_accepted");
+    assert_eq!(p.stage("first_steps").as_deref(), Some("chop"));
+    while p.count("raw_shrimp") < 3 {
+        p.next().await;
+    }
+
+    // Chop a tree north-east of the square with the starter hatchet.
+    p.tp(15, -18).await;
+    p.until_stage_done("first_steps", "chop", 40, |p| {
+        let tree = p.find_nearest("tree_normal", (15, -20))?;
+        Some(act_on("gather", &tree))
+    })
+    .await;
+    // Light a fire with the starter tinderbox and the logs just cut.
+    while p.slot_of("logs").is_none() {
+        p.next().await;
+    }
+    p.tp(12, -16).await;
+    p.until_stage_done("first_steps", "fire", 50, |p| {
+        let logs = p.slot_of("logs").expect("the logs are not burnt yet");
+        Some(ClientMessage::Action(
+            ActionRequest::new("light_fire").with_slot(json!(logs)),
+        ))
+    })
+    .await;
+    // Cook on that fire (more shrimp given: some burn; the stage counts a cooked one).
+    p.chat("/give raw_shrimp 10").await;
+    p.until_stage_done("first_steps", "cook", 20, |p| {
+        let fire = p.find_nearest("fire", (12, -16))?;
+        let raw = p.slot_of("raw_shrimp").expect("raw shrimp left");
+        Some(ClientMessage::Action(
+            ActionRequest::new("cook")
+                .with_target(to_id(&fire))
+                .with_slot(json!(raw)),
+        ))
+    })
+    .await;
+    p.send(act("stop")).await;
+    assert_eq!(p.stage("first_steps").as_deref(), Some("bank"));
+
+    // The bank: Elsie's marker says she is the next step; talking to her does it, then a deposit.
+    p.tp(9, -5).await;
+    assert_eq!(p.marker("banker_elsie").as_deref(), Some("active"));
+    let open = p.talk("banker_elsie").await;
+    assert_eq!(open["nodeId"], "greeting");
+    p.until_stage("first_steps", "chicken").await;
+    p.answer("Yes, please.").await;
+    // `openBank` sends the bank's contents.
+    p.expect("the bank", |m| m["type"] == "bank:update").await;
+    let bread = p.slot_of("bread").expect("the starter bread");
+    p.send(ClientMessage::BankDeposit(BankDepositRequest {
+        slot: DepositSlot::Slot(to_slot(bread)),
+        quantity: None,
+    }))
+    .await;
+    let banked = p.expect("banked", |m| m["type"] == "bank:update").await;
+    assert!(banked["data"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|i| i["itemId"] == "bread"));
+    p.send(ClientMessage::DialogueClose(DialogueCloseRequest::default()))
+        .await;
+
+    // A chicken in the pen in Whispering Woods, with the starter sword worn.
+    let sword = p.slot_of("bronze_sword").unwrap();
+    p.send(ClientMessage::Action(
+        ActionRequest::new("equip").with_slot(json!(sword)),
+    ))
+    .await;
+    p.expect("worn", |m| m["type"] == "equipment:update").await;
+    p.tp(53, 18).await;
+    p.fight_until_stage_done("first_steps", "chicken", "chicken", (55, 20))
+        .await;
+    p.send(act("stop")).await;
+
+    // Tobin's General Store.
+    p.tp(-8, -5).await;
+    assert_eq!(p.marker("merchant_tobin").as_deref(), Some("active"));
+    p.talk("merchant_tobin").await;
+    p.until_stage("first_steps", "finish").await;
+    p.send(ClientMessage::DialogueClose(DialogueCloseRequest::default()))
+        .await;
+    assert_eq!(p.quests["first_steps"]["status"], "ready_to_complete");
+
+    // Back to the guide: the reward, once.
+    p.tp(-2, -1).await;
+    assert_eq!(p.marker("guide_rowan").as_deref(), Some("ready"));
+    let coins = p.count("coins");
+    let open = p.talk("guide_rowan").await;
+    assert_eq!(open["nodeId"], "ready");
+    p.answer("All done!").await;
+    let done = p.completed("first_steps").await;
+    assert_eq!(done["rewards"]["questPoints"], 1);
+    assert_eq!(done["rewards"]["items"][0]["itemId"], "coins");
+    assert_eq!(done["rewards"]["xp"]["cooking"].as_f64(), Some(50.0));
+    p.expect("paid", |m| m["type"] == "inventory:update").await;
+    assert_eq!(p.count("coins"), coins + 50);
+    saved_completed(&app, &p.id.clone(), "first_steps").await;
+    let open = p.talk("guide_rowan").await;
+    assert_eq!(open["nodeId"], "done");
 }
 
 impl Script {

@@ -38,14 +38,14 @@ async fn a_new_character_is_welcomed_and_sees_the_guides_quest_marker_change_as_
         .unwrap();
     assert_eq!(ws.next().await.unwrap()["type"], "player:sync");
     let view = ws.expect_type("world:update").await;
-    let holt = view["data"]["added"]
+    let guide = view["data"]["added"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|e| e["typeId"] == "captain_holt")
+        .find(|e| e["typeId"] == "guide_rowan")
         .unwrap_or_else(|| panic!("the guide is in view: {view}"))
         .clone();
-    assert_eq!(holt["quest"], "available", "{holt}");
+    assert_eq!(guide["quest"], "available", "{guide}");
     let banker = view["data"]["added"]
         .as_array()
         .unwrap()
@@ -65,33 +65,33 @@ async fn a_new_character_is_welcomed_and_sees_the_guides_quest_marker_change_as_
         .await;
     let text = welcome["data"]["text"].as_str().unwrap();
     assert!(
-        text.contains("Welcome to Millbrook") && text.contains("Captain Holt"),
+        text.contains("Welcome to Millbrook") && text.contains("Rowan the Guide"),
         "{text}"
     );
 
-    // Taking his task turns the marker to `active`.
-    ws.send(act_on("interact", &holt["id"]), None).await;
+    // Taking the guided first quest turns the marker to `active`.
+    ws.send(act_on("interact", &guide["id"]), None).await;
     let open = ws.expect_type("dialogue:open").await;
-    answer(&mut ws, &open, "I can help.").await;
-    let task = ws
-        .expect("the task", |m| {
-            m["type"] == "dialogue:open" && m["data"]["nodeId"] == "task"
+    answer(&mut ws, &open, "Yes, show me around.").await;
+    let tour = ws
+        .expect("the tour", |m| {
+            m["type"] == "dialogue:open" && m["data"]["nodeId"] == "tour"
         })
         .await;
-    answer(&mut ws, &task, "Understood.").await;
+    answer(&mut ws, &tour, "I'm ready.").await;
     let changed = ws
         .expect("the marker's change", |m| {
             m["type"] == "world:update"
                 && m["data"]["changed"]
                     .as_array()
-                    .is_some_and(|c| c.iter().any(|c| c["id"] == holt["id"]))
+                    .is_some_and(|c| c.iter().any(|c| c["id"] == guide["id"]))
         })
         .await;
     let entry = changed["data"]["changed"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|c| c["id"] == holt["id"])
+        .find(|c| c["id"] == guide["id"])
         .unwrap()
         .clone();
     assert_eq!(entry["quest"], "active", "{entry}");
